@@ -1,0 +1,27 @@
+import type { Config } from 'jest';
+
+// One config, one project per lib/app. Tests transpile only (isolated modules):
+// type checking is `npm run typecheck`, which CI runs before jest.
+const transform: Config['transform'] = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.json' }],
+};
+const moduleNameMapper = {
+  '^syncom$': '<rootDir>/../../libs/syncom/src/index.ts',
+  '^syncom/testing$': '<rootDir>/../../libs/syncom/src/testing/index.ts',
+};
+
+const project = (name: string, dir: string): Config => ({
+  displayName: name,
+  rootDir: dir,
+  testEnvironment: 'node',
+  transform,
+  moduleNameMapper,
+  testMatch: ['<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+});
+
+const config: Config = {
+  projects: [project('syncom', '<rootDir>/libs/syncom')],
+  testTimeout: 60_000,
+};
+
+export default config;

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { checkPath, isTempName } from './paths';
+import type { PathCheck } from './paths';
+import type { Backend } from './types';
+
+/** Errors of platforms that refuse to open or fsync a directory (Windows, some filesystems). */
+const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
+
+const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
+
+/**
+ * The node:fs backend, rooted at `root` (created by `mkdir('')` or any mkdir).
+ * `write` is atomic (temp file then rename); `overwrite` rewrites in place with
+ * no rename (the purge scrub, GUAR-20); `{ durable: true }` fsyncs the data, and
+ * for `write` the parent directory after the rename (GUAR-17). `list` returns
+ * the names of plain files only, sorted by code unit, without leftover temp files.
+ * OS errors (ENOSPC, EIO, ...) propagate unchanged, for the caller to wrap.
+ *
+ * @throws TypeError when `root` is not a non-empty string.
+ * @throws SyncomError INVALID_ARGUMENT (from each method) for a path that could leave the root.
+ * @example const backend = createFsBackend('/var/lib/app/syncom');
+ */
+export function createFsBackend(root: string): Backend {
+  if (typeof root !== 'string' || root === '') throw new TypeError('createFsBackend: root must be a non-empty path');
+  const base = resolve(root);
+  const at = (path: string, check?: PathCheck): string => join(base, checkPath(path, check));
+  return {
+    read: async (path) => readOrUndefined(at(path)),
+    write: async (path, data, options) => writeAtomic(at(path, { creating: true }), data, options?.durable === true),
+    overwrite: async (path, data, options) =>
+      overwriteInPlace(at(path, { creating: true }), data, options?.durable === true),
+    remove: async (path) => removeIfPresent(at(path)),
+    list: async (dir) => listFiles(at(dir, { dir: true })),
+    mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),
+    exists: async (path) => existsAt(at(path, { dir: true })),
+  };
+}
+
+async function readOrUndefined(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** Temp file, optional fsync, rename over the target, optional fsync of the directory. */
+async function writeAtomic(file: string, data: string, durable: boolean): Promise<void> {
+  const temp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
+  try {
+    const handle = await open(temp, 'wx');
+    try {
+      await handle.writeFile(data, 'utf8');
+      if (durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (e) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+  if (durable) await syncDir(dirname(file));
+}
+
+/** Write over the file's own bytes, then cut what is left of the old content. */
+async function overwriteInPlace(file: string, data: string, durable: boolean): Promise<void> {
+  const handle = await open(file, 'r+').catch((e: unknown) => {
+    if (errorCode(e) === 'ENOENT') return open(file, 'w');
+    throw e;
+  });
+  try {
+    const bytes = Buffer.from(data, 'utf8');
+    await handle.writeFile(bytes);
+    await handle.truncate(bytes.byteLength);
+    if (durable) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** fsync a directory so a rename in it survives a power cut. */
+async function syncDir(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch (e) {
+    if (!DIR_SYNC_REFUSED.has(errorCode(e) ?? '')) throw e;
+  } finally {
+    await handle?.close();
+  }
+}
+
+async function removeIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (e) {
+    if (errorCode(e) !== 'ENOENT') throw e;
+  }
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((d) => d.isFile() && !isTempName(d.name)).map((d) => d.name).sort();
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return [];
+    throw e;
+  }
+}
+
+async function existsAt(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return false;
+    throw e;
+  }
+}

@@ -1,0 +1,11 @@
+export type { Backend } from './types';
+export { checkPath, isTempName } from './paths';
+export type { PathCheck } from './paths';
+export { createFsBackend } from './fs-backend';
+export { createMemoryBackend } from './memory-backend';
+export type { MemoryBackend, MemoryBackendOptions } from './memory-backend';
+export { mulberry32 } from './memory-damage';
+export type { CrashDamage } from './memory-damage';
+export { fsError, MUTATING_OPS } from './memory-faults';
+export type { FailAtOptions, MemoryOp } from './memory-faults';
+export type { MemoryFileState, MemorySnapshot } from './memory-files';

@@ -1,0 +1,91 @@
+/** The operations of the memory backend, as `failAt` counts them. */
+export type MemoryOp = 'read' | 'write' | 'overwrite' | 'remove' | 'mkdir' | 'list' | 'exists';
+
+/** The operations that change files: the ones `opCount` and `crashAt` count. */
+export const MUTATING_OPS: readonly MemoryOp[] = ['write', 'overwrite', 'remove', 'mkdir'];
+
+/** How `failAt` fails. */
+export interface FailAtOptions {
+  /** The error's `code`, as node:fs would set it. Default 'EIO'. */
+  code?: string;
+  /** Fail every counted operation after the k-th too, until `clearFaults()`. */
+  persistent?: boolean;
+  /** The operations counted (this set replaces the default, MUTATING_OPS). */
+  ops?: readonly MemoryOp[];
+}
+
+/** Fault plans and the op counter behind a memory backend. */
+export interface Faults {
+  failAt(k: number, options?: FailAtOptions): void;
+  crashAt(k: number): void;
+  clearFaults(): void;
+  opCount(): number;
+  /** Mark the process dead: every later operation throws ECRASH. */
+  kill(): void;
+  /** Count `op` and throw the error a plan calls for, before the op takes effect. */
+  check(op: MemoryOp, path: string): void;
+}
+
+const MESSAGES: Record<string, string> = {
+  EIO: 'i/o error',
+  ENOSPC: 'no space left on device',
+  ECRASH: 'simulated crash, the process is dead',
+  ENOENT: 'no such file or directory',
+  EISDIR: 'illegal operation on a directory',
+  EEXIST: 'file already exists',
+  ENOTDIR: 'not a directory',
+};
+
+/**
+ * An Error shaped like a node:fs one (`code`, `syscall`, `path`).
+ * @example throw fsError('EIO', 'write', 'log/index')
+ */
+export function fsError(code: string, syscall: string, path?: string): NodeJS.ErrnoException {
+  const where = path === undefined ? syscall : `${syscall} '${path}'`;
+  return Object.assign(new Error(`${code}: ${MESSAGES[code] ?? 'injected fault'}, ${where}`), { code, syscall, path });
+}
+
+function positive(k: number): number {
+  if (!Number.isInteger(k) || k < 1) throw new TypeError(`fault index must be an integer >= 1, got ${k}`);
+  return k;
+}
+
+interface FailPlan {
+  at: number;
+  seen: number;
+  code: string;
+  persistent: boolean;
+  ops: readonly MemoryOp[];
+}
+
+/** Create the fault plans of one memory backend; counts start when a plan is set. */
+export function createFaults(): Faults {
+  let count = 0;
+  let dead = false;
+  let fail: FailPlan | undefined;
+  let crash: { at: number; seen: number } | undefined;
+  return {
+    failAt(k, o = {}) {
+      fail = { at: positive(k), seen: 0, code: o.code ?? 'EIO', persistent: o.persistent ?? false, ops: o.ops ?? MUTATING_OPS };
+    },
+    crashAt: (k) => void (crash = { at: positive(k), seen: 0 }),
+    clearFaults() {
+      fail = undefined;
+      crash = undefined;
+    },
+    opCount: () => count,
+    kill: () => void (dead = true),
+    check(op, path) {
+      if (dead) throw fsError('ECRASH', op, path);
+      const mutating = MUTATING_OPS.includes(op);
+      if (mutating) count++;
+      if (crash && mutating && ++crash.seen >= crash.at) {
+        dead = true;
+        throw fsError('ECRASH', op, path);
+      }
+      if (!fail?.ops.includes(op)) return;
+      const n = ++fail.seen;
+      if (n === fail.at || (fail.persistent && n > fail.at)) throw fsError(fail.code, op, path);
+    },
+  };
+}

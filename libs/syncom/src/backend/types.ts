@@ -1,0 +1,30 @@
+/**
+ * The pluggable file backend: everything syncom stores goes through it, so a
+ * browser (OPFS) backend stays possible. Paths are relative to the storage
+ * root and use '/' separators.
+ */
+export interface Backend {
+  /** The file's content, or undefined when it does not exist. */
+  read(path: string): Promise<string | undefined>;
+  /**
+   * Write a whole file. Atomic where the backend can make it so (node:fs:
+   * temp file then rename): a reader sees the old content or the new, never half.
+   * With `durable`, the data (and the rename) are fsynced before it resolves.
+   */
+  write(path: string, data: string, options?: { durable?: boolean }): Promise<void>;
+  /**
+   * Rewrite a file in place, with no rename (the spec's purge scrub): a crash
+   * can leave it torn.
+   */
+  overwrite(path: string, data: string, options?: { durable?: boolean }): Promise<void>;
+  /** Remove a file; a missing one is not an error. */
+  remove(path: string): Promise<void>;
+  /** Names (not paths) of the files in a directory; [] when it does not exist. */
+  list(dir: string): Promise<string[]>;
+  /** Create a directory and its parents; an existing one is not an error. */
+  mkdir(dir: string): Promise<void>;
+  /** Whether anything exists at the path. */
+  exists(path: string): Promise<boolean>;
+  /** Release what the backend holds (file handles, locks). */
+  close?(): Promise<void>;
+}

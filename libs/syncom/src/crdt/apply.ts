@@ -1,0 +1,127 @@
+import type { Op, Stamp } from '../op/types';
+import type { Entry, Field } from './entry';
+import { emptyEntry } from './entry';
+import { keepTags, pruneField, unionSorted } from './fields';
+import { joinEntries } from './merge';
+import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
+
+/** What applying one op did to an entry. */
+export interface ApplyResult {
+  entry: Entry;
+  /** Fields of the op refused for a kind clash (OP_REFUSED); the rest applied. */
+  refused: string[];
+}
+
+type FieldOp = (f: Field | undefined, op: Op, stamp: Stamp) => Field | undefined | 'refuse';
+
+function resetFields(fields: Record<string, Field>, reset: Stamp): Record<string, Field> {
+  const out: Record<string, Field> = {};
+  for (const [name, f] of Object.entries(fields)) {
+    const kept = pruneField(f, reset);
+    if (kept) out[name] = kept;
+  }
+  return out;
+}
+
+function writeRegisters(fields: Record<string, Field>, data: Record<string, unknown>, stamp: Stamp): string[] {
+  const refused: string[] = [];
+  for (const [name, val] of Object.entries(data)) {
+    const f = fields[name];
+    if (f && f.k !== 'r') refused.push(name);
+    else if (!f || compareStamps(f.s, stamp) <= 0) fields[name] = { k: 'r', s: stamp, val };
+  }
+  return refused;
+}
+
+const incField: FieldOp = (f, op, stamp) => {
+  if (f && f.k !== 'c') return 'refuse';
+  const slot = f?.by[op.origin];
+  if (slot && slot[1] >= stamp[0]) return f;
+  return { k: 'c', by: { ...f?.by, [op.origin]: [(slot?.[0] ?? 0) + (op.value as number), stamp[0]] } };
+};
+
+const addField: FieldOp = (f, op, stamp) => {
+  if (f && f.k !== 's') return 'refuse';
+  const el = { ...f?.el };
+  const tag = [tagOf(stamp)];
+  for (const x of op.value as unknown[]) {
+    const text = JSON.stringify(x);
+    const e = el[text];
+    el[text] = e ? { add: unionSorted(e.add, tag), rem: e.rem } : { add: tag, rem: [] };
+  }
+  return { k: 's', el };
+};
+
+function removeField(reset: Stamp | undefined): FieldOp {
+  return (f, op) => {
+    if (f && f.k !== 's') return 'refuse';
+    const el = { ...f?.el };
+    for (const [x, tags] of op.value as [unknown, string[]][]) {
+      const text = JSON.stringify(x);
+      const rem = reset ? keepTags(tags, reset) : tags;
+      if (rem.length === 0) continue;
+      const e = el[text];
+      el[text] = e ? { add: e.add, rem: unionSorted(e.rem, rem) } : { add: [], rem: unionSorted([], rem) };
+    }
+    return Object.keys(el).length ? { k: 's', el } : f;
+  };
+}
+
+function applyField(e: Entry, op: Op, stamp: Stamp, fn: FieldOp): ApplyResult {
+  const key = op.key as string;
+  const next = fn(e.fields[key], op, stamp);
+  if (next === 'refuse') return { entry: e, refused: [key] };
+  const fields = { ...e.fields };
+  if (next) fields[key] = next;
+  return { entry: { ...e, fields }, refused: [] };
+}
+
+function applyReset(e: Entry, op: Op, stamp: Stamp): ApplyResult {
+  if (isOlder(stamp, e.reset)) return { entry: e, refused: [] };
+  const fields = resetFields(e.fields, stamp);
+  const isDelete = op.type === 'delete';
+  const refused = isDelete ? [] : writeRegisters(fields, op.data ?? {}, stamp);
+  const v = isDelete ? e.v : op.v;
+  const next: Entry = { ...e, reset: stamp, del: isDelete || undefined, fields, v };
+  if (next.del === undefined) delete next.del;
+  if (next.v === undefined) delete next.v;
+  return { entry: next, refused };
+}
+
+function applySet(e: Entry, op: Op, stamp: Stamp): ApplyResult {
+  if (isOlder(stamp, e.reset)) return { entry: e, refused: [] };
+  const fields = { ...e.fields };
+  return { entry: { ...e, fields }, refused: writeRegisters(fields, op.data ?? {}, stamp) };
+}
+
+function dispatch(e: Entry, op: Op, stamp: Stamp): ApplyResult {
+  switch (op.type) {
+    case 'write':
+    case 'delete': return applyReset(e, op, stamp);
+    case 'set': return applySet(e, op, stamp);
+    case 'inc': return isOlder(stamp, e.reset) ? { entry: e, refused: [] } : applyField(e, op, stamp, incField);
+    case 'add': return isOlder(stamp, e.reset) ? { entry: e, refused: [] } : applyField(e, op, stamp, addField);
+    case 'remove': return isOlder(stamp, e.reset) ? { entry: e, refused: [] } : applyField(e, op, stamp, removeField(e.reset));
+    case 'purge': return { entry: { id: e.id, latest: e.latest, purged: maxStamp(e.purged, stamp), fields: {} }, refused: [] };
+    default: return { entry: e, refused: [] };
+  }
+}
+
+/**
+ * Apply one op to a record's entry (or to nothing, for an id not seen yet).
+ * Pure: returns a new entry. A purged entry takes nothing (OPS-10); a merge
+ * joins the entry it carries; an advance does not touch records.
+ */
+export function applyOp(entry: Entry | undefined, op: Op): ApplyResult {
+  const stamp: Stamp = [op.ts, op.origin];
+  if (op.type === 'advance') return { entry: entry ?? emptyEntry(op.id, stamp), refused: [] };
+  if (op.type === 'merge') {
+    const joined = entry ? joinEntries(entry, op.data as unknown as Entry) : (op.data as unknown as Entry);
+    return { entry: joined, refused: [] };
+  }
+  const base = entry ?? emptyEntry(op.id, stamp);
+  if (base.purged) return { entry: base, refused: [] };
+  const r = dispatch(base, op, stamp);
+  const latest = maxStamp(r.entry.latest, stamp) as Stamp;
+  return { entry: latest === r.entry.latest ? r.entry : { ...r.entry, latest }, refused: r.refused };
+}

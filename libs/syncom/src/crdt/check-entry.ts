@@ -1,0 +1,50 @@
+import type { Entry, Field } from './entry';
+
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+const TAG = /^\d{1,16}:[^\s]{1,128}$/;
+
+const isObj = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x) && Object.getPrototypeOf(x) === Object.prototype;
+
+function isStamp(x: unknown): boolean {
+  return Array.isArray(x) && x.length === 2 && Number.isSafeInteger(x[0]) && (x[0] as number) >= 0
+    && typeof x[1] === 'string' && x[1].length > 0 && x[1].length <= 128;
+}
+
+const isTags = (x: unknown) => Array.isArray(x) && x.every((t) => typeof t === 'string' && TAG.test(t));
+
+function isCounter(by: unknown): boolean {
+  if (!isObj(by)) return false;
+  return Object.entries(by).every(([o, s]) => !FORBIDDEN.has(o) && Array.isArray(s) && s.length === 2
+    && Number.isFinite(s[0]) && Number.isSafeInteger(s[1]));
+}
+
+function isSet(el: unknown): boolean {
+  if (!isObj(el)) return false;
+  return Object.entries(el).every(([text, e]) => !FORBIDDEN.has(text) && isObj(e) && isTags(e.add) && isTags(e.rem)
+    && isJsonText(text));
+}
+
+function isJsonText(text: string): boolean {
+  try { return JSON.stringify(JSON.parse(text)) === text; } catch { return false; }
+}
+
+function isField(f: unknown): f is Field {
+  if (!isObj(f)) return false;
+  if (f.k === 'r') return isStamp(f.s) && 'val' in f;
+  if (f.k === 'c') return isCounter(f.by);
+  return f.k === 's' && isSet(f.el);
+}
+
+/**
+ * Whether an untrusted value (a snapshot page's entry, a merge op's data) is
+ * an entry for `id`. Never throws.
+ */
+export function isEntry(x: unknown, id: string): x is Entry {
+  if (!isObj(x) || x.id !== id || !isStamp(x.latest) || !isObj(x.fields)) return false;
+  if (x.reset !== undefined && !isStamp(x.reset)) return false;
+  if (x.purged !== undefined && !isStamp(x.purged)) return false;
+  if (x.del !== undefined && x.del !== true) return false;
+  if (x.v !== undefined && !(Number.isSafeInteger(x.v) && (x.v as number) >= 0)) return false;
+  return Object.entries(x.fields).every(([name, f]) => !FORBIDDEN.has(name) && isField(f));
+}

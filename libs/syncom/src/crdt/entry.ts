@@ -1,0 +1,72 @@
+import type { Stamp } from '../op/types';
+
+/** A last-writer-wins register: the value and the stamp that wrote it. */
+export interface RegisterField {
+  k: 'r';
+  s: Stamp;
+  val: unknown;
+}
+
+/** A counter: one running total per origin, with the ts of that origin's latest inc. */
+export interface CounterField {
+  k: 'c';
+  by: Record<string, [total: number, ts: number]>;
+}
+
+/** One element of an observed-remove set: the add tags seen and the tags removed. */
+export interface SetElement {
+  add: string[];
+  rem: string[];
+}
+
+/** An observed-remove set, keyed by the element's JSON text. */
+export interface SetField {
+  k: 's';
+  el: Record<string, SetElement>;
+}
+
+export type Field = RegisterField | CounterField | SetField;
+export type FieldKind = Field['k'];
+
+/**
+ * The merge state of one record: what a snapshot page carries and a merge op
+ * joins. Immutable: apply and merge return new entries.
+ */
+export interface Entry {
+  id: string;
+  /** The stamp of the latest whole-record write or delete: older field content is gone. */
+  reset?: Stamp;
+  /** The latest reset was a delete. */
+  del?: boolean;
+  /** The newest stamp of any op applied to the entry. */
+  latest: Stamp;
+  /** Schema version of the latest whole-record write (meta.v). */
+  v?: number;
+  /** Purged: nothing about the record is kept but this marker. */
+  purged?: Stamp;
+  fields: Record<string, Field>;
+}
+
+/** The name the API uses for each kind, and the call that moves it. */
+export const KIND_NAMES: Record<FieldKind, { name: string; use: string }> = {
+  r: { name: 'a register', use: 'update()' },
+  c: { name: 'a counter', use: 'inc()' },
+  s: { name: 'a set', use: 'add() or remove()' },
+};
+
+/** The message a kind clash throws: "views is a counter; use inc()". */
+export function kindClashMessage(field: string, kind: FieldKind): string {
+  const k = KIND_NAMES[kind];
+  return `${field} is ${k.name}; use ${k.use}`;
+}
+
+/** A fresh entry for an id never seen. */
+export function emptyEntry(id: string, stamp: Stamp): Entry {
+  return { id, latest: stamp, fields: {} };
+}
+
+/** True when reads should not see the entry: purged, or a tombstone nothing newer revived. */
+export function isHidden(e: Entry): boolean {
+  if (e.purged) return true;
+  return e.del === true && e.reset !== undefined && e.reset[0] === e.latest[0] && e.reset[1] === e.latest[1];
+}

@@ -1,0 +1,89 @@
+import type { Stamp } from '../op/types';
+import type { CounterField, Field, RegisterField, SetElement, SetField } from './entry';
+import { compareStamps, isOlder, stampOfTag } from './stamp';
+
+/** Insert strings into a sorted, duplicate-free array; returns the same array when nothing is new. */
+export function unionSorted(a: string[], b: readonly string[]): string[] {
+  let out = a;
+  for (const x of b) {
+    if (out.includes(x)) continue;
+    if (out === a) out = a.slice();
+    out.push(x);
+  }
+  return out === a ? a : out.sort();
+}
+
+/** Tags not older than the reset. */
+export function keepTags(tags: string[], reset: Stamp): string[] {
+  const kept = tags.filter((t) => !isOlder(stampOfTag(t), reset));
+  return kept.length === tags.length ? tags : kept;
+}
+
+function pruneSet(f: SetField, reset: Stamp): SetField | undefined {
+  const el: Record<string, SetElement> = {};
+  let n = 0;
+  for (const [text, e] of Object.entries(f.el)) {
+    const add = keepTags(e.add, reset);
+    const rem = keepTags(e.rem, reset);
+    if (add.length === 0 && rem.length === 0) continue;
+    el[text] = add === e.add && rem === e.rem ? e : { add, rem };
+    n++;
+  }
+  return n === 0 ? undefined : { k: 's', el };
+}
+
+function pruneCounter(f: CounterField, reset: Stamp): CounterField | undefined {
+  const by: CounterField['by'] = {};
+  let n = 0;
+  for (const [origin, slot] of Object.entries(f.by)) {
+    if (isOlder([slot[1], origin], reset)) continue;
+    by[origin] = slot;
+    n++;
+  }
+  return n === 0 ? undefined : { k: 'c', by };
+}
+
+/** A field with every piece of content older than `reset` dropped; undefined when nothing is left. */
+export function pruneField(f: Field, reset: Stamp): Field | undefined {
+  if (f.k === 'r') return isOlder(f.s, reset) ? undefined : f;
+  return f.k === 'c' ? pruneCounter(f, reset) : pruneSet(f, reset);
+}
+
+/** The newest stamp a field holds, to settle a kind clash between two merged entries. */
+export function contentStamp(f: Field): Stamp {
+  if (f.k === 'r') return f.s;
+  let best: Stamp = [0, ''];
+  const consider = (s: Stamp) => { if (compareStamps(s, best) > 0) best = s; };
+  if (f.k === 'c') for (const [o, slot] of Object.entries(f.by)) consider([slot[1], o]);
+  else for (const e of Object.values(f.el)) for (const t of e.add.concat(e.rem)) consider(stampOfTag(t));
+  return best;
+}
+
+function joinCounters(a: CounterField, b: CounterField): CounterField {
+  const by = { ...a.by };
+  for (const [o, slot] of Object.entries(b.by)) {
+    const mine = by[o];
+    if (!mine || slot[1] > mine[1] || (slot[1] === mine[1] && slot[0] > mine[0])) by[o] = slot;
+  }
+  return { k: 'c', by };
+}
+
+function joinSets(a: SetField, b: SetField): SetField {
+  const el = { ...a.el };
+  for (const [text, e] of Object.entries(b.el)) {
+    const mine = el[text];
+    el[text] = mine ? { add: unionSorted(mine.add, e.add), rem: unionSorted(mine.rem, e.rem) } : e;
+  }
+  return { k: 's', el };
+}
+
+/** Join two states of one field (commutative, associative, idempotent but for a kind clash). */
+export function joinField(a: Field, b: Field): Field {
+  if (a.k !== b.k) {
+    const c = compareStamps(contentStamp(a), contentStamp(b));
+    return c > 0 || (c === 0 && a.k > b.k) ? a : b;
+  }
+  if (a.k === 'r') return compareStamps(a.s, (b as RegisterField).s) >= 0 ? a : b;
+  if (a.k === 'c') return joinCounters(a, b as CounterField);
+  return joinSets(a, b as SetField);
+}

@@ -1,0 +1,45 @@
+import type { Entry, Field, SetField } from './entry';
+
+function readSet(f: SetField): unknown[] {
+  const texts: string[] = [];
+  for (const [text, e] of Object.entries(f.el)) {
+    if (e.add.some((t) => !e.rem.includes(t))) texts.push(text);
+  }
+  // Sets read sorted by element JSON text, code-unit order (KIND-8).
+  return texts.sort().map((t) => JSON.parse(t));
+}
+
+/** The value a field reads as: a register's value, a counter's sum, a set's sorted elements. */
+export function readField(f: Field): unknown {
+  if (f.k === 'r') return f.val;
+  if (f.k === 'c') {
+    let sum = 0;
+    for (const slot of Object.values(f.by)) sum += slot[0];
+    return sum;
+  }
+  return readSet(f);
+}
+
+/** The record's fields as an application sees them. Shares register values with the entry. */
+export function readEntry(e: Entry): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(e.fields)) out[name] = readField(f);
+  return out;
+}
+
+/** The live add tags of each listed element that the entry holds (what a remove names, KIND-6). */
+export function seenTags(e: Entry | undefined, field: string, elements: unknown[]): [unknown, string[]][] {
+  const f = e?.fields[field];
+  if (!f || f.k !== 's') return [];
+  const out: [unknown, string[]][] = [];
+  const seen = new Set<string>();
+  for (const x of elements) {
+    const text = JSON.stringify(x);
+    if (seen.has(text)) continue;
+    seen.add(text);
+    const el = f.el[text];
+    const live = el ? el.add.filter((t) => !el.rem.includes(t)) : [];
+    if (live.length) out.push([x, live]);
+  }
+  return out;
+}

@@ -1,0 +1,18 @@
+export { SyncomError, isSyncomError } from './errors';
+export type { SyncomErrorCode, SyncomErrorDetails } from './errors';
+export { open, Storage, RecordHandle, applyPeerOps, createClock } from './storage';
+export type {
+  ApplyCounts, Clock, ListedRecord, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,
+  StorageEvents, StorageHooks, SyncOptions, Via, WriteOptions,
+} from './storage';
+export type { Backend } from './backend';
+export { createFsBackend, createMemoryBackend } from './backend';
+export type { MemoryBackend, MemoryBackendOptions, CrashDamage } from './backend';
+export { canonicalJson, checkOp, packOps, unpackOps, signOp, verifyOps, streamKey, GLOBAL_SCOPE } from './op';
+export type { Op, OpType, Stamp, Vector, PackedOp, Verdict } from './op';
+export { applyOp, joinEntries, readEntry, compareStamps } from './crdt';
+export type { Entry, Field } from './crdt';
+export { formatEventId, parseEventId, OpLog } from './log';
+export type { LogEntry, LogEvent } from './log';
+export { createSchema } from './schema';
+export type { Schema, SchemaInfo, SchemaOptions } from './schema';

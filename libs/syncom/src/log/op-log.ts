@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import type { Backend } from '../backend/types';
+import type { Op, Vector } from '../op/types';
+import { packOp, unpackEntry } from '../op';
+import { formatEventId, parseEventId } from './event-id';
+import { batchFile, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
+import { loadLog, type OpenBatch } from './load';
+import { type Retention, retentionOf } from './retention';
+import { sealBatches, dropSegments, scrubFiles } from './seal';
+import { advanceVector, mergeVectors } from './vector';
+
+/** One op in the log, at its position, with its local flags. */
+export interface LogEntry {
+  pos: number;
+  op: Op;
+  flags: number;
+}
+
+/** Flag of an advance whose vector was granted here (BOOT-11): replay grants it again. */
+export const FLAG_GRANTED = 8;
+
+/** The `log` event: a segment was sealed (and maybe old ones dropped). */
+export interface LogEvent {
+  kind: 'seal';
+  sealed: { from: number; to: number };
+  dropped: { from: number; to: number }[];
+  floor: number;
+  segments: number;
+}
+
+export interface OpLogOptions {
+  backend: Backend;
+  durable?: boolean;
+  rollAfter?: number;
+  retention?: { ops?: number; days?: number };
+  now?: () => number;
+  /** A segment retention must keep (a dialer's own unacked ops, LOG-16). */
+  pinned?: (segment: SegmentInfo, entries: readonly LogEntry[]) => boolean;
+  onEvent?: (e: LogEvent) => void;
+  onError?: (e: Error) => void;
+}
+
+/** Where a subscriber's cursor stands. */
+export type CursorCheck = { ok: true; pos: number } | { ok: false; reason: 'foreign' | 'floor' | 'ahead' | 'invalid' };
+
+/**
+ * The op log (The log): one file per appended batch under log/open/, sealed
+ * every rollAfter batches into log/seg-<from>.json, with log/index.json.
+ * Appends must not overlap: the storage's commit pipeline calls one at a time.
+ */
+export class OpLog {
+  epoch = '';
+  floor = 0;
+  head = 0;
+  /** Everything logged: the highest seq per stream. */
+  vector: Vector = {};
+  /** What the sealed part of the log covers (index.json's vector). */
+  sealedVector: Vector = {};
+  /** Newest stamp logged (seeds the clock on open, CLK-8). */
+  maxTs = 0;
+  segments: SegmentInfo[] = [];
+  /** Retained entries, positions floor+1..head (a hole is undefined). */
+  entries: (LogEntry | undefined)[] = [];
+  batches: OpenBatch[] = [];
+  readonly retention: Retention;
+  readonly rollAfter: number;
+
+  private constructor(readonly options: OpLogOptions) {
+    this.retention = retentionOf(options.retention);
+    this.rollAfter = Math.max(1, options.rollAfter ?? 64);
+  }
+
+  /** Open (or create) the log; returns it with the unsealed tail to replay onto the records. */
+  static async open(options: OpLogOptions): Promise<{ log: OpLog; tail: LogEntry[] }> {
+    const log = new OpLog(options);
+    const tail = await loadLog(log, options);
+    if (!log.epoch) {
+      log.epoch = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
+      await log.writeIndex(log.vector);
+    }
+    return { log, tail };
+  }
+
+  get now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** Append one batch (one file); returns its first position. The commit point of its ops. */
+  async append(items: { op: Op; flags?: number }[]): Promise<number> {
+    const from = this.head + 1;
+    const ops = items.map((it) => packOp(it.op, it.flags ?? 0));
+    await this.options.backend.write(batchFile(from), JSON.stringify({ from, ops }), { durable: this.options.durable });
+    items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
+    this.batches.push({ from, to: this.head, recorded: false });
+    return from;
+  }
+
+  /** Best-effort removal of a batch file whose append failed after it may have landed. */
+  async discard(): Promise<void> {
+    await this.options.backend.remove(batchFile(this.head + 1));
+  }
+
+  /** Take an entry into memory: head, vector, newest stamp. */
+  addEntry(e: LogEntry): void {
+    this.entries[e.pos - this.floor - 1] = e;
+    if (e.pos > this.head) this.head = e.pos;
+    advanceVector(this.vector, e.op);
+    if (e.flags & FLAG_GRANTED && e.op.vector) this.vector = mergeVectors(this.vector, e.op.vector);
+    if (e.op.ts > this.maxTs) this.maxTs = e.op.ts;
+  }
+
+  /** Raise the vector by a granted advance (BOOT-11). */
+  grant(vector: Vector): void {
+    this.vector = mergeVectors(this.vector, vector);
+  }
+
+  /** The batch starting at `from` has its records written: it may be sealed (GUAR-8). */
+  markRecorded(from: number): void {
+    const b = this.batches.find((x) => x.from === from);
+    if (b) b.recorded = true;
+  }
+
+  /** Seal recorded batches once rollAfter of them wait (or all of them, on close); apply retention. */
+  async maybeSeal(all = false): Promise<LogEvent | undefined> {
+    let n = 0;
+    while (n < this.batches.length && this.batches[n].recorded) n++;
+    if (n === 0 || (!all && n < this.rollAfter)) return undefined;
+    const sealed = await sealBatches(this, this.batches.slice(0, all ? n : this.rollAfter));
+    const dropped = await dropSegments(this);
+    const event: LogEvent = { kind: 'seal', sealed, dropped, floor: this.floor, segments: this.segments.length };
+    this.options.onEvent?.(event);
+    return event;
+  }
+
+  /** Write index.json with the vector covering the sealed part. */
+  async writeIndex(vector: Vector): Promise<void> {
+    const index: LogIndex = { epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs };
+    await this.options.backend.write(INDEX_FILE, JSON.stringify(index), { durable: this.options.durable });
+  }
+
+  /** Entries after position `after`, at most `limit` of them (holes skipped). */
+  read(after: number, limit = Infinity): LogEntry[] {
+    const out: LogEntry[] = [];
+    for (let i = Math.max(0, after - this.floor); i < this.entries.length && out.length < limit; i++) {
+      const e = this.entries[i];
+      if (e) out.push(e);
+    }
+    return out;
+  }
+
+  /** The entry at a position, if retained. */
+  at(pos: number): LogEntry | undefined {
+    return this.entries[pos - this.floor - 1];
+  }
+
+  /** The event id of a position in this log (LOG-6). */
+  eventId(pos: number = this.head): string {
+    return formatEventId(this.epoch, pos);
+  }
+
+  /** Check a subscriber's cursor: a position here, a foreign epoch, below the floor (LOG-8, LOG-15). */
+  cursor(eventId: unknown): CursorCheck {
+    if (eventId === undefined || eventId === null || eventId === '') return { ok: false, reason: 'floor' };
+    const id = parseEventId(eventId);
+    if (!id) return { ok: false, reason: 'invalid' };
+    if (id.epoch !== this.epoch) return { ok: false, reason: 'foreign' };
+    if (id.seq < this.floor) return { ok: false, reason: 'floor' };
+    if (id.seq > this.head) return { ok: false, reason: 'ahead' };
+    return { ok: true, pos: id.seq };
+  }
+
+  /** Scrub every entry of a purged id in place: payload and nonce removed (OPS-11, SIG-10). */
+  async scrub(id: string): Promise<number> {
+    return scrubFiles(this, id);
+  }
+
+  /** Seal what is recorded (LIFE-24). */
+  async close(): Promise<void> {
+    await this.maybeSeal(true);
+  }
+
+  /** Re-read an entry's flags after unpacking (for files written by older builds). */
+  static unpack(packed: unknown): { op: Op; flags: number } | undefined {
+    return unpackEntry(packed);
+  }
+}

@@ -1,0 +1,76 @@
+import { hasPayload, packOp, scrubOp } from '../op';
+import { batchFile, segmentFile, type SegmentInfo } from './files';
+import { FLAG_GRANTED, type LogEntry, type OpLog } from './op-log';
+import { segmentsToDrop } from './retention';
+import { advanceVector, mergeVectors } from './vector';
+
+function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[] {
+  const out: (LogEntry | undefined)[] = [];
+  for (let p = from; p <= to; p++) out.push(log.at(p));
+  return out;
+}
+
+function fileText(from: number, entries: (LogEntry | undefined)[]): string {
+  return JSON.stringify({ from, ops: entries.map((e) => (e ? packOp(e.op, e.flags) : null)) });
+}
+
+/** Roll open batches into one sealed segment: write it, then index.json, then drop the batch files. */
+export async function sealBatches(log: OpLog, batches: { from: number; to: number }[]): Promise<{ from: number; to: number }> {
+  const { backend, durable } = log.options;
+  const from = batches[0].from;
+  const to = batches[batches.length - 1].to;
+  const entries = rangeOf(log, from, to);
+  await backend.write(segmentFile(from), fileText(from, entries), { durable });
+  let minTs = Infinity;
+  let maxTs = 0;
+  for (const e of entries) {
+    if (!e) continue;
+    minTs = Math.min(minTs, e.op.ts);
+    maxTs = Math.max(maxTs, e.op.ts);
+    advanceVector(log.sealedVector, e.op);
+    if (e.flags & FLAG_GRANTED && e.op.vector) log.sealedVector = mergeVectors(log.sealedVector, e.op.vector);
+  }
+  const seg: SegmentInfo = { from, to, minTs: minTs === Infinity ? 0 : minTs, maxTs };
+  log.segments.push(seg);
+  await log.writeIndex(log.sealedVector);
+  for (const b of batches) await backend.remove(batchFile(b.from));
+  log.batches.splice(0, batches.length);
+  return { from, to };
+}
+
+/** Drop the oldest sealed segments retention lets go; the floor moves up (LOG-13, LOG-14). */
+export async function dropSegments(log: OpLog): Promise<{ from: number; to: number }[]> {
+  const { backend, pinned } = log.options;
+  const isPinned = pinned ? (s: SegmentInfo) => pinned(s, rangeOf(log, s.from, s.to).filter((e): e is LogEntry => !!e)) : undefined;
+  const n = segmentsToDrop(log.segments, log.head, log.retention, log.now, isPinned);
+  if (n === 0) return [];
+  const dropped = log.segments.splice(0, n);
+  const newFloor = dropped[dropped.length - 1].to;
+  log.entries.splice(0, newFloor - log.floor);
+  log.floor = newFloor;
+  await log.writeIndex(log.sealedVector);
+  for (const s of dropped) await backend.remove(segmentFile(s.from));
+  return dropped.map((s) => ({ from: s.from, to: s.to }));
+}
+
+/** Rewrite in place every log file holding an unscrubbed entry of `id` (GUAR-20, GUAR-22). */
+export async function scrubFiles(log: OpLog, id: string): Promise<number> {
+  const { backend, durable } = log.options;
+  const files = [
+    ...log.segments.map((s) => ({ path: segmentFile(s.from), from: s.from, to: s.to })),
+    ...log.batches.map((b) => ({ path: batchFile(b.from), from: b.from, to: b.to })),
+  ];
+  let scrubbed = 0;
+  for (const f of files) {
+    const entries = rangeOf(log, f.from, f.to);
+    let touched = false;
+    for (const e of entries) {
+      if (!e || e.op.id !== id || !hasPayload(e.op)) continue;
+      e.op = scrubOp(e.op);
+      touched = true;
+      scrubbed++;
+    }
+    if (touched) await backend.overwrite(f.path, fileText(f.from, entries), { durable });
+  }
+  return scrubbed;
+}

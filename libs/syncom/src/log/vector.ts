@@ -1,0 +1,29 @@
+import type { Op, Vector } from '../op/types';
+import { streamKey } from '../op/types';
+
+/** A vector with every entry of `b` raised into `a` (a new object). */
+export function mergeVectors(a: Vector, b: Vector): Vector {
+  const out = { ...a };
+  for (const [k, n] of Object.entries(b)) if (!(out[k] >= n)) out[k] = n;
+  return out;
+}
+
+/** The entries of `b` that are ahead of `a`. */
+export function vectorAhead(a: Vector, b: Vector): Vector {
+  const out: Vector = {};
+  for (const [k, n] of Object.entries(b)) if (!(a[k] >= n)) out[k] = n;
+  return out;
+}
+
+/** Where an op stands against a vector: the next of its stream, already had, or skipping ahead. */
+export function classifyOp(vector: Vector, op: Op): 'next' | 'duplicate' | 'gap' {
+  const have = vector[streamKey(op.origin, op.scope)] ?? 0;
+  if (op.seq <= have) return 'duplicate';
+  return op.seq === have + 1 ? 'next' : 'gap';
+}
+
+/** Move a vector (in place) past an op. */
+export function advanceVector(vector: Vector, op: Op): void {
+  const key = streamKey(op.origin, op.scope);
+  if (!(vector[key] >= op.seq)) vector[key] = op.seq;
+}

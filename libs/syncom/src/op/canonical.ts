@@ -1,0 +1,73 @@
+/**
+ * The canonical JSON text of a value: what JSON.stringify gives, except that
+ * object keys are sorted by UTF-16 code units at every depth. No whitespace.
+ *
+ * It digests every op's payload (Signatures), so it is one recursive walk that
+ * builds the text directly: no replacer, no sorted copies of the objects.
+ * Members whose value is undefined, a function or a symbol are omitted (in an
+ * array they read null), non-finite numbers read null and `toJSON` is honoured,
+ * all as JSON.stringify does. A top-level undefined reads `null`.
+ *
+ * @throws TypeError on a cycle or a bigint, as JSON.stringify does.
+ * @example
+ * canonicalJson({ b: 1, a: [true, { d: null, c: 'x' }] }) // '{"a":[true,{"c":"x","d":null}],"b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  return encodeValue(value, []) ?? 'null';
+}
+
+/** The text of one value, or undefined where JSON.stringify would omit it. */
+function encodeValue(value: unknown, ancestors: object[]): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      return value === null ? 'null' : encodeObject(value, ancestors);
+    case 'bigint':
+      throw new TypeError('canonicalJson: a bigint has no JSON form');
+    default:
+      return undefined;
+  }
+}
+
+/** Arrays, plain objects, boxed primitives and objects with toJSON. */
+function encodeObject(value: object, ancestors: object[]): string | undefined {
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return encodeValue(toJSON.call(value), ancestors);
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+    return encodeValue(value.valueOf(), ancestors);
+  }
+  if (ancestors.includes(value)) throw new TypeError('canonicalJson: the value is cyclic');
+  ancestors.push(value);
+  const text = Array.isArray(value) ? encodeArray(value, ancestors) : encodeMembers(value, ancestors);
+  ancestors.pop();
+  return text;
+}
+
+function encodeArray(items: unknown[], ancestors: object[]): string {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out += ',';
+    out += encodeValue(items[i], ancestors) ?? 'null';
+  }
+  return out + ']';
+}
+
+function encodeMembers(value: object, ancestors: object[]): string {
+  // Array#sort without a comparator orders strings by UTF-16 code units.
+  const keys = Object.keys(value).sort();
+  const record = value as Record<string, unknown>;
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const text = encodeValue(record[key], ancestors);
+    if (text === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
+    first = false;
+  }
+  return out + '}';
+}

@@ -1,0 +1,119 @@
+import { isScrubbed } from './payload';
+import { isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector } from './shape';
+import { Op, OP_TYPES, OpType } from './types';
+
+/** Why a peer's op was not taken; `code` is the SyncomError code to report. */
+export interface Refusal {
+  ok: false;
+  code: 'OP_MALFORMED' | 'SKEW';
+  reason: string;
+}
+
+/** A checked op, or why it was refused. */
+export type OpCheck = { ok: true; op: Op } | Refusal;
+
+/** Options of {@link checkOp}. */
+export interface CheckOptions {
+  /** This node's clock, ms since the epoch. Default Date.now(). */
+  now?: number;
+  /** How far ahead of `now` a ts may be; Infinity disables the check. Default 24 h. */
+  maxSkew?: number;
+}
+
+/** sync.maxSkew's default: 24 hours (Guarantees and limits). */
+export const DEFAULT_MAX_SKEW = 86_400_000;
+
+type Rule = readonly [field: keyof Op, required: boolean, test: (value: unknown) => boolean, what: string];
+
+const isType = (value: unknown): boolean => OP_TYPES.includes(value as OpType);
+const isString = (value: unknown): boolean => typeof value === 'string';
+
+// Field shapes (GUAR-3). actor and from are claims: carried as they are, strings only.
+const RULES: readonly Rule[] = [
+  ['origin', true, (x) => isText(x, 128), 'a string of 1-128 characters'],
+  ['seq', true, (x) => isCount(x, 1), 'a positive safe integer'],
+  ['ts', true, (x) => isCount(x, 0), 'a non-negative safe integer'],
+  ['type', true, isType, `one of ${OP_TYPES.join(', ')}`],
+  ['id', true, (x) => isText(x, 512), 'a string of 1-512 characters'],
+  ['scope', false, (x) => isText(x, 128), 'a string of 1-128 characters'],
+  ['from', false, isString, 'a string'],
+  ['v', false, (x) => isCount(x, 0), 'a non-negative safe integer'],
+  ['actor', false, isString, 'a string'],
+  ['data', false, isSafeRecord, 'a plain object without __proto__, constructor or prototype'],
+  ['meta', false, isSafeRecord, 'a plain object without __proto__, constructor or prototype'],
+  ['key', false, isString, 'a string'],
+  ['value', false, () => true, 'anything'],
+  ['vector', false, isVector, 'an object of non-negative safe integers'],
+  ['sig', false, (x) => isBase64url(x, 86), '86 characters of base64url'],
+  ['digest', false, (x) => isBase64url(x, 43), '43 characters of base64url'],
+  ['nonce', false, (x) => isBase64url(x, 22), '22 characters of base64url'],
+];
+
+const needsData = (op: Op): string | undefined => (op.data === undefined ? 'data: required' : undefined);
+const needsKey = (op: Op): string | undefined => (op.key === undefined ? 'key: required' : undefined);
+
+// What each type must carry (Operations); a scrubbed op is exempt (SIG-11).
+const PAYLOAD_RULES: Record<OpType, (op: Op) => string | undefined> = {
+  write: needsData,
+  set: needsData,
+  merge: needsData,
+  inc: (op) =>
+    needsKey(op) ?? (typeof op.value === 'number' && Number.isFinite(op.value) ? undefined : 'value: a finite number'),
+  add: (op) => needsKey(op) ?? (Array.isArray(op.value) ? undefined : 'value: an array of elements'),
+  remove: (op) => needsKey(op) ?? (isRemoval(op.value) ? undefined : 'value: an array of [element, tags[]] pairs'),
+  delete: noPayload,
+  purge: noPayload,
+  advance: (op) => (op.vector === undefined ? 'vector: required' : undefined),
+};
+
+// delete and purge: no payload, so no digest and no nonce (SIG-8).
+function noPayload(op: Op): string | undefined {
+  const carried = [op.data, op.meta, op.key, op.value, op.vector, op.nonce].some((x) => x !== undefined);
+  return carried ? 'carries no payload or nonce' : undefined;
+}
+
+/**
+ * Check a peer's op before anything reads it (Guarantees and limits; GUAR-3,
+ * GUAR-4): every field's shape, what its type must carry, and a ts no more than
+ * `maxSkew` ahead of `now`. The op returned is a fresh object holding only the
+ * known fields. Never throws.
+ *
+ * @example
+ * const checked = checkOp(JSON.parse(line), { now: clock.now() });
+ * if (!checked.ok) report(new SyncomError(checked.code, checked.reason));
+ */
+export function checkOp(value: unknown, options: CheckOptions = {}): OpCheck {
+  const shaped = checkShape(value);
+  return shaped.ok ? checkSkew(shaped.op, options) : shaped;
+}
+
+/** The shape half of {@link checkOp}: no clock involved. Never throws. */
+export function checkShape(value: unknown): OpCheck {
+  try {
+    if (!isPlainObject(value)) return malformed('op: not a plain object');
+    const op: Record<string, unknown> = {};
+    for (const [field, required, test, what] of RULES) {
+      const x = value[field];
+      if (x === undefined ? required : !test(x)) return malformed(`${field}: must be ${what}`);
+      if (x !== undefined) op[field] = x;
+    }
+    const checked = op as unknown as Op;
+    const fault = isScrubbed(checked) ? undefined : PAYLOAD_RULES[checked.type](checked);
+    return fault === undefined ? { ok: true, op: checked } : malformed(`${checked.type}: ${fault}`);
+  } catch {
+    return malformed('op: unreadable');
+  }
+}
+
+/** The clock half of {@link checkOp}: code SKEW when ts is more than maxSkew ahead of now. */
+export function checkSkew(op: Op, options: CheckOptions = {}): OpCheck {
+  const { now = Date.now(), maxSkew = DEFAULT_MAX_SKEW } = options;
+  if (op.ts - now > maxSkew) {
+    return { ok: false, code: 'SKEW', reason: `ts ${op.ts} is more than ${maxSkew} ms ahead of ${now}` };
+  }
+  return { ok: true, op };
+}
+
+function malformed(reason: string): Refusal {
+  return { ok: false, code: 'OP_MALFORMED', reason };
+}

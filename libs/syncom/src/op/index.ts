@@ -1,0 +1,21 @@
+export { canonicalJson } from './canonical';
+export { checkOp, checkShape, checkSkew, DEFAULT_MAX_SKEW } from './check';
+export type { CheckOptions, OpCheck, Refusal } from './check';
+export {
+  generateSealingKeys,
+  generateSigningKeys,
+  loadPrivateKey,
+  loadPublicKey,
+  nodeIdOf,
+  publicKeyOf,
+} from './keys';
+export type { PemKeyPair } from './keys';
+export { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, packOp, packOps, unpackEntry, unpackOp, unpackOps } from './pack';
+export type { PackedOp, UnpackedEntry, UnpackedOps } from './pack';
+export { hasPayload, isScrubbed, payloadOf, scrubOp } from './payload';
+export type { Payload } from './payload';
+export { digestOp, SIG_VERSION, sigHeader, signOp } from './sign';
+export { GLOBAL_SCOPE, OP_TYPES, PAYLOAD_FIELDS, streamKey } from './types';
+export type { Op, OpType, Stamp, Vector } from './types';
+export { verifyOps } from './verify';
+export type { Verdict, VerifyOptions } from './verify';

@@ -1,0 +1,129 @@
+import { checkShape, OpCheck, Refusal } from './check';
+import { isCount } from './shape';
+import { Op, OpType, Vector } from './types';
+
+/** Log flag: an op from a newer schema version, kept in the log and not applied (ahead: 'hold'). */
+export const FLAG_HELD = 1;
+/** Log flag: logged and relayed but not applied here (a validator or beforeApply said no). */
+export const FLAG_SKIPPED = 2;
+/** Log flag: a sealed record's op; it never leaves the node (GUAR-19). */
+export const FLAG_SEALED = 4;
+
+/**
+ * An op as a positional array, on the wire and in the log (SIG-12). An absent
+ * field is null; unpacking turns null back into an absent property, so a
+ * `value` of null does not survive (no op type gives it a meaning).
+ *
+ * | slot | field  | slot | field  | slot | field                                |
+ * |------|--------|------|--------|------|--------------------------------------|
+ * | 0    | origin | 6    | from   | 12   | value                                |
+ * | 1    | seq    | 7    | v      | 13   | vector                               |
+ * | 2    | ts     | 8    | actor  | 14   | flags (the log's; null on the wire)  |
+ * | 3    | type   | 9    | data   | 15   | sig                                  |
+ * | 4    | id     | 10   | meta   | 16   | digest                               |
+ * | 5    | scope  | 11   | key    | 17   | nonce                                |
+ */
+export type PackedOp = [
+  origin: string, seq: number, ts: number, type: OpType, id: string,
+  scope: string | null, from: string | null, v: number | null, actor: string | null,
+  data: Record<string, unknown> | null, meta: Record<string, unknown> | null,
+  key: string | null, value: unknown, vector: Vector | null, flags: number | null,
+  sig: string | null, digest: string | null, nonce: string | null,
+];
+
+// The field of each slot; slot 14 (flags) is no op field.
+const SLOT_FIELDS: readonly (keyof Op | undefined)[] = [
+  'origin', 'seq', 'ts', 'type', 'id', 'scope', 'from', 'v', 'actor',
+  'data', 'meta', 'key', 'value', 'vector', undefined, 'sig', 'digest', 'nonce',
+];
+const FLAGS_SLOT = 14;
+
+/** An unpacked log entry: the op and its log flags (FLAG_HELD, FLAG_SKIPPED, FLAG_SEALED). */
+export interface UnpackedEntry {
+  op: Op;
+  flags: number;
+}
+
+type EntryCheck = ({ ok: true } & UnpackedEntry) | Refusal;
+
+/** What {@link unpackOps} made of a page: the well-formed ops, and how many entries were not. */
+export interface UnpackedOps {
+  ops: Op[];
+  malformed: number;
+  /** Why the first malformed entry was refused, when there was one. */
+  reason?: string;
+}
+
+/**
+ * Pack an op into its 18 slots; `flags` (the log's bits, default 0) goes to slot 14, null when 0.
+ *
+ * @example
+ * log.append(JSON.stringify(packOp(op, FLAG_SEALED)));
+ */
+export function packOp(op: Op, flags = 0): PackedOp {
+  return [
+    op.origin, op.seq, op.ts, op.type, op.id,
+    op.scope ?? null, op.from ?? null, op.v ?? null, op.actor ?? null,
+    op.data ?? null, op.meta ?? null, op.key ?? null, op.value ?? null, op.vector ?? null,
+    flags === 0 ? null : flags,
+    op.sig ?? null, op.digest ?? null, op.nonce ?? null,
+  ];
+}
+
+/** Pack ops for the wire: slot 14 is null. */
+export function packOps(ops: readonly Op[]): PackedOp[] {
+  return ops.map((op) => packOp(op));
+}
+
+/**
+ * Unpack a log entry: the op and its flags, or undefined when the entry is
+ * damaged (not 18 slots, an op that fails checkShape, flags that are not a
+ * non-negative integer). Never throws.
+ */
+export function unpackEntry(packed: unknown): UnpackedEntry | undefined {
+  const entry = readEntry(packed);
+  return entry.ok ? { op: entry.op, flags: entry.flags } : undefined;
+}
+
+function readEntry(packed: unknown): EntryCheck {
+  if (!Array.isArray(packed) || packed.length !== SLOT_FIELDS.length) {
+    return { ok: false, code: 'OP_MALFORMED', reason: `pack: not an array of ${SLOT_FIELDS.length} slots` };
+  }
+  const flags: unknown = packed[FLAGS_SLOT] ?? 0;
+  if (!isCount(flags, 0)) return { ok: false, code: 'OP_MALFORMED', reason: 'flags: a non-negative integer' };
+  const fields: Record<string, unknown> = {};
+  for (let slot = 0; slot < SLOT_FIELDS.length; slot++) {
+    const field = SLOT_FIELDS[slot];
+    const value: unknown = packed[slot];
+    if (field !== undefined && value !== null && value !== undefined) fields[field] = value;
+  }
+  const checked = checkShape(fields);
+  return checked.ok ? { ok: true, op: checked.op, flags } : checked;
+}
+
+/**
+ * Unpack one op from the wire, shape-checked (GUAR-3); its flags are ignored.
+ * The clock check (SKEW) is the caller's: see checkSkew. Never throws.
+ */
+export function unpackOp(packed: unknown): OpCheck {
+  const entry = readEntry(packed);
+  return entry.ok ? { ok: true, op: entry.op } : entry;
+}
+
+/**
+ * Unpack a page of ops from a peer. Entries that are not well-formed packs are
+ * counted in `malformed`; a value that is not an array counts as one. Never throws.
+ *
+ * @example
+ * const { ops, malformed } = unpackOps(message.ops);
+ */
+export function unpackOps(value: unknown): UnpackedOps {
+  if (!Array.isArray(value)) return { ops: [], malformed: 1, reason: 'page: not an array' };
+  const result: UnpackedOps = { ops: [], malformed: 0 };
+  for (let i = 0; i < value.length; i++) {
+    const checked = unpackOp(value[i]);
+    if (checked.ok) result.ops.push(checked.op);
+    else if (result.malformed++ === 0) result.reason = checked.reason;
+  }
+  return result;
+}

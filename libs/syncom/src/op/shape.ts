@@ -1,0 +1,57 @@
+/**
+ * Shape predicates for data that came from outside (a peer, a log line): they
+ * read with typeof and own keys only, so hostile values cannot run code.
+ */
+
+/** Top-level field names that must never reach an object spread or assignment. */
+export const FORBIDDEN_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype'];
+
+/** A string of 1 to `max` UTF-16 code units. */
+export function isText(value: unknown, max: number): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= max;
+}
+
+/** A safe integer no smaller than `min`. */
+export function isCount(value: unknown, min: number): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= min;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** Unpadded base64url of exactly `length` characters. */
+export function isBase64url(value: unknown, length: number): value is string {
+  return typeof value === 'string' && value.length === length && BASE64URL.test(value);
+}
+
+/** An object made by a literal or JSON.parse (prototype Object.prototype or null), not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** A plain object none of whose own keys is `__proto__`, `constructor` or `prototype`. */
+export function isSafeRecord(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && !FORBIDDEN_KEYS.some((key) => Object.hasOwn(value, key));
+}
+
+/** A version vector: a safe record of non-empty keys to non-negative safe integers. */
+export function isVector(value: unknown): value is Record<string, number> {
+  if (!isSafeRecord(value)) return false;
+  for (const key of Object.keys(value)) {
+    if (key.length === 0 || !isCount(value[key], 0)) return false;
+  }
+  return true;
+}
+
+/** A remove's value: an array of `[element, tags]` pairs, tags an array of strings. */
+export function isRemoval(value: unknown): value is [unknown, string[]][] {
+  if (!Array.isArray(value)) return false;
+  return value.every(
+    (pair) =>
+      Array.isArray(pair) &&
+      pair.length === 2 &&
+      Array.isArray(pair[1]) &&
+      (pair[1] as unknown[]).every((tag) => typeof tag === 'string'),
+  );
+}

@@ -1,0 +1,48 @@
+import { createHash, KeyObject, randomBytes, sign } from 'node:crypto';
+import { canonicalJson } from './canonical';
+import { payloadOf } from './payload';
+import { Op } from './types';
+
+/** The version number that opens the signed header array. */
+export const SIG_VERSION = 1;
+
+/**
+ * The text an op's sig covers (SIG-5): the JSON array
+ * `[1, origin, seq, ts, type, id, scope, from, v, actor, digest]`, absent fields null.
+ */
+export function sigHeader(op: Op): string {
+  return JSON.stringify([
+    SIG_VERSION, op.origin, op.seq, op.ts, op.type, op.id,
+    op.scope ?? null, op.from ?? null, op.v ?? null, op.actor ?? null, op.digest ?? null,
+  ]);
+}
+
+/**
+ * The digest of an op's payload (SIG-6): base64url SHA-256 of
+ * `nonce + "\n" + canonicalJson(payload)`; an op with no payload digests `{}`.
+ */
+export function digestOp(op: Op, nonce: string): string {
+  const text = nonce + '\n' + canonicalJson(payloadOf(op) ?? {});
+  return createHash('sha256').update(text, 'utf8').digest('base64url');
+}
+
+/**
+ * The op signed with this node's Ed25519 key: a fresh 16-byte nonce and the
+ * digest when it has a payload (SIG-7), none for a delete or purge (SIG-8), and
+ * sig over {@link sigHeader}. Runs on the main thread (tens of microseconds).
+ *
+ * @example
+ * const signed = signOp({ origin: nodeIdOf(key), seq: 1, ts: Date.now(), type: 'write', id, data }, key);
+ */
+export function signOp(op: Op, privateKey: KeyObject): Op {
+  const signed: Op = { ...op };
+  delete signed.sig;
+  delete signed.digest;
+  delete signed.nonce;
+  if (payloadOf(op) !== undefined) {
+    signed.nonce = randomBytes(16).toString('base64url');
+    signed.digest = digestOp(signed, signed.nonce);
+  }
+  signed.sig = sign(null, Buffer.from(sigHeader(signed), 'utf8'), privateKey).toString('base64url');
+  return signed;
+}

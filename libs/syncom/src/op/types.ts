@@ -1,0 +1,54 @@
+/** The op types of the spec's table (Operations). */
+export type OpType = 'write' | 'set' | 'inc' | 'add' | 'remove' | 'delete' | 'purge' | 'merge' | 'advance';
+
+export const OP_TYPES: readonly OpType[] = ['write', 'set', 'inc', 'add', 'remove', 'delete', 'purge', 'merge', 'advance'];
+
+/** A version vector: highest seq applied per stream; key is origin ('*' scope) or origin@scope. */
+export type Vector = Record<string, number>;
+
+/** A stamp: (ts, origin), a total order (ts first, then origin by code units, greater wins). */
+export type Stamp = readonly [ts: number, origin: string];
+
+/**
+ * The unit that travels between nodes and sits in the log.
+ *
+ * Payload per type:
+ * - write: `data` (the whole record)
+ * - set: `data` (the listed fields)
+ * - inc: `key` (field), `value` (number to add)
+ * - add: `key`, `value` (array of elements)
+ * - remove: `key`, `value` (array of `[element, tags[]]`, the add tags this node had seen)
+ * - delete, purge: no payload
+ * - merge: `data` (a whole entry, see crdt/entry.ts), `meta` unused
+ * - advance: `vector` (what the joined state covers); `id` is the host's node id
+ */
+export interface Op {
+  origin: string;
+  seq: number;
+  ts: number;
+  type: OpType;
+  id: string;
+  scope?: string;
+  from?: string;
+  data?: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+  key?: string;
+  value?: unknown;
+  vector?: Vector;
+  v?: number;
+  actor?: string;
+  sig?: string;
+  digest?: string;
+  nonce?: string;
+}
+
+/** The payload fields, digested with the nonce (Signatures). */
+export const PAYLOAD_FIELDS = ['data', 'meta', 'key', 'value', 'vector'] as const;
+
+/** The scope of a record that belongs to no scope: it reaches every peer. */
+export const GLOBAL_SCOPE = '*';
+
+/** The vector key of an op's stream: origin for scope '*', else origin@scope (LOG-10). */
+export function streamKey(origin: string, scope: string | undefined): string {
+  return scope === undefined || scope === GLOBAL_SCOPE ? origin : `${origin}@${scope}`;
+}

@@ -1,0 +1,3 @@
+export { createSchema } from './schema';
+export { schemaDrift } from './drift';
+export type { RecordClass, Schema, SchemaInfo, SchemaOptions, Validation } from './types';

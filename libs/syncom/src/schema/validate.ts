@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { copyFields, defineField, isPlainObject, plainDefault, sanitizeValue } from './plain';
+import type { RecordClass, Validation } from './types';
+
+/** How a record is checked: a whole-record write or a set of some fields. */
+export type ValidationMode = 'write' | 'update';
+
+/**
+ * The constraint messages of class-validator's errors, one string each;
+ * a nested property's message is prefixed with its parent's path ("author.name must be a string").
+ */
+export function errorMessages(errors: ValidationError[], prefix = ''): string[] {
+  const out: string[] = [];
+  for (const error of errors) {
+    const messages = Object.values(error.constraints ?? {});
+    for (const message of messages) out.push(prefix + message);
+    const children = error.children ?? [];
+    if (messages.length === 0 && children.length === 0) out.push(`${prefix}${error.property} is invalid`);
+    out.push(...errorMessages(children, `${prefix}${error.property}.`));
+  }
+  return out;
+}
+
+/** The class instance class-validator checks: built from a sanitized copy, class defaults filled in. */
+function toInstance(cls: RecordClass, data: Record<string, unknown>): object {
+  const source = sanitizeValue(data) as Record<string, unknown>;
+  return plainToInstance(cls, source, { exposeDefaultValues: true });
+}
+
+/**
+ * `data` plus each default of `instance` the data lacks (absent or undefined),
+ * as plain JSON. The data's own values are kept exactly as given.
+ */
+export function foldDefaults(data: Record<string, unknown>, instance: object): Record<string, unknown> {
+  const out = copyFields(data);
+  for (const [key, value] of Object.entries(instance)) {
+    if (value === undefined || (Object.hasOwn(data, key) && data[key] !== undefined)) continue;
+    const plain = plainDefault(value);
+    if (plain !== undefined) defineField(out, key, plain);
+  }
+  return out;
+}
+
+/**
+ * Validates `data` as a record of class `cls`. A write answers the data with
+ * the class's defaults folded in (KIND-16: `tags: string[] = []` lands as a
+ * register); an update skips missing properties and answers `data` itself.
+ * Never throws: a failure of the validator itself is an `ok: false`.
+ */
+export function validateRecord(cls: RecordClass, data: Record<string, unknown>, mode: ValidationMode): Validation {
+  try {
+    if (!isPlainObject(data)) return { ok: false, errors: ['data must be a plain object'] };
+    const instance = toInstance(cls, data);
+    const errors = validateSync(instance, { forbidUnknownValues: false, skipMissingProperties: mode === 'update' });
+    if (errors.length > 0) return { ok: false, errors: errorMessages(errors) };
+    return { ok: true, data: mode === 'write' ? foldDefaults(data, instance) : data };
+  } catch (e) {
+    return { ok: false, errors: [`validation failed: ${e instanceof Error ? e.message : String(e)}`] };
+  }
+}

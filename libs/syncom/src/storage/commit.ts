@@ -1,0 +1,151 @@
+import { SyncomError } from '../errors';
+import type { Entry } from '../crdt';
+import type { Op, Vector } from '../op/types';
+import type { OpLog } from '../log/op-log';
+import { FLAG_GRANTED } from '../log/op-log';
+import { advanceVector, mergeVectors } from '../log/vector';
+import type { RecordStore } from './records';
+
+/** The peer an op came from; null for a local write. */
+export interface Via {
+  url: string;
+  node: string;
+}
+
+/** An op waiting for its log append. */
+export interface Pending {
+  op: Op;
+  flags: number;
+  via: Via | null;
+  /** The record's entry once this op applied (absent when the op is logged, not applied). */
+  after?: Entry;
+  /** Resolve only once the batch's records are written and its purges scrubbed. */
+  afterPersist?: boolean;
+  resolve(): void;
+  reject(e: Error): void;
+}
+
+/** What the committer tells the storage. */
+export interface CommitHooks {
+  /** A batch is in the log (the commit point): announce it. */
+  committed(batch: readonly Pending[], from: number): void;
+  /** A record write or a seal failed after the commit point. */
+  failed(e: SyncomError): void;
+  /** Scrub a purged id from the log and the record files. */
+  scrub(id: string): Promise<void>;
+}
+
+const MAX_BATCH = 5_000;
+
+/**
+ * The one commit pipeline for local and peer ops (group commit): ops queued
+ * while an append is in flight go into the next batch, so concurrent writes
+ * share one log file and one record file. Log before records (LOG-1); a
+ * failed append refuses every queued op and rolls the pending state back.
+ */
+export class Committer {
+  readonly committed = new Map<string, Entry>();
+  /** Entries changed by queued ops, not yet in the log: what the next local op builds on. */
+  private readonly overlay = new Map<string, Entry>();
+  /** The log's vector plus the queued ops. */
+  pvec: Vector;
+  private queue: Pending[] = [];
+  private running: Promise<void> | null = null;
+  private readonly unrecorded = new Map<number, string[]>();
+
+  constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
+    this.pvec = { ...log.vector };
+  }
+
+  /** The entry as the next op sees it: queued ops included. */
+  current(id: string): Entry | undefined {
+    return this.overlay.get(id) ?? this.committed.get(id);
+  }
+
+  /** Queue an op; resolves once it is logged (or persisted, with afterPersist). */
+  submit(p: Omit<Pending, 'resolve' | 'reject'>): Promise<void> {
+    advanceVector(this.pvec, p.op);
+    if (p.flags & FLAG_GRANTED && p.op.vector) this.pvec = mergeVectors(this.pvec, p.op.vector);
+    if (p.after) this.overlay.set(p.op.id, p.after);
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ ...p, resolve, reject });
+      this.running ??= this.drain();
+    });
+  }
+
+  /** Take the unsealed tail replayed at open: its batches are recorded at the next persist. */
+  adoptTail(froms: number[], tail: readonly { op: Op }[]): void {
+    if (froms.length === 0) return;
+    const ids = [...new Set(tail.map((e) => e.op.id))];
+    froms.forEach((from, i) => this.unrecorded.set(from, i === 0 ? ids : []));
+  }
+
+  /** Resolves once nothing is queued or in flight. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    await Promise.resolve();
+    try {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        let from: number;
+        try {
+          from = await this.log.append(batch.map((p) => ({ op: p.op, flags: p.flags })));
+        } catch (e) {
+          await this.fail(batch, e);
+          continue;
+        }
+        this.commit(batch, from);
+        await this.persist(batch);
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private commit(batch: Pending[], from: number): void {
+    const last = new Map<string, Entry>();
+    for (const p of batch) if (p.after) last.set(p.op.id, p.after);
+    for (const [id, e] of last) {
+      this.committed.set(id, e);
+      if (this.overlay.get(id) === e) this.overlay.delete(id);
+    }
+    this.unrecorded.set(from, [...last.keys()]);
+    this.hooks.committed(batch, from);
+    for (const p of batch) if (!p.afterPersist) p.resolve();
+  }
+
+  private async persist(batch: Pending[]): Promise<void> {
+    const ids = new Set([...this.unrecorded.values()].flat());
+    try {
+      const entries = [...ids].map((id) => this.committed.get(id)).filter((e): e is Entry => !!e);
+      await this.records.write(entries, this.committed);
+      for (const from of this.unrecorded.keys()) this.log.markRecorded(from);
+      this.unrecorded.clear();
+      await this.log.maybeSeal();
+    } catch (e) {
+      this.hooks.failed(new SyncomError('UNPERSISTED', `records not written (${(e as Error).message}); the ops stand and are held in memory`, { cause: e }));
+    }
+    for (const p of batch) {
+      if (p.op.type === 'purge' && p.after) await this.hooks.scrub(p.op.id).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
+      if (p.afterPersist) p.resolve();
+    }
+  }
+
+  private async fail(batch: Pending[], cause: unknown): Promise<void> {
+    const all = batch.concat(this.queue.splice(0));
+    this.overlay.clear();
+    this.pvec = { ...this.log.vector };
+    await this.log.discard().catch(() => undefined);
+    const error = new SyncomError('IO_ERROR', `the log append failed (${(cause as Error)?.message}); the write was not made`, { cause });
+    for (const p of all) p.reject(error);
+  }
+
+  /** Seal what is recorded and wait for the queue (LIFE-24). */
+  async close(): Promise<void> {
+    await this.idle();
+    if (this.unrecorded.size === 0) await this.log.close();
+  }
+}

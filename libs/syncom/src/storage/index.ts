@@ -1,0 +1,12 @@
+export { createClock } from './clock';
+export type { Clock } from './clock';
+export type { CommitHooks, Pending, Via } from './commit';
+export { Emitter } from './emitter';
+export type { NodeKeys } from './keys';
+export { open } from './open';
+export type { ListedRecord, OpenOptions, PeerInfo, RecordMeta, StorageHooks, SyncOptions, WriteOptions } from './options';
+export { applyPeerOps } from './peer';
+export type { ApplyCounts, PeerApplyOptions, PeerApplyResult } from './peer';
+export { RecordHandle } from './record-handle';
+export { Storage } from './storage';
+export type { StorageEvents, StorageParts } from './storage';

@@ -1,0 +1,78 @@
+import { SyncomError } from '../errors';
+import { type Entry, type FieldKind, isHidden, kindClashMessage, readEntry, seenTags } from '../crdt';
+import type { OpType } from '../op/types';
+
+/** What a local call asks the log for, before stamping and signing. */
+export interface OpBody {
+  type: OpType;
+  id: string;
+  data?: Record<string, unknown>;
+  key?: string;
+  value?: unknown;
+}
+
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Throw a TypeError-like SyncomError unless `x` is a plain object of fields. */
+export function assertFields(x: unknown, what: string): asserts x is Record<string, unknown> {
+  const plain = typeof x === 'object' && x !== null && !Array.isArray(x) && [Object.prototype, null].includes(Object.getPrototypeOf(x));
+  if (!plain) throw new SyncomError('INVALID_ARGUMENT', `${what} must be a plain object of fields`);
+  for (const k of Object.keys(x)) if (FORBIDDEN.has(k)) throw new SyncomError('INVALID_ARGUMENT', `${what} may not have a field named ${k}`, { field: k });
+  try {
+    JSON.stringify(x);
+  } catch (e) {
+    throw new SyncomError('INVALID_ARGUMENT', `${what} must be JSON: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Throw unless `id` is a usable record id. */
+export function assertId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0 || id.length > 512) {
+    throw new SyncomError('INVALID_ARGUMENT', 'a record id is a non-empty string of at most 512 characters');
+  }
+}
+
+/** Throw the kind clash error when `field` already is another kind (KIND-1, KIND-10..13). */
+export function assertKind(e: Entry | undefined, field: string, want: FieldKind): void {
+  const f = e?.fields[field];
+  if (f && f.k !== want) throw new SyncomError('KIND_CLASH', kindClashMessage(field, f.k), { field, kind: f.k });
+}
+
+/** The record as a local call finds it: throws NOT_FOUND for a missing or deleted one. */
+export function existing(e: Entry | undefined, id: string): Entry {
+  if (!e || isHidden(e)) throw new SyncomError('NOT_FOUND', `no record ${id}`, { id });
+  return e;
+}
+
+/** The body of an inc() (KIND-14: creates a counter). */
+export function incBody(e: Entry | undefined, id: string, key: string, by: unknown): OpBody {
+  if (typeof by !== 'number' || !Number.isFinite(by)) throw new SyncomError('INVALID_ARGUMENT', 'inc() takes a finite number');
+  assertKind(existing(e, id), key, 'c');
+  return { type: 'inc', id, key, value: by };
+}
+
+/** The body of an add() (KIND-14: creates a set). */
+export function addBody(e: Entry | undefined, id: string, key: string, elements: unknown): OpBody {
+  if (!Array.isArray(elements)) throw new SyncomError('INVALID_ARGUMENT', 'add() takes an array of elements');
+  assertKind(existing(e, id), key, 's');
+  return { type: 'add', id, key, value: elements.map((x) => JSON.parse(JSON.stringify(x)) as unknown) };
+}
+
+/** The body of a remove(), naming the add tags seen; undefined when nothing was seen (KIND-20). */
+export function removeBody(e: Entry | undefined, id: string, key: string, elements: unknown): OpBody | undefined {
+  if (!Array.isArray(elements)) throw new SyncomError('INVALID_ARGUMENT', 'remove() takes an array of elements');
+  if (!e || isHidden(e)) return undefined;
+  assertKind(e, key, 's');
+  const seen = seenTags(e, key, elements);
+  return seen.length ? { type: 'remove', id, key, value: seen } : undefined;
+}
+
+/** Throw unless every field of an update() may be written as a register (KIND-10, KIND-11). */
+export function assertRegisters(e: Entry | undefined, fields: Record<string, unknown>): void {
+  for (const k of Object.keys(fields)) assertKind(e, k, 'r');
+}
+
+/** The record's current fields merged with an update, for validators and the scope. */
+export function mergedView(e: Entry | undefined, fields: Record<string, unknown>): Record<string, unknown> {
+  return { ...(e && !isHidden(e) ? readEntry(e) : {}), ...fields };
+}

@@ -1,0 +1,101 @@
+import { SyncomError } from '../errors';
+import { createFsBackend, createMemoryBackend } from '../backend';
+import type { Backend } from '../backend/types';
+import { applyOp, type Entry, isEntry } from '../crdt';
+import { type LogEntry, OpLog } from '../log';
+import { FLAG_HELD, FLAG_SKIPPED, isScrubbed } from '../op';
+import { createSchema, type Schema } from '../schema';
+import { createClock } from './clock';
+import { Committer, type CommitHooks } from './commit';
+import { Emitter } from './emitter';
+import { loadKeys } from './keys';
+import type { OpenOptions } from './options';
+import { RecordStore } from './records';
+import { Storage, type StorageEvents } from './storage';
+
+function backendOf(options: OpenOptions): Backend {
+  if (typeof options.backend === 'object' && options.backend !== null) return options.backend;
+  if (options.backend === 'memory') return createMemoryBackend();
+  return createFsBackend(options.path);
+}
+
+function checkOptions(options: OpenOptions): void {
+  if (typeof options !== 'object' || options === null) throw new SyncomError('INVALID_ARGUMENT', 'open() takes an options object: open({ path })');
+  if (typeof options.path !== 'string' || options.path.length === 0) throw new SyncomError('INVALID_ARGUMENT', 'open() needs a path: open({ path: "data" })');
+  const sig = options.sync?.signatures;
+  if (sig !== undefined && sig !== 'verify' && sig !== 'require' && sig !== false) {
+    throw new SyncomError('INVALID_ARGUMENT', `sync.signatures is 'verify', 'require' or false, not ${String(sig)}`);
+  }
+}
+
+/** Whether a logged entry is applied to the records on replay. */
+function applies(e: LogEntry, schema: Schema | undefined): boolean {
+  if (e.flags & FLAG_SKIPPED || isScrubbed(e.op) || e.op.type === 'advance') return false;
+  if (e.flags & FLAG_HELD) return !!schema && (e.op.v ?? 0) <= schema.version;
+  return e.op.type !== 'merge' || isEntry(e.op.data, e.op.id);
+}
+
+/** Replay log entries onto the records (LOG-2, GUAR-7); also held ops a newer schema now takes. */
+function replay(committed: Map<string, Entry>, entries: readonly LogEntry[], schema: Schema | undefined): void {
+  for (const e of entries) {
+    if (!applies(e, schema)) continue;
+    const have = committed.get(e.op.id);
+    if (have?.purged && e.op.type !== 'purge') continue;
+    committed.set(e.op.id, applyOp(have, e.op).entry);
+  }
+}
+
+function commitHooks(ref: { storage?: Storage }): CommitHooks {
+  return {
+    committed(batch) {
+      const s = ref.storage as Storage;
+      for (const p of batch) if (p.after) s.rescope(p.after);
+      for (const p of batch) if (p.after) s.parts.events.emit('change', p.op, p.via);
+    },
+    failed(e) {
+      ref.storage?.parts.events.emit('error', e);
+    },
+    async scrub(id) {
+      const s = ref.storage as Storage;
+      await s.parts.log.scrub(id);
+      await s.parts.records.scrub(id, s.parts.committer.committed);
+    },
+  };
+}
+
+/**
+ * Open (or create) a storage at `options.path` (DESIGN: Storage API). Makes
+ * the keys at the first open, reads the log and the record files, and replays
+ * the unsealed tail of the log onto the records.
+ *
+ * @throws SyncomError INVALID_ARGUMENT for bad options.
+ * @example
+ * const storage = await open({ path: 'data' });
+ * const id = await storage.insert({ title: 'Draft' });
+ */
+export async function open(options: OpenOptions): Promise<Storage> {
+  checkOptions(options);
+  const backend = backendOf(options);
+  const events = new Emitter<StorageEvents>();
+  const startup: SyncomError[] = [];
+  const onError = (e: Error) => startup.push(e as SyncomError);
+  const schema = options.schema ? createSchema(options.schema) : undefined;
+  const keys = await loadKeys(backend);
+  const ref: { storage?: Storage } = {};
+  const { log, tail } = await OpLog.open({
+    backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, retention: options.sync?.retention,
+    now: options.now, onEvent: (e) => events.emit('log', e), onError: (e) => (ref.storage ? events.emit('error', e as SyncomError) : onError(e)),
+  });
+  const { store: records, entries } = await RecordStore.load(backend, !!options.durable, onError);
+  const committer = new Committer(log, records, commitHooks(ref));
+  for (const [id, e] of entries) committer.committed.set(id, e);
+  replay(committer.committed, tail, schema);
+  if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), schema);
+  committer.adoptTail(log.batches.map((b) => b.from), tail);
+  const clock = createClock(options.now, log.maxTs);
+  const storage = new Storage({ options, keys, clock, log, committer, records, schema, events, backend });
+  ref.storage = storage;
+  for (const e of committer.committed.values()) storage.rescope(e);
+  if (startup.length) setImmediate(() => startup.forEach((e) => events.emit('error', e)));
+  return storage;
+}

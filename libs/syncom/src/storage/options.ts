@@ -1,0 +1,68 @@
+import type { Backend } from '../backend/types';
+import type { Op } from '../op/types';
+import type { SchemaOptions } from '../schema';
+
+/** The peer an op came from, as beforeApply sees it. */
+export interface PeerInfo {
+  url: string;
+  node: string;
+}
+
+/** Hooks take part in an operation; listeners only observe it (LIFE-20). */
+export interface StorageHooks {
+  /** false skips a peer's op here (it is still logged and relayed, GUAR-13); throwing refuses the page (GUAR-16). */
+  beforeApply?: (ctx: { op: Op; peer: PeerInfo }) => boolean | Promise<boolean>;
+}
+
+/** The sync options the engine core reads; the sync layer reads the rest. */
+export interface SyncOptions {
+  /** A record's scope, from its data (default: every record is '*'). */
+  scope?: (id: string, data: Record<string, unknown>) => string;
+  retention?: { ops?: number; days?: number };
+  /** How far ahead of this clock a peer's stamp may be, ms (default 24 h; Infinity disables). */
+  maxSkew?: number;
+  log?: { rollAfter?: number };
+  /** 'verify' (default), 'require' or false (SIG-13..15). */
+  signatures?: 'verify' | 'require' | false;
+  hooks?: StorageHooks & Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** open()'s options (DESIGN: Storage API). */
+export interface OpenOptions {
+  /** The storage directory. */
+  path: string;
+  /** 'fs' (default), 'memory', or a Backend of your own. */
+  backend?: Backend | 'fs' | 'memory';
+  /** Who makes the writes: a string, or a function asked per write (the signed-in user). */
+  actor?: string | (() => string | undefined);
+  schema?: SchemaOptions;
+  /** fsync every write (node:fs). Default false. */
+  durable?: boolean;
+  hooks?: StorageHooks;
+  telemetry?: unknown;
+  sync?: SyncOptions;
+  /** The wall clock, for tests (default Date.now). */
+  now?: () => number;
+}
+
+/** Options of a single write. */
+export interface WriteOptions {
+  /** Overrides open()'s actor for this op (OPS-20). */
+  actor?: string;
+}
+
+/** A record as list() returns it. */
+export interface RecordMeta {
+  scope: string;
+  /** Schema version of the last whole-record write. */
+  v?: number;
+  /** The newest stamp applied to the record. */
+  ts: number;
+}
+
+export interface ListedRecord {
+  id: string;
+  data: Record<string, unknown>;
+  meta: RecordMeta;
+}

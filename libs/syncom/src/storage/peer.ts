@@ -1,0 +1,153 @@
+import { SyncomError } from '../errors';
+import { applyOp, type Entry, isEntry, readEntry } from '../crdt';
+import { FLAG_GRANTED } from '../log/op-log';
+import { classifyOp } from '../log/vector';
+import { checkOp, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubOp, verifyOps } from '../op';
+import { type Op, streamKey, type Vector } from '../op/types';
+import type { Via } from './commit';
+import type { Storage } from './storage';
+
+/** The counts of one page applied (the `sync` event's fields). */
+export interface ApplyCounts {
+  applied: number;
+  skipped: number;
+  duplicates: number;
+  gaps: number;
+  malformed: number;
+  unsigned: number;
+  forged: number;
+  outOfScope: number;
+}
+
+/** What applying a peer's page did. */
+export interface PeerApplyResult extends ApplyCounts {
+  /** The vector keys the page touched, at their new seqs (HOST-20). */
+  touched: Vector;
+  /** BAD_SIGNATURE / UNSIGNED, once per page, for the sync layer to report (SIG-17). */
+  errors: SyncomError[];
+  /** A beforeApply threw: nothing of the page was taken (GUAR-16). */
+  refused?: SyncomError;
+}
+
+export interface PeerApplyOptions {
+  via: Via;
+  /** Override of sync.signatures. */
+  signatures?: 'verify' | 'require' | false;
+  /** The node whose feed this page came from: its own advance ops grant their vector (BOOT-11). */
+  feedHost?: string;
+  /** A host's scope boundary: false refuses the op as outOfScope (SCOPE-12, SCOPE-14). */
+  inScope?: (op: Op, entry: Entry | undefined) => boolean;
+}
+
+const zero = (): ApplyCounts => ({ applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, outOfScope: 0 });
+
+function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCounts): Op[] {
+  const { clock, options } = storage.parts;
+  const ops: Op[] = [];
+  const bad = new Map<string, { first: unknown; count: number; reason: string }>();
+  for (const raw of input) {
+    const c = checkOp(raw, { now: clock.now(), maxSkew: options.sync?.maxSkew });
+    const ok = c.ok && (c.op.type !== 'merge' || isEntry(c.op.data, c.op.id) || isScrubbed(c.op));
+    if (ok) { ops.push(c.op); continue; }
+    counts.malformed++;
+    const code = c.ok ? 'OP_MALFORMED' : c.code;
+    const b = bad.get(code) ?? { first: raw, count: 0, reason: c.ok ? 'a merge op without an entry' : c.reason };
+    b.count++;
+    bad.set(code, b);
+  }
+  for (const [code, b] of bad) storage.parts.events.emit('error', new SyncomError(code, `${b.count} op(s) malformed: ${b.reason}`, { op: b.first, count: b.count }));
+  return ops;
+}
+
+async function verifyAll(ops: Op[], mode: 'verify' | 'require' | false, counts: ApplyCounts, errors: SyncomError[], url: string): Promise<Op[]> {
+  if (mode === false) return ops;
+  const verdicts = await verifyOps(ops);
+  const kept: Op[] = [];
+  let forged: Op | undefined;
+  let unsigned: Op | undefined;
+  verdicts.forEach((v, i) => {
+    if (v === 'forged') { counts.forged++; forged ??= ops[i]; }
+    else if (v === 'unsigned' && mode === 'require') { counts.unsigned++; unsigned ??= ops[i]; }
+    else kept.push(ops[i]);
+  });
+  if (forged) errors.push(new SyncomError('BAD_SIGNATURE', `${counts.forged} op(s) failed their signature`, { op: forged, count: counts.forged, url }));
+  if (unsigned) errors.push(new SyncomError('UNSIGNED', `${counts.unsigned} unsigned op(s) refused`, { op: unsigned, count: counts.unsigned, url }));
+  return kept;
+}
+
+async function decide(storage: Storage, ops: Op[], via: Via): Promise<boolean[]> {
+  const hook = storage.parts.options.hooks?.beforeApply ?? storage.parts.options.sync?.hooks?.beforeApply;
+  if (!hook) return ops.map(() => true);
+  const out: boolean[] = [];
+  for (const op of ops) out.push((await hook({ op, peer: via })) !== false);
+  return out;
+}
+
+function validatorSays(storage: Storage, op: Op, entry: Entry | undefined): string[] | undefined {
+  const schema = storage.parts.schema;
+  if (!schema || isScrubbed(op)) return undefined;
+  if (op.type === 'write') { const r = schema.validateWrite(op.data ?? {}); return r.ok ? undefined : r.errors; }
+  if (op.type === 'set') {
+    const r = schema.validateUpdate({ ...(entry ? readEntry(entry) : {}), ...op.data });
+    return r.ok ? undefined : r.errors;
+  }
+  return undefined;
+}
+
+/** Queue one checked op; returns its commit promise, or undefined for a duplicate or a gap. */
+function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts): Promise<void> | undefined {
+  const { committer, schema, clock, events } = storage.parts;
+  const cls = classifyOp(committer.pvec, op);
+  if (cls !== 'next') { counts[cls === 'duplicate' ? 'duplicates' : 'gaps']++; return undefined; }
+  const entry = committer.current(op.id);
+  let flags = op.type === 'advance' && o.feedHost === op.origin ? FLAG_GRANTED : 0;
+  let after: Entry | undefined;
+  let logged = op;
+  const invalid = validatorSays(storage, op, entry);
+  if (entry?.purged && op.type !== 'purge') { logged = isScrubbed(op) ? op : scrubOp(op); flags |= FLAG_SKIPPED; }
+  else if (schema && (op.v ?? 0) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;
+  else if (!allowed || invalid) {
+    flags |= FLAG_SKIPPED;
+    counts.skipped++;
+    if (invalid) events.emit('error', new SyncomError('OP_INVALID', `a peer's op fails the validator: ${invalid.join('; ')}`, { op, url: o.via.url }));
+  } else if (!isScrubbed(op) && op.type !== 'advance') {
+    const r = applyOp(entry, op);
+    after = r.entry;
+    for (const field of r.refused) events.emit('error', new SyncomError('OP_REFUSED', `${op.type} refused for field ${field}: it is another kind here`, { op, field, url: o.via.url }));
+    counts.applied++;
+  } else counts.applied++;
+  clock.observe(op.type === 'merge' && after ? Math.max(op.ts, after.latest[0]) : op.ts);
+  return committer.submit({ op: logged, flags, via: o.via, after });
+}
+
+/**
+ * Apply a peer's page through the one pipeline (point 7 of the engine
+ * issue): shape and skew (malformed), signatures, the scope boundary, the
+ * beforeApply hook, duplicates and gaps, validators, kind clashes per field.
+ * Refused ops are neither logged nor relayed; skipped ones are logged, not applied.
+ */
+export async function applyPeerOps(storage: Storage, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
+  const counts = zero();
+  const errors: SyncomError[] = [];
+  const mode = o.signatures ?? storage.parts.options.sync?.signatures ?? 'verify';
+  let ops = await verifyAll(checkAll(storage, input, counts), mode, counts, errors, o.via.url);
+  if (o.inScope) {
+    const inScope = o.inScope;
+    ops = ops.filter((op) => inScope(op, storage.parts.committer.current(op.id)) || (counts.outOfScope++, false));
+  }
+  let allowed: boolean[];
+  try {
+    allowed = await decide(storage, ops, o.via);
+  } catch (e) {
+    return { ...counts, touched: {}, errors, refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
+  }
+  const touched: Vector = {};
+  let last: Promise<void> | undefined;
+  ops.forEach((op, i) => {
+    const p = submitOne(storage, op, allowed[i], o, counts);
+    if (p) { last = p; touched[streamKey(op.origin, op.scope)] = op.seq; }
+  });
+  await last;
+  if (counts.applied + counts.skipped > 0) storage.parts.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
+  return { ...counts, touched, errors };
+}

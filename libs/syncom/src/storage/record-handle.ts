@@ -1,0 +1,53 @@
+import type { RecordMeta, WriteOptions } from './options';
+
+/** What a record handle needs of its storage. */
+interface Writes {
+  update(id: string, fields: Record<string, unknown>, options?: WriteOptions): Promise<void>;
+  inc(id: string, field: string, by?: number, options?: WriteOptions): Promise<void>;
+  add(id: string, field: string, elements: unknown[], options?: WriteOptions): Promise<void>;
+  remove(id: string, field: string, elements: unknown[], options?: WriteOptions): Promise<void>;
+  delete(id: string, options?: WriteOptions): Promise<void>;
+}
+
+/**
+ * A handle on one record (storage.record(id)): `data` is a copy to edit;
+ * save() writes the register fields that changed since the handle was taken
+ * as one `set` op (OPS-4); counters and sets move with inc/add/remove.
+ */
+export class RecordHandle {
+  private readonly original: Record<string, string>;
+
+  constructor(
+    private readonly storage: Writes,
+    readonly id: string,
+    public data: Record<string, unknown>,
+    readonly meta: RecordMeta,
+  ) {
+    this.original = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, JSON.stringify(v)]));
+  }
+
+  /** Write the fields of `data` that changed; nothing when none did. */
+  async save(options?: WriteOptions): Promise<void> {
+    const changed: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.data)) if (JSON.stringify(v) !== this.original[k]) changed[k] = v;
+    if (Object.keys(changed).length === 0) return;
+    await this.storage.update(this.id, changed, options);
+    for (const [k, v] of Object.entries(changed)) this.original[k] = JSON.stringify(v);
+  }
+
+  inc(field: string, by = 1, options?: WriteOptions): Promise<void> {
+    return this.storage.inc(this.id, field, by, options);
+  }
+
+  add(field: string, elements: unknown[], options?: WriteOptions): Promise<void> {
+    return this.storage.add(this.id, field, elements, options);
+  }
+
+  remove(field: string, elements: unknown[], options?: WriteOptions): Promise<void> {
+    return this.storage.remove(this.id, field, elements, options);
+  }
+
+  delete(options?: WriteOptions): Promise<void> {
+    return this.storage.delete(this.id, options);
+  }
+}

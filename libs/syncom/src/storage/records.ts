@@ -1,0 +1,101 @@
+import { SyncomError } from '../errors';
+import type { Backend } from '../backend/types';
+import { type Entry, isEntry, joinEntries } from '../crdt';
+
+export const RECORDS_DIR = 'records';
+const FAN = 4;
+
+interface RecordFile {
+  n: number;
+  ids: string[];
+}
+
+const levelOf = (count: number) => Math.floor(Math.log(Math.max(1, count)) / Math.log(FAN));
+const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
+
+/**
+ * The record files: each committed batch writes one file with the entries it
+ * changed (so record persistence costs one file per batch, not one per record);
+ * files of a size class are merged FAN at a time, so a store holds O(log n)
+ * files and each entry is rewritten O(log n) times. Entries are CRDT states,
+ * so loading joins every file's state of an id: the order of files never matters.
+ */
+export class RecordStore {
+  private files: RecordFile[] = [];
+  private next = 1;
+
+  private constructor(private readonly backend: Backend, private readonly durable: boolean) {}
+
+  /** Read every record file; unreadable ones are reported and skipped (the log tail replays). */
+  static async load(backend: Backend, durable: boolean, onError: (e: Error) => void): Promise<{ store: RecordStore; entries: Map<string, Entry> }> {
+    const store = new RecordStore(backend, durable);
+    await backend.mkdir(RECORDS_DIR);
+    const entries = new Map<string, Entry>();
+    const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d+)\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
+    for (const n of ns.sort((a, b) => a - b)) {
+      const list = parseRecordFile(await backend.read(fileName(n)));
+      if (!list) {
+        onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read`, { file: fileName(n) }));
+        continue;
+      }
+      for (const e of list) {
+        const have = entries.get(e.id);
+        entries.set(e.id, have ? joinEntries(have, e) : e);
+      }
+      store.files.push({ n, ids: list.map((e) => e.id) });
+      store.next = Math.max(store.next, n + 1);
+    }
+    return { store, entries };
+  }
+
+  /** Persist the entries a batch changed; then merge size classes that filled up. */
+  async write(changed: Entry[], current: ReadonlyMap<string, Entry>): Promise<void> {
+    if (changed.length === 0) return;
+    const n = this.next++;
+    await this.backend.write(fileName(n), JSON.stringify(changed), { durable: this.durable });
+    this.files.push({ n, ids: changed.map((e) => e.id) });
+    await this.compact(current);
+  }
+
+  /** Rewrite every file that holds `id` with the current states (a purge leaves only its marker). */
+  async scrub(id: string, current: ReadonlyMap<string, Entry>): Promise<void> {
+    for (const f of this.files.filter((x) => x.ids.includes(id))) {
+      const entries = f.ids.map((i) => current.get(i)).filter((e): e is Entry => !!e);
+      await this.backend.write(fileName(f.n), JSON.stringify(entries), { durable: this.durable });
+    }
+  }
+
+  private async compact(current: ReadonlyMap<string, Entry>): Promise<void> {
+    for (;;) {
+      const byLevel = new Map<number, RecordFile[]>();
+      for (const f of this.files) {
+        const l = levelOf(f.ids.length);
+        byLevel.set(l, [...(byLevel.get(l) ?? []), f]);
+      }
+      const full = [...byLevel.values()].find((fs) => fs.length >= FAN);
+      if (!full) return;
+      await this.merge(full, current);
+    }
+  }
+
+  private async merge(files: RecordFile[], current: ReadonlyMap<string, Entry>): Promise<void> {
+    const ids = [...new Set(files.flatMap((f) => f.ids))];
+    const entries = ids.map((id) => current.get(id)).filter((e): e is Entry => !!e);
+    const n = this.next++;
+    await this.backend.write(fileName(n), JSON.stringify(entries), { durable: this.durable });
+    this.files = this.files.filter((f) => !files.includes(f));
+    this.files.push({ n, ids: entries.map((e) => e.id) });
+    for (const f of files) await this.backend.remove(fileName(f.n));
+  }
+}
+
+function parseRecordFile(text: string | undefined): Entry[] | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const list = JSON.parse(text) as unknown;
+    if (!Array.isArray(list)) return undefined;
+    return list.every((e) => isEntry(e, (e as Entry)?.id)) ? (list as Entry[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { SyncomError } from '../errors';
+import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
+import type { LogEvent, OpLog } from '../log';
+import { signOp } from '../op';
+import { type Op, streamKey } from '../op/types';
+import type { Schema } from '../schema';
+import type { Backend } from '../backend/types';
+import type { Clock } from './clock';
+import type { RecordStore } from './records';
+import type { Committer, Via } from './commit';
+import { Emitter } from './emitter';
+import type { NodeKeys } from './keys';
+import {
+  addBody, assertFields, assertId, assertRegisters, existing, incBody, mergedView, type OpBody, removeBody,
+} from './local-ops';
+import type { ListedRecord, OpenOptions, RecordMeta, WriteOptions } from './options';
+import { RecordHandle } from './record-handle';
+
+/** The events of a storage (Lifecycle and events). */
+export type StorageEvents = {
+  change: [op: Op, via: Via | null];
+  log: [event: LogEvent];
+  apply: [event: { peer: Via; applied: number; skipped: number }];
+  error: [error: SyncomError];
+  schema: [event: { kind: 'drift'; peer: string; version: number; hash: string; local: { version: number; hash: string } | null }];
+};
+
+/** What open() wires together. */
+export interface StorageParts {
+  options: OpenOptions;
+  keys: NodeKeys;
+  clock: Clock;
+  log: OpLog;
+  committer: Committer;
+  records: RecordStore;
+  backend: Backend;
+  schema?: Schema;
+  events: Emitter<StorageEvents>;
+}
+
+/**
+ * A storage (DESIGN: Storage API): writes become signed ops, logged, then
+ * applied to records held in memory and persisted in batches.
+ */
+export class Storage {
+  /** This node's id: its raw Ed25519 public key, base64url (SIG-2). */
+  readonly id: string;
+  /** The sync API; attached by the sync layer. */
+  sync: unknown;
+  protected closed = false;
+  private readonly views = new WeakMap<Entry, Record<string, unknown>>();
+  readonly scopes = new Map<string, string>();
+
+  constructor(readonly parts: StorageParts) {
+    this.id = parts.keys.id;
+  }
+
+  on<K extends keyof StorageEvents>(event: K, listener: (...args: StorageEvents[K]) => void): () => void {
+    return this.parts.events.on(event, listener);
+  }
+
+  off<K extends keyof StorageEvents>(event: K, listener: (...args: StorageEvents[K]) => void): void {
+    this.parts.events.off(event, listener);
+  }
+
+  /** A whole-record write of a new record; returns its id (OPS-3). */
+  async insert(data: Record<string, unknown>, options?: WriteOptions): Promise<string> {
+    const id = randomUUID();
+    await this.set(id, data, options);
+    return id;
+  }
+
+  /** Replace the record: fields not written are gone (OPS-3). */
+  set(id: string, data: Record<string, unknown>, options?: WriteOptions): Promise<void> {
+    return this.local(id, () => {
+      assertFields(data, 'data');
+      return { type: 'write', id, data: this.validateWrite(data) };
+    }, options);
+  }
+
+  /** The spec's name for set(). */
+  saveData(id: string, data: Record<string, unknown>, options?: WriteOptions): Promise<void> {
+    return this.set(id, data, options);
+  }
+
+  /** Write the listed fields, last writer wins per field (OPS-4). */
+  update(id: string, fields: Record<string, unknown>, options?: WriteOptions): Promise<void> {
+    return this.local(id, (e) => {
+      assertFields(fields, 'fields');
+      assertRegisters(existing(e, id), fields);
+      this.validateUpdate(mergedView(e, fields));
+      return { type: 'set', id, data: JSON.parse(JSON.stringify(fields)) as Record<string, unknown> };
+    }, options);
+  }
+
+  /** update() that returns the fields' previous values. */
+  async swap(id: string, fields: Record<string, unknown>, options?: WriteOptions): Promise<Record<string, unknown>> {
+    const before = this.parts.committer.current(id);
+    const view = before && !isHidden(before) ? readEntry(before) : {};
+    const previous: Record<string, unknown> = {};
+    for (const k of Object.keys(fields ?? {})) previous[k] = structuredClone(view[k]);
+    await this.update(id, fields, options);
+    return previous;
+  }
+
+  /** Add to a counter field, creating it (OPS-5, KIND-14). */
+  inc(id: string, field: string, by = 1, options?: WriteOptions): Promise<void> {
+    return this.local(id, (e) => incBody(e, id, field, by), options);
+  }
+
+  /** Add elements to a set field, creating it (OPS-6, KIND-14). */
+  add(id: string, field: string, elements: unknown[], options?: WriteOptions): Promise<void> {
+    return this.local(id, (e) => addBody(e, id, field, elements), options);
+  }
+
+  /** Remove elements this node has seen added; no op when it saw none (OPS-7, KIND-20). */
+  remove(id: string, field: string, elements: unknown[], options?: WriteOptions): Promise<void> {
+    return this.local(id, (e) => removeBody(e, id, field, elements), options);
+  }
+
+  /** Leave a tombstone (OPS-8); nothing to do for a record that is not there. */
+  delete(id: string, options?: WriteOptions): Promise<void> {
+    return this.local(id, (e) => (e && !isHidden(e) ? { type: 'delete', id } : undefined), options);
+  }
+
+  /** Erase the record for good and scrub it from the log (OPS-9, OPS-11). */
+  purge(id: string, options?: WriteOptions): Promise<void> {
+    return this.local(id, () => ({ type: 'purge', id }), options, true);
+  }
+
+  /** The record's fields, or undefined (missing, deleted or purged). */
+  async get(id: string): Promise<Record<string, unknown> | undefined> {
+    const e = this.parts.committer.committed.get(id);
+    return e && !isHidden(e) ? structuredClone(this.view(e)) : undefined;
+  }
+
+  async has(id: string): Promise<boolean> {
+    const e = this.parts.committer.committed.get(id);
+    return !!e && !isHidden(e);
+  }
+
+  /** Records in id order: `after` an id, at most `limit`, of one scope. */
+  async list(options: { scope?: string; limit?: number; after?: string } = {}): Promise<ListedRecord[]> {
+    const out: ListedRecord[] = [];
+    const ids = [...this.parts.committer.committed.keys()].sort();
+    for (const id of ids) {
+      if (options.after !== undefined && id <= options.after) continue;
+      const e = this.parts.committer.committed.get(id) as Entry;
+      if (isHidden(e) || (options.scope !== undefined && this.scopeOf(id) !== options.scope)) continue;
+      out.push({ id, data: structuredClone(this.view(e)), meta: this.metaOf(e) });
+      if (out.length >= (options.limit ?? Infinity)) break;
+    }
+    return out;
+  }
+
+  /** A handle on one record: data, meta, save(), inc(), add(), remove(), delete(). */
+  async record(id: string): Promise<RecordHandle | undefined> {
+    const e = this.parts.committer.committed.get(id);
+    return e && !isHidden(e) ? new RecordHandle(this, id, structuredClone(this.view(e)), this.metaOf(e)) : undefined;
+  }
+
+  /** Stop taking writes, wait for the pipeline, seal the log (LIFE-24, LIFE-25). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.parts.committer.close();
+    this.parts.events.removeAll();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The scope the record is in (default '*'). */
+  scopeOf(id: string): string {
+    return this.scopes.get(id) ?? '*';
+  }
+
+  /** The record's meta. */
+  metaOf(e: Entry): RecordMeta {
+    const meta: RecordMeta = { scope: this.scopeOf(e.id), ts: e.latest[0] };
+    if (e.v !== undefined) meta.v = e.v;
+    return meta;
+  }
+
+  /** The record's fields as read (cached per entry state; callers clone). */
+  view(e: Entry): Record<string, unknown> {
+    let v = this.views.get(e);
+    if (!v) this.views.set(e, (v = readEntry(e)));
+    return v;
+  }
+
+  /** Recompute a record's scope from its data (after an op changed it). */
+  rescope(e: Entry): void {
+    if (e.purged || isHidden(e)) return;
+    try {
+      this.scopes.set(e.id, this.scopeFor(e.id, this.view(e)));
+    } catch {
+      // A scope function that throws leaves the record where it was (SCOPE-18 is the host's refusal).
+    }
+  }
+
+  /** The scope function of sync options, over a record's data; '*' when it throws. */
+  scopeFor(id: string, data: Record<string, unknown>): string {
+    const fn = this.parts.options.sync?.scope;
+    if (!fn) return '*';
+    const s = fn(id, data);
+    if (typeof s !== 'string' || s.length === 0) throw new SyncomError('INVALID_ARGUMENT', `the scope function gave ${String(s)} for ${id}`);
+    return s;
+  }
+
+  private validateWrite(data: Record<string, unknown>): Record<string, unknown> {
+    const r = this.parts.schema?.validateWrite(data);
+    if (r && !r.ok) throw new SyncomError('OP_INVALID', `the record is invalid: ${r.errors.join('; ')}`, { errors: r.errors });
+    return JSON.parse(JSON.stringify(r?.data ?? data)) as Record<string, unknown>;
+  }
+
+  private validateUpdate(merged: Record<string, unknown>): void {
+    const r = this.parts.schema?.validateUpdate(merged);
+    if (r && !r.ok) throw new SyncomError('OP_INVALID', `the update is invalid: ${r.errors.join('; ')}`, { errors: r.errors });
+  }
+
+  /** The scope an op of this body leaves the record in (SCOPE-4..8). */
+  private scopeOfBody(e: Entry | undefined, body: OpBody): string {
+    if (body.type === 'write') return this.scopeFor(body.id, body.data ?? {});
+    if (body.type === 'set') return this.scopeFor(body.id, mergedView(e, body.data ?? {}));
+    return this.scopes.get(body.id) ?? (e && !isHidden(e) ? this.scopeFor(body.id, readEntry(e)) : '*');
+  }
+
+  /**
+   * Build, stamp, sign and queue a local op. Synchronous up to the queue, so
+   * writes issued together share one log append (group commit).
+   */
+  private local(id: string, build: (e: Entry | undefined) => OpBody | undefined, options?: WriteOptions, afterPersist = false): Promise<void> {
+    try {
+      if (this.closed) throw new SyncomError('CLOSED', 'the storage is closed; writes are refused');
+      assertId(id);
+      const e = this.parts.committer.current(id);
+      if (e?.purged) throw new SyncomError('PURGED', `record ${id} was purged; nothing more lands on it`, { id });
+      const body = build(e);
+      if (!body) return Promise.resolve();
+      const op = this.makeOp(body, this.scopeOfBody(e, body), options);
+      const { entry } = applyOp(e, op);
+      return this.parts.committer.submit({ op, flags: 0, via: null, after: entry, afterPersist });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private actorFor(options?: WriteOptions): string | undefined {
+    if (options?.actor !== undefined) return options.actor;
+    const a = this.parts.options.actor;
+    return typeof a === 'function' ? a() : a;
+  }
+
+  /** Stamp (Clocks), sequence (per origin and scope) and sign (Signatures) an op of this node. */
+  private makeOp(body: OpBody, scope: string, options?: WriteOptions): Op {
+    const { committer, clock, keys, schema } = this.parts;
+    const seq = (committer.pvec[streamKey(this.id, scope)] ?? 0) + 1;
+    const op: Op = { origin: this.id, seq, ts: clock.next(), type: body.type, id: body.id, scope };
+    if (body.data !== undefined) op.data = body.data;
+    if (body.key !== undefined) op.key = body.key;
+    if (body.value !== undefined) op.value = body.value;
+    if (schema) op.v = schema.version;
+    const actor = this.actorFor(options);
+    if (actor !== undefined) op.actor = actor;
+    return this.parts.options.sync?.signatures === false ? op : signOp(op, keys.signPrivate);
+  }
+}

@@ -1,0 +1,47 @@
+import { createSchema } from '../../src/schema';
+import { Note } from './fixtures';
+
+const schema = createSchema({ version: 1, types: { Note } });
+
+function hostile(): Record<string, unknown> {
+  // JSON.parse defines "__proto__" and "constructor" as own keys, as a peer's op would.
+  return JSON.parse(
+    '{"$type":"Note","title":"x","__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},' +
+      '"author":{"name":"A","__proto__":{"polluted":3},"constructor":{"polluted":4}}}',
+  ) as Record<string, unknown>;
+}
+
+describe('schema and hostile input', () => {
+  afterEach(() => {
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('polluted');
+  });
+
+  it('__proto__ / constructor keys do not pollute prototypes on a write', () => {
+    const data = hostile();
+    const result = schema.validateWrite(data);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(Object.getPrototypeOf(result.data)).toBe(Object.prototype);
+    expect(Object.hasOwn(result.data, '__proto__')).toBe(true);
+    expect(result.data.tags).toEqual([]);
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+  });
+
+  it('an own constructor key does not switch the class off: the record is still validated', () => {
+    const data = hostile();
+    data.title = 5;
+    expect(schema.validateWrite(data)).toEqual({ ok: false, errors: ['title must be a string'] });
+    expect(schema.validateUpdate(data)).toEqual({ ok: false, errors: ['title must be a string'] });
+  });
+
+  it('never throws: a throwing getter, a cycle or non-object data is an ok: false or a pass', () => {
+    const getter = { $type: 'Note', title: 'x' };
+    Object.defineProperty(getter, 'rank', { enumerable: true, get: () => { throw new Error('boom'); } });
+    expect(schema.validateWrite(getter)).toEqual({ ok: false, errors: ['validation failed: boom'] });
+    const cyclic: Record<string, unknown> = { $type: 'Note', title: 'x' };
+    cyclic.self = cyclic;
+    expect(() => schema.validateWrite(cyclic)).not.toThrow();
+    expect(schema.validateWrite(null as unknown as Record<string, unknown>).ok).toBe(true);
+  });
+});
