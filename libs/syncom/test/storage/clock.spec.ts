@@ -1,0 +1,85 @@
+import { createClock } from '../../src';
+import { logOps, node, ship } from './helpers';
+
+describe('clocks', () => {
+  it('CLK-1: ts is Date.now() in UTC ms; the time zone never changes it', async () => {
+    const before = Date.now();
+    const { s } = await open0();
+    await s.insert({});
+    const ts = logOps(s)[0].ts;
+    expect(ts).toBeGreaterThanOrEqual(before);
+    expect(ts).toBeLessThanOrEqual(Date.now() + 1);
+    const tz = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati';
+    const c = createClock(() => 1_700_000_000_000);
+    expect(c.next()).toBe(1_700_000_000_000);
+    process.env.TZ = tz;
+  });
+
+  it('CLK-5: own stamps never run backwards, even with the wall clock set back; each is strictly above the last', async () => {
+    const n = await node(10_000);
+    await n.s.insert({});
+    n.clock.t = 5_000;
+    await n.s.insert({});
+    await n.s.insert({});
+    const ts = logOps(n.s).map((o) => o.ts);
+    expect(ts).toEqual([10_000, 10_001, 10_002]);
+  });
+
+  it('CLK-6 CLK-9: after a peer op stamped ahead, the next local op outranks it (a write after a read wins)', async () => {
+    const ahead = await node(1_000 + 3_600_000);
+    const local = await node(1_000);
+    await ahead.s.set('r', { title: 'from the future' });
+    await ship(ahead.s, local.s);
+    await local.s.update('r', { title: 'mine' });
+    expect(logOps(local.s).at(-1)!.ts).toBeGreaterThan(logOps(ahead.s)[0].ts);
+    await ship(local.s, ahead.s);
+    expect(await ahead.s.get('r')).toEqual({ title: 'mine' });
+  });
+
+  it('CLK-8: a reopen seeds the clock from the log', async () => {
+    const { createMemoryBackend, open } = await import('../../src');
+    const backend = createMemoryBackend();
+    let t = 50_000;
+    const s = await open({ path: 'c', backend, now: () => t });
+    await s.insert({});
+    await s.close();
+    t = 1_000;
+    const again = await open({ path: 'c', backend, now: () => t });
+    await again.insert({});
+    expect(logOps(again).at(-1)!.ts).toBeGreaterThan(50_000);
+  });
+
+  it('CLK-2 CLK-10: concurrent writes go to the higher ts on both sides; skewed clocks still agree', async () => {
+    const a = await node(1_000);
+    const b = await node(900_000);
+    await a.s.set('r', { v: 'a' });
+    await b.s.set('r', { v: 'b' });
+    await ship(a.s, b.s);
+    await ship(b.s, a.s);
+    expect(await a.s.get('r')).toEqual({ v: 'b' });
+    expect(await b.s.get('r')).toEqual({ v: 'b' });
+  });
+
+  it('CLK-3 CLK-4: ops from one origin apply in seq order; an equal ts is settled by the greater origin', async () => {
+    const a = await node(1_000);
+    const b = await node(1_000);
+    await a.s.set('r', { v: 'a' });
+    await b.s.set('r', { v: 'b' });
+    await ship(a.s, b.s);
+    await ship(b.s, a.s);
+    const winner = a.s.id > b.s.id ? 'a' : 'b';
+    expect(await a.s.get('r')).toEqual({ v: winner });
+    expect(await b.s.get('r')).toEqual({ v: winner });
+    const c = await node(1_000);
+    await a.s.update('r', { n: 2 });
+    const res = await ship(a.s, c.s, logOps(a.s).filter((o) => o.origin === a.s.id && o.seq === 2));
+    expect(res.gaps).toBe(1);
+    expect(await c.s.has('r')).toBe(false);
+  });
+});
+
+async function open0() {
+  const { open } = await import('../../src');
+  return { s: await open({ path: 'tz', backend: 'memory' }) };
+}
