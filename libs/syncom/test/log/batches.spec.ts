@@ -1,0 +1,206 @@
+import type { LogEvent } from '../../src/log';
+import { SyncomError } from '../../src/errors';
+import {
+  fileOps, freshBackend, indexJson, logFile, openBatches, openOn, recording, segmentFiles, T0,
+} from './helpers';
+
+describe('the log: open batches, sealed segments, index.json', () => {
+  it('LOG-1: every batch is appended to log/open/ before its record file is written', async () => {
+    const { backend, calls } = recording(await freshBackend());
+    const s = await openOn(backend, { now: () => T0 });
+    await s.set('a', { title: 'one' });
+    await Promise.all([s.set('b', { title: 'two' }), s.update('a', { title: 'three' })]);
+    await s.inc('a', 'n', 2);
+    await s.close();
+    const writes = calls.filter((c) => c.op === 'write').map((c) => c.path);
+    const batches = writes.filter((p) => p.startsWith('log/open/'));
+    expect(batches).toEqual(['log/open/1.json', 'log/open/2.json', 'log/open/4.json']);
+    // Each batch's record file comes after the batch and before the next batch.
+    const records = writes.filter((p) => p.startsWith('records/'));
+    expect(records.length).toBeGreaterThanOrEqual(3);
+    for (let i = 0; i < batches.length; i++) {
+      const at = writes.indexOf(batches[i]);
+      const next = i + 1 < batches.length ? writes.indexOf(batches[i + 1]) : writes.length;
+      const rec = writes.findIndex((p, j) => j > at && j < next && p.startsWith('records/'));
+      expect(rec).toBeGreaterThan(at);
+    }
+    expect(writes.findIndex((p) => p.startsWith('records/'))).toBeGreaterThan(writes.indexOf('log/open/1.json'));
+  });
+
+  it('LOG-1, LOG-3: writes awaited one by one make one log/open/<seq>.json each', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0 });
+    await s.set('a', { title: 'one' });
+    await s.update('a', { title: 'two' });
+    await s.inc('a', 'n', 1);
+    await s.add('a', 'tags', ['x']);
+    await s.parts.committer.idle();
+    expect(openBatches(b)).toEqual([1, 2, 3, 4]);
+    for (const from of [1, 2, 3, 4]) {
+      const f = logFile(b, `log/open/${from}.json`);
+      expect(f.from).toBe(from);
+      expect(f.ops).toHaveLength(1);
+    }
+    expect(fileOps(b, 'log/open/3.json')[0]).toMatchObject({ type: 'inc', id: 'a', key: 'n', value: 1, seq: 3, origin: s.id });
+    await s.close();
+  });
+
+  it('LOG-1, LOG-3: writes issued together share one batch file', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0 });
+    await s.set('a', { title: 'one' });
+    await Promise.all([
+      s.update('a', { title: 'two' }),
+      s.inc('a', 'n', 5),
+      s.add('a', 'tags', ['x', 'y']),
+      s.set('b', { title: 'bee' }),
+    ]);
+    await s.parts.committer.idle();
+    expect(openBatches(b)).toEqual([1, 2]);
+    const ops = fileOps(b, 'log/open/2.json');
+    expect(ops.map((o) => o?.type)).toEqual(['set', 'inc', 'add', 'write']);
+    expect(ops.map((o) => o?.seq)).toEqual([2, 3, 4, 5]);
+    // The next batch starts after the last position of this one.
+    await s.update('b', { title: 'bee2' });
+    await s.parts.committer.idle();
+    expect(openBatches(b)).toEqual([1, 2, 6]);
+    await s.close();
+  });
+
+  it('LOG-3: a batch file is written once and its content never changes until it is sealed', async () => {
+    const inner = await freshBackend();
+    const rec = recording(inner);
+    const s = await openOn(rec.backend, { now: () => T0, sync: { log: { rollAfter: 8 } } });
+    const seen = new Map<string, string>();
+    for (let i = 0; i < 7; i++) {
+      await s.set(`r${i % 3}`, { title: `v${i}` });
+      await s.parts.committer.idle();
+      for (const from of openBatches(inner)) {
+        const path = `log/open/${from}.json`;
+        const text = inner.files().get(path) as string;
+        if (seen.has(path)) expect(text).toBe(seen.get(path));
+        else seen.set(path, text);
+      }
+    }
+    expect(seen.size).toBe(7);
+    // One write per batch file, never an overwrite, and nothing removed before the seal.
+    const touches = rec.calls.filter((c) => c.path.startsWith('log/open/'));
+    expect(touches.map((c) => c.op)).toEqual(Array(7).fill('write'));
+    expect(new Set(touches.map((c) => c.path)).size).toBe(7);
+    await s.close();
+  });
+
+  it('LOG-4, OPT-11: by default 64 batches are sealed into log/seg-1.json and open/ is emptied of them', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0 });
+    for (let i = 0; i < 63; i++) await s.set('a', { title: `v${i}` });
+    await s.parts.committer.idle();
+    expect(segmentFiles(b)).toEqual([]);
+    expect(openBatches(b)).toHaveLength(63);
+    await s.set('a', { title: 'v63' });
+    await s.parts.committer.idle();
+    expect(segmentFiles(b)).toEqual([1]);
+    expect(openBatches(b)).toEqual([]);
+    const seg = fileOps(b, 'log/seg-1.json');
+    expect(seg).toHaveLength(64);
+    expect(seg.map((o) => o?.seq)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
+    await s.set('a', { title: 'v64' });
+    await s.parts.committer.idle();
+    expect(openBatches(b)).toEqual([65]);
+    await s.close();
+  });
+
+  it('LOG-4: every rollAfter batches open/ rolls into seg-<from>.json (batches of several ops)', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 3 } } });
+    // Batches of 2 ops: positions 1-2, 3-4, 5-6 -> seg-1; 7-8, 9-10, 11-12 -> seg-7.
+    for (let i = 0; i < 7; i++) {
+      await Promise.all([s.set('a', { title: `a${i}` }), s.set('b', { title: `b${i}` })]);
+      await s.parts.committer.idle();
+    }
+    expect(segmentFiles(b)).toEqual([1, 7]);
+    expect(openBatches(b)).toEqual([13]);
+    expect(logFile(b, 'log/seg-1.json').ops).toHaveLength(6);
+    expect(logFile(b, 'log/seg-7.json')).toMatchObject({ from: 7 });
+    expect(fileOps(b, 'log/seg-7.json').map((o) => o?.seq)).toEqual([7, 8, 9, 10, 11, 12]);
+    await s.close();
+  });
+
+  it("LIFE-16: the storage 'log' event { kind, sealed, dropped, floor, segments } fires on a seal", async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 2 } } });
+    const events: LogEvent[] = [];
+    s.on('log', (e) => events.push(e));
+    await s.set('a', { title: '1' });
+    await s.parts.committer.idle();
+    expect(events).toEqual([]);
+    await s.set('a', { title: '2' });
+    await s.parts.committer.idle();
+    expect(events).toEqual([{ kind: 'seal', sealed: { from: 1, to: 2 }, dropped: [], floor: 0, segments: 1 }]);
+    await s.set('a', { title: '3' });
+    await s.set('a', { title: '4' });
+    await s.parts.committer.idle();
+    expect(events[1]).toEqual({ kind: 'seal', sealed: { from: 3, to: 4 }, dropped: [], floor: 0, segments: 2 });
+    await s.close();
+  });
+
+  it('LOG-5: index.json holds { epoch, floor, vector, segments }', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 2 } } });
+    const fresh = indexJson(b);
+    expect(fresh).toMatchObject({ epoch: s.parts.log.epoch, floor: 0, vector: {}, segments: [] });
+    await s.set('a', { title: '1' });
+    await s.inc('a', 'n', 1);
+    await s.parts.committer.idle();
+    const index = indexJson(b);
+    expect(Object.keys(index)).toEqual(expect.arrayContaining(['epoch', 'floor', 'vector', 'segments']));
+    expect(index.epoch).toBe(s.parts.log.epoch);
+    expect(typeof index.epoch).toBe('string');
+    expect(index.floor).toBe(0);
+    expect(index.vector).toEqual({ [s.id]: 2 });
+    expect(index.segments).toEqual([expect.objectContaining({ from: 1, to: 2 })]);
+    await s.close();
+  });
+
+  it('LIFE-24: close() seals the log: open/ is empty after close once records are written', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0 });
+    await s.set('a', { title: '1' });
+    await Promise.all([s.update('a', { title: '2' }), s.inc('a', 'n', 3)]);
+    await s.add('a', 'tags', ['x']);
+    await s.parts.committer.idle();
+    expect(openBatches(b)).toEqual([1, 2, 4]);
+    expect(segmentFiles(b)).toEqual([]);
+    await s.close();
+    expect(openBatches(b)).toEqual([]);
+    expect(segmentFiles(b)).toEqual([1]);
+    expect(fileOps(b, 'log/seg-1.json').map((o) => o?.type)).toEqual(['write', 'set', 'inc', 'add']);
+    expect(indexJson(b)).toMatchObject({ vector: { [s.id]: 4 }, segments: [expect.objectContaining({ from: 1, to: 4 })] });
+    // And the sealed log reopens to the same records.
+    const s2 = await openOn(b.crash('none'), { now: () => T0 });
+    expect(await s2.get('a')).toEqual({ title: '2', n: 3, tags: ['x'] });
+    await s2.close();
+  });
+
+  it('LIFE-25: a write after close() was called rejects with code CLOSED, at once', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0 });
+    await s.set('a', { title: '1' });
+    const closing = s.close();
+    await expect(s.update('a', { title: '2' })).rejects.toMatchObject({ code: 'CLOSED' });
+    await closing;
+    const calls: Promise<unknown>[] = [
+      s.set('a', { title: 'x' }), s.insert({ title: 'y' }), s.update('a', { title: 'z' }), s.inc('a', 'n', 1),
+      s.add('a', 'tags', ['t']), s.remove('a', 'tags', ['t']), s.delete('a'), s.purge('a'),
+    ];
+    for (const p of calls) {
+      await expect(p).rejects.toBeInstanceOf(SyncomError);
+      await expect(p).rejects.toMatchObject({ code: 'CLOSED' });
+    }
+    // Nothing more reached the log.
+    const s2 = await openOn(b.crash('none'), { now: () => T0 });
+    expect(s2.parts.log.head).toBe(1);
+    expect(await s2.get('a')).toEqual({ title: '1' });
+    await s2.close();
+  });
+});
