@@ -63,6 +63,8 @@ export class OpLog {
   entries: (LogEntry | undefined)[] = [];
   batches: OpenBatch[] = [];
   readonly retention: Retention;
+  /** Called after every successful append: the feeds of the sync layer read from here. */
+  readonly appended = new Set<(from: number, to: number) => void>();
   readonly rollAfter: number;
 
   private constructor(readonly options: OpLogOptions) {
@@ -92,6 +94,13 @@ export class OpLog {
     await this.options.backend.write(batchFile(from), JSON.stringify({ from, ops }), { durable: this.options.durable });
     items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
     this.batches.push({ from, to: this.head, recorded: false });
+    for (const l of this.appended) {
+      try {
+        l(from, this.head);
+      } catch (e) {
+        this.options.onError?.(e as Error);
+      }
+    }
     return from;
   }
 

@@ -1,5 +1,5 @@
 import type { Op, Vector } from '../op/types';
-import { streamKey } from '../op/types';
+import { opStreamKey } from '../op/types';
 
 /** A vector with every entry of `b` raised into `a` (a new object). */
 export function mergeVectors(a: Vector, b: Vector): Vector {
@@ -17,13 +17,13 @@ export function vectorAhead(a: Vector, b: Vector): Vector {
 
 /** Where an op stands against a vector: the next of its stream, already had, or skipping ahead. */
 export function classifyOp(vector: Vector, op: Op): 'next' | 'duplicate' | 'gap' {
-  const have = vector[streamKey(op.origin, op.scope)] ?? 0;
+  const have = vector[opStreamKey(op)] ?? 0;
   if (op.seq <= have) return 'duplicate';
   return op.seq === have + 1 ? 'next' : 'gap';
 }
 
 /** Move a vector (in place) past an op. */
 export function advanceVector(vector: Vector, op: Op): void {
-  const key = streamKey(op.origin, op.scope);
+  const key = opStreamKey(op);
   if (!(vector[key] >= op.seq)) vector[key] = op.seq;
 }

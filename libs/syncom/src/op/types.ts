@@ -48,7 +48,18 @@ export const PAYLOAD_FIELDS = ['data', 'meta', 'key', 'value', 'vector'] as cons
 /** The scope of a record that belongs to no scope: it reaches every peer. */
 export const GLOBAL_SCOPE = '*';
 
-/** The vector key of an op's stream: origin for scope '*', else origin@scope (LOG-10). */
-export function streamKey(origin: string, scope: string | undefined): string {
-  return scope === undefined || scope === GLOBAL_SCOPE ? origin : `${origin}@${scope}`;
+/**
+ * The vector key of an op's stream: origin for scope '*', else origin@scope
+ * (LOG-10). The merge and advance ops a bootstrap joined from node F run in a
+ * stream of their own, `<key><F`, because they never travel back to F
+ * (BOOT-10): kept in the origin's main stream they would leave F a hole there.
+ */
+export function streamKey(origin: string, scope: string | undefined, from?: string): string {
+  const key = scope === undefined || scope === GLOBAL_SCOPE ? origin : `${origin}@${scope}`;
+  return from === undefined ? key : `${key}<${from}`;
+}
+
+/** The vector key of an op (see streamKey). */
+export function opStreamKey(op: Pick<Op, 'origin' | 'scope' | 'from'>): string {
+  return streamKey(op.origin, op.scope, op.from);
 }

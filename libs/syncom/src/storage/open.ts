@@ -12,6 +12,7 @@ import { loadKeys } from './keys';
 import type { OpenOptions } from './options';
 import { RecordStore } from './records';
 import { Storage, type StorageEvents } from './storage';
+import { type DialOptions, SyncManager } from '../sync/manager';
 
 function backendOf(options: OpenOptions): Backend {
   if (typeof options.backend === 'object' && options.backend !== null) return options.backend;
@@ -96,6 +97,9 @@ export async function open(options: OpenOptions): Promise<Storage> {
   const storage = new Storage({ options, keys, clock, log, committer, records, schema, events, backend });
   ref.storage = storage;
   for (const e of committer.committed.values()) storage.rescope(e);
+  storage.sync = new SyncManager(storage, (options.sync ?? {}) as DialOptions);
+  await storage.sync.init();
+  if (options.sync?.connect && options.sync.autoStart !== false) await storage.sync.start();
   if (startup.length) setImmediate(() => startup.forEach((e) => events.emit('error', e)));
   return storage;
 }

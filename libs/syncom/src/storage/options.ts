@@ -1,6 +1,7 @@
 import type { Backend } from '../backend/types';
 import type { Op } from '../op/types';
 import type { SchemaOptions } from '../schema';
+import type { DialOptions } from '../sync/manager';
 
 /** The peer an op came from, as beforeApply sees it. */
 export interface PeerInfo {
@@ -14,8 +15,8 @@ export interface StorageHooks {
   beforeApply?: (ctx: { op: Op; peer: PeerInfo }) => boolean | Promise<boolean>;
 }
 
-/** The sync options the engine core reads; the sync layer reads the rest. */
-export interface SyncOptions {
+/** open({ sync }) (Options): what the engine core reads, and the dialer's (DialOptions). */
+export interface SyncOptions extends Omit<DialOptions, 'hooks'> {
   /** A record's scope, from its data (default: every record is '*'). */
   scope?: (id: string, data: Record<string, unknown>) => string;
   retention?: { ops?: number; days?: number };
@@ -24,8 +25,7 @@ export interface SyncOptions {
   log?: { rollAfter?: number };
   /** 'verify' (default), 'require' or false (SIG-13..15). */
   signatures?: 'verify' | 'require' | false;
-  hooks?: StorageHooks & Record<string, unknown>;
-  [key: string]: unknown;
+  hooks?: StorageHooks & DialOptions['hooks'];
 }
 
 /** open()'s options (DESIGN: Storage API). */

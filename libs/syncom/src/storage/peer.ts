@@ -3,7 +3,7 @@ import { applyOp, type Entry, isEntry, readEntry } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
 import { checkOp, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubOp, verifyOps } from '../op';
-import { type Op, streamKey, type Vector } from '../op/types';
+import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import type { Storage } from './storage';
 
@@ -145,7 +145,7 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
   let last: Promise<void> | undefined;
   ops.forEach((op, i) => {
     const p = submitOne(storage, op, allowed[i], o, counts);
-    if (p) { last = p; touched[streamKey(op.origin, op.scope)] = op.seq; }
+    if (p) { last = p; touched[opStreamKey(op)] = op.seq; }
   });
   await last;
   if (counts.applied + counts.skipped > 0) storage.parts.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });

@@ -3,9 +3,10 @@ import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
 import type { LogEvent, OpLog } from '../log';
 import { signOp } from '../op';
-import { type Op, streamKey } from '../op/types';
+import { type Op, streamKey, type Vector } from '../op/types';
 import type { Schema } from '../schema';
 import type { Backend } from '../backend/types';
+import type { SyncManager } from '../sync/manager';
 import type { Clock } from './clock';
 import type { RecordStore } from './records';
 import type { Committer, Via } from './commit';
@@ -46,8 +47,10 @@ export interface StorageParts {
 export class Storage {
   /** This node's id: its raw Ed25519 public key, base64url (SIG-2). */
   readonly id: string;
-  /** The sync API; attached by the sync layer. */
-  sync: unknown;
+  /** The sync API (storage.sync). */
+  sync!: SyncManager;
+  /** Ids of records sealed for this node alone: their ops never leave it (GUAR-19). */
+  readonly sealed = new Set<string>();
   protected closed = false;
   private readonly views = new WeakMap<Entry, Record<string, unknown>>();
   readonly scopes = new Map<string, string>();
@@ -160,16 +163,23 @@ export class Storage {
     return e && !isHidden(e) ? new RecordHandle(this, id, structuredClone(this.view(e)), this.metaOf(e)) : undefined;
   }
 
-  /** Stop taking writes, wait for the pipeline, seal the log (LIFE-24, LIFE-25). */
+  /** Stop sync, stop taking writes, wait for the pipeline, seal the log (LIFE-24, LIFE-25). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.sync?.stop();
     await this.parts.committer.close();
+    await this.sync?.flush();
     this.parts.events.removeAll();
   }
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Whether a record is sealed for this node alone. */
+  isSealed(id: string): boolean {
+    return this.sealed.has(id);
   }
 
   /** The scope the record is in (default '*'). */
@@ -254,15 +264,21 @@ export class Storage {
     return typeof a === 'function' ? a() : a;
   }
 
-  /** Stamp (Clocks), sequence (per origin and scope) and sign (Signatures) an op of this node. */
-  private makeOp(body: OpBody, scope: string, options?: WriteOptions): Op {
+  /**
+   * Stamp (Clocks), sequence (per origin, scope and, for bootstrap ops, the
+   * node joined from) and sign (Signatures) an op of this node. Internal: the
+   * sync layer makes its merge and advance ops here.
+   */
+  makeOp(body: OpBody & { from?: string; vector?: Vector }, scope: string, options?: WriteOptions): Op {
     const { committer, clock, keys, schema } = this.parts;
-    const seq = (committer.pvec[streamKey(this.id, scope)] ?? 0) + 1;
+    const seq = (committer.pvec[streamKey(this.id, scope, body.from)] ?? 0) + 1;
     const op: Op = { origin: this.id, seq, ts: clock.next(), type: body.type, id: body.id, scope };
+    if (body.from !== undefined) op.from = body.from;
     if (body.data !== undefined) op.data = body.data;
     if (body.key !== undefined) op.key = body.key;
     if (body.value !== undefined) op.value = body.value;
-    if (schema) op.v = schema.version;
+    if (body.vector !== undefined) op.vector = body.vector;
+    if (schema && body.type !== 'merge' && body.type !== 'advance') op.v = schema.version;
     const actor = this.actorFor(options);
     if (actor !== undefined) op.actor = actor;
     return this.parts.options.sync?.signatures === false ? op : signOp(op, keys.signPrivate);

@@ -182,6 +182,25 @@ describe('the log: open batches, sealed segments, index.json', () => {
     await s2.close();
   });
 
+  it('LIFE-24, GUAR-8: close() after a reopen that replayed an unsealed tail writes its records and seals it', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0 });
+    await s.set('a', { title: '1' });
+    await s.inc('a', 'n', 2);
+    await s.parts.committer.idle();
+    // The process dies before close(): two batches in open/.
+    const b2 = b.crash('none');
+    expect(openBatches(b2)).toEqual([1, 2]);
+    const s2 = await openOn(b2, { now: () => T0 });
+    expect(await s2.get('a')).toEqual({ title: '1', n: 2 });
+    await s2.close();
+    expect(openBatches(b2)).toEqual([]);
+    expect(segmentFiles(b2)).toEqual([1]);
+    const s3 = await openOn(b2.crash('none'), { now: () => T0 });
+    expect(await s3.get('a')).toEqual({ title: '1', n: 2 });
+    await s3.close();
+  });
+
   it('LIFE-25: a write after close() was called rejects with code CLOSED, at once', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });

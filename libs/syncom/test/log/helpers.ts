@@ -66,9 +66,10 @@ export function fileOps(b: MemoryBackend, path: string): (Op | null)[] {
   return logFile(b, path).ops.map((p) => (p === null ? null : (unpackEntry(p)?.op ?? null)));
 }
 
-/** Every log file's path: open batches and sealed segments. */
+/** Every log file's path, open batches and sealed segments, in position order. */
 export function logPaths(b: MemoryBackend): string[] {
-  return [...b.files().keys()].filter((p) => /^log\/(open\/\d+|seg-\d+)\.json$/.test(p));
+  const from = (p: string) => Number(/(\d+)\.json$/.exec(p)?.[1]);
+  return [...b.files().keys()].filter((p) => /^log\/(open\/\d+|seg-\d+)\.json$/.test(p)).sort((x, y) => from(x) - from(y));
 }
 
 /** index.json, parsed. */

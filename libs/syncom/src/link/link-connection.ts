@@ -1,0 +1,86 @@
+import type { HostUnit, LinkEvent } from './contract';
+import { invoke, linkDown, safely, wireError, type LinkStats } from './link-wire';
+
+const noop = () => undefined;
+
+/** One connection of a memory link: its context (where the host keeps the session) and what dies with it. */
+export class LinkConnection {
+  alive = true;
+  private readonly onCut = new Set<() => void>();
+
+  constructor(readonly context: object) {}
+
+  /** A connection that is already gone (a stream asked for while the link is cut). */
+  static dead(): LinkConnection {
+    const conn = new LinkConnection({});
+    conn.alive = false;
+    return conn;
+  }
+
+  /** `work`, unless the connection is cut first: then LINK_DOWN, and a late answer is ignored. */
+  guard<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (!this.alive) return reject(linkDown());
+      const hook = () => reject(linkDown());
+      this.onCut.add(hook);
+      work.then(resolve, reject).finally(() => this.onCut.delete(hook));
+    });
+  }
+
+  /** The connection is gone: everything guarded on it fails with LINK_DOWN. */
+  end(): void {
+    this.alive = false;
+    for (const hook of [...this.onCut]) hook();
+    this.onCut.clear();
+  }
+}
+
+/** What pullStream needs of its link. */
+export interface StreamLink {
+  readonly stats: LinkStats;
+  track<T>(work: Promise<T>): Promise<T>;
+}
+
+/**
+ * The chunks of a host stream, pulled one at a time at the consumer's pace
+ * (backpressure), each a copy. A cut mid-stream throws LINK_DOWN.
+ */
+export async function* pullStream(unit: HostUnit, conn: LinkConnection, id: string, link: StreamLink): AsyncGenerator<Uint8Array> {
+  if (!conn.alive) throw linkDown();
+  const source = unit.stream(id, conn.context)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const pulled = invoke(() => source.next()).catch((error: unknown) => Promise.reject(wireError(error)));
+      const next = await link.track(conn.guard(pulled));
+      if (next.done) return;
+      const chunk = new Uint8Array(next.value);
+      link.stats.bytesIn += chunk.byteLength;
+      yield chunk;
+      if (!conn.alive) throw linkDown();
+    }
+  } finally {
+    // Not awaited: after a cut the source may still be busy with a next() that never ends.
+    void invoke(() => source.return?.()).catch(noop);
+  }
+}
+
+type Listener = (...args: unknown[]) => void;
+
+/** The open/close/reconnect listeners of a link; one that throws cannot break the link. */
+export class LinkListeners {
+  private readonly byEvent = new Map<LinkEvent, Set<Listener>>();
+
+  on(event: LinkEvent, listener: Listener): void {
+    const set = this.byEvent.get(event) ?? new Set<Listener>();
+    set.add(listener);
+    this.byEvent.set(event, set);
+  }
+
+  off(event: LinkEvent, listener: Listener): void {
+    this.byEvent.get(event)?.delete(listener);
+  }
+
+  emit(event: LinkEvent): void {
+    for (const listener of [...(this.byEvent.get(event) ?? [])]) safely(() => listener());
+  }
+}

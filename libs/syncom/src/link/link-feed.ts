@@ -1,0 +1,180 @@
+import type { SyncomError } from '../errors';
+import type { HostUnit, SubscribeOptions, Subscription } from './contract';
+import type { FaultDice } from './link-faults';
+import { fromWire, safely, toWire, wireError, type LinkStats } from './link-wire';
+
+/** What a feed needs of its memory link. */
+export interface FeedLink {
+  readonly unit: HostUnit;
+  readonly stats: LinkStats;
+  /** The live connection's context; undefined while the link is cut. */
+  context(): object | undefined;
+  dice(): FaultDice;
+  sleep(ms: number): Promise<void>;
+  /** Counts `work` as in flight until it settles (settle()). */
+  track<T>(work: Promise<T>): Promise<T>;
+  /** The feed ended for good: forget it. */
+  gone(feed: LinkFeed): void;
+}
+
+/** What the dice decided for one page, drawn when the host sent it. */
+interface Fate {
+  dropped: boolean;
+  twice: boolean;
+  due: number;
+}
+
+/**
+ * One subscription over a memory link. Pages reach the subscriber in order,
+ * one at a time; the host's onData promise resolves once the subscriber took
+ * the page. A cut suspends the feed; the link reopens it on restore from the
+ * last event id taken (PROTO-12). A resumed feed the host refuses with 428
+ * (no session yet on the new connection) waits for the dialer's next
+ * successful call — its hello — and opens again.
+ */
+export class LinkFeed {
+  private lastEventId: string | undefined;
+  /** Bumped on every open and suspend: what an older host subscription sends is ignored. */
+  private gen = 0;
+  private host: Subscription | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private resumed = false;
+  private parked = false;
+  private ended = false;
+
+  constructor(
+    private readonly link: FeedLink,
+    private readonly method: string,
+    private readonly args: string,
+    private readonly options: SubscribeOptions,
+  ) {
+    this.lastEventId = options.lastEventId;
+  }
+
+  /** Opens the feed at the host on the live connection, after the last event id taken. */
+  open(resumed: boolean): void {
+    const context = this.link.context();
+    if (this.ended || context === undefined) return;
+    const gen = ++this.gen;
+    this.resumed = resumed;
+    this.parked = false;
+    this.link.stats.bytesOut += this.args.length;
+    try {
+      const host = this.link.unit.subscribe(this.method, fromWire(this.args), context, {
+        lastEventId: this.lastEventId,
+        onData: (value, eventId) => this.page(gen, value, eventId),
+        onError: (error) => this.refused(gen, error),
+        onEnd: () => this.signal(gen, () => this.end()),
+      });
+      if (gen === this.gen) this.host = host;
+      else safely(() => host.unsubscribe());
+    } catch (error) {
+      this.refused(gen, error);
+    }
+  }
+
+  /** The connection is gone: stop listening to the host, keep the cursor. */
+  suspend(): void {
+    this.gen++;
+    const host = this.host;
+    this.host = undefined;
+    if (host) safely(() => host.unsubscribe());
+  }
+
+  /** Opens a feed that waited for the dialer to greet. */
+  unpark(): void {
+    if (this.parked) this.open(false);
+  }
+
+  /** Ends the feed for good, at the host too. */
+  unsubscribe(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.suspend();
+    this.link.gone(this);
+  }
+
+  /** Ends a feed that could not start, telling the subscriber why. */
+  fail(error: SyncomError): void {
+    this.ended = true;
+    this.signal(this.gen, () => this.options.onError?.(error));
+  }
+
+  private refused(gen: number, error: unknown): void {
+    if (gen !== this.gen) return;
+    const e = wireError(error);
+    if (this.resumed && e.status === 428) {
+      this.suspend();
+      this.parked = true;
+      return;
+    }
+    this.signal(gen, () => this.options.onError?.(e));
+  }
+
+  private end(): void {
+    this.ended = true;
+    this.host = undefined;
+    this.link.gone(this);
+    this.options.onEnd?.();
+  }
+
+  /** Queues `fn` behind the pages already sent, so errors and ends keep their place. */
+  private signal(gen: number, fn: () => unknown): void {
+    const step = this.queue.then(() => {
+      if (gen === this.gen) safely(fn);
+    });
+    this.queue = step;
+    void this.link.track(step);
+  }
+
+  private page(gen: number, value: unknown, eventId?: string): Promise<void> {
+    if (gen !== this.gen) return Promise.resolve();
+    this.resumed = false;
+    let json: string;
+    try {
+      json = toWire(value);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const fate = this.fate();
+    const step = this.queue.then(() => this.take(gen, json, eventId, fate));
+    this.queue = step;
+    return this.link.track(step);
+  }
+
+  /** Draws drop, duplicate and delay, always in this order so a seed replays. */
+  private fate(): Fate {
+    const dice = this.link.dice();
+    const dropped = dice.drop();
+    const twice = dice.duplicate();
+    const delay = dice.delay();
+    return { dropped, twice: twice && !dropped, due: delay > 0 ? Date.now() + delay : 0 };
+  }
+
+  private async take(gen: number, json: string, eventId: string | undefined, fate: Fate): Promise<void> {
+    if (gen !== this.gen) return;
+    if (fate.dropped) {
+      this.link.stats.pagesDropped++;
+      return;
+    }
+    if (fate.due > 0) await this.link.sleep(fate.due - Date.now());
+    await this.hand(gen, json, eventId);
+    if (!fate.twice || gen !== this.gen) return;
+    this.link.stats.pagesDuplicated++;
+    await this.hand(gen, json, eventId);
+  }
+
+  /** Hands one page over; the cursor moves only once the subscriber took it. */
+  private async hand(gen: number, json: string, eventId: string | undefined): Promise<void> {
+    if (gen !== this.gen) return;
+    this.link.stats.pagesDelivered++;
+    this.link.stats.bytesIn += json.length;
+    try {
+      await this.options.onData(fromWire(json), eventId);
+    } catch {
+      // A page that did not land leaves the cursor where it was: a resume offers it again.
+      return;
+    }
+    if (eventId !== undefined) this.lastEventId = eventId;
+  }
+}

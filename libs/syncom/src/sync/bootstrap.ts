@@ -1,0 +1,82 @@
+import { SyncomError } from '../errors';
+import { applyOp, type Entry, isEntry, isHidden, joinEntries, readEntry } from '../crdt';
+import type { SyncLink } from '../link/contract';
+import { FLAG_GRANTED } from '../log/op-log';
+import type { Vector } from '../op/types';
+import type { Via } from '../storage/commit';
+import type { Storage } from '../storage/storage';
+import type { SnapshotPage } from './snapshot';
+
+/** Read a streamed snapshot page: NDJSON, one entry a line. */
+async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
+  if (!link.stream) throw new SyncomError('PAGE_FAILED', 'the host streamed a page to a link that cannot stream');
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of link.stream(id)) text += decoder.decode(chunk, { stream: true });
+  text += decoder.decode();
+  return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown);
+}
+
+/** Join one page as one batch of merge ops of this node's own, signed (BOOT-4, SIG-22). */
+function joinPage(storage: Storage, entries: unknown[], host: string, via: Via): Promise<void>[] {
+  const { committer, clock } = storage.parts;
+  const out: Promise<void>[] = [];
+  for (const raw of entries) {
+    const id = (raw as Entry)?.id;
+    if (typeof id !== 'string' || !isEntry(raw, id)) throw new SyncomError('PAGE_FAILED', 'a snapshot page carries a malformed entry');
+    if (storage.isSealed(id)) continue;
+    clock.observe(raw.latest[0]);
+    const current = committer.current(id);
+    const joined = current ? joinEntries(current, raw) : raw;
+    const scope = isHidden(joined) ? storage.scopeOf(id) : safeScope(storage, id, joined);
+    const op = storage.makeOp({ type: 'merge', id, from: host, data: raw as never }, scope);
+    out.push(committer.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
+  }
+  return out;
+}
+
+function safeScope(storage: Storage, id: string, e: Entry): string {
+  try {
+    return storage.scopeFor(id, readEntry(e));
+  } catch {
+    return '*';
+  }
+}
+
+/** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen. */
+function adopt(storage: Storage, host: string, vector: Vector, via: Via): Promise<void> {
+  const op = storage.makeOp({ type: 'advance', id: host, from: host, vector }, '*');
+  return storage.parts.committer.submit({ op, flags: FLAG_GRANTED, via });
+}
+
+/**
+ * Bootstrap from a host (Bootstrap): page through its snapshot, join each
+ * page as one batch, adopt its vector as of the first page, and return the
+ * event id to re-subscribe from (BOOT-6) with the count of records joined.
+ */
+export async function runBootstrap(o: {
+  storage: Storage; link: SyncLink; host: string; url: string; scopes: string[];
+  progress(received: number, total: number): void;
+}): Promise<{ eventId: string; records: number }> {
+  const via = { url: o.url, node: o.host };
+  let token: string | undefined;
+  let offset = 0;
+  let eventId = '';
+  let records = 0;
+  for (;;) {
+    const page = (await o.link.call('snapshot', { token, offset, scopes: o.scopes, stream: !!o.link.stream })) as SnapshotPage;
+    if (typeof page?.token !== 'string') throw new SyncomError('PAGE_FAILED', 'the host answered snapshot with no page');
+    const entries = page.stream ? await readStream(o.link, page.stream) : (page.entries ?? []);
+    const joins = joinPage(o.storage, entries, o.host, via);
+    if (token === undefined) {
+      eventId = typeof page.eventId === 'string' ? page.eventId : '';
+      if (page.vector) joins.push(adopt(o.storage, o.host, page.vector, via));
+    }
+    await Promise.all(joins);
+    records += entries.length;
+    o.progress(records, page.total);
+    token = page.token;
+    if (page.next === null || page.next === undefined) return { eventId, records };
+    offset = page.next;
+  }
+}

@@ -1,0 +1,346 @@
+import { SyncomError } from '../errors';
+import type { LinkEvent, Subscription, SyncLink } from '../link/contract';
+import type { LogEntry } from '../log/op-log';
+import { mergeVectors } from '../log/vector';
+import { FLAG_SEALED, packOps, unpackOps } from '../op';
+import { opStreamKey, type Vector } from '../op/types';
+import { applyPeerOps, type PeerApplyResult } from '../storage/peer';
+import { runBootstrap } from './bootstrap';
+import { checkHelloAnswer } from './hello';
+import type { SyncManager } from './manager';
+import type { NodeRecord } from './registry';
+import { allowedScopes } from './scopes';
+import { ownStreamChecks } from './own-streams';
+
+const MAX_BACKOFF = 60_000;
+const codeOf = (e: unknown) => (e as { code?: string })?.code;
+const statusOf = (e: unknown) => (e as { status?: number })?.status;
+
+/**
+ * The dialing side of one registered node (Protocol): hello then push, the
+ * changes subscription resumed from the saved cursor, bootstrap, recovery.
+ * Pushes take turns on one chain (LIFE-21).
+ */
+export class Dialer {
+  link?: SyncLink;
+  connected = false;
+  subscribed = false;
+  behind = false;
+  stuck = false;
+  lastError: SyncomError | null = null;
+  hv: Vector = {};
+  private chain: Promise<unknown> = Promise.resolve();
+  private pages: Promise<void> = Promise.resolve();
+  private outbox: LogEntry[] = [];
+  private sub?: Subscription;
+  private gen = 0;
+  private greeted = false;
+  private loops = 0;
+  private looped = false;
+  private failures = 0;
+  private backoff = 0;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private readonly listeners: [LinkEvent, () => void][] = [
+    ['close', () => this.onClose()],
+    ['reconnect', () => void this.handshake(true)],
+  ];
+  private readonly onAppend = (from: number, to: number) => this.relay(from, to);
+
+  constructor(private readonly m: SyncManager, readonly rec: NodeRecord) {}
+
+  private get storage() { return this.m.storage; }
+  private get pageSize() { return this.m.options.pageSize ?? 500; }
+
+  /** Connect, greet, subscribe (PROTO-2). */
+  async start(): Promise<void> {
+    try {
+      const ok = (await this.m.options.hooks?.beforeConnect?.(structuredClone(this.rec))) ?? true;
+      if (!ok || this.stopped) return;
+      const link = await (this.m.options.connect as NonNullable<typeof this.m.options.connect>)(structuredClone(this.rec));
+      if (this.stopped) return link.close();
+      this.link = link;
+      for (const [ev, l] of this.listeners) link.on(ev, l);
+      this.m.events.emit('connect', { url: this.rec.url });
+      this.storage.parts.log.appended.add(this.onAppend);
+      await this.handshake(false);
+      if (this.greeted) this.subscribe(this.rec.cursor);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Close the link at once (REG-3, LIFE-2). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.storage.parts.log.appended.delete(this.onAppend);
+    this.sub?.unsubscribe();
+    this.gen++;
+    if (this.link) {
+      for (const [ev, l] of this.listeners) this.link.off(ev, l);
+      this.link.close();
+      if (this.connected) this.emitPeer(false, false);
+    }
+    this.connected = false;
+    this.subscribed = false;
+    await this.chain.catch(() => undefined);
+    await this.pages.catch(() => undefined);
+  }
+
+  state() {
+    const r = this.rec;
+    return {
+      url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.subscribed, cursor: r.cursor, lastSync: r.lastSync,
+      pending: this.outbox.length, behind: this.behind, stuck: this.stuck, lastError: this.lastError,
+    };
+  }
+
+  /** Take a turn on the push chain. */
+  private turn<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.catch(() => undefined).then(fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** hello then push what the host lacks (PROTO-4, PROTO-5, PROTO-13). */
+  handshake(reconnected: boolean): Promise<void> {
+    if (reconnected) this.looped = false;
+    return this.turn(async () => {
+      if (this.stopped || !this.link) return;
+      try {
+        await this.hello(reconnected);
+        await this.pushLacking();
+      } catch (e) {
+        await this.failed(e);
+      }
+    });
+  }
+
+  private async hello(reconnected: boolean): Promise<void> {
+    const { storage, rec } = this;
+    const log = storage.parts.log;
+    const hello = { node: storage.id, vector: log.vector, epoch: log.epoch, schema: this.m.schemaInfo(), scopes: rec.scopes, token: rec.token };
+    const ans = checkHelloAnswer(await (this.link as SyncLink).call('hello', hello));
+    this.hv = { ...ans.vector };
+    rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
+    this.greeted = true;
+    this.connected = true;
+    this.m.checkDrift(ans.node, ans.schema);
+    const checks = ownStreamChecks(storage, this.hv, rec.url);
+    for (const e of checks.errors) this.report(e);
+    if (checks.rewound) rec.cursor = null;
+    this.ack();
+    await this.m.registry.save(rec);
+    this.emitPeer(true, reconnected);
+    if (checks.rewound && this.sub) this.subscribe(null);
+  }
+
+  private emitPeer(connected: boolean, reconnected: boolean): void {
+    this.m.events.emit('peer', { url: this.rec.url, connected, node: this.rec.remote.id, reconnected, schema: this.rec.remote.schema });
+  }
+
+  /** Whether an op should go to this host, and the host lacks it by its vector. */
+  private lacks(e: LogEntry): boolean {
+    const op = e.op;
+    const host = this.rec.remote.id;
+    if (e.flags & FLAG_SEALED || op.origin === host || op.from === host) return false;
+    const allowed = allowedScopes(this.rec.scopes);
+    if (allowed !== 'all' && !allowed.has(op.scope ?? '*')) return false;
+    return (this.hv[opStreamKey(op)] ?? 0) < op.seq;
+  }
+
+  /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
+  private async pushLacking(): Promise<void> {
+    this.outbox = [];
+    const log = this.storage.parts.log;
+    const lacking = log.read(log.floor).filter((e) => this.lacks(e));
+    await this.pushEntries(lacking);
+    this.behind = false;
+    this.backoff = 0;
+  }
+
+  private async pushEntries(entries: LogEntry[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += this.pageSize) {
+      const page = entries.slice(i, i + this.pageSize).filter((e) => this.lacks(e));
+      if (page.length === 0) continue;
+      const ans = (await (this.link as SyncLink).call('push', { ops: packOps(page.map((e) => e.op)) })) as Partial<PeerApplyResult> & { vector?: Vector };
+      this.hv = mergeVectors(this.hv, ans?.vector ?? {});
+      this.loops = 0;
+      this.ack();
+      this.rec.lastSync = this.storage.parts.clock.now();
+      const { applied = 0, skipped = 0, duplicates = 0, gaps = 0, malformed = 0, unsigned = 0, forged = 0 } = ans ?? {};
+      this.m.events.emit('sync', { url: this.rec.url, pushed: page.length, received: 0, applied, skipped, duplicates, gaps, malformed, unsigned, forged });
+      if (gaps > 0) this.behind = true;
+    }
+    void this.m.registry.save(this.rec).catch(() => undefined);
+  }
+
+  /** Own ops the host holds, per own stream, saved with the registry (LOG-17). */
+  private ack(): void {
+    const id = this.storage.id;
+    for (const [k, n] of Object.entries(this.hv)) if (k === id || k.startsWith(`${id}@`)) this.rec.acked[k] = n;
+  }
+
+  /** New log entries: relay what the host lacks; a sign of life for a behind peer (HOST-16). */
+  private relay(from: number, to: number): void {
+    if (!this.greeted || this.stopped) return;
+    if (this.behind) return void this.recover(false);
+    const entries = this.storage.parts.log.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
+    if (entries.length === 0) return;
+    this.outbox.push(...entries);
+    if (this.outbox.length > (this.m.options.maxOutbox ?? 10_000)) {
+      this.outbox = [];
+      this.behind = true;
+      return void this.recover(false);
+    }
+    void this.turn(async () => {
+      const batch = this.outbox.splice(0);
+      try {
+        await this.pushEntries(batch);
+      } catch (e) {
+        await this.failed(e);
+      }
+    });
+  }
+
+  /** Push what the host lacks from its vector; backed off after a failed recovery (HOST-17). */
+  recover(now: boolean): Promise<void> {
+    if (!this.greeted || this.stopped) return Promise.resolve();
+    if (!now && this.backoff > 0) {
+      if (!this.timer) this.timer = setTimeout(() => { this.timer = undefined; void this.recover(true); }, this.backoff);
+      this.timer.unref?.();
+      return Promise.resolve();
+    }
+    return this.turn(async () => {
+      try {
+        await this.pushLacking();
+      } catch (e) {
+        this.backoff = Math.min(MAX_BACKOFF, this.backoff ? this.backoff * 2 : 1000);
+        await this.failed(e);
+      }
+    });
+  }
+
+  /** A call failed: 428 greets again, a limit drops the outbox, a lost link waits for reconnect. */
+  private async failed(e: unknown): Promise<void> {
+    const status = statusOf(e);
+    if (status === 428) return this.regreet();
+    if (status === 413 || status === 429) {
+      this.outbox = [];
+      this.behind = true;
+      this.backoff ||= 1000;
+      this.report(new SyncomError(codeOf(e) ?? 'LIMITED', (e as Error).message, { status, url: this.rec.url }));
+      return void this.recover(false);
+    }
+    this.behind = true;
+    this.fail(e);
+  }
+
+  /** Five 428s to fresh hellos in a row: HANDSHAKE_LOOP, once, until the link reconnects (LIFE-22). */
+  private async regreet(): Promise<void> {
+    this.greeted = false;
+    if (this.looped) return;
+    if (++this.loops >= 5) {
+      this.looped = true;
+      this.report(new SyncomError('HANDSHAKE_LOOP', 'the host answered 428 to five fresh hellos in a row', { status: 428, url: this.rec.url }));
+      return;
+    }
+    await this.hello(false);
+    await this.pushLacking();
+  }
+
+  private fail(e: unknown): void {
+    const code = codeOf(e);
+    if (code === 'LINK_DOWN' || code === 'LINK_TIMEOUT') { this.lastError = e as SyncomError; return; }
+    this.report(e instanceof SyncomError ? e : new SyncomError(code ?? 'SYNC_FAILED', (e as Error)?.message ?? String(e), { status: statusOf(e), cause: e }));
+  }
+
+  private report(e: SyncomError): void {
+    e.url ??= this.rec.url;
+    this.lastError = e;
+    this.m.events.emit('error', e);
+  }
+
+  private onClose(): void {
+    const was = this.connected;
+    this.connected = false;
+    this.greeted = false;
+    if (was) this.emitPeer(false, false);
+  }
+
+  /** (Re)open the changes subscription from a cursor; pages of an older one are dropped. */
+  private subscribe(cursor: string | null): void {
+    this.sub?.unsubscribe();
+    const gen = ++this.gen;
+    this.subscribed = true;
+    this.sub = (this.link as SyncLink).subscribe('changes', { scopes: this.rec.scopes }, {
+      lastEventId: cursor ?? undefined,
+      onData: (v, id) => {
+        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen));
+        this.pages = next;
+        return next;
+      },
+      onError: (e) => { if (gen === this.gen) { this.subscribed = false; void this.failed(e); } },
+      onEnd: () => { if (gen === this.gen) this.subscribed = false; },
+    });
+  }
+
+  /** Take one changes page: apply, then save the cursor; a break reopens from the saved cursor (PROTO-14). */
+  private async take(value: unknown, eventId: string | undefined, gen: number): Promise<void> {
+    if (gen !== this.gen || this.stopped || this.stuck) return;
+    const page = value as { bootstrap?: boolean; ops?: unknown };
+    if (page?.bootstrap) return this.bootstrap(gen);
+    const { ops, malformed } = unpackOps(page?.ops);
+    const res = await applyPeerOps(this.storage, ops, { via: { url: this.rec.url, node: this.rec.remote.id ?? '' }, feedHost: this.rec.remote.id ?? undefined });
+    if (res.refused) return this.pageFailed(res.refused);
+    for (const e of res.errors) this.report(e);
+    this.failures = 0;
+    this.m.events.emit('sync', { url: this.rec.url, pushed: 0, received: ops.length + malformed, applied: res.applied, skipped: res.skipped, duplicates: res.duplicates, gaps: res.gaps, malformed: res.malformed + malformed, unsigned: res.unsigned, forged: res.forged });
+    if (res.gaps > 0 || eventId === undefined) {
+      if (res.gaps > 0) this.subscribe(this.rec.cursor);
+    } else {
+      this.rec.cursor = eventId;
+      this.rec.lastSync = this.storage.parts.clock.now();
+      await this.m.registry.save(this.rec);
+    }
+    if (this.behind) void this.recover(false);
+  }
+
+  /** A page that cannot be applied: PAGE_FAILED, then STUCK at the third in a row (PROTO-15, PROTO-16). */
+  private pageFailed(cause: SyncomError): void {
+    this.failures++;
+    const cursor = this.rec.cursor;
+    this.report(new SyncomError('PAGE_FAILED', `a changes page could not be applied: ${cause.message}`, { cursor, attempt: this.failures, cause, url: this.rec.url }));
+    if (this.failures >= 3) {
+      this.stuck = true;
+      this.sub?.unsubscribe();
+      this.gen++;
+      this.subscribed = false;
+      this.report(new SyncomError('STUCK', 'three pages in a row failed: nothing past this page is taken until the node is disabled and enabled again', { cursor, url: this.rec.url }));
+      return;
+    }
+    this.subscribe(cursor);
+  }
+
+  /** Switch to snapshot, then re-subscribe from the first page's event id (BOOT-1, BOOT-6). */
+  private async bootstrap(gen: number): Promise<void> {
+    this.sub?.unsubscribe();
+    this.gen++;
+    const url = this.rec.url;
+    const allowed = (await this.m.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(this.rec.remote) })) ?? true;
+    if (!allowed || gen + 1 !== this.gen) return;
+    try {
+      const { eventId, records } = await runBootstrap({
+        storage: this.storage, link: this.link as SyncLink, host: this.rec.remote.id ?? '', url, scopes: this.rec.scopes,
+        progress: (received, total) => this.m.events.emit('progress', { url, received, total }),
+      });
+      this.rec.cursor = eventId || null;
+      await this.m.registry.save(this.rec);
+      this.m.events.emit('bootstrap', { url, records });
+      if (!this.stopped) this.subscribe(this.rec.cursor);
+    } catch (e) {
+      await this.failed(e);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import { SyncomError } from '../errors';
+import type { Vector } from '../op/types';
+import type { SchemaInfo } from '../schema';
+
+/** What a dialer sends in hello (PROTO-4, SCHEMA-1). */
+export interface Hello {
+  node: string;
+  vector: Vector;
+  epoch: string;
+  schema: SchemaInfo | null;
+  scopes: string[];
+  token?: string;
+}
+
+/** What the host answers. */
+export interface HelloAnswer {
+  node: string;
+  vector: Vector;
+  epoch: string;
+  floor: number;
+  schema: SchemaInfo | null;
+}
+
+const isStr = (x: unknown, max = 1024): x is string => typeof x === 'string' && x.length > 0 && x.length <= max;
+const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+function isVector(x: unknown): x is Vector {
+  return isObj(x) && Object.entries(x).every(([k, v]) => k.length > 0 && k !== '__proto__' && Number.isSafeInteger(v) && (v as number) >= 0);
+}
+
+function isSchema(x: unknown): x is SchemaInfo | null {
+  return x === null || (isObj(x) && Number.isSafeInteger(x.version) && isStr(x.hash, 256));
+}
+
+/** Check a hello or its answer from the far side; never throws anything but a 400 SyncomError. */
+export function checkHello(x: unknown): Hello {
+  const bad = (why: string) => new SyncomError('BAD_HELLO', `hello: ${why}`, { status: 400 });
+  if (!isObj(x)) throw bad('not an object');
+  if (!isStr(x.node, 128)) throw bad('node is no id');
+  if (!isVector(x.vector)) throw bad('vector is no version vector');
+  if (!isStr(x.epoch, 64)) throw bad('epoch is missing');
+  const schema = x.schema ?? null;
+  if (!isSchema(schema)) throw bad('schema is neither null nor { version, hash }');
+  const scopes = x.scopes ?? ['*'];
+  if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => isStr(s, 128))) throw bad('scopes is no list of names');
+  if (x.token !== undefined && x.token !== null && typeof x.token !== 'string') throw bad('token is not a string');
+  const hello: Hello = { node: x.node, vector: x.vector, epoch: x.epoch, schema, scopes: scopes as string[] };
+  if (typeof x.token === 'string') hello.token = x.token;
+  return hello;
+}
+
+/** Check the host's answer to hello. */
+export function checkHelloAnswer(x: unknown): HelloAnswer {
+  const h = checkHello({ ...(isObj(x) ? x : {}), scopes: ['*'] });
+  const floor = (x as { floor?: unknown }).floor;
+  return { node: h.node, vector: h.vector, epoch: h.epoch, schema: h.schema, floor: Number.isSafeInteger(floor) ? (floor as number) : 0 };
+}

@@ -1,0 +1,161 @@
+import { SyncomError } from '../errors';
+import type { HostUnit, SubscribeOptions, Subscription } from '../link/contract';
+import { publicKeyOf, unpackOps } from '../op';
+import type { Vector } from '../op/types';
+import { applyPeerOps } from '../storage/peer';
+import type { Storage } from '../storage/storage';
+import { Feed } from './feed';
+import { checkHello, type Hello } from './hello';
+import { checkLimits, type Limits, TokenBucket } from './limits';
+import type { SyncManager } from './manager';
+import { allowedScopes, opInScope, servedScopes } from './scopes';
+import { SnapshotPager } from './snapshot';
+
+/** storage.sync.unit()'s options (Hosting). */
+export interface UnitOptions {
+  access?: 'session' | 'public';
+  authorize?: (context: object, hello: Hello) => boolean | Promise<boolean>;
+  /** Shapes a subscription item; the built-in passes the page as it is, with its event id beside it. */
+  tracked?: (data: unknown, eventId: string) => unknown;
+  pageSize?: number;
+  pageBytes?: number;
+  limits?: Limits;
+  meta?: Record<string, unknown>;
+}
+
+/** A greeted peer on one connection. */
+export interface Session {
+  node: string;
+  scopes: string[];
+  url: string;
+  bucket?: TokenBucket;
+}
+
+const session428 = () => new SyncomError('HELLO_REQUIRED', 'no current hello on this connection: greet again', { status: 428 });
+
+/**
+ * The unit of procedures a host mounts (HOST-1): hello, push, changes and
+ * snapshot, over any link. Sessions live on the connection's context object.
+ */
+export class SyncUnit implements HostUnit {
+  readonly access: 'session' | 'public';
+  readonly meta?: Record<string, unknown>;
+  private readonly sessions = new WeakMap<object, Session>();
+  private readonly feeds = new Map<object, Set<Feed>>();
+  private readonly pager: SnapshotPager;
+  private readonly pageSize: number;
+  private readonly pageBytes: number;
+
+  constructor(private readonly storage: Storage, private readonly manager: SyncManager, private readonly o: UnitOptions = {}) {
+    this.access = o.access ?? 'session';
+    this.meta = o.meta;
+    this.pageSize = o.pageSize ?? 500;
+    this.pageBytes = o.pageBytes ?? 4 * 1024 * 1024;
+    this.pager = new SnapshotPager(storage, storage.parts.clock.now);
+  }
+
+  async call(method: string, args: unknown, context: object): Promise<unknown> {
+    if (method === 'hello') return this.hello(args, context);
+    const s = this.session(context);
+    if (method === 'push') return this.push(args, s);
+    if (method === 'snapshot') return this.snapshot(args, s);
+    throw new SyncomError('UNKNOWN_METHOD', `no procedure ${String(method)}`, { status: 404 });
+  }
+
+  subscribe(method: string, args: unknown, context: object, options: SubscribeOptions): Subscription {
+    try {
+      if (method !== 'changes') throw new SyncomError('UNKNOWN_METHOD', `no subscription ${String(method)}`, { status: 404 });
+      return this.changes(args, this.session(context), context, options);
+    } catch (e) {
+      queueMicrotask(() => options.onError?.(e));
+      return { unsubscribe: () => undefined };
+    }
+  }
+
+  stream(id: string): AsyncIterable<Uint8Array> {
+    return this.pager.stream(id);
+  }
+
+  disconnect(context: object): void {
+    this.sessions.delete(context);
+    for (const f of this.feeds.get(context) ?? []) f.close();
+    this.feeds.delete(context);
+  }
+
+  /** Every live changes feed (LIFE-5). */
+  hosted(): { node: string; scopes: string[]; since: number; cursor: string }[] {
+    return [...this.feeds.values()].flatMap((set) => [...set].map((f) => ({ ...f.info })));
+  }
+
+  private session(context: object): Session {
+    const s = this.sessions.get(context);
+    if (!s) throw session428();
+    return s;
+  }
+
+  private async hello(args: unknown, context: object): Promise<unknown> {
+    const hello = checkHello(args);
+    const ctx = context as { session?: unknown };
+    if (this.access === 'session' && !ctx.session) throw new SyncomError('UNAUTHORIZED', 'this host needs an authenticated session', { status: 401 });
+    if (this.manager.signatures === 'require' && !publicKeyOf(hello.node)) {
+      throw new SyncomError('UNSIGNED', 'this host requires signatures and the node id is no key', { status: 403 });
+    }
+    let ok = true;
+    try { ok = this.o.authorize ? (await this.o.authorize(context, hello)) !== false : true; } catch { ok = false; }
+    if (!ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
+    const url = `peer:${hello.node}`;
+    const bucket = this.o.limits?.opsPerSecond ? new TokenBucket(this.o.limits.opsPerSecond, this.storage.parts.clock.now) : undefined;
+    this.sessions.set(context, { node: hello.node, scopes: hello.scopes, url, bucket });
+    this.manager.greeted(hello);
+    const log = this.storage.parts.log;
+    return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.schemaInfo() };
+  }
+
+  private async push(args: unknown, s: Session): Promise<unknown> {
+    const raw = (args as { ops?: unknown })?.ops;
+    if (!Array.isArray(raw)) throw new SyncomError('BAD_REQUEST', 'push takes { ops: [...] }', { status: 400 });
+    const limited = checkLimits(this.o.limits, raw, s.bucket);
+    if (limited) {
+      this.manager.limited(limited.code, s.node);
+      throw limited;
+    }
+    const { ops, malformed } = unpackOps(raw);
+    const allowed = allowedScopes(s.scopes);
+    const scopeOf = (id: string, d: Record<string, unknown>) => this.storage.scopeFor(id, d);
+    const res = await applyPeerOps(this.storage, ops, {
+      via: { url: s.url, node: s.node },
+      signatures: this.manager.signatures,
+      inScope: (op, entry) => opInScope(op, entry, allowed, scopeOf),
+    });
+    if (res.refused) throw Object.assign(res.refused, { status: 503 });
+    for (const [reason, count] of [['scope', res.outOfScope], ['forged', res.forged], ['unsigned', res.unsigned]] as const) {
+      if (count) this.manager.refused({ node: s.node, reason, count });
+    }
+    const { touched, errors: _e, refused: _r, ...counts } = res;
+    return { ...counts, malformed: counts.malformed + malformed, vector: touched as Vector };
+  }
+
+  private async snapshot(args: unknown, s: Session): Promise<unknown> {
+    const a = (args ?? {}) as { token?: unknown; offset?: unknown; stream?: unknown; scopes?: unknown };
+    return this.pager.page(a, servedScopes(a.scopes, s.scopes), this.pageSize, this.pageBytes);
+  }
+
+  private changes(args: unknown, s: Session, context: object, options: SubscribeOptions): Subscription {
+    const scopes = servedScopes((args as { scopes?: unknown })?.scopes, s.scopes);
+    const log = this.storage.parts.log;
+    const at = log.cursor(options.lastEventId);
+    const track = this.o.tracked ?? ((d: unknown) => d);
+    if (!at.ok) {
+      queueMicrotask(() => void options.onData(track({ bootstrap: true, reason: at.reason }, ''), undefined));
+      return { unsubscribe: () => undefined };
+    }
+    const feed = new Feed({
+      storage: this.storage, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, now: this.storage.parts.clock.now(),
+      send: (page, eventId) => options.onData(track(page, eventId), eventId),
+      bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),
+    });
+    const set = this.feeds.get(context) ?? new Set<Feed>();
+    this.feeds.set(context, set.add(feed));
+    return { unsubscribe: () => { feed.close(); set.delete(feed); } };
+  }
+}

@@ -1,0 +1,48 @@
+import { SyncomError } from '../errors';
+
+/** Per-peer push limits of a host unit (Hosting). */
+export interface Limits {
+  opsPerPush?: number;
+  bytesPerPush?: number;
+  opsPerSecond?: number;
+}
+
+/**
+ * A token bucket refilled at `rate` per second and holding one second's
+ * worth (HOST-12). A take that needs more than the bucket holds is refused
+ * whole and consumes nothing.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private at: number;
+
+  constructor(private readonly rate: number, private readonly now: () => number) {
+    this.tokens = rate;
+    this.at = now();
+  }
+
+  take(n: number): boolean {
+    const t = this.now();
+    this.tokens = Math.min(this.rate, this.tokens + ((t - this.at) / 1000) * this.rate);
+    this.at = t;
+    if (n > this.tokens) return false;
+    this.tokens -= n;
+    return true;
+  }
+}
+
+/** The limit refusal for a push page, or undefined when it passes (HOST-10, HOST-11, HOST-12). */
+export function checkLimits(limits: Limits | undefined, ops: unknown[], bucket: TokenBucket | undefined): SyncomError | undefined {
+  if (!limits) return undefined;
+  if (limits.opsPerPush !== undefined && ops.length > limits.opsPerPush) {
+    return new SyncomError('OPS_PER_PUSH', `a push of ${ops.length} ops is over opsPerPush ${limits.opsPerPush}`, { status: 413 });
+  }
+  if (limits.bytesPerPush !== undefined) {
+    const bytes = Buffer.byteLength(JSON.stringify(ops));
+    if (bytes > limits.bytesPerPush) return new SyncomError('BYTES_PER_PUSH', `a push of ${bytes} bytes is over bytesPerPush ${limits.bytesPerPush}`, { status: 413 });
+  }
+  if (bucket && !bucket.take(ops.length)) {
+    return new SyncomError('OPS_PER_SECOND', `over opsPerSecond ${limits.opsPerSecond}`, { status: 429 });
+  }
+  return undefined;
+}

@@ -1,0 +1,195 @@
+import { SyncomError } from '../errors';
+import type { SyncLink } from '../link/contract';
+import type { LogEntry } from '../log/op-log';
+import type { SegmentInfo } from '../log/files';
+import { opStreamKey } from '../op/types';
+import { schemaDrift, type SchemaInfo } from '../schema';
+import { Emitter } from '../storage/emitter';
+import type { Storage } from '../storage/storage';
+import { Dialer } from './dialer';
+import type { SyncEvents } from './events';
+import type { Hello } from './hello';
+import { SyncUnit, type UnitOptions } from './host';
+import { newNodeRecord, type NodeRecord, Registry } from './registry';
+
+/** The dialer's options under open({ sync }) (Options). */
+export interface DialOptions {
+  connect?: (node: NodeRecord) => SyncLink | Promise<SyncLink>;
+  autoStart?: boolean;
+  maxOutbox?: number;
+  pageSize?: number;
+  signatures?: 'verify' | 'require' | false;
+  hooks?: {
+    beforeConnect?: (node: NodeRecord) => boolean | Promise<boolean>;
+    beforeBootstrap?: (ctx: { url: string; remote: NodeRecord['remote'] }) => boolean | Promise<boolean>;
+  };
+}
+
+/**
+ * storage.sync (Sync): the registry, the dialer of each registered node, the
+ * host units, and the events of both roles.
+ */
+export class SyncManager {
+  readonly events: Emitter<SyncEvents>;
+  readonly registry: Registry;
+  private readonly dialers = new Map<string, Dialer>();
+  private readonly units = new Set<SyncUnit>();
+  private started = false;
+
+  constructor(readonly storage: Storage, readonly options: DialOptions) {
+    this.events = new Emitter<SyncEvents>();
+    this.registry = new Registry(storage.parts.backend, !!storage.parts.options.durable);
+  }
+
+  /** Load the registry; pin own ops for the registered nodes (LOG-16). */
+  async init(): Promise<void> {
+    await this.registry.load((e) => this.events.emit('error', e));
+    if (this.options.connect) this.storage.parts.log.options.pinned = (s, entries) => this.pinned(s, entries);
+  }
+
+  get signatures(): 'verify' | 'require' | false {
+    return this.options.signatures ?? 'verify';
+  }
+
+  on<K extends keyof SyncEvents>(event: K, listener: (...args: SyncEvents[K]) => void): () => void {
+    return this.events.on(event, listener);
+  }
+
+  off<K extends keyof SyncEvents>(event: K, listener: (...args: SyncEvents[K]) => void): void {
+    this.events.off(event, listener);
+  }
+
+  /** The scope of a record, by the storage's scope function. */
+  scope(id: string, data: Record<string, unknown>): string {
+    return this.storage.scopeFor(id, data);
+  }
+
+  /** The unit a host mounts (HOST-1). */
+  unit(options: UnitOptions = {}): SyncUnit {
+    const u = new SyncUnit(this.storage, this, options);
+    this.units.add(u);
+    return u;
+  }
+
+  /** Every live changes feed on the hosting side (LIFE-5). */
+  hosted() {
+    return [...this.units].flatMap((u) => u.hosted());
+  }
+
+  /** Register (or update) a node and dial it when sync runs (REG-1, REG-2). */
+  async addNode(input: { url: string; token?: string; scopes?: string[] }): Promise<void> {
+    const fresh = newNodeRecord(input);
+    const had = this.registry.nodes.get(fresh.url);
+    const rec = had ? { ...had, token: fresh.token, scopes: fresh.scopes } : fresh;
+    this.registry.nodes.set(rec.url, rec);
+    await this.registry.save(rec);
+    this.events.emit('node', { url: rec.url, action: 'add' });
+    if (this.started && rec.enabled) this.dial(rec);
+  }
+
+  /** Keep a node but stop (false) or resume (true) dialing it; disabling closes its link at once (REG-3). */
+  async enableNode(url: string, enabled: boolean): Promise<void> {
+    const rec = this.node(url);
+    rec.enabled = enabled;
+    await this.registry.save(rec);
+    this.events.emit('node', { url, action: enabled ? 'enable' : 'disable' });
+    await this.dialers.get(url)?.stop();
+    this.dialers.delete(url);
+    if (enabled && this.started) this.dial(rec);
+  }
+
+  /** Unregister a node and delete its file (REG-4). */
+  async removeNode(url: string): Promise<void> {
+    this.node(url);
+    await this.dialers.get(url)?.stop();
+    this.dialers.delete(url);
+    await this.registry.remove(url);
+    this.events.emit('node', { url, action: 'remove' });
+  }
+
+  /** The registered nodes (REG-5, LOG-17). */
+  listNodes(): NodeRecord[] {
+    return [...this.registry.nodes.values()].map((r) => structuredClone(r));
+  }
+
+  /** Dial every enabled node (LIFE-1). */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const rec of this.registry.nodes.values()) if (rec.enabled) this.dial(rec);
+    this.events.emit('start');
+  }
+
+  /** Close every link (LIFE-2). */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await Promise.all([...this.dialers.values()].map((d) => d.stop()));
+    this.dialers.clear();
+    this.events.emit('stop');
+  }
+
+  /** Push what each peer lacks right now (LIFE-3). */
+  async sync(): Promise<void> {
+    await Promise.all([...this.dialers.values()].map((d) => d.recover(true)));
+  }
+
+  /** Each dialed peer's state (LIFE-4). */
+  peers() {
+    return [...this.dialers.values()].map((d) => d.state());
+  }
+
+  /** Wait for pending registry writes (close). */
+  async flush(): Promise<void> {
+    await this.registry.flush();
+  }
+
+  /** This node's schema as hello carries it (SCHEMA-1). */
+  schemaInfo(): SchemaInfo | null {
+    return this.storage.parts.schema?.info() ?? null;
+  }
+
+  /** Drift: the same version with another hash is reported on the storage (SCHEMA-5). */
+  checkDrift(peer: string, schema: SchemaInfo | null): void {
+    const local = this.schemaInfo();
+    if (!schema || !schemaDrift(local, schema)) return;
+    console.warn(`syncom: schema drift with ${peer}: version ${schema.version}, hash ${schema.hash} here ${local?.hash}`);
+    this.storage.parts.events.emit('schema', { kind: 'drift', peer, version: schema.version, hash: schema.hash, local });
+  }
+
+  /** A host unit greeted a peer (LIFE-14). */
+  greeted(hello: Hello): void {
+    this.checkDrift(hello.node, hello.schema);
+    this.events.emit('hello', { node: hello.node, scopes: hello.scopes, schema: hello.schema });
+  }
+
+  refused(e: SyncEvents['refused'][0]): void {
+    this.events.emit('refused', e);
+  }
+
+  limited(reason: string, node: string): void {
+    this.events.emit('limited', { node, reason });
+  }
+
+  private node(url: string): NodeRecord {
+    const rec = this.registry.nodes.get(url);
+    if (!rec) throw new SyncomError('NOT_FOUND', `no registered node ${url}`, { url });
+    return rec;
+  }
+
+  private dial(rec: NodeRecord): void {
+    if (!this.options.connect || this.dialers.has(rec.url)) return;
+    const d = new Dialer(this, rec);
+    this.dialers.set(rec.url, d);
+    void d.start();
+  }
+
+  /** Whether retention must keep a segment: it holds an own op an enabled registered node lacks (LOG-16, LOG-21). */
+  private pinned(_s: SegmentInfo, entries: readonly LogEntry[]): boolean {
+    const nodes = [...this.registry.nodes.values()].filter((r) => r.enabled);
+    if (nodes.length === 0) return false;
+    return entries.some((e) => e.op.origin === this.storage.id && e.op.from === undefined && nodes.some((r) =>
+      (r.scopes.includes('*') || r.scopes.includes(e.op.scope ?? '*') || (e.op.scope ?? '*') === '*')
+      && (r.acked[opStreamKey(e.op)] ?? 0) < e.op.seq));
+  }
+}

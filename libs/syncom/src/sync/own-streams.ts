@@ -1,0 +1,39 @@
+import { SyncomError } from '../errors';
+import { opStreamKey, type Vector } from '../op/types';
+import type { Storage } from '../storage/storage';
+
+/**
+ * At hello, compare the host's vector with this node's own streams (The log):
+ * - the host holds more of an own stream than the log does: the directory was
+ *   restored from an older copy (REWOUND, LOG-22). The stream moves past what
+ *   the host holds, so nothing minted collides (LOG-23); the caller bootstraps.
+ * - the host lacks own ops the log no longer holds (UNDELIVERABLE, LOG-20).
+ */
+export function ownStreamChecks(storage: Storage, hv: Vector, url: string): { errors: SyncomError[]; rewound: boolean } {
+  const { log, committer } = storage.parts;
+  const id = storage.id;
+  const own = (k: string) => (k === id || k.startsWith(`${id}@`)) && !k.includes('<');
+  const errors: SyncomError[] = [];
+  const ahead = Object.entries(hv).filter(([k, n]) => own(k) && n > (log.vector[k] ?? 0));
+  for (const [k, n] of ahead) {
+    log.vector[k] = n;
+    if (!((committer.pvec[k] ?? 0) >= n)) committer.pvec[k] = n;
+  }
+  if (ahead.length) {
+    errors.push(new SyncomError('REWOUND', `the host holds more of this node's own streams than its log: restored from an older copy? Bootstrapping from ${url}`, { url, streams: Object.fromEntries(ahead) }));
+  }
+  const oldest = new Map<string, number>();
+  for (const e of log.read(log.floor)) {
+    const k = opStreamKey(e.op);
+    if (own(k) && !oldest.has(k)) oldest.set(k, e.op.seq);
+  }
+  let lost = 0;
+  for (const [k, n] of Object.entries(log.vector)) {
+    if (!own(k)) continue;
+    const first = oldest.get(k) ?? n + 1;
+    const has = hv[k] ?? 0;
+    if (has < first - 1) lost += first - 1 - has;
+  }
+  if (lost > 0) errors.push(new SyncomError('UNDELIVERABLE', `${lost} own op(s) the host lacks are no longer in the log`, { url, count: lost }));
+  return { errors, rewound: ahead.length > 0 };
+}

@@ -1,0 +1,85 @@
+import { SyncomError } from '../errors';
+import type { Backend } from '../backend/types';
+import type { SchemaInfo } from '../schema';
+import type { Vector } from '../op/types';
+
+export const REMOTE_DIR = 'remote';
+
+/** A registered node, as listNodes() shows it and its file under remote/ keeps it (REG-5). */
+export interface NodeRecord {
+  url: string;
+  token?: string;
+  scopes: string[];
+  enabled: boolean;
+  lastSync: number | null;
+  /** The event id of the last changes page taken from this node. */
+  cursor: string | null;
+  /** This node's own ops the remote holds, per own stream key (LOG-17). */
+  acked: Vector;
+  remote: { id: string | null; epoch: string | null; schema: SchemaInfo | null };
+}
+
+/** The file of a node: its url percent-encoded (REG-6). */
+export const nodeFile = (url: string) => `${REMOTE_DIR}/${encodeURIComponent(url)}.json`;
+
+/** A fresh record for addNode(); scopes default to ['*'] (REG-1). */
+export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: unknown }): NodeRecord {
+  if (typeof input?.url !== 'string' || input.url.length === 0 || input.url.length > 1024) {
+    throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url: a non-empty string of at most 1024 characters');
+  }
+  if (input.token !== undefined && typeof input.token !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'a node token is a string');
+  const scopes = input.scopes ?? ['*'];
+  if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && s.length > 0)) {
+    throw new SyncomError('INVALID_ARGUMENT', 'scopes is a non-empty array of scope names');
+  }
+  const rec: NodeRecord = {
+    url: input.url, scopes: [...new Set(scopes as string[])], enabled: true, lastSync: null, cursor: null, acked: {},
+    remote: { id: null, epoch: null, schema: null },
+  };
+  if (input.token !== undefined) rec.token = input.token;
+  return rec;
+}
+
+/** The registry: one file per node under <path>/remote/ (The registry). */
+export class Registry {
+  readonly nodes = new Map<string, NodeRecord>();
+  private writes = new Map<string, Promise<void>>();
+
+  constructor(private readonly backend: Backend, private readonly durable: boolean) {}
+
+  /** Read every node file; an unreadable one is reported and skipped. */
+  async load(onError: (e: SyncomError) => void): Promise<void> {
+    await this.backend.mkdir(REMOTE_DIR);
+    for (const name of await this.backend.list(REMOTE_DIR)) {
+      if (!name.endsWith('.json')) continue;
+      try {
+        const rec = JSON.parse((await this.backend.read(`${REMOTE_DIR}/${name}`)) ?? '') as NodeRecord;
+        if (typeof rec?.url !== 'string') throw new Error('no url');
+        this.nodes.set(rec.url, { ...newNodeRecord(rec), ...rec, acked: rec.acked ?? {} });
+      } catch (e) {
+        onError(new SyncomError('OP_UNREADABLE', `registry file remote/${name} cannot be read`, { cause: e }));
+      }
+    }
+  }
+
+  /** Save a node's file; saves of one node are chained, never overlapping. */
+  save(rec: NodeRecord): Promise<void> {
+    const text = JSON.stringify(rec);
+    const prev = this.writes.get(rec.url) ?? Promise.resolve();
+    const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(rec.url), text, { durable: this.durable }));
+    this.writes.set(rec.url, next);
+    return next;
+  }
+
+  async remove(url: string): Promise<void> {
+    await (this.writes.get(url) ?? Promise.resolve()).catch(() => undefined);
+    this.nodes.delete(url);
+    this.writes.delete(url);
+    await this.backend.remove(nodeFile(url));
+  }
+
+  /** Wait for every pending save. */
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.writes.values()]);
+  }
+}

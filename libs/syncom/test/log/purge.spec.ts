@@ -1,0 +1,194 @@
+import type { MemoryBackend } from '../../src/backend';
+import { SyncomError } from '../../src/errors';
+import { hasPayload, isScrubbed, type Op, PAYLOAD_FIELDS, verifyOps } from '../../src/op';
+import type { Storage } from '../../src/storage';
+import { fileOps, freshBackend, logFile, logPaths, openBatches, openOn, recording, segmentFiles, T0 } from './helpers';
+
+const SECRET = 'SECRET-7f3a9c';
+
+/** Files (any kind) whose content holds the string. */
+function filesHolding(b: MemoryBackend, text: string): string[] {
+  return [...b.files()].filter(([, content]) => content.includes(text)).map(([p]) => p);
+}
+
+/** Every op of every log file, with the file it sits in. */
+function allLogOps(b: MemoryBackend): { path: string; op: Op }[] {
+  return logPaths(b).flatMap((path) => fileOps(b, path).filter((o): o is Op => o !== null).map((op) => ({ path, op })));
+}
+
+/**
+ * x written over five batches, y beside it: with rollAfter 3, positions 1-3
+ * are sealed into seg-1 and 4-6 sit in open/4.json when x is purged.
+ */
+async function setup(b: MemoryBackend | ReturnType<typeof recording>['backend']): Promise<Storage> {
+  const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 3 } } });
+  await s.set('x', { title: SECRET, body: `${SECRET}-body` });
+  await s.set('y', { title: 'keep-y', tags: 'plain' });
+  await s.update('x', { note: `${SECRET}-note` });
+  await Promise.all([
+    s.inc('x', `${SECRET}-counter`, 2),
+    s.add('x', 'tags', [`${SECRET}-tag`]),
+    s.update('y', { title: 'keep-y-2' }),
+  ]);
+  await s.parts.committer.idle();
+  return s;
+}
+
+describe('the log: purge scrubs the id from every log file', () => {
+  it('OPS-11, SIG-10, GUAR-20: purge strips payload and nonce of every entry of the id in open batches and sealed segments; header, sig and digest stay and still verify', async () => {
+    const b = await freshBackend();
+    const s = await setup(b);
+    expect(segmentFiles(b)).toEqual([1]);
+    expect(openBatches(b)).toEqual([4]);
+    const before = allLogOps(b);
+    const xBefore = before.filter((e) => e.op.id === 'x');
+    expect(xBefore.map((e) => [e.path, e.op.type])).toEqual([
+      ['log/seg-1.json', 'write'], ['log/seg-1.json', 'set'], ['log/open/4.json', 'inc'], ['log/open/4.json', 'add'],
+    ]);
+    expect(filesHolding(b, SECRET).filter((p) => p.startsWith('log/'))).toEqual(['log/open/4.json', 'log/seg-1.json']);
+
+    await s.purge('x');
+    await s.parts.committer.idle();
+
+    const after = allLogOps(b);
+    const xAfter = after.filter((e) => e.op.id === 'x');
+    expect(xAfter.map((e) => [e.path, e.op.type])).toEqual([
+      ['log/seg-1.json', 'write'], ['log/seg-1.json', 'set'], ['log/open/4.json', 'inc'], ['log/open/4.json', 'add'],
+      ['log/open/7.json', 'purge'],
+    ]);
+    for (const [i, { op }] of xAfter.slice(0, 4).entries()) {
+      const was = xBefore[i].op;
+      expect(isScrubbed(op)).toBe(true);
+      expect(hasPayload(op)).toBe(false);
+      for (const f of PAYLOAD_FIELDS) expect(op[f]).toBeUndefined();
+      expect(op.nonce).toBeUndefined();
+      // Header, sig and digest as they were.
+      const { data: _d, key: _k, value: _v, meta: _m, vector: _w, nonce: _n, ...header } = was;
+      expect(op).toEqual(header);
+      expect(op.sig).toBe(was.sig);
+      expect(op.digest).toBe(was.digest);
+      expect(op.digest).toEqual(expect.any(String));
+    }
+    expect(await verifyOps(xAfter.map((e) => e.op))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    // The other id's entries are untouched, byte for byte.
+    const packedY = (path: string) => logFile(b, path).ops.filter((p) => (p as unknown[])[4] === 'y');
+    expect(after.filter((e) => e.op.id === 'y')).toEqual(before.filter((e) => e.op.id === 'y'));
+    expect(packedY('log/seg-1.json')).toHaveLength(1);
+    expect(await verifyOps(after.map((e) => e.op))).toEqual(after.map(() => 'ok'));
+    // No file holds the purged data any more: log, records, index.
+    expect(filesHolding(b, SECRET)).toEqual([]);
+    expect(await s.get('x')).toBeUndefined();
+    expect(await s.has('x')).toBe(false);
+    expect(await s.get('y')).toEqual({ title: 'keep-y-2', tags: 'plain' });
+    await s.close();
+    expect(filesHolding(b, SECRET)).toEqual([]);
+  });
+
+  it('GUAR-20: the scrub rewrites the log files in place (overwrite, no rename)', async () => {
+    const inner = await freshBackend();
+    const rec = recording(inner);
+    const s = await setup(rec.backend);
+    const mark = rec.calls.length;
+    await s.purge('x');
+    const logCalls = rec.calls.slice(mark).filter((c) => c.path.startsWith('log/') && c.path !== 'log/index.json');
+    expect(logCalls.filter((c) => c.op === 'overwrite').map((c) => c.path).sort()).toEqual(['log/open/4.json', 'log/seg-1.json']);
+    // Besides the purge's own batch, no log file was written or removed.
+    expect(logCalls.filter((c) => c.op !== 'overwrite').map((c) => `${c.op} ${c.path}`)).toEqual(['write log/open/7.json']);
+    await s.close();
+  });
+
+  it('OPS-11: a purge in the same batch as writes of the id scrubs them too, and the sealed segment holds no payload', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 2 } } });
+    await s.set('x', { title: SECRET });
+    await Promise.all([s.update('x', { title: `${SECRET}-2` }), s.set('y', { title: 'y' }), s.purge('x')]);
+    await s.parts.committer.idle();
+    expect(segmentFiles(b)).toEqual([1]);
+    expect(filesHolding(b, SECRET)).toEqual([]);
+    const xs = fileOps(b, 'log/seg-1.json').filter((o): o is Op => o?.id === 'x');
+    expect(xs.map((o) => [o.type, isScrubbed(o)])).toEqual([['write', true], ['set', true], ['purge', false]]);
+    expect(await verifyOps(xs)).toEqual(['ok', 'ok', 'ok']);
+    await s.close();
+  });
+
+  it('OPS-11, GUAR-20: after a reopen the purged id stays scrubbed and purged; its writes still reject with PURGED', async () => {
+    const b = await freshBackend();
+    const s = await setup(b);
+    await s.purge('x');
+    await s.parts.committer.idle();
+    // Crash without close: open/ still holds the scrubbed batch.
+    const b2 = b.crash('none');
+    const s2 = await openOn(b2, { now: () => T0, sync: { log: { rollAfter: 3 } } });
+    expect(await s2.get('x')).toBeUndefined();
+    expect(await s2.get('y')).toEqual({ title: 'keep-y-2', tags: 'plain' });
+    const xs = s2.parts.log.read(0).filter((e) => e.op.id === 'x').map((e) => e.op);
+    expect(xs.map((o) => [o.type, isScrubbed(o)])).toEqual([['write', true], ['set', true], ['inc', true], ['add', true], ['purge', false]]);
+    await expect(s2.set('x', { title: 'back' })).rejects.toMatchObject({ code: 'PURGED' });
+    await s2.close();
+    expect(filesHolding(b2, SECRET)).toEqual([]);
+  });
+
+  it('OPS-10: a write to a purged id rejects with code PURGED and logs nothing', async () => {
+    const b = await freshBackend();
+    const s = await setup(b);
+    await s.purge('x');
+    const head = s.parts.log.head;
+    const writes: Promise<unknown>[] = [
+      s.set('x', { title: 'again' }), s.update('x', { title: 'again' }), s.inc('x', 'n', 1), s.add('x', 'tags', ['a']),
+      s.remove('x', 'tags', [`${SECRET}-tag`]), s.delete('x'), s.saveData('x', { title: 'again' }),
+    ];
+    for (const p of writes) {
+      await expect(p).rejects.toBeInstanceOf(SyncomError);
+      await expect(p).rejects.toMatchObject({ code: 'PURGED' });
+    }
+    await s.parts.committer.idle();
+    expect(s.parts.log.head).toBe(head);
+    await s.close();
+  });
+
+  it('GUAR-22: purge is idempotent: purging a purged id again resolves and leaves it purged', async () => {
+    const b = await freshBackend();
+    const s = await setup(b);
+    await s.purge('x');
+    await expect(s.purge('x')).resolves.toBeUndefined();
+    expect(await s.get('x')).toBeUndefined();
+    expect(filesHolding(b, SECRET)).toEqual([]);
+    await s.close();
+  });
+
+  it('GUAR-22: a scrub that failed part-way is finished by purging again', async () => {
+    const b = await freshBackend();
+    const s = await setup(b);
+    const errors: SyncomError[] = [];
+    s.on('error', (e) => errors.push(e));
+    // The first in-place rewrite of a log file fails.
+    b.failAt(1, { ops: ['overwrite'] });
+    await s.purge('x');
+    await s.parts.committer.idle();
+    expect(errors.map((e) => e.code)).toContain('IO_ERROR');
+    expect(await s.get('x')).toBeUndefined();
+    expect(filesHolding(b, SECRET).length).toBeGreaterThan(0);
+    // Running it again finishes the scrub (GUAR-22: "Idempotent: run it again").
+    await s.purge('x');
+    await s.parts.committer.idle();
+    expect(filesHolding(b, SECRET)).toEqual([]);
+    await s.close();
+  });
+
+  it('GUAR-21, GUAR-22: after a crash mid-scrub, a reopen and a second purge finish the scrub', async () => {
+    const b = await freshBackend();
+    const s = await setup(b);
+    // The purge's batch (1 write) and its record file (1 write) land, then the process dies in the scrub.
+    b.crashAt(3);
+    await s.purge('x').catch(() => undefined);
+    await s.parts.committer.idle();
+    const b2 = b.crash('none');
+    expect(filesHolding(b2, SECRET).length).toBeGreaterThan(0);
+    const s2 = await openOn(b2, { now: () => T0, sync: { log: { rollAfter: 3 } } });
+    expect(await s2.get('x')).toBeUndefined();
+    await s2.purge('x');
+    await s2.parts.committer.idle();
+    expect(filesHolding(b2, SECRET)).toEqual([]);
+    await s2.close();
+  });
+});
