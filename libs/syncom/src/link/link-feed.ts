@@ -1,4 +1,3 @@
-import type { SyncomError } from '../errors';
 import type { HostUnit, SubscribeOptions, Subscription } from './contract';
 import type { FaultDice } from './link-faults';
 import { fromWire, safely, toWire, wireError, type LinkStats } from './link-wire';
@@ -95,7 +94,7 @@ export class LinkFeed {
   }
 
   /** Ends a feed that could not start, telling the subscriber why. */
-  fail(error: SyncomError): void {
+  fail(error: unknown): void {
     this.ended = true;
     this.signal(this.gen, () => this.options.onError?.(error));
   }

@@ -119,7 +119,7 @@ class InProcessLink implements MemoryLink {
       bad = error;
     }
     const feed = new LinkFeed(this.core, method, json, options);
-    if (this.closed || bad !== undefined) feed.fail(this.closed ? linkDown() : wireError(bad));
+    if (this.closed || bad !== undefined) feed.fail(this.closed ? linkDown() : bad);
     else {
       this.feeds.add(feed);
       feed.open(false);
@@ -219,7 +219,7 @@ class InProcessLink implements MemoryLink {
       this.track(this.send(conn, method, json)).catch(noop);
     }
     const settled = answer.then((text): Settled => ({ json: text }), (error: unknown): Settled => ({ error }));
-    const timed = this.dice.delays ? settled.then((r) => this.later(r, delay)) : settled;
+    const timed = this.dice.delays ? settled.then((r) => (conn.alive ? this.later(r, delay) : r)) : settled;
     return conn.guard(timed.then((r) => this.receive(conn, r, lost)));
   }
 
@@ -229,6 +229,7 @@ class InProcessLink implements MemoryLink {
   }
 
   private receive(conn: LinkConnection, r: Settled, lost: boolean): unknown {
+    if (!conn.alive) throw linkDown();
     if (lost) {
       this.counters.callsDropped++;
       throw linkTimeout();
@@ -236,7 +237,7 @@ class InProcessLink implements MemoryLink {
     if ('error' in r) throw wireError(r.error);
     this.counters.bytesIn += r.json.length;
     // A greeting may have just landed: feeds refused for want of one open now.
-    if (this.conn === conn) for (const feed of [...this.feeds]) feed.unpark();
+    for (const feed of [...this.feeds]) feed.unpark();
     return fromWire(r.json);
   }
 

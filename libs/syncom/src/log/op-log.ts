@@ -129,16 +129,16 @@ export class OpLog {
     if (b) b.recorded = true;
   }
 
-  /** Seal recorded batches once rollAfter of them wait (or all of them, on close); apply retention. */
-  async maybeSeal(all = false): Promise<LogEvent | undefined> {
-    let n = 0;
-    while (n < this.batches.length && this.batches[n].recorded) n++;
-    if (n === 0 || (!all && n < this.rollAfter)) return undefined;
-    const sealed = await sealBatches(this, this.batches.slice(0, all ? n : this.rollAfter));
-    const dropped = await dropSegments(this);
-    const event: LogEvent = { kind: 'seal', sealed, dropped, floor: this.floor, segments: this.segments.length };
-    this.options.onEvent?.(event);
-    return event;
+  /** Seal recorded batches, rollAfter at a time, while that many wait (all of them, on close); apply retention. */
+  async maybeSeal(all = false): Promise<void> {
+    for (;;) {
+      let n = 0;
+      while (n < this.batches.length && this.batches[n].recorded) n++;
+      if (n === 0 || (!all && n < this.rollAfter)) return;
+      const sealed = await sealBatches(this, this.batches.slice(0, all ? n : this.rollAfter));
+      const dropped = await dropSegments(this);
+      this.options.onEvent?.({ kind: 'seal', sealed, dropped, floor: this.floor, segments: this.segments.length });
+    }
   }
 
   /** Write index.json with the vector covering the sealed part. */

@@ -1,4 +1,4 @@
-import { hasPayload, packOp, scrubOp } from '../op';
+import { hasPayload, packOp, scrubForPurge } from '../op';
 import { batchFile, segmentFile, type SegmentInfo } from './files';
 import { FLAG_GRANTED, type LogEntry, type OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
@@ -63,14 +63,13 @@ export async function scrubFiles(log: OpLog, id: string): Promise<number> {
   let scrubbed = 0;
   for (const f of files) {
     const entries = rangeOf(log, f.from, f.to);
-    let touched = false;
-    for (const e of entries) {
-      if (!e || e.op.id !== id || !hasPayload(e.op)) continue;
-      e.op = scrubOp(e.op);
-      touched = true;
-      scrubbed++;
-    }
-    if (touched) await backend.overwrite(f.path, fileText(f.from, entries), { durable });
+    const next = entries.map((e) => (e && e.op.id === id && hasPayload(e.op) ? { ...e, op: scrubForPurge(e.op) } : e));
+    const n = next.filter((e, i) => e !== entries[i]).length;
+    if (n === 0) continue;
+    // Memory follows the file only once it is rewritten, so a scrub that failed is found again.
+    await backend.overwrite(f.path, fileText(f.from, next), { durable });
+    next.forEach((e, i) => { if (e && e !== entries[i]) (entries[i] as LogEntry).op = e.op; });
+    scrubbed += n;
   }
   return scrubbed;
 }

@@ -1,6 +1,6 @@
 import { createHash, KeyObject, randomBytes, sign } from 'node:crypto';
 import { canonicalJson } from './canonical';
-import { payloadOf } from './payload';
+import { payloadOf, scrubOp } from './payload';
 import { Op } from './types';
 
 /** The version number that opens the signed header array. */
@@ -45,4 +45,16 @@ export function signOp(op: Op, privateKey: KeyObject): Op {
   }
   signed.sig = sign(null, Buffer.from(sigHeader(signed), 'utf8'), privateKey).toString('base64url');
   return signed;
+}
+
+/**
+ * Scrub an op for a purge (SIG-10): payload and nonce gone, header kept. An
+ * unsigned op with a payload first gets a digest (over a fresh nonce), so the
+ * scrubbed op still reads as scrubbed — a no-op — in the log and at a peer.
+ */
+export function scrubForPurge(op: Op): Op {
+  if (op.digest === undefined && payloadOf(op) !== undefined) {
+    return scrubOp({ ...op, digest: digestOp(op, randomBytes(16).toString('base64url')) });
+  }
+  return scrubOp(op);
 }

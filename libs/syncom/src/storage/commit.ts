@@ -117,17 +117,22 @@ export class Committer {
     for (const p of batch) if (!p.afterPersist) p.resolve();
   }
 
-  private async persist(batch: Pending[]): Promise<void> {
+  /** Write the records of every batch not recorded yet; then seal what may be sealed (GUAR-8). */
+  private async record(all: boolean): Promise<void> {
     const ids = new Set([...this.unrecorded.values()].flat());
     try {
       const entries = [...ids].map((id) => this.committed.get(id)).filter((e): e is Entry => !!e);
       await this.records.write(entries, this.committed);
       for (const from of this.unrecorded.keys()) this.log.markRecorded(from);
       this.unrecorded.clear();
-      await this.log.maybeSeal();
+      await this.log.maybeSeal(all);
     } catch (e) {
       this.hooks.failed(new SyncomError('UNPERSISTED', `records not written (${(e as Error).message}); the ops stand and are held in memory`, { cause: e }));
     }
+  }
+
+  private async persist(batch: Pending[]): Promise<void> {
+    await this.record(false);
     for (const p of batch) {
       if (p.op.type === 'purge' && p.after) await this.hooks.scrub(p.op.id).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
       if (p.afterPersist) p.resolve();
@@ -143,9 +148,9 @@ export class Committer {
     for (const p of all) p.reject(error);
   }
 
-  /** Seal what is recorded and wait for the queue (LIFE-24). */
+  /** Wait for the queue, write what is unrecorded, seal (LIFE-24). */
   async close(): Promise<void> {
     await this.idle();
-    if (this.unrecorded.size === 0) await this.log.close();
+    await this.record(true);
   }
 }

@@ -2,7 +2,7 @@ import { SyncomError } from '../errors';
 import { applyOp, type Entry, isEntry, readEntry } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
-import { checkOp, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubOp, verifyOps } from '../op';
+import { checkOp, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, verifyOps } from '../op';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import type { Storage } from './storage';
@@ -104,7 +104,7 @@ function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptio
   let after: Entry | undefined;
   let logged = op;
   const invalid = validatorSays(storage, op, entry);
-  if (entry?.purged && op.type !== 'purge') { logged = isScrubbed(op) ? op : scrubOp(op); flags |= FLAG_SKIPPED; }
+  if (entry?.purged && op.type !== 'purge') { logged = isScrubbed(op) ? op : scrubForPurge(op); flags |= FLAG_SKIPPED; }
   else if (schema && (op.v ?? 0) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;
   else if (!allowed || invalid) {
     flags |= FLAG_SKIPPED;

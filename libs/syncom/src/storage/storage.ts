@@ -127,8 +127,14 @@ export class Storage {
     return this.local(id, (e) => (e && !isHidden(e) ? { type: 'delete', id } : undefined), options);
   }
 
-  /** Erase the record for good and scrub it from the log (OPS-9, OPS-11). */
-  purge(id: string, options?: WriteOptions): Promise<void> {
+  /** Erase the record for good and scrub it from the log (OPS-9, OPS-11); again, it finishes a torn scrub (GUAR-22). */
+  async purge(id: string, options?: WriteOptions): Promise<void> {
+    if (!this.closed && this.parts.committer.current(id)?.purged) {
+      await this.parts.committer.idle();
+      await this.parts.log.scrub(id);
+      await this.parts.records.scrub(id, this.parts.committer.committed);
+      return;
+    }
     return this.local(id, () => ({ type: 'purge', id }), options, true);
   }
 

@@ -21,6 +21,8 @@ export interface FeedOptions {
   send(page: unknown, eventId: string): void | Promise<void>;
   /** The feed fell below the floor while it was behind: the subscriber must bootstrap. */
   bootstrap(): void;
+  /** The feed ended — closed, below the floor, or a page its subscriber failed to take: forget it. */
+  ended?(): void;
   now: number;
 }
 
@@ -32,7 +34,7 @@ export interface FeedOptions {
  */
 export class Feed {
   pos: number;
-  private closed = false;
+  private ended = false;
   private pumping = false;
   private again = false;
   private readonly onAppend = () => void this.pump();
@@ -45,9 +47,17 @@ export class Feed {
     void this.pump();
   }
 
+  /** Whether the feed ended. */
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** End the feed: no more pages; the host forgets it (hosted()). */
   close(): void {
-    this.closed = true;
+    if (this.ended) return;
+    this.ended = true;
     this.o.storage.parts.log.appended.delete(this.onAppend);
+    this.o.ended?.();
   }
 
   private relevant(e: LogEntry): boolean {
@@ -64,6 +74,9 @@ export class Feed {
         this.again = false;
         await this.drain();
       } while (this.again && !this.closed);
+    } catch {
+      // The subscriber failed to take a page (its connection is gone): it resumes from its last event id.
+      this.close();
     } finally {
       this.pumping = false;
     }

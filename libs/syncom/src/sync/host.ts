@@ -6,7 +6,7 @@ import { applyPeerOps } from '../storage/peer';
 import type { Storage } from '../storage/storage';
 import { Feed } from './feed';
 import { checkHello, type Hello } from './hello';
-import { checkLimits, type Limits, TokenBucket } from './limits';
+import { checkLimits, type Limits, PeerBuckets, type TokenBucket } from './limits';
 import type { SyncManager } from './manager';
 import { allowedScopes, opInScope, servedScopes } from './scopes';
 import { SnapshotPager } from './snapshot';
@@ -45,6 +45,7 @@ export class SyncUnit implements HostUnit {
   private readonly pager: SnapshotPager;
   private readonly pageSize: number;
   private readonly pageBytes: number;
+  private readonly buckets: PeerBuckets;
 
   constructor(private readonly storage: Storage, private readonly manager: SyncManager, private readonly o: UnitOptions = {}) {
     this.access = o.access ?? 'session';
@@ -52,6 +53,7 @@ export class SyncUnit implements HostUnit {
     this.pageSize = o.pageSize ?? 500;
     this.pageBytes = o.pageBytes ?? 4 * 1024 * 1024;
     this.pager = new SnapshotPager(storage, storage.parts.clock.now);
+    this.buckets = new PeerBuckets(o.limits?.opsPerSecond, storage.parts.clock.now);
   }
 
   async call(method: string, args: unknown, context: object): Promise<unknown> {
@@ -104,8 +106,7 @@ export class SyncUnit implements HostUnit {
     try { ok = this.o.authorize ? (await this.o.authorize(context, hello)) !== false : true; } catch { ok = false; }
     if (!ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
     const url = `peer:${hello.node}`;
-    const bucket = this.o.limits?.opsPerSecond ? new TokenBucket(this.o.limits.opsPerSecond, this.storage.parts.clock.now) : undefined;
-    this.sessions.set(context, { node: hello.node, scopes: hello.scopes, url, bucket });
+    this.sessions.set(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(hello.node) });
     this.manager.greeted(hello);
     const log = this.storage.parts.log;
     return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.schemaInfo() };
@@ -121,11 +122,11 @@ export class SyncUnit implements HostUnit {
     }
     const { ops, malformed } = unpackOps(raw);
     const allowed = allowedScopes(s.scopes);
-    const scopeOf = (id: string, d: Record<string, unknown>) => this.storage.scopeFor(id, d);
+    const scoping = { scopeOf: (id: string, d: Record<string, unknown>) => this.storage.scopeFor(id, d), lastScope: (id: string) => this.storage.scopes.get(id) };
     const res = await applyPeerOps(this.storage, ops, {
       via: { url: s.url, node: s.node },
       signatures: this.manager.signatures,
-      inScope: (op, entry) => opInScope(op, entry, allowed, scopeOf),
+      inScope: (op, entry) => opInScope(op, entry, allowed, scoping),
     });
     if (res.refused) throw Object.assign(res.refused, { status: 503 });
     for (const [reason, count] of [['scope', res.outOfScope], ['forged', res.forged], ['unsigned', res.unsigned]] as const) {
@@ -140,6 +141,12 @@ export class SyncUnit implements HostUnit {
     return this.pager.page(a, servedScopes(a.scopes, s.scopes), this.pageSize, this.pageBytes);
   }
 
+  /** A feed ended: drop it, and the connection's entry once it has none. */
+  private forget(context: object, set: Set<Feed>, feed: Feed | undefined): void {
+    if (feed) set.delete(feed);
+    if (set.size === 0 && this.feeds.get(context) === set) this.feeds.delete(context);
+  }
+
   private changes(args: unknown, s: Session, context: object, options: SubscribeOptions): Subscription {
     const scopes = servedScopes((args as { scopes?: unknown })?.scopes, s.scopes);
     const log = this.storage.parts.log;
@@ -149,13 +156,16 @@ export class SyncUnit implements HostUnit {
       queueMicrotask(() => void options.onData(track({ bootstrap: true, reason: at.reason }, ''), undefined));
       return { unsubscribe: () => undefined };
     }
-    const feed = new Feed({
+    const set = this.feeds.get(context) ?? new Set<Feed>();
+    let feed: Feed | undefined;
+    feed = new Feed({
       storage: this.storage, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, now: this.storage.parts.clock.now(),
       send: (page, eventId) => options.onData(track(page, eventId), eventId),
       bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),
+      ended: () => this.forget(context, set, feed),
     });
-    const set = this.feeds.get(context) ?? new Set<Feed>();
-    this.feeds.set(context, set.add(feed));
-    return { unsubscribe: () => { feed.close(); set.delete(feed); } };
+    if (!feed.closed) this.feeds.set(context, set.add(feed));
+    const live = feed;
+    return { unsubscribe: () => live.close() };
   }
 }

@@ -22,12 +22,49 @@ export class TokenBucket {
   }
 
   take(n: number): boolean {
-    const t = this.now();
-    this.tokens = Math.min(this.rate, this.tokens + ((t - this.at) / 1000) * this.rate);
-    this.at = t;
+    this.refill();
     if (n > this.tokens) return false;
     this.tokens -= n;
     return true;
+  }
+
+  /** Whether the bucket is back to a full second's worth (an idle peer's: safe to forget). */
+  full(): boolean {
+    this.refill();
+    return this.tokens >= this.rate;
+  }
+
+  private refill(): void {
+    const t = this.now();
+    this.tokens = Math.min(this.rate, this.tokens + (Math.max(0, t - this.at) / 1000) * this.rate);
+    this.at = Math.max(this.at, t);
+  }
+}
+
+/**
+ * The opsPerSecond buckets of a host unit, one per peer node id (HOST-12): a
+ * fresh hello or a new connection of the same node does not refill it. Idle
+ * (full) buckets are forgotten once many peers have been seen.
+ */
+export class PeerBuckets {
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(private readonly rate: number | undefined, private readonly now: () => number, private readonly max = 1024) {}
+
+  /** The node's bucket, or undefined when there is no opsPerSecond limit. */
+  for(node: string): TokenBucket | undefined {
+    if (!this.rate) return undefined;
+    let b = this.buckets.get(node);
+    if (!b) {
+      if (this.buckets.size >= this.max) this.prune();
+      b = new TokenBucket(this.rate, this.now);
+      this.buckets.set(node, b);
+    }
+    return b;
+  }
+
+  private prune(): void {
+    for (const [node, b] of this.buckets) if (b.full()) this.buckets.delete(node);
   }
 }
 

@@ -12,6 +12,14 @@ import type { Hello } from './hello';
 import { SyncUnit, type UnitOptions } from './host';
 import { newNodeRecord, type NodeRecord, Registry } from './registry';
 
+/** A registered node's record with a re-added node's token and scopes, changed in place. */
+function updateNode(had: NodeRecord, fresh: NodeRecord): NodeRecord {
+  had.scopes = fresh.scopes;
+  if (fresh.token === undefined) delete had.token;
+  else had.token = fresh.token;
+  return had;
+}
+
 /** The dialer's options under open({ sync }) (Options). */
 export interface DialOptions {
   connect?: (node: NodeRecord) => SyncLink | Promise<SyncLink>;
@@ -76,12 +84,17 @@ export class SyncManager {
     return [...this.units].flatMap((u) => u.hosted());
   }
 
-  /** Register (or update) a node and dial it when sync runs (REG-1, REG-2). */
+  /**
+   * Register (or update) a node and dial it when sync runs (REG-1, REG-2).
+   * Re-adding a url updates its token and scopes in place — the record a
+   * running dialer holds and saves — and redials so hello carries them.
+   */
   async addNode(input: { url: string; token?: string; scopes?: string[] }): Promise<void> {
     const fresh = newNodeRecord(input);
     const had = this.registry.nodes.get(fresh.url);
-    const rec = had ? { ...had, token: fresh.token, scopes: fresh.scopes } : fresh;
+    const rec = had ? updateNode(had, fresh) : fresh;
     this.registry.nodes.set(rec.url, rec);
+    if (had) await this.hangUp(rec.url);
     await this.registry.save(rec);
     this.events.emit('node', { url: rec.url, action: 'add' });
     if (this.started && rec.enabled) this.dial(rec);
@@ -93,16 +106,14 @@ export class SyncManager {
     rec.enabled = enabled;
     await this.registry.save(rec);
     this.events.emit('node', { url, action: enabled ? 'enable' : 'disable' });
-    await this.dialers.get(url)?.stop();
-    this.dialers.delete(url);
+    await this.hangUp(url);
     if (enabled && this.started) this.dial(rec);
   }
 
   /** Unregister a node and delete its file (REG-4). */
   async removeNode(url: string): Promise<void> {
     this.node(url);
-    await this.dialers.get(url)?.stop();
-    this.dialers.delete(url);
+    await this.hangUp(url);
     await this.registry.remove(url);
     this.events.emit('node', { url, action: 'remove' });
   }
@@ -175,6 +186,13 @@ export class SyncManager {
     const rec = this.registry.nodes.get(url);
     if (!rec) throw new SyncomError('NOT_FOUND', `no registered node ${url}`, { url });
     return rec;
+  }
+
+  /** Stop a node's dialer, if it runs, and forget it. */
+  private async hangUp(url: string): Promise<void> {
+    const d = this.dialers.get(url);
+    this.dialers.delete(url);
+    await d?.stop();
   }
 
   private dial(rec: NodeRecord): void {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import type { SchemaInfo } from '../schema';
@@ -19,8 +20,22 @@ export interface NodeRecord {
   remote: { id: string | null; epoch: string | null; schema: SchemaInfo | null };
 }
 
-/** The file of a node: its url percent-encoded (REG-6). */
-export const nodeFile = (url: string) => `${REMOTE_DIR}/${encodeURIComponent(url)}.json`;
+/** Longest encoded url kept whole in a file name (file systems allow 255 bytes a name). */
+const MAX_NAME = 200;
+
+/**
+ * The file of a node: its url percent-encoded (REG-6), encodeURIComponent
+ * with two adjustments so any url works on any backend (REG-9): '.tmp-'
+ * (reserved for atomic writes' temp files) is written '%2Etmp-', and an
+ * encoding longer than 200 characters is cut and suffixed with '%~' and a
+ * hash of the url. Neither can come out of encodeURIComponent itself, so
+ * names stay one per url; the url is read from the file, never the name.
+ */
+export function nodeFile(url: string): string {
+  let name = encodeURIComponent(url).replace(/\.tmp-/g, '%2Etmp-');
+  if (name.length > MAX_NAME) name = `${name.slice(0, 120).replace(/%[0-9A-F]?$/, '')}%~${createHash('sha256').update(url).digest('base64url')}`;
+  return `${REMOTE_DIR}/${name}.json`;
+}
 
 /** A fresh record for addNode(); scopes default to ['*'] (REG-1). */
 export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: unknown }): NodeRecord {

@@ -1,6 +1,6 @@
 import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
-import type { Op } from '../op/types';
+import type { Op, Vector } from '../op/types';
 
 /** The scopes a peer may read and write: what it was granted, plus the global scope (SCOPE-3). */
 export function allowedScopes(granted: readonly string[]): Set<string> | 'all' {
@@ -26,24 +26,52 @@ export function inServed(scope: string | undefined, served: readonly string[]): 
   return scope === undefined || scope === '*' || served.includes('*') || served.includes(scope);
 }
 
+/** The scope of a vector key — origin, origin@scope, either with <from — '*' for a plain origin (LOG-10). */
+export function keyScope(key: string): string {
+  const lt = key.indexOf('<');
+  const base = lt < 0 ? key : key.slice(0, lt);
+  const at = base.indexOf('@');
+  return at < 0 ? '*' : base.slice(at + 1);
+}
+
+/**
+ * The part of a vector a scoped snapshot covers (SCOPE-20, BOOT-5): a dialer
+ * adopting it must not count another scope's ops as had — they would be
+ * dropped as duplicates when a fuller node sends them.
+ */
+export function servedVector(vector: Vector, served: readonly string[]): Vector {
+  if (served.includes('*')) return { ...vector };
+  return Object.fromEntries(Object.entries(vector).filter(([k]) => inServed(keyScope(k), served)));
+}
+
+/** How the host scopes records: its scope function, and the scope it last knew a record in (a tombstone keeps it). */
+export interface HostScoping {
+  scopeOf(id: string, data: Record<string, unknown>): string;
+  lastScope(id: string): string | undefined;
+}
+
+/** The scope of the record before an op: its data's, or the one it had when it was deleted. */
+function scopeBefore(id: string, entry: Entry | undefined, s: HostScoping): string | undefined {
+  if (!entry) return undefined;
+  return isHidden(entry) ? s.lastScope(id) : s.scopeOf(id, readEntry(entry));
+}
+
 /**
  * The host's scope boundary for a pushed op (SCOPE-12, SCOPE-14..18): the
- * declared scope, the record's scope before the op and after it must all be
- * ones the peer may write; a scope function that throws refuses the op.
+ * declared scope, the record's scope before the op — a tombstone's too, so a
+ * peer can neither revive nor purge a deleted record of another scope — and
+ * after it must all be ones the peer may write; a scope function that throws
+ * refuses the op.
  */
-export function opInScope(
-  op: Op,
-  entry: Entry | undefined,
-  allowed: Set<string> | 'all',
-  scopeOf: (id: string, data: Record<string, unknown>) => string,
-): boolean {
+export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string> | 'all', scoping: HostScoping): boolean {
   if (allowed === 'all') return true;
   if (!allowed.has(op.scope ?? '*')) return false;
   if (op.type === 'advance') return true;
   try {
-    if (entry && !isHidden(entry) && !allowed.has(scopeOf(op.id, readEntry(entry)))) return false;
+    const before = scopeBefore(op.id, entry, scoping);
+    if (before !== undefined && !allowed.has(before)) return false;
     const after = applyOp(entry, op).entry;
-    return isHidden(after) || allowed.has(scopeOf(op.id, readEntry(after)));
+    return isHidden(after) || allowed.has(scoping.scopeOf(op.id, readEntry(after)));
   } catch {
     return false;
   }

@@ -3,7 +3,7 @@ import { SyncomError } from '../errors';
 import type { Entry } from '../crdt';
 import type { Vector } from '../op/types';
 import type { Storage } from '../storage/storage';
-import { inServed } from './scopes';
+import { inServed, servedVector } from './scopes';
 
 /** One snapshot page as the host answers it (inline), or the id of its NDJSON stream. */
 export interface SnapshotPage {
@@ -50,7 +50,7 @@ export class SnapshotPager {
     if (next === null) this.pagings.delete(token);
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
     if (first) {
-      page.vector = { ...this.storage.parts.log.vector };
+      page.vector = servedVector(this.storage.parts.log.vector, scopes);
       page.eventId = this.storage.parts.log.eventId();
     }
     const json = entries.map((e) => JSON.stringify(e));

@@ -71,7 +71,7 @@ export function makeScript(seed: number, calls: number): Step[] {
   while (n < calls) {
     if (!purged && n >= (calls * 3) / 4) {
       purged = true;
-      n += 3;
+      n += 4;
       steps.push([{ t: 'update', id: 'rp', fields: { body: 'SECRET-2' } }, { t: 'inc', id: 'rp', by: 1 }]);
       steps.push([{ t: 'purge', id: 'rp' }]);
       steps.push([{ t: 'update', id: 'rp', fields: { title: 'refused' } }]);
@@ -130,7 +130,7 @@ function issue(s: Storage, a: Action, out: Outcome[]): Promise<void> {
 
 export type RunOptions = Omit<OpenOptions, 'path' | 'backend'>;
 
-export const runOptions = (durable: boolean): RunOptions => ({ now: () => T0, durable, sync: { log: { rollAfter: 4 } } });
+export const runOptions = (durable: boolean, rollAfter = 4): RunOptions => ({ now: () => T0, durable, sync: { log: { rollAfter } } });
 
 /** Open, play the script (rejections caught), wait for the pipeline, close. Never throws. */
 export async function runScript(b: MemoryBackend, script: Step[], options: RunOptions): Promise<Run> {

@@ -9,6 +9,9 @@ import {
  * with the process dying at the k-th one. Every run is durable: the reopen is
  * checked after a process crash ('none') and after a power cut ('lost').
  */
+/** The sweeps take ~35 s of CPU; leave room for a loaded machine. */
+const SLOW = 240_000;
+
 describe('crash recovery: a crash at every mutating op of a 200-call run (durable)', () => {
   const script = makeScript(2024, 200);
   const options = runOptions(true);
@@ -63,7 +66,7 @@ describe('crash recovery: a crash at every mutating op of a 200-call run (durabl
     // The sweep crossed the whole run: from nothing resolved to all but the last calls.
     expect(resolvedAt[0]).toBe(0);
     expect(Math.max(...resolvedAt)).toBeGreaterThanOrEqual(198);
-  });
+  }, SLOW);
 
   it('GUAR-8, LOG-2: a second crash during the recovery (open, the write that persists the tail, close) leaves the same state as one recovery', async () => {
     expect(crashed.size).toBe(total);
@@ -78,8 +81,9 @@ describe('crash recovery: a crash at every mutating op of a 200-call run (durabl
       const j = 1 + (k % steps);
       const twice = copyOf(snap);
       twice.crashAt(j);
-      const died = await recover(twice, options).then(() => false, () => true);
-      if (died) secondCrashes++;
+      await recover(twice, options).catch(() => undefined);
+      // close() reports a failed record write (UNPERSISTED) rather than throwing: count crashes that happened.
+      if (twice.opCount() >= j) secondCrashes++;
       const after = twice.crash('none');
       await recover(after, options);
       const two = await readState(after.crash('none'), options);
@@ -92,5 +96,5 @@ describe('crash recovery: a crash at every mutating op of a 200-call run (durabl
     }
     expect(failures.slice(0, 3)).toEqual([]);
     expect(secondCrashes).toBeGreaterThan(total / 2);
-  });
+  }, SLOW);
 });

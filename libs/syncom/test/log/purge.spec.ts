@@ -1,7 +1,7 @@
-import type { MemoryBackend } from '../../src/backend';
+import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import { SyncomError } from '../../src/errors';
 import { hasPayload, isScrubbed, type Op, PAYLOAD_FIELDS, verifyOps } from '../../src/op';
-import type { Storage } from '../../src/storage';
+import { applyPeerOps, open, type Storage } from '../../src/storage';
 import { fileOps, freshBackend, logFile, logPaths, openBatches, openOn, recording, segmentFiles, T0 } from './helpers';
 
 const SECRET = 'SECRET-7f3a9c';
@@ -146,6 +146,53 @@ describe('the log: purge scrubs the id from every log file', () => {
     await s.close();
   });
 
+  describe('with signatures: false (no digest on any op)', () => {
+    const opts = { now: () => T0, sync: { signatures: false as const, log: { rollAfter: 3 } } };
+
+    async function purgedUnsigned(b: MemoryBackend): Promise<Storage> {
+      const s = await openOn(b, opts);
+      await s.set('x', { title: SECRET });
+      await s.add('x', 'tags', [`${SECRET}-tag`]);
+      await s.set('y', { title: 'keep-y' });
+      await s.inc('x', 'n', 1);
+      await s.purge('x');
+      await s.parts.committer.idle();
+      expect(filesHolding(b, SECRET)).toEqual([]);
+      return s;
+    }
+
+    it('OPS-11, SIG-10: the scrubbed entries of a purged id read back after a reopen: no OP_UNREADABLE, no hole in the log', async () => {
+      const b = await freshBackend();
+      const s = await purgedUnsigned(b);
+      await s.close();
+      const errors: SyncomError[] = [];
+      const s2 = await openOn(b.crash('none'), opts);
+      s2.on('error', (e) => errors.push(e));
+      await new Promise((r) => setImmediate(r)); // open() reports what it met on the next turn
+      expect(errors.map((e) => e.code)).toEqual([]);
+      const entries = s2.parts.log.read(0);
+      expect(entries.map((e) => e.pos)).toEqual([1, 2, 3, 4, 5]);
+      expect(entries.map((e) => [e.op.id, e.op.type])).toEqual([['x', 'write'], ['x', 'add'], ['y', 'write'], ['x', 'inc'], ['x', 'purge']]);
+      expect(await s2.get('y')).toEqual({ title: 'keep-y' });
+      expect(await s2.get('x')).toBeUndefined();
+      await s2.close();
+    });
+
+    it('OPS-11, SIG-11: a peer resuming across the scrubbed entries takes them as no-ops, not as malformed ops (no gap)', async () => {
+      const b = await freshBackend();
+      const s = await purgedUnsigned(b);
+      const feed = s.parts.log.read(0).map((e) => e.op);
+      await s.close();
+      const peer = await open({ path: 'peer', backend: createMemoryBackend(), now: () => T0, sync: { signatures: false } });
+      const r = await applyPeerOps(peer, feed, { via: { url: 'memory://n', node: s.id } });
+      expect({ malformed: r.malformed, gaps: r.gaps }).toEqual({ malformed: 0, gaps: 0 });
+      expect(peer.parts.log.vector[s.id]).toBe(5);
+      expect(await peer.get('y')).toEqual({ title: 'keep-y' });
+      expect(await peer.get('x')).toBeUndefined();
+      await peer.close();
+    });
+  });
+
   it('GUAR-22: purge is idempotent: purging a purged id again resolves and leaves it purged', async () => {
     const b = await freshBackend();
     const s = await setup(b);
@@ -173,6 +220,27 @@ describe('the log: purge scrubs the id from every log file', () => {
     await s.parts.committer.idle();
     expect(filesHolding(b, SECRET)).toEqual([]);
     await s.close();
+  });
+
+  it('GUAR-17, GUAR-22: a power cut that undoes the (unsynced) removal of old record files brings the data back; purging again clears it', async () => {
+    const b = await freshBackend();
+    const opts = { now: () => T0, durable: true };
+    const s = await openOn(b, opts);
+    await s.set('x', { title: SECRET });
+    // Three more record files: the four are merged into one and removed.
+    for (const id of ['a', 'b', 'c']) await s.set(id, { title: id });
+    await s.purge('x');
+    await s.parts.committer.idle();
+    expect(filesHolding(b, SECRET)).toEqual([]);
+    const b2 = b.crash('lost');
+    // The removed record file holding x came back.
+    expect(filesHolding(b2, SECRET).some((p) => p.startsWith('records/'))).toBe(true);
+    const s2 = await openOn(b2, opts);
+    expect(await s2.get('x')).toBeUndefined();
+    await s2.purge('x');
+    await s2.parts.committer.idle();
+    expect(filesHolding(b2, SECRET)).toEqual([]);
+    await s2.close();
   });
 
   it('GUAR-21, GUAR-22: after a crash mid-scrub, a reopen and a second purge finish the scrub', async () => {

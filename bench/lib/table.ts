@@ -1,0 +1,24 @@
+import type { Result } from './types';
+
+/** A rate with thousands separators and 3 significant digits below 1000. */
+export function formatNumber(x: number): string {
+  if (x >= 1000) return Math.round(x).toLocaleString('en-US');
+  return x.toPrecision(3);
+}
+
+function row(r: Result): string[] {
+  return [
+    r.name, formatNumber(r.value), r.unit, `${formatNumber(r.min)} – ${formatNumber(r.max)}`,
+    r.baseline ?? '', r.ratio === null ? '' : r.ratio.toPrecision(3),
+  ];
+}
+
+/** The results as an aligned text table: name, median, unit, min–max, baseline, ratio. */
+export function formatTable(results: readonly Result[]): string {
+  const head = ['name', 'median', 'unit', 'min – max', 'baseline', 'ratio'];
+  const rows = [head, ...results.map(row)];
+  const widths = head.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const numeric = new Set([1, 3, 5]);
+  const line = (r: string[]) => r.map((cell, c) => (numeric.has(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd();
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}

@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { parseArgs, USAGE } from './lib/args';
+import { measure, type Measurement } from './lib/measure';
+import { toResults, writeResults } from './lib/results';
+import { formatTable } from './lib/table';
+import { removeTempRoot } from './lib/temp';
+import type { Benchmark, Profile, Suite } from './lib/types';
+import { baselineSuite } from './suites/baselines';
+import { localWritesSuite } from './suites/local-writes';
+import { readsSuite } from './suites/reads';
+
+/** Baselines first: every ratio needs its baseline measured in the same invocation. */
+const suitesOf = (profile: Profile): Suite[] => [baselineSuite(profile), localWritesSuite(profile), readsSuite(profile)];
+
+/** Names to run: those matching a filter, plus the baselines they are compared with. */
+function selectNames(all: readonly Benchmark[], filters: readonly string[]): Set<string> {
+  const picked = all.filter((b) => filters.length === 0 || filters.some((f) => b.name.includes(f)));
+  return new Set(picked.flatMap((b) => (b.baseline ? [b.name, b.baseline] : [b.name])));
+}
+
+async function runSuite(suite: Suite, names: Set<string>, runs: number): Promise<{ bench: Benchmark; m: Measurement }[]> {
+  const chosen = suite.benchmarks.filter((b) => names.has(b.name));
+  if (chosen.length === 0) return [];
+  const out: { bench: Benchmark; m: Measurement }[] = [];
+  await suite.setup?.();
+  try {
+    for (const bench of chosen) {
+      const start = performance.now();
+      const m = await measure(bench, runs);
+      process.stderr.write(`  ${bench.name}: ${Math.round(m.median)} ${bench.unit} (${((performance.now() - start) / 1000).toFixed(1)} s)\n`);
+      out.push({ bench, m });
+    }
+  } finally {
+    await suite.teardown?.();
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.help) return void console.log(USAGE);
+  const profile: Profile = { quick: args.quick, runs: args.quick ? 5 : 7 };
+  const suites = suitesOf(profile);
+  const names = selectNames(suites.flatMap((s) => s.benchmarks), args.filters);
+  if (names.size === 0) throw new TypeError(`no benchmark matches ${args.filters.join(', ')}`);
+  const started = performance.now();
+  process.stderr.write(`syncom bench (${profile.quick ? 'quick' : 'full'}, ${names.size} benchmarks, median of ${profile.runs} runs after 1 warm-up)\n`);
+  const measured = [];
+  for (const suite of suites) measured.push(...(await runSuite(suite, names, profile.runs)));
+  const results = toResults(measured);
+  console.log(formatTable(results));
+  const files = writeResults(join(__dirname, 'results'), results);
+  console.log(`\n${((performance.now() - started) / 1000).toFixed(1)} s; wrote ${files.map((f) => f.slice(process.cwd().length + 1)).join(', ')}`);
+}
+
+main()
+  .catch((e: Error) => {
+    console.error(e instanceof TypeError ? e.message : e);
+    process.exitCode = 1;
+  })
+  .finally(removeTempRoot);

@@ -1,0 +1,49 @@
+import { checkRecovery, copyOf, keyedBackend, makeScript, readState, recover, runOptions, runScript } from './harness';
+
+/**
+ * A second, smaller sweep of another shape: not durable (a process crash,
+ * 'none', keeps what was written), a seal every 2 batches, another seed. For
+ * every k, a crash at the k-th mutating op, a reopen and the recovery checks;
+ * then a second crash inside the recovery of that state.
+ */
+describe('crash recovery: a crash at every mutating op of a 60-call run (not durable, rollAfter 2)', () => {
+  const script = makeScript(7, 60);
+  const options = runOptions(false, 2);
+
+  it("GUAR-6, GUAR-7, GUAR-8, LOG-2: for every k, a crash at the k-th mutating op ('none') loses no resolved write, reuses no seq and leaves records == fold(log); a second crash during the recovery changes nothing", async () => {
+    const b0 = await keyedBackend();
+    const clean = await runScript(b0, script, options);
+    const total = b0.opCount();
+    expect(clean.outcomes.filter((o) => o.resolved)).toHaveLength(59);
+    const failures: string[] = [];
+    for (let k = 1; k <= total; k++) {
+      const b = await keyedBackend();
+      b.crashAt(k);
+      const run = await runScript(b, script, options);
+      try {
+        await checkRecovery(b.crash('none'), run, options, `crash at ${k}/${total}`);
+      } catch (e) {
+        failures.push((e as Error).message);
+      }
+      // A second crash inside the recovery: at every one of its ops for every 10th k, else at one (cycling).
+      const snap = b.crash('none').snapshot();
+      const once = copyOf(snap);
+      await recover(once, options);
+      const one = await readState(once.crash('none'), options);
+      const steps = once.opCount();
+      const js = k % 10 === 0 ? Array.from({ length: steps }, (_, i) => i + 1) : [1 + (k % steps)];
+      for (const j of js) {
+        const twice = copyOf(snap);
+        twice.crashAt(j);
+        await recover(twice, options).catch(() => undefined);
+        const after = twice.crash('none');
+        await recover(after, options);
+        const two = await readState(after.crash('none'), options);
+        const label = `crash at ${k}, then at recovery op ${j}`;
+        if (!two.foldOk || !two.seqsUnique) failures.push(`${label}: inconsistent (fold ${two.foldOk}, seqs ${two.seqsUnique})`);
+        if (JSON.stringify([two.views, two.log]) !== JSON.stringify([one.views, one.log])) failures.push(`${label}: differs from one recovery`);
+      }
+    }
+    expect(failures.slice(0, 3)).toEqual([]);
+  }, 240_000);
+});

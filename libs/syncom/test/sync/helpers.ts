@@ -1,0 +1,72 @@
+import { createMemoryBackend, createMemoryLink, open, type OpenOptions, type Storage, type UnitOptions } from '../../src';
+import type { HostUnit } from '../../src/link';
+import type { MemoryLink } from '../../src/link';
+import { generateSealingKeys } from '../../src/op';
+
+let sealing: ReturnType<typeof generateSealingKeys> | undefined;
+async function seeded() {
+  const k = await (sealing ??= generateSealingKeys());
+  return createMemoryBackend({ files: { 'keys/seal-public.pem': k.publicPem, 'keys/seal-private.pem': k.privatePem } });
+}
+
+let count = 0;
+
+/** A node on a memory backend (shared test RSA pair), with an optional wall clock. */
+export async function node(options: Partial<OpenOptions> = {}): Promise<Storage> {
+  return open({ path: `n${count++}`, backend: await seeded(), ...options });
+}
+
+/** A hub: a node hosting a public unit that takes token 't'. */
+export async function hub(unit: UnitOptions = {}, options: Partial<OpenOptions> = {}) {
+  const s = await node(options);
+  const u = s.sync.unit({ access: 'public', authorize: (_c, h) => h.token === 't', ...unit });
+  return { s, unit: u };
+}
+
+/** Units by url, and the links made to them (the test controls each). */
+export class Net {
+  readonly units = new Map<string, HostUnit>();
+  readonly links: MemoryLink[] = [];
+  connect = (n: { url: string }) => {
+    const unit = this.units.get(n.url);
+    if (!unit) throw new Error(`no unit at ${n.url}`);
+    const link = createMemoryLink(unit);
+    this.links.push(link);
+    return link;
+  };
+}
+
+/** A dialing node whose connect() reaches the net's units. */
+export async function dialer(net: Net, options: Partial<OpenOptions> = {}): Promise<Storage> {
+  return node({ ...options, sync: { connect: net.connect, ...options.sync } });
+}
+
+/**
+ * Resolve once `check` holds, re-checking on every change and sync event of
+ * the given storages (deterministic: no polling). Rejects after `ms` so a
+ * failure reports instead of hanging.
+ */
+export function until(check: () => boolean | Promise<boolean>, storages: Storage[], ms = 20_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const offs: (() => void)[] = [];
+    let done = false;
+    const finish = (e?: Error) => { if (done) return; done = true; clearTimeout(t); offs.forEach((o) => o()); e ? reject(e) : resolve(); };
+    const t = setTimeout(() => finish(new Error('condition not reached')), ms);
+    const test = () => void Promise.resolve(check()).then((ok) => ok && finish(), finish);
+    for (const s of storages) {
+      offs.push(s.on('change', test));
+      for (const ev of ['sync', 'bootstrap', 'peer', 'error'] as const) offs.push(s.sync.on(ev, test));
+    }
+    test();
+  });
+}
+
+/** All records of a storage, canonical (id order). */
+export async function records(s: Storage) {
+  return (await s.list()).map((r) => [r.id, r.data]);
+}
+
+/** Close storages, ignoring errors. */
+export async function closeAll(...ss: Storage[]) {
+  for (const s of ss) await s.close().catch(() => undefined);
+}
