@@ -20,10 +20,14 @@ export function readField(f: Field): unknown {
   return readSet(f);
 }
 
-/** The record's fields as an application sees them. Shares register values with the entry. */
+/**
+ * The record's fields as an application sees them, in field-name order so
+ * that converged replicas read byte-identical records whatever order their
+ * ops arrived in. Shares register values with the entry.
+ */
 export function readEntry(e: Entry): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, f] of Object.entries(e.fields)) out[name] = readField(f);
+  for (const name of Object.keys(e.fields).sort()) out[name] = readField(e.fields[name]);
   return out;
 }
 

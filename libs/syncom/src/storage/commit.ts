@@ -49,12 +49,17 @@ export class Committer {
   private readonly overlay = new Map<string, Entry>();
   /** The log's vector plus the queued ops. */
   pvec: Vector;
+  /** What the committed records cover, and the last log position they include: a snapshot's consistent point. */
+  cvec: Vector;
+  chead: number;
   private queue: Pending[] = [];
   private running: Promise<void> | null = null;
   private readonly unrecorded = new Map<number, string[]>();
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
     this.pvec = { ...log.vector };
+    this.cvec = { ...log.vector };
+    this.chead = log.head;
   }
 
   /** The entry as the next op sees it: queued ops included. */
@@ -106,6 +111,11 @@ export class Committer {
   }
 
   private commit(batch: Pending[], from: number): void {
+    for (const p of batch) {
+      advanceVector(this.cvec, p.op);
+      if (p.flags & FLAG_GRANTED && p.op.vector) this.cvec = mergeVectors(this.cvec, p.op.vector);
+    }
+    this.chead = from + batch.length - 1;
     const last = new Map<string, Entry>();
     for (const p of batch) if (p.after) last.set(p.op.id, p.after);
     for (const [id, e] of last) {

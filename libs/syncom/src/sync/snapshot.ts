@@ -50,8 +50,9 @@ export class SnapshotPager {
     if (next === null) this.pagings.delete(token);
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
     if (first) {
-      page.vector = servedVector(this.storage.parts.log.vector, scopes);
-      page.eventId = this.storage.parts.log.eventId();
+      // The committed point, not the log's head: an append not yet applied to the records is not in them.
+      page.vector = servedVector(this.storage.parts.committer.cvec, scopes);
+      page.eventId = this.storage.parts.log.eventId(this.storage.parts.committer.chead);
     }
     const json = entries.map((e) => JSON.stringify(e));
     const bytes = json.reduce((n, s) => n + s.length + 1, 0);
