@@ -105,7 +105,10 @@ export class Dialer {
 
   /** hello then push what the host lacks (PROTO-4, PROTO-5, PROTO-13). */
   handshake(reconnected: boolean): Promise<void> {
-    if (reconnected) this.looped = false;
+    if (reconnected) {
+      this.looped = false;
+      this.loops = 0;
+    }
     return this.turn(async () => {
       if (this.stopped || !this.link) return;
       try {
@@ -229,9 +232,8 @@ export class Dialer {
     if (status === 413 || status === 429) {
       this.outbox = [];
       this.behind = true;
-      this.backoff ||= 1000;
       this.report(new SyncomError(codeOf(e) ?? 'LIMITED', (e as Error).message, { status, url: this.rec.url }));
-      return void this.recover(false);
+      return;
     }
     this.behind = true;
     this.fail(e);
@@ -239,15 +241,22 @@ export class Dialer {
 
   /** Five 428s to fresh hellos in a row: HANDSHAKE_LOOP, once, until the link reconnects (LIFE-22). */
   private async regreet(): Promise<void> {
-    this.greeted = false;
-    if (this.looped) return;
-    if (++this.loops >= 5) {
-      this.looped = true;
-      this.report(new SyncomError('HANDSHAKE_LOOP', 'the host answered 428 to five fresh hellos in a row', { status: 428, url: this.rec.url }));
-      return;
+    for (;;) {
+      this.greeted = false;
+      if (this.looped) return;
+      if (++this.loops >= 5) {
+        this.looped = true;
+        this.report(new SyncomError('HANDSHAKE_LOOP', 'the host answered 428 to five fresh hellos in a row', { status: 428, url: this.rec.url }));
+        return;
+      }
+      try {
+        await this.hello(false);
+        await this.pushLacking();
+        return;
+      } catch (e) {
+        if (statusOf(e) !== 428) return this.failed(e);
+      }
     }
-    await this.hello(false);
-    await this.pushLacking();
   }
 
   private fail(e: unknown): void {
@@ -281,7 +290,7 @@ export class Dialer {
         this.pages = next;
         return next;
       },
-      onError: (e) => { if (gen === this.gen) { this.subscribed = false; void this.failed(e); } },
+      onError: (e) => { if (gen === this.gen) { this.subscribed = false; this.failed(e).catch(() => undefined); } },
       onEnd: () => { if (gen === this.gen) this.subscribed = false; },
     });
   }
@@ -336,6 +345,7 @@ export class Dialer {
         progress: (received, total) => this.m.events.emit('progress', { url, received, total }),
       });
       this.rec.cursor = eventId || null;
+      this.rec.lastSync = this.storage.parts.clock.now();
       await this.m.registry.save(this.rec);
       this.m.events.emit('bootstrap', { url, records });
       if (!this.stopped) this.subscribe(this.rec.cursor);

@@ -1,0 +1,154 @@
+import { createMemoryBackend, createMemoryLink, open, type Storage } from '../../src';
+import { packOps } from '../../src/op';
+import { closeAll, dialer, hub, Net, records, until } from './helpers';
+
+function errorsOf(s: Storage): { code: string; status?: number; count?: number }[] {
+  const out: { code: string; status?: number; count?: number }[] = [];
+  s.sync.on('error', (e) => out.push(e));
+  return out;
+}
+
+describe('the dialing side', () => {
+  it('LOG-16 LOG-17 LOG-18: a node writing offline past its retention delivers every write on reconnect', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set('memory://h', h.unit);
+    const d = await dialer(net, { sync: { retention: { ops: 1000 }, log: { rollAfter: 10 } } });
+    await d.sync.addNode({ url: 'memory://h', token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
+    net.links[0].cut();
+    const ids: string[] = [];
+    for (let i = 0; i < 150; i++) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => d.insert({ i, j })))));
+    expect(d.parts.log.floor).toBe(0);
+    expect(d.sync.listNodes()[0].acked[d.id] ?? 0).toBe(0);
+    net.links[0].restore();
+    // A cheap check: list() on every change event would make the wait quadratic.
+    await until(() => d.sync.listNodes()[0].acked[d.id] === 3000, [d]);
+    expect((await h.s.list()).length).toBe(3000);
+    expect(d.sync.listNodes()[0].acked[d.id]).toBe(3000);
+    for (let i = 0; i < 10; i++) await d.insert({ last: i });
+    await d.parts.committer.idle();
+    expect(d.parts.log.floor).toBeGreaterThan(0);
+    await closeAll(d, h.s);
+  });
+
+  it('LOG-19 LOG-20: own ops written before the first addNode() are retained like any other; a host lacking them hears UNDELIVERABLE', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set('memory://h', h.unit);
+    const d = await dialer(net, { sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
+    for (let i = 0; i < 60; i++) await Promise.all(Array.from({ length: 25 }, () => d.insert({ i })));
+    await d.parts.committer.idle();
+    expect(d.parts.log.floor).toBeGreaterThan(0);
+    const errs = errorsOf(d);
+    await d.sync.addNode({ url: 'memory://h', token: 't' });
+    await until(() => errs.some((e) => e.code === 'UNDELIVERABLE'), [d]);
+    expect(errs.find((e) => e.code === 'UNDELIVERABLE')).toMatchObject({ count: d.parts.log.floor > 0 ? expect.any(Number) : 0 });
+    await closeAll(d, h.s);
+  });
+
+  it('LOG-21 REG-3: a registered node never reached holds own ops back until it is disabled', async () => {
+    const net = new Net();
+    const d = await dialer(net, { sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
+    await d.sync.addNode({ url: 'memory://nowhere' });
+    for (let i = 0; i < 60; i++) await Promise.all(Array.from({ length: 25 }, () => d.insert({ i })));
+    await d.parts.committer.idle();
+    expect(d.parts.log.floor).toBe(0);
+    await d.sync.enableNode('memory://nowhere', false);
+    await d.insert({ more: 1 });
+    for (let i = 0; i < 10; i++) await d.insert({ i });
+    await d.parts.committer.idle();
+    expect(d.parts.log.floor).toBeGreaterThan(0);
+    await closeAll(d);
+  });
+
+  it('SIG-17 SIG-18 GUAR-15: a forged op is refused (BAD_SIGNATURE) at the host and not relayed', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set('memory://h', h.unit);
+    const a = await dialer(net);
+    const c = await dialer(net);
+    await a.sync.addNode({ url: 'memory://h', token: 't' });
+    await c.sync.addNode({ url: 'memory://h', token: 't' });
+    const refused: unknown[] = [];
+    h.s.sync.on('refused', (e) => refused.push(e));
+    const other = await open({ path: 'x', backend: 'memory' });
+    await other.insert({ x: 1 });
+    const op = { ...other.parts.log.read(0)[0].op, data: { x: 666 } };
+    const link = createMemoryLink(h.unit);
+    await link.call('hello', { node: other.id, vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' });
+    const ans = (await link.call('push', { ops: packOps([op]) })) as { forged: number };
+    expect(ans.forged).toBe(1);
+    expect(refused).toEqual([{ node: other.id, reason: 'forged', count: 1 }]);
+    const id = await a.insert({ ok: 1 });
+    await until(async () => c.has(id), [c]);
+    expect((await records(c)).length).toBe(1);
+    expect(h.s.parts.log.read(0).some((e) => e.op.origin === other.id)).toBe(false);
+    link.close();
+    await closeAll(a, c, h.s, other);
+  });
+
+  it('SIG-14 SIG-20: under require, a hello from a node id that is no key is refused 403 UNSIGNED, and unsigned pushed ops are refused', async () => {
+    const h = await hub({}, { sync: { signatures: 'require' } });
+    const link = createMemoryLink(h.unit);
+    await expect(link.call('hello', { node: 'not-a-key', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' })).rejects.toMatchObject({ code: 'UNSIGNED', status: 403 });
+    const other = await open({ path: 'y', backend: 'memory' });
+    await other.insert({ x: 1 });
+    const { sig: _s, ...unsigned } = other.parts.log.read(0)[0].op;
+    await link.call('hello', { node: other.id, vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' });
+    expect(await link.call('push', { ops: packOps([unsigned]) })).toMatchObject({ unsigned: 1, applied: 0 });
+    link.close();
+    await closeAll(h.s, other);
+  });
+
+  it('LOG-22 LOG-23 LOG-24 LOG-25: a directory restored from an older copy reports REWOUND, moves its streams past the host and loses nothing the host had', async () => {
+    const h = await hub();
+    const backend = createMemoryBackend();
+    const connect = () => createMemoryLink(h.unit);
+    let d = await open({ path: 'd', backend, sync: { connect } });
+    await d.sync.addNode({ url: 'memory://h', token: 't' });
+    const first = await d.insert({ n: 1 });
+    await until(async () => h.s.has(first), [h.s]);
+    await d.close();
+    const older = backend.snapshot();
+    d = await open({ path: 'd', backend, sync: { connect } });
+    const lost = await d.insert({ n: 2 });
+    await until(async () => h.s.has(lost), [h.s]);
+    await d.close();
+    const restored = createMemoryBackend({ from: older });
+    const r = await open({ path: 'd', backend: restored, sync: { connect, autoStart: false } });
+    const errs = errorsOf(r);
+    const boots: unknown[] = [];
+    r.sync.on('bootstrap', (e) => boots.push(e));
+    await r.sync.start();
+    await until(() => errs.some((e) => e.code === 'REWOUND') && boots.length > 0, [r]);
+    expect(await r.get(lost)).toEqual({ n: 2 });
+    const fresh = await r.insert({ n: 3 });
+    const seq = r.parts.log.read(0).at(-1)!.op.seq;
+    expect(seq).toBeGreaterThan(2);
+    await until(async () => h.s.has(fresh), [h.s]);
+    await closeAll(r, h.s);
+  });
+
+  it('PROTO-14 PROTO-15 PROTO-16 PROTO-17 PROTO-18: a page that cannot be applied comes again; the third failure leaves the peer stuck until it is disabled and enabled', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set('memory://h', h.unit);
+    let fail = true;
+    const d = await dialer(net, { hooks: { beforeApply: () => { if (fail) throw new Error('not now'); return true; } } });
+    await d.sync.addNode({ url: 'memory://h', token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].cursor !== null, [d]);
+    const cursor = d.sync.peers()[0].cursor;
+    const errs = errorsOf(d);
+    const id = await h.s.insert({ x: 1 });
+    await until(() => errs.some((e) => e.code === 'STUCK'), [d]);
+    expect(errs.filter((e) => e.code === 'PAGE_FAILED').map((e) => (e as unknown as { attempt: number }).attempt)).toEqual([1, 2, 3]);
+    expect(d.sync.peers()[0]).toMatchObject({ stuck: true, cursor });
+    expect(await d.has(id)).toBe(false);
+    fail = false;
+    await d.sync.enableNode('memory://h', false);
+    await d.sync.enableNode('memory://h', true);
+    await until(async () => d.has(id), [d]);
+    await closeAll(d, h.s);
+  });
+});
