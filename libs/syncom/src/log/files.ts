@@ -25,6 +25,8 @@ export interface LogIndex {
   vector: Vector;
   segments: SegmentInfo[];
   ts: number;
+  /** Held ops retention dropped, ever (GUAR-27). */
+  heldLost?: number;
 }
 
 /** One file of the log, open batch or sealed segment: positions from..from+ops.length-1. */

@@ -77,6 +77,7 @@ export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEnt
     log.vector = { ...index.vector };
     log.sealedVector = { ...index.vector };
     log.maxTs = index.ts;
+    log.heldLost = index.heldLost ?? 0;
   }
   await loadSegments(log, backend, options);
   return loadBatches(log, backend, options);

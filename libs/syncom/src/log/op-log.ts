@@ -38,6 +38,8 @@ export interface OpLogOptions {
   pinned?: (segment: SegmentInfo, entries: readonly LogEntry[]) => boolean;
   onEvent?: (e: LogEvent) => void;
   onError?: (e: Error) => void;
+  /** Retention dropped held ops (GUAR-27). */
+  onHeldLost?: (count: number) => void;
 }
 
 /** Where a subscriber's cursor stands. */
@@ -58,6 +60,8 @@ export class OpLog {
   sealedVector: Vector = {};
   /** Newest stamp logged (seeds the clock on open, CLK-8). */
   maxTs = 0;
+  /** Held ops (ahead: 'hold') that retention dropped before an upgrade applied them (GUAR-27). */
+  heldLost = 0;
   segments: SegmentInfo[] = [];
   /** Retained entries, positions floor+1..head (a hole is undefined). */
   entries: (LogEntry | undefined)[] = [];
@@ -143,7 +147,7 @@ export class OpLog {
 
   /** Write index.json with the vector covering the sealed part. */
   async writeIndex(vector: Vector): Promise<void> {
-    const index: LogIndex = { epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs };
+    const index: LogIndex = { epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs, heldLost: this.heldLost };
     await this.options.backend.write(INDEX_FILE, JSON.stringify(index), { durable: this.options.durable });
   }
 

@@ -1,4 +1,4 @@
-import { hasPayload, packOp, scrubForPurge } from '../op';
+import { FLAG_HELD, hasPayload, packOp, scrubForPurge } from '../op';
 import { batchFile, segmentFile, type SegmentInfo } from './files';
 import { FLAG_GRANTED, type LogEntry, type OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
@@ -46,9 +46,12 @@ export async function dropSegments(log: OpLog): Promise<{ from: number; to: numb
   if (n === 0) return [];
   const dropped = log.segments.splice(0, n);
   const newFloor = dropped[dropped.length - 1].to;
+  const held = rangeOf(log, log.floor + 1, newFloor).filter((e) => e && e.flags & FLAG_HELD).length;
+  if (held) log.heldLost += held;
   log.entries.splice(0, newFloor - log.floor);
   log.floor = newFloor;
   await log.writeIndex(log.sealedVector);
+  if (held) log.options.onHeldLost?.(held);
   for (const s of dropped) await backend.remove(segmentFile(s.from));
   return dropped.map((s) => ({ from: s.from, to: s.to }));
 }

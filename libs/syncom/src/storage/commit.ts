@@ -90,20 +90,33 @@ export class Committer {
     while (this.running) await this.running;
   }
 
+  /**
+   * Append batches one at a time; the records of batch k are written while
+   * batch k+1 is appended (different files), at most one persist behind.
+   */
   private async drain(): Promise<void> {
     await Promise.resolve();
+    let persisting: Promise<void> = Promise.resolve();
     try {
-      while (this.queue.length) {
+      // An op queued while the last persist finishes is taken by the next turn of the outer loop.
+      for (;;) {
+        if (this.queue.length === 0) {
+          await persisting;
+          if (this.queue.length === 0) return;
+        }
         const batch = this.queue.splice(0, MAX_BATCH);
         let from: number;
         try {
           from = await this.log.append(batch.map((p) => ({ op: p.op, flags: p.flags })));
         } catch (e) {
+          await persisting;
           await this.fail(batch, e);
           continue;
         }
         this.commit(batch, from);
-        await this.persist(batch);
+        const previous = persisting;
+        persisting = previous.then(() => this.persist(batch));
+        await previous;
       }
     } finally {
       this.running = null;
@@ -129,12 +142,16 @@ export class Committer {
 
   /** Write the records of every batch not recorded yet; then seal what may be sealed (GUAR-8). */
   private async record(all: boolean): Promise<void> {
-    const ids = new Set([...this.unrecorded.values()].flat());
+    // Only the batches committed so far: one appended meanwhile is recorded by its own persist.
+    const froms = [...this.unrecorded.keys()];
+    const ids = new Set(froms.flatMap((f) => this.unrecorded.get(f) ?? []));
     try {
       const entries = [...ids].map((id) => this.committed.get(id)).filter((e): e is Entry => !!e);
       await this.records.write(entries, this.committed);
-      for (const from of this.unrecorded.keys()) this.log.markRecorded(from);
-      this.unrecorded.clear();
+      for (const from of froms) {
+        this.log.markRecorded(from);
+        this.unrecorded.delete(from);
+      }
       await this.log.maybeSeal(all);
     } catch (e) {
       this.hooks.failed(new SyncomError('UNPERSISTED', `records not written (${(e as Error).message}); the ops stand and are held in memory`, { cause: e }));

@@ -85,7 +85,8 @@ export async function open(options: OpenOptions): Promise<Storage> {
   const ref: { storage?: Storage } = {};
   const { log, tail } = await OpLog.open({
     backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, retention: options.sync?.retention,
-    now: options.now, onEvent: (e) => events.emit('log', e), onError: (e) => (ref.storage ? events.emit('error', e as SyncomError) : onError(e)),
+    now: options.now, onEvent: (e) => events.emit('log', e),
+    onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError: (e) => (ref.storage ? events.emit('error', e as SyncomError) : onError(e)),
   });
   const { store: records, entries } = await RecordStore.load(backend, !!options.durable, onError);
   const committer = new Committer(log, records, commitHooks(ref));

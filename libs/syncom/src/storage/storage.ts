@@ -24,7 +24,7 @@ export type StorageEvents = {
   log: [event: LogEvent];
   apply: [event: { peer: Via; applied: number; skipped: number }];
   error: [error: SyncomError];
-  schema: [event: { kind: 'drift'; peer: string; version: number; hash: string; local: { version: number; hash: string } | null }];
+  schema: [event: { kind: 'drift'; peer: string; version: number; hash: string; local: { version: number; hash: string } | null } | { kind: 'held-lost'; lost: number }];
 };
 
 /** What open() wires together. */

@@ -123,7 +123,7 @@ export class Dialer {
   private async hello(reconnected: boolean): Promise<void> {
     const { storage, rec } = this;
     const log = storage.parts.log;
-    const hello = { node: storage.id, vector: log.vector, epoch: log.epoch, schema: this.m.schemaInfo(), scopes: rec.scopes, token: rec.token };
+    const hello = { node: storage.id, vector: log.vector, epoch: log.epoch, schema: this.m.helloSchema(), scopes: rec.scopes, token: rec.token };
     const ans = checkHelloAnswer(await (this.link as SyncLink).call('hello', hello));
     this.hv = { ...ans.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };

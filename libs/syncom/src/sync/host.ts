@@ -109,7 +109,7 @@ export class SyncUnit implements HostUnit {
     this.sessions.set(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(hello.node) });
     this.manager.greeted(hello);
     const log = this.storage.parts.log;
-    return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.schemaInfo() };
+    return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema() };
   }
 
   private async push(args: unknown, s: Session): Promise<unknown> {

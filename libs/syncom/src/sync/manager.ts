@@ -3,6 +3,7 @@ import type { SyncLink } from '../link/contract';
 import type { LogEntry } from '../log/op-log';
 import type { SegmentInfo } from '../log/files';
 import { opStreamKey } from '../op/types';
+import { FLAG_HELD } from '../op';
 import { schemaDrift, type SchemaInfo } from '../schema';
 import { Emitter } from '../storage/emitter';
 import type { Storage } from '../storage/storage';
@@ -155,14 +156,26 @@ export class SyncManager {
     await this.registry.flush();
   }
 
-  /** This node's schema as hello carries it (SCHEMA-1). */
-  schemaInfo(): SchemaInfo | null {
+  /**
+   * This node's schema (SCHEMA-1), with the ops held for a newer version:
+   * `held.count` waiting in the log, `held.lost` dropped by retention first (GUAR-27).
+   */
+  schemaInfo(): (SchemaInfo & { held: { count: number; lost: number } }) | null {
+    const info = this.storage.parts.schema?.info();
+    if (!info) return null;
+    const { log } = this.storage.parts;
+    const count = log.read(log.floor).filter((e) => e.flags & FLAG_HELD && (e.op.v ?? 0) > info.version).length;
+    return { ...info, held: { count, lost: log.heldLost } };
+  }
+
+  /** The schema as hello carries it: { version, hash } or null. */
+  helloSchema(): SchemaInfo | null {
     return this.storage.parts.schema?.info() ?? null;
   }
 
   /** Drift: the same version with another hash is reported on the storage (SCHEMA-5). */
   checkDrift(peer: string, schema: SchemaInfo | null): void {
-    const local = this.schemaInfo();
+    const local = this.helloSchema();
     if (!schema || !schemaDrift(local, schema)) return;
     console.warn(`syncom: schema drift with ${peer}: version ${schema.version}, hash ${schema.hash} here ${local?.hash}`);
     this.storage.parts.events.emit('schema', { kind: 'drift', peer, version: schema.version, hash: schema.hash, local });

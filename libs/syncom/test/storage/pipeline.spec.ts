@@ -169,6 +169,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     const backend = createMemoryBackend();
     const s = await open({ path: 'f', backend });
     await s.insert({ a: 1 });
+    await s.parts.committer.idle();
     backend.failAt(1, { code: 'ENOSPC' });
     await expect(s.insert({ b: 1 })).rejects.toMatchObject({ code: 'IO_ERROR' });
     expect((await s.list()).length).toBe(1);

@@ -1,0 +1,69 @@
+import type { Op, Storage } from '../../src';
+import { FLAG_SKIPPED } from '../../src/op';
+import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
+import { buildNoteClass } from '../schema/fixtures';
+
+const URL = 'memory://h';
+
+/** A dialer of the net's hub that has bootstrapped (so it reads the hub's feed from here on). */
+async function subscribed(net: Net, options: Parameters<typeof dialer>[1] = {}): Promise<Storage> {
+  const d = await dialer(net, options);
+  let booted = 0;
+  d.sync.on('bootstrap', () => booted++);
+  await d.sync.addNode({ url: URL, token: 't' });
+  await until(() => booted === 1, [d]);
+  return d;
+}
+
+/** The log entry of a record's write op. */
+const entryOf = (s: Storage, id: string) => s.parts.log.read(0).find((e) => e.op.id === id && e.op.type === 'write');
+
+describe('a host checks, every node decides', () => {
+  it('GUAR-14 GUAR-13: an op the host\'s beforeApply skipped still reaches a third node, whose own hook runs on it and which applies it', async () => {
+    const net = new Net();
+    const atHost: Op[] = [];
+    const h = await hub({}, { hooks: { beforeApply: ({ op }) => (atHost.push(op), op.data?.skip !== true) } });
+    net.units.set(URL, h.unit);
+    const atC: { op: Op; node: string }[] = [];
+    const c = await subscribed(net, { hooks: { beforeApply: ({ op, peer }) => (atC.push({ op, node: peer.node }), true) } });
+    const a = await subscribed(net);
+
+    const id = await a.insert({ skip: true });
+    await until(() => c.parts.committer.committed.has(id), [c, h.s]);
+    // Skipped at the host: logged (flagged), not applied.
+    expect(atHost.filter((op) => op.id === id)).toHaveLength(1);
+    expect(entryOf(h.s, id)!.flags & FLAG_SKIPPED).toBe(FLAG_SKIPPED);
+    expect(await h.s.has(id)).toBe(false);
+    // C ran its own hook on the relayed op and applied it.
+    expect(atC.filter((s) => s.op.id === id)).toEqual([{ op: expect.objectContaining({ origin: a.id, id }), node: h.s.id }]);
+    expect(await c.get(id)).toEqual({ skip: true });
+    expect(entryOf(c, id)!.flags & FLAG_SKIPPED).toBe(0);
+    await closeAll(a, c, h.s);
+  });
+
+  it('GUAR-14 GUAR-13: an op the host\'s validator fails still reaches the nodes behind it; each judges it by its own validators', async () => {
+    const net = new Net();
+    const strict = { version: 1, types: { Note: buildNoteClass() } };
+    const h = await hub({}, { schema: strict });
+    net.units.set(URL, h.unit);
+    const hostErrors: string[] = [];
+    h.s.on('error', (e) => hostErrors.push(e.code));
+    const loose = await subscribed(net);
+    const alsoStrict = await subscribed(net, { schema: strict });
+    const strictErrors: string[] = [];
+    alsoStrict.on('error', (e) => strictErrors.push(e.code));
+    const a = await subscribed(net);
+
+    const id = await a.insert({ $type: 'Note', title: 5 });
+    await until(() => loose.parts.committer.committed.has(id) && entryOf(alsoStrict, id) !== undefined, [loose, alsoStrict, h.s]);
+    expect(hostErrors).toEqual(['OP_INVALID']);
+    expect(await h.s.has(id)).toBe(false);
+    // No validator for Note here: applied.
+    expect(await loose.get(id)).toEqual({ $type: 'Note', title: 5 });
+    // The same validator as the host's, run again here: skipped here too, by this node's own judgement.
+    expect(strictErrors).toEqual(['OP_INVALID']);
+    expect(entryOf(alsoStrict, id)!.flags & FLAG_SKIPPED).toBe(FLAG_SKIPPED);
+    expect(await alsoStrict.has(id)).toBe(false);
+    await closeAll(a, loose, alsoStrict, h.s);
+  });
+});
