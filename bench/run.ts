@@ -2,15 +2,19 @@ import { join } from 'node:path';
 import { parseArgs, USAGE } from './lib/args';
 import { measure, type Measurement } from './lib/measure';
 import { toResults, writeResults } from './lib/results';
-import { formatTable } from './lib/table';
+import { formatNumber, formatTable } from './lib/table';
 import { removeTempRoot } from './lib/temp';
 import type { Benchmark, Profile, Suite } from './lib/types';
 import { baselineSuite } from './suites/baselines';
+import { bootstrapSuite } from './suites/bootstrap';
 import { localWritesSuite } from './suites/local-writes';
 import { readsSuite } from './suites/reads';
+import { replicationSuite } from './suites/replication';
 
 /** Baselines first: every ratio needs its baseline measured in the same invocation. */
-const suitesOf = (profile: Profile): Suite[] => [baselineSuite(profile), localWritesSuite(profile), readsSuite(profile)];
+const suitesOf = (profile: Profile): Suite[] => [
+  baselineSuite(profile), localWritesSuite(profile), readsSuite(profile), replicationSuite(profile), bootstrapSuite(profile),
+];
 
 /** Names to run: those matching a filter, plus the baselines they are compared with. */
 function selectNames(all: readonly Benchmark[], filters: readonly string[]): Set<string> {
@@ -27,7 +31,7 @@ async function runSuite(suite: Suite, names: Set<string>, runs: number): Promise
     for (const bench of chosen) {
       const start = performance.now();
       const m = await measure(bench, runs);
-      process.stderr.write(`  ${bench.name}: ${Math.round(m.median)} ${bench.unit} (${((performance.now() - start) / 1000).toFixed(1)} s)\n`);
+      process.stderr.write(`  ${bench.name}: ${formatNumber(m.median)} ${bench.unit} (${((performance.now() - start) / 1000).toFixed(1)} s)\n`);
       out.push({ bench, m });
     }
   } finally {

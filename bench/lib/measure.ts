@@ -17,19 +17,52 @@ export function median(values: readonly number[]): number {
 
 /**
  * Run a benchmark once to warm up (JIT, file system caches), then `runs`
- * times, and turn each run's elapsed time into a rate.
+ * times, and turn each run's elapsed time into a rate (a figure in ms or MB is
+ * taken as the run returns it).
  *
  * @throws TypeError when `runs` is below 1.
  */
 export async function measure(bench: Benchmark, runs: number): Promise<Measurement> {
   if (!(runs >= 1)) throw new TypeError(`measure: runs must be at least 1, not ${runs}`);
   await bench.run();
-  const rates: number[] = [];
+  const values: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const ms = await bench.run();
-    rates.push(bench.ops / (ms / 1000));
+    const x = await bench.run();
+    values.push(bench.unit === 'ops/s' ? bench.ops / (x / 1000) : x);
   }
-  return { median: median(rates), min: Math.min(...rates), max: Math.max(...rates), runs };
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values), runs };
+}
+
+/** The q-quantile (0..1) of a non-empty list, nearest rank. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/**
+ * One run's product read by several benchmarks (the p50 and the p99 of the
+ * same latency samples): a reader takes the oldest product it has not read,
+ * or, with none waiting, makes a new one that every other reader then reads
+ * once. So the figures share their runs, warm-up included, and a reader run
+ * alone (--filter) still makes its own.
+ */
+export class SharedRuns<T> {
+  private readonly waiting = new Map<string, T[]>();
+
+  constructor(private readonly readers: readonly string[], private readonly produce: () => Promise<T>) {}
+
+  async take(reader: string): Promise<T> {
+    const queue = this.waiting.get(reader);
+    if (queue?.length) return queue.shift() as T;
+    const product = await this.produce();
+    for (const r of this.readers) {
+      if (r === reader) continue;
+      const q = this.waiting.get(r) ?? [];
+      this.waiting.set(r, q);
+      q.push(product);
+    }
+    return product;
+  }
 }
 
 /** Milliseconds taken by `fn`, timed with the monotonic clock. */

@@ -6,13 +6,21 @@ export interface Profile {
 }
 
 /**
+ * What a figure counts: a rate (ops/s), a latency (ms) or memory (MB). Only
+ * rates are divided by a baseline.
+ */
+export type Unit = 'ops/s' | 'ms' | 'MB';
+
+/**
  * One benchmark. `run()` does one run: it prepares what it needs untimed (a
  * fresh storage, a record to update), times `ops` operations, cleans up, and
- * returns the milliseconds of the timed part only.
+ * returns the milliseconds of the timed part only. A benchmark in ms or MB
+ * returns its run's figure itself instead (a percentile of that run's
+ * latencies, a memory delta); `ops` is then the samples or records behind it.
  */
 export interface Benchmark {
   name: string;
-  unit: 'ops/s';
+  unit: Unit;
   /** The benchmark this one is compared with (its ratio's denominator), or null for a baseline. */
   baseline: string | null;
   /** Operations per run. */
@@ -21,7 +29,8 @@ export interface Benchmark {
 }
 
 /**
- * A group of benchmarks sharing state (the 100k-record store of the reads).
+ * A group of benchmarks sharing state (the 100k-record store of the reads, the
+ * hub of the bootstrap).
  * `setup()` runs only when one of its benchmarks is selected.
  */
 export interface Suite {

@@ -72,3 +72,34 @@ export function scrubForPurge(op: Op): Op {
   }
   return scrubOp(op);
 }
+
+/** An op with its nonce and digest (when it has a payload) and no sig yet: what signOps() signs. */
+export function digestForSigning(op: Op): Op {
+  const out: Op = { ...op };
+  delete out.sig;
+  delete out.digest;
+  delete out.nonce;
+  if (payloadOf(op) !== undefined) {
+    out.nonce = makeNonce();
+    out.digest = digestOp(out, out.nonce);
+  }
+  return out;
+}
+
+/**
+ * Sign ops in place (each already through digestForSigning) on libuv's
+ * thread pool, `concurrency` at a time, so the main thread keeps building the
+ * next batch while a batch is signed.
+ */
+export async function signOps(ops: Op[], privateKey: KeyObject, concurrency = 64): Promise<void> {
+  let next = 0;
+  const runner = async (): Promise<void> => {
+    while (next < ops.length) {
+      const op = ops[next++];
+      op.sig = await new Promise<string>((resolve, reject) => {
+        sign(null, Buffer.from(sigHeader(op), 'utf8'), privateKey, (e, sig) => (e ? reject(e) : resolve(sig.toString('base64url'))));
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, ops.length) }, runner));
+}

@@ -33,6 +33,8 @@ export interface CommitHooks {
   failed(e: SyncomError): void;
   /** Scrub a purged id from the log and the record files. */
   scrub(id: string): Promise<void>;
+  /** Sign this node's own ops of a batch (those without a sig), before they are logged. */
+  sign(ops: Op[]): Promise<void>;
 }
 
 const MAX_BATCH = 5_000;
@@ -107,6 +109,7 @@ export class Committer {
         const batch = this.queue.splice(0, MAX_BATCH);
         let from: number;
         try {
+          await this.hooks.sign(batch.map((p) => p.op));
           from = await this.log.append(batch.map((p) => ({ op: p.op, flags: p.flags })));
         } catch (e) {
           await persisting;

@@ -3,7 +3,7 @@ import { createFsBackend, createMemoryBackend } from '../backend';
 import type { Backend } from '../backend/types';
 import { applyOp, type Entry, isEntry } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
-import { FLAG_HELD, FLAG_SKIPPED, isScrubbed } from '../op';
+import { FLAG_HELD, FLAG_SKIPPED, isScrubbed, signOps } from '../op';
 import { createSchema, type Schema } from '../schema';
 import { createClock } from './clock';
 import { Committer, type CommitHooks } from './commit';
@@ -55,6 +55,12 @@ function commitHooks(ref: { storage?: Storage }): CommitHooks {
     },
     failed(e) {
       ref.storage?.parts.events.emit('error', e);
+    },
+    async sign(ops) {
+      const s = ref.storage as Storage;
+      if (s.parts.options.sync?.signatures === false) return;
+      const own = ops.filter((op) => op.origin === s.id && op.sig === undefined);
+      if (own.length) await signOps(own, s.parts.keys.signPrivate);
     },
     async scrub(id) {
       const s = ref.storage as Storage;

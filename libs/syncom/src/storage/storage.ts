@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
 import type { LogEvent, OpLog } from '../log';
-import { signOp } from '../op';
+import { digestForSigning } from '../op';
 import { type Op, streamKey, type Vector } from '../op/types';
 import type { Schema } from '../schema';
 import type { Backend } from '../backend/types';
@@ -276,7 +276,7 @@ export class Storage {
    * sync layer makes its merge and advance ops here.
    */
   makeOp(body: OpBody & { from?: string; vector?: Vector }, scope: string, options?: WriteOptions): Op {
-    const { committer, clock, keys, schema } = this.parts;
+    const { committer, clock, schema } = this.parts;
     const seq = (committer.pvec[streamKey(this.id, scope, body.from)] ?? 0) + 1;
     const op: Op = { origin: this.id, seq, ts: clock.next(), type: body.type, id: body.id, scope };
     if (body.from !== undefined) op.from = body.from;
@@ -287,6 +287,7 @@ export class Storage {
     if (schema && body.type !== 'merge' && body.type !== 'advance') op.v = schema.version;
     const actor = this.actorFor(options);
     if (actor !== undefined) op.actor = actor;
-    return this.parts.options.sync?.signatures === false ? op : signOp(op, keys.signPrivate);
+    // The sig itself is made by the committer, on the pool, just before the append.
+    return this.parts.options.sync?.signatures === false ? op : digestForSigning(op);
   }
 }

@@ -1,0 +1,75 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createMemoryBackend, createMemoryLink, open } from '../../libs/syncom/src';
+import type { Backend, HostUnit, Storage } from '../../libs/syncom/src';
+
+let sealing: { publicKey: string; privateKey: string } | undefined;
+
+/**
+ * A memory backend seeded with one RSA sealing pair shared by every node of
+ * the process (as the sync tests do), so open() skips its 0.1–0.3 s RSA key
+ * generation; each node still makes its own Ed25519 signing key.
+ */
+export function memoryBackend(): Backend {
+  sealing ??= generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return createMemoryBackend({ files: { 'keys/seal-public.pem': sealing.publicKey, 'keys/seal-private.pem': sealing.privateKey } });
+}
+
+/** A node on a seeded memory backend, durable off. */
+export function openNode(path: string): Promise<Storage> {
+  return open({ path, backend: memoryBackend() });
+}
+
+/** A node whose dialer reaches `unit` over a memory link; no node registered yet. */
+export function openDialer(path: string, unit: HostUnit): Promise<Storage> {
+  return open({ path, backend: memoryBackend(), sync: { connect: () => createMemoryLink(unit) } });
+}
+
+/**
+ * Resolve once `check()` holds, checked now and at each 'change' event of
+ * `storage` (keep it O(1): a vector lookup, never list()). Rejects after `ms`
+ * with the last sync error seen, so a broken run fails instead of hanging.
+ */
+export function reached(storage: Storage, check: () => boolean, what: string, ms = 300_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let lastError: Error | undefined;
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      offChange();
+      offError();
+      if (error) reject(error);
+      else resolve();
+    };
+    const offChange = storage.on('change', () => { if (check()) finish(); });
+    const offError = storage.sync.on('error', (e) => { lastError = e; });
+    const timer = setTimeout(() => finish(new Error(`${what}: not reached in ${ms / 1000} s${lastError ? ` (last sync error: ${lastError.message})` : ''}`)), ms);
+    if (check()) finish();
+  });
+}
+
+/** Register the hub on a dialer and resolve at its 'bootstrap' event, with the records it joined. */
+export function bootstrapFrom(dialer: Storage, url = 'memory://hub', ms = 300_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { off(); reject(new Error(`bootstrap from ${url}: no 'bootstrap' event in ${ms / 1000} s`)); }, ms);
+    const off = dialer.sync.on('bootstrap', (e) => { clearTimeout(timer); off(); resolve(e.records); });
+    dialer.sync.addNode({ url }).catch((e: Error) => { clearTimeout(timer); off(); reject(e); });
+  });
+}
+
+let gc: (() => void) | undefined;
+
+/** The JS heap in use after a full collection (gc exposed at the first call), in bytes. */
+export function heapAfterGc(): number {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
