@@ -13,13 +13,17 @@ export interface OpBody {
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Throw a TypeError-like SyncomError unless `x` is a plain object of fields. */
-export function assertFields(x: unknown, what: string): asserts x is Record<string, unknown> {
+/**
+ * A JSON copy of a plain object of fields (what the op carries: later changes
+ * to the caller's object do not reach it).
+ * @throws SyncomError INVALID_ARGUMENT unless `x` is a plain object of JSON fields.
+ */
+export function copyFields(x: unknown, what: string): Record<string, unknown> {
   const plain = typeof x === 'object' && x !== null && !Array.isArray(x) && [Object.prototype, null].includes(Object.getPrototypeOf(x));
   if (!plain) throw new SyncomError('INVALID_ARGUMENT', `${what} must be a plain object of fields`);
   for (const k of Object.keys(x)) if (FORBIDDEN.has(k)) throw new SyncomError('INVALID_ARGUMENT', `${what} may not have a field named ${k}`, { field: k });
   try {
-    JSON.stringify(x);
+    return JSON.parse(JSON.stringify(x)) as Record<string, unknown>;
   } catch (e) {
     throw new SyncomError('INVALID_ARGUMENT', `${what} must be JSON: ${(e as Error).message}`, { cause: e });
   }

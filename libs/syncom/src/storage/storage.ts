@@ -13,7 +13,7 @@ import type { Committer, Via } from './commit';
 import { Emitter } from './emitter';
 import type { NodeKeys } from './keys';
 import {
-  addBody, assertFields, assertId, assertRegisters, existing, incBody, mergedView, type OpBody, removeBody,
+  addBody, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody,
 } from './local-ops';
 import type { ListedRecord, OpenOptions, RecordMeta, WriteOptions } from './options';
 import { RecordHandle } from './record-handle';
@@ -76,10 +76,7 @@ export class Storage {
 
   /** Replace the record: fields not written are gone (OPS-3). */
   set(id: string, data: Record<string, unknown>, options?: WriteOptions): Promise<void> {
-    return this.local(id, () => {
-      assertFields(data, 'data');
-      return { type: 'write', id, data: this.validateWrite(data) };
-    }, options);
+    return this.local(id, () => ({ type: 'write', id, data: this.validateWrite(copyFields(data, 'data')) }), options);
   }
 
   /** The spec's name for set(). */
@@ -90,10 +87,10 @@ export class Storage {
   /** Write the listed fields, last writer wins per field (OPS-4). */
   update(id: string, fields: Record<string, unknown>, options?: WriteOptions): Promise<void> {
     return this.local(id, (e) => {
-      assertFields(fields, 'fields');
-      assertRegisters(existing(e, id), fields);
-      this.validateUpdate(mergedView(e, fields));
-      return { type: 'set', id, data: JSON.parse(JSON.stringify(fields)) as Record<string, unknown> };
+      const data = copyFields(fields, 'fields');
+      assertRegisters(existing(e, id), data);
+      this.validateUpdate(mergedView(e, data));
+      return { type: 'set', id, data };
     }, options);
   }
 
@@ -226,10 +223,13 @@ export class Storage {
     return s;
   }
 
+  /** Validate a write (a fresh copy) and fold the validator's defaults into it (KIND-16). */
   private validateWrite(data: Record<string, unknown>): Record<string, unknown> {
-    const r = this.parts.schema?.validateWrite(data);
-    if (r && !r.ok) throw new SyncomError('OP_INVALID', `the record is invalid: ${r.errors.join('; ')}`, { errors: r.errors });
-    return JSON.parse(JSON.stringify(r?.data ?? data)) as Record<string, unknown>;
+    const schema = this.parts.schema;
+    if (!schema) return data;
+    const r = schema.validateWrite(data);
+    if (!r.ok) throw new SyncomError('OP_INVALID', `the record is invalid: ${r.errors.join('; ')}`, { errors: r.errors });
+    return r.data === data ? data : (JSON.parse(JSON.stringify(r.data)) as Record<string, unknown>);
   }
 
   private validateUpdate(merged: Record<string, unknown>): void {
