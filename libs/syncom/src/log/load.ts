@@ -10,6 +10,8 @@ export interface OpenBatch {
   to: number;
   /** Its records are written: it may be sealed. */
   recorded: boolean;
+  /** The JSON of its packed ops as appended, reused when it is sealed (absent after a reopen or a scrub). */
+  text?: string;
 }
 
 function unreadable(options: OpLogOptions, file: string, detail: string): void {

@@ -94,10 +94,10 @@ export class OpLog {
   /** Append one batch (one file); returns its first position. The commit point of its ops. */
   async append(items: { op: Op; flags?: number }[]): Promise<number> {
     const from = this.head + 1;
-    const ops = items.map((it) => packOp(it.op, it.flags ?? 0));
-    await this.options.backend.write(batchFile(from), JSON.stringify({ from, ops }), { durable: this.options.durable });
+    const text = JSON.stringify(items.map((it) => packOp(it.op, it.flags ?? 0)));
+    await this.options.backend.write(batchFile(from), `{"from":${from},"ops":${text}}`, { durable: this.options.durable });
     items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
-    this.batches.push({ from, to: this.head, recorded: false });
+    this.batches.push({ from, to: this.head, recorded: false, text });
     for (const l of this.appended) {
       try {
         l(from, this.head);

@@ -14,13 +14,20 @@ function fileText(from: number, entries: (LogEntry | undefined)[]): string {
   return JSON.stringify({ from, ops: entries.map((e) => (e ? packOp(e.op, e.flags) : null)) });
 }
 
+/** A segment's text: the batches' own JSON joined when every one has it, else packed again. */
+function segmentText(from: number, batches: { text?: string }[], entries: (LogEntry | undefined)[]): string {
+  if (!batches.every((b) => b.text !== undefined)) return fileText(from, entries);
+  const parts = batches.map((b) => (b.text as string).slice(1, -1)).filter((t) => t.length > 0);
+  return `{"from":${from},"ops":[${parts.join(',')}]}`;
+}
+
 /** Roll open batches into one sealed segment: write it, then index.json, then drop the batch files. */
-export async function sealBatches(log: OpLog, batches: { from: number; to: number }[]): Promise<{ from: number; to: number }> {
+export async function sealBatches(log: OpLog, batches: { from: number; to: number; text?: string }[]): Promise<{ from: number; to: number }> {
   const { backend, durable } = log.options;
   const from = batches[0].from;
   const to = batches[batches.length - 1].to;
   const entries = rangeOf(log, from, to);
-  await backend.write(segmentFile(from), fileText(from, entries), { durable });
+  await backend.write(segmentFile(from), segmentText(from, batches, entries), { durable });
   let minTs = Infinity;
   let maxTs = 0;
   for (const e of entries) {
@@ -71,6 +78,8 @@ export async function scrubFiles(log: OpLog, id: string): Promise<number> {
     if (n === 0) continue;
     // Memory follows the file only once it is rewritten, so a scrub that failed is found again.
     await backend.overwrite(f.path, fileText(f.from, next), { durable });
+    const batch = log.batches.find((b) => b.from === f.from);
+    if (batch) delete batch.text;
     next.forEach((e, i) => { if (e && e !== entries[i]) (entries[i] as LogEntry).op = e.op; });
     scrubbed += n;
   }

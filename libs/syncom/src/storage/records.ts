@@ -3,7 +3,7 @@ import type { Backend } from '../backend/types';
 import { type Entry, isEntry, joinEntries } from '../crdt';
 
 export const RECORDS_DIR = 'records';
-const FAN = 4;
+const FAN = 8;
 
 interface RecordFile {
   n: number;
@@ -16,7 +16,7 @@ const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
 /**
  * The record files: each committed batch writes one file with the entries it
  * changed (so record persistence costs one file per batch, not one per record);
- * files of a size class are merged FAN at a time, so a store holds O(log n)
+ * files of a size class are merged FAN (8) at a time, so a store holds O(log n)
  * files and each entry is rewritten O(log n) times. Entries are CRDT states,
  * so loading joins every file's state of an id: the order of files never matters.
  */

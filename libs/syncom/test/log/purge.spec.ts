@@ -227,8 +227,8 @@ describe('the log: purge scrubs the id from every log file', () => {
     const opts = { now: () => T0, durable: true };
     const s = await openOn(b, opts);
     await s.set('x', { title: SECRET });
-    // Three more record files: the four are merged into one and removed.
-    for (const id of ['a', 'b', 'c']) await s.set(id, { title: id });
+    // Seven more record files: the eight are merged into one and removed.
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) await s.set(id, { title: id });
     await s.purge('x');
     await s.parts.committer.idle();
     expect(filesHolding(b, SECRET)).toEqual([]);
