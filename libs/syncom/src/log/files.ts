@@ -15,6 +15,8 @@ export interface SegmentInfo {
   /** Oldest and newest op stamp in the segment, for retention.days. */
   minTs: number;
   maxTs: number;
+  /** The chain head after the segment's last batch. */
+  chain?: string;
 }
 
 /** log/index.json: { epoch, floor, vector, segments } and the newest stamp logged, for the clock. */
@@ -27,11 +29,15 @@ export interface LogIndex {
   ts: number;
   /** Held ops retention dropped, ever (GUAR-27). */
   heldLost?: number;
+  /** The audit chain's head as of the sealed part. */
+  chain?: string;
 }
 
 /** One file of the log, open batch or sealed segment: positions from..from+ops.length-1. */
 export interface LogFile {
   from: number;
+  /** The audit chain's head after this batch (or the last batch of a segment). */
+  chain?: string;
   ops: unknown[];
 }
 

@@ -12,6 +12,8 @@ export interface OpenBatch {
   recorded: boolean;
   /** The JSON of its packed ops as appended, reused when it is sealed (absent after a reopen or a scrub). */
   text?: string;
+  /** The chain head after this batch. */
+  chain?: string;
 }
 
 function unreadable(options: OpLogOptions, file: string, detail: string): void {
@@ -57,7 +59,8 @@ async function loadBatches(log: OpLog, backend: Backend, options: OpLogOptions):
     if (!file || file.from !== from || !takeOps(log, from, file.ops, tail)) unreadable(options, batchFile(from), 'torn');
     const to = file ? from + file.ops.length - 1 : (froms[i + 1] ?? from) - 1;
     log.head = Math.max(log.head, to);
-    log.batches.push({ from, to, recorded: false });
+    if (file?.chain) log.chain = file.chain;
+    log.batches.push({ from, to, recorded: false, chain: file?.chain });
   }
   return tail;
 }
@@ -80,6 +83,7 @@ export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEnt
     log.sealedVector = { ...index.vector };
     log.maxTs = index.ts;
     log.heldLost = index.heldLost ?? 0;
+    log.chain = log.sealedChain = index.chain ?? '';
   }
   await loadSegments(log, backend, options);
   return loadBatches(log, backend, options);

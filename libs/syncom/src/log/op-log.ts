@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Backend } from '../backend/types';
 import type { Op, Vector } from '../op/types';
 import { packOp, unpackEntry } from '../op';
@@ -8,6 +8,16 @@ import { loadLog, type OpenBatch } from './load';
 import { type Retention, retentionOf } from './retention';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
 import { advanceVector, mergeVectors } from './vector';
+
+/**
+ * The next block of the audit chain (the DESIGN's chain): SHA-256 over the
+ * previous head and the batch's ops as appended, base64url. Each node's chain
+ * is its own record of what it applied in its order: converged nodes hold the
+ * same records and different chains (GUAR-23).
+ */
+export function chainBlock(previous: string, opsText: string): string {
+  return createHash('sha256').update(previous).update('\n').update(opsText).digest('base64url');
+}
 
 /** One op in the log, at its position, with its local flags. */
 export interface LogEntry {
@@ -62,6 +72,10 @@ export class OpLog {
   maxTs = 0;
   /** Held ops (ahead: 'hold') that retention dropped before an upgrade applied them (GUAR-27). */
   heldLost = 0;
+  /** The audit chain's head: one block per appended batch (GUAR-23). */
+  chain = '';
+  /** The chain as of the sealed part (index.json). */
+  sealedChain = '';
   segments: SegmentInfo[] = [];
   /** Retained entries, positions floor+1..head (a hole is undefined). */
   entries: (LogEntry | undefined)[] = [];
@@ -95,9 +109,11 @@ export class OpLog {
   async append(items: { op: Op; flags?: number }[]): Promise<number> {
     const from = this.head + 1;
     const text = JSON.stringify(items.map((it) => packOp(it.op, it.flags ?? 0)));
-    await this.options.backend.write(batchFile(from), `{"from":${from},"ops":${text}}`, { durable: this.options.durable });
+    const chain = chainBlock(this.chain, text);
+    await this.options.backend.write(batchFile(from), `{"from":${from},"chain":"${chain}","ops":${text}}`, { durable: this.options.durable });
     items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
-    this.batches.push({ from, to: this.head, recorded: false, text });
+    this.chain = chain;
+    this.batches.push({ from, to: this.head, recorded: false, text, chain });
     for (const l of this.appended) {
       try {
         l(from, this.head);
@@ -147,7 +163,7 @@ export class OpLog {
 
   /** Write index.json with the vector covering the sealed part. */
   async writeIndex(vector: Vector): Promise<void> {
-    const index: LogIndex = { epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs, heldLost: this.heldLost };
+    const index: LogIndex = { epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs, heldLost: this.heldLost, chain: this.sealedChain };
     await this.options.backend.write(INDEX_FILE, JSON.stringify(index), { durable: this.options.durable });
   }
 

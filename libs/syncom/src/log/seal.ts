@@ -10,19 +10,20 @@ function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[]
   return out;
 }
 
-function fileText(from: number, entries: (LogEntry | undefined)[]): string {
-  return JSON.stringify({ from, ops: entries.map((e) => (e ? packOp(e.op, e.flags) : null)) });
+function fileText(from: number, entries: (LogEntry | undefined)[], chain?: string): string {
+  return JSON.stringify({ from, chain, ops: entries.map((e) => (e ? packOp(e.op, e.flags) : null)) });
 }
 
 /** A segment's text: the batches' own JSON joined when every one has it, else packed again. */
-function segmentText(from: number, batches: { text?: string }[], entries: (LogEntry | undefined)[]): string {
-  if (!batches.every((b) => b.text !== undefined)) return fileText(from, entries);
+function segmentText(from: number, batches: { text?: string; chain?: string }[], entries: (LogEntry | undefined)[]): string {
+  const chain = batches[batches.length - 1].chain;
+  if (!batches.every((b) => b.text !== undefined)) return fileText(from, entries, chain);
   const parts = batches.map((b) => (b.text as string).slice(1, -1)).filter((t) => t.length > 0);
-  return `{"from":${from},"ops":[${parts.join(',')}]}`;
+  return `{"from":${from}${chain ? `,"chain":"${chain}"` : ''},"ops":[${parts.join(',')}]}`;
 }
 
 /** Roll open batches into one sealed segment: write it, then index.json, then drop the batch files. */
-export async function sealBatches(log: OpLog, batches: { from: number; to: number; text?: string }[]): Promise<{ from: number; to: number }> {
+export async function sealBatches(log: OpLog, batches: { from: number; to: number; text?: string; chain?: string }[]): Promise<{ from: number; to: number }> {
   const { backend, durable } = log.options;
   const from = batches[0].from;
   const to = batches[batches.length - 1].to;
@@ -37,7 +38,8 @@ export async function sealBatches(log: OpLog, batches: { from: number; to: numbe
     advanceVector(log.sealedVector, e.op);
     if (e.flags & FLAG_GRANTED && e.op.vector) log.sealedVector = mergeVectors(log.sealedVector, e.op.vector);
   }
-  const seg: SegmentInfo = { from, to, minTs: minTs === Infinity ? 0 : minTs, maxTs };
+  const seg: SegmentInfo = { from, to, minTs: minTs === Infinity ? 0 : minTs, maxTs, chain: batches[batches.length - 1].chain };
+  log.sealedChain = batches[batches.length - 1].chain ?? log.sealedChain;
   log.segments.push(seg);
   await log.writeIndex(log.sealedVector);
   for (const b of batches) await backend.remove(batchFile(b.from));
@@ -67,8 +69,8 @@ export async function dropSegments(log: OpLog): Promise<{ from: number; to: numb
 export async function scrubFiles(log: OpLog, id: string): Promise<number> {
   const { backend, durable } = log.options;
   const files = [
-    ...log.segments.map((s) => ({ path: segmentFile(s.from), from: s.from, to: s.to })),
-    ...log.batches.map((b) => ({ path: batchFile(b.from), from: b.from, to: b.to })),
+    ...log.segments.map((s) => ({ path: segmentFile(s.from), from: s.from, to: s.to, chain: s.chain })),
+    ...log.batches.map((b) => ({ path: batchFile(b.from), from: b.from, to: b.to, chain: b.chain })),
   ];
   let scrubbed = 0;
   for (const f of files) {
@@ -77,7 +79,7 @@ export async function scrubFiles(log: OpLog, id: string): Promise<number> {
     const n = next.filter((e, i) => e !== entries[i]).length;
     if (n === 0) continue;
     // Memory follows the file only once it is rewritten, so a scrub that failed is found again.
-    await backend.overwrite(f.path, fileText(f.from, next), { durable });
+    await backend.overwrite(f.path, fileText(f.from, next, f.chain), { durable });
     const batch = log.batches.find((b) => b.from === f.from);
     if (batch) delete batch.text;
     next.forEach((e, i) => { if (e && e !== entries[i]) (entries[i] as LogEntry).op = e.op; });

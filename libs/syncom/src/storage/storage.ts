@@ -180,6 +180,15 @@ export class Storage {
     return this.closed;
   }
 
+  /**
+   * The head of this node's audit chain: one hash-chained block per applied
+   * batch, over the previous head and the batch's ops (GUAR-23). It is this
+   * node's own record of what it applied in its order, not a consensus.
+   */
+  chain(): string {
+    return this.parts.log.chain;
+  }
+
   /** Whether a record is sealed for this node alone. */
   isSealed(id: string): boolean {
     return this.sealed.has(id);
