@@ -49,14 +49,7 @@ export function digestOp(op: Op, nonce: string): string {
  * const signed = signOp({ origin: nodeIdOf(key), seq: 1, ts: Date.now(), type: 'write', id, data }, key);
  */
 export function signOp(op: Op, privateKey: KeyObject): Op {
-  const signed: Op = { ...op };
-  delete signed.sig;
-  delete signed.digest;
-  delete signed.nonce;
-  if (payloadOf(op) !== undefined) {
-    signed.nonce = makeNonce();
-    signed.digest = digestOp(signed, signed.nonce);
-  }
+  const signed = digestForSigning(op);
   signed.sig = sign(null, Buffer.from(sigHeader(signed), 'utf8'), privateKey).toString('base64url');
   return signed;
 }
