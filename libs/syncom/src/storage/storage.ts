@@ -215,7 +215,8 @@ export class Storage {
 
   /** Recompute a record's scope from its data (after an op changed it). */
   rescope(e: Entry): void {
-    if (e.purged || isHidden(e)) return;
+    // Without a scope function every record is '*' (scopeOf's default): nothing to keep.
+    if (!this.parts.options.sync?.scope || e.purged || isHidden(e)) return;
     try {
       this.scopes.set(e.id, this.scopeFor(e.id, this.view(e)));
     } catch {
