@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Backend } from '../backend/types';
 import type { Op, Vector } from '../op/types';
-import { packOp, unpackEntry } from '../op';
+import { packOp } from '../op';
 import { formatEventId, parseEventId } from './event-id';
 import { batchFile, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
 import { loadLog, type OpenBatch } from './load';
@@ -138,10 +138,6 @@ export class OpLog {
     if (e.op.ts > this.maxTs) this.maxTs = e.op.ts;
   }
 
-  /** Raise the vector by a granted advance (BOOT-11). */
-  grant(vector: Vector): void {
-    this.vector = mergeVectors(this.vector, vector);
-  }
 
   /** The batch starting at `from` has its records written: it may be sealed (GUAR-8). */
   markRecorded(from: number): void {
@@ -206,10 +202,5 @@ export class OpLog {
   /** Seal what is recorded (LIFE-24). */
   async close(): Promise<void> {
     await this.maybeSeal(true);
-  }
-
-  /** Re-read an entry's flags after unpacking (for files written by older builds). */
-  static unpack(packed: unknown): { op: Op; flags: number } | undefined {
-    return unpackEntry(packed);
   }
 }
