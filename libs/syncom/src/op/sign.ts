@@ -79,20 +79,13 @@ export function digestForSigning(op: Op): Op {
   return out;
 }
 
-/**
- * Sign ops in place (each already through digestForSigning) on libuv's
- * thread pool, `concurrency` at a time, so the main thread keeps building the
- * next batch while a batch is signed.
- */
-export async function signOps(ops: Op[], privateKey: KeyObject, concurrency = 64): Promise<void> {
-  let next = 0;
-  const runner = async (): Promise<void> => {
-    while (next < ops.length) {
-      const op = ops[next++];
-      op.sig = await new Promise<string>((resolve, reject) => {
-        sign(null, Buffer.from(sigHeader(op), 'utf8'), privateKey, (e, sig) => (e ? reject(e) : resolve(sig.toString('base64url'))));
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, ops.length) }, runner));
+/** Sign one op (through digestForSigning already) on libuv's pool; sets op.sig. */
+export function signOpAsync(op: Op, privateKey: KeyObject): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    sign(null, Buffer.from(sigHeader(op), 'utf8'), privateKey, (e, sig) => {
+      if (e) return reject(e);
+      op.sig = sig.toString('base64url');
+      resolve();
+    });
+  });
 }

@@ -21,6 +21,8 @@ export interface Pending {
   after?: Entry;
   /** Resolve only once the batch's records are written and its purges scrubbed. */
   afterPersist?: boolean;
+  /** This op's signature being made on the pool, started when the op was queued. */
+  signing?: Promise<void>;
   resolve(): void;
   reject(e: Error): void;
 }
@@ -33,8 +35,8 @@ export interface CommitHooks {
   failed(e: SyncomError): void;
   /** Scrub a purged id from the log and the record files. */
   scrub(id: string): Promise<void>;
-  /** Sign this node's own ops of a batch (those without a sig), before they are logged. */
-  sign(ops: Op[]): Promise<void>;
+  /** Start signing an op of this node's (one without a sig); undefined when nothing is to sign. */
+  sign(op: Op): Promise<void> | undefined;
 }
 
 const MAX_BATCH = 5_000;
@@ -74,8 +76,11 @@ export class Committer {
     advanceVector(this.pvec, p.op);
     if (p.flags & FLAG_GRANTED && p.op.vector) this.pvec = mergeVectors(this.pvec, p.op.vector);
     if (p.after) this.overlay.set(p.op.id, p.after);
+    // Signing starts now, on the pool, and runs while the next ops are built.
+    const signing = this.hooks.sign(p.op);
+    signing?.catch(() => undefined);
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ ...p, resolve, reject });
+      this.queue.push({ ...p, signing, resolve, reject });
       this.running ??= this.drain();
     });
   }
@@ -109,7 +114,7 @@ export class Committer {
         const batch = this.queue.splice(0, MAX_BATCH);
         let from: number;
         try {
-          await this.hooks.sign(batch.map((p) => p.op));
+          for (const p of batch) if (p.signing) await p.signing;
           from = await this.log.append(batch.map((p) => ({ op: p.op, flags: p.flags })));
         } catch (e) {
           await persisting;

@@ -3,7 +3,7 @@ import { createFsBackend, createMemoryBackend } from '../backend';
 import type { Backend } from '../backend/types';
 import { applyOp, type Entry, isEntry } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
-import { FLAG_HELD, FLAG_SKIPPED, isScrubbed, signOps } from '../op';
+import { FLAG_HELD, FLAG_SKIPPED, isScrubbed, signOpAsync } from '../op';
 import { createSchema, type Schema } from '../schema';
 import { createClock } from './clock';
 import { Committer, type CommitHooks } from './commit';
@@ -56,11 +56,10 @@ function commitHooks(ref: { storage?: Storage }): CommitHooks {
     failed(e) {
       ref.storage?.parts.events.emit('error', e);
     },
-    async sign(ops) {
+    sign(op) {
       const s = ref.storage as Storage;
-      if (s.parts.options.sync?.signatures === false) return;
-      const own = ops.filter((op) => op.origin === s.id && op.sig === undefined);
-      if (own.length) await signOps(own, s.parts.keys.signPrivate);
+      if (s.parts.options.sync?.signatures === false || op.origin !== s.id || op.sig !== undefined) return undefined;
+      return signOpAsync(op, s.parts.keys.signPrivate);
     },
     async scrub(id) {
       const s = ref.storage as Storage;
