@@ -1,4 +1,5 @@
 import type { Stamp } from '../op/types';
+import { compareStamps } from './stamp';
 
 /** A last-writer-wins register: the value and the stamp that wrote it. */
 export interface RegisterField {
@@ -68,5 +69,5 @@ export function emptyEntry(id: string, stamp: Stamp): Entry {
 /** True when reads should not see the entry: purged, or a tombstone nothing newer revived. */
 export function isHidden(e: Entry): boolean {
   if (e.purged) return true;
-  return e.del === true && e.reset !== undefined && e.reset[0] === e.latest[0] && e.reset[1] === e.latest[1];
+  return e.del === true && e.reset !== undefined && compareStamps(e.reset, e.latest) === 0;
 }

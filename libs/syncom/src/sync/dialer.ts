@@ -143,12 +143,20 @@ export class Dialer {
     this.m.events.emit('peer', { url: this.rec.url, connected, node: this.rec.remote.id, reconnected, schema: this.rec.remote.schema });
   }
 
+  private scopesFor?: { scopes: string[]; allowed: ReturnType<typeof allowedScopes> };
+
+  /** The scopes this node was registered with, as a set (recomputed when addNode changes them). */
+  private allowed(): ReturnType<typeof allowedScopes> {
+    if (this.scopesFor?.scopes !== this.rec.scopes) this.scopesFor = { scopes: this.rec.scopes, allowed: allowedScopes(this.rec.scopes) };
+    return this.scopesFor.allowed;
+  }
+
   /** Whether an op should go to this host, and the host lacks it by its vector. */
   private lacks(e: LogEntry): boolean {
     const op = e.op;
     const host = this.rec.remote.id;
     if (e.flags & FLAG_SEALED || op.origin === host || op.from === host) return false;
-    const allowed = allowedScopes(this.rec.scopes);
+    const allowed = this.allowed();
     if (allowed !== 'all' && !allowed.has(op.scope ?? '*')) return false;
     return (this.hv[opStreamKey(op)] ?? 0) < op.seq;
   }
