@@ -20,3 +20,4 @@ export { createMemoryLink, isSyncLink } from './link';
 export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, SubscribeOptions, Subscription, SyncLink } from './link';
 export { SyncManager, SyncUnit } from './sync';
 export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, SyncEvents, UnitOptions } from './sync';
+export { checkHello, checkLimits, PeerBuckets, TokenBucket } from './sync';

@@ -6,3 +6,5 @@ export { SyncUnit } from './host';
 export type { Session, UnitOptions } from './host';
 export type { Limits } from './limits';
 export type { NodeRecord } from './registry';
+export { checkLimits, PeerBuckets, TokenBucket } from './limits';
+export { checkHello } from './hello';
