@@ -1,0 +1,15 @@
+export { createSyncomGateway, DEFAULT_ACK_TIMEOUT, SyncomGateway } from './syncom.gateway';
+export { SyncomAckGuard } from './ack.guard';
+export { SyncomAuthorizeGuard } from './authorize.guard';
+export { SyncomLimitsGuard } from './limits.guard';
+export { SyncomExceptionFilter } from './syncom-exception.filter';
+export { OpaqueArray, SyncomValidationPipe } from './syncom-validation.pipe';
+export { toWireError, wsRefusal } from './syncom-refusal';
+export { HelloDto, SchemaInfoDto } from './hello.dto';
+export { PushDto, SnapshotDto } from './push.dto';
+export { ChangesArgsDto, ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
+export { applyMessageLimit, DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, maxMessageBytes, messageLimitOf } from './message-size';
+export { createSessionMiddleware } from './session.middleware';
+export { MAX_FEEDS_PER_SOCKET } from './gateway-feeds';
+export { MAX_STREAMS_PER_SOCKET } from './peer-streams';
+export { peerOf, scopeRoom, SocketPeer } from './socket-peer';

@@ -1,0 +1,46 @@
+import type { Logger } from '@nestjs/common';
+import type { Socket } from 'socket.io';
+import type { Hello } from 'syncom';
+import type { SyncomGatewayOptions } from '../syncom-options.interface';
+import { peerOf } from './socket-peer';
+
+type Next = (error?: Error) => void;
+
+/** The hello authorize sees at the handshake: only the token is known yet (no node, no scopes). */
+function handshakeHello(token: string | undefined): Hello {
+  const hello: Hello = { node: '', vector: {}, epoch: '', schema: null, scopes: [] };
+  if (token !== undefined) hello.token = token;
+  return hello;
+}
+
+/** The refusal socket.io hands the client as connect_error; the link turns `data` into a SyncomError. */
+function refusal(message: string): Error {
+  return Object.assign(new Error(message), { data: { code: 'UNAUTHORIZED', status: 401, message } });
+}
+
+/**
+ * access 'session' (HOST-2): a socket.io middleware that runs `authorize`
+ * at the handshake with the client's `auth.token` and, when it passes, puts
+ * the session on the socket's context; the unit then answers hello. A false
+ * answer or a throw refuses the connection; nothing here can crash the server.
+ * Without authorize every handshake gets a session.
+ */
+export function createSessionMiddleware(options: SyncomGatewayOptions, logger: Logger): (socket: Socket, next: Next) => void {
+  return (socket, next) => {
+    const auth = socket.handshake.auth as Record<string, unknown> | undefined;
+    const token = typeof auth?.token === 'string' ? auth.token : undefined;
+    const context = peerOf(socket).context;
+    const check = async () => (options.authorize ? (await options.authorize(context, handshakeHello(token))) !== false : true);
+    check().then(
+      (ok) => {
+        if (ok) context.session = token === undefined ? {} : { token };
+        else logger.warn(`refused the handshake of ${socket.handshake.address}: authorize said no`);
+        next(ok ? undefined : refusal('authorize refused the handshake: check the token'));
+      },
+      (error: unknown) => {
+        logger.warn(`refused the handshake of ${socket.handshake.address}: authorize threw ${String(error)}`);
+        next(refusal('authorize failed on the handshake'));
+      },
+    );
+  };
+}

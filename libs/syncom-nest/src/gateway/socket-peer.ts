@@ -1,0 +1,113 @@
+import { SyncomError, type HostUnit, type Subscription } from 'syncom';
+import type { Socket } from 'socket.io';
+import type { SyncomSocketContext } from '../syncom-options.interface';
+import { PeerStreams } from './peer-streams';
+
+/** The room of a scope's subscribers: `server.in(scopeRoom('Doc')).fetchSockets()`. */
+export function scopeRoom(scope: string): string {
+  return `syncom:${scope}`;
+}
+
+const gone = () => new SyncomError('LINK_DOWN', 'the socket disconnected');
+
+/**
+ * What the gateway keeps per socket: the context the host unit keys its
+ * session on (one per socket, so a reconnect must greet again, HOST-21), the
+ * changes feeds by the client's sub id, the snapshot streams being pulled, and
+ * the page acks awaited. Kept in a WeakMap rather than socket.data, which a
+ * cluster adapter serializes; socket.data.syncom holds only `{ node, scopes }`.
+ */
+export class SocketPeer {
+  readonly context: SyncomSocketContext;
+  readonly streams = new PeerStreams();
+  private readonly feeds = new Map<string, Subscription>();
+  private readonly waiting = new Set<(error: SyncomError) => void>();
+  private ended = false;
+
+  constructor(readonly socket: Socket) {
+    this.context = { socket };
+  }
+
+  /** Whether the socket went away. */
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** How many changes feeds are open. */
+  get feedCount(): number {
+    return this.feeds.size;
+  }
+
+  /** hello succeeded: the node id the limits guard keys its bucket on, and the scopes the rooms follow. */
+  greeted(node: string, scopes: string[]): void {
+    this.context.node = node;
+    this.context.scopes = scopes;
+    (this.socket.data as Record<string, unknown>).syncom = { node, scopes };
+  }
+
+  /** Keeps a feed under the client's sub id, ending one it replaces. */
+  addFeed(sub: string, feed: Subscription): void {
+    this.dropFeed(sub);
+    this.feeds.set(sub, feed);
+  }
+
+  /** Ends the feed `sub` (if it is still `only`, when given); the rooms go with the last one. */
+  dropFeed(sub: string, only?: Subscription): void {
+    const feed = this.feeds.get(sub);
+    if (!feed || (only && feed !== only)) return;
+    this.feeds.delete(sub);
+    feed.unsubscribe();
+    if (this.feeds.size === 0) for (const room of this.rooms()) void this.socket.leave(room);
+  }
+
+  /** A subscriber joins `syncom:<scope>` for each scope its session carries. */
+  joinRooms(): void {
+    void this.socket.join(this.rooms());
+  }
+
+  /**
+   * Emits `event` and waits for the client's ack.
+   * @throws SyncomError ACK_TIMEOUT after `ms`, LINK_DOWN when the socket goes first.
+   */
+  ask(event: string, payload: unknown, ms: number): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (this.ended) return reject(gone());
+      const settle = (fn: () => void) => {
+        clearTimeout(timer);
+        this.waiting.delete(fail);
+        fn();
+      };
+      const fail = (error: SyncomError) => settle(() => reject(error));
+      const timer = setTimeout(() => fail(new SyncomError('ACK_TIMEOUT', `no ack within ${ms} ms`, { status: 408 })), ms);
+      timer.unref?.();
+      this.waiting.add(fail);
+      this.socket.emit(event, payload, (answer: unknown) => settle(() => resolve(answer)));
+    });
+  }
+
+  /** The socket is gone: feeds, streams and awaited acks end, and the unit forgets the session. */
+  close(unit: HostUnit): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const fail of [...this.waiting]) fail(gone());
+    for (const sub of [...this.feeds.keys()]) this.dropFeed(sub);
+    this.streams.close();
+    unit.disconnect(this.context);
+  }
+
+  private rooms(): string[] {
+    return (this.context.scopes ?? []).map(scopeRoom);
+  }
+}
+
+const peers = new WeakMap<Socket, SocketPeer>();
+
+/** The socket's peer state, made on first use (the handshake middleware or the connection). */
+export function peerOf(socket: Socket): SocketPeer {
+  let peer = peers.get(socket);
+  if (!peer) {
+    peer = new SocketPeer(socket);
+    peers.set(socket, peer);
+  }
+  return peer;
+}

@@ -1,0 +1,37 @@
+import { HttpException } from '@nestjs/common';
+import { WsException } from '@nestjs/websockets';
+import { isSyncomError } from 'syncom';
+import type { WireError } from '../link/socket-io-protocol';
+
+/**
+ * A refusal thrown by a guard or a pipe: a WsException whose error is the
+ * wire's `{ code, status, message }` (HttpException would reach a socket
+ * client as "Internal server error").
+ */
+export function wsRefusal(code: string, status: number, message: string): WsException {
+  return new WsException({ code, status, message });
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
+
+function fromWsException(e: WsException): WireError {
+  const error = e.getError();
+  if (isObject(error) && typeof error.code === 'string') {
+    const status = typeof error.status === 'number' ? error.status : 400;
+    return { code: error.code, status, message: typeof error.message === 'string' ? error.message : error.code };
+  }
+  // A guard that returned false: Nest throws WsException('Forbidden resource').
+  return { code: 'FORBIDDEN', status: 403, message: typeof error === 'string' ? error : 'refused' };
+}
+
+/**
+ * What any thrown value becomes on the wire: a SyncomError keeps its code
+ * and status (500 without one), a WsException its payload, an HttpException
+ * its status; anything else is INTERNAL 500 with no detail (it is logged).
+ */
+export function toWireError(e: unknown): WireError {
+  if (e instanceof WsException) return fromWsException(e);
+  if (isSyncomError(e)) return { code: e.code, status: typeof e.status === 'number' ? e.status : 500, message: e.message };
+  if (e instanceof HttpException) return { code: e.getStatus() === 400 ? 'BAD_REQUEST' : 'HTTP_ERROR', status: e.getStatus(), message: e.message };
+  return { code: 'INTERNAL', status: 500, message: 'the host failed to handle this message' };
+}

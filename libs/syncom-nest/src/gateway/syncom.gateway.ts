@@ -1,0 +1,131 @@
+import { Inject, Logger, type Type, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import {
+  ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
+} from '@nestjs/websockets';
+import type { Namespace, Socket } from 'socket.io';
+import { type HostUnit, Storage, SyncomError } from 'syncom';
+import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '../link/socket-io-protocol';
+import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
+import type { SyncomGatewayOptions } from '../syncom-options.interface';
+import { SyncomAckGuard } from './ack.guard';
+import { SyncomAuthorizeGuard } from './authorize.guard';
+import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
+import { openFeed } from './gateway-feeds';
+import { HelloDto } from './hello.dto';
+import { SyncomLimitsGuard } from './limits.guard';
+import { applyMessageLimit, maxMessageBytes } from './message-size';
+import { PushDto, SnapshotDto } from './push.dto';
+import { createSessionMiddleware } from './session.middleware';
+import { peerOf } from './socket-peer';
+import { SyncomExceptionFilter } from './syncom-exception.filter';
+import { SyncomValidationPipe } from './syncom-validation.pipe';
+
+/** How long a changes page waits for the subscriber's ack by default. */
+export const DEFAULT_ACK_TIMEOUT = 30_000;
+
+/**
+ * Hosts peers over socket.io (DESIGN: Adaptations of the spec): the four
+ * procedures of the storage's host unit as acknowledged messages (hello,
+ * push, snapshot; changes as a subscription whose pages are acknowledged;
+ * snapshot streams pulled chunk by chunk), one unit context per socket.
+ * authorize and limits are guards; malformed envelopes are refused by the
+ * validation pipe; every refusal is answered on the message's ack by the
+ * exception filter. Wiring only: the engine's unit does the sync.
+ * Use createSyncomGateway(namespace) to get a decorated class.
+ */
+@UseGuards(SyncomAckGuard, SyncomAuthorizeGuard, SyncomLimitsGuard)
+@UseFilters(SyncomExceptionFilter)
+@UsePipes(new SyncomValidationPipe())
+export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
+  /** The namespace served, once initialized. */
+  server?: Namespace;
+  private readonly logger = new Logger('SyncomGateway');
+  private hostUnit?: HostUnit;
+
+  constructor(
+    @Inject(Storage) protected readonly storage: Storage,
+    @Inject(SYNCOM_GATEWAY_OPTIONS) protected readonly options: SyncomGatewayOptions,
+  ) {}
+
+  /** The one host unit every socket reaches (authorize and limits stay with the guards). */
+  get unit(): HostUnit {
+    const { access = 'public', pageSize, pageBytes, meta, tracked } = this.options;
+    this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, meta, tracked });
+    return this.hostUnit;
+  }
+
+  afterInit(server: Namespace): void {
+    this.server = server;
+    const bytes = maxMessageBytes(this.options.limits);
+    applyMessageLimit(server, bytes);
+    if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, this.logger));
+    this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes)`);
+  }
+
+  handleConnection(socket: Socket): void {
+    const peer = peerOf(socket);
+    this.logger.log(`peer connected: socket ${socket.id} from ${socket.handshake.address}`);
+    socket.once('disconnect', (reason: string) => {
+      peer.close(this.unit);
+      const node = peer.context.node ? ` node ${peer.context.node}` : '';
+      this.logger.log(`peer disconnected: socket ${socket.id}${node} (${reason})`);
+    });
+  }
+
+  @SubscribeMessage(SYNCOM_EVENTS.hello)
+  async hello(@ConnectedSocket() socket: Socket, @MessageBody() body: HelloDto): Promise<SyncomAnswer> {
+    const peer = peerOf(socket);
+    const value = await this.unit.call('hello', body, peer.context);
+    peer.greeted(body.node, body.scopes ?? ['*']);
+    return answerOk(value);
+  }
+
+  @SubscribeMessage(SYNCOM_EVENTS.push)
+  async push(@ConnectedSocket() socket: Socket, @MessageBody() body: PushDto): Promise<SyncomAnswer> {
+    return answerOk(await this.unit.call('push', body, peerOf(socket).context));
+  }
+
+  @SubscribeMessage(SYNCOM_EVENTS.snapshot)
+  async snapshot(@ConnectedSocket() socket: Socket, @MessageBody() body: SnapshotDto): Promise<SyncomAnswer> {
+    return answerOk(await this.unit.call('snapshot', body, peerOf(socket).context));
+  }
+
+  @SubscribeMessage(SYNCOM_EVENTS.changes)
+  async changes(@ConnectedSocket() socket: Socket, @MessageBody() body: ChangesDto): Promise<SyncomAnswer> {
+    await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT });
+    return answerOk(null);
+  }
+
+  @SubscribeMessage(SYNCOM_EVENTS.unsubscribe)
+  unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: UnsubscribeDto): SyncomAnswer {
+    peerOf(socket).dropFeed(body.sub);
+    return answerOk(null);
+  }
+
+  @SubscribeMessage(SYNCOM_EVENTS.chunk)
+  async chunk(@ConnectedSocket() socket: Socket, @MessageBody() body: ChunkDto): Promise<SyncomAnswer<ChunkAnswer | null>> {
+    const peer = peerOf(socket);
+    if (body.cancel) {
+      peer.streams.cancel(body.stream);
+      return answerOk(null);
+    }
+    // A stream id is a capability from a snapshot answer, which needs a session; so does pulling it.
+    if (peer.context.node === undefined) throw new SyncomError('HELLO_REQUIRED', 'no current hello on this connection: greet again', { status: 428 });
+    return answerOk(await peer.streams.pull(this.unit, body.stream, peer.context));
+  }
+}
+
+/**
+ * The gateway class for a namespace (default '/syncom'): socket.io needs the
+ * namespace when the class is decorated, before an async options factory
+ * ran, hence a factory of subclasses of SyncomGateway. Provide it beside
+ * `Storage` and SYNCOM_GATEWAY_OPTIONS.
+ *
+ * @example
+ * providers: [{ provide: SYNCOM_GATEWAY_OPTIONS, useValue: { limits: { opsPerPush: 500 } } }, createSyncomGateway()]
+ */
+export function createSyncomGateway(namespace: string = DEFAULT_NAMESPACE): Type<SyncomGateway> {
+  @WebSocketGateway({ namespace, perMessageDeflate: false })
+  class NamespacedSyncomGateway extends SyncomGateway {}
+  return NamespacedSyncomGateway;
+}

@@ -1,0 +1,47 @@
+import type { Hello, Limits, OpenOptions, UnitOptions } from 'syncom';
+import type { Socket } from 'socket.io';
+import type { ManagerOptions, SocketOptions } from 'socket.io-client';
+
+/**
+ * The connection context the gateway hands to `authorize` and to the host
+ * unit: one object per socket, so a session lives exactly as long as its
+ * socket (a reconnect is a new context and must greet again, HOST-21).
+ */
+export interface SyncomSocketContext {
+  /** The socket.io socket (its `handshake` holds headers, query and auth). */
+  readonly socket: Socket;
+  /** Set when the handshake passed `authorize` under access 'session' (HOST-2). */
+  session?: { token?: string };
+  /** The peer's node id, once its hello succeeded on this socket (the limits guard keys its bucket on it). */
+  node?: string;
+  /** The scopes its hello named ('*' when none): its rooms are `syncom:<scope>`. */
+  scopes?: string[];
+}
+
+/** How the gateway hosts peers: the host unit's options, as Nest guards apply them. */
+export interface SyncomGatewayOptions {
+  /** The socket.io namespace (default '/syncom'). Read once, when the module is defined. */
+  namespace?: string;
+  /** 'public' (default here): any socket may greet; 'session': the handshake must pass authorize first. */
+  access?: UnitOptions['access'];
+  /** The authorize guard: the socket's context and the hello (its token and scopes). false -> 401. */
+  authorize?: (context: SyncomSocketContext, hello: Hello) => boolean | Promise<boolean>;
+  /** The limits guard: opsPerPush / bytesPerPush -> 413, opsPerSecond per peer -> 429. */
+  limits?: Limits;
+  pageSize?: number;
+  pageBytes?: number;
+  meta?: Record<string, unknown>;
+  tracked?: UnitOptions['tracked'];
+  /** How long a changes page waits for the subscriber's ack before the feed ends (default 30 s). */
+  ackTimeout?: number;
+}
+
+/** SyncomModule.forRoot()'s options: open()'s, plus `scope` and the gateway. */
+export interface SyncomModuleOptions extends OpenOptions {
+  /** A record's scope from its data; shorthand for `sync.scope`. */
+  scope?: (id: string, data: Record<string, unknown>) => string;
+  /** Host peers on a socket.io gateway. Absent or false: this app only dials. */
+  gateway?: SyncomGatewayOptions | boolean;
+  /** socket.io-client options of the default `sync.connect` (the socket.io link). */
+  io?: Partial<ManagerOptions & SocketOptions>;
+}

@@ -1,0 +1,41 @@
+import { io, type ManagerOptions, type SocketOptions } from 'socket.io-client';
+import type { Socket as ClientSocket } from 'socket.io-client';
+import type { OpenOptions, Storage } from 'syncom';
+import { createSocketIoLink, type SocketIoLink } from '../../src/link';
+import { memoryStorage } from './hub';
+
+/** The links a dialer made, with their sockets, newest last. */
+export interface Dialed {
+  links: SocketIoLink[];
+  sockets: ClientSocket[];
+}
+
+/**
+ * A dialing storage whose connect() is the socket.io link, as DESIGN shows it:
+ * createSocketIoLink(io(node.url, { auth: { token }, transports: ['websocket'] })).
+ */
+export async function socketDialer(
+  options: Partial<OpenOptions> = {},
+  io$: Partial<ManagerOptions & SocketOptions> = {},
+): Promise<{ storage: Storage } & Dialed> {
+  const dialed: Dialed = { links: [], sockets: [] };
+  const connect = (node: { url: string; token?: string }) => {
+    const socket = io(node.url, { auth: { token: node.token }, transports: ['websocket'], reconnectionDelay: 20, reconnectionDelayMax: 100, ...io$ });
+    const link = createSocketIoLink(socket, { timeout: 10_000 });
+    dialed.sockets.push(socket);
+    dialed.links.push(link);
+    return link;
+  };
+  const storage = await memoryStorage({ ...options, sync: { connect, ...options.sync } });
+  return { storage, ...dialed, links: dialed.links, sockets: dialed.sockets };
+}
+
+/** A raw socket.io-client socket to a gateway, connected. */
+export async function rawSocket(url: string, io$: Partial<ManagerOptions & SocketOptions> = {}): Promise<ClientSocket> {
+  const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false, ...io$ });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', (e) => reject(e));
+  });
+  return socket;
+}

@@ -1,0 +1,69 @@
+import type { INestApplication, Provider } from '@nestjs/common';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { Test } from '@nestjs/testing';
+import type { AddressInfo } from 'node:net';
+import type { Namespace } from 'socket.io';
+import { open, Storage, type OpenOptions } from 'syncom';
+import { createSyncomGateway, type SyncomGateway } from '../../src/gateway';
+import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from '../../src/syncom.constants';
+import type { SyncomGatewayOptions } from '../../src/syncom-options.interface';
+
+let count = 0;
+
+/** A storage on the memory backend. */
+export function memoryStorage(options: Partial<OpenOptions> = {}): Promise<Storage> {
+  return open({ path: `mem-${process.pid}-${count++}`, backend: 'memory', ...options });
+}
+
+/** How a test hub is set up. */
+export interface HubSetup {
+  /** The storage to host (default: a fresh memory storage, closed with the hub). */
+  storage?: Storage | object;
+  /** The gateway's options, given now. */
+  options?: SyncomGatewayOptions;
+  /** The gateway's options from an async factory instead (as forRootAsync gives them). */
+  optionsFactory?: () => Promise<SyncomGatewayOptions>;
+  namespace?: string;
+  /** A port to listen on (default 0: any free one). */
+  port?: number;
+  /** Nest's logger for the app (default off). */
+  logger?: false | Parameters<INestApplication['useLogger']>[0];
+}
+
+/** A Nest app hosting the syncom gateway on 127.0.0.1. */
+export interface TestHub {
+  app: INestApplication;
+  storage: Storage;
+  gateway: SyncomGateway;
+  port: number;
+  /** What a dialer's node.url is: http://127.0.0.1:<port>/syncom */
+  url: string;
+  namespace(): Namespace;
+  /** Closes the app; the storage too unless it was given. */
+  close(): Promise<void>;
+}
+
+/** Starts a hub: Storage and SYNCOM_GATEWAY_OPTIONS providers, the gateway class, IoAdapter, listen(0). */
+export async function startHub(setup: HubSetup = {}): Promise<TestHub> {
+  const owned = setup.storage === undefined;
+  const storage = (setup.storage ?? (await memoryStorage())) as Storage;
+  const options: Provider = setup.optionsFactory
+    ? { provide: SYNCOM_GATEWAY_OPTIONS, useFactory: setup.optionsFactory }
+    : { provide: SYNCOM_GATEWAY_OPTIONS, useValue: setup.options ?? {} };
+  const Gateway = createSyncomGateway(setup.namespace);
+  const moduleRef = await Test.createTestingModule({ providers: [{ provide: Storage, useValue: storage }, options, Gateway] }).compile();
+  const app = moduleRef.createNestApplication({ logger: setup.logger ?? false });
+  app.useWebSocketAdapter(new IoAdapter(app));
+  await app.listen(setup.port ?? 0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const gateway = app.get(Gateway);
+  return {
+    app, storage, gateway, port,
+    url: `http://127.0.0.1:${port}${setup.namespace ?? DEFAULT_NAMESPACE}`,
+    namespace: () => gateway.server as Namespace,
+    close: async () => {
+      await app.close();
+      if (owned) await storage.close();
+    },
+  };
+}
