@@ -31,6 +31,20 @@ export interface LogIndex {
   heldLost?: number;
   /** The audit chain's head as of the sealed part. */
   chain?: string;
+  /** The highest seq of this node's sealed stream, kept out of every vector (GUAR-19). */
+  sealedSeq?: number;
+}
+
+/**
+ * Encrypts the payload of sealed entries (FLAG_SEALED) on their way to a log
+ * file and decrypts it on the way back (GUAR-19): the log never writes a
+ * sealed record's payload in clear. Entries without the flag pass untouched.
+ */
+export interface EntryCipher {
+  /** One file's packed entries (null for a hole), the sealed ones encrypted under one fresh key. */
+  seal(packed: readonly unknown[]): unknown[];
+  /** A packed entry as read: a sealed one decrypted, undefined when it cannot be. */
+  open(packed: unknown): unknown;
 }
 
 /** One file of the log, open batch or sealed segment: positions from..from+ops.length-1. */

@@ -25,7 +25,7 @@ function takeOps(log: OpLog, from: number, ops: unknown[], out?: LogEntry[]): bo
   let ok = true;
   ops.forEach((packed, i) => {
     if (packed === null) return;
-    const e = unpackEntry(packed);
+    const e = unpackEntry(log.openPacked(packed));
     if (!e) { ok = false; return; }
     const entry: LogEntry = { pos: from + i, op: e.op, flags: e.flags };
     log.addEntry(entry);
@@ -83,6 +83,7 @@ export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEnt
     log.sealedVector = { ...index.vector };
     log.maxTs = index.ts;
     log.heldLost = index.heldLost ?? 0;
+    log.sealedSeq = Number.isSafeInteger(index.sealedSeq) ? (index.sealedSeq as number) : 0;
     log.chain = log.sealedChain = index.chain ?? '';
   }
   await loadSegments(log, backend, options);

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Backend } from '../backend/types';
 import type { Op, Vector } from '../op/types';
-import { packOp } from '../op';
+import { FLAG_SEALED, packOp } from '../op';
 import { formatEventId, parseEventId } from './event-id';
-import { batchFile, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
+import { batchFile, type EntryCipher, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
 import { loadLog, type OpenBatch } from './load';
 import { type Retention, retentionOf } from './retention';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
@@ -50,6 +50,8 @@ export interface OpLogOptions {
   onError?: (e: Error) => void;
   /** Retention dropped held ops (GUAR-27). */
   onHeldLost?: (count: number) => void;
+  /** Encrypts sealed entries in the files (GUAR-19); without it they are written in clear. */
+  cipher?: EntryCipher;
 }
 
 /** Where a subscriber's cursor stands. */
@@ -68,6 +70,12 @@ export class OpLog {
   vector: Vector = {};
   /** What the sealed part of the log covers (index.json's vector). */
   sealedVector: Vector = {};
+  /**
+   * The highest seq of this node's sealed stream (GUAR-19). Sealed ops run in
+   * a stream of their own that no vector holds, so they never show in hello
+   * or a snapshot and leave no hole in the streams peers see.
+   */
+  sealedSeq = 0;
   /** Newest stamp logged (seeds the clock on open, CLK-8). */
   maxTs = 0;
   /** Held ops (ahead: 'hold') that retention dropped before an upgrade applied them (GUAR-27). */
@@ -108,7 +116,7 @@ export class OpLog {
   /** Append one batch (one file); returns its first position. The commit point of its ops. */
   async append(items: { op: Op; flags?: number }[]): Promise<number> {
     const from = this.head + 1;
-    const text = JSON.stringify(items.map((it) => packOp(it.op, it.flags ?? 0)));
+    const text = this.packText(items);
     const chain = chainBlock(this.chain, text);
     await this.options.backend.write(batchFile(from), `{"from":${from},"chain":"${chain}","ops":${text}}`, { durable: this.options.durable });
     items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
@@ -129,15 +137,31 @@ export class OpLog {
     await this.options.backend.remove(batchFile(this.head + 1));
   }
 
-  /** Take an entry into memory: head, vector, newest stamp. */
+  /** Take an entry into memory: head, vector (the sealed stream for a sealed op), newest stamp. */
   addEntry(e: LogEntry): void {
     this.entries[e.pos - this.floor - 1] = e;
     if (e.pos > this.head) this.head = e.pos;
-    advanceVector(this.vector, e.op);
+    if (e.flags & FLAG_SEALED) this.sealedSeq = Math.max(this.sealedSeq, e.op.seq);
+    else advanceVector(this.vector, e.op);
     if (e.flags & FLAG_GRANTED && e.op.vector) this.vector = mergeVectors(this.vector, e.op.vector);
     if (e.op.ts > this.maxTs) this.maxTs = e.op.ts;
   }
 
+  /**
+   * The JSON of a file's entries (null for a hole): packed, and sealed ones
+   * encrypted. A batch with no sealed entry pays one flag test per op.
+   */
+  packText(entries: readonly ({ op: Op; flags?: number } | undefined)[]): string {
+    const packed = entries.map((e) => (e ? packOp(e.op, e.flags ?? 0) : null));
+    const { cipher } = this.options;
+    const sealed = cipher !== undefined && entries.some((e) => e && (e.flags ?? 0) & FLAG_SEALED);
+    return JSON.stringify(sealed ? cipher.seal(packed) : packed);
+  }
+
+  /** A packed entry as read from a file, its sealed payload decrypted (see packText). */
+  openPacked(packed: unknown): unknown {
+    return this.options.cipher ? this.options.cipher.open(packed) : packed;
+  }
 
   /** The batch starting at `from` has its records written: it may be sealed (GUAR-8). */
   markRecorded(from: number): void {
@@ -159,7 +183,10 @@ export class OpLog {
 
   /** Write index.json with the vector covering the sealed part. */
   async writeIndex(vector: Vector): Promise<void> {
-    const index: LogIndex = { epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs, heldLost: this.heldLost, chain: this.sealedChain };
+    const index: LogIndex = {
+      epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs, heldLost: this.heldLost, chain: this.sealedChain,
+      sealedSeq: this.sealedSeq || undefined,
+    };
     await this.options.backend.write(INDEX_FILE, JSON.stringify(index), { durable: this.options.durable });
   }
 

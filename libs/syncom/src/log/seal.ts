@@ -1,4 +1,4 @@
-import { FLAG_HELD, hasPayload, packOp, scrubForPurge } from '../op';
+import { FLAG_HELD, FLAG_SEALED, hasPayload, scrubForPurge } from '../op';
 import { batchFile, segmentFile, type SegmentInfo } from './files';
 import { FLAG_GRANTED, type LogEntry, type OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
@@ -10,14 +10,14 @@ function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[]
   return out;
 }
 
-function fileText(from: number, entries: (LogEntry | undefined)[], chain?: string): string {
-  return JSON.stringify({ from, chain, ops: entries.map((e) => (e ? packOp(e.op, e.flags) : null)) });
+function fileText(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string): string {
+  return `{"from":${from}${chain ? `,"chain":${JSON.stringify(chain)}` : ''},"ops":${log.packText(entries)}}`;
 }
 
 /** A segment's text: the batches' own JSON joined when every one has it, else packed again. */
-function segmentText(from: number, batches: { text?: string; chain?: string }[], entries: (LogEntry | undefined)[]): string {
+function segmentText(log: OpLog, from: number, batches: { text?: string; chain?: string }[], entries: (LogEntry | undefined)[]): string {
   const chain = batches[batches.length - 1].chain;
-  if (!batches.every((b) => b.text !== undefined)) return fileText(from, entries, chain);
+  if (!batches.every((b) => b.text !== undefined)) return fileText(log, from, entries, chain);
   const parts = batches.map((b) => (b.text as string).slice(1, -1)).filter((t) => t.length > 0);
   return `{"from":${from}${chain ? `,"chain":"${chain}"` : ''},"ops":[${parts.join(',')}]}`;
 }
@@ -28,14 +28,15 @@ export async function sealBatches(log: OpLog, batches: { from: number; to: numbe
   const from = batches[0].from;
   const to = batches[batches.length - 1].to;
   const entries = rangeOf(log, from, to);
-  await backend.write(segmentFile(from), segmentText(from, batches, entries), { durable });
+  await backend.write(segmentFile(from), segmentText(log, from, batches, entries), { durable });
   let minTs = Infinity;
   let maxTs = 0;
   for (const e of entries) {
     if (!e) continue;
     minTs = Math.min(minTs, e.op.ts);
     maxTs = Math.max(maxTs, e.op.ts);
-    advanceVector(log.sealedVector, e.op);
+    // A sealed op's stream is in no vector (GUAR-19): index.json keeps its seq apart.
+    if (!(e.flags & FLAG_SEALED)) advanceVector(log.sealedVector, e.op);
     if (e.flags & FLAG_GRANTED && e.op.vector) log.sealedVector = mergeVectors(log.sealedVector, e.op.vector);
   }
   const seg: SegmentInfo = { from, to, minTs: minTs === Infinity ? 0 : minTs, maxTs, chain: batches[batches.length - 1].chain };
@@ -79,7 +80,7 @@ export async function scrubFiles(log: OpLog, id: string): Promise<number> {
     const n = next.filter((e, i) => e !== entries[i]).length;
     if (n === 0) continue;
     // Memory follows the file only once it is rewritten, so a scrub that failed is found again.
-    await backend.overwrite(f.path, fileText(f.from, next, f.chain), { durable });
+    await backend.overwrite(f.path, fileText(log, f.from, next, f.chain), { durable });
     const batch = log.batches.find((b) => b.from === f.from);
     if (batch) delete batch.text;
     next.forEach((e, i) => { if (e && e !== entries[i]) (entries[i] as LogEntry).op = e.op; });
