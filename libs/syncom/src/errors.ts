@@ -20,6 +20,7 @@ export type SyncomErrorCode =
   | 'NOT_A_STORAGE'
   | 'FOREIGN_EPOCH'
   | 'BAD_EVENT_ID'
+  | 'NOT_SEALABLE'
   | (string & {});
 
 /** Extra facts an error may carry: the peer, the op, counts, the host's status. */

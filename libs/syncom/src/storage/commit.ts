@@ -3,6 +3,7 @@ import type { Entry } from '../crdt';
 import type { Op, Vector } from '../op/types';
 import type { OpLog } from '../log/op-log';
 import { FLAG_GRANTED } from '../log/op-log';
+import { FLAG_SEALED } from '../op/pack';
 import { advanceVector, mergeVectors } from '../log/vector';
 import type { RecordStore } from './records';
 
@@ -53,6 +54,8 @@ export class Committer {
   private readonly overlay = new Map<string, Entry>();
   /** The log's vector plus the queued ops. */
   pvec: Vector;
+  /** The sealed stream's seq with the queued sealed ops: no vector holds it (GUAR-19). */
+  sealedSeq: number;
   /** What the committed records cover, and the last log position they include: a snapshot's consistent point. */
   cvec: Vector;
   chead: number;
@@ -64,6 +67,7 @@ export class Committer {
     this.pvec = { ...log.vector };
     this.cvec = { ...log.vector };
     this.chead = log.head;
+    this.sealedSeq = log.sealedSeq;
   }
 
   /** The entry as the next op sees it: queued ops included. */
@@ -73,7 +77,8 @@ export class Committer {
 
   /** Queue an op; resolves once it is logged (or persisted, with afterPersist). */
   submit(p: Omit<Pending, 'resolve' | 'reject'>): Promise<void> {
-    advanceVector(this.pvec, p.op);
+    if (p.flags & FLAG_SEALED) this.sealedSeq = Math.max(this.sealedSeq, p.op.seq);
+    else advanceVector(this.pvec, p.op);
     if (p.flags & FLAG_GRANTED && p.op.vector) this.pvec = mergeVectors(this.pvec, p.op.vector);
     if (p.after) this.overlay.set(p.op.id, p.after);
     // Signing starts now, on the pool, and runs while the next ops are built.
@@ -133,7 +138,8 @@ export class Committer {
 
   private commit(batch: Pending[], from: number): void {
     for (const p of batch) {
-      advanceVector(this.cvec, p.op);
+      // A snapshot's vector is cvec: a sealed op must not show in it (GUAR-19).
+      if (!(p.flags & FLAG_SEALED)) advanceVector(this.cvec, p.op);
       if (p.flags & FLAG_GRANTED && p.op.vector) this.cvec = mergeVectors(this.cvec, p.op.vector);
     }
     this.chead = from + batch.length - 1;
@@ -178,6 +184,7 @@ export class Committer {
     const all = batch.concat(this.queue.splice(0));
     this.overlay.clear();
     this.pvec = { ...this.log.vector };
+    this.sealedSeq = this.log.sealedSeq;
     await this.log.discard().catch(() => undefined);
     const error = new SyncomError('IO_ERROR', `the log append failed (${(cause as Error)?.message}); the write was not made`, { cause });
     for (const p of all) p.reject(error);

@@ -71,6 +71,22 @@ export function removeBody(e: Entry | undefined, id: string, key: string, elemen
   return seen.length ? { type: 'remove', id, key, value: seen } : undefined;
 }
 
+/**
+ * Whether a local write to `id` is sealed (GUAR-19). A sealed record stays
+ * sealed: every later write to it is, whatever it asks. An existing record
+ * that is not sealed — a tombstone or purge marker included — cannot become
+ * sealed: its earlier ops may already have left the node, and its values are
+ * in clear in the log. Only a write that makes the record can seal it.
+ *
+ * @throws SyncomError NOT_SEALABLE for `{ sealed: true }` on an existing unsealed record.
+ */
+export function sealsWrite(sealed: ReadonlySet<string>, id: string, e: Entry | undefined, asked: boolean | undefined): boolean {
+  if (sealed.has(id)) return true;
+  if (asked !== true) return false;
+  if (e) throw new SyncomError('NOT_SEALABLE', `record ${id} exists unsealed; its values may already have replicated. Write a new record with { sealed: true } instead`, { id });
+  return true;
+}
+
 /** Throw unless every field of an update() may be written as a register (KIND-10, KIND-11). */
 export function assertRegisters(e: Entry | undefined, fields: Record<string, unknown>): void {
   for (const k of Object.keys(fields)) assertKind(e, k, 'r');

@@ -3,7 +3,8 @@ import { createFsBackend, createMemoryBackend } from '../backend';
 import type { Backend } from '../backend/types';
 import { applyOp, type Entry, isEntry } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
-import { FLAG_HELD, FLAG_SKIPPED, isScrubbed, signOpAsync } from '../op';
+import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed, signOpAsync } from '../op';
+import { createLogCipher, createRecordCipher } from '../sealed';
 import { createSchema, type Schema } from '../schema';
 import { createClock } from './clock';
 import { Committer, type CommitHooks } from './commit';
@@ -29,21 +30,35 @@ function checkOptions(options: OpenOptions): void {
   }
 }
 
+/** What a replay knows: the schema, and the ids this node keeps sealed. */
+interface ReplayContext {
+  schema?: Schema;
+  sealed: ReadonlySet<string>;
+}
+
 /** Whether a logged entry is applied to the records on replay. */
-function applies(e: LogEntry, schema: Schema | undefined): boolean {
+function applies(e: LogEntry, c: ReplayContext): boolean {
   if (e.flags & FLAG_SKIPPED || isScrubbed(e.op) || e.op.type === 'advance') return false;
-  if (e.flags & FLAG_HELD) return !!schema && (e.op.v ?? 0) <= schema.version;
+  // Only this node's sealed ops land on a sealed record: a peer's op held for a newer schema does not (GUAR-19).
+  if (c.sealed.has(e.op.id) && !(e.flags & FLAG_SEALED)) return false;
+  if (e.flags & FLAG_HELD) return !!c.schema && (e.op.v ?? 0) <= c.schema.version;
   return e.op.type !== 'merge' || isEntry(e.op.data, e.op.id);
 }
 
 /** Replay log entries onto the records (LOG-2, GUAR-7); also held ops a newer schema now takes. */
-function replay(committed: Map<string, Entry>, entries: readonly LogEntry[], schema: Schema | undefined): void {
+function replay(committed: Map<string, Entry>, entries: readonly LogEntry[], c: ReplayContext): void {
   for (const e of entries) {
-    if (!applies(e, schema)) continue;
+    if (!applies(e, c)) continue;
     const have = committed.get(e.op.id);
     if (have?.purged && e.op.type !== 'purge') continue;
     committed.set(e.op.id, applyOp(have, e.op).entry);
   }
+}
+
+/** Add the ids the log holds sealed ops of (GUAR-19): a record file may not have them yet. */
+function addSealedIds(sealed: Set<string>, log: OpLog, fromRecords: Set<string>): void {
+  for (const id of fromRecords) sealed.add(id);
+  for (const e of log.read(log.floor)) if (e.flags & FLAG_SEALED) sealed.add(e.op.id);
 }
 
 function commitHooks(ref: { storage?: Storage }): CommitHooks {
@@ -88,19 +103,22 @@ export async function open(options: OpenOptions): Promise<Storage> {
   const schema = options.schema ? createSchema(options.schema) : undefined;
   const keys = await loadKeys(backend);
   const ref: { storage?: Storage } = {};
+  const sealed = new Set<string>();
   const { log, tail } = await OpLog.open({
     backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, retention: options.sync?.retention,
-    now: options.now, onEvent: (e) => events.emit('log', e),
+    now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys),
     onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError: (e) => (ref.storage ? events.emit('error', e as SyncomError) : onError(e)),
   });
-  const { store: records, entries } = await RecordStore.load(backend, !!options.durable, onError);
+  const cipher = createRecordCipher(keys, (id) => sealed.has(id));
+  const { store: records, entries, sealed: sealedRecords } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher });
+  addSealedIds(sealed, log, sealedRecords);
   const committer = new Committer(log, records, commitHooks(ref));
   for (const [id, e] of entries) committer.committed.set(id, e);
-  replay(committer.committed, tail, schema);
-  if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), schema);
+  replay(committer.committed, tail, { schema, sealed });
+  if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), { schema, sealed });
   committer.adoptTail(log.batches.map((b) => b.from), tail);
   const clock = createClock(options.now, log.maxTs);
-  const storage = new Storage({ options, keys, clock, log, committer, records, schema, events, backend });
+  const storage = new Storage({ options, keys, clock, log, committer, records, schema, events, backend, sealed });
   ref.storage = storage;
   for (const e of committer.committed.values()) storage.rescope(e);
   storage.sync = new SyncManager(storage, (options.sync ?? {}) as DialOptions);

@@ -50,6 +50,13 @@ export interface OpenOptions {
 export interface WriteOptions {
   /** Overrides open()'s actor for this op (OPS-20). */
   actor?: string;
+  /**
+   * Seal the record for this node's RSA key alone (GUAR-19): its ops are
+   * encrypted in the log and its entry in the record files, and never leave
+   * the node. Only a write that makes the record can seal it (NOT_SEALABLE
+   * otherwise); once sealed, every later write to it is sealed.
+   */
+  sealed?: boolean;
 }
 
 /** A record as list() returns it. */
@@ -59,6 +66,8 @@ export interface RecordMeta {
   v?: number;
   /** The newest stamp applied to the record. */
   ts: number;
+  /** Present and true on a record sealed for this node alone (GUAR-19). */
+  sealed?: true;
 }
 
 export interface ListedRecord {

@@ -94,6 +94,15 @@ function validatorSays(storage: Storage, op: Op, entry: Entry | undefined): stri
   return undefined;
 }
 
+/**
+ * A peer's op for an id this node keeps sealed (GUAR-19, like BOOT-8 for a
+ * page): skipped — logged and relayed, so its origin's stream has no hole,
+ * and counted — and the sealed record stays as it is here.
+ */
+function keptSealed(storage: Storage, op: Op): boolean {
+  return op.type !== 'advance' && storage.sealed.has(op.id);
+}
+
 /** Queue one checked op; returns its commit promise, or undefined for a duplicate or a gap. */
 function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts): Promise<void> | undefined {
   const { committer, schema, clock, events } = storage.parts;
@@ -105,6 +114,7 @@ function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptio
   let logged = op;
   const invalid = validatorSays(storage, op, entry);
   if (entry?.purged && op.type !== 'purge') { logged = isScrubbed(op) ? op : scrubForPurge(op); flags |= FLAG_SKIPPED; }
+  else if (keptSealed(storage, op)) { flags |= FLAG_SKIPPED; counts.skipped++; }
   else if (schema && (op.v ?? 0) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;
   else if (!allowed || invalid) {
     flags |= FLAG_SKIPPED;
@@ -133,7 +143,9 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
   let ops = await verifyAll(checkAll(storage, input, counts), mode, counts, errors, o.via.url);
   if (o.inScope) {
     const inScope = o.inScope;
-    ops = ops.filter((op) => inScope(op, storage.parts.committer.current(op.id)) || (counts.outOfScope++, false));
+    // A sealed record plays no part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
+    const seen = (op: Op) => (storage.sealed.has(op.id) ? undefined : storage.parts.committer.current(op.id));
+    ops = ops.filter((op) => inScope(op, seen(op)) || (counts.outOfScope++, false));
   }
   let allowed: boolean[];
   try {

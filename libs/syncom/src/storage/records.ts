@@ -10,6 +10,25 @@ interface RecordFile {
   ids: string[];
 }
 
+/** How record files hold sealed records (GUAR-19); without one, every entry is plain JSON. */
+export interface RecordCipher {
+  /** The JSON text of a record file holding `entries`. */
+  text(entries: readonly Entry[]): string;
+  /** One element of a record file: the entry in it and whether it was sealed; undefined when it cannot be opened. */
+  open(x: unknown): { entry: unknown; sealed: boolean } | undefined;
+}
+
+/** RecordStore.load()'s options. */
+export interface RecordStoreOptions {
+  backend: Backend;
+  durable: boolean;
+  /** An unreadable record file (OP_UNREADABLE); loading goes on without it. */
+  onError: (e: Error) => void;
+  cipher?: RecordCipher;
+}
+
+const plain: RecordCipher = { text: (entries) => JSON.stringify(entries), open: (x) => ({ entry: x, sealed: false }) };
+
 const levelOf = (count: number) => Math.floor(Math.log(Math.max(1, count)) / Math.log(FAN));
 const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
 
@@ -24,18 +43,31 @@ export class RecordStore {
   private files: RecordFile[] = [];
   private next = 1;
 
-  private constructor(private readonly backend: Backend, private readonly durable: boolean) {}
+  private readonly backend: Backend;
+  private readonly durable: boolean;
+  private readonly cipher: RecordCipher;
 
-  /** Read every record file; unreadable ones are reported and skipped (the log tail replays). */
-  static async load(backend: Backend, durable: boolean, onError: (e: Error) => void): Promise<{ store: RecordStore; entries: Map<string, Entry> }> {
-    const store = new RecordStore(backend, durable);
+  private constructor(o: RecordStoreOptions) {
+    this.backend = o.backend;
+    this.durable = o.durable;
+    this.cipher = o.cipher ?? plain;
+  }
+
+  /**
+   * Read every record file; unreadable ones are reported and skipped (the log
+   * tail replays). `sealed` holds the ids whose entries were sealed (GUAR-19).
+   */
+  static async load(o: RecordStoreOptions): Promise<{ store: RecordStore; entries: Map<string, Entry>; sealed: Set<string> }> {
+    const { backend } = o;
+    const store = new RecordStore(o);
     await backend.mkdir(RECORDS_DIR);
     const entries = new Map<string, Entry>();
+    const sealed = new Set<string>();
     const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d+)\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
     for (const n of ns.sort((a, b) => a - b)) {
-      const list = parseRecordFile(await backend.read(fileName(n)));
+      const list = parseRecordFile(await backend.read(fileName(n)), store.cipher, sealed);
       if (!list) {
-        onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read`, { file: fileName(n) }));
+        o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read`, { file: fileName(n) }));
         continue;
       }
       for (const e of list) {
@@ -45,14 +77,14 @@ export class RecordStore {
       store.files.push({ n, ids: list.map((e) => e.id) });
       store.next = Math.max(store.next, n + 1);
     }
-    return { store, entries };
+    return { store, entries, sealed };
   }
 
   /** Persist the entries a batch changed; then merge size classes that filled up. */
   async write(changed: Entry[], current: ReadonlyMap<string, Entry>): Promise<void> {
     if (changed.length === 0) return;
     const n = this.next++;
-    await this.backend.write(fileName(n), JSON.stringify(changed), { durable: this.durable });
+    await this.backend.write(fileName(n), this.cipher.text(changed), { durable: this.durable });
     this.files.push({ n, ids: changed.map((e) => e.id) });
     await this.compact(current);
   }
@@ -61,7 +93,7 @@ export class RecordStore {
   async scrub(id: string, current: ReadonlyMap<string, Entry>): Promise<void> {
     for (const f of this.files.filter((x) => x.ids.includes(id))) {
       const entries = f.ids.map((i) => current.get(i)).filter((e): e is Entry => !!e);
-      await this.backend.write(fileName(f.n), JSON.stringify(entries), { durable: this.durable });
+      await this.backend.write(fileName(f.n), this.cipher.text(entries), { durable: this.durable });
     }
   }
 
@@ -82,19 +114,23 @@ export class RecordStore {
     const ids = [...new Set(files.flatMap((f) => f.ids))];
     const entries = ids.map((id) => current.get(id)).filter((e): e is Entry => !!e);
     const n = this.next++;
-    await this.backend.write(fileName(n), JSON.stringify(entries), { durable: this.durable });
+    await this.backend.write(fileName(n), this.cipher.text(entries), { durable: this.durable });
     this.files = this.files.filter((f) => !files.includes(f));
     this.files.push({ n, ids: entries.map((e) => e.id) });
     for (const f of files) await this.backend.remove(fileName(f.n));
   }
 }
 
-function parseRecordFile(text: string | undefined): Entry[] | undefined {
+/** A record file's entries, sealed ones opened (their ids added to `sealed`); undefined when any cannot be read. */
+function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): Entry[] | undefined {
   if (text === undefined) return undefined;
   try {
     const list = JSON.parse(text) as unknown;
     if (!Array.isArray(list)) return undefined;
-    return list.every((e) => isEntry(e, (e as Entry)?.id)) ? (list as Entry[]) : undefined;
+    const opened = list.map((x) => cipher.open(x));
+    if (!opened.every((o) => o && isEntry(o.entry, (o.entry as Entry)?.id))) return undefined;
+    for (const o of opened) if (o?.sealed) sealed.add((o.entry as Entry).id);
+    return opened.map((o) => o?.entry as Entry);
   } catch {
     return undefined;
   }

@@ -3,7 +3,8 @@ import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
 import type { LogEvent, OpLog } from '../log';
 import { digestForSigning } from '../op';
-import { type Op, streamKey, type Vector } from '../op/types';
+import { FLAG_SEALED } from '../op/pack';
+import { GLOBAL_SCOPE, type Op, streamKey, type Vector } from '../op/types';
 import type { Schema } from '../schema';
 import type { Backend } from '../backend/types';
 import type { SyncManager } from '../sync/manager';
@@ -13,7 +14,7 @@ import type { Committer, Via } from './commit';
 import { Emitter } from './emitter';
 import type { NodeKeys } from './keys';
 import {
-  addBody, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody,
+  addBody, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite,
 } from './local-ops';
 import type { ListedRecord, OpenOptions, RecordMeta, WriteOptions } from './options';
 import { RecordHandle } from './record-handle';
@@ -38,6 +39,8 @@ export interface StorageParts {
   backend: Backend;
   schema?: Schema;
   events: Emitter<StorageEvents>;
+  /** Ids sealed for this node alone, as open() read them from the records and the log (GUAR-19). */
+  sealed?: Set<string>;
 }
 
 /**
@@ -50,13 +53,14 @@ export class Storage {
   /** The sync API (storage.sync). */
   sync!: SyncManager;
   /** Ids of records sealed for this node alone: their ops never leave it (GUAR-19). */
-  readonly sealed = new Set<string>();
+  readonly sealed: Set<string>;
   protected closed = false;
   private readonly views = new WeakMap<Entry, Record<string, unknown>>();
   readonly scopes = new Map<string, string>();
 
   constructor(readonly parts: StorageParts) {
     this.id = parts.keys.id;
+    this.sealed = parts.sealed ?? new Set<string>();
   }
 
   on<K extends keyof StorageEvents>(event: K, listener: (...args: StorageEvents[K]) => void): () => void {
@@ -203,6 +207,7 @@ export class Storage {
   metaOf(e: Entry): RecordMeta {
     const meta: RecordMeta = { scope: this.scopeOf(e.id), ts: e.latest[0] };
     if (e.v !== undefined) meta.v = e.v;
+    if (this.sealed.has(e.id)) meta.sealed = true;
     return meta;
   }
 
@@ -264,11 +269,14 @@ export class Storage {
       assertId(id);
       const e = this.parts.committer.current(id);
       if (e?.purged) throw new SyncomError('PURGED', `record ${id} was purged; nothing more lands on it`, { id });
+      const sealed = sealsWrite(this.sealed, id, e, options?.sealed);
       const body = build(e);
       if (!body) return Promise.resolve();
-      const op = this.makeOp(body, this.scopeOfBody(e, body), options);
+      // A sealed op's scope would be in clear in the log, and a scope function reads field values (GUAR-19).
+      const op = sealed ? this.makeOp(body, GLOBAL_SCOPE, { ...options, sealed }) : this.makeOp(body, this.scopeOfBody(e, body), options);
       const { entry } = applyOp(e, op);
-      return this.parts.committer.submit({ op, flags: 0, via: null, after: entry, afterPersist });
+      if (sealed) this.sealed.add(id);
+      return this.parts.committer.submit({ op, flags: sealed ? FLAG_SEALED : 0, via: null, after: entry, afterPersist });
     } catch (err) {
       return Promise.reject(err);
     }
@@ -282,12 +290,13 @@ export class Storage {
 
   /**
    * Stamp (Clocks), sequence (per origin, scope and, for bootstrap ops, the
-   * node joined from) and sign (Signatures) an op of this node. Internal: the
-   * sync layer makes its merge and advance ops here.
+   * node joined from; a sealed op in the sealed stream, GUAR-19) and sign
+   * (Signatures) an op of this node. Internal: the sync layer makes its merge
+   * and advance ops here.
    */
   makeOp(body: OpBody & { from?: string; vector?: Vector }, scope: string, options?: WriteOptions): Op {
     const { committer, clock, schema } = this.parts;
-    const seq = (committer.pvec[streamKey(this.id, scope, body.from)] ?? 0) + 1;
+    const seq = (options?.sealed ? committer.sealedSeq : (committer.pvec[streamKey(this.id, scope, body.from)] ?? 0)) + 1;
     const op: Op = { origin: this.id, seq, ts: clock.next(), type: body.type, id: body.id, scope };
     if (body.from !== undefined) op.from = body.from;
     if (body.data !== undefined) op.data = body.data;
