@@ -3,7 +3,7 @@ import type { SyncLink } from '../link/contract';
 import type { LogEntry } from '../log/op-log';
 import type { SegmentInfo } from '../log/files';
 import { opStreamKey } from '../op/types';
-import { FLAG_HELD } from '../op';
+import { FLAG_HELD, FLAG_SEALED } from '../op';
 import { schemaDrift, type SchemaInfo } from '../schema';
 import { Emitter } from '../storage/emitter';
 import type { Storage } from '../storage/storage';
@@ -219,7 +219,8 @@ export class SyncManager {
   private pinned(_s: SegmentInfo, entries: readonly LogEntry[]): boolean {
     const nodes = [...this.registry.nodes.values()].filter((r) => r.enabled);
     if (nodes.length === 0) return false;
-    return entries.some((e) => e.op.origin === this.storage.id && e.op.from === undefined && nodes.some((r) =>
+    // A sealed op is never sent (GUAR-19), so no node lacks it.
+    return entries.some((e) => e.op.origin === this.storage.id && e.op.from === undefined && !(e.flags & FLAG_SEALED) && nodes.some((r) =>
       (r.scopes.includes('*') || r.scopes.includes(e.op.scope ?? '*') || (e.op.scope ?? '*') === '*')
       && (r.acked[opStreamKey(e.op)] ?? 0) < e.op.seq));
   }

@@ -1,4 +1,5 @@
 import { SyncomError } from '../errors';
+import { FLAG_SEALED } from '../op/pack';
 import { opStreamKey, type Vector } from '../op/types';
 import type { Storage } from '../storage/storage';
 
@@ -24,6 +25,8 @@ export function ownStreamChecks(storage: Storage, hv: Vector, url: string): { er
   }
   const oldest = new Map<string, number>();
   for (const e of log.read(log.floor)) {
+    // Sealed ops run in a stream no vector holds (GUAR-19): they are no own op a host lacks.
+    if (e.flags & FLAG_SEALED) continue;
     const k = opStreamKey(e.op);
     if (own(k) && !oldest.has(k)) oldest.set(k, e.op.seq);
   }
