@@ -12,6 +12,8 @@ export interface FeedPort {
   bind(sub: string, feed: SocketIoFeed | undefined): void;
   /** The feed ended for good. */
   gone(feed: SocketIoFeed): void;
+  /** How many calls the host has answered on this link so far. */
+  answered(): number;
 }
 
 /**
@@ -30,6 +32,8 @@ export class SocketIoFeed {
   private sub: string | undefined;
   private queue: Promise<void> = Promise.resolve();
   private resumed = false;
+  /** The link's answered() when this opening was sent. */
+  private answeredAtOpen = 0;
   private parked = false;
   private ended = false;
 
@@ -49,6 +53,7 @@ export class SocketIoFeed {
     const gen = ++this.gen;
     this.resumed = resumed;
     this.parked = false;
+    this.answeredAtOpen = this.port.answered();
     this.sub = `${this.id}.${gen}`;
     this.port.bind(this.sub, this);
     const envelope = { sub: this.sub, args: this.args, lastEventId: this.lastEventId };
@@ -112,6 +117,8 @@ export class SocketIoFeed {
     // A connection lost meanwhile is no refusal: the feed reopens on reconnect.
     if (gen !== this.gen || e.code === 'LINK_DOWN') return;
     if (this.resumed && e.status === 428) {
+      // The hello may have been answered while the refusal was on its way: then open again now.
+      if (this.port.answered() > this.answeredAtOpen) return this.open(false);
       this.detach();
       this.parked = true;
       return;

@@ -53,6 +53,7 @@ class SocketLink implements SocketIoLink {
   private readonly subs = new Map<string, SocketIoFeed>();
   private readonly listeners = new LinkListenerSet();
   private feedCount = 0;
+  private answers = 0;
   private redial?: ReturnType<typeof setTimeout>;
   private readonly handlers: [string, (...args: never[]) => void][] = [
     ['connect', () => this.onConnect()],
@@ -124,6 +125,7 @@ class SocketLink implements SocketIoLink {
     send: (event: string, payload: unknown) => this.send(event, payload),
     bind: (sub: string, feed: SocketIoFeed | undefined) => (feed ? this.subs.set(sub, feed) : this.subs.delete(sub)),
     gone: (feed: SocketIoFeed) => this.feeds.delete(feed),
+    answered: () => this.answers,
   };
 
   /** Resolves once the socket is up: at once, or at its first connect; LINK_DOWN or the host's refusal otherwise. */
@@ -150,6 +152,7 @@ class SocketLink implements SocketIoLink {
           return reject(e);
         }
         // An answered call may be the hello that a resumed feed waits for.
+        this.answers++;
         for (const feed of [...this.feeds]) feed.unpark();
       });
     });

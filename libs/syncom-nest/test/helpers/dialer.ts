@@ -4,10 +4,11 @@ import type { OpenOptions, Storage } from 'syncom';
 import { createSocketIoLink, type SocketIoLink } from '../../src/link';
 import { memoryStorage } from './hub';
 
-/** The links a dialer made, with their sockets, newest last. */
+/** The links a dialer made, with their sockets, newest last, and the events its sockets sent. */
 export interface Dialed {
   links: SocketIoLink[];
   sockets: ClientSocket[];
+  sent: Array<[event: string, payload: unknown]>;
 }
 
 /**
@@ -18,16 +19,17 @@ export async function socketDialer(
   options: Partial<OpenOptions> = {},
   io$: Partial<ManagerOptions & SocketOptions> = {},
 ): Promise<{ storage: Storage } & Dialed> {
-  const dialed: Dialed = { links: [], sockets: [] };
+  const dialed: Dialed = { links: [], sockets: [], sent: [] };
   const connect = (node: { url: string; token?: string }) => {
     const socket = io(node.url, { auth: { token: node.token }, transports: ['websocket'], reconnectionDelay: 20, reconnectionDelayMax: 100, ...io$ });
+    socket.onAnyOutgoing((event: string, payload: unknown) => void dialed.sent.push([event, payload]));
     const link = createSocketIoLink(socket, { timeout: 10_000 });
     dialed.sockets.push(socket);
     dialed.links.push(link);
     return link;
   };
   const storage = await memoryStorage({ ...options, sync: { connect, ...options.sync } });
-  return { storage, ...dialed, links: dialed.links, sockets: dialed.sockets };
+  return { storage, ...dialed };
 }
 
 /** A raw socket.io-client socket to a gateway, connected. */
