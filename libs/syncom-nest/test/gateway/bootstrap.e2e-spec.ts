@@ -1,0 +1,49 @@
+import type { Storage } from 'syncom';
+import { socketDialer } from '../helpers/dialer';
+import { startHub, type TestHub } from '../helpers/hub';
+import { until } from '../helpers/until';
+
+const rows = async (s: Storage) => (await s.list()).map((r) => [r.id, r.data]);
+
+describe('bootstrap over the socket.io gateway', () => {
+  let hub: TestHub | undefined;
+  const storages: Storage[] = [];
+
+  afterEach(async () => {
+    for (const s of storages.splice(0)) await s.close();
+    await hub?.close();
+    hub = undefined;
+  });
+
+  async function bootstrapFrom(h: TestHub) {
+    await Promise.all(Array.from({ length: 300 }, (_, i) => h.storage.insert({ i, pad: 'x'.repeat(60) })));
+    const a = await socketDialer();
+    storages.push(a.storage);
+    const boots: unknown[] = [];
+    a.storage.sync.on('bootstrap', (e) => boots.push(e));
+    await a.storage.sync.addNode({ url: h.url });
+    await until(() => boots.length === 1, [a.storage], 'the bootstrap');
+    expect(boots).toEqual([{ url: h.url, records: 300 }]);
+    expect(await rows(a.storage)).toEqual(await rows(h.storage));
+    const sent = (event: string) => a.sent.filter(([e]) => e === event).map(([, p]) => p as Record<string, unknown>);
+    return { a, snapshots: sent('snapshot'), chunks: sent('chunk') };
+  }
+
+  it('BOOT-2 LINK-5 HOST-6 PROTO-7: pages above pageBytes are streamed as NDJSON and pulled chunk by chunk', async () => {
+    hub = await startHub({ options: { pageSize: 50, pageBytes: 512 } });
+    const { snapshots, chunks } = await bootstrapFrom(hub);
+    expect(snapshots).toHaveLength(6);
+    expect(snapshots.every((s) => s.stream === true)).toBe(true);
+    // Each page: one pull for its one chunk (a 50-record page is well under 64 KiB) and one that finds the end.
+    expect(chunks).toHaveLength(12);
+    expect(new Set(chunks.map((c) => c.stream)).size).toBe(6);
+    expect(chunks.some((c) => c.cancel)).toBe(false);
+  });
+
+  it('HOST-5 HOST-6: pages under pageBytes come inline; nothing is pulled', async () => {
+    hub = await startHub({ options: { pageSize: 100 } });
+    const { snapshots, chunks } = await bootstrapFrom(hub);
+    expect(snapshots).toHaveLength(3);
+    expect(chunks).toEqual([]);
+  });
+});

@@ -1,0 +1,132 @@
+import type { Socket as ClientSocket } from 'socket.io-client';
+import type { Storage, SyncomError } from 'syncom';
+import { CaptureLogger } from '../helpers/capture-logger';
+import { rawSocket, socketDialer } from '../helpers/dialer';
+import { startHub, type TestHub } from '../helpers/hub';
+import { until } from '../helpers/until';
+
+const HELLO = { node: 'raw-node', vector: {}, epoch: 'e', schema: null, scopes: ['*'] };
+
+describe('refusals at the socket.io gateway', () => {
+  let hub: TestHub | undefined;
+  const storages: Storage[] = [];
+  const sockets: ClientSocket[] = [];
+
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.disconnect();
+    for (const s of storages.splice(0)) await s.close();
+    await hub?.close();
+    hub = undefined;
+  });
+
+  async function raw(h: TestHub): Promise<ClientSocket> {
+    const socket = await rawSocket(h.url);
+    sockets.push(socket);
+    return socket;
+  }
+
+  /** A dialer registered at the hub, and the sync errors it reports. */
+  async function dialer(h: TestHub, token: string, pageSize?: number) {
+    const d = await socketDialer(pageSize ? { sync: { pageSize } } : {});
+    storages.push(d.storage);
+    const errors: SyncomError[] = [];
+    d.storage.sync.on('error', (e) => errors.push(e));
+    return { ...d, errors, add: () => d.storage.sync.addNode({ url: h.url, token }) };
+  }
+
+  it('HOST-3 a wrong token is refused at hello with 401 UNAUTHORIZED, which the dialer reports', async () => {
+    hub = await startHub({ options: { authorize: (_ctx, hello) => hello.token === 't' } });
+    const d = await dialer(hub, 'wrong');
+    await d.add();
+    await until(() => d.errors.length > 0, [d.storage], 'the refusal');
+    expect(d.errors[0]).toMatchObject({ code: 'UNAUTHORIZED', status: 401, url: hub.url });
+    expect(d.storage.sync.peers()[0].connected).toBe(false);
+  });
+
+  it('HOST-3 an authorize that throws refuses the hello with 401 too, and the gateway serves on', async () => {
+    hub = await startHub({ options: { authorize: () => { throw new Error('token store down'); } } });
+    const socket = await raw(hub);
+    await expect(socket.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED', status: 401 } });
+    await expect(socket.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: false, error: { status: 401 } });
+  });
+
+  it('HOST-10 HOST-14 HOST-15 HOST-18 a push over opsPerPush gets 413 OPS_PER_PUSH; the hub fires limited, the dialer reports it', async () => {
+    hub = await startHub({ options: { limits: { opsPerPush: 5 } } });
+    const h = hub;
+    const limited: unknown[] = [];
+    h.storage.sync.on('limited', (e) => limited.push(e));
+    const d = await dialer(h, 't', 10);
+    for (let i = 0; i < 10; i++) await d.storage.insert({ i });
+    await d.add();
+    await until(() => d.errors.some((e) => e.code === 'OPS_PER_PUSH'), [d.storage, h.storage], 'the 413');
+    expect(d.errors.find((e) => e.code === 'OPS_PER_PUSH')).toMatchObject({ status: 413, url: h.url });
+    expect(limited).toContainEqual({ node: d.storage.id, reason: 'OPS_PER_PUSH' });
+    expect(d.storage.sync.peers()[0]).toMatchObject({ behind: true, connected: true });
+    expect((await h.storage.list()).length).toBe(0);
+  });
+
+  it('HOST-11 a push over bytesPerPush gets 413 BYTES_PER_PUSH', async () => {
+    hub = await startHub({ options: { limits: { bytesPerPush: 2000 } } });
+    const h = hub;
+    const limited: unknown[] = [];
+    h.storage.sync.on('limited', (e) => limited.push(e));
+    const d = await dialer(h, 't');
+    await d.storage.insert({ big: 'é'.repeat(1500) });
+    await d.add();
+    await until(() => d.errors.some((e) => e.code === 'BYTES_PER_PUSH'), [d.storage, h.storage], 'the 413');
+    expect(d.errors.find((e) => e.code === 'BYTES_PER_PUSH')).toMatchObject({ status: 413 });
+    expect(limited).toContainEqual({ node: d.storage.id, reason: 'BYTES_PER_PUSH' });
+  });
+
+  it('HOST-12 HOST-14 a flood over opsPerSecond gets 429 OPS_PER_SECOND with the limited event', async () => {
+    hub = await startHub({ options: { limits: { opsPerSecond: 5 } } });
+    const h = hub;
+    const limited: Array<{ node: string; reason: string }> = [];
+    h.storage.sync.on('limited', (e) => limited.push(e));
+    const d = await dialer(h, 't');
+    await Promise.all(Array.from({ length: 20 }, (_, i) => d.storage.insert({ i })));
+    await d.add();
+    await until(() => d.errors.some((e) => e.code === 'OPS_PER_SECOND'), [d.storage, h.storage], 'the 429');
+    expect(d.errors.find((e) => e.code === 'OPS_PER_SECOND')).toMatchObject({ status: 429 });
+    expect(limited).toContainEqual({ node: d.storage.id, reason: 'OPS_PER_SECOND' });
+  });
+
+  it('HOST-12 HOST-13 the bucket is per node id; a refused push leaves the socket open and the next small one passes', async () => {
+    hub = await startHub({ options: { limits: { opsPerSecond: 3 } } });
+    const socket = await raw(hub);
+    await socket.timeout(5000).emitWithAck('hello', HELLO);
+    const flood = await socket.timeout(5000).emitWithAck('push', { ops: [1, 2, 3, 4] });
+    expect(flood).toMatchObject({ ok: false, error: { code: 'OPS_PER_SECOND', status: 429 } });
+    // Refused whole: the bucket still holds its three tokens.
+    const small = await socket.timeout(5000).emitWithAck('push', { ops: [1, 2, 3] });
+    expect(small).toMatchObject({ ok: true, value: { malformed: 3 } });
+    expect(socket.connected).toBe(true);
+    const other = await raw(hub);
+    await other.timeout(5000).emitWithAck('hello', { ...HELLO, node: 'another-node' });
+    await expect(other.timeout(5000).emitWithAck('push', { ops: [1] })).resolves.toMatchObject({ ok: true });
+  });
+
+  it('HOST-21 push, snapshot, changes and chunk before a hello are refused with 428', async () => {
+    hub = await startHub();
+    const socket = await raw(hub);
+    for (const [event, body] of [['push', { ops: [] }], ['snapshot', {}], ['changes', { sub: 's1' }], ['chunk', { stream: 'x' }]] as const) {
+      const answer = await socket.timeout(5000).emitWithAck(event, body);
+      expect([event, answer]).toEqual([event, { ok: false, error: { code: 'HELLO_REQUIRED', status: 428, message: expect.any(String) } }]);
+    }
+    await expect(socket.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: true, value: { node: hub.storage.id } });
+    await expect(socket.timeout(5000).emitWithAck('push', { ops: [] })).resolves.toMatchObject({ ok: true });
+  });
+
+  it('the gateway logs peers connecting and leaving, and refusals, under the SyncomGateway context', async () => {
+    const logger = new CaptureLogger();
+    hub = await startHub({ logger, options: { authorize: () => false } });
+    const socket = await raw(hub);
+    await socket.timeout(5000).emitWithAck('hello', HELLO);
+    socket.disconnect();
+    await logger.signal.until(() => logger.of('SyncomGateway').some((m) => m.startsWith('peer disconnected')), 'the disconnect line');
+    const lines = logger.of('SyncomGateway');
+    expect(lines.some((m) => m.startsWith('hosting peers on /syncom'))).toBe(true);
+    expect(lines.some((m) => m.startsWith('peer connected: socket'))).toBe(true);
+    expect(lines).toContain(`refused hello from socket ${lines.find((m) => m.startsWith('peer connected'))?.split(' ')[3]}: 401 UNAUTHORIZED`);
+  });
+});
