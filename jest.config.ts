@@ -8,6 +8,7 @@ const transform: Config['transform'] = {
 const moduleNameMapper = {
   '^syncom$': '<rootDir>/../../libs/syncom/src/index.ts',
   '^syncom/testing$': '<rootDir>/../../libs/syncom/src/testing/index.ts',
+  '^syncom-nest$': '<rootDir>/../../libs/syncom-nest/src/index.ts',
 };
 
 const project = (name: string, dir: string): Config => ({
@@ -20,7 +21,12 @@ const project = (name: string, dir: string): Config => ({
 });
 
 const config: Config = {
-  projects: [project('syncom', '<rootDir>/libs/syncom')],
+  projects: [
+    project('syncom', '<rootDir>/libs/syncom'),
+    project('syncom-nest', '<rootDir>/libs/syncom-nest'),
+    project('hub', '<rootDir>/apps/hub'),
+    project('example-api', '<rootDir>/apps/example-api'),
+  ],
   testTimeout: 60_000,
 };
 

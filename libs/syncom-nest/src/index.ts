@@ -8,3 +8,10 @@ export {
 } from './gateway';
 export { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from './syncom.constants';
 export type { SyncomGatewayOptions, SyncomSocketContext } from './syncom-options.interface';
+export { SyncomModule } from './syncom.module';
+export { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
+export type { SyncomModuleExtras } from './syncom.module-definition';
+export type { SyncomModuleOptions } from './syncom-options.interface';
+export { getStorageToken, InjectStorage } from './storage.decorators';
+export { socketIoConnect, toOpenOptions } from './storage.provider';
+export { SyncomEvents } from './events/syncom-events';

@@ -1,0 +1,20 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { SyncomModule } from 'syncom-nest';
+import { EXAMPLE_CONFIG } from './example.constants';
+import type { ExampleConfig } from './example.config';
+import { NotesController } from './notes/notes.controller';
+import { HubRegistration } from './sync/hub-registration.service';
+import { SyncController } from './sync/sync.controller';
+
+/** The example REST app: SyncomModule.forRoot (a dialer, no gateway), notes and sync endpoints. */
+@Module({})
+export class AppModule {
+  static register(config: ExampleConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [SyncomModule.forRoot({ path: config.path, io: config.io, isGlobal: true })],
+      controllers: [NotesController, SyncController],
+      providers: [{ provide: EXAMPLE_CONFIG, useValue: config }, HubRegistration],
+    };
+  }
+}

@@ -1,0 +1,69 @@
+import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Patch, Post } from '@nestjs/common';
+import type { Storage } from 'syncom';
+import { InjectStorage } from 'syncom-nest';
+import { AddTagsDto, CreateNoteDto, RemoveTagsDto, UpdateNoteDto } from './note.dto';
+
+const NOTE = 'Note';
+
+/** Notes: each REST call is one storage write (or read); the storage syncs it to the hub. */
+@Controller('notes')
+export class NotesController {
+  constructor(@InjectStorage() private readonly storage: Storage) {}
+
+  @Post()
+  async create(@Body() note: CreateNoteDto) {
+    return { id: await this.storage.insert({ $type: NOTE, ...note }) };
+  }
+
+  @Get()
+  async list() {
+    const rows = await this.storage.list();
+    return rows.filter((r) => r.data.$type === NOTE).map((r) => ({ id: r.id, ...r.data }));
+  }
+
+  @Get(':id')
+  async get(@Param('id') id: string) {
+    return { id, ...(await this.note(id)) };
+  }
+
+  @Patch(':id')
+  async update(@Param('id') id: string, @Body() fields: UpdateNoteDto) {
+    await this.note(id);
+    await this.storage.update(id, { ...fields });
+    return { id, ...(await this.note(id)) };
+  }
+
+  @Post(':id/views')
+  async view(@Param('id') id: string) {
+    await this.note(id);
+    await this.storage.inc(id, 'views');
+    return { id, views: (await this.note(id)).views };
+  }
+
+  @Post(':id/tags')
+  async addTags(@Param('id') id: string, @Body() body: AddTagsDto) {
+    await this.note(id);
+    await this.storage.add(id, 'tags', body.add);
+    return { id, ...(await this.note(id)) };
+  }
+
+  @Delete(':id/tags')
+  async removeTags(@Param('id') id: string, @Body() body: RemoveTagsDto) {
+    await this.note(id);
+    await this.storage.remove(id, 'tags', body.remove);
+    return { id, ...(await this.note(id)) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async remove(@Param('id') id: string): Promise<void> {
+    await this.note(id);
+    await this.storage.delete(id);
+  }
+
+  private async note(id: string): Promise<Record<string, unknown>> {
+    const data = await this.storage.get(id);
+    if (!data || data.$type !== NOTE) throw new NotFoundException(`no note ${id}`);
+    return data;
+  }
+}

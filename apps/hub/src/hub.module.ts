@@ -1,0 +1,40 @@
+import { type DynamicModule, Logger, Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { SyncomModule, type SyncomModuleOptions } from 'syncom-nest';
+import type { HubConfig } from './hub.config';
+import { HealthController } from './health.controller';
+import { HubLogger } from './hub-logger.service';
+
+/** The gateway's authorize: a hello must carry one of the tokens, unless none are configured. */
+function tokenCheck(tokens: string[]): SyncomModuleOptions['gateway'] {
+  if (tokens.length === 0) {
+    new Logger('Hub').warn('SYNCOM_TOKENS is unset: any peer may sync with this hub');
+    return { access: 'public' };
+  }
+  const allowed = new Set(tokens);
+  return { access: 'public', authorize: (_ctx, hello) => typeof hello.token === 'string' && allowed.has(hello.token) };
+}
+
+/** The hub: SyncomModule with the gateway, configured through ConfigService (forRootAsync). */
+@Module({})
+export class HubModule {
+  static register(config: HubConfig): DynamicModule {
+    return {
+      module: HubModule,
+      imports: [
+        ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ hub: config })] }),
+        SyncomModule.forRootAsync({
+          imports: [ConfigModule],
+          inject: [ConfigService],
+          useFactory: (c: ConfigService): SyncomModuleOptions => ({
+            path: c.getOrThrow<string>('hub.path'),
+            gateway: tokenCheck(c.getOrThrow<string[]>('hub.tokens')),
+          }),
+          gateway: true,
+        }),
+      ],
+      controllers: [HealthController],
+      providers: [HubLogger],
+    };
+  }
+}

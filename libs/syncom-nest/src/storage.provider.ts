@@ -1,0 +1,28 @@
+import type { Provider } from '@nestjs/common';
+import { type OpenOptions, open, type Storage, type SyncLink } from 'syncom';
+import { io } from 'socket.io-client';
+import { createSocketIoLink } from './link';
+import { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
+import type { SyncomModuleOptions } from './syncom-options.interface';
+import { getStorageToken } from './storage.decorators';
+
+type Dialed = { url: string; token?: string };
+
+/** The default `sync.connect` of a Nest app: the socket.io link to the node's url (DESIGN: Using it from Nest). */
+export function socketIoConnect(io$: SyncomModuleOptions['io'] = {}): (node: Dialed) => SyncLink {
+  return (node) => createSocketIoLink(io(node.url, { transports: ['websocket'], ...io$, auth: { token: node.token } }));
+}
+
+/** open()'s options from the module's: `scope` folds into sync.scope, connect defaults to socket.io. */
+export function toOpenOptions(o: SyncomModuleOptions): OpenOptions {
+  const { gateway: _g, io: io$, scope, ...rest } = o as SyncomModuleOptions & { isGlobal?: unknown };
+  delete (rest as { isGlobal?: unknown }).isGlobal;
+  return { ...rest, sync: { ...rest.sync, scope: rest.sync?.scope ?? scope, connect: rest.sync?.connect ?? socketIoConnect(io$) } };
+}
+
+/** Opens the storage during module init (an async factory: Nest awaits it before the app listens). */
+export const storageProvider: Provider<Promise<Storage>> = {
+  provide: getStorageToken(),
+  useFactory: (o: SyncomModuleOptions) => open(toOpenOptions(o)),
+  inject: [SYNCOM_MODULE_OPTIONS],
+};

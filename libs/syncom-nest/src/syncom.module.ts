@@ -1,0 +1,68 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Storage } from 'syncom';
+import { SyncomEvents } from './events/syncom-events';
+import { createSyncomGateway } from './gateway';
+import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from './syncom.constants';
+import {
+  ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE, SYNCOM_MODULE_OPTIONS, type SyncomModuleExtras,
+} from './syncom.module-definition';
+import type { SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
+import { storageProvider } from './storage.provider';
+
+/** The gateway's providers when one is hosted: its options (from the module's, possibly async) and its class. */
+function gatewayProviders(gateway: SyncomModuleExtras['gateway']): Provider[] {
+  if (gateway === undefined || gateway === false) return [];
+  const namespace = (typeof gateway === 'object' && gateway.namespace) || DEFAULT_NAMESPACE;
+  return [
+    {
+      provide: SYNCOM_GATEWAY_OPTIONS,
+      useFactory: (o: SyncomModuleOptions): SyncomGatewayOptions => ({ ...(typeof o.gateway === 'object' ? o.gateway : {}), namespace }),
+      inject: [SYNCOM_MODULE_OPTIONS],
+    },
+    createSyncomGateway(namespace),
+  ];
+}
+
+function withGateway(module: DynamicModule, gateway: SyncomModuleExtras['gateway']): DynamicModule {
+  return { ...module, providers: [...(module.providers ?? []), ...gatewayProviders(gateway)] };
+}
+
+/**
+ * syncom in a Nest app: opens the storage during module init, exports it
+ * (inject with `@InjectStorage()` or by its type) and `SyncomEvents`, hosts
+ * peers on a socket.io gateway when `gateway` is set, and closes the storage
+ * on application shutdown (call `app.enableShutdownHooks()` so SIGTERM gets
+ * there: every write that resolved is in the log by then).
+ *
+ * @example
+ * SyncomModule.forRoot({ path: 'data', scope: (id, d) => String(d.$type ?? '*'), gateway: { limits: { opsPerSecond: 200 } } })
+ * SyncomModule.forRootAsync({ imports: [ConfigModule], inject: [ConfigService], useFactory: (c) => ({ path: c.get('SYNCOM_PATH') }), gateway: true })
+ */
+@Module({
+  providers: [storageProvider, SyncomEvents],
+  exports: [Storage, SyncomEvents],
+})
+export class SyncomModule extends ConfigurableModuleClass implements OnApplicationShutdown {
+  constructor(
+    @Inject(Storage) private readonly storage: Storage,
+    private readonly events: SyncomEvents,
+  ) {
+    super();
+  }
+
+  /** The module with its options given now; `gateway` (an object or true) hosts peers. */
+  static forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
+    return withGateway(super.forRoot(options), options.gateway);
+  }
+
+  /** The module with options from a factory; `gateway` here (true or { namespace }) says whether to host peers. */
+  static forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withGateway(super.forRootAsync(options), options.gateway);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // close() drains the committer: every write that resolved is logged (LIFE-24).
+    await this.storage.close();
+    this.events.complete();
+  }
+}
