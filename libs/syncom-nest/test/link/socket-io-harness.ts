@@ -1,6 +1,7 @@
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import type { HostUnit, Storage } from 'syncom';
 import { createSocketIoLink } from '../../src/link';
+import type { SyncomGatewayOptions } from '../../src/syncom-options.interface';
 import { startHub, type TestHub } from '../helpers/hub';
 import type { ConformanceUnit } from './conformance-unit';
 import type { LinkHarness } from './link-conformance';
@@ -22,9 +23,9 @@ export class ForwardingHost {
     disconnect: (c) => this.unit().disconnect(c),
   };
 
-  async start(): Promise<TestHub> {
+  async start(options: SyncomGatewayOptions = {}): Promise<TestHub> {
     const storage = { sync: { unit: () => this.forward, limited: () => undefined } } as unknown as Storage;
-    this.hub = await startHub({ storage });
+    this.hub = await startHub({ storage, options });
     return this.hub;
   }
 
@@ -46,7 +47,7 @@ function once(socket: ClientSocket, event: string): Promise<void> {
  */
 export async function socketIoHarness(host: ForwardingHost, unit: ConformanceUnit, timeout = 10_000): Promise<LinkHarness> {
   host.current = unit;
-  const socket = io((host.hub as TestHub).url, { transports: ['websocket'], forceNew: true, reconnection: false });
+  const socket = io((host.hub as TestHub).url, { transports: ['websocket'], forceNew: true, reconnection: false, reconnectionDelay: 20 });
   const link = createSocketIoLink(socket, { timeout });
   await once(socket, 'connect');
   return {

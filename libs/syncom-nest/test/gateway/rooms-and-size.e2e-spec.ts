@@ -1,0 +1,83 @@
+import type { Socket as ClientSocket } from 'socket.io-client';
+import type { Storage } from 'syncom';
+import { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, messageLimitOf } from '../../src/gateway';
+import { rawSocket, socketDialer } from '../helpers/dialer';
+import { startHub, type TestHub } from '../helpers/hub';
+import { until } from '../helpers/until';
+
+const HELLO = { node: 'raw-node', vector: {}, epoch: 'e', schema: null, scopes: ['Doc', 'Note'] };
+
+describe('rooms and message size at the socket.io gateway', () => {
+  let hub: TestHub | undefined;
+  const storages: Storage[] = [];
+  const sockets: ClientSocket[] = [];
+
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.disconnect();
+    for (const s of storages.splice(0)) await s.close();
+    await hub?.close();
+    hub = undefined;
+  });
+
+  async function raw(h: TestHub): Promise<ClientSocket> {
+    const socket = await rawSocket(h.url);
+    sockets.push(socket);
+    return socket;
+  }
+
+  const inRoom = async (h: TestHub, room: string) => (await h.namespace().in(room).fetchSockets()).map((s) => s.id);
+
+  it('SCOPE-10 a subscriber joins syncom:<scope> for each scope of its hello, and leaves with its last feed', async () => {
+    hub = await startHub();
+    const socket = await raw(hub);
+    await socket.timeout(5000).emitWithAck('hello', HELLO);
+    expect(await inRoom(hub, 'syncom:Doc')).toEqual([]);
+    await expect(socket.timeout(5000).emitWithAck('changes', { sub: 's1' })).resolves.toEqual({ ok: true, value: null });
+    expect(await inRoom(hub, 'syncom:Doc')).toEqual([socket.id]);
+    expect(await inRoom(hub, 'syncom:Note')).toEqual([socket.id]);
+    const [remote] = await hub.namespace().in('syncom:Doc').fetchSockets();
+    expect(remote.data).toEqual({ syncom: { node: 'raw-node', scopes: ['Doc', 'Note'] } });
+    await socket.timeout(5000).emitWithAck('unsubscribe', { sub: 's1' });
+    expect(await inRoom(hub, 'syncom:Doc')).toEqual([]);
+  });
+
+  it('SCOPE-10 SCOPE-11 a dialer registered for scope Doc is in the room syncom:Doc (delivery stays on its feed)', async () => {
+    hub = await startHub();
+    const h = hub;
+    const a = await socketDialer({ sync: { scope: (_id, d) => String(d.$type ?? '*') } });
+    storages.push(a.storage);
+    const boots: unknown[] = [];
+    a.storage.sync.on('bootstrap', (e) => boots.push(e));
+    await a.storage.sync.addNode({ url: h.url, scopes: ['Doc'] });
+    await until(() => boots.length === 1, [a.storage], 'the bootstrap');
+    const id = await h.storage.insert({ $type: 'Doc' });
+    await until(async () => (await a.storage.get(id)) !== undefined, [a.storage], 'a Doc page from the live feed');
+    expect(await inRoom(h, 'syncom:Doc')).toEqual([a.sockets[0].id]);
+    expect(await inRoom(h, 'syncom:*')).toEqual([]);
+  });
+
+  it('maxHttpBufferSize follows limits.bytesPerPush from an async options factory: over it with headroom is a 413, beyond is dropped', async () => {
+    hub = await startHub({ optionsFactory: async () => ({ limits: { bytesPerPush: 10_000 } }) });
+    expect(messageLimitOf(hub.namespace())).toBe(10_000 + ENVELOPE_HEADROOM);
+    const socket = await raw(hub);
+    await socket.timeout(5000).emitWithAck('hello', HELLO);
+    const over = await socket.timeout(5000).emitWithAck('push', { ops: ['x'.repeat(20_000)] });
+    expect(over).toMatchObject({ ok: false, error: { code: 'BYTES_PER_PUSH', status: 413 } });
+    const dropped = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    socket.emit('push', { ops: ['x'.repeat(200_000)] }, () => undefined);
+    expect(await dropped).toBe('transport close');
+  });
+
+  it('a bytesPerPush above socket.io default (1 MB) lets a 1.5 MB push through; without one the limit is 16 MiB', async () => {
+    hub = await startHub({ optionsFactory: async () => ({ limits: { bytesPerPush: 3_000_000 } }) });
+    expect(messageLimitOf(hub.namespace())).toBe(3_000_000 + ENVELOPE_HEADROOM);
+    const socket = await raw(hub);
+    await socket.timeout(5000).emitWithAck('hello', HELLO);
+    const big = await socket.timeout(10_000).emitWithAck('push', { ops: ['x'.repeat(1_500_000)] });
+    expect(big).toMatchObject({ ok: true, value: { malformed: 1 } });
+    await hub.close();
+    hub = await startHub();
+    expect(messageLimitOf(hub.namespace())).toBe(DEFAULT_MAX_MESSAGE_BYTES);
+    expect((hub.namespace().server.engine as unknown as { opts: { perMessageDeflate: unknown } }).opts.perMessageDeflate).toBe(false);
+  });
+});

@@ -1,0 +1,55 @@
+import type { Storage, SyncomError } from 'syncom';
+import { rawSocket, socketDialer } from '../helpers/dialer';
+import { startHub, type TestHub } from '../helpers/hub';
+import { until } from '../helpers/until';
+
+describe("access 'session' at the socket.io gateway", () => {
+  let hub: TestHub | undefined;
+  const storages: Storage[] = [];
+
+  afterEach(async () => {
+    for (const s of storages.splice(0)) await s.close();
+    await hub?.close();
+    hub = undefined;
+  });
+
+  it('HOST-2 the handshake runs authorize with auth.token: a wrong one is refused with 401 data, a right one greets', async () => {
+    const seen: Array<{ node: string; token?: string; session: unknown }> = [];
+    hub = await startHub({
+      options: { access: 'session', authorize: (ctx, hello) => (seen.push({ node: hello.node, token: hello.token, session: ctx.session }), hello.token === 't') },
+    });
+    const refused = await rawSocket(hub.url, { auth: { token: 'wrong' } }).catch((e: Error & { data?: unknown }) => e);
+    expect(refused).toMatchObject({ message: expect.stringContaining('authorize'), data: { code: 'UNAUTHORIZED', status: 401 } });
+    const socket = await rawSocket(hub.url, { auth: { token: 't' } });
+    const hello = { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' };
+    await expect(socket.timeout(5000).emitWithAck('hello', hello)).resolves.toMatchObject({ ok: true });
+    socket.disconnect();
+    expect(seen.map((s) => [s.node, s.token])).toEqual([['', 'wrong'], ['', 't'], ['n', 't']]);
+    expect(seen[2].session).toEqual({ token: 't' });
+  });
+
+  it('HOST-2 HOST-3 a dialer with a wrong token reports the refused handshake (401); one with the right token replicates', async () => {
+    hub = await startHub({ options: { access: 'session', authorize: (_ctx, hello) => hello.token === 't' } });
+    const h = hub;
+    const wrong = await socketDialer();
+    storages.push(wrong.storage);
+    const errors: SyncomError[] = [];
+    wrong.storage.sync.on('error', (e) => errors.push(e));
+    await wrong.storage.sync.addNode({ url: h.url, token: 'nope' });
+    await until(() => errors.length > 0, [wrong.storage], 'the refusal');
+    expect(errors[0]).toMatchObject({ code: 'UNAUTHORIZED', status: 401, url: h.url });
+    const right = await socketDialer();
+    storages.push(right.storage);
+    await right.storage.sync.addNode({ url: h.url, token: 't' });
+    const id = await right.storage.insert({ ok: true });
+    await until(async () => (await h.storage.get(id)) !== undefined, [right.storage, h.storage], 'the write at the hub');
+  });
+
+  it('HOST-2 an authorize that throws at the handshake refuses the connection and the gateway stays up', async () => {
+    hub = await startHub({ options: { access: 'session', authorize: (_ctx, hello) => { if (hello.token === 'boom') throw new Error('down'); return true; } } });
+    await expect(rawSocket(hub.url, { auth: { token: 'boom' } })).rejects.toMatchObject({ data: { code: 'UNAUTHORIZED', status: 401 } });
+    const fine = await rawSocket(hub.url, { auth: { token: 'x' } });
+    await expect(fine.timeout(5000).emitWithAck('hello', { node: 'n', vector: {}, epoch: 'e', schema: null })).resolves.toMatchObject({ ok: true });
+    fine.disconnect();
+  });
+});

@@ -1,0 +1,148 @@
+import { Controller, Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { firstValueFrom, toArray } from 'rxjs';
+import { io } from 'socket.io-client';
+import { Storage } from 'syncom';
+import { InjectStorage, SyncomEvents, SyncomModule, type SyncomModuleOptions } from '../../src';
+
+const dir = mkdtempSync(join(tmpdir(), 'syncom-module-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const path = () => join(dir, `s${++n}`);
+
+/** A consumer injecting the storage by decorator and by type. */
+@Controller()
+class Consumer {
+  constructor(@InjectStorage() readonly storage: Storage, readonly byType: Storage, readonly events: SyncomEvents) {}
+}
+
+async function boot(imports: unknown[]): Promise<INestApplication> {
+  const ref = await Test.createTestingModule({ imports: imports as never[], controllers: [Consumer] }).compile();
+  const app = ref.createNestApplication({ logger: false });
+  app.useWebSocketAdapter(new IoAdapter(app));
+  await app.init();
+  return app;
+}
+
+@Injectable()
+class OptionsFactory {
+  readonly at = path();
+  create(): SyncomModuleOptions {
+    return { path: this.at, backend: 'memory' };
+  }
+}
+
+@Module({ providers: [OptionsFactory], exports: [OptionsFactory] })
+class OptionsModule {}
+
+/** A ConfigService-shaped provider. */
+@Injectable()
+class Config {
+  readonly values: Record<string, string> = { SYNCOM_PATH: path() };
+  get(key: string): string {
+    return this.values[key];
+  }
+}
+
+@Module({ providers: [Config], exports: [Config] })
+class ConfigModule {}
+
+describe('SyncomModule: the module matrix', () => {
+  it('forRoot opens the storage at init, injects it by decorator and by type, closes it at shutdown', async () => {
+    const at = path();
+    const app = await boot([SyncomModule.forRoot({ path: at, backend: 'memory' })]);
+    const c = app.get(Consumer);
+    expect(c.storage).toBeInstanceOf(Storage);
+    expect(c.byType).toBe(c.storage);
+    expect(c.storage.parts.options.path).toBe(at);
+    await c.storage.insert({ a: 1 });
+    await app.close();
+    expect(c.storage.isClosed).toBe(true);
+  });
+
+  it('forRootAsync with useFactory and ConfigService-style injection', async () => {
+    const app = await boot([
+      SyncomModule.forRootAsync({ imports: [ConfigModule], inject: [Config], useFactory: (c: Config) => ({ path: c.get('SYNCOM_PATH'), backend: 'memory' as const }) }),
+    ]);
+    expect(app.get(Consumer).storage.parts.options.path).toBe(app.get(Config).values.SYNCOM_PATH);
+    await app.close();
+  });
+
+  it('forRootAsync with useClass (a create() method) and useExisting', async () => {
+    const a = await boot([SyncomModule.forRootAsync({ useClass: OptionsFactory })]);
+    expect(a.get(Consumer).storage.parts.options.backend).toBe('memory');
+    await a.close();
+    const b = await boot([SyncomModule.forRootAsync({ imports: [OptionsModule], useExisting: OptionsFactory })]);
+    expect(b.get(Consumer).storage.parts.options.path).toBe(b.get(OptionsFactory).at);
+    await b.close();
+  });
+
+  it('isGlobal: a feature module injects the storage without importing SyncomModule', async () => {
+    @Injectable()
+    class Feature {
+      constructor(@InjectStorage() readonly storage: Storage) {}
+    }
+    @Module({ providers: [Feature], exports: [Feature] })
+    class FeatureModule {}
+    const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory', isGlobal: true }), FeatureModule]);
+    expect(app.get(Feature).storage).toBe(app.get(Consumer).storage);
+    await app.close();
+  });
+
+  it('scope folds into sync.scope; no gateway unless asked', async () => {
+    const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory', scope: (_id, d) => String(d.$type ?? '*') })]);
+    const s = app.get(Consumer).storage;
+    const id = await s.insert({ $type: 'Doc' });
+    expect((await s.list()).find((r) => r.id === id)?.meta.scope).toBe('Doc');
+    await app.listen(0, '127.0.0.1');
+    const socket = io(`${await app.getUrl()}/syncom`, { transports: ['websocket'], reconnection: false });
+    const refused = await new Promise<boolean>((resolve) => { socket.on('connect', () => resolve(false)); socket.on('connect_error', () => resolve(true)); });
+    socket.close();
+    expect(refused).toBe(true);
+    await app.close();
+  });
+
+  it('gateway: { namespace } hosts peers there (forRootAsync: gateway: { namespace })', async () => {
+    const app = await boot([SyncomModule.forRootAsync({ useFactory: () => ({ path: path(), backend: 'memory' as const }), gateway: { namespace: '/sync-here' } })]);
+    await app.listen(0, '127.0.0.1');
+    const socket = io(`${await app.getUrl()}/sync-here`, { transports: ['websocket'], reconnection: false });
+    const answer = await socket.timeout(5000).emitWithAck('hello', { node: 'x', scopes: ['*'] }).catch((e: Error) => e);
+    socket.close();
+    expect(answer).toMatchObject({ ok: true });
+    await app.close();
+  });
+});
+
+describe('SyncomEvents', () => {
+  it('LIFE-6: change$ emits [op, via] for every write, and every observable completes on shutdown', async () => {
+    const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory' })]);
+    const { storage, events } = app.get(Consumer);
+    const changes = firstValueFrom(events.change$.pipe(toArray()));
+    const errors = firstValueFrom(events.error$.pipe(toArray()));
+    const peers = firstValueFrom(events.peer$.pipe(toArray()));
+    const id = await storage.insert({ a: 1 });
+    await storage.inc(id, 'n');
+    await app.close();
+    const seen = await changes;
+    expect(seen.map(([op, via]) => [op.type, op.id, via])).toEqual([['write', id, null], ['inc', id, null]]);
+    expect(await errors).toEqual([]);
+    expect(await peers).toEqual([]);
+  });
+
+  it('an event nobody observes has no engine listener; the last unsubscribe removes it', async () => {
+    const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory' })]);
+    const { storage, events } = app.get(Consumer);
+    expect(storage.parts.events.has('change')).toBe(false);
+    const a = events.change$.subscribe();
+    const b = events.change$.subscribe();
+    expect(storage.parts.events.has('change')).toBe(true);
+    a.unsubscribe();
+    b.unsubscribe();
+    expect(storage.parts.events.has('change')).toBe(false);
+    await app.close();
+  });
+});
