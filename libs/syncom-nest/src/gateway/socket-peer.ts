@@ -18,7 +18,9 @@ const gone = () => new SyncomError('LINK_DOWN', 'the socket disconnected');
  * cluster adapter serializes; socket.data.syncom holds only `{ node, scopes }`.
  */
 export class SocketPeer {
+  /** What the unit and authorize see for this socket. */
   readonly context: SyncomSocketContext;
+  /** The snapshot streams this socket is pulling. */
   readonly streams = new PeerStreams();
   private readonly feeds = new Map<string, Subscription>();
   private readonly waiting = new Set<(error: SyncomError) => void>();

@@ -54,6 +54,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     return this.hostUnit;
   }
 
+  /** Sizes the engine's messages from the limits and, under access 'session', adds the handshake middleware. */
   afterInit(server: Namespace): void {
     this.server = server;
     const bytes = maxMessageBytes(this.options.limits);
@@ -62,6 +63,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes)`);
   }
 
+  /** One context per socket; when the socket goes, its feeds and streams end and the unit forgets its session. */
   handleConnection(socket: Socket): void {
     const peer = peerOf(socket);
     this.logger.log(`peer connected: socket ${socket.id} from ${socket.handshake.address}`);
@@ -72,6 +74,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     });
   }
 
+  /** hello: the unit greets the peer; the socket then knows its node id and scopes. */
   @SubscribeMessage(SYNCOM_EVENTS.hello)
   async hello(@ConnectedSocket() socket: Socket, @MessageBody() body: HelloDto): Promise<SyncomAnswer> {
     const peer = peerOf(socket);
@@ -80,28 +83,33 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     return answerOk(value);
   }
 
+  /** push: the ops the host lacks (the limits guard ran first). */
   @SubscribeMessage(SYNCOM_EVENTS.push)
   async push(@ConnectedSocket() socket: Socket, @MessageBody() body: PushDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('push', body, peerOf(socket).context));
   }
 
+  /** snapshot: one page, inline or as a stream id. */
   @SubscribeMessage(SYNCOM_EVENTS.snapshot)
   async snapshot(@ConnectedSocket() socket: Socket, @MessageBody() body: SnapshotDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('snapshot', body, peerOf(socket).context));
   }
 
+  /** changes: opens a feed whose pages go out as acknowledged `changes:data` messages. */
   @SubscribeMessage(SYNCOM_EVENTS.changes)
   async changes(@ConnectedSocket() socket: Socket, @MessageBody() body: ChangesDto): Promise<SyncomAnswer> {
     await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT });
     return answerOk(null);
   }
 
+  /** unsubscribe: ends a feed. */
   @SubscribeMessage(SYNCOM_EVENTS.unsubscribe)
   unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: UnsubscribeDto): SyncomAnswer {
     peerOf(socket).dropFeed(body.sub);
     return answerOk(null);
   }
 
+  /** chunk: the next chunk of a streamed snapshot page, or (cancel) drops the stream. */
   @SubscribeMessage(SYNCOM_EVENTS.chunk)
   async chunk(@ConnectedSocket() socket: Socket, @MessageBody() body: ChunkDto): Promise<SyncomAnswer<ChunkAnswer | null>> {
     const peer = peerOf(socket);

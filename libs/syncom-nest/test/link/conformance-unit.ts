@@ -78,7 +78,7 @@ export class ConformanceUnit implements HostUnit {
     return this.subs.filter((s) => !s.closed);
   }
 
-  async *stream(id: string): AsyncIterable<Uint8Array> {
+  async *stream(id: string, _context?: object): AsyncIterable<Uint8Array> {
     for (const chunk of this.streams[id] ?? []) yield chunk;
   }
 
