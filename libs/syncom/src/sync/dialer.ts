@@ -64,7 +64,6 @@ export class Dialer {
       this.m.events.emit('connect', { url: this.rec.url });
       this.storage.parts.log.appended.add(this.onAppend);
       await this.handshake(false);
-      if (this.greeted) this.subscribe(this.rec.cursor);
     } catch (e) {
       this.fail(e);
     }
@@ -117,6 +116,9 @@ export class Dialer {
       } catch (e) {
         await this.failed(e);
       }
+      // The first greeting that lands opens the subscription, at start or after a reconnect:
+      // a first hello that failed must not leave the dialer deaf to this host for good.
+      if (this.greeted && !this.sub && !this.stopped) this.subscribe(this.rec.cursor);
     });
   }
 
