@@ -52,12 +52,16 @@ export function reached(storage: Storage, check: () => boolean, what: string, ms
   });
 }
 
-/** Register the hub on a dialer and resolve at its 'bootstrap' event, with the records it joined. */
-export function bootstrapFrom(dialer: Storage, url = 'memory://hub', ms = 300_000): Promise<number> {
+/**
+ * Register the hub on a dialer and resolve at its 'bootstrap' event, with the
+ * records it joined. `node` is the hub's url, or its url and token.
+ */
+export function bootstrapFrom(dialer: Storage, node: string | { url: string; token?: string } = 'memory://hub', ms = 300_000): Promise<number> {
+  const { url, token } = typeof node === 'string' ? { url: node, token: undefined } : node;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { off(); reject(new Error(`bootstrap from ${url}: no 'bootstrap' event in ${ms / 1000} s`)); }, ms);
     const off = dialer.sync.on('bootstrap', (e) => { clearTimeout(timer); off(); resolve(e.records); });
-    dialer.sync.addNode({ url }).catch((e: Error) => { clearTimeout(timer); off(); reject(e); });
+    dialer.sync.addNode({ url, token }).catch((e: Error) => { clearTimeout(timer); off(); reject(e); });
   });
 }
 
