@@ -10,16 +10,31 @@ import { bootstrapSuite } from './suites/bootstrap';
 import { localWritesSuite } from './suites/local-writes';
 import { readsSuite } from './suites/reads';
 import { replicationSuite } from './suites/replication';
+import { socketIoSuite } from './suites/socketio';
 
 /** Baselines first: every ratio needs its baseline measured in the same invocation. */
 const suitesOf = (profile: Profile): Suite[] => [
-  baselineSuite(profile), localWritesSuite(profile), readsSuite(profile), replicationSuite(profile), bootstrapSuite(profile),
+  baselineSuite(profile), localWritesSuite(profile), readsSuite(profile), replicationSuite(profile), socketIoSuite(profile),
+  bootstrapSuite(profile),
 ];
 
-/** Names to run: those matching a filter, plus the baselines they are compared with. */
+/**
+ * Names to run: those matching a filter, plus the baselines they are compared
+ * with, and theirs in turn (socket.io's baseline, the memory-link rate, has
+ * ed25519.verify as its own).
+ */
 function selectNames(all: readonly Benchmark[], filters: readonly string[]): Set<string> {
-  const picked = all.filter((b) => filters.length === 0 || filters.some((f) => b.name.includes(f)));
-  return new Set(picked.flatMap((b) => (b.baseline ? [b.name, b.baseline] : [b.name])));
+  const byName = new Map(all.map((b) => [b.name, b]));
+  const names = new Set<string>();
+  const todo = all.filter((b) => filters.length === 0 || filters.some((f) => b.name.includes(f))).map((b) => b.name);
+  while (todo.length) {
+    const name = todo.pop() as string;
+    if (names.has(name)) continue;
+    names.add(name);
+    const baseline = byName.get(name)?.baseline;
+    if (baseline) todo.push(baseline);
+  }
+  return names;
 }
 
 async function runSuite(suite: Suite, names: Set<string>, runs: number): Promise<{ bench: Benchmark; m: Measurement }[]> {

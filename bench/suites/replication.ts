@@ -6,6 +6,8 @@ import type { Benchmark, Profile, Suite } from '../lib/types';
 import { VERIFY_BASELINE } from './baselines';
 
 const WINDOW = 100;
+/** The memory-link rate, the baseline of the socket.io rate (suites/socketio.ts). */
+export const MEMORY_REPLICATION = 'replication/memory/verify';
 const P50 = 'replication/memory/latency-p50';
 const P99 = 'replication/memory/latency-p99';
 
@@ -87,7 +89,7 @@ export function replicationSuite(profile: Profile): Suite {
   });
   return {
     benchmarks: [
-      { name: 'replication/memory/verify', unit: 'ops/s', baseline: VERIFY_BASELINE, ops, run: () => runThroughput(ops) },
+      { name: MEMORY_REPLICATION, unit: 'ops/s', baseline: VERIFY_BASELINE, ops, run: () => runThroughput(ops) },
       percentile(P50, 0.5),
       percentile(P99, 0.99),
     ],

@@ -1,0 +1,118 @@
+import { quantile, SharedRuns } from '../lib/measure';
+import { BenchChild } from '../lib/processes';
+import { removeTemp, tempPath } from '../lib/temp';
+import type { Benchmark, Profile, Suite } from '../lib/types';
+import { MEMORY_REPLICATION } from './replication';
+
+const WINDOW = 100;
+const TOKEN = 'bench-token';
+const THROUGHPUT = 'replication/socketio/throughput';
+const P50 = 'replication/socketio/latency-p50';
+const P99 = 'replication/socketio/latency-p99';
+
+/** The three processes: the hub (apps/hub), A the writer, B the watcher. */
+interface Processes {
+  hub: BenchChild;
+  a: BenchChild;
+  b: BenchChild;
+}
+
+/** One run's fresh line: the hub's storage directory, A's id, and how many ops A has written on it. */
+interface Line {
+  path: string;
+  aId: string;
+  sent: number;
+}
+
+/** Forks the three children; if one fails to start, the others are stopped before the error goes on. */
+async function startProcesses(): Promise<Processes> {
+  const labels = ['hub', 'a', 'b'] as const;
+  const files = { hub: 'bench/children/hub-process.ts', a: 'bench/children/node-process.ts', b: 'bench/children/node-process.ts' };
+  const started = await Promise.allSettled(labels.map((l) => BenchChild.spawn(l, files[l])));
+  const failed = started.find((s) => s.status === 'rejected');
+  const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  if (failed) {
+    await Promise.all(children.map((c) => c.stop()));
+    throw failed.reason;
+  }
+  const [hub, a, b] = children;
+  return { hub, a, b };
+}
+
+/**
+ * `count` inserts at A (`window` in flight), timed on the shared monotonic
+ * clock from A's first insert until B has applied the last and A's last
+ * insert resolved. B is armed before A starts, so its stamp is taken at the
+ * 'change' event that reached the target.
+ */
+async function trip(p: Processes, line: Line, count: number, window: number): Promise<number> {
+  const target = line.sent + count;
+  await p.b.request('arm', { stream: line.aId, target });
+  const ins = await p.a.request<{ startedAt: number; endedAt: number }>('insert', { count, window });
+  line.sent = target;
+  const { reachedAt } = await p.b.request<{ reachedAt: number }>('reached');
+  if (reachedAt < ins.startedAt) throw new Error(`B reached ${target} before A started: the clocks disagree`);
+  return Math.max(reachedAt, ins.endedAt) - ins.startedAt;
+}
+
+/**
+ * A fresh line for one run, untimed: a new hub app on a new directory, fresh
+ * A and B that registered it (with the hub's token) and took its empty
+ * bootstrap, then one insert carried A -> hub -> B so the whole path is live.
+ * Closed after `fn`, also when it fails.
+ */
+async function withLine<T>(p: Processes, fn: (line: Line) => Promise<T>): Promise<T> {
+  const path = tempPath('socketio-hub');
+  try {
+    const { port } = await p.hub.request<{ port: number }>('start', { path, token: TOKEN });
+    const url = `http://127.0.0.1:${port}/syncom`;
+    const [{ id }] = await Promise.all(['a', 'b'].map((label) => p[label as 'a' | 'b'].request<{ id: string }>('open', { label, url, token: TOKEN })));
+    const line: Line = { path, aId: id, sent: 0 };
+    await trip(p, line, 1, 1);
+    return await fn(line);
+  } finally {
+    await Promise.allSettled([p.a.request('close'), p.b.request('close')]);
+    await p.hub.request('stop').catch(() => undefined);
+    removeTemp(path);
+  }
+}
+
+/**
+ * Replication A -> hub -> B over socket.io on loopback, each in its own
+ * process, with signatures verified: the rate of 100-in-flight inserts
+ * against the memory-link figure of the same invocation, and the p50 and p99
+ * of one insert's trip.
+ */
+export function socketIoSuite(profile: Profile): Suite {
+  const ops = profile.quick ? 5_000 : 20_000;
+  const samples = profile.quick ? 50 : 200;
+  let procs: Processes | undefined;
+  const running = (): Processes => {
+    if (!procs) throw new Error('the socket.io suite was not set up');
+    return procs;
+  };
+  const latency = new SharedRuns([P50, P99], () => withLine(running(), async (line) => {
+    const ms: number[] = [];
+    for (let i = 0; i < samples; i++) ms.push(await trip(running(), line, 1, 1));
+    return ms;
+  }));
+  const percentile = (name: string, q: number): Benchmark => ({
+    name, unit: 'ms', baseline: null, ops: samples,
+    run: async () => quantile(await latency.take(name), q),
+  });
+  return {
+    benchmarks: [
+      { name: THROUGHPUT, unit: 'ops/s', baseline: MEMORY_REPLICATION, ops, run: () => withLine(running(), (line) => trip(running(), line, ops, WINDOW)) },
+      percentile(P50, 0.5),
+      percentile(P99, 0.99),
+    ],
+    async setup() {
+      procs = await startProcesses();
+    },
+    async teardown() {
+      const p = procs;
+      procs = undefined;
+      if (p) await Promise.all([p.hub.stop(), p.a.stop(), p.b.stop()]);
+    },
+  };
+}
