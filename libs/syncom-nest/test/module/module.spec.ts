@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom, toArray } from 'rxjs';
 import { io } from 'socket.io-client';
-import { Storage } from 'syncom';
-import { InjectStorage, SyncomEvents, SyncomModule, type SyncomModuleOptions } from '../../src';
+import { open, Storage } from 'syncom';
+import { InjectStorage, socketIoConnect, SyncomEvents, SyncomModule, type SyncomModuleOptions } from '../../src';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncom-module-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -109,10 +109,11 @@ describe('SyncomModule: the module matrix', () => {
   it('gateway: { namespace } hosts peers there (forRootAsync: gateway: { namespace })', async () => {
     const app = await boot([SyncomModule.forRootAsync({ useFactory: () => ({ path: path(), backend: 'memory' as const }), gateway: { namespace: '/sync-here' } })]);
     await app.listen(0, '127.0.0.1');
-    const socket = io(`${await app.getUrl()}/sync-here`, { transports: ['websocket'], reconnection: false });
-    const answer = await socket.timeout(5000).emitWithAck('hello', { node: 'x', scopes: ['*'] }).catch((e: Error) => e);
-    socket.close();
-    expect(answer).toMatchObject({ ok: true });
+    const dialer = await open({ path: path(), backend: 'memory', sync: { connect: socketIoConnect({ reconnection: false }) } });
+    const connected = new Promise((resolve) => dialer.sync.on('peer', (p) => p.connected && resolve(p.node)));
+    await dialer.sync.addNode({ url: `${await app.getUrl()}/sync-here` });
+    expect(await connected).toBe(app.get(Consumer).storage.id);
+    await dialer.close();
     await app.close();
   });
 });
