@@ -47,9 +47,10 @@ export class SocketPeer {
     (this.socket.data as Record<string, unknown>).syncom = { node, scopes };
   }
 
-  /** Keeps a feed under the client's sub id, ending one it replaces. */
+  /** Keeps a feed under the client's sub id, ending one it replaces (and the feed itself if the socket is gone). */
   addFeed(sub: string, feed: Subscription): void {
     this.dropFeed(sub);
+    if (this.ended) return feed.unsubscribe();
     this.feeds.set(sub, feed);
   }
 

@@ -81,9 +81,11 @@ class SocketLink implements SocketIoLink {
     return this.send(method, args ?? null);
   }
 
-  subscribe(_method: string, args: unknown, options: SubscribeOptions): Subscription {
+  subscribe(method: string, args: unknown, options: SubscribeOptions): Subscription {
     const feed = new SocketIoFeed(this.port, ++this.feedCount, args ?? null, options);
     try {
+      // The gateway serves one subscription; the unit would answer anything else the same way.
+      if (method !== SYNCOM_EVENTS.changes) throw new SyncomError('UNKNOWN_METHOD', `no subscription ${method}`, { status: 404 });
       JSON.stringify(args);
       if (this.closed) throw linkDown();
       this.feeds.add(feed);

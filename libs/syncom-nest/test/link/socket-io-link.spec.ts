@@ -31,6 +31,12 @@ describe('socket.io link', () => {
     await expect(h.link.call('push', { ops: [1] })).resolves.toMatchObject({ method: 'push' });
   });
 
+  it('LINK-4 a subscription other than changes is refused as the unit would refuse it (404)', async () => {
+    const { h } = await harness();
+    const error = await new Promise<unknown>((resolve) => h.link.subscribe('other', {}, { onData: () => undefined, onError: resolve }));
+    expect(error).toMatchObject({ code: 'UNKNOWN_METHOD', status: 404 });
+  });
+
   it('LINK-6 calls made before the first connection wait for it; the first connect is open, not reconnect', async () => {
     const unit = new ConformanceUnit();
     host.current = unit;
