@@ -64,9 +64,13 @@ class SocketLink implements SocketIoLink {
     [SYNCOM_EVENTS.feedEnd, (m: { sub: string }) => this.subs.get(m?.sub)?.hostEnd(m.sub)],
   ];
 
+  /** The manager ran out of reconnection attempts: nothing will connect unless the app redials. */
+  private readonly onGaveUp = () => this.release((this.refusal = linkDown()));
+
   constructor(private readonly socket: ClientSocket, private readonly timeout: number) {
     this.everConnected = socket.connected;
     for (const [event, handler] of this.handlers) socket.on(event, handler as Listener);
+    socket.io.on('reconnect_failed', this.onGaveUp);
     if (!socket.connected && !socket.active) socket.connect();
   }
 
@@ -120,6 +124,7 @@ class SocketLink implements SocketIoLink {
     // disconnect() fires 'disconnect' (calls in flight fail, 'close' fires) before the handlers go.
     this.socket.disconnect();
     for (const [event, handler] of this.handlers) this.socket.off(event, handler as Listener);
+    this.socket.io.off('reconnect_failed', this.onGaveUp);
   }
 
   private readonly port = {

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { io } from 'socket.io-client';
 import type { SyncomError } from 'syncom';
 import { createSocketIoLink } from '../../src/link';
@@ -50,6 +52,19 @@ describe('socket.io link', () => {
     await expect(answer).resolves.toMatchObject({ method: 'hello' });
     expect(events).toEqual(['open']);
     expect(() => createSocketIoLink(socket, { timeout: 0 })).toThrow(TypeError);
+  });
+
+  it('LINK-6 a first connection that cannot be made fails the waiting calls with LINK_DOWN once socket.io gives up', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    for (const options of [{ reconnection: false }, { reconnectionAttempts: 2, reconnectionDelay: 10 }]) {
+      const link = createSocketIoLink(io(`http://127.0.0.1:${port}/syncom`, { transports: ['websocket'], forceNew: true, ...options }));
+      disposers.push(async () => link.close());
+      await expect(link.call('hello', HELLO)).rejects.toMatchObject({ code: 'LINK_DOWN' });
+      await expect(link.call('hello', HELLO)).rejects.toMatchObject({ code: 'LINK_DOWN' });
+    }
   });
 
   it('PROTO-12 a socket the host drops is redialed by the link; the feed resumes from its last event id', async () => {
