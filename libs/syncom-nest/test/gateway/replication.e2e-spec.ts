@@ -1,7 +1,7 @@
 import type { Storage } from 'syncom';
 import { socketDialer } from '../helpers/dialer';
 import { memoryStorage, startHub, type TestHub } from '../helpers/hub';
-import { until } from '../helpers/until';
+import { until, waitFor } from '../helpers/until';
 
 type PeerEvent = { connected: boolean; reconnected: boolean };
 
@@ -25,10 +25,24 @@ describe('replication through the socket.io gateway', () => {
     a.storage.sync.on('peer', (e) => peers.push(e));
     await a.storage.sync.addNode({ url: h.url, token: 't' });
     await until(() => boots.length === 1 && a.storage.sync.peers()[0]?.subscribed === true, [a.storage], 'the bootstrap');
-    const live = await h.storage.insert({ live: true });
-    await until(async () => (await a.storage.get(live)) !== undefined, [a.storage], 'a page of the live feed');
-    const cursor = a.storage.sync.listNodes()[0].cursor;
+    await h.storage.insert({ live: true });
+    const cursor = h.storage.parts.log.eventId(h.storage.parts.log.head);
+    await pageAcked(h, cursor);
     return { ...a, boots, peers, cursor };
+  }
+
+  /**
+   * Resolves once the dialer acked the page `eventId`: the hub's feed then
+   * moves its cursor there, and the link has taken it. Re-checked a turn
+   * after each packet the hub's socket receives (the ack resolves in microtasks).
+   */
+  function pageAcked(h: TestHub, eventId: string): Promise<void> {
+    const [socket] = [...h.namespace().sockets.values()];
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    return waitFor(async () => (await turn(), h.storage.sync.hosted().some((f) => f.cursor === eventId)), (retest) => {
+      socket.conn.on('packet', retest);
+      return () => socket.conn.off('packet', retest);
+    }, `the ack of page ${eventId}`);
   }
 
   /** The lastEventId of the newest changes message the dialer sent. */
