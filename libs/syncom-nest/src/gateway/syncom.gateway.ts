@@ -68,7 +68,12 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const peer = peerOf(socket);
     this.logger.log(`peer connected: socket ${socket.id} from ${socket.handshake.address}`);
     socket.once('disconnect', (reason: string) => {
-      peer.close(this.unit);
+      try {
+        peer.close(this.unit);
+      } catch (error) {
+        // A listener that throws would take the server down with it.
+        this.logger.error(`closing socket ${socket.id} failed`, error instanceof Error ? error.stack : String(error));
+      }
       const node = peer.context.node ? ` node ${peer.context.node}` : '';
       this.logger.log(`peer disconnected: socket ${socket.id}${node} (${reason})`);
     });
