@@ -21,3 +21,5 @@ export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, Su
 export { SyncManager, SyncUnit } from './sync';
 export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, SyncEvents, UnitOptions } from './sync';
 export { checkHello, checkLimits, PeerBuckets, TokenBucket } from './sync';
+export { ATTRS as TELEMETRY_ATTRS, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry } from './telemetry';
+export type { PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';

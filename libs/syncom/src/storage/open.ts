@@ -28,6 +28,10 @@ function checkOptions(options: OpenOptions): void {
   if (sig !== undefined && sig !== 'verify' && sig !== 'require' && sig !== false) {
     throw new SyncomError('INVALID_ARGUMENT', `sync.signatures is 'verify', 'require' or false, not ${String(sig)}`);
   }
+  const t: unknown = options.telemetry;
+  if (t !== undefined && t !== false && (typeof t !== 'object' || t === null)) {
+    throw new SyncomError('INVALID_ARGUMENT', 'telemetry is false or { tracerProvider?, meterProvider? }');
+  }
 }
 
 /** What a replay knows: the schema, and the ids this node keeps sealed. */

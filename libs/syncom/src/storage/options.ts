@@ -2,6 +2,7 @@ import type { Backend } from '../backend/types';
 import type { Op } from '../op/types';
 import type { SchemaOptions } from '../schema';
 import type { DialOptions } from '../sync/manager';
+import type { TelemetryOptions } from '../telemetry';
 
 /** The peer an op came from, as beforeApply sees it. */
 export interface PeerInfo {
@@ -40,7 +41,8 @@ export interface OpenOptions {
   /** fsync every write (node:fs). Default false. */
   durable?: boolean;
   hooks?: StorageHooks;
-  telemetry?: unknown;
+  /** OpenTelemetry (OPT-16): the global providers by default, your own providers, or false for none. */
+  telemetry?: TelemetryOptions;
   sync?: SyncOptions;
   /** The wall clock, for tests (default Date.now). */
   now?: () => number;

@@ -27,6 +27,10 @@ export interface PeerApplyResult extends ApplyCounts {
   errors: SyncomError[];
   /** A beforeApply threw: nothing of the page was taken (GUAR-16). */
   refused?: SyncomError;
+  /** Of `malformed`, the ops refused for a stamp too far ahead (SKEW): telemetry's own reason. */
+  skew: number;
+  /** Of `skipped`, the ops the validator failed (OP_INVALID): telemetry's own reason. */
+  invalid: number;
 }
 
 export interface PeerApplyOptions {
@@ -41,7 +45,7 @@ export interface PeerApplyOptions {
 
 const zero = (): ApplyCounts => ({ applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, outOfScope: 0 });
 
-function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCounts): Op[] {
+function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCounts & { skew: number }): Op[] {
   const { clock, options } = storage.parts;
   const ops: Op[] = [];
   const bad = new Map<string, { first: unknown; count: number; reason: string }>();
@@ -50,6 +54,7 @@ function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCoun
     const ok = c.ok && (c.op.type !== 'merge' || isEntry(c.op.data, c.op.id) || isScrubbed(c.op));
     if (ok) { ops.push(c.op); continue; }
     counts.malformed++;
+    if (!c.ok && c.code === 'SKEW') counts.skew++;
     const code = c.ok ? 'OP_MALFORMED' : c.code;
     const b = bad.get(code) ?? { first: raw, count: 0, reason: c.ok ? 'a merge op without an entry' : c.reason };
     b.count++;
@@ -104,7 +109,7 @@ function keptSealed(storage: Storage, op: Op): boolean {
 }
 
 /** Queue one checked op; returns its commit promise, or undefined for a duplicate or a gap. */
-function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts): Promise<void> | undefined {
+function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts & { invalid: number }): Promise<void> | undefined {
   const { committer, schema, clock, events } = storage.parts;
   const cls = classifyOp(committer.pvec, op);
   if (cls !== 'next') { counts[cls === 'duplicate' ? 'duplicates' : 'gaps']++; return undefined; }
@@ -119,7 +124,10 @@ function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptio
   else if (!allowed || invalid) {
     flags |= FLAG_SKIPPED;
     counts.skipped++;
-    if (invalid) events.emit('error', new SyncomError('OP_INVALID', `a peer's op fails the validator: ${invalid.join('; ')}`, { op, url: o.via.url }));
+    if (invalid) {
+      counts.invalid++;
+      events.emit('error', new SyncomError('OP_INVALID', `a peer's op fails the validator: ${invalid.join('; ')}`, { op, url: o.via.url }));
+    }
   } else if (!isScrubbed(op) && op.type !== 'advance') {
     const r = applyOp(entry, op);
     after = r.entry;
@@ -137,7 +145,7 @@ function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptio
  * Refused ops are neither logged nor relayed; skipped ones are logged, not applied.
  */
 export async function applyPeerOps(storage: Storage, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
-  const counts = zero();
+  const counts = { ...zero(), skew: 0, invalid: 0 };
   const errors: SyncomError[] = [];
   const mode = o.signatures ?? storage.parts.options.sync?.signatures ?? 'verify';
   let ops = await verifyAll(checkAll(storage, input, counts), mode, counts, errors, o.via.url);

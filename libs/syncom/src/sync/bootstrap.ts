@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../errors';
 import { applyOp, type Entry, isEntry, isHidden, joinEntries, readEntry } from '../crdt';
 import type { SyncLink } from '../link/contract';
@@ -5,6 +6,7 @@ import { FLAG_GRANTED } from '../log/op-log';
 import type { Vector } from '../op/types';
 import type { Via } from '../storage/commit';
 import type { Storage } from '../storage/storage';
+import { ATTRS, type SyncTelemetry } from '../telemetry';
 import type { SnapshotPage } from './snapshot';
 
 /** Read a streamed snapshot page: NDJSON, one entry a line. */
@@ -49,34 +51,57 @@ function adopt(storage: Storage, host: string, vector: Vector, via: Via): Promis
   return storage.parts.committer.submit({ op, flags: FLAG_GRANTED, via });
 }
 
+/** What runBootstrap needs: the storage, the link and host, and where progress goes. */
+export interface BootstrapRun {
+  storage: Storage; link: SyncLink; host: string; url: string; scopes: string[];
+  progress(received: number, total: number): void;
+  /** The bootstrap's span: each snapshot page runs in a child of it (issue 7). */
+  traced?: { telemetry: SyncTelemetry; span: Span };
+}
+
+/** Fetch one snapshot page and join it; the first page also adopts the host's vector. */
+async function takePage(o: BootstrapRun, token: string | undefined, offset: number): Promise<{ page: SnapshotPage; entries: number }> {
+  const via = { url: o.url, node: o.host };
+  const page = (await o.link.call('snapshot', { token, offset, scopes: o.scopes, stream: !!o.link.stream })) as SnapshotPage;
+  if (typeof page?.token !== 'string') throw new SyncomError('PAGE_FAILED', 'the host answered snapshot with no page');
+  const entries = page.stream ? await readStream(o.link, page.stream) : (page.entries ?? []);
+  const joins = joinPage(o.storage, entries, o.host, via);
+  if (token === undefined && page.vector) joins.push(adopt(o.storage, o.host, page.vector, via));
+  await Promise.all(joins);
+  return { page, entries: entries.length };
+}
+
+/** takePage inside a snapshot page span, when the bootstrap is traced. */
+function tracedPage(o: BootstrapRun, token: string | undefined, offset: number): ReturnType<typeof takePage> {
+  const t = o.traced;
+  if (!t) return takePage(o, token, offset);
+  return t.telemetry.snapshotPage({ role: 'dialer', peer: o.url, offset, parent: t.span }, async (span) => {
+    const got = await takePage(o, token, offset);
+    span.setAttribute(ATTRS.entries, got.entries);
+    return got;
+  });
+}
+
 /**
  * Bootstrap from a host (Bootstrap): page through its snapshot, join each
  * page as one batch, adopt its vector as of the first page, and return the
  * event id to re-subscribe from (BOOT-6) with the count of records joined.
  */
-export async function runBootstrap(o: {
-  storage: Storage; link: SyncLink; host: string; url: string; scopes: string[];
-  progress(received: number, total: number): void;
-}): Promise<{ eventId: string; records: number }> {
-  const via = { url: o.url, node: o.host };
+export async function runBootstrap(o: BootstrapRun): Promise<{ eventId: string; records: number }> {
   let token: string | undefined;
   let offset = 0;
   let eventId = '';
   let records = 0;
   for (;;) {
-    const page = (await o.link.call('snapshot', { token, offset, scopes: o.scopes, stream: !!o.link.stream })) as SnapshotPage;
-    if (typeof page?.token !== 'string') throw new SyncomError('PAGE_FAILED', 'the host answered snapshot with no page');
-    const entries = page.stream ? await readStream(o.link, page.stream) : (page.entries ?? []);
-    const joins = joinPage(o.storage, entries, o.host, via);
-    if (token === undefined) {
-      eventId = typeof page.eventId === 'string' ? page.eventId : '';
-      if (page.vector) joins.push(adopt(o.storage, o.host, page.vector, via));
-    }
-    await Promise.all(joins);
-    records += entries.length;
+    const { page, entries } = await tracedPage(o, token, offset);
+    if (token === undefined) eventId = typeof page.eventId === 'string' ? page.eventId : '';
+    records += entries;
     o.progress(records, page.total);
     token = page.token;
-    if (page.next === null || page.next === undefined) return { eventId, records };
+    if (page.next === null || page.next === undefined) {
+      o.traced?.span.setAttribute(ATTRS.entries, records);
+      return { eventId, records };
+    }
     offset = page.next;
   }
 }

@@ -5,6 +5,7 @@ import { mergeVectors } from '../log/vector';
 import { FLAG_SEALED, packOps, unpackOps } from '../op';
 import { opStreamKey, type Vector } from '../op/types';
 import { applyPeerOps, type PeerApplyResult } from '../storage/peer';
+import { ATTRS } from '../telemetry';
 import { runBootstrap } from './bootstrap';
 import { checkHelloAnswer } from './hello';
 import type { SyncManager } from './manager';
@@ -126,7 +127,7 @@ export class Dialer {
     const { storage, rec } = this;
     const log = storage.parts.log;
     const hello = { node: storage.id, vector: log.vector, epoch: log.epoch, schema: this.m.helloSchema(), scopes: rec.scopes, token: rec.token };
-    const ans = checkHelloAnswer(await (this.link as SyncLink).call('hello', hello));
+    const ans = await this.m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await (this.link as SyncLink).call('hello', hello)));
     this.hv = { ...ans.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     this.greeted = true;
@@ -177,7 +178,11 @@ export class Dialer {
     for (let i = 0; i < entries.length; i += this.pageSize) {
       const page = entries.slice(i, i + this.pageSize).filter((e) => this.lacks(e));
       if (page.length === 0) continue;
-      const ans = (await (this.link as SyncLink).call('push', { ops: packOps(page.map((e) => e.op)) })) as Partial<PeerApplyResult> & { vector?: Vector };
+      const ans = await this.m.telemetry.push('dialer', this.rec.url, page.length, async (span) => {
+        const a = (await (this.link as SyncLink).call('push', { ops: packOps(page.map((e) => e.op)) })) as Partial<PeerApplyResult> & { vector?: Vector };
+        span.setAttribute(ATTRS.applied, a?.applied ?? 0);
+        return a;
+      });
       this.hv = mergeVectors(this.hv, ans?.vector ?? {});
       this.loops = 0;
       this.ack();
@@ -242,6 +247,7 @@ export class Dialer {
     if (status === 413 || status === 429) {
       this.outbox = [];
       this.behind = true;
+      this.m.telemetry.limited('dialer', this.rec.url, codeOf(e) ?? 'LIMITED');
       this.report(new SyncomError(codeOf(e) ?? 'LIMITED', (e as Error).message, { status, url: this.rec.url }));
       return;
     }
@@ -311,7 +317,11 @@ export class Dialer {
     const page = value as { bootstrap?: boolean; ops?: unknown };
     if (page?.bootstrap) return this.bootstrap(gen);
     const { ops, malformed } = unpackOps(page?.ops);
-    const res = await applyPeerOps(this.storage, ops, { via: { url: this.rec.url, node: this.rec.remote.id ?? '' }, feedHost: this.rec.remote.id ?? undefined });
+    const res = await this.m.telemetry.changesPage(this.rec.url, ops.length + malformed, async (span) => {
+      const r = await applyPeerOps(this.storage, ops, { via: { url: this.rec.url, node: this.rec.remote.id ?? '' }, feedHost: this.rec.remote.id ?? undefined });
+      this.m.telemetry.pageApplied(span, { role: 'dialer', peer: this.rec.url }, r, malformed);
+      return r;
+    });
     if (res.refused) return this.pageFailed(res.refused);
     for (const e of res.errors) this.report(e);
     this.failures = 0;
@@ -350,10 +360,11 @@ export class Dialer {
     const allowed = (await this.m.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(this.rec.remote) })) ?? true;
     if (!allowed || gen + 1 !== this.gen) return;
     try {
-      const { eventId, records } = await runBootstrap({
+      const { eventId, records } = await this.m.telemetry.bootstrap(url, (span) => runBootstrap({
         storage: this.storage, link: this.link as SyncLink, host: this.rec.remote.id ?? '', url, scopes: this.rec.scopes,
         progress: (received, total) => this.m.events.emit('progress', { url, received, total }),
-      });
+        traced: { telemetry: this.m.telemetry, span },
+      }));
       this.rec.cursor = eventId || null;
       this.rec.lastSync = this.storage.parts.clock.now();
       await this.m.registry.save(this.rec);

@@ -1,9 +1,11 @@
+import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../errors';
 import type { HostUnit, SubscribeOptions, Subscription } from '../link/contract';
 import { publicKeyOf, unpackOps } from '../op';
 import type { Vector } from '../op/types';
 import { applyPeerOps } from '../storage/peer';
 import type { Storage } from '../storage/storage';
+import { ATTRS } from '../telemetry';
 import { Feed } from './feed';
 import { checkHello, type Hello } from './hello';
 import { checkLimits, type Limits, PeerBuckets, type TokenBucket } from './limits';
@@ -31,6 +33,12 @@ export interface Session {
   bucket?: TokenBucket;
 }
 
+/** The ops of a push's arguments, for its span (the push itself checks them). */
+const lengthOf = (args: unknown) => {
+  const ops = (args as { ops?: unknown })?.ops;
+  return Array.isArray(ops) ? ops.length : 0;
+};
+
 const session428 = () => new SyncomError('HELLO_REQUIRED', 'no current hello on this connection: greet again', { status: 428 });
 
 /**
@@ -57,9 +65,10 @@ export class SyncUnit implements HostUnit {
   }
 
   async call(method: string, args: unknown, context: object): Promise<unknown> {
-    if (method === 'hello') return this.hello(args, context);
+    const t = this.manager.telemetry;
+    if (method === 'hello') return t.hello('host', undefined, (span) => this.hello(args, context, span));
     const s = this.session(context);
-    if (method === 'push') return this.push(args, s);
+    if (method === 'push') return t.push('host', s.node, lengthOf(args), (span) => this.push(args, s, span));
     if (method === 'snapshot') return this.snapshot(args, s);
     throw new SyncomError('UNKNOWN_METHOD', `no procedure ${String(method)}`, { status: 404 });
   }
@@ -95,8 +104,9 @@ export class SyncUnit implements HostUnit {
     return s;
   }
 
-  private async hello(args: unknown, context: object): Promise<unknown> {
+  private async hello(args: unknown, context: object, span: Span): Promise<unknown> {
     const hello = checkHello(args);
+    span.setAttribute(ATTRS.peer, hello.node);
     const ctx = context as { session?: unknown };
     if (this.access === 'session' && !ctx.session) throw new SyncomError('UNAUTHORIZED', 'this host needs an authenticated session', { status: 401 });
     if (this.manager.signatures === 'require' && !publicKeyOf(hello.node)) {
@@ -112,7 +122,7 @@ export class SyncUnit implements HostUnit {
     return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema() };
   }
 
-  private async push(args: unknown, s: Session): Promise<unknown> {
+  private async push(args: unknown, s: Session, span: Span): Promise<unknown> {
     const raw = (args as { ops?: unknown })?.ops;
     if (!Array.isArray(raw)) throw new SyncomError('BAD_REQUEST', 'push takes { ops: [...] }', { status: 400 });
     const limited = checkLimits(this.o.limits, raw, s.bucket);
@@ -129,16 +139,22 @@ export class SyncUnit implements HostUnit {
       inScope: (op, entry) => opInScope(op, entry, allowed, scoping),
     });
     if (res.refused) throw Object.assign(res.refused, { status: 503 });
+    this.manager.telemetry.pageApplied(span, { role: 'host', peer: s.node }, res, malformed);
     for (const [reason, count] of [['scope', res.outOfScope], ['forged', res.forged], ['unsigned', res.unsigned]] as const) {
       if (count) this.manager.refused({ node: s.node, reason, count });
     }
-    const { touched, errors: _e, refused: _r, ...counts } = res;
+    const { touched, errors: _e, refused: _r, skew: _s, invalid: _i, ...counts } = res;
     return { ...counts, malformed: counts.malformed + malformed, vector: touched as Vector };
   }
 
-  private async snapshot(args: unknown, s: Session): Promise<unknown> {
+  private snapshot(args: unknown, s: Session): Promise<unknown> {
     const a = (args ?? {}) as { token?: unknown; offset?: unknown; stream?: unknown; scopes?: unknown };
-    return this.pager.page(a, servedScopes(a.scopes, s.scopes), this.pageSize, this.pageBytes);
+    const offset = Number.isSafeInteger(a.offset) ? (a.offset as number) : 0;
+    return this.manager.telemetry.snapshotPage({ role: 'host', peer: s.node, offset }, async (span) => {
+      const page = this.pager.page(a, servedScopes(a.scopes, s.scopes), this.pageSize, this.pageBytes);
+      span.setAttribute(ATTRS.entries, page.count);
+      return page;
+    });
   }
 
   /** A feed ended: drop it, and the connection's entry once it has none. */

@@ -7,8 +7,10 @@ import { FLAG_HELD, FLAG_SEALED } from '../op';
 import { schemaDrift, type SchemaInfo } from '../schema';
 import { Emitter } from '../storage/emitter';
 import type { Storage } from '../storage/storage';
+import { type GaugeSource, SyncTelemetry } from '../telemetry';
 import { Dialer } from './dialer';
 import type { SyncEvents } from './events';
+import { gaugeSource } from './gauge-source';
 import type { Hello } from './hello';
 import { SyncUnit, type UnitOptions } from './host';
 import { newNodeRecord, type NodeRecord, Registry } from './registry';
@@ -41,13 +43,20 @@ export interface DialOptions {
 export class SyncManager {
   readonly events: Emitter<SyncEvents>;
   readonly registry: Registry;
+  /** Spans and metrics of both roles, from open({ telemetry }) (OPT-16). */
+  readonly telemetry: SyncTelemetry;
   private readonly dialers = new Map<string, Dialer>();
   private readonly units = new Set<SyncUnit>();
   private started = false;
+  /** Held here for as long as the storage lives: the meter holds it only weakly. */
+  private readonly gauges: GaugeSource;
 
   constructor(readonly storage: Storage, readonly options: DialOptions) {
     this.events = new Emitter<SyncEvents>();
     this.registry = new Registry(storage.parts.backend, !!storage.parts.options.durable);
+    this.telemetry = new SyncTelemetry(storage.parts.options.telemetry, storage.id);
+    this.gauges = gaugeSource(this, () => this.dialers.values());
+    this.telemetry.observe(this.gauges);
   }
 
   /** Load the registry; pin own ops for the registered nodes (LOG-16). */
@@ -192,6 +201,7 @@ export class SyncManager {
   }
 
   limited(reason: string, node: string): void {
+    this.telemetry.limited('host', node, reason);
     this.events.emit('limited', { node, reason });
   }
 

@@ -1,0 +1,41 @@
+import { parseEventId } from '../log';
+import type { OpLog } from '../log';
+import type { GaugeSource, PeerGauge } from '../telemetry';
+import type { Dialer } from './dialer';
+import { vectorLag } from './lag';
+import type { SyncManager } from './manager';
+import { allowedScopes } from './scopes';
+
+/** One gauge per hosted node (a node may hold several feeds): its lag is the farthest behind of them. */
+function hostedGauges(hosted: ReturnType<SyncManager['hosted']>, log: OpLog): PeerGauge[] {
+  const lag = new Map<string, number>();
+  for (const f of hosted) {
+    // A feed's cursor is a position in this log: what lies past it is not sent yet.
+    const behind = log.head - (parseEventId(f.cursor)?.seq ?? log.head);
+    lag.set(f.node, Math.max(lag.get(f.node) ?? 0, behind));
+  }
+  return [...lag].map(([peer, n]) => ({ peer, role: 'host', connected: true, lag: n }));
+}
+
+/** One gauge per dialed host; its lag is known while it is connected, by the vector it last answered. */
+function dialerGauges(dialers: Iterable<Dialer>, log: OpLog): PeerGauge[] {
+  return [...dialers].map((d) => {
+    const host = d.rec.remote.id;
+    const lag = d.connected && host ? vectorLag(log.vector, d.hv, { host, allowed: allowedScopes(d.rec.scopes) }) : undefined;
+    return { peer: d.rec.url, role: 'dialer', connected: d.connected, lag };
+  });
+}
+
+/**
+ * What syncom's gauges read of a storage, at collection time (issue 7):
+ * the log's size and floor, the dialed hosts and the hosted peers. The
+ * manager holds it; the meter only weakly.
+ */
+export function gaugeSource(m: SyncManager, dialers: () => Iterable<Dialer>): GaugeSource {
+  const log = m.storage.parts.log;
+  return {
+    live: () => !m.storage.isClosed,
+    log: () => ({ ops: log.head - log.floor, floor: log.floor }),
+    peers: () => [...dialerGauges(dialers(), log), ...hostedGauges(m.hosted(), log)],
+  };
+}

@@ -1,0 +1,31 @@
+import type { Vector } from '../op/types';
+import { keyScope } from './scopes';
+
+/** The origin of a vector key: node ids hold neither '@' nor '<' (streamKey). */
+function keyOrigin(key: string): string {
+  const end = key.search(/[@<]/);
+  return end < 0 ? key : key.slice(0, end);
+}
+
+/** The node a key's stream was joined from, if any (streamKey's `<from` suffix). */
+function keyFrom(key: string): string | undefined {
+  const lt = key.indexOf('<');
+  return lt < 0 ? undefined : key.slice(lt + 1);
+}
+
+/**
+ * How many ops a host is behind this node (syncom.sync.lag), by vector
+ * arithmetic alone so a collection never scans the log: per stream, this
+ * node's seq less the host's. Streams the dialer never pushes there are left
+ * out, as `Dialer.lacks` leaves out their ops: the host's own, those joined
+ * from it, and scopes the host does not hold this node to.
+ */
+export function vectorLag(mine: Vector, theirs: Vector, o: { host: string; allowed: Set<string> | 'all' }): number {
+  let lag = 0;
+  for (const [key, seq] of Object.entries(mine)) {
+    if (keyOrigin(key) === o.host || keyFrom(key) === o.host) continue;
+    if (o.allowed !== 'all' && !o.allowed.has(keyScope(key))) continue;
+    lag += Math.max(0, seq - (theirs[key] ?? 0));
+  }
+  return lag;
+}

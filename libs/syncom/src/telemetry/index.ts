@@ -1,0 +1,6 @@
+export { SyncTelemetry } from './sync-telemetry';
+export type { PageOutcome } from './sync-telemetry';
+export type { TelemetryOptions } from './options';
+export { ATTRS, METRICS, SPANS } from './names';
+export type { RejectReason, Role } from './names';
+export type { GaugeSource, PeerGauge } from './gauges';

@@ -1,0 +1,122 @@
+import { type Attributes, type Counter, createNoopMeter, type Meter, metrics, type Span, SpanKind, trace, type Tracer } from '@opentelemetry/api';
+import { type GaugeSource, observeGauges } from './gauges';
+import { ATTRS, METRICS, type RejectReason, type Role, SPANS } from './names';
+import type { TelemetryOptions } from './options';
+import { failSpan, NOOP_SPAN, runSpan } from './spans';
+
+// Read at run time rather than imported, so src/ and dist/ (both two levels under the package) agree.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const VERSION = (require('../../package.json') as { version: string }).version;
+
+/** What one page applied did, as the telemetry counts it (applyPeerOps' result, in short). */
+export interface PageOutcome {
+  applied: number;
+  forged: number;
+  unsigned: number;
+  /** Malformed in all, skew included. */
+  malformed: number;
+  skew: number;
+  outOfScope: number;
+  invalid: number;
+}
+
+const kindOf = (role: Role) => (role === 'dialer' ? SpanKind.CLIENT : SpanKind.SERVER);
+
+/**
+ * Every span and instrument syncom makes, in one place (issue 7). Spans go
+ * round a protocol step; counters move once per page, never per local write;
+ * gauges are read at collection. `false` makes all of it a pass-through.
+ */
+export class SyncTelemetry {
+  /** False for `telemetry: false`: spans run their function bare, nothing is observed. */
+  readonly enabled: boolean;
+  private readonly tracer?: Tracer;
+  private readonly meter: Meter;
+  private readonly base: Attributes;
+  private readonly applied: Counter;
+  private readonly rejected: Counter;
+  private readonly limitedOps: Counter;
+
+  constructor(options: TelemetryOptions | undefined, node: string) {
+    this.base = { [ATTRS.node]: node };
+    this.enabled = options !== false;
+    if (options === false) {
+      this.meter = createNoopMeter();
+    } else {
+      this.tracer = options?.tracerProvider ? options.tracerProvider.getTracer('syncom', VERSION) : trace.getTracer('syncom', VERSION);
+      this.meter = options?.meterProvider ? options.meterProvider.getMeter('syncom', VERSION) : metrics.getMeter('syncom', VERSION);
+    }
+    this.applied = this.meter.createCounter(METRICS.opsApplied, { description: 'Peer ops applied', unit: '{op}' });
+    this.rejected = this.meter.createCounter(METRICS.opsRejected, { description: 'Peer ops refused, by reason', unit: '{op}' });
+    this.limitedOps = this.meter.createCounter(METRICS.opsLimited, { description: 'Push pages refused by a limit, by reason', unit: '{push}' });
+  }
+
+  /** A hello, sent (dialer) or answered (host: the peer is known once the hello checks, so the host sets it). */
+  hello<T>(role: Role, peer: string | undefined, fn: (span: Span) => Promise<T>): Promise<T> {
+    return this.span(SPANS.hello, kindOf(role), peer === undefined ? { [ATTRS.role]: role } : { [ATTRS.role]: role, [ATTRS.peer]: peer }, fn);
+  }
+
+  /** A push page of `ops` ops, sent (dialer) or received (host). */
+  push<T>(role: Role, peer: string, ops: number, fn: (span: Span) => Promise<T>): Promise<T> {
+    return this.span(SPANS.push, kindOf(role), { [ATTRS.role]: role, [ATTRS.peer]: peer, [ATTRS.ops]: ops }, fn);
+  }
+
+  /** A changes page a dialer applies. */
+  changesPage<T>(peer: string, ops: number, fn: (span: Span) => Promise<T>): Promise<T> {
+    return this.span(SPANS.changesPage, SpanKind.CONSUMER, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peer, [ATTRS.ops]: ops }, fn);
+  }
+
+  /** A snapshot page: fetched and joined (dialer, under its bootstrap span) or served (host). */
+  snapshotPage<T>(o: { role: Role; peer: string; offset: number; parent?: Span }, fn: (span: Span) => Promise<T>): Promise<T> {
+    return this.span(SPANS.snapshotPage, kindOf(o.role), { [ATTRS.role]: o.role, [ATTRS.peer]: o.peer, [ATTRS.offset]: o.offset }, fn, o.parent);
+  }
+
+  /** A bootstrap from a host. */
+  bootstrap<T>(peer: string, fn: (span: Span) => Promise<T>): Promise<T> {
+    return this.span(SPANS.bootstrap, SpanKind.INTERNAL, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peer }, fn);
+  }
+
+  /** A reconciliation round with a peer (for the reconciliation protocol to wrap its rounds in). */
+  reconciliation<T>(role: Role, peer: string, fn: (span: Span) => Promise<T>): Promise<T> {
+    return this.span(SPANS.reconciliation, kindOf(role), { [ATTRS.role]: role, [ATTRS.peer]: peer }, fn);
+  }
+
+  /** Fail a span without a throw (a page that was refused but answered). */
+  fail(span: Span, e: unknown): void {
+    failSpan(span, e);
+  }
+
+  /**
+   * Count one applied page: applied, and rejected by reason; `unreadable`
+   * are the ops unpacking already dropped as malformed. Sets the span's
+   * applied count too. A page refused whole (beforeApply threw) fails the
+   * span and counts nothing: it comes again.
+   */
+  pageApplied(span: Span, o: { role: Role; peer: string }, r: PageOutcome & { refused?: unknown }, unreadable = 0): void {
+    if (r.refused) return this.fail(span, r.refused);
+    span.setAttribute(ATTRS.applied, r.applied);
+    if (r.applied) this.applied.add(r.applied, { ...this.base, [ATTRS.role]: o.role });
+    const reasons: [RejectReason, number][] = [
+      ['forged', r.forged], ['unsigned', r.unsigned], ['malformed', r.malformed - r.skew + unreadable],
+      ['skew', r.skew], ['scope', r.outOfScope], ['invalid', r.invalid],
+    ];
+    for (const [reason, n] of reasons) {
+      if (n > 0) this.rejected.add(n, { ...this.base, [ATTRS.role]: o.role, [ATTRS.peer]: o.peer, [ATTRS.reason]: reason });
+    }
+  }
+
+  /** A push page refused by a host's limit: counted by the host and by the dialer it refused. */
+  limited(role: Role, peer: string, reason: string): void {
+    this.limitedOps.add(1, { ...this.base, [ATTRS.role]: role, [ATTRS.peer]: peer, [ATTRS.reason]: reason });
+  }
+
+  /** Register the gauges over a storage's state (read at collection only). */
+  observe(source: GaugeSource): void {
+    if (this.enabled) observeGauges(this.meter, this.base, source);
+  }
+
+  private span<T>(name: string, kind: SpanKind, attributes: Attributes, fn: (span: Span) => Promise<T>, parent?: Span): Promise<T> {
+    if (!this.tracer) return fn(NOOP_SPAN);
+    return runSpan(this.tracer, { name, kind, attributes, parent }, fn);
+  }
+}
