@@ -1,0 +1,83 @@
+import { packOps, type Op, type OpenOptions } from '../../src';
+import { ATTRS, METRICS } from '../../src/telemetry';
+import { buildNoteClass } from '../schema/fixtures';
+import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
+import { craft, greet, push, record } from '../sync/scenario-helpers';
+import { Otel } from './otel';
+
+const URL = 'memory://hub';
+const DAY = 86_400_000;
+const typed = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
+
+describe('telemetry: counters', () => {
+  let otel: Otel;
+  beforeEach(() => { otel = new Otel(); });
+  afterEach(() => otel.shutdown());
+
+  it('OPT-16: syncom.ops.rejected counts a push\'s refused ops by reason — forged, unsigned, malformed, skew, scope, invalid — and syncom.ops.applied the rest', async () => {
+    const options: Partial<OpenOptions> = {
+      telemetry: otel.telemetry, schema: { version: 1, types: { Note: buildNoteClass() } }, sync: { scope: typed, signatures: 'require' },
+    };
+    const h = await hub({}, options);
+    const p = await node();
+    const ctx = await greet(h.unit, p, ['Note']);
+    const ok = craft(p, { type: 'write', id: 'ok', data: { $type: 'Note', title: 'ok' } }, 'Note', 1);
+    const invalid = craft(p, { type: 'write', id: 'invalid', data: { $type: 'Note', title: 5 } }, 'Note', 2);
+    const forged = { ...craft(p, { type: 'write', id: 'forged', data: { $type: 'Note', title: 'x' } }, 'Note', 3), data: { $type: 'Note', title: 'y' } };
+    const unsigned = { origin: p.id, seq: 1, ts: Date.now(), type: 'write', id: 'unsigned', scope: '*', data: { u: 1 } } as Op;
+    const skew = craft(p, { type: 'write', id: 'skew', data: {}, ts: Date.now() + 3 * DAY }, '*', 2);
+    const scope = craft(p, { type: 'write', id: 'scope', data: { $type: 'Doc' } }, 'Doc', 1);
+    const noEntry = craft(p, { type: 'merge', id: 'merge', data: { not: 'an entry' } as never, from: h.s.id }, '*', 3);
+    const packed = [...packOps([ok, invalid, forged, unsigned, skew, scope, noEntry]), 'not a packed op'];
+    const answer = await h.unit.call('push', { ops: packed }, ctx);
+    expect(answer).toMatchObject({ applied: 1, skipped: 1, forged: 1, unsigned: 1, malformed: 3, outOfScope: 1 });
+    // The reasons telemetry tells apart are not on the wire: the push answer keeps its shape.
+    expect(Object.keys(answer as object)).not.toEqual(expect.arrayContaining(['skew']));
+    expect(Object.keys(answer as object)).not.toEqual(expect.arrayContaining(['invalid']));
+    const host = { [ATTRS.node]: h.s.id, [ATTRS.role]: 'host' };
+    const reasons = (await otel.points(METRICS.opsRejected, { ...host, [ATTRS.peer]: p.id })).map((pt) => [pt.attributes[ATTRS.reason], pt.value]);
+    expect(Object.fromEntries(reasons)).toEqual({ forged: 1, unsigned: 1, malformed: 2, skew: 1, scope: 1, invalid: 1 });
+    expect(await otel.points(METRICS.opsApplied)).toEqual([{ attributes: host, value: 1 }]);
+    await closeAll(h.s, p);
+  });
+
+  it('a dialer counts what it refuses of a changes page as role dialer, under the hub\'s url', async () => {
+    const net = new Net();
+    // A hub that checks no signatures takes a forged op in and relays it; the dialer, verifying, refuses it.
+    const h = await hub({}, { sync: { signatures: false } });
+    net.units.set(URL, h.unit);
+    const d = await dialer(net, { telemetry: otel.telemetry });
+    const p = await node();
+    const forged = { ...craft(p, { type: 'write', id: 'f', data: { v: 1 } }, '*', 1), data: { v: 2 } };
+    const syncs = record(d, 'sync');
+    const boots = record(d, 'bootstrap');
+    await d.sync.addNode({ url: URL, token: 't' });
+    // After the bootstrap, so the op comes on the changes feed rather than inside a snapshot entry.
+    await until(() => boots.length === 1, [d]);
+    await push(h.unit, await greet(h.unit, p), [forged]);
+    await until(() => syncs.some((e) => e.forged === 1), [d]);
+    const dialerSide = { [ATTRS.node]: d.id, [ATTRS.role]: 'dialer', [ATTRS.peer]: URL };
+    expect(await otel.points(METRICS.opsRejected)).toEqual([{ attributes: { ...dialerSide, [ATTRS.reason]: 'forged' }, value: 1 }]);
+    await closeAll(d, h.s, p);
+  });
+
+  it('syncom.ops.limited counts a refused push by reason at the host and at the dialer it refused', async () => {
+    const net = new Net();
+    const h = await hub({ limits: { opsPerPush: 1 } }, { telemetry: otel.telemetry });
+    net.units.set(URL, h.unit);
+    // No bootstrap: nothing lands after the refusal to start a recovery, so the counts stay put.
+    const d = await dialer(net, { telemetry: otel.telemetry, sync: { hooks: { beforeBootstrap: () => false } } });
+    await d.insert({ n: 1 });
+    await d.insert({ n: 2 });
+    const errors = record(d, 'error');
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => errors.length > 0, [d]);
+    expect(errors.map((e) => e.code)).toEqual(['OPS_PER_PUSH']);
+    const points = await otel.points(METRICS.opsLimited, { [ATTRS.reason]: 'OPS_PER_PUSH' });
+    expect(points.map((pt) => [pt.attributes[ATTRS.node], pt.attributes[ATTRS.role], pt.attributes[ATTRS.peer], pt.value]).sort()).toEqual([
+      [d.id, 'dialer', URL, 1],
+      [h.s.id, 'host', d.id, 1],
+    ].sort());
+    await closeAll(d, h.s);
+  });
+});
