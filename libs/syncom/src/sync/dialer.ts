@@ -314,8 +314,12 @@ export class Dialer {
   /** Take one changes page: apply, then save the cursor; a break reopens from the saved cursor (PROTO-14). */
   private async take(value: unknown, eventId: string | undefined, gen: number): Promise<void> {
     if (gen !== this.gen || this.stopped || this.stuck) return;
-    const page = value as { bootstrap?: boolean; ops?: unknown };
+    const page = value as { bootstrap?: boolean; ops?: unknown; prev?: unknown };
     if (page?.bootstrap) return this.bootstrap(gen);
+    // PROTO-18: only the page that follows the last one taken moves the cursor. A repeat of that one adds
+    // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
+    if (eventId !== undefined && eventId === this.rec.cursor) return;
+    if (typeof page?.prev === 'string' && this.rec.cursor !== null && page.prev !== this.rec.cursor) return this.subscribe(this.rec.cursor);
     const { ops, malformed } = unpackOps(page?.ops);
     const res = await this.m.telemetry.changesPage(this.rec.url, ops.length + malformed, async (span) => {
       const r = await applyPeerOps(this.storage, ops, { via: { url: this.rec.url, node: this.rec.remote.id ?? '' }, feedHost: this.rec.remote.id ?? undefined });

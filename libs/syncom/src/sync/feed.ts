@@ -34,6 +34,8 @@ export interface FeedOptions {
  */
 export class Feed {
   pos: number;
+  /** The event id of the last page sent (at first, the cursor resumed from): the next page's `prev`. */
+  private sent: string;
   private ended = false;
   private pumping = false;
   private again = false;
@@ -42,6 +44,7 @@ export class Feed {
 
   constructor(private readonly o: FeedOptions) {
     this.pos = o.from;
+    this.sent = o.storage.parts.log.eventId(o.from);
     this.info = { node: o.node, scopes: o.scopes, since: o.now, cursor: o.storage.parts.log.eventId(o.from) };
     o.storage.parts.log.appended.add(this.onAppend);
     void this.pump();
@@ -90,7 +93,11 @@ export class Feed {
       if (entries.length === 0) return;
       const last = entries[entries.length - 1].pos;
       const page = entries.filter((e) => this.relevant(e)).map((e) => e.op);
-      if (page.length) await this.o.send({ ops: packOps(page) }, log.eventId(last));
+      if (page.length) {
+        const prev = this.sent;
+        this.sent = log.eventId(last);
+        await this.o.send({ ops: packOps(page), prev }, this.sent);
+      }
       this.pos = last;
       this.info.cursor = log.eventId(last);
     }

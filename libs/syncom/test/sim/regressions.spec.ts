@@ -1,4 +1,4 @@
-import { createMemoryLink, type MemoryLink } from '../../src';
+import { applyPeerOps, createMemoryLink, type MemoryLink, type Storage, type SyncLink, unpackOps } from '../../src';
 import { closeAll, hub, node, until } from '../sync/helpers';
 
 /** Resolve once `check` holds, looking after each turn of the event loop (for states no event announces). */
@@ -29,5 +29,40 @@ describe('regressions found by the simulation', () => {
     await until(async () => (await d.get('a'))?.title === 'from the hub', [d], 5_000);
     expect(d.sync.peers()[0].subscribed).toBe(true);
     await closeAll(d, h.s);
+  });
+
+  it('PROTO-18 LOG-12: a page lost on the way does not carry the cursor past it when the next page shows no gap (sim seed 6, star)', async () => {
+    const h = await hub();
+    const x = await node();
+    await x.set('x1', { n: 1 });
+    await x.set('x2', { n: 2 });
+    const [x1, x2] = x.parts.log.read(0).map((e) => e.op);
+    let lost = false;
+    // The first page carrying x's op vanishes, as a page does under the link's drop fault.
+    const drop = (v: unknown) => !lost && unpackOps((v as { ops?: unknown })?.ops).ops.some((op) => op.origin === x.id) && (lost = true);
+    const connect = (): SyncLink => {
+      const inner = createMemoryLink(h.unit);
+      return {
+        call: (m, a) => inner.call(m, a),
+        subscribe: (m, a, o) => inner.subscribe(m, a, { ...o, onData: (v, id) => (drop(v) ? undefined : o.onData(v, id)) }),
+        on: (e, l) => inner.on(e, l),
+        off: (e, l) => inner.off(e, l),
+        close: () => inner.close(),
+      };
+    };
+    const d = await node({ sync: { connect } });
+    await d.sync.addNode({ url: 'memory://hub', token: 't' });
+    const has = (id: string) => async () => (await d.get(id)) !== undefined;
+    await h.s.set('a', { n: 0 });
+    await until(has('a'), [d], 5_000);
+    const via = (s: Storage) => ({ via: { url: 'memory://x', node: s.id } });
+    await applyPeerOps(h.s, [x1], via(x));
+    // The next page holds only the hub's own op: no gap shows, yet the page before it never landed.
+    await h.s.set('b', { n: 0 });
+    await until(has('b'), [d], 5_000);
+    await applyPeerOps(h.s, [x2], via(x));
+    await until(async () => (await has('x1')()) && (await has('x2')()), [d], 5_000);
+    expect(lost).toBe(true);
+    await closeAll(d, x, h.s);
   });
 });
