@@ -4,6 +4,8 @@ import { SyncomModule, type SyncomModuleOptions } from 'syncom-nest';
 import type { HubConfig } from './hub.config';
 import { HealthController } from './health.controller';
 import { HubLogger } from './hub-logger.service';
+import { HubMetrics } from './hub-metrics';
+import { MetricsController } from './metrics.controller';
 
 /** The gateway's authorize: a hello must carry one of the tokens, unless none are configured. */
 function tokenCheck(tokens: string[]): SyncomModuleOptions['gateway'] {
@@ -15,10 +17,15 @@ function tokenCheck(tokens: string[]): SyncomModuleOptions['gateway'] {
   return { access: 'public', authorize: (_ctx, hello) => typeof hello.token === 'string' && allowed.has(hello.token) };
 }
 
-/** The hub: SyncomModule with the gateway, configured through ConfigService (forRootAsync). */
+/**
+ * The hub: SyncomModule with the gateway, configured through ConfigService
+ * (forRootAsync); with config.metrics, a MeterProvider for the storage's
+ * telemetry and GET /metrics. Without it the route is not mounted at all (404).
+ */
 @Module({})
 export class HubModule {
   static register(config: HubConfig): DynamicModule {
+    const metrics = config.metrics ? new HubMetrics() : undefined;
     return {
       module: HubModule,
       imports: [
@@ -29,12 +36,13 @@ export class HubModule {
           useFactory: (c: ConfigService): SyncomModuleOptions => ({
             path: c.getOrThrow<string>('hub.path'),
             gateway: tokenCheck(c.getOrThrow<string[]>('hub.tokens')),
+            ...(metrics && { telemetry: { meterProvider: metrics.meterProvider } }),
           }),
           gateway: true,
         }),
       ],
-      controllers: [HealthController],
-      providers: [HubLogger],
+      controllers: metrics ? [HealthController, MetricsController] : [HealthController],
+      providers: metrics ? [HubLogger, { provide: HubMetrics, useValue: metrics }] : [HubLogger],
     };
   }
 }
