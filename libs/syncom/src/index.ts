@@ -16,7 +16,7 @@ export { formatEventId, parseEventId, OpLog } from './log';
 export type { LogEntry, LogEvent } from './log';
 export { createSchema } from './schema';
 export type { Schema, SchemaInfo, SchemaOptions } from './schema';
-export { createMemoryLink, isSyncLink } from './link';
+export { createMemoryLink, isSyncLink, LinkListeners, safely } from './link';
 export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, SubscribeOptions, Subscription, SyncLink } from './link';
 export { SyncManager, SyncUnit } from './sync';
 export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, SyncEvents, UnitOptions } from './sync';

@@ -1,5 +1,4 @@
-import type { SubscribeOptions, SyncomError } from 'syncom';
-import { swallow } from './link-listeners';
+import { safely, type SubscribeOptions, type SyncomError } from 'syncom';
 import { answerOk, SYNCOM_EVENTS, type SyncomAnswer } from './socket-io-protocol';
 
 /** What a feed needs of its link. */
@@ -94,7 +93,7 @@ export class SocketIoFeed {
     this.resumed = false;
     const step = this.queue.then(() => this.hand(gen, value, eventId));
     this.queue = step;
-    void step.then(() => swallow(() => ack(answerOk(null))));
+    void step.then(() => safely(() => ack(answerOk(null))));
   }
 
   /** The host refused or failed the feed after it opened. */
@@ -136,7 +135,7 @@ export class SocketIoFeed {
   /** Queues `fn` behind the pages already received, so errors and ends keep their place. */
   private signal(gen: number, fn: () => unknown): void {
     this.queue = this.queue.then(() => {
-      if (gen === this.gen) swallow(fn);
+      if (gen === this.gen) safely(fn);
     });
   }
 

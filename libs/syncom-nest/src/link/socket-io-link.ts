@@ -1,6 +1,6 @@
-import { SyncomError, type LinkEvent, type SubscribeOptions, type Subscription, type SyncLink } from 'syncom';
+import { LinkListeners, SyncomError, type LinkEvent, type SubscribeOptions, type Subscription, type SyncLink } from 'syncom';
 import type { Socket as ClientSocket } from 'socket.io-client';
-import { LinkListenerSet, linkDown, linkTimeout } from './link-listeners';
+import { linkDown, linkTimeout } from './link-errors';
 import { SocketIoFeed } from './socket-io-feed';
 import { pullChunks } from './socket-io-stream';
 import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageMessage } from './socket-io-protocol';
@@ -51,7 +51,7 @@ class SocketLink implements SocketIoLink {
   private readonly inflight = new Set<() => void>();
   private readonly feeds = new Set<SocketIoFeed>();
   private readonly subs = new Map<string, SocketIoFeed>();
-  private readonly listeners = new LinkListenerSet();
+  private readonly listeners = new LinkListeners();
   private feedCount = 0;
   private answers = 0;
   private redial?: ReturnType<typeof setTimeout>;

@@ -1,5 +1,5 @@
 import { SyncomError } from 'syncom';
-import { linkDown } from './link-listeners';
+import { linkDown } from './link-errors';
 import { SYNCOM_EVENTS } from './socket-io-protocol';
 
 /** What pullChunks needs of its link. */

@@ -66,7 +66,11 @@ export async function* pullStream(unit: HostUnit, conn: LinkConnection, id: stri
 
 type Listener = (...args: unknown[]) => void;
 
-/** The open/close/reconnect listeners of a link; one that throws cannot break the link. */
+/**
+ * The open/close/reconnect listeners of a link, for any SyncLink
+ * implementation: one that throws or rejects cannot break the link or the
+ * listeners after it (the contract has no channel to report it on).
+ */
 export class LinkListeners {
   private readonly byEvent = new Map<LinkEvent, Set<Listener>>();
 
