@@ -6,6 +6,6 @@ export { createMemoryBackend } from './memory-backend';
 export type { MemoryBackend, MemoryBackendOptions } from './memory-backend';
 export { mulberry32 } from './memory-damage';
 export type { CrashDamage } from './memory-damage';
-export { fsError, MUTATING_OPS } from './memory-faults';
-export type { FailAtOptions, MemoryOp } from './memory-faults';
+export { fsError, IO_POINTS, MUTATING_OPS } from './memory-faults';
+export type { CrashAtOptions, FailAtOptions, MemoryOp } from './memory-faults';
 export type { MemoryFileState, MemorySnapshot } from './memory-files';

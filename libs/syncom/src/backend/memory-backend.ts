@@ -3,7 +3,7 @@ import type { PathCheck } from './paths';
 import { damageSnapshot } from './memory-damage';
 import type { CrashDamage } from './memory-damage';
 import { createFaults } from './memory-faults';
-import type { FailAtOptions, MemoryOp } from './memory-faults';
+import type { CrashAtOptions, FailAtOptions, MemoryOp } from './memory-faults';
 import { createFileTable } from './memory-files';
 import type { MemorySnapshot } from './memory-files';
 import type { Backend } from './types';
@@ -33,14 +33,23 @@ export interface MemoryBackend extends Backend {
    * and the returned new one holds what survived `damage` (default 'none').
    */
   crash(damage?: CrashDamage, seed?: number): MemoryBackend;
-  /** The k-th counted operation from now (1-based) fails with `code`; see FailAtOptions. */
+  /**
+   * The k-th counted operation from now (1-based) fails with `code`; see FailAtOptions.
+   * A failed 'fsync' of a write leaves the file as it was (the temp file is
+   * dropped); of an overwrite, the new bytes stay in place, not durable.
+   */
   failAt(k: number, options?: FailAtOptions): void;
-  /** The k-th mutating operation from now, and every operation after it, throws ECRASH, taking no effect. */
-  crashAt(k: number): void;
+  /**
+   * The k-th counted operation from now (default: mutating ones; `{ ops: IO_POINTS }`
+   * adds fsyncs), and every operation after it, throws ECRASH, taking no effect.
+   */
+  crashAt(k: number, options?: CrashAtOptions): void;
   /** Cancel failAt and a pending crashAt; a crash that happened stays (reopen with `crash()`). */
   clearFaults(): void;
-  /** Mutating operations (write, overwrite, remove, mkdir) attempted so far, failed ones included. */
-  opCount(): number;
+  /** Operations attempted so far, failed ones included: by default the mutating ones (write, overwrite, remove, mkdir). */
+  opCount(ops?: readonly MemoryOp[]): number;
+  /** Whether this backend is dead: a crashAt fired or crash() was called. */
+  isCrashed(): boolean;
 }
 
 function initialSnapshot(options: MemoryBackendOptions): MemorySnapshot | undefined {
@@ -76,11 +85,22 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     faults.check(op, checked);
     return apply(checked);
   }
-  const put = (durable: boolean | undefined, inPlace: boolean) => ({ durable: durable === true, inPlace });
+  // As node:fs: a durable write syncs its temp file before the rename, so a failed
+  // fsync leaves the target untouched; an overwrite lands in place, then syncs.
+  const write = (p: string, data: string, durable?: boolean) => {
+    if (durable) faults.check('fsync', p);
+    table.put(p, data, { durable: durable === true, inPlace: false });
+  };
+  const overwrite = (p: string, data: string, durable?: boolean) => {
+    table.put(p, data, { durable: false, inPlace: true });
+    if (!durable) return;
+    faults.check('fsync', p);
+    table.put(p, data, { durable: true, inPlace: false });
+  };
   return {
     read: (path) => run('read', path, (p) => table.read(p)),
-    write: (path, data, o) => run('write', path, (p) => table.put(p, data, put(o?.durable, false)), { creating: true }),
-    overwrite: (path, data, o) => run('overwrite', path, (p) => table.put(p, data, put(o?.durable, true)), { creating: true }),
+    write: (path, data, o) => run('write', path, (p) => write(p, data, o?.durable), { creating: true }),
+    overwrite: (path, data, o) => run('overwrite', path, (p) => overwrite(p, data, o?.durable), { creating: true }),
     remove: (path) => run('remove', path, (p) => table.remove(p)),
     list: (dir) => run('list', dir, (p) => table.list(p), { dir: true }),
     mkdir: (dir) => run('mkdir', dir, (p) => table.mkdir(p), { dir: true }),
@@ -93,8 +113,9 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
       return createMemoryBackend({ seed: options.seed, yieldEvery: options.yieldEvery, from });
     },
     failAt: (k, o) => faults.failAt(k, o),
-    crashAt: (k) => faults.crashAt(k),
+    crashAt: (k, o) => faults.crashAt(k, o),
     clearFaults: () => faults.clearFaults(),
-    opCount: () => faults.opCount(),
+    opCount: (ops) => faults.opCount(ops),
+    isCrashed: () => faults.dead,
   };
 }

@@ -1,8 +1,15 @@
-/** The operations of the memory backend, as `failAt` counts them. */
-export type MemoryOp = 'read' | 'write' | 'overwrite' | 'remove' | 'mkdir' | 'list' | 'exists';
+/**
+ * The operations of the memory backend, as `failAt` counts them. 'fsync' is
+ * the sync a `{ durable: true }` write or overwrite makes after its data,
+ * as node:fs does (GUAR-17): an I/O point of its own, to fail or crash at.
+ */
+export type MemoryOp = 'read' | 'write' | 'overwrite' | 'remove' | 'mkdir' | 'list' | 'exists' | 'fsync';
 
-/** The operations that change files: the ones `opCount` and `crashAt` count. */
+/** The operations that change files: the ones `opCount` and `crashAt` count by default. */
 export const MUTATING_OPS: readonly MemoryOp[] = ['write', 'overwrite', 'remove', 'mkdir'];
+
+/** Every point where a crash can leave the disk in another state: the mutating operations and fsync. */
+export const IO_POINTS: readonly MemoryOp[] = [...MUTATING_OPS, 'fsync'];
 
 /** How `failAt` fails. */
 export interface FailAtOptions {
@@ -14,14 +21,23 @@ export interface FailAtOptions {
   ops?: readonly MemoryOp[];
 }
 
+/** How `crashAt` counts. */
+export interface CrashAtOptions {
+  /** The operations counted (default MUTATING_OPS; IO_POINTS adds the fsyncs). */
+  ops?: readonly MemoryOp[];
+}
+
 /** Fault plans and the op counter behind a memory backend. */
 export interface Faults {
   failAt(k: number, options?: FailAtOptions): void;
-  crashAt(k: number): void;
+  crashAt(k: number, options?: CrashAtOptions): void;
   clearFaults(): void;
-  opCount(): number;
+  /** Operations of these kinds attempted so far (default MUTATING_OPS). */
+  opCount(ops?: readonly MemoryOp[]): number;
   /** Mark the process dead: every later operation throws ECRASH. */
   kill(): void;
+  /** Whether the process is dead (a crashAt fired, or kill()). */
+  readonly dead: boolean;
   /** Count `op` and throw the error a plan calls for, before the op takes effect. */
   check(op: MemoryOp, path: string): void;
 }
@@ -60,26 +76,28 @@ interface FailPlan {
 
 /** Create the fault plans of one memory backend; counts start when a plan is set. */
 export function createFaults(): Faults {
-  let count = 0;
+  const counts = new Map<MemoryOp, number>();
   let dead = false;
   let fail: FailPlan | undefined;
-  let crash: { at: number; seen: number } | undefined;
+  let crash: { at: number; seen: number; ops: readonly MemoryOp[] } | undefined;
   return {
     failAt(k, o = {}) {
       fail = { at: positive(k), seen: 0, code: o.code ?? 'EIO', persistent: o.persistent ?? false, ops: o.ops ?? MUTATING_OPS };
     },
-    crashAt: (k) => void (crash = { at: positive(k), seen: 0 }),
+    crashAt: (k, o = {}) => void (crash = { at: positive(k), seen: 0, ops: o.ops ?? MUTATING_OPS }),
     clearFaults() {
       fail = undefined;
       crash = undefined;
     },
-    opCount: () => count,
+    opCount: (ops = MUTATING_OPS) => ops.reduce((n, op) => n + (counts.get(op) ?? 0), 0),
     kill: () => void (dead = true),
+    get dead() {
+      return dead;
+    },
     check(op, path) {
       if (dead) throw fsError('ECRASH', op, path);
-      const mutating = MUTATING_OPS.includes(op);
-      if (mutating) count++;
-      if (crash && mutating && ++crash.seen >= crash.at) {
+      counts.set(op, (counts.get(op) ?? 0) + 1);
+      if (crash?.ops.includes(op) && ++crash.seen >= crash.at) {
         dead = true;
         throw fsError('ECRASH', op, path);
       }
