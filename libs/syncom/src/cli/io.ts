@@ -1,0 +1,39 @@
+/** A stream the CLI writes to: process.stdout/stderr, or a test's collector. */
+export interface CliStream {
+  write(text: string): unknown;
+  /** Set on a terminal: verify then draws its progress bar in place. */
+  isTTY?: boolean;
+  /** Present on node streams: lets a long export wait when the pipe is full. */
+  once?(event: 'drain', listener: () => void): unknown;
+}
+
+/** Where runCli writes. */
+export interface CliIo {
+  stdout: CliStream;
+  stderr: CliStream;
+}
+
+/** Exit codes: documented in the usage text and the README. */
+export const EXIT_OK = 0;
+/** verify found faults, or a command met a damaged storage. */
+export const EXIT_FAULTS = 1;
+/** A usage error, or a path that is not a storage. */
+export const EXIT_USAGE = 2;
+
+/** An error that ends the command with a message on stderr and an exit code. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode: number = EXIT_USAGE) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/**
+ * Write text and, when the stream says its buffer is full, wait for it to
+ * drain: an export of a large storage into a slow pipe must not buffer it all.
+ */
+export async function writeOut(stream: CliStream, text: string): Promise<void> {
+  if (stream.write(text) === false && stream.once) {
+    await new Promise<void>((resolve) => stream.once?.('drain', resolve));
+  }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+import { isSyncomError } from '../errors';
+import { type CliArgs, parseArgs } from './args';
+import { exportCommand } from './export';
+import { infoCommand } from './info';
+import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK, EXIT_USAGE } from './io';
+import { logCommand } from './log';
+import { verifyCommand } from './verify';
+
+/** The usage text of `syncom --help`. */
+export const USAGE = `usage: syncom <command> <path> [options]
+
+Inspect a syncom storage directory. Nothing in it is changed.
+
+commands:
+  info <path>      id, epoch, floor, vector, segments, records, registered nodes
+                   (cursor, and lag: own ops a node has not acknowledged)
+  verify <path>    check every op in the log: signature, digest, per-stream seq,
+                   positions, the audit chain against index.json
+  export <path>    every record as one JSON line { id, data, meta }, in id order
+  log <path>       the ops of the log, one line each
+
+options:
+  --json           info, verify, log: JSON instead of text
+  --all            export: tombstones and purge markers too (data null)
+  --sealed         export: sealed records decrypted (else { id, data: null,
+                   meta: { sealed: true } })
+  --from <id>      log: start at this event id (inclusive), or a position
+  --limit <n>      log: at most n ops
+  -h, --help       this text
+
+exit codes: 0 ok, 1 faults found (or a damaged storage), 2 usage error or
+not a storage.
+`;
+
+function run(args: CliArgs, io: CliIo): Promise<number> {
+  const path = args.path as string;
+  switch (args.command) {
+    case 'info': return infoCommand(path, args.json, io);
+    case 'verify': return verifyCommand(path, args.json, io);
+    case 'export': return exportCommand(path, { all: args.all, sealed: args.sealed }, io);
+    default: return logCommand(path, { from: args.from, limit: args.limit, json: args.json }, io);
+  }
+}
+
+/**
+ * Run the CLI on `argv` (the arguments after the program name) and return
+ * its exit code: 0 ok, 1 faults found, 2 usage error or not a storage. Never
+ * throws: every failure is a message on `io.stderr`.
+ *
+ * @example
+ * const code = await runCli(['info', 'data'], { stdout: process.stdout, stderr: process.stderr });
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseArgs(argv);
+    if (!args.help && !args.command) throw new CliError('a command is needed: info, verify, export or log');
+    if (!args.help && !args.path) throw new CliError(`${args.command} needs the path of a storage directory`);
+  } catch (e) {
+    io.stderr.write(`syncom: ${(e as Error).message}\nsyncom --help shows the commands and options\n`);
+    return EXIT_USAGE;
+  }
+  if (args.help) { io.stdout.write(USAGE); return EXIT_OK; }
+  try {
+    return await run(args, io);
+  } catch (e) {
+    if (e instanceof CliError) {
+      io.stderr.write(`syncom: ${e.message}\n`);
+      return e.exitCode;
+    }
+    // An engine error met on a damaged storage (a key file that is no key, ...): a fault, with its code.
+    const what = isSyncomError(e) ? `${e.code}: ${e.message}` : ((e as Error)?.stack ?? String(e));
+    io.stderr.write(`syncom: ${what}\n`);
+    return EXIT_FAULTS;
+  }
+}
+
+/** Run the CLI as a process: argv, stdout and stderr, and its exit code (bin/syncom.js calls this). */
+export function main(): void {
+  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then((code) => {
+    // exitCode, not exit(): stdout may still be draining into a pipe.
+    process.exitCode = code;
+  });
+}
+
+if (require.main === module) main();

@@ -1,0 +1,74 @@
+import { batchFile, batchFromName, type LogIndex, LOG_DIR, OPEN_DIR, parseLogFile, segmentFile } from '../log/files';
+import type { Findings } from './findings';
+import type { StorageDir } from './storage-dir';
+
+/** One log file as verify read it. */
+export interface ReadLogFile {
+  path: string;
+  kind: 'segment' | 'batch';
+  from: number;
+  /** The chain head the file carries. */
+  chain?: string;
+  /** The packed entries; undefined when the file is torn or no log file. */
+  ops?: unknown[];
+}
+
+/** An index to walk by when log/index.json is unreadable: no sealed part, every open batch checked. */
+const EMPTY_INDEX: LogIndex = { epoch: '?', floor: 0, vector: {}, segments: [], ts: 0 };
+
+/** The sealed segments index.json lists, each checked against its entry there. */
+async function readSegments(dir: StorageDir, index: LogIndex, f: Findings): Promise<ReadLogFile[]> {
+  const out: ReadLogFile[] = [];
+  let expect = index.floor + 1;
+  for (const s of index.segments) {
+    const path = segmentFile(s.from);
+    if (s.from !== expect || s.to < s.from) f.fault('log/index.json', `segment ${s.from}..${s.to} does not follow position ${expect - 1}`);
+    expect = s.to + 1;
+    const file = parseLogFile(await dir.backend.read(path));
+    out.push({ path, kind: 'segment', from: s.from, chain: file?.chain, ops: file?.ops });
+    if (!file) { f.fault(path, (await dir.backend.exists(path)) ? 'torn: not a log file' : 'missing, though index.json lists it'); continue; }
+    if (file.from !== s.from) f.fault(path, `says it starts at ${file.from}; its name and index.json say ${s.from}`);
+    if (file.ops.length !== s.to - s.from + 1) f.fault(path, `holds ${file.ops.length} entries; index.json says ${s.from}..${s.to}`);
+    if (file.chain !== s.chain) f.fault(path, 'its chain head differs from the one index.json lists for it');
+  }
+  const last = index.segments[index.segments.length - 1];
+  if (last?.chain !== undefined && index.chain !== last.chain) f.fault('log/index.json', "its chain head is not its last segment's");
+  const listed = new Set(index.segments.map((s) => `seg-${s.from}.json`));
+  for (const name of await dir.backend.list(LOG_DIR)) {
+    if (/^seg-\d+\.json$/.test(name) && !listed.has(name)) f.warn(`${LOG_DIR}/${name}`, 'not listed in index.json: a leftover that open() removes');
+  }
+  return out;
+}
+
+/** The open batches after the sealed part, checked for positions that follow on. */
+async function readBatches(dir: StorageDir, sealedTo: number, f: Findings): Promise<ReadLogFile[]> {
+  const froms = (await dir.backend.list(OPEN_DIR)).map(batchFromName).filter((n): n is number => n !== undefined).sort((a, b) => a - b);
+  const out: ReadLogFile[] = [];
+  let expect: number | undefined = sealedTo + 1;
+  for (const from of froms) {
+    const path = batchFile(from);
+    if (from <= sealedTo) { f.warn(path, 'already sealed into a segment: a leftover that open() removes'); continue; }
+    if (expect !== undefined && from > expect) f.fault(path, `positions ${expect}..${from - 1} are missing before it`);
+    if (expect !== undefined && from < expect) f.fault(path, `overlaps the batch before it (starts at ${from}, which is taken)`);
+    const file = parseLogFile(await dir.backend.read(path));
+    out.push({ path, kind: 'batch', from, chain: file?.chain, ops: file?.ops });
+    if (!file) { f.fault(path, 'torn: not a log file'); expect = undefined; continue; }
+    if (file.from !== from) f.fault(path, `says it starts at ${file.from}; its name says ${from}`);
+    expect = from + file.ops.length;
+  }
+  return out;
+}
+
+/**
+ * Read every log file (The log): the segments index.json lists, then the
+ * open batches, and check that their positions follow on from the floor with
+ * no gap or overlap, so event ids only ever grow. Without a readable
+ * index.json (itself a fault) the open batches are still read.
+ */
+export async function readLogFiles(dir: StorageDir, f: Findings): Promise<{ index: LogIndex; files: ReadLogFile[] }> {
+  if (!dir.index) f.fault('log/index.json', 'missing or unreadable');
+  const index = dir.index ?? EMPTY_INDEX;
+  const segments = await readSegments(dir, index, f);
+  const sealedTo = index.segments.length ? index.segments[index.segments.length - 1].to : index.floor;
+  return { index, files: [...segments, ...(await readBatches(dir, sealedTo, f))] };
+}
