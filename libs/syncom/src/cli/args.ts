@@ -8,6 +8,7 @@ export const COMMANDS = {
   log: ['from', 'limit', 'json'],
 } as const;
 
+/** info, verify, export or log. */
 export type CommandName = keyof typeof COMMANDS;
 
 /** A parsed command line. */
