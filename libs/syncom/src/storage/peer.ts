@@ -162,12 +162,13 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
     return { ...counts, touched: {}, errors, refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
   }
   const touched: Vector = {};
-  let last: Promise<void> | undefined;
+  // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
+  const commits: Promise<void>[] = [];
   ops.forEach((op, i) => {
     const p = submitOne(storage, op, allowed[i], o, counts);
-    if (p) { last = p; touched[opStreamKey(op)] = op.seq; }
+    if (p) { commits.push(p); touched[opStreamKey(op)] = op.seq; }
   });
-  await last;
+  await Promise.all(commits);
   if (counts.applied + counts.skipped > 0) storage.parts.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
   return { ...counts, touched, errors };
 }

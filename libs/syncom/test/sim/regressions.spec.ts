@@ -1,4 +1,4 @@
-import { applyPeerOps, createMemoryLink, type MemoryLink, type Storage, type SyncLink, unpackOps } from '../../src';
+import { applyPeerOps, createMemoryBackend, createMemoryLink, type MemoryLink, open, type Storage, type SyncLink, unpackOps } from '../../src';
 import { closeAll, hub, node, until } from '../sync/helpers';
 
 /** Resolve once `check` holds, looking after each turn of the event loop (for states no event announces). */
@@ -64,5 +64,27 @@ describe('regressions found by the simulation', () => {
     await until(async () => (await has('x1')()) && (await has('x2')()), [d], 5_000);
     expect(lost).toBe(true);
     await closeAll(d, x, h.s);
+  });
+
+  it('PROTO-14 GUAR-9: a peer page whose log append fails rejects with IO_ERROR, leaves no unhandled rejection, and lands when it comes again (sim seed 5, star)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => void unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    const peer = await node();
+    for (let i = 0; i < 3; i++) await peer.set(`p${i}`, { i });
+    const disk = createMemoryBackend();
+    const s = await open({ path: 'n', backend: disk });
+    try {
+      disk.failAt(1, { code: 'ENOSPC' });
+      const ops = peer.parts.log.read(0).map((e) => e.op);
+      await expect(applyPeerOps(s, ops, { via: { url: 'memory://peer', node: peer.id } })).rejects.toMatchObject({ code: 'IO_ERROR' });
+      await turns(() => false, 20).catch(() => undefined);
+      expect(unhandled).toEqual([]);
+      // The page comes again and lands.
+      expect((await applyPeerOps(s, ops, { via: { url: 'memory://peer', node: peer.id } })).applied).toBe(3);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await closeAll(s, peer);
+    }
   });
 });
