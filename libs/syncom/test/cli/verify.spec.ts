@@ -112,7 +112,8 @@ describe('syncom verify', () => {
     const boxed = await verifyCopy(async (d) => {
       for (const name of await readdir(join(d, 'log'))) {
         if (!name.startsWith('seg-')) continue;
-        await editLogFile(d, `log/${name}`, (f) => f.ops.forEach((p) => { if (p?.length === 19) p[18] = String(p[18]).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')); }));
+        // The box is `1.<key>.<iv>.<tag>.<ciphertext>`: the first ciphertext character carries six whole bits (the last may be padding).
+        await editLogFile(d, `log/${name}`, (f) => f.ops.forEach((p) => { if (p?.length === 19) p[18] = String(p[18]).replace(/\.(.)([^.]*)$/, (_m, c: string, rest: string) => `.${c === 'A' ? 'B' : 'A'}${rest}`); }));
       }
     });
     expect(boxed.code).toBe(1);
