@@ -64,7 +64,13 @@ async function main(): Promise<number> {
   console.log(`syncom demo: a hub on :${hub}, nodes A on :${a} and B on :${b} (data in ${dir})`);
   await start('hub', 'apps/hub/src/main.ts', { PORT: String(hub), SYNCOM_PATH: join(dir, 'hub'), SYNCOM_TOKENS: 'demo' });
   const node = (port: number, name: string) => ({ PORT: String(port), SYNCOM_PATH: join(dir, name), SYNCOM_HUB: hubUrl, SYNCOM_TOKEN: 'demo' });
-  await Promise.all([start('A', 'apps/example-api/src/main.ts', node(a, 'a')), start('B', 'apps/example-api/src/main.ts', node(b, 'b'))]);
+  await start('A', 'apps/example-api/src/main.ts', node(a, 'a'));
+  // A writes before B exists, so B's first contact is a bootstrap (with its progress lines).
+  for (let i = 0; i < 20; i++) await json(`http://127.0.0.1:${a}/notes`, { method: 'POST', body: JSON.stringify({ title: `note ${i}` }) });
+  const aId = (await json(`http://127.0.0.1:${a}/sync/peers`)).id;
+  await waitFor(async () => ((await json(`http://127.0.0.1:${hub}/health`)).vector[aId] >= 20 ? true : undefined), 15_000);
+  console.log('\nA wrote 20 notes and the hub has them; starting B, which bootstraps from the hub\n');
+  await start('B', 'apps/example-api/src/main.ts', node(b, 'b'));
 
   const { id } = await json(`http://127.0.0.1:${a}/notes`, { method: 'POST', body: JSON.stringify({ title: 'Hello from A', body: 'written offline-first' }) });
   console.log(`\nPOST A/notes -> ${id}`);

@@ -18,6 +18,7 @@ export class HubRegistration implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const l = this.logger;
     this.events.peer$.subscribe((p) => l.log(`${p.connected ? 'connected to' : 'disconnected from'} ${p.url}`));
+    this.events.progress$.subscribe((p) => l.log(`bootstrapping from ${p.url}: ${p.received}${p.total === undefined ? '' : ` of ${p.total}`} records`));
     this.events.bootstrap$.subscribe((b) => l.log(`bootstrapped ${b.records} records from ${b.url}`));
     this.events.error$.subscribe((e) => l.warn(`${e.code}: ${e.message}`));
     const { hub: url, token } = this.config;
