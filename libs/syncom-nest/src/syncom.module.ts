@@ -1,7 +1,7 @@
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { Storage } from 'syncom';
 import { SyncomEvents } from './events/syncom-events';
-import { createSyncomGateway } from './gateway';
+import { createSyncomGateway, SyncomGateway } from './gateway';
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from './syncom.constants';
 import {
   ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE, SYNCOM_MODULE_OPTIONS, type SyncomModuleExtras,
@@ -9,17 +9,24 @@ import {
 import type { SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
 import { storageProvider } from './storage.provider';
 
-/** The gateway's providers when one is hosted: its options (from the module's, possibly async) and its class. */
+/**
+ * The gateway's providers when one is hosted: its options (from the module's, possibly async), its
+ * class, and SyncomGateway as an alias of it, so an app reaches the hosted gateway and its `server`
+ * (`app.get(SyncomGateway).server.in(scopeRoom('*')).fetchSockets()`) without knowing the class.
+ */
 function gatewayProviders(gateway: SyncomModuleExtras['gateway']): Provider[] {
   if (gateway === undefined || gateway === false) return [];
   const namespace = (typeof gateway === 'object' && gateway.namespace) || DEFAULT_NAMESPACE;
+  const hosted = createSyncomGateway(namespace);
   return [
     {
       provide: SYNCOM_GATEWAY_OPTIONS,
       useFactory: (o: SyncomModuleOptions): SyncomGatewayOptions => ({ ...(typeof o.gateway === 'object' ? o.gateway : {}), namespace }),
       inject: [SYNCOM_MODULE_OPTIONS],
     },
-    createSyncomGateway(namespace),
+    hosted,
+    // An alias, not a second instance: Nest connects gateways by their class's metadata, which the alias lacks.
+    { provide: SyncomGateway, useExisting: hosted },
   ];
 }
 

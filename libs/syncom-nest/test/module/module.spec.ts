@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { firstValueFrom, toArray } from 'rxjs';
 import { io } from 'socket.io-client';
 import { open, Storage } from 'syncom';
-import { InjectStorage, socketIoConnect, SyncomEvents, SyncomModule, type SyncomModuleOptions } from '../../src';
+import { InjectStorage, socketIoConnect, SyncomEvents, SyncomGateway, SyncomModule, type SyncomModuleOptions } from '../../src';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncom-module-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -113,6 +113,8 @@ describe('SyncomModule: the module matrix', () => {
     const connected = new Promise((resolve) => dialer.sync.on('peer', (p) => p.connected && resolve(p.node)));
     await dialer.sync.addNode({ url: `${await app.getUrl()}/sync-here` });
     expect(await connected).toBe(app.get(Consumer).storage.id);
+    // SyncomGateway is an alias of the hosted class: the one instance, with the namespace it serves.
+    expect(app.get(SyncomGateway).server?.name).toBe('/sync-here');
     await dialer.close();
     await app.close();
   });
