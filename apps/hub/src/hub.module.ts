@@ -5,6 +5,7 @@ import type { HubConfig } from './hub.config';
 import { HealthController } from './health.controller';
 import { HubLogger } from './hub-logger.service';
 import { HubMetrics } from './hub-metrics';
+import { HubPeers } from './hub-peers.service';
 import { MetricsController } from './metrics.controller';
 
 /** The gateway's authorize: a hello must carry one of the tokens, unless none are configured. */
@@ -19,8 +20,9 @@ function tokenCheck(tokens: string[]): SyncomModuleOptions['gateway'] {
 
 /**
  * The hub: SyncomModule with the gateway, configured through ConfigService
- * (forRootAsync); with config.metrics, a MeterProvider for the storage's
- * telemetry and GET /metrics. Without it the route is not mounted at all (404).
+ * (forRootAsync); HubPeers dials the other hubs of config.peers; with
+ * config.metrics, a MeterProvider for the storage's telemetry and GET
+ * /metrics. Without it the route is not mounted at all (404).
  */
 @Module({})
 export class HubModule {
@@ -36,13 +38,14 @@ export class HubModule {
           useFactory: (c: ConfigService): SyncomModuleOptions => ({
             path: c.getOrThrow<string>('hub.path'),
             gateway: tokenCheck(c.getOrThrow<string[]>('hub.tokens')),
+            io: c.get('hub.io'),
             ...(metrics && { telemetry: { meterProvider: metrics.meterProvider } }),
           }),
           gateway: true,
         }),
       ],
       controllers: metrics ? [HealthController, MetricsController] : [HealthController],
-      providers: metrics ? [HubLogger, { provide: HubMetrics, useValue: metrics }] : [HubLogger],
+      providers: metrics ? [HubLogger, HubPeers, { provide: HubMetrics, useValue: metrics }] : [HubLogger, HubPeers],
     };
   }
 }

@@ -1,0 +1,62 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Subscription } from 'rxjs';
+import type { Storage } from 'syncom';
+import { InjectStorage, SyncomEvents } from 'syncom-nest';
+
+/**
+ * The hub's peers (SYNCOM_PEERS): at start the registry is made the configured
+ * list (listed urls added, their token updated and re-enabled; others removed),
+ * so each hub dials the others and a write at any hub reaches every hub.
+ * A listed url that answers hello with this hub's own node id is this hub
+ * itself (a hub cannot know its public url, so an operator may give every
+ * hub the same full list): it is disabled until the next start.
+ */
+@Injectable()
+export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Hub');
+  private subscription?: Subscription;
+
+  constructor(
+    @InjectStorage() private readonly storage: Storage,
+    private readonly events: SyncomEvents,
+    private readonly config: ConfigService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    // Subscribed before registering: a peer's first hello must not go unseen.
+    this.subscription = this.events.peer$.subscribe((p) => void this.onPeer(p.url, p.connected ? p.node : undefined));
+    await this.register();
+  }
+
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  /** Make the registry the configured peers. */
+  private async register(): Promise<void> {
+    const sync = this.storage.sync;
+    const urls = new Set(this.config.get<string[]>('hub.peers') ?? []);
+    const token = this.config.get<string>('hub.peerToken') ?? this.config.get<string[]>('hub.tokens')?.[0];
+    for (const node of sync.listNodes()) {
+      if (urls.has(node.url)) continue;
+      await sync.removeNode(node.url);
+      this.logger.log(`peer ${node.url} is no longer in SYNCOM_PEERS: removed`);
+    }
+    for (const url of urls) {
+      const known = sync.listNodes().find((n) => n.url === url);
+      if (!known || known.token !== token) await sync.addNode({ url, ...(token !== undefined && { token }) });
+      // A url once found to be this hub is tried again: the operator may have moved it since.
+      if (known && !known.enabled) await sync.enableNode(url, true);
+    }
+    if (urls.size > 0) this.logger.log(`dialing ${urls.size} peer hub(s): ${[...urls].join(', ')}`);
+  }
+
+  /** A dialed peer greeted (node: its id) or went away (undefined). */
+  private async onPeer(url: string, node: string | null | undefined): Promise<void> {
+    if (node === undefined) return this.logger.log(`peer hub ${url} disconnected`);
+    if (node !== this.storage.id) return this.logger.log(`peer hub ${url} connected (node ${node})`);
+    this.logger.warn(`peer ${url} is this hub itself (same node id): not dialing it until the next start`);
+    await this.storage.sync.enableNode(url, false).catch((e: unknown) => this.logger.error(`disabling ${url} failed: ${String(e)}`));
+  }
+}
