@@ -1,0 +1,87 @@
+import type { INestApplication, LoggerService } from '@nestjs/common';
+import { join } from 'node:path';
+import { Storage } from 'syncom';
+import { Apps, until } from '../../example-api/test/apps';
+import { createHub } from '../src/create-hub';
+import { type HubConfig, hubConfigFromEnv } from '../src/hub.config';
+import { freePorts } from './free-port';
+
+const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
+
+describe('apps/hub: SYNCOM_PEERS and SYNCOM_REDIS_URL (e2e)', () => {
+  const apps = new Apps();
+  const running = new Set<INestApplication>();
+  afterAll(async () => {
+    for (const app of running) await app.close();
+    await apps.stopAll();
+  });
+
+  /** A hub on a known port (its url is in the others' peers before it listens). */
+  async function hub(name: string, port: number, o: Partial<HubConfig> = {}, logger: LoggerService | false = false) {
+    const app = await createHub({ port, host: '127.0.0.1', path: join(apps.dir, name), tokens: ['t'], io, ...o }, logger);
+    running.add(app);
+    return { app, storage: app.get(Storage) };
+  }
+
+  async function close(app: INestApplication): Promise<void> {
+    running.delete(app);
+    await app.close();
+  }
+
+  const syncomUrl = (port: number) => `http://127.0.0.1:${port}/syncom`;
+
+  it('reads SYNCOM_PEERS (comma-separated, trimmed, once each), SYNCOM_PEER_TOKEN and SYNCOM_REDIS_URL', () => {
+    const env = { SYNCOM_PEERS: ' http://a:1/syncom, http://b:2/syncom,,http://a:1/syncom', SYNCOM_PEER_TOKEN: 'p', SYNCOM_REDIS_URL: 'redis://r:6379' };
+    expect(hubConfigFromEnv(env)).toMatchObject({ peers: ['http://a:1/syncom', 'http://b:2/syncom'], peerToken: 'p', redisUrl: 'redis://r:6379' });
+    const bare = hubConfigFromEnv({});
+    expect(bare.peers).toEqual([]);
+    expect(bare).not.toHaveProperty('peerToken');
+    expect(bare).not.toHaveProperty('redisUrl');
+  });
+
+  it('a hub dials its peers with the first of its tokens by default, or SYNCOM_PEER_TOKEN; the registry follows the list', async () => {
+    const [pa, pb, pc] = await freePorts(3);
+    const b = await hub('b', pb, { tokens: ['shared', 'other'] });
+    const c = await hub('c', pc, { tokens: ['for-c'] });
+    let a = await hub('a', pa, { tokens: ['shared'], peers: [syncomUrl(pb)] });
+    const connected = (s: Storage, url: string) => s.sync.peers().some((p) => p.url === url && p.connected);
+    await until(() => connected(a.storage, syncomUrl(pb)), [a.storage]);
+    expect(a.storage.sync.listNodes().map((n) => [n.url, n.token])).toEqual([[syncomUrl(pb), 'shared']]);
+
+    // Restarted with another list: b, no longer listed, is removed; c is dialed with the peer token.
+    await close(a.app);
+    a = await hub('a', pa, { tokens: ['shared'], peers: [syncomUrl(pc)], peerToken: 'for-c' });
+    await until(() => connected(a.storage, syncomUrl(pc)), [a.storage]);
+    expect(a.storage.sync.listNodes().map((n) => [n.url, n.token])).toEqual([[syncomUrl(pc), 'for-c']]);
+    const id = await c.storage.insert({ $type: 'Note', title: 'at c' });
+    await until(() => a.storage.has(id), [a.storage]);
+  });
+
+  it('a hub that finds its own url among its peers (same node id at hello) stops dialing it, and tries again at its next start', async () => {
+    const [pa, pb] = await freePorts(2);
+    const peers = [syncomUrl(pa), syncomUrl(pb)];
+    // Nest's Logger is one per process: the last app created sets it, here a's, which keeps the warnings.
+    const warnings: string[] = [];
+    const logger: LoggerService = { log: () => undefined, error: () => undefined, warn: (m: unknown) => void warnings.push(String(m)) };
+    const itself = () => warnings.filter((w) => w.includes(`${syncomUrl(pa)} is this hub itself`)).length;
+    const b = await hub('self-b', pb, { peers });
+    let a = await hub('self-a', pa, { peers }, logger);
+    const own = (s: Storage, port: number) => s.sync.listNodes().find((n) => n.url === syncomUrl(port));
+    const settled = (s: Storage, self: number, other: number) => own(s, self)?.enabled === false
+      && s.sync.peers().some((p) => p.url === syncomUrl(other) && p.connected);
+    await until(() => settled(a.storage, pa, pb) && settled(b.storage, pb, pa), [a.storage, b.storage]);
+    expect(itself()).toBe(1);
+    // The same list on every hub still makes a mesh: a write at one reaches the other.
+    const id = await a.storage.insert({ $type: 'Note', title: 'from a' });
+    await until(() => b.storage.has(id), [b.storage]);
+
+    await close(a.app);
+    a = await hub('self-a', pa, { peers }, logger);
+    await until(() => itself() === 2 && settled(a.storage, pa, pb), [a.storage]);
+  });
+
+  it('SYNCOM_REDIS_URL that reaches no Redis: the hub does not start, and says why', async () => {
+    const [nothing] = await freePorts(1);
+    await expect(hub('no-redis', 0, { redisUrl: `redis://127.0.0.1:${nothing}` })).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ \(SYNCOM_REDIS_URL\)/);
+  });
+});
