@@ -1,0 +1,148 @@
+import type { INestApplication } from '@nestjs/common';
+import { join } from 'node:path';
+import { Storage, streamKey } from 'syncom';
+import { scopeRoom, SyncomGateway } from 'syncom-nest';
+import { Apps, http, type Running, until } from '../../example-api/test/apps';
+import { createHub } from '../src/create-hub';
+import { freePorts } from './free-port';
+import { type HubProcess, spawnHub } from './hub-process';
+import { type RedisServer, skipRedis, startRedis } from './redis-server';
+
+/** The socket.io-client options of the in-process hubs' links: a peer down comes back within 200 ms. */
+const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
+const room = scopeRoom('*');
+
+/**
+ * A vector's plain streams: the writes themselves. Streams `key<F` hold the merge and advance ops of
+ * a bootstrap from F, which never travel back to F (BOOT-10), so vectors differ there by design.
+ */
+function plain(vector: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(vector).filter(([k]) => !k.includes('<')));
+}
+
+const sum = (vector: Record<string, number>) => Object.values(vector).reduce((a, b) => a + b, 0);
+
+/** The ids of the sockets in the scope room, cluster-wide or (local) this hub's only. */
+async function roomSockets(app: INestApplication, local = false): Promise<Set<string>> {
+  const server = app.get(SyncomGateway).server!;
+  const sockets = await (local ? server.local : server).in(room).fetchSockets();
+  return new Set(sockets.map((s) => s.id));
+}
+
+/**
+ * Three hubs on loopback, meshed by SYNCOM_PEERS (each lists the other two),
+ * sharing one redis-server through SYNCOM_REDIS_URL; an example-api client
+ * on each. Hubs 1 and 2 run in this process (their storages' events drive
+ * `until`, their gateways answer fetchSockets); hub 3 is a child process
+ * started from main.ts with the environment an operator writes, so it can be
+ * killed with SIGKILL and restarted on the same port and path.
+ */
+describe('several hubs as one service (e2e)', () => {
+  const apps = new Apps();
+  const inProcess: INestApplication[] = [];
+  const written: string[] = [];
+  let redis: RedisServer | undefined;
+  let urls: string[];
+  let hubs: Storage[];
+  let third: HubProcess;
+  let clients: Running[];
+
+  const thirdEnv = () => ({
+    PORT: new URL(urls[2]).port, SYNCOM_PATH: join(apps.dir, 'hub3'), SYNCOM_TOKENS: 't',
+    SYNCOM_PEERS: `${urls[0]},${urls[1]}`, ...(redis && { SYNCOM_REDIS_URL: redis.url }),
+  });
+
+  async function startHub(i: number): Promise<Storage> {
+    const peers = urls.filter((_, j) => j !== i);
+    const port = Number(new URL(urls[i]).port);
+    const app = await createHub({ port, host: '127.0.0.1', path: join(apps.dir, `hub${i + 1}`), tokens: ['t'], peers, io, redisUrl: redis?.url }, false);
+    inProcess.push(app);
+    return app.get(Storage);
+  }
+
+  /** One note written through each client's REST API. */
+  async function writeOnEach(round: string): Promise<void> {
+    for (const [i, c] of clients.entries()) {
+      const res = await http(`${c.url}/notes`, 'POST', { title: `${round} at client ${i + 1}` });
+      expect(res.status).toBe(201);
+      written.push(res.body.id);
+    }
+  }
+
+  const holdsAll = async (s: Storage) => (await Promise.all(written.map((id) => s.has(id)))).every(Boolean);
+  const allHoldAll = async (ss: Storage[]) => (await Promise.all(ss.map(holdsAll))).every(Boolean);
+
+  beforeAll(async () => {
+    if (!skipRedis) redis = await startRedis();
+    urls = (await freePorts(3)).map((p) => `http://127.0.0.1:${p}/syncom`);
+    hubs = [await startHub(0), await startHub(1)];
+    third = await spawnHub(thirdEnv());
+    clients = [await apps.api('a', urls[0]), await apps.api('b', urls[1]), await apps.api('c', urls[2])];
+  });
+
+  afterAll(async () => {
+    await third?.kill();
+    for (const app of inProcess) await app.close();
+    await apps.stopAll();
+    await redis?.stop();
+  });
+
+  it('a write at any hub reaches every hub and every client', async () => {
+    const all = [...hubs, ...clients.map((c) => c.storage)];
+    // Two rounds: a fresh client's first contact is a bootstrap; the second round reaches it through its feed.
+    for (const round of ['first', 'second']) {
+      await writeOnEach(round);
+      await until(() => allHoldAll(all), all);
+    }
+    // Client c dials hub 3 only: it holding every note means hub 3 relayed them both ways.
+    const health = (await http(`${urls[2].replace('/syncom', '')}/health`)).body;
+    expect(plain(health.vector)).toEqual(plain(hubs[0].parts.log.vector));
+    expect(health.peers.map((p: { url: string }) => p.url).sort()).toEqual([urls[0], urls[1]].sort());
+  });
+
+  it('relayed traffic settles: each node logged each op once, and no dialer has anything left to push', async () => {
+    const nodes = [...hubs, ...clients.map((c) => c.storage)];
+    // Relays are driven by appends, and a duplicate is never appended: a loop would show as an op
+    // logged twice. Besides the writes, a log holds only the merge/advance ops of bootstraps (from set).
+    const idle = () => nodes.every((s) => s.sync.peers().every((p) => p.connected && p.pending === 0 && !p.behind));
+    await until(idle, nodes);
+    for (const s of nodes) {
+      const entries = s.parts.log.read(s.parts.log.floor);
+      expect(new Set(entries.map((e) => `${streamKey(e.op.origin, e.op.scope, e.op.from)}#${e.op.seq}`)).size).toBe(entries.length);
+      expect(entries.filter((e) => e.op.from === undefined).map((e) => e.op.id).sort()).toEqual([...written].sort());
+    }
+  });
+
+  /** Hubs 1 and 2 each see, through Redis, their own subscribers, each other's, and hub 3's (another process). */
+  async function expectClusterView(): Promise<void> {
+    const [one, two] = inProcess;
+    const before = new Set([...await roomSockets(one, true), ...await roomSockets(two, true)]);
+    const seen = [await roomSockets(one), await roomSockets(two)];
+    const after = new Set([...await roomSockets(one, true), ...await roomSockets(two, true)]);
+    for (const ids of seen) {
+      for (const id of before) expect(ids).toContain(id);
+      // Client c dials hub 3 only, and its feed there is open (it took the last round from it).
+      expect([...ids].filter((id) => !after.has(id)).length).toBeGreaterThan(0);
+    }
+  }
+
+  (skipRedis ? it.skip : it)('SYNCOM_REDIS_URL: fetchSockets() on one hub sees the subscribers of the other hubs', async () => {
+    await expectClusterView();
+  });
+
+  it('a hub killed with SIGKILL and restarted on its port and path loses nothing; writes made meanwhile converge', async () => {
+    await third.kill();
+    // Client c's hub is down: its write stays local until hub 3 is back.
+    await writeOnEach('while hub 3 was down');
+    third = await spawnHub(thirdEnv());
+    const all = [...hubs, ...clients.map((c) => c.storage)];
+    await until(() => allHoldAll(all), all);
+    await writeOnEach('after the restart');
+    await until(() => allHoldAll(all), all);
+    const health = (await http(`${urls[2].replace('/syncom', '')}/health`)).body;
+    expect(plain(health.vector)).toEqual(plain(hubs[0].parts.log.vector));
+    expect(sum(plain(health.vector))).toBe(written.length);
+    // The restarted hub is back in the Redis cluster view.
+    if (!skipRedis) await expectClusterView();
+  });
+});

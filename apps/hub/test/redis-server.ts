@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process';
+import { freePorts } from './free-port';
+
+/** SYNCOM_SKIP_REDIS=1 skips the Redis tests (a developer without redis-server); CI never sets it. */
+export const skipRedis = process.env.SYNCOM_SKIP_REDIS === '1';
+
+/** A redis-server of this test run. */
+export interface RedisServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const MISSING = 'redis-server is not installed: `apt-get install -y redis-server` (.ci/run does), or set SYNCOM_SKIP_REDIS=1 to skip the Redis tests';
+
+/**
+ * Starts Debian's redis-server on a free loopback port, in memory only (no
+ * RDB, no AOF), and resolves once it accepts connections.
+ * @throws Error naming the install command when redis-server is missing.
+ */
+export async function startRedis(): Promise<RedisServer> {
+  const [port] = await freePorts(1);
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.once('error', (e: NodeJS.ErrnoException) => reject(new Error(e.code === 'ENOENT' ? MISSING : `redis-server: ${e.message}`)));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready: ${out}`)));
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
