@@ -66,7 +66,8 @@ async function withLine<T>(p: Processes, fn: (line: Line) => Promise<T>): Promis
   try {
     const { port } = await p.hub.request<{ port: number }>('start', { path, token: TOKEN });
     const url = `http://127.0.0.1:${port}/syncom`;
-    const [{ id }] = await Promise.all(['a', 'b'].map((label) => p[label as 'a' | 'b'].request<{ id: string }>('open', { label, url, token: TOKEN })));
+    const open = (child: BenchChild, label: string) => child.request<{ id: string }>('open', { label, url, token: TOKEN });
+    const [{ id }] = await Promise.all([open(p.a, 'a'), open(p.b, 'b')]);
     const line: Line = { path, aId: id, sent: 0 };
     await trip(p, line, 1, 1);
     return await fn(line);
