@@ -26,7 +26,10 @@ export async function spawnHub(env: Record<string, string>): Promise<HubProcess>
   });
   let out = '';
   const waiting = new Set<{ pattern: RegExp; resolve: () => void }>();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A test worker that dies must not leave a hub behind, dialing its peers for ever.
+  const orphaned = () => child.kill('SIGKILL');
+  process.once('exit', orphaned);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { process.off('exit', orphaned); resolve(); }));
   const read = (c: Buffer) => {
     out += c.toString().replace(/\x1b\[[0-9;]*m/g, '');
     for (const w of waiting) if (w.pattern.test(out)) { waiting.delete(w); w.resolve(); }

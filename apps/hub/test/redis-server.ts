@@ -22,7 +22,10 @@ export async function startRedis(): Promise<RedisServer> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A test worker that dies must not leave redis-server behind.
+  const orphaned = () => child.kill('SIGKILL');
+  process.once('exit', orphaned);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { process.off('exit', orphaned); resolve(); }));
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.once('error', (e: NodeJS.ErrnoException) => reject(new Error(e.code === 'ENOENT' ? MISSING : `redis-server: ${e.message}`)));
