@@ -3,7 +3,7 @@ import type { LinkEvent, Subscription, SyncLink } from '../link/contract';
 import type { LogEntry } from '../log/op-log';
 import { mergeVectors } from '../log/vector';
 import { FLAG_SEALED, packOps, unpackOps } from '../op';
-import { opStreamKey, type Vector } from '../op/types';
+import { type Op, opStreamKey, type Vector } from '../op/types';
 import { applyPeerOps, type PeerApplyResult } from '../storage/peer';
 import { ATTRS } from '../telemetry';
 import { runBootstrap } from './bootstrap';
@@ -321,6 +321,7 @@ export class Dialer {
     if (eventId !== undefined && eventId === this.rec.cursor) return;
     if (typeof page?.prev === 'string' && this.rec.cursor !== null && page.prev !== this.rec.cursor) return this.subscribe(this.rec.cursor);
     const { ops, malformed } = unpackOps(page?.ops);
+    this.heldByHost(ops);
     const res = await this.m.telemetry.changesPage(this.rec.url, ops.length + malformed, async (span) => {
       const r = await applyPeerOps(this.storage, ops, { via: { url: this.rec.url, node: this.rec.remote.id ?? '' }, feedHost: this.rec.remote.id ?? undefined });
       this.m.telemetry.pageApplied(span, { role: 'dialer', peer: this.rec.url }, r, malformed);
@@ -338,6 +339,18 @@ export class Dialer {
       await this.m.registry.save(this.rec);
     }
     if (this.behind) void this.recover(false);
+  }
+
+  /**
+   * The host holds every op its feed sends: note them in its vector before they
+   * are applied, so relaying them (which starts at their append) does not push
+   * them straight back to it, to be verified a second time and dropped as duplicates.
+   */
+  private heldByHost(ops: readonly Op[]): void {
+    for (const op of ops) {
+      const k = opStreamKey(op);
+      if ((this.hv[k] ?? 0) < op.seq) this.hv[k] = op.seq;
+    }
   }
 
   /** A page that cannot be applied: PAGE_FAILED, then STUCK at the third in a row (PROTO-15, PROTO-16). */
