@@ -23,3 +23,11 @@ export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, Sync
 export { checkHello, checkLimits, PeerBuckets, TokenBucket } from './sync';
 export { ATTRS as TELEMETRY_ATTRS, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry } from './telemetry';
 export type { PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';
+export {
+  createReconciler, decodeReconcileMessage, entryDigest, entryItem, RECONCILE_DEFAULTS, RECONCILE_LIMITS, RECONCILE_MAX_FRAME_LIMIT,
+  RECONCILE_MIN_FRAME_LIMIT, RECONCILE_MODES, RECONCILE_VERSION,
+} from './sync';
+export type {
+  ReconcileBound, ReconcileDecodeResult, ReconcileItem, ReconcileMessage, ReconcileOutcome, ReconcileRange, ReconcileRefusal, ReconcileStep,
+  Reconciler, ReconcilerOptions,
+} from './sync';

@@ -8,3 +8,11 @@ export type { Limits } from './limits';
 export type { NodeRecord } from './registry';
 export { checkLimits, PeerBuckets, TokenBucket } from './limits';
 export { checkHello } from './hello';
+export {
+  createReconciler, decodeMessage as decodeReconcileMessage, entryDigest, entryItem, MAX_FRAME_LIMIT as RECONCILE_MAX_FRAME_LIMIT,
+  MIN_FRAME_LIMIT as RECONCILE_MIN_FRAME_LIMIT, MODE as RECONCILE_MODES, RECONCILE_DEFAULTS, RECONCILE_VERSION, WIRE_LIMITS as RECONCILE_LIMITS,
+} from './reconcile';
+export type {
+  Bound as ReconcileBound, DecodeResult as ReconcileDecodeResult, Message as ReconcileMessage, Range as ReconcileRange,
+  ReconcileItem, ReconcileOutcome, ReconcileRefusal, ReconcileStep, Reconciler, ReconcilerOptions,
+} from './reconcile';

@@ -143,3 +143,16 @@ describe('RECON reconciliation: roles and state', () => {
     expect(new Set(run.need).size).toBe(run.need.length);
   });
 });
+
+describe('RECON the package exports', () => {
+  it('syncom exports the reconciler, the decoder and the digests by name', async () => {
+    const root = await import('syncom');
+    const { a, b } = driftedSets(50, 0.5, 6);
+    const A = root.createReconciler({ items: a });
+    const answer = root.createReconciler({ items: b }).reconcile(A.initiate());
+    expect(answer.ok).toBe(true);
+    expect(root.decodeReconcileMessage({ v: root.RECONCILE_VERSION, ranges: [[null, root.RECONCILE_MODES.skip]] }).ok).toBe(true);
+    expect(typeof root.entryItem).toBe('function');
+    expect(root.RECONCILE_DEFAULTS).toEqual({ branching: 16, frameLimit: 512 * 1024 });
+  });
+});
