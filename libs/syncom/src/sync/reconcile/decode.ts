@@ -6,7 +6,7 @@ import {
 /** What decodeMessage returns: the message, rebuilt from checked parts, or a refusal. */
 export type DecodeResult = { ok: true; message: Message } | ReconcileRefusal;
 
-/** What one message may still hold of tags, items and give ids. */
+/** What one message may still hold of tags, items, give ids and want positions. */
 interface Budget {
   ids: number;
 }
@@ -58,6 +58,7 @@ function decodeDiff(upper: Bound, give: unknown, want: unknown, budget: Budget):
   if ((budget.ids -= give.length) < 0) return 'the message lists too many ids';
   for (let k = 0; k < give.length; k++) if (!isId(give[k])) return 'give holds something that is no id';
   if (!Array.isArray(want) || want.length > WIRE_LIMITS.list) return `want is no list of at most ${WIRE_LIMITS.list} positions`;
+  if ((budget.ids -= want.length) < 0) return 'the message lists too many ids';
   // Strictly increasing positions: each item is named once, and the list has one spelling.
   for (let k = 0; k < want.length; k++) {
     if (!isIndex(want[k]) || (k > 0 && want[k] <= want[k - 1])) return 'want is no increasing list of positions';

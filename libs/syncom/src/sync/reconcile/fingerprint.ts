@@ -22,7 +22,7 @@ export function hashItem(item: ReconcileItem): Buffer {
 }
 
 /** An item's tag on the wire: the first 128 bits of its hash, so equal tags mean equal (ts, id, digest). */
-export function tagOf(hash: Buffer): string {
+export function tagOfHash(hash: Buffer): string {
   return hash.subarray(0, SHORT).toString('base64url');
 }
 

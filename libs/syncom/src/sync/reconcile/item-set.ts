@@ -1,4 +1,4 @@
-import { fingerprintOf, hashItem, prefixSums, rangeSum, tagOf } from './fingerprint';
+import { fingerprintOf, hashItem, prefixSums, rangeSum, tagOfHash } from './fingerprint';
 import { boundBetween, compareItems, indexAtBound, type Key } from './keys';
 import type { Bound, ReconcileItem } from './types';
 import { WIRE_LIMITS } from './types';
@@ -45,7 +45,7 @@ export function buildItemSet(input: Iterable<ReconcileItem>): ItemSet {
     seen.add(it.id);
   }
   const hashes = items.map(hashItem);
-  return { items, tags: hashes.map(tagOf), sums: prefixSums(hashes) };
+  return { items, tags: hashes.map(tagOfHash), sums: prefixSums(hashes) };
 }
 
 /** The span of items in [lower, upper). */

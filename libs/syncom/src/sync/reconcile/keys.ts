@@ -47,7 +47,8 @@ export function indexAtBound(items: readonly ReconcileItem[], bound: Bound | Key
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const it = items[mid];
-    if (compareKeys([it.ts, it.id], bound) < 0) lo = mid + 1;
+    const below = it.ts !== bound[0] ? it.ts < bound[0] : it.id < bound[1];
+    if (below) lo = mid + 1;
     else hi = mid;
   }
   return lo;

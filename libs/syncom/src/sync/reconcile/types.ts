@@ -70,7 +70,7 @@ export const WIRE_LIMITS = {
   list: 1024,
   /** Ids of one diff's give. */
   give: 2048,
-  /** Tags, items and give ids in one message, all ranges together. */
+  /** Tags, items, give ids and want positions in one message, all ranges together. */
   ids: 1 << 20,
 } as const;
 
