@@ -42,7 +42,13 @@ export async function sealBatches(log: OpLog, batches: { from: number; to: numbe
   const seg: SegmentInfo = { from, to, minTs: minTs === Infinity ? 0 : minTs, maxTs, chain: batches[batches.length - 1].chain };
   log.sealedChain = batches[batches.length - 1].chain ?? log.sealedChain;
   log.segments.push(seg);
-  await log.writeIndex(log.sealedVector);
+  try {
+    await log.writeIndex(log.sealedVector);
+  } catch (e) {
+    // index.json does not list it, so it is not sealed: the next seal writes it again, and lists it once.
+    log.segments.pop();
+    throw e;
+  }
   for (const b of batches) await backend.remove(batchFile(b.from));
   log.batches.splice(0, batches.length);
   return { from, to };
