@@ -1,10 +1,11 @@
-import { createMemoryBackend, type MemoryBackend, type MemorySnapshot, mulberry32 } from '../../src/backend';
-import { applyOp, type Entry } from '../../src/crdt';
-import type { LogEntry } from '../../src/log';
-import { isScrubbed, type Op, streamKey } from '../../src/op';
+import { createMemoryBackend, type CrashDamage, type MemoryBackend, type MemorySnapshot, mulberry32 } from '../../src/backend';
+import { type Op, streamKey } from '../../src/op';
 import type { Storage } from '../../src/storage';
 import type { OpenOptions } from '../../src/storage/options';
 import { nodeKeys, openOn, T0, viewsOf } from '../log/helpers';
+import { fold, opKey } from './recovery-check';
+
+export { checkRecovery, fold, opKey } from './recovery-check';
 
 /** One call of the script. */
 export type Action =
@@ -20,7 +21,8 @@ export type Action =
 /** A step: one call awaited alone, or several issued together (Promise.all). */
 export type Step = Action[];
 
-const OP_TYPE: Record<Action['t'], Op['type']> = {
+/** The op type each call of the script makes. */
+export const OP_TYPE: Record<Action['t'], Op['type']> = {
   set: 'write', insert: 'write', update: 'set', inc: 'inc', add: 'add', remove: 'remove', delete: 'delete', purge: 'purge',
 };
 
@@ -105,7 +107,8 @@ export interface Run {
   node?: string;
 }
 
-function issue(s: Storage, a: Action, out: Outcome[]): Promise<void> {
+/** Issue one call; its outcome (seq made, resolved or the error) is filled in as it settles. */
+export function issue(s: Storage, a: Action, out: Outcome[]): Promise<void> {
   const before = s.parts.committer.pvec[s.id] ?? 0;
   let p: Promise<unknown>;
   switch (a.t) {
@@ -156,75 +159,32 @@ export async function keyedBackend(): Promise<MemoryBackend> {
   return createMemoryBackend({ files: await nodeKeys() });
 }
 
-/** A copy of a backend's state, to recover it more than once. */
-export const copyOf = (snap: MemorySnapshot): MemoryBackend => createMemoryBackend({ from: snap });
+/** What a crash can leave of what was not synced: a process crash ('none'), then the four power-cut damages. */
+export const DAMAGES: readonly CrashDamage[] = ['none', 'lost', 'torn', 'zeroed', 'reordered'];
 
-/** Replay log entries from scratch onto an empty state, as open() replays a tail. */
-export function fold(entries: readonly LogEntry[]): Map<string, Entry> {
-  const out = new Map<string, Entry>();
-  for (const e of entries) {
-    if (isScrubbed(e.op) || e.op.type === 'advance') continue;
-    const have = out.get(e.op.id);
-    if (have?.purged && e.op.type !== 'purge') continue;
-    out.set(e.op.id, applyOp(have, e.op).entry);
+/**
+ * The disks a crash of a dead backend can leave, one per damage kind whose
+ * state differs from those before it. Damage touches only what was not
+ * synced, so disks are told apart by those files alone (a durable run leaves
+ * little unsynced: most damages leave the same disk, which is checked once).
+ */
+export function distinctCrashes(b: MemoryBackend, seed: number): { damage: CrashDamage; disk: MemoryBackend }[] {
+  const pending = Object.entries(b.snapshot().files).filter(([, f]) => f.current !== f.durable).map(([p]) => p);
+  const seen = new Set<string>();
+  const out: { damage: CrashDamage; disk: MemoryBackend }[] = [];
+  for (const damage of pending.length ? DAMAGES : DAMAGES.slice(0, 1)) {
+    const disk = b.crash(damage, seed);
+    const files = disk.snapshot().files;
+    const key = JSON.stringify(pending.map((p) => files[p]?.current ?? null));
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ damage, disk });
   }
   return out;
 }
 
-/** The identity of a logged op: its stream, seq and signature. */
-export const opKey = (op: Op): string => `${streamKey(op.origin, op.scope)}#${op.seq}#${op.sig ?? ''}`;
-
-/**
- * Reopen a crashed backend and check the recovery against what the run saw
- * (GUAR-6, GUAR-7, GUAR-8, LOG-2). Throws a descriptive error on the first
- * broken property; returns the reopened storage's views.
- */
-export async function checkRecovery(b: MemoryBackend, run: Run, options: RunOptions, label: string): Promise<Record<string, unknown>> {
-  const s = await openOn(b, options);
-  const fail = (what: string, detail?: unknown): never => {
-    throw new Error(`${label}: ${what}${detail === undefined ? '' : `\n${JSON.stringify(detail, null, 1).slice(0, 3000)}`}`);
-  };
-  try {
-    const entries = s.parts.log.read(s.parts.log.floor);
-    if (s.parts.log.floor !== 0) fail('retention dropped part of a short log');
-    const ops = entries.map((e) => e.op);
-    // GUAR-6: no (stream, seq) twice, and the own stream has no holes.
-    const seen = new Set<string>();
-    for (const op of ops) {
-      const k = `${streamKey(op.origin, op.scope)}#${op.seq}`;
-      if (seen.has(k)) fail(`seq reused: ${k}`);
-      seen.add(k);
-    }
-    const own = ops.filter((o) => o.origin === s.id).map((o) => o.seq);
-    if (own.some((q, i) => q !== i + 1)) fail('own seqs are not 1..n in log order', own);
-    // Every resolved write that made an op is in the log: its seq, type and id.
-    const bySeq = new Map(ops.filter((o) => o.origin === s.id).map((o) => [o.seq, o]));
-    for (const o of run.outcomes) {
-      if (!o.resolved || o.seq === undefined) continue;
-      const op = bySeq.get(o.seq);
-      const id = 'id' in o.action ? o.action.id : op?.id;
-      if (!op || op.type !== OP_TYPE[o.action.t] || op.id !== id) fail(`resolved write lost: seq ${o.seq}`, { action: o.action, logged: op });
-    }
-    // The log holds exactly the ops that passed the commit point: none lost, none made up.
-    const announced = run.announced.map(opKey).sort();
-    const logged = ops.map(opKey).sort();
-    if (JSON.stringify(announced) !== JSON.stringify(logged)) fail('the log is not the announced ops', { announced: announced.length, logged: logged.length });
-    // No record half-applied: records == fold(log).
-    const views = viewsOf(s.parts.committer.committed);
-    const folded = viewsOf(fold(entries));
-    if (JSON.stringify(views) !== JSON.stringify(folded)) fail('records differ from a replay of the log', { views, folded });
-    // What was read before the crash is what is read after it.
-    if (JSON.stringify(views) !== JSON.stringify(run.views)) fail('records differ from the state before the crash', { views, before: run.views });
-    // The next own op takes a seq above every seq of this origin in the log.
-    const max = own.length ? own[own.length - 1] : 0;
-    await s.set('after-crash', { title: label });
-    const next = s.parts.log.read(s.parts.log.head - 1).map((e) => e.op);
-    if (next.length !== 1 || next[0].seq !== max + 1) fail(`next seq is not ${max + 1}`, next);
-    return views;
-  } finally {
-    await s.close().catch(() => undefined);
-  }
-}
+/** A copy of a backend's state, to recover it more than once. */
+export const copyOf = (snap: MemorySnapshot): MemoryBackend => createMemoryBackend({ from: snap });
 
 /** What a recovered directory holds: records as read, the log's op identities but the marker's. */
 export interface Recovered {

@@ -1,18 +1,20 @@
-import type { MemorySnapshot } from '../../src/backend';
+import { IO_POINTS, type MemorySnapshot } from '../../src/backend';
 import {
-  checkRecovery, copyOf, keyedBackend, makeScript, readState, recover, type Run, runOptions, runScript,
+  checkRecovery, copyOf, DAMAGES, distinctCrashes, keyedBackend, makeScript, readState, recover, type Run, runOptions, runScript,
 } from './harness';
 
 /**
- * The crash sweep (GUAR-6, GUAR-7, GUAR-8, LOG-2): a deterministic 200-call
- * script, run clean once to count its mutating backend ops, then once per k
- * with the process dying at the k-th one. Every run is durable: the reopen is
- * checked after a process crash ('none') and after a power cut ('lost').
+ * The crash sweep (GUAR-6, GUAR-7, GUAR-8, LOG-2, GUAR-17): a deterministic
+ * 200-call script, run clean once to count its I/O points (every mutating
+ * backend op and every fsync of a durable write), then once per k with the
+ * process dying at the k-th one. Every run is durable; the reopen is checked
+ * after a process crash ('none') and after each power-cut damage of what was
+ * not synced ('lost', 'torn', 'zeroed', 'reordered'), once per distinct disk.
  */
-/** The sweeps take ~35 s of CPU; leave room for a loaded machine. */
-const SLOW = 240_000;
+/** The sweeps take ~60 s of CPU; leave room for a loaded machine. */
+const SLOW = 480_000;
 
-describe('crash recovery: a crash at every mutating op of a 200-call run (durable)', () => {
+describe('crash recovery: a crash at every I/O point of a 200-call run (durable)', () => {
   const script = makeScript(2024, 200);
   const options = runOptions(true);
   let clean: Run;
@@ -23,7 +25,7 @@ describe('crash recovery: a crash at every mutating op of a 200-call run (durabl
   beforeAll(async () => {
     const b = await keyedBackend();
     clean = await runScript(b, script, options);
-    total = b.opCount();
+    total = b.opCount(IO_POINTS);
   });
 
   it('the script is deterministic and, run clean, lands every call but the refused ones', async () => {
@@ -35,7 +37,8 @@ describe('crash recovery: a crash at every mutating op of a 200-call run (durabl
     expect(total).toBeGreaterThan(400);
     const b = await keyedBackend();
     const again = await runScript(b, script, options);
-    expect(b.opCount()).toBe(total);
+    expect(b.opCount(IO_POINTS)).toBe(total);
+    expect(b.opCount(['fsync'])).toBeGreaterThan(100);
     expect(again.outcomes.map((o) => [o.action.t, o.seq, o.resolved])).toEqual(clean.outcomes.map((o) => [o.action.t, o.seq, o.resolved]));
     // Only the write to the purged record is refused; removes of unseen elements make no op.
     const refused = clean.outcomes.filter((o) => !o.resolved);
@@ -44,18 +47,20 @@ describe('crash recovery: a crash at every mutating op of a 200-call run (durabl
     await checkRecovery(b.crash('none'), again, options, 'clean');
   });
 
-  it("GUAR-6, GUAR-7, GUAR-8, LOG-2: for every k, after a crash at the k-th mutating op and a reopen ('none' and 'lost'), every resolved write is there, records == fold(log), no seq is reused", async () => {
+  it("GUAR-6, GUAR-7, GUAR-8, GUAR-17, LOG-2: for every k, after a crash at the k-th I/O point and a reopen (each damage), every resolved write is there, records == fold(log), no seq is reused", async () => {
     const failures: string[] = [];
     const resolvedAt: number[] = [];
+    const checked = new Map<string, number>();
     for (let k = 1; k <= total; k++) {
       const b = await keyedBackend();
-      b.crashAt(k);
+      b.crashAt(k, { ops: IO_POINTS });
       const run = await runScript(b, script, options);
-      expect(b.opCount()).toBe(k);
+      expect(b.opCount(IO_POINTS)).toBe(k);
       resolvedAt.push(run.outcomes.filter((o) => o.resolved).length);
-      for (const damage of ['none', 'lost'] as const) {
+      for (const { damage, disk } of distinctCrashes(b, k)) {
+        checked.set(damage, (checked.get(damage) ?? 0) + 1);
         try {
-          await checkRecovery(b.crash(damage), run, options, `crash at ${k}/${total}, '${damage}'`);
+          await checkRecovery(disk, run, options, `crash at ${k}/${total}, '${damage}'`);
         } catch (e) {
           failures.push((e as Error).message);
         }
@@ -63,31 +68,34 @@ describe('crash recovery: a crash at every mutating op of a 200-call run (durabl
       crashed.set(k, b.crash('none').snapshot());
     }
     expect(failures.slice(0, 3)).toEqual([]);
+    // Power cuts left disks of their own (unsynced removals undone, in-place scrubs cut before their fsync).
+    expect([...checked.keys()].filter((d) => d !== 'none').length).toBeGreaterThanOrEqual(2);
     // The sweep crossed the whole run: from nothing resolved to all but the last calls.
     expect(resolvedAt[0]).toBe(0);
     expect(Math.max(...resolvedAt)).toBeGreaterThanOrEqual(198);
   }, SLOW);
 
-  it('GUAR-8, LOG-2: a second crash during the recovery (open, the write that persists the tail, close) leaves the same state as one recovery', async () => {
+  it('GUAR-8, LOG-2: a second crash during the recovery (open, the write that persists the tail, close), with any damage, then a recovery, leaves the same state as one recovery', async () => {
     expect(crashed.size).toBe(total);
     const failures: string[] = [];
     let secondCrashes = 0;
     for (const [k, snap] of crashed) {
       const once = copyOf(snap);
       await recover(once, options);
-      const steps = once.opCount();
+      const steps = once.opCount(IO_POINTS);
       const one = await readState(once.crash('none'), options);
-      // A crash at one of the recovery's own mutating ops (cycling through all of them over the ks).
+      // A crash at one of the recovery's own I/O points (cycling through all of them over the ks), each damage in turn.
       const j = 1 + (k % steps);
+      const damage = DAMAGES[k % DAMAGES.length];
       const twice = copyOf(snap);
-      twice.crashAt(j);
+      twice.crashAt(j, { ops: IO_POINTS });
       await recover(twice, options).catch(() => undefined);
       // close() reports a failed record write (UNPERSISTED) rather than throwing: count crashes that happened.
-      if (twice.opCount() >= j) secondCrashes++;
-      const after = twice.crash('none');
+      if (twice.opCount(IO_POINTS) >= j) secondCrashes++;
+      const after = twice.crash(damage, k);
       await recover(after, options);
       const two = await readState(after.crash('none'), options);
-      const label = `crash at ${k}, then at recovery op ${j}/${steps}`;
+      const label = `crash at ${k}, then at recovery I/O point ${j}/${steps} ('${damage}')`;
       if (!one.foldOk || !one.seqsUnique) failures.push(`${label}: the single recovery is inconsistent`);
       if (!two.foldOk) failures.push(`${label}: records != fold(log)`);
       if (!two.seqsUnique) failures.push(`${label}: a seq was reused`);
