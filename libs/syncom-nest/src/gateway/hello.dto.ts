@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 
 /** A schema as hello carries it: `{ version, hash }` (SCHEMA-1). */
 export class SchemaInfoDto {
@@ -43,4 +43,19 @@ export class HelloDto {
   @IsString()
   @MaxLength(4096)
   token?: string | null;
+
+  /** The wire versions the dialer speaks (issue 6); an older dialer sends none and speaks 1. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsInt({ each: true })
+  versions?: number[];
+
+  /** The dialer's capabilities. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  caps?: string[];
 }

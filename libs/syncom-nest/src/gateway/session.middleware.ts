@@ -8,7 +8,7 @@ type Next = (error?: Error) => void;
 
 /** The hello authorize sees at the handshake: only the token is known yet (no node, no scopes). */
 function handshakeHello(token: string | undefined): Hello {
-  const hello: Hello = { node: '', vector: {}, epoch: '', schema: null, scopes: [] };
+  const hello: Hello = { node: '', vector: {}, epoch: '', schema: null, scopes: [], versions: [], caps: [] };
   if (token !== undefined) hello.token = token;
   return hello;
 }

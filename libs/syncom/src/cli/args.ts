@@ -6,9 +6,10 @@ export const COMMANDS = {
   verify: ['json'],
   export: ['all', 'sealed'],
   log: ['from', 'limit', 'json'],
+  pull: ['hub', 'token', 'timeout'],
 } as const;
 
-/** info, verify, export or log. */
+/** info, verify, export, log or pull. */
 export type CommandName = keyof typeof COMMANDS;
 
 /** A parsed command line. */
@@ -25,14 +26,20 @@ export interface CliArgs {
   from?: string;
   /** log: at most this many ops. */
   limit?: number;
+  /** pull: the hub's url (its /syncom namespace). */
+  hub?: string;
+  /** pull: the token to present at hello. */
+  token?: string;
+  /** pull: give up after this many seconds (default 120). */
+  timeout?: number;
 }
 
 const FLAGS = new Set(['json', 'all', 'sealed']);
-const VALUED = new Set(['from', 'limit']);
+const VALUED = new Set(['from', 'limit', 'hub', 'token', 'timeout']);
 
-function parseLimit(value: string): number {
+function parseLimit(value: string, name = 'limit'): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new CliError(`--limit takes a positive integer, not ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new CliError(`--${name} takes a positive integer, not ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -48,8 +55,9 @@ function takeOption(args: CliArgs, argv: readonly string[], i: number): number {
   if (!VALUED.has(name)) throw new CliError(`unknown option ${argv[i]}`);
   const value = eq >= 0 ? argv[i].slice(eq + 1) : argv[i + 1];
   if (value === undefined || value === '') throw new CliError(`--${name} needs a value`);
-  if (name === 'from') args.from = value;
-  else args.limit = parseLimit(value);
+  if (name === 'from' || name === 'hub' || name === 'token') args[name] = value;
+  else if (name === 'limit') args.limit = parseLimit(value);
+  else args.timeout = parseLimit(value, 'timeout');
   return eq >= 0 ? 1 : 2;
 }
 
@@ -57,7 +65,7 @@ function takeOption(args: CliArgs, argv: readonly string[], i: number): number {
 function checkOptions(args: CliArgs): void {
   if (!args.command) return;
   const allowed: readonly string[] = COMMANDS[args.command];
-  for (const name of ['json', 'all', 'sealed', 'from', 'limit'] as const) {
+  for (const name of ['json', 'all', 'sealed', 'from', 'limit', 'hub', 'token', 'timeout'] as const) {
     const given = args[name] !== undefined && args[name] !== false;
     if (given && !allowed.includes(name)) throw new CliError(`${args.command} takes no --${name}`);
   }
@@ -65,7 +73,7 @@ function checkOptions(args: CliArgs): void {
 
 /**
  * Parse `<command> <path> [options]` (options may come anywhere). No
- * dependency: the surface is four commands and five options.
+ * dependency: the surface is five commands and eight options.
  *
  * @throws CliError (exit 2) for an unknown command or option, or a missing value.
  */

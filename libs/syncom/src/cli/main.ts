@@ -5,12 +5,13 @@ import { exportCommand } from './export';
 import { infoCommand } from './info';
 import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK, EXIT_USAGE } from './io';
 import { logCommand } from './log';
+import { type PullConnect, pullCommand } from './pull';
 import { verifyCommand } from './verify';
 
 /** The usage text of `syncom --help`. */
 export const USAGE = `usage: syncom <command> <path> [options]
 
-Inspect a syncom storage directory. Nothing in it is changed.
+Inspect a syncom storage directory (nothing in it is changed), or pull one from a hub.
 
 commands:
   info <path>      id, epoch, floor, vector, segments, records, registered nodes
@@ -19,6 +20,9 @@ commands:
                    positions, the audit chain against index.json
   export <path>    every record as one JSON line { id, data, meta }, in id order
   log <path>       the ops of the log, one line each
+  pull <path>      sync this storage (created if absent) with a hub until it
+                   holds what the hub holds; a first contact bootstraps, with
+                   a progress bar (this command writes; it needs syncom-nest)
 
 options:
   --json           info, verify, log: JSON instead of text
@@ -27,15 +31,24 @@ options:
                    meta: { sealed: true } })
   --from <id>      log: start at this event id (inclusive), or a position
   --limit <n>      log: at most n ops
+  --hub <url>      pull: the hub, e.g. http://127.0.0.1:8000/syncom
+  --token <t>      pull: the token the hub expects at hello
+  --timeout <s>    pull: give up after s seconds (default 120)
   -h, --help       this text
 
 exit codes: 0 ok, 1 faults found (or a damaged storage), 2 usage error or
 not a storage.
 `;
 
-function run(args: CliArgs, io: CliIo): Promise<number> {
+/** What a test may inject: the link pull dials with. */
+export interface CliDeps {
+  connect?: PullConnect;
+}
+
+function run(args: CliArgs, io: CliIo, deps: CliDeps): Promise<number> {
   const path = args.path as string;
   switch (args.command) {
+    case 'pull': return pullCommand(path, { hub: args.hub as string, token: args.token, timeoutMs: (args.timeout ?? 120) * 1000, connect: deps.connect }, io);
     case 'info': return infoCommand(path, args.json, io);
     case 'verify': return verifyCommand(path, args.json, io);
     case 'export': return exportCommand(path, { all: args.all, sealed: args.sealed }, io);
@@ -51,19 +64,20 @@ function run(args: CliArgs, io: CliIo): Promise<number> {
  * @example
  * const code = await runCli(['info', 'data'], { stdout: process.stdout, stderr: process.stderr });
  */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps = {}): Promise<number> {
   let args: CliArgs;
   try {
     args = parseArgs(argv);
-    if (!args.help && !args.command) throw new CliError('a command is needed: info, verify, export or log');
+    if (!args.help && !args.command) throw new CliError('a command is needed: info, verify, export, log or pull');
     if (!args.help && !args.path) throw new CliError(`${args.command} needs the path of a storage directory`);
+    if (!args.help && args.command === 'pull' && !args.hub) throw new CliError('pull needs --hub <url>');
   } catch (e) {
     io.stderr.write(`syncom: ${(e as Error).message}\nsyncom --help shows the commands and options\n`);
     return EXIT_USAGE;
   }
   if (args.help) { io.stdout.write(USAGE); return EXIT_OK; }
   try {
-    return await run(args, io);
+    return await run(args, io, deps);
   } catch (e) {
     if (e instanceof CliError) {
       io.stderr.write(`syncom: ${e.message}\n`);

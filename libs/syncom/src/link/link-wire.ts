@@ -44,7 +44,10 @@ export function wireError(error: unknown): SyncomError {
   const src = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
   const code = typeof src.code === 'string' ? src.code : 'REMOTE_ERROR';
   const message = typeof src.message === 'string' ? src.message : String(error);
-  return new SyncomError(code, message, typeof src.status === 'number' ? { status: src.status } : {});
+  const details: Record<string, unknown> = typeof src.status === 'number' ? { status: src.status } : {};
+  // A 426 names the versions the far side speaks (issue 6): the dialer reports them.
+  if (Array.isArray(src.versions) && src.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...src.versions];
+  return new SyncomError(code, message, details);
 }
 
 /** The link is cut or closed. */

@@ -10,6 +10,7 @@ import { runBootstrap } from './bootstrap';
 import { checkHelloAnswer } from './hello';
 import type { SyncManager } from './manager';
 import type { NodeRecord } from './registry';
+import { vectorAhead } from './lag';
 import { allowedScopes } from './scopes';
 import { ownStreamChecks } from './own-streams';
 
@@ -30,6 +31,8 @@ export class Dialer {
   stuck = false;
   lastError: SyncomError | null = null;
   hv: Vector = {};
+  /** Pages of a snapshot are being joined (peers() says so: the vector may already look caught up). */
+  bootstrapping = false;
   private chain: Promise<unknown> = Promise.resolve();
   private pages: Promise<void> = Promise.resolve();
   private outbox: LogEntry[] = [];
@@ -92,7 +95,8 @@ export class Dialer {
     const r = this.rec;
     return {
       url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.subscribed, cursor: r.cursor, lastSync: r.lastSync,
-      pending: this.outbox.length, behind: this.behind, stuck: this.stuck, lastError: this.lastError,
+      pending: this.outbox.length, behind: this.behind, stuck: this.stuck, lastError: this.lastError, bootstrapping: this.bootstrapping,
+      incoming: this.connected ? vectorAhead(this.hv, this.storage.parts.log.vector, { self: this.storage.id, allowed: this.allowed() }) : null,
     };
   }
 
@@ -376,6 +380,7 @@ export class Dialer {
     const url = this.rec.url;
     const allowed = (await this.m.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(this.rec.remote) })) ?? true;
     if (!allowed || gen + 1 !== this.gen) return;
+    this.bootstrapping = true;
     try {
       const { eventId, records } = await this.m.telemetry.bootstrap(url, (span) => runBootstrap({
         storage: this.storage, link: this.link as SyncLink, host: this.rec.remote.id ?? '', url, scopes: this.rec.scopes,
@@ -389,6 +394,8 @@ export class Dialer {
       if (!this.stopped) this.subscribe(this.rec.cursor);
     } catch (e) {
       await this.failed(e);
+    } finally {
+      this.bootstrapping = false;
     }
   }
 }

@@ -1,6 +1,7 @@
 import { SyncomError } from '../errors';
 import type { Vector } from '../op/types';
 import type { SchemaInfo } from '../schema';
+import { readCaps, readVersions } from './versions';
 
 /** What a dialer sends in hello (PROTO-4, SCHEMA-1). */
 export interface Hello {
@@ -10,6 +11,10 @@ export interface Hello {
   schema: SchemaInfo | null;
   scopes: string[];
   token?: string;
+  /** The wire versions the dialer speaks ([1] for an older build that sends none). */
+  versions: number[];
+  /** The dialer's capabilities ([] for an older build). */
+  caps: string[];
 }
 
 /** What the host answers. */
@@ -19,6 +24,10 @@ export interface HelloAnswer {
   epoch: string;
   floor: number;
   schema: SchemaInfo | null;
+  /** The version sync runs on (1 from an older host that names none). */
+  version: number;
+  /** The host's capabilities ([] from an older host): 'reconcile/1' enables reconciliation. */
+  caps: string[];
 }
 
 const isStr = (x: unknown, max = 1024): x is string => typeof x === 'string' && x.length > 0 && x.length <= max;
@@ -44,14 +53,21 @@ export function checkHello(x: unknown): Hello {
   const scopes = x.scopes ?? ['*'];
   if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => isStr(s, 128))) throw bad('scopes is no list of names');
   if (x.token !== undefined && x.token !== null && typeof x.token !== 'string') throw bad('token is not a string');
-  const hello: Hello = { node: x.node, vector: x.vector, epoch: x.epoch, schema, scopes: scopes as string[] };
+  const versions = readVersions(x.versions);
+  if (!versions) throw bad('versions is no list of positive integers');
+  const caps = readCaps(x.caps);
+  if (!caps) throw bad('caps is no list of names');
+  const hello: Hello = { node: x.node, vector: x.vector, epoch: x.epoch, schema, scopes: scopes as string[], versions, caps };
   if (typeof x.token === 'string') hello.token = x.token;
   return hello;
 }
 
 /** Check the host's answer to hello. */
 export function checkHelloAnswer(x: unknown): HelloAnswer {
-  const h = checkHello({ ...(isObj(x) ? x : {}), scopes: ['*'] });
-  const floor = (x as { floor?: unknown }).floor;
-  return { node: h.node, vector: h.vector, epoch: h.epoch, schema: h.schema, floor: Number.isSafeInteger(floor) ? (floor as number) : 0 };
+  const h = checkHello({ ...(isObj(x) ? x : {}), scopes: ['*'], versions: undefined });
+  const { floor, version } = x as { floor?: unknown; version?: unknown };
+  return {
+    node: h.node, vector: h.vector, epoch: h.epoch, schema: h.schema, floor: Number.isSafeInteger(floor) ? (floor as number) : 0,
+    version: Number.isSafeInteger(version) ? (version as number) : 1, caps: h.caps,
+  };
 }

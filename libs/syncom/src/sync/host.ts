@@ -12,6 +12,7 @@ import { checkLimits, type Limits, PeerBuckets, type TokenBucket } from './limit
 import type { SyncManager } from './manager';
 import { allowedScopes, opInScope, servedScopes } from './scopes';
 import { SnapshotPager } from './snapshot';
+import { CAPABILITIES, chooseVersion, incompatible } from './versions';
 
 /** storage.sync.unit()'s options (Hosting). */
 export interface UnitOptions {
@@ -23,6 +24,8 @@ export interface UnitOptions {
   pageBytes?: number;
   limits?: Limits;
   meta?: Record<string, unknown>;
+  /** The wire versions this unit speaks (default: the storage's, DialOptions.wireVersions). */
+  wireVersions?: number[];
 }
 
 /** A greeted peer on one connection. */
@@ -115,11 +118,19 @@ export class SyncUnit implements HostUnit {
     let ok = true;
     try { ok = this.o.authorize ? (await this.o.authorize(context, hello)) !== false : true; } catch { ok = false; }
     if (!ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
+    const ours = this.o.wireVersions ?? this.manager.wireVersions;
+    const version = chooseVersion(ours, hello.versions);
+    if (version === undefined) {
+      this.sessions.delete(context);
+      this.manager.incompatible(hello.node, hello.versions);
+      throw incompatible(ours, hello.versions);
+    }
     const url = `peer:${hello.node}`;
     this.sessions.set(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(hello.node) });
     this.manager.greeted(hello);
     const log = this.storage.parts.log;
-    return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema() };
+    return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema(),
+      version, versions: [...ours], caps: [...CAPABILITIES] };
   }
 
   private async push(args: unknown, s: Session, span: Span): Promise<unknown> {

@@ -29,3 +29,19 @@ export function vectorLag(mine: Vector, theirs: Vector, o: { host: string; allow
   }
   return lag;
 }
+
+/**
+ * How many ops a host holds that this node lacks, by the host's vector as of
+ * its last answer: the other direction of vectorLag. Streams the host never
+ * sends here are left out: this node's own, those joined from it, and scopes
+ * it was not registered with.
+ */
+export function vectorAhead(theirs: Vector, mine: Vector, o: { self: string; allowed: Set<string> | 'all' }): number {
+  let ahead = 0;
+  for (const [key, seq] of Object.entries(theirs)) {
+    if (keyOrigin(key) === o.self || keyFrom(key) === o.self) continue;
+    if (o.allowed !== 'all' && !o.allowed.has(keyScope(key))) continue;
+    ahead += Math.max(0, seq - (mine[key] ?? 0));
+  }
+  return ahead;
+}

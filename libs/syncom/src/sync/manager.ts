@@ -13,6 +13,7 @@ import type { SyncEvents } from './events';
 import { gaugeSource } from './gauge-source';
 import type { Hello } from './hello';
 import { SyncUnit, type UnitOptions } from './host';
+import { WIRE_VERSIONS } from './versions';
 import { newNodeRecord, type NodeRecord, Registry } from './registry';
 
 /** A registered node's record with a re-added node's token and scopes, changed in place. */
@@ -30,6 +31,8 @@ export interface DialOptions {
   maxOutbox?: number;
   pageSize?: number;
   signatures?: 'verify' | 'require' | false;
+  /** The wire versions this node speaks, both roles (default WIRE_VERSIONS; tests pin others). */
+  wireVersions?: number[];
   hooks?: {
     beforeConnect?: (node: NodeRecord) => boolean | Promise<boolean>;
     beforeBootstrap?: (ctx: { url: string; remote: NodeRecord['remote'] }) => boolean | Promise<boolean>;
@@ -63,6 +66,16 @@ export class SyncManager {
   async init(): Promise<void> {
     await this.registry.load((e) => this.events.emit('error', e));
     if (this.options.connect) this.storage.parts.log.options.pinned = (s, entries) => this.pinned(s, entries);
+  }
+
+  /** The wire versions this node speaks. */
+  get wireVersions(): readonly number[] {
+    return this.options.wireVersions ?? WIRE_VERSIONS;
+  }
+
+  /** A peer shares no version with this node (issue 6). */
+  incompatible(peer: string, versions: number[]): void {
+    this.events.emit('incompatible', { peer, versions });
   }
 
   get signatures(): 'verify' | 'require' | false {

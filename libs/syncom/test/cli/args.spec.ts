@@ -12,7 +12,7 @@ describe('the command line', () => {
   it.each([
     [['frob', 'data'], 'unknown command "frob"'],
     [['info'], 'info needs the path of a storage directory'],
-    [[], 'a command is needed: info, verify, export or log'],
+    [[], 'a command is needed: info, verify, export, log or pull'],
     [['info', 'data', '--color'], 'unknown option --color'],
     [['info', 'data', '-x'], 'unknown option -x'],
     [['info', 'data', '--from', 'e.1'], 'info takes no --from'],

@@ -1,0 +1,75 @@
+import { open } from '../storage/open';
+import type { Storage } from '../storage/storage';
+import type { SyncLink } from '../link/contract';
+import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK } from './io';
+import { createProgress, type Progress } from './progress';
+
+/** How `pull` reaches a hub: by default the socket.io link of syncom-nest. */
+export type PullConnect = (node: { url: string; token?: string }) => SyncLink | Promise<SyncLink>;
+
+/** pull's options. */
+export interface PullOptions {
+  hub: string;
+  token?: string;
+  timeoutMs: number;
+  connect?: PullConnect;
+}
+
+/** The socket.io link, loaded only for pull: the engine itself never depends on syncom-nest. */
+function socketIoConnect(): PullConnect {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('syncom-nest') as { socketIoConnect(): PullConnect }).socketIoConnect();
+  } catch {
+    throw new CliError('pull dials a hub over socket.io: install syncom-nest beside syncom (npm install syncom-nest)');
+  }
+}
+
+/** Whether the hub's feed has given this node everything the hub held at its last answer. */
+function caughtUp(storage: Storage, url: string): boolean {
+  const p = storage.sync.peers().find((x) => x.url === url);
+  return !!p && p.connected && p.subscribed && !p.bootstrapping && p.incoming === 0 && p.pending === 0;
+}
+
+/** Resolves once caught up; bootstrap progress goes to a bar on stderr. */
+function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Promise<{ bootstrapped?: number }> {
+  return new Promise((resolve, reject) => {
+    const seen: { bootstrapped?: number } = {};
+    let bar: Progress | undefined;
+    const offs: (() => void)[] = [];
+    const end = (e?: Error) => { clearTimeout(timer); offs.forEach((o) => o()); bar?.finish(); e ? reject(e) : resolve(seen); };
+    const timer = setTimeout(() => end(new CliError(`not caught up with ${url} within ${timeoutMs / 1000} s`, EXIT_FAULTS)), timeoutMs);
+    const check = () => { if (caughtUp(storage, url)) end(); };
+    offs.push(storage.sync.on('progress', (p) => {
+      bar ??= createProgress(io.stderr, 'bootstrap', p.total ?? p.received, { redrawMs: 50, lineMs: 1000 });
+      bar.update(p.received);
+    }));
+    // The bootstrap event fires inside the bootstrap: check once it has ended.
+    offs.push(storage.sync.on('bootstrap', (b) => { seen.bootstrapped = b.records; setImmediate(check); }));
+    offs.push(storage.sync.on('error', (e) => { if (e.status === 401 || e.status === 403) end(new CliError(`${url} refused this node: ${e.code}`, EXIT_FAULTS)); }));
+    for (const ev of ['sync', 'peer'] as const) offs.push(storage.sync.on(ev, check));
+    offs.push(storage.on('change', check));
+  });
+}
+
+/**
+ * `syncom pull <path> --hub <url>`: open (or create) the storage, register the
+ * hub, and sync until this node holds what the hub held — a first contact
+ * bootstraps, with its progress on stderr. The storage is a node of its own
+ * from then on (its id, its keys), like any dialer.
+ */
+export async function pullCommand(path: string, o: PullOptions, io: CliIo): Promise<number> {
+  const connect = o.connect ?? socketIoConnect();
+  const storage = await open({ path, sync: { connect } });
+  try {
+    const known = storage.sync.listNodes().find((n) => n.url === o.hub);
+    if (!known || known.token !== o.token) await storage.sync.addNode({ url: o.hub, token: o.token });
+    const seen = await follow(storage, o.hub, io, o.timeoutMs);
+    const records = (await storage.list()).length;
+    const how = seen.bootstrapped === undefined ? 'caught up' : `bootstrapped ${seen.bootstrapped} records`;
+    io.stdout.write(`${how} from ${o.hub}; ${records} records in ${path}\n`);
+    return EXIT_OK;
+  } finally {
+    await storage.close();
+  }
+}
