@@ -13,10 +13,12 @@ import type { NodeRecord } from './registry';
 import { vectorAhead } from './lag';
 import { allowedScopes } from './scopes';
 import { ownStreamChecks } from './own-streams';
+import { CAPABILITIES } from './versions';
 
 const MAX_BACKOFF = 60_000;
 const codeOf = (e: unknown) => (e as { code?: string })?.code;
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
+const versionsOf = (e: unknown) => ((e as { versions?: number[] })?.versions ?? []).slice();
 
 /**
  * The dialing side of one registered node (Protocol): hello then push, the
@@ -33,6 +35,8 @@ export class Dialer {
   hv: Vector = {};
   /** Pages of a snapshot are being joined (peers() says so: the vector may already look caught up). */
   bootstrapping = false;
+  /** The host's capabilities from its last hello answer. */
+  caps: string[] = [];
   private chain: Promise<unknown> = Promise.resolve();
   private pages: Promise<void> = Promise.resolve();
   private outbox: LogEntry[] = [];
@@ -117,6 +121,7 @@ export class Dialer {
       if (this.stopped || !this.link) return;
       try {
         await this.hello(reconnected);
+        if (this.stopped) return;
         await this.pushLacking();
       } catch (e) {
         await this.failed(e);
@@ -130,8 +135,15 @@ export class Dialer {
   private async hello(reconnected: boolean): Promise<void> {
     const { storage, rec } = this;
     const log = storage.parts.log;
-    const hello = { node: storage.id, vector: log.vector, epoch: log.epoch, schema: this.m.helloSchema(), scopes: rec.scopes, token: rec.token };
-    const ans = await this.m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await (this.link as SyncLink).call('hello', hello)));
+    const hello = {
+      node: storage.id, vector: log.vector, epoch: log.epoch, schema: this.m.helloSchema(), scopes: rec.scopes, token: rec.token,
+      versions: [...this.m.wireVersions], caps: [...CAPABILITIES],
+    };
+    let refused: number[] = [];
+    const ans = await this.m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await (this.link as SyncLink).call('hello', hello)))
+      .catch((e: unknown) => (statusOf(e) === 426 ? (refused = versionsOf(e), null) : Promise.reject(e)));
+    if (!ans || !this.m.wireVersions.includes(ans.version)) return this.incompatible(ans ? [ans.version] : refused);
+    this.caps = ans.caps;
     this.hv = { ...ans.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     this.greeted = true;
@@ -144,6 +156,16 @@ export class Dialer {
     await this.m.registry.save(rec);
     this.emitPeer(true, reconnected);
     if (checks.rewound && this.sub) this.subscribe(null);
+  }
+
+  /**
+   * The host shares no wire version with this node: say so, and stop dialing
+   * it — no retry loop — until it is added or enabled again, or the process restarts.
+   */
+  private incompatible(versions: number[]): void {
+    this.lastError = new SyncomError('INCOMPATIBLE', `${this.rec.url} shares no wire version with this node`, { status: 426, url: this.rec.url, versions });
+    this.m.incompatible(this.rec.url, versions);
+    void this.stop();
   }
 
   private emitPeer(connected: boolean, reconnected: boolean): void {
@@ -271,6 +293,7 @@ export class Dialer {
       }
       try {
         await this.hello(false);
+        if (this.stopped) return;
         await this.pushLacking();
         return;
       } catch (e) {
