@@ -19,8 +19,12 @@ async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
   return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown);
 }
 
-/** Join one page as one batch of merge ops of this node's own, signed (BOOT-4, SIG-22). */
-function joinPage(storage: Storage, entries: unknown[], host: string, via: Via): Promise<void>[] {
+/**
+ * Join one page as one batch of merge ops of this node's own, signed (BOOT-4,
+ * SIG-22), marked from the host so they never go back to it. Reconciliation
+ * joins the records it fetched the same way.
+ */
+export function joinPage(storage: Storage, entries: unknown[], host: string, via: Via): Promise<void>[] {
   const { committer, clock } = storage.parts;
   const out: Promise<void>[] = [];
   for (const raw of entries) {
@@ -30,14 +34,16 @@ function joinPage(storage: Storage, entries: unknown[], host: string, via: Via):
     clock.observe(raw.latest[0]);
     const current = committer.current(id);
     const joined = current ? joinEntries(current, raw) : raw;
-    const scope = isHidden(joined) ? storage.scopeOf(id) : safeScope(storage, id, joined);
+    const scope = mergeScope(storage, id, joined);
     const op = storage.makeOp({ type: 'merge', id, from: host, data: raw as never }, scope);
     out.push(committer.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
   }
   return out;
 }
 
-function safeScope(storage: Storage, id: string, e: Entry): string {
+/** The scope of a merge op leaving a record as `e`: a tombstone keeps the scope it had; '*' when the scope function throws. */
+export function mergeScope(storage: Storage, id: string, e: Entry): string {
+  if (isHidden(e)) return storage.scopeOf(id);
   try {
     return storage.scopeFor(id, readEntry(e));
   } catch {

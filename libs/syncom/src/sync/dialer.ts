@@ -13,7 +13,8 @@ import type { NodeRecord } from './registry';
 import { vectorAhead } from './lag';
 import { allowedScopes } from './scopes';
 import { ownStreamChecks } from './own-streams';
-import { CAPABILITIES } from './versions';
+import { CAPABILITIES, RECONCILE_CAP } from './versions';
+import { antiEntropyTimer, reconcileAll, type ReconcileRun } from './anti-entropy';
 
 const MAX_BACKOFF = 60_000;
 const codeOf = (e: unknown) => (e as { code?: string })?.code;
@@ -48,6 +49,7 @@ export class Dialer {
   private failures = 0;
   private backoff = 0;
   private timer?: NodeJS.Timeout;
+  private antiEntropy?: NodeJS.Timeout;
   private stopped = false;
   private readonly listeners: [LinkEvent, () => void][] = [
     ['close', () => this.onClose()],
@@ -81,6 +83,7 @@ export class Dialer {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.antiEntropy);
     this.storage.parts.log.appended.delete(this.onAppend);
     this.sub?.unsubscribe();
     this.gen++;
@@ -144,6 +147,7 @@ export class Dialer {
       .catch((e: unknown) => (statusOf(e) === 426 ? (refused = versionsOf(e), null) : Promise.reject(e)));
     if (!ans || !this.m.wireVersions.includes(ans.version)) return this.incompatible(ans ? [ans.version] : refused);
     this.caps = ans.caps;
+    this.antiEntropy ??= antiEntropyTimer(this.m.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...ans.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     this.greeted = true;
@@ -246,6 +250,25 @@ export class Dialer {
         await this.failed(e);
       }
     });
+  }
+
+  /** Reconcile every granted scope with the host on the push chain, then push what it lacks (issue 6.2). */
+  reconcile(): Promise<void> {
+    if (!this.greeted || this.stopped || !this.caps.includes(RECONCILE_CAP)) return Promise.resolve();
+    return this.turn(async () => {
+      try {
+        await reconcileAll(this.reconcileRun());
+        await this.pushLacking();
+      } catch (e) {
+        await this.failed(e);
+      }
+    });
+  }
+
+  /** What a reconciliation with this host needs. */
+  reconcileRun(): ReconcileRun {
+    const { storage, rec, pageSize, m } = this;
+    return { storage, link: this.link as SyncLink, host: rec.remote.id ?? '', url: rec.url, scopes: rec.scopes, pageSize, telemetry: m.telemetry };
   }
 
   /** Push what the host lacks from its vector; backed off after a failed recovery (HOST-17). */

@@ -11,6 +11,7 @@ import { checkHello, type Hello } from './hello';
 import { checkLimits, type Limits, PeerBuckets, type TokenBucket } from './limits';
 import type { SyncManager } from './manager';
 import { allowedScopes, opInScope, servedScopes } from './scopes';
+import { ReconcileHost } from './reconcile-host';
 import { SnapshotPager } from './snapshot';
 import { CAPABILITIES, chooseVersion, incompatible } from './versions';
 
@@ -24,6 +25,8 @@ export interface UnitOptions {
   pageBytes?: number;
   limits?: Limits;
   meta?: Record<string, unknown>;
+  /** The largest reconcile message taken and sent, in UTF-8 bytes (default 512 KiB, RECONCILE.md). */
+  reconcileFrame?: number;
   /** The wire versions this unit speaks (default: the storage's, DialOptions.wireVersions). */
   wireVersions?: number[];
 }
@@ -46,7 +49,7 @@ const session428 = () => new SyncomError('HELLO_REQUIRED', 'no current hello on 
 
 /**
  * The unit of procedures a host mounts (HOST-1): hello, push, changes and
- * snapshot, over any link. Sessions live on the connection's context object.
+ * snapshot, with reconcile and records (issue 6), over any link. Sessions live on the connection's context object.
  */
 export class SyncUnit implements HostUnit {
   readonly access: 'session' | 'public';
@@ -57,6 +60,7 @@ export class SyncUnit implements HostUnit {
   private readonly pageSize: number;
   private readonly pageBytes: number;
   private readonly buckets: PeerBuckets;
+  private readonly recon: ReconcileHost;
 
   constructor(private readonly storage: Storage, private readonly manager: SyncManager, private readonly o: UnitOptions = {}) {
     this.access = o.access ?? 'session';
@@ -65,6 +69,7 @@ export class SyncUnit implements HostUnit {
     this.pageBytes = o.pageBytes ?? 4 * 1024 * 1024;
     this.pager = new SnapshotPager(storage, storage.parts.clock.now);
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, storage.parts.clock.now);
+    this.recon = new ReconcileHost(storage, { pageSize: this.pageSize, frameLimit: o.reconcileFrame });
   }
 
   async call(method: string, args: unknown, context: object): Promise<unknown> {
@@ -73,6 +78,8 @@ export class SyncUnit implements HostUnit {
     const s = this.session(context);
     if (method === 'push') return t.push('host', s.node, lengthOf(args), (span) => this.push(args, s, span));
     if (method === 'snapshot') return this.snapshot(args, s);
+    if (method === 'reconcile') return t.reconciliation('host', s.node, async () => this.recon.reconcile(args, s.scopes));
+    if (method === 'records') return this.recon.records(args, s.scopes);
     throw new SyncomError('UNKNOWN_METHOD', `no procedure ${String(method)}`, { status: 404 });
   }
 

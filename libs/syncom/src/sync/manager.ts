@@ -33,6 +33,8 @@ export interface DialOptions {
   signatures?: 'verify' | 'require' | false;
   /** The wire versions this node speaks, both roles (default WIRE_VERSIONS; tests pin others). */
   wireVersions?: number[];
+  /** Reconcile every scope with each host this often, in ms (default 180000, 3 minutes; 0 disables; issue 6.2). */
+  antiEntropyInterval?: number;
   hooks?: {
     beforeConnect?: (node: NodeRecord) => boolean | Promise<boolean>;
     beforeBootstrap?: (ctx: { url: string; remote: NodeRecord['remote'] }) => boolean | Promise<boolean>;
@@ -166,6 +168,15 @@ export class SyncManager {
   /** Push what each peer lacks right now (LIFE-3). */
   async sync(): Promise<void> {
     await Promise.all([...this.dialers.values()].map((d) => d.recover(true)));
+  }
+
+  /**
+   * Anti-entropy now (issue 6.2): each dialer reconciles each granted scope
+   * with its host, joins what differs and pushes what the host lacks.
+   * Resolves when every dialer is done.
+   */
+  async forceSync(): Promise<void> {
+    await Promise.all([...this.dialers.values()].map((d) => d.reconcile()));
   }
 
   /** Each dialed peer's state (LIFE-4). */

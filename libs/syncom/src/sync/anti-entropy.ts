@@ -1,0 +1,115 @@
+import { applyOp, type Entry } from '../crdt';
+import { SyncomError } from '../errors';
+import type { SyncLink } from '../link/contract';
+import type { Vector } from '../op/types';
+import type { Storage } from '../storage/storage';
+import type { SyncTelemetry } from '../telemetry';
+import { joinPage, mergeScope } from './bootstrap';
+import { createReconciler, entryDigest, type Message } from './reconcile';
+import type { ReconcileAnswer } from './reconcile-host';
+import { inLabel, labelItems, reconcileLabels } from './reconcile-sets';
+
+/** Rounds of one label's run at most: a run takes about log_B(n)/2 + 1, so this only stops a host that never ends one. */
+const MAX_ROUNDS = 64;
+
+/** What a reconciliation with one host needs. */
+export interface ReconcileRun {
+  storage: Storage; link: SyncLink; host: string; url: string; scopes: string[]; pageSize: number;
+  telemetry: SyncTelemetry;
+}
+
+/** What one run found: records fetched (need) and logged for the host (have); on start, where the host's sets were taken. */
+export interface ReconcileResult {
+  need: number;
+  have: number;
+  vector?: Vector;
+  eventId?: string;
+}
+
+/** The differences of one label: initiate, then answer the host until nothing is left to ask. */
+async function differences(o: ReconcileRun, label: string, start: boolean) {
+  const local = createReconciler({ items: labelItems(o.storage, label, o.scopes) });
+  const have = new Set<string>();
+  const need = new Set<string>();
+  let at: { vector?: Vector; eventId?: string } = {};
+  let msg: Message | null = local.initiate();
+  for (let round = 0; msg && round < MAX_ROUNDS; round++) {
+    const ans = (await o.link.call('reconcile', start && round === 0 ? { scope: label, msg, start: true } : { scope: label, msg })) as ReconcileAnswer;
+    if (start && round === 0) at = { vector: ans?.vector, eventId: ans?.eventId };
+    const step = local.reconcile(ans?.msg);
+    if (!step.ok) throw new SyncomError('RECONCILE_MALFORMED', `the host's reconcile answer was refused: ${step.reason}`, { url: o.url });
+    for (const id of step.have) have.add(id);
+    for (const id of step.need) need.add(id);
+    msg = step.next;
+  }
+  return { have: [...have], need: [...need], ...at };
+}
+
+/** Fetch the records the host holds differently, in pages, and join them as merge ops from the host. */
+async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promise<Map<string, string>> {
+  const digests = new Map<string, string>();
+  const via = { url: o.url, node: o.host };
+  for (let i = 0; i < ids.length; i += o.pageSize) {
+    const ans = (await o.link.call('records', { scope: label, ids: ids.slice(i, i + o.pageSize) })) as { entries?: unknown };
+    const entries = Array.isArray(ans?.entries) ? ans.entries : [];
+    await Promise.all(joinPage(o.storage, entries, o.host, via));
+    for (const e of entries as Entry[]) digests.set(e.id, entryDigest(e));
+  }
+  return digests;
+}
+
+/**
+ * Log a merge op of this node's current state of each record the host holds
+ * differently; the ordinary push carries them. A record whose fetched state
+ * already covers ours (same digest once joined) needs none.
+ */
+async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: Map<string, string>): Promise<number> {
+  const { storage } = o;
+  const { committer } = storage.parts;
+  const out: Promise<void>[] = [];
+  for (const id of ids) {
+    const e = committer.current(id);
+    if (!e || storage.isSealed(id) || !inLabel(storage.scopeOf(id), label, o.scopes)) continue;
+    if (fetched.get(id) === entryDigest(e)) continue;
+    const op = storage.makeOp({ type: 'merge', id, data: e as never }, mergeScope(storage, id, e));
+    out.push(committer.submit({ op, flags: 0, via: null, after: applyOp(e, op).entry }));
+  }
+  await Promise.all(out);
+  return out.length;
+}
+
+/** Reconcile one label with the host: find, fetch and join what differs, log what the host lacks. */
+export function reconcileLabel(o: ReconcileRun, label: string, start = false): Promise<ReconcileResult> {
+  return o.telemetry.reconciliation('dialer', o.url, async () => {
+    const d = await differences(o, label, start);
+    const fetched = await fetchNeeded(o, label, d.need);
+    const have = await logHave(o, label, d.have, fetched);
+    return { need: fetched.size, have, vector: d.vector, eventId: d.eventId };
+  });
+}
+
+/** Reconcile every label the node was registered with (anti-entropy, issue 6.2). */
+export async function reconcileAll(o: ReconcileRun): Promise<ReconcileResult> {
+  const sum: ReconcileResult = { need: 0, have: 0 };
+  for (const label of reconcileLabels(o.scopes)) {
+    const r = await reconcileLabel(o, label);
+    sum.need += r.need;
+    sum.have += r.have;
+  }
+  return sum;
+}
+
+/** The default anti-entropy interval: 3 minutes. */
+export const ANTI_ENTROPY_INTERVAL = 180_000;
+
+/**
+ * The anti-entropy timer of one dialer: `run` every `ms` (default 3 minutes;
+ * 0 disables it). Unref'd: it never keeps a process alive.
+ */
+export function antiEntropyTimer(ms: number | undefined, run: () => void): NodeJS.Timeout | undefined {
+  const every = ms ?? ANTI_ENTROPY_INTERVAL;
+  if (!(every > 0)) return undefined;
+  const t = setInterval(run, every);
+  t.unref?.();
+  return t;
+}

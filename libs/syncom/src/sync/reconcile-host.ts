@@ -1,0 +1,84 @@
+import type { Entry } from '../crdt';
+import { SyncomError } from '../errors';
+import type { Vector } from '../op/types';
+import type { Storage } from '../storage/storage';
+import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from './reconcile';
+import { inLabel, labelGranted, labelItems } from './reconcile-sets';
+import { servedVector } from './scopes';
+
+/** What `reconcile` answers; on `start`, where the set was taken (as a first snapshot page). */
+export interface ReconcileAnswer {
+  msg: Message;
+  vector?: Vector;
+  eventId?: string;
+}
+
+/** Responders kept at most: one per (label, grant) a peer used, rebuilt when the records move. */
+const MAX_CACHED = 64;
+
+/**
+ * The host's side of reconciliation (issue 6.2): the `reconcile` and
+ * `records` procedures over the sets a session was granted. The responder
+ * keeps no state between messages, so one per (label, grant) answers every
+ * peer, until the committed point moves.
+ */
+export class ReconcileHost {
+  private readonly cache = new Map<string, { chead: number; r: Reconciler }>();
+
+  constructor(private readonly storage: Storage, private readonly o: { pageSize: number; frameLimit?: number }) {}
+
+  private get frameLimit(): number {
+    return this.o.frameLimit ?? RECONCILE_DEFAULTS.frameLimit;
+  }
+
+  /** One initiator message answered. @throws SyncomError 403 SCOPES, 413 RECONCILE_TOO_LARGE, 400 RECONCILE_MALFORMED. */
+  reconcile(args: unknown, granted: readonly string[]): ReconcileAnswer {
+    const a = (args ?? {}) as { scope?: unknown; msg?: unknown; start?: unknown };
+    const label = checkLabel(a.scope, granted);
+    // Measured before decoding: a peer must not make the host parse more than one frame.
+    const bytes = Buffer.byteLength(JSON.stringify(a.msg ?? null));
+    if (bytes > this.frameLimit) throw new SyncomError('RECONCILE_TOO_LARGE', `a reconcile message of ${bytes} bytes is over the frame of ${this.frameLimit}`, { status: 413 });
+    const { committer, log } = this.storage.parts;
+    // Taken before the set is built: the set covers at least what this vector says.
+    const at = a.start === true ? { vector: servedVector(committer.cvec, granted), eventId: log.eventId(committer.chead) } : {};
+    const out = this.responder(label, granted).reconcile(a.msg);
+    if (!out.ok) throw new SyncomError('RECONCILE_MALFORMED', out.reason, { status: 400 });
+    return { msg: out.next as Message, ...at };
+  }
+
+  /** Records of a label's set by id, in the order asked; missing and sealed ones left out. */
+  records(args: unknown, granted: readonly string[]): { entries: Entry[] } {
+    const a = (args ?? {}) as { scope?: unknown; ids?: unknown };
+    const label = checkLabel(a.scope, granted);
+    const ids = a.ids;
+    if (!Array.isArray(ids) || ids.length > this.o.pageSize || !ids.every((id) => typeof id === 'string')) {
+      throw new SyncomError('BAD_REQUEST', `records takes { scope, ids: [at most ${this.o.pageSize} ids] }`, { status: 400 });
+    }
+    const c = this.storage.parts.committer.committed;
+    const entries: Entry[] = [];
+    for (const id of ids as string[]) {
+      const e = c.get(id);
+      if (e && !this.storage.isSealed(id) && inLabel(this.storage.scopeOf(id), label, granted)) entries.push(e);
+    }
+    return { entries };
+  }
+
+  private responder(label: string, granted: readonly string[]): Reconciler {
+    // A label's set depends on the grant only through '*': label '*' is every record or the global scope's.
+    const key = label === '*' && granted.includes('*') ? '*all' : `:${label}`;
+    const chead = this.storage.parts.committer.chead;
+    const hit = this.cache.get(key);
+    if (hit && hit.chead === chead) return hit.r;
+    if (!hit && this.cache.size >= MAX_CACHED) this.cache.clear();
+    const r = createReconciler({ items: labelItems(this.storage, label, granted), frameLimit: this.frameLimit });
+    this.cache.set(key, { chead, r });
+    return r;
+  }
+}
+
+/** The label asked, when the session may reconcile it. */
+function checkLabel(x: unknown, granted: readonly string[]): string {
+  if (typeof x !== 'string' || x.length === 0 || x.length > 128) throw new SyncomError('BAD_REQUEST', 'reconcile takes a scope label', { status: 400 });
+  if (!labelGranted(x, granted)) throw new SyncomError('SCOPES', `scope ${x} was not granted`, { status: 403 });
+  return x;
+}

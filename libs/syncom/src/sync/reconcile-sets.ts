@@ -1,0 +1,41 @@
+import type { Entry } from '../crdt';
+import type { Storage } from '../storage/storage';
+import { entryItem, type ReconcileItem } from './reconcile';
+
+/**
+ * The labels a grant reconciles (RECONCILE.md, Scopes): '*' alone over every
+ * record when '*' is granted; otherwise each granted scope, and '*' over the
+ * global scope's records.
+ */
+export function reconcileLabels(granted: readonly string[]): string[] {
+  if (granted.includes('*')) return ['*'];
+  return [...new Set(granted), '*'];
+}
+
+/** Whether a peer granted `granted` may reconcile `label`: '*' always (the global scope reaches everyone, SCOPE-9). */
+export function labelGranted(label: string, granted: readonly string[]): boolean {
+  return label === '*' || granted.includes('*') || granted.includes(label);
+}
+
+/** Whether a record in `scope` is in the set of `label` under a grant. */
+export function inLabel(scope: string | undefined, label: string, granted: readonly string[]): boolean {
+  if (label === '*') return granted.includes('*') || (scope ?? '*') === '*';
+  return scope === label;
+}
+
+/**
+ * The committed entries of a label's set: tombstones and purge markers
+ * included, sealed records never (they never leave this node, GUAR-19).
+ */
+export function labelEntries(storage: Storage, label: string, granted: readonly string[]): Entry[] {
+  const out: Entry[] = [];
+  for (const [id, e] of storage.parts.committer.committed) {
+    if (!storage.isSealed(id) && inLabel(storage.scopeOf(id), label, granted)) out.push(e);
+  }
+  return out;
+}
+
+/** A label's set as reconciliation items. */
+export function labelItems(storage: Storage, label: string, granted: readonly string[]): ReconcileItem[] {
+  return labelEntries(storage, label, granted).map(entryItem);
+}

@@ -1,0 +1,128 @@
+import type { Op, Storage } from '../../src';
+import { createMemoryLink } from '../../src';
+import { closeAll, dialer, hub, Net, records, until } from './helpers';
+
+const URL = 'memory://h';
+
+/** A beforeApply that skips, once, the first peer op whose data carries `mark`. */
+function skipOnce(mark: string) {
+  const state = { skipped: false };
+  const beforeApply = ({ op }: { op: Op }) => {
+    if (state.skipped || !JSON.stringify(op.data ?? null).includes(mark)) return true;
+    state.skipped = true;
+    return false;
+  };
+  return { state, beforeApply };
+}
+
+const field = (s: Storage, id: string, name: string) => (s.parts.committer.committed.get(id)?.fields[name] as { val?: unknown } | undefined)?.val;
+
+/** A hub and a dialer greeted with it, anti-entropy off unless asked. */
+async function pair(o: { hostSkip?: string; dialerSkip?: string; interval?: number; sync?: Record<string, unknown> } = {}) {
+  const net = new Net();
+  const hs = o.hostSkip ? skipOnce(o.hostSkip) : undefined;
+  const ds = o.dialerSkip ? skipOnce(o.dialerSkip) : undefined;
+  const h = await hub({}, { sync: { ...o.sync, hooks: { beforeApply: hs?.beforeApply } } });
+  net.units.set(URL, h.unit);
+  const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: o.interval ?? 0, ...o.sync, hooks: { beforeApply: ds?.beforeApply } } });
+  await d.sync.addNode({ url: URL, token: 't' });
+  await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
+  return { net, h, d, hs, ds };
+}
+
+describe('RECON anti-entropy (issue 6.2)', () => {
+  it('RECON: forceSync repairs a host that skipped a dialer op and a dialer that skipped a host op; both converge', async () => {
+    const { net, h, d, hs, ds } = await pair({ hostSkip: 'from-d', dialerSkip: 'from-h' });
+    const a = await d.insert({ x: 1 });
+    const b = await h.s.insert({ y: 1 });
+    await until(async () => (await h.s.has(a)) && (await d.has(b)), [d, h.s]);
+    await d.update(a, { x: 'from-d' });
+    await h.s.update(b, { y: 'from-h' });
+    await until(() => hs!.state.skipped && ds!.state.skipped, [d, h.s]);
+    await net.links[0].settle();
+    expect([field(h.s, a, 'x'), field(d, b, 'y')]).toEqual([1, 1]);
+    await d.sync.forceSync();
+    expect([field(h.s, a, 'x'), field(d, b, 'y')]).toEqual(['from-d', 'from-h']);
+    expect(await records(d)).toEqual(await records(h.s));
+    await closeAll(d, h.s);
+  });
+
+  it('RECON: the anti-entropy timer (antiEntropyInterval) repairs without forceSync', async () => {
+    const { h, d, hs } = await pair({ hostSkip: 'late', interval: 25 });
+    const a = await d.insert({ x: 'late' });
+    await until(() => hs!.state.skipped, [d, h.s]);
+    await until(() => field(h.s, a, 'x') === 'late', [d, h.s]);
+    await closeAll(d, h.s);
+  });
+
+  it('RECON: a record older than both logs (retention moved both floors past the skipped op) is repaired', async () => {
+    const sync = { retention: { ops: 1000 }, log: { rollAfter: 5 } };
+    const { net, h, d, hs } = await pair({ hostSkip: 'old', sync });
+    const a = await d.insert({ x: 'old' });
+    await until(() => hs!.state.skipped, [d, h.s]);
+    for (let i = 0; i < 60; i++) await Promise.all(Array.from({ length: 25 }, (_, j) => d.insert({ i, j })));
+    await until(() => d.sync.listNodes()[0].acked[d.id] === 1501, [d]);
+    await net.links[0].settle();
+    await d.insert({ last: 1 });
+    await Promise.all([d.parts.committer.idle(), h.s.parts.committer.idle()]);
+    const aAt = (s: Storage) => s.parts.log.read(0).some((e) => e.op.id === a);
+    expect([aAt(d), aAt(h.s), d.parts.log.floor > 0, h.s.parts.log.floor > 0]).toEqual([false, false, true, true]);
+    expect(await h.s.has(a)).toBe(false);
+    await d.sync.forceSync();
+    expect(field(h.s, a, 'x')).toBe('old');
+    await closeAll(d, h.s);
+  });
+
+  it('RECON SCOPE: a peer granted scope A never sees fingerprints, ids or records of B; an ungranted label is refused 403', async () => {
+    const typed = (_id: string, data: Record<string, unknown>) => (typeof data.$type === 'string' ? data.$type : '*');
+    const crossed: string[] = [];
+    const net = new Net();
+    const skip = skipOnce('A-late');
+    const h = await hub({}, { sync: { scope: typed, hooks: { beforeApply: skip.beforeApply } } });
+    net.units.set(URL, h.unit);
+    net.connect = () => {
+      const link = createMemoryLink(h.unit);
+      const call = link.call.bind(link);
+      link.call = async (method, args) => {
+        const answer = await call(method, args);
+        crossed.push(JSON.stringify({ method, args, answer }));
+        return answer;
+      };
+      net.links.push(link);
+      return link;
+    };
+    const bIds = await Promise.all(Array.from({ length: 40 }, (_, i) => h.s.insert({ $type: 'B', i })));
+    await Promise.all(Array.from({ length: 40 }, (_, i) => h.s.insert({ $type: 'A', i })));
+    await h.s.insert({ g: 1 });
+    const d = await dialer(net, { sync: { connect: net.connect, scope: typed, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't', scopes: ['A'] });
+    await until(async () => (await d.list()).length === 41, [d]);
+    const late = await Promise.all(Array.from({ length: 3 }, () => d.insert({ $type: 'A', v: 'A-late' })));
+    await until(() => skip.state.skipped, [d, h.s]);
+    await net.links[0].settle();
+    await d.sync.forceSync();
+    await until(async () => (await Promise.all(late.map((id) => h.s.has(id)))).every(Boolean), [h.s]);
+    const calls = crossed.map((c) => JSON.parse(c) as { method: string; args: { scope?: string } });
+    expect(calls.filter((c) => c.method === 'reconcile').map((c) => c.args.scope)).toEqual(expect.arrayContaining(['A', '*']));
+    expect(calls.some((c) => c.method === 'reconcile' && c.args.scope === 'B')).toBe(false);
+    for (const id of bIds) expect(crossed.some((c) => c.includes(id))).toBe(false);
+    const ctx = {};
+    await h.unit.call('hello', { node: 'p', vector: {}, epoch: 'e', schema: null, scopes: ['A'], token: 't' }, ctx);
+    await expect(h.unit.call('reconcile', { scope: 'B', msg: { v: 1, ranges: [[null, 1, 'x']] } }, ctx)).rejects.toMatchObject({ status: 403, code: 'SCOPES' });
+    await expect(h.unit.call('records', { scope: 'B', ids: [bIds[0]] }, ctx)).rejects.toMatchObject({ status: 403, code: 'SCOPES' });
+    expect(await h.unit.call('records', { scope: 'A', ids: [bIds[0]] }, ctx)).toEqual({ entries: [] });
+    expect(await h.unit.call('records', { scope: '*', ids: [bIds[0]] }, ctx)).toEqual({ entries: [] });
+    await closeAll(d, h.s);
+  });
+
+  it('RECON: a malformed or oversized reconcile message is refused (400 RECONCILE_MALFORMED, 413) and reconcile needs a session (428)', async () => {
+    const h = await hub({ reconcileFrame: 32 * 1024 });
+    await expect(h.unit.call('reconcile', { scope: '*', msg: { v: 1, ranges: [] } }, {})).rejects.toMatchObject({ status: 428 });
+    const ctx = {};
+    await h.unit.call('hello', { node: 'p', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' }, ctx);
+    await expect(h.unit.call('reconcile', { scope: '*', msg: { v: 2, ranges: [] } }, ctx)).rejects.toMatchObject({ status: 400, code: 'RECONCILE_MALFORMED' });
+    await expect(h.unit.call('reconcile', { scope: '*', msg: { v: 1, pad: 'x'.repeat(40_000) } }, ctx)).rejects.toMatchObject({ status: 413 });
+    await expect(h.unit.call('records', { scope: '*', ids: Array.from({ length: 501 }, (_, i) => `r${i}`) }, ctx)).rejects.toMatchObject({ status: 400 });
+    await closeAll(h.s);
+  });
+});
