@@ -52,7 +52,7 @@ export function mergeScope(storage: Storage, id: string, e: Entry): string {
 }
 
 /** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen. */
-function adopt(storage: Storage, host: string, vector: Vector, via: Via): Promise<void> {
+export function adopt(storage: Storage, host: string, vector: Vector, via: Via): Promise<void> {
   const op = storage.makeOp({ type: 'advance', id: host, from: host, vector }, '*');
   return storage.parts.committer.submit({ op, flags: FLAG_GRANTED, via });
 }

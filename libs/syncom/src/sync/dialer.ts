@@ -6,7 +6,7 @@ import { FLAG_SEALED, packOps, unpackOps } from '../op';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import { applyPeerOps, type PeerApplyResult } from '../storage/peer';
 import { ATTRS } from '../telemetry';
-import { runBootstrap } from './bootstrap';
+import { catchUp } from './incremental-bootstrap';
 import { checkHelloAnswer } from './hello';
 import type { SyncManager } from './manager';
 import type { NodeRecord } from './registry';
@@ -428,7 +428,8 @@ export class Dialer {
     if (!allowed || gen + 1 !== this.gen) return;
     this.bootstrapping = true;
     try {
-      const { eventId, records } = await this.m.telemetry.bootstrap(url, (span) => runBootstrap({
+      // With data here and a host that reconciles, only what differs crosses (issue 6.2).
+      const { eventId, records } = await this.m.telemetry.bootstrap(url, (span) => catchUp({ ...this.reconcileRun(), caps: this.caps }, {
         storage: this.storage, link: this.link as SyncLink, host: this.rec.remote.id ?? '', url, scopes: this.rec.scopes,
         progress: (received, total) => this.m.events.emit('progress', { url, received, total }),
         traced: { telemetry: this.m.telemetry, span },

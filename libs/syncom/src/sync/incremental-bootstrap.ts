@@ -1,0 +1,60 @@
+import type { Storage } from '../storage/storage';
+import { type ReconcileRun, reconcileLabel } from './anti-entropy';
+import { adopt, type BootstrapRun, runBootstrap } from './bootstrap';
+import { inLabel, reconcileLabels } from './reconcile-sets';
+import { RECONCILE_CAP } from './versions';
+
+/** What a bootstrap ends with: the event id to resume the feed from, the records joined, and how. */
+export interface CaughtUp {
+  eventId: string;
+  records: number;
+  incremental: boolean;
+}
+
+/** Whether this node holds any record of the sets it reconciles with the host: else there is nothing to spare. */
+function holdsData(storage: Storage, scopes: readonly string[]): boolean {
+  const labels = reconcileLabels(scopes);
+  for (const id of storage.parts.committer.committed.keys()) {
+    if (!storage.isSealed(id) && labels.some((l) => inLabel(storage.scopeOf(id), l, scopes))) return true;
+  }
+  return false;
+}
+
+/**
+ * An incremental bootstrap (issue 6.2): reconcile every label instead of
+ * paging the whole snapshot. The first call (start) names the host's
+ * committed point, its vector and event id, taken before its set was built;
+ * what differs is joined, the vector adopted as a snapshot's would be, and
+ * the merges of what the host lacks are logged (the relay pushes them).
+ */
+export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
+  let first: { vector?: unknown; eventId?: string } | undefined;
+  let records = 0;
+  for (const label of reconcileLabels(o.scopes)) {
+    const r = await reconcileLabel(o, label, first === undefined);
+    first ??= r;
+    records += r.need;
+  }
+  const vector = first?.vector;
+  if (typeof vector !== 'object' || vector === null || typeof first?.eventId !== 'string') {
+    throw new Error('the host named no committed point for the reconciliation');
+  }
+  await adopt(o.storage, o.host, vector as Record<string, number>, { url: o.url, node: o.host });
+  return { eventId: first.eventId, records, incremental: true };
+}
+
+/**
+ * Catch up with a host whose floor passed this node's cursor (BOOT-1):
+ * incrementally when the host can reconcile and this node holds data,
+ * falling back to the full snapshot on any failure; else the snapshot.
+ */
+export async function catchUp(o: ReconcileRun & { caps: readonly string[] }, full: BootstrapRun): Promise<CaughtUp> {
+  if (o.caps.includes(RECONCILE_CAP) && holdsData(o.storage, o.scopes)) {
+    try {
+      return await reconcileBootstrap(o);
+    } catch {
+      // The snapshot repairs whatever the reconciliation left half done: its joins and adopt are idempotent.
+    }
+  }
+  return { ...(await runBootstrap(full)), incremental: false };
+}
