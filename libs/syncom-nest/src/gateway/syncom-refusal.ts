@@ -31,7 +31,12 @@ function fromWsException(e: WsException): WireError {
  */
 export function toWireError(e: unknown): WireError {
   if (e instanceof WsException) return fromWsException(e);
-  if (isSyncomError(e)) return { code: e.code, status: typeof e.status === 'number' ? e.status : 500, message: e.message };
+  if (isSyncomError(e)) {
+    const wire: WireError = { code: e.code, status: typeof e.status === 'number' ? e.status : 500, message: e.message };
+    // A 426 names the versions the host speaks (issue 6): the dialer reports them.
+    if (Array.isArray(e.versions)) wire.versions = (e.versions as unknown[]).filter((v): v is number => Number.isSafeInteger(v));
+    return wire;
+  }
   if (e instanceof HttpException) return { code: e.getStatus() === 400 ? 'BAD_REQUEST' : 'HTTP_ERROR', status: e.getStatus(), message: e.message };
   return { code: 'INTERNAL', status: 500, message: 'the host failed to handle this message' };
 }

@@ -15,6 +15,7 @@ import { HelloDto } from './hello.dto';
 import { SyncomLimitsGuard } from './limits.guard';
 import { applyMessageLimit, maxMessageBytes } from './message-size';
 import { PushDto, SnapshotDto } from './push.dto';
+import { ReconcileDto, RecordsDto } from './reconcile.dto';
 import { createSessionMiddleware } from './session.middleware';
 import { peerOf } from './socket-peer';
 import { SyncomExceptionFilter } from './syncom-exception.filter';
@@ -24,9 +25,9 @@ import { SyncomValidationPipe } from './syncom-validation.pipe';
 export const DEFAULT_ACK_TIMEOUT = 30_000;
 
 /**
- * Hosts peers over socket.io (DESIGN: Adaptations of the spec): the four
+ * Hosts peers over socket.io (DESIGN: Adaptations of the spec): the
  * procedures of the storage's host unit as acknowledged messages (hello,
- * push, snapshot; changes as a subscription whose pages are acknowledged;
+ * push, snapshot, reconcile, records; changes as a subscription whose pages are acknowledged;
  * snapshot streams pulled chunk by chunk), one unit context per socket.
  * authorize and limits are guards; malformed envelopes are refused by the
  * validation pipe; every refusal is answered on the message's ack by the
@@ -98,6 +99,18 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
   @SubscribeMessage(SYNCOM_EVENTS.snapshot)
   async snapshot(@ConnectedSocket() socket: Socket, @MessageBody() body: SnapshotDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('snapshot', body, peerOf(socket).context));
+  }
+
+  /** reconcile: one round of a scope's set reconciliation (capability reconcile/1, issue 6.2). */
+  @SubscribeMessage(SYNCOM_EVENTS.reconcile)
+  async reconcile(@ConnectedSocket() socket: Socket, @MessageBody() body: ReconcileDto): Promise<SyncomAnswer> {
+    return answerOk(await this.unit.call('reconcile', body, peerOf(socket).context));
+  }
+
+  /** records: the merge states of records a reconciliation found different. */
+  @SubscribeMessage(SYNCOM_EVENTS.records)
+  async records(@ConnectedSocket() socket: Socket, @MessageBody() body: RecordsDto): Promise<SyncomAnswer> {
+    return answerOk(await this.unit.call('records', body, peerOf(socket).context));
   }
 
   /** changes: opens a feed whose pages go out as acknowledged `changes:data` messages. */

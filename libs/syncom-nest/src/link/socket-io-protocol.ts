@@ -2,7 +2,7 @@ import { SyncomError } from 'syncom';
 
 /**
  * The socket.io event names of the syncom protocol (PROTOCOL-SOCKETIO.md).
- * Dialer → host: hello, push, snapshot, changes, unsubscribe, chunk, each
+ * Dialer → host: hello, push, snapshot, reconcile, records, changes, unsubscribe, chunk, each
  * acknowledged. Host → dialer: a changes page (acknowledged: backpressure),
  * a feed's error and end, and `exception` for a message that came without
  * an ack to answer on.
@@ -11,6 +11,8 @@ export const SYNCOM_EVENTS = {
   hello: 'hello',
   push: 'push',
   snapshot: 'snapshot',
+  reconcile: 'reconcile',
+  records: 'records',
   changes: 'changes',
   unsubscribe: 'unsubscribe',
   chunk: 'chunk',
@@ -25,6 +27,8 @@ export interface WireError {
   code: string;
   status: number;
   message?: string;
+  /** On 426 INCOMPATIBLE: the wire versions the host speaks. */
+  versions?: number[];
 }
 
 /** Every acknowledged message is answered with one of these. */
@@ -58,7 +62,9 @@ export function fromWireError(error: unknown): SyncomError {
   const e = isObject(error) ? error : {};
   const code = typeof e.code === 'string' ? e.code : 'REMOTE_ERROR';
   const message = typeof e.message === 'string' ? e.message : `the host refused: ${code}`;
-  return new SyncomError(code, message, typeof e.status === 'number' ? { status: e.status } : {});
+  const details: Record<string, unknown> = typeof e.status === 'number' ? { status: e.status } : {};
+  if (Array.isArray(e.versions) && e.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...e.versions];
+  return new SyncomError(code, message, details);
 }
 
 /**
