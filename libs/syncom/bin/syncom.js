@@ -15,4 +15,15 @@ try {
   }
   throw e;
 }
-cli.main();
+// pull dials a hub over socket.io, which the engine itself never imports
+// (its src/ stays transport-free): the socket.io link comes from syncom-nest
+// when it is installed beside syncom (loaded for pull only: it pulls in Nest);
+// without it, pull says so.
+function socketIoConnect() {
+  try {
+    return require('syncom-nest').socketIoConnect();
+  } catch {
+    return undefined;
+  }
+}
+cli.main({ connect: process.argv.includes('pull') ? socketIoConnect() : undefined });

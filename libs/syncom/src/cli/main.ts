@@ -90,9 +90,9 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps =
   }
 }
 
-/** Run the CLI as a process: argv, stdout and stderr, and its exit code (bin/syncom.js calls this). */
-export function main(): void {
-  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then((code) => {
+/** Run the CLI as a process: argv, stdout and stderr, and its exit code (bin/syncom.js calls this, with the transport pull dials over). */
+export function main(deps: CliDeps = {}): void {
+  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }, deps).then((code) => {
     // exitCode, not exit(): stdout may still be draining into a pipe.
     process.exitCode = code;
   });

@@ -15,16 +15,6 @@ export interface PullOptions {
   connect?: PullConnect;
 }
 
-/** The socket.io link, loaded only for pull: the engine itself never depends on syncom-nest. */
-function socketIoConnect(): PullConnect {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('syncom-nest') as { socketIoConnect(): PullConnect }).socketIoConnect();
-  } catch {
-    throw new CliError('pull dials a hub over socket.io: install syncom-nest beside syncom (npm install syncom-nest)');
-  }
-}
-
 /** Whether the hub's feed has given this node everything the hub held at its last answer. */
 function caughtUp(storage: Storage, url: string): boolean {
   const p = storage.sync.peers().find((x) => x.url === url);
@@ -59,7 +49,9 @@ function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Pr
  * from then on (its id, its keys), like any dialer.
  */
 export async function pullCommand(path: string, o: PullOptions, io: CliIo): Promise<number> {
-  const connect = o.connect ?? socketIoConnect();
+  // The engine names no transport (LINK-1): the launcher (bin/syncom.js) hands pull the socket.io link.
+  const connect = o.connect;
+  if (!connect) throw new CliError('pull dials a hub over socket.io: install syncom-nest beside syncom (npm install syncom-nest)');
   const storage = await open({ path, sync: { connect } });
   try {
     const known = storage.sync.listNodes().find((n) => n.url === o.hub);
