@@ -9,6 +9,8 @@ export interface HubConfig {
   tokens: string[];
   /** Serve GET /metrics in the Prometheus text format (SYNCOM_METRICS=1). */
   metrics?: boolean;
+  /** Serve GET /load-probe: RSS, heap and event-loop delay, for `npm run load` (SYNCOM_LOAD_PROBE=1). */
+  loadProbe?: boolean;
   /**
    * The other hubs this one dials, e.g. 'http://10.0.0.2:8000/syncom' (SYNCOM_PEERS). The list is
    * the hub's whole registry: a url registered before and no longer listed is removed at start.
@@ -30,7 +32,7 @@ function list(value: string | undefined): string[] {
 /**
  * The hub's config from its environment: PORT (8000), HOST (0.0.0.0), SYNCOM_PATH (./data/hub),
  * SYNCOM_TOKENS (comma-separated), SYNCOM_METRICS ('1' serves GET /metrics), SYNCOM_PEERS
- * (comma-separated hub urls), SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL.
+ * (comma-separated hub urls), SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_LOAD_PROBE ('1' serves GET /load-probe).
  */
 export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
   return {
@@ -39,6 +41,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     path: env.SYNCOM_PATH ?? './data/hub',
     tokens: list(env.SYNCOM_TOKENS),
     metrics: env.SYNCOM_METRICS === '1',
+    ...(env.SYNCOM_LOAD_PROBE === '1' && { loadProbe: true }),
     peers: [...new Set(list(env.SYNCOM_PEERS))],
     ...(env.SYNCOM_PEER_TOKEN && { peerToken: env.SYNCOM_PEER_TOKEN }),
     ...(env.SYNCOM_REDIS_URL && { redisUrl: env.SYNCOM_REDIS_URL }),
