@@ -1,0 +1,75 @@
+import type { Vector } from 'syncom';
+import { FullPeer } from './full-peer';
+import { RawPeer } from './raw-peer';
+
+/** A peer of the run, raw or full. */
+export type LoadPeer = RawPeer | FullPeer;
+
+/** How connecting went: per-peer times in ms (socket up, hello answered, feed open or bootstrap done). */
+export interface ConnectStats {
+  ms: number[];
+  failed: Map<string, number>;
+  /** Wall time of the whole ramp, ms. */
+  wallMs: number;
+}
+
+/**
+ * `n` peers, `full` of them real storages spread evenly among the raw ones
+ * (so the sample connects early and late in the ramp alike).
+ */
+export async function makePeers(n: number, full: number): Promise<LoadPeer[]> {
+  const fullAt = new Set(Array.from({ length: full }, (_, k) => Math.floor((k * n) / full)));
+  const peers: LoadPeer[] = [];
+  for (let i = 0; i < n; i++) peers.push(fullAt.has(i) ? await FullPeer.open(i) : new RawPeer(i));
+  return peers;
+}
+
+/** Connects every peer, at most `concurrency` at a time (a real fleet does not dial in one instant). */
+export async function rampUp(peers: LoadPeer[], url: string, token: string, concurrency: number): Promise<ConnectStats> {
+  const stats: ConnectStats = { ms: [], failed: new Map(), wallMs: 0 };
+  const t0 = performance.now();
+  let next = 0;
+  const lane = async () => {
+    while (next < peers.length) {
+      const peer = peers[next++];
+      try {
+        stats.ms.push(await peer.connect(url, token));
+      } catch (e) {
+        const code = (e as { code?: string }).code ?? (e as Error).message;
+        stats.failed.set(code, (stats.failed.get(code) ?? 0) + 1);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, peers.length) }, lane));
+  stats.wallMs = performance.now() - t0;
+  return stats;
+}
+
+/** Every peer makes `writes` writes at random moments of the next `seconds`; resolves when all are answered. */
+export async function writeFor(peers: LoadPeer[], seconds: number, writes: number): Promise<{ wallMs: number; lastMs: number }> {
+  const t0 = performance.now();
+  let lastMs = 0;
+  const one = (peer: LoadPeer) =>
+    new Promise<void>((resolve) => {
+      setTimeout(() => {
+        void peer.write().finally(() => {
+          lastMs = Math.max(lastMs, performance.now() - t0);
+          resolve();
+        });
+      }, Math.random() * seconds * 1000);
+    });
+  await Promise.all(peers.flatMap((p) => Array.from({ length: writes }, () => one(p))));
+  return { wallMs: performance.now() - t0, lastMs };
+}
+
+/** Resolves once `peer` holds every stream of `vector`, rechecked at each page or change it takes. */
+export function converged(peer: LoadPeer, vector: Vector): Promise<void> {
+  return new Promise((resolve) => {
+    if (peer.covers(vector)) return resolve();
+    const off = peer.onProgress(() => {
+      if (!peer.covers(vector)) return;
+      off();
+      resolve();
+    });
+  });
+}

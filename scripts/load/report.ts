@@ -1,0 +1,92 @@
+import type { LoadResult } from './run-load';
+import type { Sample } from './sampler';
+
+/** Rows of the RSS table at most: a long run shows every k-th sample (and the last of each phase). */
+const MAX_ROWS = 40;
+
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+const s1 = (ms: number) => (ms / 1000).toFixed(1);
+
+/** The p-th percentile of some numbers (nearest rank); 0 for none. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const codes = (m: Map<string, number>) => (m.size === 0 ? 'none' : [...m].map(([c, n]) => `${c} x${n}`).join(', '));
+
+/** How RSS moved in the write window: at its start, its peak, at its end, and over its second half. */
+export function rssTrend(samples: Sample[]): { start: number; peak: number; end: number; secondHalf: number; afterClose: number } {
+  const w = samples.filter((s) => s.phase === 'writes');
+  const rss = (s: Sample | undefined) => s?.hub.rss ?? 0;
+  const mid = w.length ? w[0].t + (w[w.length - 1].t - w[0].t) / 2 : 0;
+  const half = w.filter((s) => s.t >= mid);
+  return {
+    start: rss(w[0]), peak: Math.max(0, ...w.map(rss)), end: rss(w[w.length - 1]),
+    secondHalf: rss(half[half.length - 1]) - rss(half[0]), afterClose: rss(samples[samples.length - 1]),
+  };
+}
+
+/** Op deliveries to peers (each write reaches every other peer) and their rate until the last peer converged. */
+function fanOut(r: LoadResult): string {
+  const deliveries = r.writes.acked * (r.options.peers - 1);
+  const ms = r.writes.windowMs + (r.convergeMs ?? NaN);
+  return `${deliveries} op deliveries to peers, ${(deliveries / (ms / 1000)).toFixed(0)}/s from the first write until every peer converged`;
+}
+
+function summary(r: LoadResult): string[] {
+  const o = r.options;
+  const perSecond = r.writes.acked / (r.writes.lastAckMs / 1000);
+  const c = r.connect.ms;
+  return [
+    `syncom load: ${o.peers} socket.io peers (${o.full} full storages, ${o.peers - o.full} raw protocol peers) on one hub, ${o.writes} writes each in ${o.seconds} s`,
+    `machine   ${r.machine.cores} cores, load average ${r.machine.loadBefore.toFixed(1)} before the run and ${r.machine.loadAfter.toFixed(1)} after (other work shares the cores)`,
+    `connect   ramp ${s1(r.connect.wallMs)} s, ${o.ramp} at a time; per peer p50 ${percentile(c, 50).toFixed(0)} ms, p99 ${percentile(c, 99).toFixed(0)} ms, max ${percentile(c, 100).toFixed(0)} ms; failed: ${codes(r.connect.failed)}`,
+    `writes    ${r.writes.acked} acknowledged, ${perSecond.toFixed(0)} writes/s (last ack ${s1(r.writes.lastAckMs)} s into the window); refused or failed: ${codes(r.writes.failed)}`,
+    `fan-out   ${fanOut(r)}`,
+    `converge  ${r.convergeMs === undefined ? `${r.notConverged} peers did NOT converge` : `every peer held every stream ${s1(r.convergeMs)} s after the window`}; holes in streams: ${r.holes}`,
+    `lost      ${r.check.problems.length === 0 ? 'nothing' : 'SEE PROBLEMS'}: ${r.check.ackedWrites} acknowledged writes, ${r.check.hubRecords} records at the hub; ${o.full} full peers compared record for record`,
+    `close     sockets the hub still counts after every peer closed: ${r.socketsLeft}`,
+  ];
+}
+
+function delays(r: LoadResult): string[] {
+  const out = [
+    '', 'hub event-loop delay by phase (ms; hub cpu: cores the hub kept busy; tool p99: the load tool\'s own loop)',
+    'phase     seconds   p50     p99     max    mean  hub cpu  tool p99',
+  ];
+  for (const p of r.phases) {
+    const d = p.delay;
+    const cols = [d.p50, d.p99, d.max, d.mean].map((x) => x.toFixed(1).padStart(7));
+    out.push([p.phase.padEnd(9), s1(p.seconds * 1000).padStart(7), ...cols, p.hubCores.toFixed(2).padStart(8), p.toolP99.toFixed(1).padStart(9)].join(' '));
+  }
+  return out;
+}
+
+function rssTable(r: LoadResult): string[] {
+  const out = ['', 'hub RSS over time (* heap after a full collection, at the end of each phase)', '    t s  phase     sockets  rss MB  heap MB  delay p99 so far  tool rss MB'];
+  const every = Math.max(1, Math.ceil(r.samples.length / MAX_ROWS));
+  r.samples.forEach((s, i) => {
+    const last = i === r.samples.length - 1 || r.samples[i + 1].phase !== s.phase;
+    if (i % every !== 0 && !last) return;
+    const h = s.hub;
+    out.push(`${s.t.toFixed(1).padStart(7)}  ${s.phase.padEnd(9)} ${String(h.sockets).padStart(7)} ${mb(h.rss).padStart(7)} ${(mb(h.heapUsed) + (h.collected ? '*' : ' ')).padStart(8)} ${h.delay.p99.toFixed(1).padStart(17)} ${mb(s.toolRss).padStart(12)}`);
+  });
+  const t = rssTrend(r.samples);
+  const ends = r.samples.filter((x) => x.hub.collected).map((x) => `${x.phase} ${mb(x.hub.heapUsed)}`);
+  out.push(`heap after a full collection at the end of each phase, MB: ${ends.join(', ')}`);
+  out.push(`RSS in the write window: ${mb(t.start)} MB at its start, peak ${mb(t.peak)} MB, ${mb(t.end)} MB at its end (${t.secondHalf >= 0 ? '+' : ''}${mb(t.secondHalf)} MB over its second half); ${mb(t.afterClose)} MB once every peer left`);
+  return out;
+}
+
+/** The run as text: summary, delays by phase, RSS over time, problems. */
+export function formatLoad(r: LoadResult): string {
+  const problems = r.check.problems.length ? ['', 'PROBLEMS', ...r.check.problems.map((p) => `  ${p}`)] : [];
+  return [...summary(r), ...delays(r), ...rssTable(r), ...problems].join('\n');
+}
+
+/** Whether the run lost nothing, every peer converged and the hub let every socket go. */
+export function passed(r: LoadResult): boolean {
+  return r.check.problems.length === 0 && r.convergeMs !== undefined && r.holes === 0 && r.socketsLeft === 0 && r.connect.failed.size === 0;
+}

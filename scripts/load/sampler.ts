@@ -1,0 +1,89 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { LoadProbeSample } from '../../apps/hub/src/load-probe.controller';
+import type { HubChild } from './hub-child';
+
+/** One sample: the hub's figures, and the load tool's own beside them (it shares the two cores). */
+export interface Sample {
+  /** Seconds since the run started. */
+  t: number;
+  phase: string;
+  hub: LoadProbeSample;
+  /** The load tool's RSS, bytes. */
+  toolRss: number;
+}
+
+/** A phase's event-loop delay at the hub, ms, over the whole phase. */
+export interface PhaseDelay {
+  phase: string;
+  seconds: number;
+  delay: LoadProbeSample['delay'];
+  /** The load tool's own event-loop delay p99 in the phase, ms (a busy tool delays what the hub sees). */
+  toolP99: number;
+  /** The hub's CPU time in the phase over its length: 1 is one core busy all along. */
+  hubCores: number;
+}
+
+/**
+ * Samples the hub's GET /load-probe every `intervalMs` while the run goes
+ * through its phases. The hub's delay histogram restarts at each phase, so
+ * a sample's delay covers the phase so far and the last one the whole phase.
+ */
+export class Sampler {
+  readonly samples: Sample[] = [];
+  readonly phases: PhaseDelay[] = [];
+  private phase = 'start';
+  private phaseAt = performance.now();
+  private cpuAt = 0;
+  private readonly t0 = performance.now();
+  private timer?: NodeJS.Timeout;
+  private inflight: Promise<void> = Promise.resolve();
+  private busy = false;
+  private readonly tool = monitorEventLoopDelay({ resolution: 10 });
+
+  constructor(private readonly hub: HubChild, private readonly intervalMs: number) {}
+
+  async start(phase: string): Promise<void> {
+    this.tool.enable();
+    await this.enter(phase);
+    this.timer = setInterval(() => this.take(), this.intervalMs);
+  }
+
+  /** Ends the current phase (its delay figures kept) and starts `phase`. */
+  async enter(phase: string): Promise<void> {
+    await this.inflight;
+    const hub = await this.hub.probe(true);
+    const seconds = (performance.now() - this.phaseAt) / 1000;
+    const hubCores = (hub.cpu - this.cpuAt) / 1000 / seconds;
+    if (this.phase !== 'start') this.phases.push({ phase: this.phase, seconds, delay: hub.delay, toolP99: this.tool.percentile(99) / 1e6, hubCores });
+    this.tool.reset();
+    this.cpuAt = hub.cpu;
+    this.record(this.phase, hub);
+    [this.phase, this.phaseAt] = [phase, performance.now()];
+  }
+
+  /** Ends the last phase and stops sampling. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.enter('end');
+    this.tool.disable();
+  }
+
+  private take(): void {
+    // One probe at a time: a hub slow to answer is itself a figure, not a reason to pile requests up.
+    if (this.busy) return;
+    this.busy = true;
+    this.inflight = (async () => {
+      try {
+        this.record(this.phase, await this.hub.probe(false));
+      } catch {
+        // A probe that failed (the hub is going away) leaves a hole in the table, nothing more.
+      } finally {
+        this.busy = false;
+      }
+    })();
+  }
+
+  private record(phase: string, hub: LoadProbeSample): void {
+    this.samples.push({ t: (performance.now() - this.t0) / 1000, phase, hub, toolRss: process.memoryUsage().rss });
+  }
+}
