@@ -1,0 +1,163 @@
+import type { SubscribeOptions, Subscription } from '../link/contract';
+import { fromWire, safely, toWire, wireError } from '../link/link-wire';
+import type { Channel, Packet, SimNetwork } from './sim-network';
+import type { SimConnection } from './sim-link';
+
+/** What a feed needs of its link. */
+export interface FeedPort {
+  readonly net: SimNetwork;
+  /** Dialer to host: where the subscribe request goes. */
+  readonly up: Channel;
+  /** Host to dialer: pages and the subscription's errors and end, in order. */
+  readonly pages: Channel;
+  /** Dialer to host: "page taken", which lets the host's feed send the next one (backpressure). */
+  readonly acks: Channel;
+  /** The live connection, if any. */
+  connection(): SimConnection | undefined;
+  /** The feed ended for good. */
+  forget(feed: SimFeed): void;
+}
+
+const isBootstrap = (json: string) => json.startsWith('{"bootstrap":true');
+
+/**
+ * One changes subscription over a simulated link. Each page the host sends is
+ * a packet; once the subscriber took it, an ack packet goes back and only its
+ * delivery releases the host's feed. So the host moves on at a point the
+ * schedule chose, not when the subscriber's work happened to finish. A cut
+ * suspends the feed; restore reopens it from the last event id taken; a
+ * reopened feed refused with 428 waits for the dialer's next answered call.
+ */
+export class SimFeed {
+  private lastEventId: string | undefined;
+  private gen = 0;
+  private host: Subscription | undefined;
+  private resumed = false;
+  private parked = false;
+  private ended = false;
+
+  constructor(
+    private readonly port: FeedPort,
+    private readonly method: string,
+    private readonly args: string,
+    private readonly options: SubscribeOptions,
+  ) {
+    this.lastEventId = options.lastEventId;
+  }
+
+  /** Ask the host, on the live connection, for the pages after the last event id taken. */
+  open(resumed: boolean): void {
+    const conn = this.port.connection();
+    if (this.ended || !conn) return;
+    const gen = ++this.gen;
+    this.resumed = resumed;
+    this.parked = false;
+    this.port.net.send(this.port.up, { label: `${this.method}:open`, deliver: () => this.attach(conn, gen) });
+  }
+
+  /** The connection is gone: stop listening to the host, keep the cursor. */
+  suspend(): void {
+    this.gen++;
+    const host = this.host;
+    this.host = undefined;
+    if (host) safely(() => host.unsubscribe());
+  }
+
+  /** Reopen a feed that waited for the dialer to greet. */
+  unpark(): void {
+    if (this.parked) this.open(false);
+  }
+
+  /** The subscriber unsubscribed: end for good, at the host too. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.suspend();
+    this.port.forget(this);
+  }
+
+  private attach(conn: SimConnection, gen: number): void {
+    if (gen !== this.gen || !conn.alive) return;
+    let host: Subscription;
+    try {
+      host = conn.unit.subscribe(this.method, fromWire(this.args), conn.ctx, {
+        lastEventId: this.lastEventId,
+        onData: (value, eventId) => this.page(gen, value, eventId),
+        onError: (error) => this.signal(gen, 'error', error),
+        onEnd: () => this.signal(gen, 'end'),
+      });
+    } catch (error) {
+      return this.signal(gen, 'error', error);
+    }
+    if (gen === this.gen) this.host = host;
+    else safely(() => host.unsubscribe());
+  }
+
+  private page(gen: number, value: unknown, eventId: string | undefined): Promise<void> {
+    if (gen !== this.gen) return Promise.resolve();
+    let json: string;
+    try {
+      json = toWire(value);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<void>((release) => {
+      const ack = () => this.port.net.send(this.port.acks, { label: 'ack', deliver: release, discard: release });
+      this.port.net.send(this.port.pages, this.packet({ gen, json, eventId, ack, release }));
+    });
+  }
+
+  /** A page packet; its copy (duplicate fault) acks nothing and cannot be lost again. */
+  private packet(p: { gen: number; json: string; eventId?: string; ack?: () => void; release?: () => void }): Packet {
+    const boot = isBootstrap(p.json);
+    return {
+      label: boot ? 'bootstrap' : 'page',
+      deliver: () => {
+        const work = this.take(p.gen, p.json, p.eventId).then(p.ack);
+        // A bootstrap's work is the whole snapshot exchange, which waits on this network:
+        // not the receiver's work of this step (its commits are waited for as the committer's).
+        return boot ? undefined : work;
+      },
+      // A lost page is acked all the same: the host's feed moves on and the dialer sees a gap (LOG-11).
+      lose: p.ack,
+      again: p.ack ? () => this.packet({ gen: p.gen, json: p.json, eventId: p.eventId }) : undefined,
+      discard: p.release,
+    };
+  }
+
+  private async take(gen: number, json: string, eventId: string | undefined): Promise<void> {
+    if (gen !== this.gen) return;
+    this.resumed = false;
+    try {
+      await this.options.onData(fromWire(json), eventId);
+    } catch {
+      // A page that did not land leaves the cursor where it was: a resume offers it again.
+      return;
+    }
+    if (eventId !== undefined) this.lastEventId = eventId;
+  }
+
+  private signal(gen: number, kind: 'error' | 'end', error?: unknown): void {
+    this.port.net.send(this.port.pages, {
+      label: `${this.method}:${kind}`,
+      deliver: () => {
+        if (gen !== this.gen) return;
+        if (kind === 'end') return this.finish();
+        const e = wireError(error);
+        if (this.resumed && e.status === 428) {
+          this.suspend();
+          this.parked = true;
+          return;
+        }
+        safely(() => this.options.onError?.(e));
+      },
+    });
+  }
+
+  private finish(): void {
+    this.ended = true;
+    this.host = undefined;
+    this.port.forget(this);
+    safely(() => this.options.onEnd?.());
+  }
+}

@@ -1,0 +1,64 @@
+import type { KeySpace } from './sim-ops';
+
+/** Rounds of waiting (for idle nodes, for a quiet network) before a run is declared broken. */
+export const MAX_ROUNDS = 200_000;
+
+/** Options of Simulation.create. Every default is the CI tier's. */
+export interface SimulationOptions {
+  /** Seeds every choice of the run: the same seed replays the same run. */
+  seed: number;
+  /** 'mesh': every pair of nodes linked (node i dials node j > i); 'star': clients dial one hub. Default 'mesh'. */
+  topology?: 'mesh' | 'star';
+  /** Nodes of the mesh, or clients of the star (the hub comes on top). Default 5. */
+  nodes?: number;
+  /** Writes issued during the run. Default 1000. */
+  writes?: number;
+  /** The key space (default 4 records, 2 counter records). */
+  keys?: Partial<KeySpace>;
+  /** The highest drop probability a link is given (0..0.3 is the range). Default 0.3. */
+  drop?: number;
+  /** The highest duplicate probability a link is given. Default 0.5. */
+  duplicate?: number;
+  /** sync.maxSkew of every node; clocks are offset within ±maxSkew/2 so no stamp is refused. Default 60 s. */
+  maxSkew?: number;
+  /** Crash nodes (at once, or at their k-th I/O point to come) and reboot them. Default true. */
+  crashes?: boolean;
+  /** Cut links and split the network in two. Default true. */
+  partitions?: boolean;
+  /** Sign and verify ops. Default true. */
+  signatures?: boolean;
+  /**
+   * Ops per push and per changes page, records per snapshot page. Default:
+   * drawn per seed from 16, 32, 64, 64 (small pages page more; large ones
+   * keep a run cheap).
+   */
+  pageSize?: number;
+  /** The most inputs (writes, deliveries) handed to distinct nodes in one step. Default 3. */
+  parallel?: number;
+  /** sync.log.rollAfter of every node. Default 8. */
+  rollAfter?: number;
+  /** sync.retention.ops of every node (at least 1000, GUAR-28). Default the engine's (10,000). */
+  retention?: number;
+}
+
+/** The options with every default filled in. */
+export type SimSettings = Required<Omit<SimulationOptions, 'keys' | 'retention' | 'pageSize'>> & { keys: KeySpace; retention?: number; pageSize?: number };
+
+/** Fill in the defaults (the page size, when not given, is drawn by the run). */
+export function simSettings(o: SimulationOptions): SimSettings {
+  return {
+    seed: o.seed, topology: o.topology ?? 'mesh', nodes: o.nodes ?? 5, writes: o.writes ?? 1000,
+    keys: { records: o.keys?.records ?? 4, counters: o.keys?.counters ?? 2 },
+    drop: o.drop ?? 0.3, duplicate: o.duplicate ?? 0.5, maxSkew: o.maxSkew ?? 60_000,
+    crashes: o.crashes ?? true, partitions: o.partitions ?? true, signatures: o.signatures ?? true,
+    pageSize: o.pageSize, parallel: o.parallel ?? 3, rollAfter: o.rollAfter ?? 8, retention: o.retention,
+  };
+}
+
+/** The nodes a topology links: [dialer, host] pairs, and how many nodes it has. */
+export function edgesOf(s: SimSettings): { count: number; edges: [number, number][] } {
+  if (s.topology === 'star') return { count: s.nodes + 1, edges: Array.from({ length: s.nodes }, (_, i) => [i + 1, 0]) };
+  const edges: [number, number][] = [];
+  for (let i = 0; i < s.nodes; i++) for (let j = i + 1; j < s.nodes; j++) edges.push([i, j]);
+  return { count: s.nodes, edges };
+}
