@@ -1,0 +1,47 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { packOps, signOp, type PackedOp } from 'syncom';
+
+/**
+ * A node identity for tests that speak the socket.io wire by hand: an
+ * Ed25519 key whose public half is the node id (as syncom's own nodes have),
+ * and write ops signed with syncom's signOp, so a hub verifies and applies
+ * them like any peer's.
+ */
+export class SignedWriter {
+  readonly node: string;
+  private readonly key: KeyObject;
+
+  constructor() {
+    this.key = generateKeyPairSync('ed25519').privateKey;
+    this.node = String(this.key.export({ format: 'jwk' }).x);
+  }
+
+  /** The hello of a fresh node of this id. */
+  hello(scopes: string[] = ['*']): { node: string; vector: object; epoch: string; schema: null; scopes: string[] } {
+    return { node: this.node, vector: {}, epoch: 'e', schema: null, scopes };
+  }
+
+  /** The write of record `<node>:<seq>` with `data`, packed for a push. */
+  write(seq: number, data: Record<string, unknown>, ts = Date.now()): PackedOp {
+    return packOps([signOp({ origin: this.node, seq, ts, type: 'write', id: `${this.node}:${seq}`, data }, this.key)])[0];
+  }
+}
+
+let gc: (() => void) | undefined;
+
+/**
+ * The JS heap in use after full collections, in bytes. jest's node runs
+ * without --expose-gc: the flag is set at run time and gc taken from a new
+ * context, where V8 installs it.
+ */
+export function heapAfterGc(): number {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
