@@ -2,7 +2,8 @@ import type { Socket as ClientSocket } from 'socket.io-client';
 import type { Storage, SyncomError } from 'syncom';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { rawSocket, socketDialer } from '../helpers/dialer';
-import { startHub, type TestHub } from '../helpers/hub';
+import { memoryStorage, startHub, type TestHub } from '../helpers/hub';
+import { SignedWriter } from '../helpers/signed-writer';
 import { until } from '../helpers/until';
 
 const HELLO = { node: 'raw-node', vector: {}, epoch: 'e', schema: null, scopes: ['*'] };
@@ -104,6 +105,44 @@ describe('refusals at the socket.io gateway', () => {
     const other = await raw(hub);
     await other.timeout(5000).emitWithAck('hello', { ...HELLO, node: 'another-node' });
     await expect(other.timeout(5000).emitWithAck('push', { ops: [1] })).resolves.toMatchObject({ ok: true });
+  });
+
+  it('HOST-12 a peer flooding at 10x opsPerSecond gets 429 while four honest peers at half the rate see no refusal', async () => {
+    const rate = 10;
+    let now = Date.now();
+    const storage = await memoryStorage({ now: () => now });
+    storages.push(storage);
+    hub = await startHub({ storage, options: { limits: { opsPerSecond: rate } } });
+    const h = hub;
+    const limited = new Set<string>();
+    h.storage.sync.on('limited', (e) => limited.add(e.node));
+    const peers = await Promise.all(Array.from({ length: 5 }, async () => {
+      const writer = new SignedWriter();
+      const socket = await raw(h);
+      await socket.timeout(5000).emitWithAck('hello', writer.hello());
+      return { writer, socket, seq: 0, answers: [] as Array<{ ok: boolean; error?: { code: string; status: number } }> };
+    }));
+    /** One write; the seq moves on only when the hub took it, so a refusal leaves no hole. */
+    const push = async (p: (typeof peers)[number]) => {
+      const answer = await p.socket.timeout(5000).emitWithAck('push', { ops: [p.writer.write(p.seq + 1, { n: p.seq + 1 }, now)] });
+      p.answers.push(answer);
+      if (answer.ok) p.seq++;
+    };
+    const [flooder, ...honest] = peers;
+    // Two seconds of the hub's clock in 100 ms steps: the flooder sends 10x the rate, the others half of it.
+    for (let tick = 0; tick < 20; tick++) {
+      now += 100;
+      const flood = async () => { for (let i = 0; i < rate; i++) await push(flooder); };
+      await Promise.all([flood(), ...(tick % 2 === 0 ? honest.map(push) : [])]);
+    }
+    const refused = flooder.answers.filter((a) => !a.ok);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((a) => a.error?.code === 'OPS_PER_SECOND' && a.error.status === 429)).toBe(true);
+    // A full bucket at the start, then the refill of two seconds: nothing beyond.
+    expect(flooder.seq).toBeLessThanOrEqual(rate + 2 * rate);
+    for (const p of honest) expect([p.seq, p.answers.every((a) => a.ok)]).toEqual([10, true]);
+    expect([...limited]).toEqual([flooder.writer.node]);
+    expect(await h.storage.list()).toHaveLength(flooder.seq + 40);
   });
 
   it('HOST-21 push, snapshot, changes and chunk before a hello are refused with 428', async () => {

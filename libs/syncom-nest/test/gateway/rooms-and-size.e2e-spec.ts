@@ -3,6 +3,7 @@ import type { Storage } from 'syncom';
 import { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, messageLimitOf } from '../../src/gateway';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { startHub, type TestHub } from '../helpers/hub';
+import { SignedWriter } from '../helpers/signed-writer';
 import { until } from '../helpers/until';
 
 const HELLO = { node: 'raw-node', vector: {}, epoch: 'e', schema: null, scopes: ['Doc', 'Note'] };
@@ -66,6 +67,30 @@ describe('rooms and message size at the socket.io gateway', () => {
     const dropped = new Promise<string>((resolve) => socket.once('disconnect', resolve));
     socket.emit('push', { ops: ['x'.repeat(200_000)] }, () => undefined);
     expect(await dropped).toBe('transport close');
+  });
+
+  it('HOST-11 a push of signed ops at bytesPerPush - 1 and at bytesPerPush is applied, one byte more is 413 (UTF-8 bytes, not characters)', async () => {
+    const limit = 4096;
+    hub = await startHub({ options: { limits: { bytesPerPush: limit } } });
+    const socket = await raw(hub);
+    const writer = new SignedWriter();
+    await socket.timeout(5000).emitWithAck('hello', writer.hello());
+    const bytes = (ops: unknown[]) => Buffer.byteLength(JSON.stringify(ops));
+    /** The write `seq` whose push is exactly `size` bytes: padded with 'é' (two bytes, one character). */
+    const sized = (seq: number, size: number) => {
+      const ts = Date.now();
+      const rest = size - bytes([writer.write(seq, { pad: '' }, ts)]);
+      const ops = [writer.write(seq, { pad: 'é'.repeat(rest >> 1) + 'x'.repeat(rest & 1) }, ts)];
+      expect(bytes(ops)).toBe(size);
+      return ops;
+    };
+    const push = (ops: unknown[]) => socket.timeout(5000).emitWithAck('push', { ops });
+    await expect(push(sized(1, limit - 1))).resolves.toMatchObject({ ok: true, value: { applied: 1 } });
+    await expect(push(sized(2, limit))).resolves.toMatchObject({ ok: true, value: { applied: 1 } });
+    await expect(push(sized(3, limit + 1))).resolves.toMatchObject({ ok: false, error: { code: 'BYTES_PER_PUSH', status: 413 } });
+    expect(socket.connected).toBe(true);
+    await expect(push(sized(3, limit))).resolves.toMatchObject({ ok: true, value: { applied: 1 } });
+    expect(hub.storage.parts.log.vector).toEqual({ [writer.node]: 3 });
   });
 
   it('a bytesPerPush above socket.io default (1 MB) lets a 1.5 MB push through; without one the limit is 16 MiB', async () => {
