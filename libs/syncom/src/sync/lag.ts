@@ -37,11 +37,6 @@ export function vectorLag(mine: Vector, theirs: Vector, o: { host: string; allow
  * it was not registered with.
  */
 export function vectorAhead(theirs: Vector, mine: Vector, o: { self: string; allowed: Set<string> | 'all' }): number {
-  let ahead = 0;
-  for (const [key, seq] of Object.entries(theirs)) {
-    if (keyOrigin(key) === o.self || keyFrom(key) === o.self) continue;
-    if (o.allowed !== 'all' && !o.allowed.has(keyScope(key))) continue;
-    ahead += Math.max(0, seq - (mine[key] ?? 0));
-  }
-  return ahead;
+  // The same arithmetic as vectorLag with the roles swapped: the streams left out are this node's.
+  return vectorLag(theirs, mine, { host: o.self, allowed: o.allowed });
 }
