@@ -2,24 +2,23 @@ import { SyncomError } from '../errors';
 import type { LinkEvent, Subscription, SyncLink } from '../link/contract';
 import type { LogEntry } from '../log/op-log';
 import { mergeVectors } from '../log/vector';
-import { FLAG_SEALED, packOps, unpackOps } from '../op';
-import { type Op, opStreamKey, type Vector } from '../op/types';
-import { applyPeerOps, type PeerApplyResult } from '../storage/peer';
-import { ATTRS } from '../telemetry';
+import { unpackOps } from '../op';
+import type { Vector } from '../op/types';
+import { applyPeerOps } from '../storage/peer';
+import { ackOwn, hostLacks, markHeld, pushedEvent, pushPage } from './dialer-push';
 import { catchUp } from './incremental-bootstrap';
-import { checkHelloAnswer } from './hello';
+import { sendHello } from './dialer-hello';
 import type { SyncManager } from './manager';
 import type { NodeRecord } from './registry';
 import { vectorAhead } from './lag';
-import { allowedScopes } from './scopes';
+import { allowedFor, type allowedScopes } from './scopes';
 import { ownStreamChecks } from './own-streams';
-import { CAPABILITIES, RECONCILE_CAP } from './versions';
+import { RECONCILE_CAP } from './versions';
 import { antiEntropyTimer, reconcileAll, type ReconcileRun } from './anti-entropy';
 
 const MAX_BACKOFF = 60_000;
 const codeOf = (e: unknown) => (e as { code?: string })?.code;
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
-const versionsOf = (e: unknown) => ((e as { versions?: number[] })?.versions ?? []).slice();
 
 /**
  * The dialing side of one registered node (Protocol): hello then push, the
@@ -114,6 +113,11 @@ export class Dialer {
     return next;
   }
 
+  /** A turn on the push chain whose failure goes to failed(). */
+  private guarded(fn: () => Promise<void>): Promise<void> {
+    return this.turn(() => fn().catch((e: unknown) => this.failed(e)));
+  }
+
   /** hello then push what the host lacks (PROTO-4, PROTO-5, PROTO-13). */
   handshake(reconnected: boolean): Promise<void> {
     if (reconnected) {
@@ -137,15 +141,9 @@ export class Dialer {
 
   private async hello(reconnected: boolean): Promise<void> {
     const { storage, rec } = this;
-    const log = storage.parts.log;
-    const hello = {
-      node: storage.id, vector: log.vector, epoch: log.epoch, schema: this.m.helloSchema(), scopes: rec.scopes, token: rec.token,
-      versions: [...this.m.wireVersions], caps: [...CAPABILITIES],
-    };
-    let refused: number[] = [];
-    const ans = await this.m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await (this.link as SyncLink).call('hello', hello)))
-      .catch((e: unknown) => (statusOf(e) === 426 ? (refused = versionsOf(e), null) : Promise.reject(e)));
-    if (!ans || !this.m.wireVersions.includes(ans.version)) return this.incompatible(ans ? [ans.version] : refused);
+    const said = await sendHello(this.m, this.link as SyncLink, rec);
+    if (!said.ok) return this.incompatible(said.versions);
+    const { ans } = said;
     this.caps = ans.caps;
     this.antiEntropy ??= antiEntropyTimer(this.m.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...ans.vector };
@@ -162,10 +160,7 @@ export class Dialer {
     if (checks.rewound && this.sub) this.subscribe(null);
   }
 
-  /**
-   * The host shares no wire version with this node: say so, and stop dialing
-   * it — no retry loop — until it is added or enabled again, or the process restarts.
-   */
+  /** No shared wire version: say so and stop dialing — no retry loop — until added or enabled again, or a restart. */
   private incompatible(versions: number[]): void {
     this.lastError = new SyncomError('INCOMPATIBLE', `${this.rec.url} shares no wire version with this node`, { status: 426, url: this.rec.url, versions });
     this.m.incompatible(this.rec.url, versions);
@@ -176,22 +171,14 @@ export class Dialer {
     this.m.events.emit('peer', { url: this.rec.url, connected, node: this.rec.remote.id, reconnected, schema: this.rec.remote.schema });
   }
 
-  private scopesFor?: { scopes: string[]; allowed: ReturnType<typeof allowedScopes> };
-
   /** The scopes this node was registered with, as a set (recomputed when addNode changes them). */
   private allowed(): ReturnType<typeof allowedScopes> {
-    if (this.scopesFor?.scopes !== this.rec.scopes) this.scopesFor = { scopes: this.rec.scopes, allowed: allowedScopes(this.rec.scopes) };
-    return this.scopesFor.allowed;
+    return allowedFor(this.rec.scopes);
   }
 
   /** Whether an op should go to this host, and the host lacks it by its vector. */
   private lacks(e: LogEntry): boolean {
-    const op = e.op;
-    const host = this.rec.remote.id;
-    if (e.flags & FLAG_SEALED || op.origin === host || op.from === host) return false;
-    const allowed = this.allowed();
-    if (allowed !== 'all' && !allowed.has(op.scope ?? '*')) return false;
-    return (this.hv[opStreamKey(op)] ?? 0) < op.seq;
+    return hostLacks(e, this.rec.remote.id, this.allowed(), this.hv);
   }
 
   /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
@@ -208,26 +195,21 @@ export class Dialer {
     for (let i = 0; i < entries.length; i += this.pageSize) {
       const page = entries.slice(i, i + this.pageSize).filter((e) => this.lacks(e));
       if (page.length === 0) continue;
-      const ans = await this.m.telemetry.push('dialer', this.rec.url, page.length, async (span) => {
-        const a = (await (this.link as SyncLink).call('push', { ops: packOps(page.map((e) => e.op)) })) as Partial<PeerApplyResult> & { vector?: Vector };
-        span.setAttribute(ATTRS.applied, a?.applied ?? 0);
-        return a;
-      });
+      const ans = await pushPage(this.link as SyncLink, this.m.telemetry, this.rec.url, page);
       this.hv = mergeVectors(this.hv, ans?.vector ?? {});
       this.loops = 0;
       this.ack();
       this.rec.lastSync = this.storage.parts.clock.now();
-      const { applied = 0, skipped = 0, duplicates = 0, gaps = 0, malformed = 0, unsigned = 0, forged = 0 } = ans ?? {};
-      this.m.events.emit('sync', { url: this.rec.url, pushed: page.length, received: 0, applied, skipped, duplicates, gaps, malformed, unsigned, forged });
-      if (gaps > 0) this.behind = true;
+      const event = pushedEvent(this.rec.url, page.length, ans);
+      this.m.events.emit('sync', event);
+      if (event.gaps > 0) this.behind = true;
     }
     void this.m.registry.save(this.rec).catch(() => undefined);
   }
 
   /** Own ops the host holds, per own stream, saved with the registry (LOG-17). */
   private ack(): void {
-    const id = this.storage.id;
-    for (const [k, n] of Object.entries(this.hv)) if (k === id || k.startsWith(`${id}@`)) this.rec.acked[k] = n;
+    ackOwn(this.storage.id, this.hv, this.rec.acked);
   }
 
   /** New log entries: relay what the host lacks; a sign of life for a behind peer (HOST-16). */
@@ -242,33 +224,19 @@ export class Dialer {
       this.behind = true;
       return void this.recover(false);
     }
-    void this.turn(async () => {
-      const batch = this.outbox.splice(0);
-      try {
-        await this.pushEntries(batch);
-      } catch (e) {
-        await this.failed(e);
-      }
-    });
+    void this.guarded(() => this.pushEntries(this.outbox.splice(0)));
   }
 
   /** Reconcile every granted scope with the host on the push chain, then push what it lacks (issue 6.2). */
   reconcile(): Promise<void> {
     if (!this.greeted || this.stopped || !this.caps.includes(RECONCILE_CAP)) return Promise.resolve();
-    return this.turn(async () => {
-      try {
-        await reconcileAll(this.reconcileRun());
-        await this.pushLacking();
-      } catch (e) {
-        await this.failed(e);
-      }
-    });
+    return this.guarded(() => reconcileAll(this.reconcileRun()).then(() => this.pushLacking()));
   }
 
-  /** What a reconciliation with this host needs. */
+  /** What a reconciliation (or a bootstrap) with this host needs. */
   reconcileRun(): ReconcileRun {
-    const { storage, rec, pageSize, m } = this;
-    return { storage, link: this.link as SyncLink, host: rec.remote.id ?? '', url: rec.url, scopes: rec.scopes, pageSize, telemetry: m.telemetry };
+    const { storage, rec: { remote, url, scopes }, pageSize, m: { telemetry } } = this;
+    return { storage, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry };
   }
 
   /** Push what the host lacks from its vector; backed off after a failed recovery (HOST-17). */
@@ -364,14 +332,14 @@ export class Dialer {
   /** Take one changes page: apply, then save the cursor; a break reopens from the saved cursor (PROTO-14). */
   private async take(value: unknown, eventId: string | undefined, gen: number): Promise<void> {
     if (gen !== this.gen || this.stopped || this.stuck) return;
-    const page = value as { bootstrap?: boolean; ops?: unknown; prev?: unknown };
-    if (page?.bootstrap) return this.bootstrap(gen);
+    const page = value as { bootstrap?: boolean; ops?: unknown; prev?: unknown; reason?: unknown };
+    if (page?.bootstrap) return this.bootstrap(gen, page.reason);
     // PROTO-18: only the page that follows the last one taken moves the cursor. A repeat of that one adds
     // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
     if (eventId !== undefined && eventId === this.rec.cursor) return;
     if (typeof page?.prev === 'string' && this.rec.cursor !== null && page.prev !== this.rec.cursor) return this.subscribe(this.rec.cursor);
     const { ops, malformed } = unpackOps(page?.ops);
-    this.heldByHost(ops);
+    markHeld(this.hv, ops);
     const res = await this.m.telemetry.changesPage(this.rec.url, ops.length + malformed, async (span) => {
       const r = await applyPeerOps(this.storage, ops, { via: { url: this.rec.url, node: this.rec.remote.id ?? '' }, feedHost: this.rec.remote.id ?? undefined });
       this.m.telemetry.pageApplied(span, { role: 'dialer', peer: this.rec.url }, r, malformed);
@@ -391,49 +359,31 @@ export class Dialer {
     if (this.behind) void this.recover(false);
   }
 
-  /**
-   * The host holds every op its feed sends: note them in its vector before they
-   * are applied, so relaying them (which starts at their append) does not push
-   * them straight back to it, to be verified a second time and dropped as duplicates.
-   */
-  private heldByHost(ops: readonly Op[]): void {
-    for (const op of ops) {
-      const k = opStreamKey(op);
-      if ((this.hv[k] ?? 0) < op.seq) this.hv[k] = op.seq;
-    }
-  }
-
   /** A page that cannot be applied: PAGE_FAILED, then STUCK at the third in a row (PROTO-15, PROTO-16). */
   private pageFailed(cause: SyncomError): void {
-    this.failures++;
-    const cursor = this.rec.cursor;
-    this.report(new SyncomError('PAGE_FAILED', `a changes page could not be applied: ${cause.message}`, { cursor, attempt: this.failures, cause, url: this.rec.url }));
-    if (this.failures >= 3) {
-      this.stuck = true;
-      this.sub?.unsubscribe();
-      this.gen++;
-      this.subscribed = false;
-      this.report(new SyncomError('STUCK', 'three pages in a row failed: nothing past this page is taken until the node is disabled and enabled again', { cursor, url: this.rec.url }));
-      return;
-    }
-    this.subscribe(cursor);
+    const { cursor, url } = this.rec;
+    this.report(new SyncomError('PAGE_FAILED', `a changes page could not be applied: ${cause.message}`, { cursor, attempt: ++this.failures, cause, url }));
+    if (this.failures < 3) return this.subscribe(cursor);
+    this.stuck = true;
+    this.sub?.unsubscribe();
+    this.gen++;
+    this.subscribed = false;
+    this.report(new SyncomError('STUCK', 'three pages in a row failed: nothing past this page is taken until the node is disabled and enabled again', { cursor, url }));
   }
 
   /** Switch to snapshot, then re-subscribe from the first page's event id (BOOT-1, BOOT-6). */
-  private async bootstrap(gen: number): Promise<void> {
+  private async bootstrap(gen: number, reason?: unknown): Promise<void> {
     this.sub?.unsubscribe();
     this.gen++;
-    const url = this.rec.url;
+    const { url, cursor } = this.rec;
+    const fell = reason === 'floor' && cursor !== null; // a cursor the host's retention passed, not a first contact
     const allowed = (await this.m.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(this.rec.remote) })) ?? true;
     if (!allowed || gen + 1 !== this.gen) return;
     this.bootstrapping = true;
     try {
       // With data here and a host that reconciles, only what differs crosses (issue 6.2).
-      const { eventId, records } = await this.m.telemetry.bootstrap(url, (span) => catchUp({ ...this.reconcileRun(), caps: this.caps }, {
-        storage: this.storage, link: this.link as SyncLink, host: this.rec.remote.id ?? '', url, scopes: this.rec.scopes,
-        progress: (received, total) => this.m.events.emit('progress', { url, received, total }),
-        traced: { telemetry: this.m.telemetry, span },
-      }));
+      const progress = (received: number, total: number) => this.m.events.emit('progress', { url, received, total });
+      const { eventId, records } = await this.m.telemetry.bootstrap(url, (span) => catchUp(this.reconcileRun(), this.caps, { progress, span, fell }));
       this.rec.cursor = eventId || null;
       this.rec.lastSync = this.storage.parts.clock.now();
       await this.m.registry.save(this.rec);

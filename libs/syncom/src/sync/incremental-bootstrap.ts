@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import type { Storage } from '../storage/storage';
 import { type ReconcileRun, reconcileLabel } from './anti-entropy';
 import { adopt, type BootstrapRun, runBootstrap } from './bootstrap';
@@ -44,12 +45,14 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
 }
 
 /**
- * Catch up with a host whose floor passed this node's cursor (BOOT-1):
- * incrementally when the host can reconcile and this node holds data,
- * falling back to the full snapshot on any failure; else the snapshot.
+ * Catch up with a host that cannot resume this node's feed (BOOT-1): when
+ * its floor passed a cursor this node held (`fell`), the host can reconcile
+ * and this node holds data, incrementally, falling back to the full snapshot
+ * on any failure; else (a first contact, a foreign epoch) the snapshot.
  */
-export async function catchUp(o: ReconcileRun & { caps: readonly string[] }, full: BootstrapRun): Promise<CaughtUp> {
-  if (o.caps.includes(RECONCILE_CAP) && holdsData(o.storage, o.scopes)) {
+export async function catchUp(o: ReconcileRun, caps: readonly string[], p: { progress: BootstrapRun['progress']; span: Span; fell: boolean }): Promise<CaughtUp> {
+  const full: BootstrapRun = { ...o, progress: p.progress, traced: { telemetry: o.telemetry, span: p.span } };
+  if (p.fell && caps.includes(RECONCILE_CAP) && holdsData(o.storage, o.scopes)) {
     try {
       return await reconcileBootstrap(o);
     } catch {

@@ -7,6 +7,15 @@ export function allowedScopes(granted: readonly string[]): Set<string> | 'all' {
   return granted.includes('*') ? 'all' : new Set([...granted, '*']);
 }
 
+const allowedOf = new WeakMap<readonly string[], Set<string> | 'all'>();
+
+/** allowedScopes of a list, kept per list object: a dialer asks it for every op it might push. */
+export function allowedFor(granted: readonly string[]): Set<string> | 'all' {
+  let a = allowedOf.get(granted);
+  if (!a) allowedOf.set(granted, (a = allowedScopes(granted)));
+  return a;
+}
+
 /**
  * What a feed or snapshot serves: the intersection of what is asked and what
  * was granted; '*' or nothing asks for the granted list (SCOPE-20, SCOPE-21).

@@ -1,0 +1,31 @@
+import type { SyncLink } from '../link/contract';
+import { checkHelloAnswer, type HelloAnswer } from './hello';
+import type { SyncManager } from './manager';
+import type { NodeRecord } from './registry';
+import { CAPABILITIES } from './versions';
+
+const statusOf = (e: unknown) => (e as { status?: number })?.status;
+
+/** What a dialer's hello came to: the host's answer, or the versions of a host that shares none with it. */
+export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; versions: number[] };
+
+/**
+ * Send hello (PROTO-4) with this node's wire versions and capabilities. A 426
+ * from the host, or an answer on a version this node does not speak (an older
+ * host answers none, which is 1), is no shared version (issue 6.1).
+ */
+export async function sendHello(m: SyncManager, link: SyncLink, rec: NodeRecord): Promise<HelloOutcome> {
+  const { storage } = m;
+  const log = storage.parts.log;
+  const hello = {
+    node: storage.id, vector: log.vector, epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
+    versions: [...m.wireVersions], caps: [...CAPABILITIES],
+  };
+  try {
+    const ans = await m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await link.call('hello', hello)));
+    return m.wireVersions.includes(ans.version) ? { ok: true, ans } : { ok: false, versions: [ans.version] };
+  } catch (e) {
+    if (statusOf(e) !== 426) throw e;
+    return { ok: false, versions: ((e as { versions?: number[] }).versions ?? []).slice() };
+  }
+}
