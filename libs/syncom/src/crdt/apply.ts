@@ -1,6 +1,6 @@
 import type { Op, Stamp } from '../op/types';
 import type { Entry, Field } from './entry';
-import { emptyEntry } from './entry';
+import { emptyEntry, makeEntry } from './entry';
 import { keepTags, pruneField, unionSorted } from './fields';
 import { joinEntries } from './merge';
 import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
@@ -73,7 +73,7 @@ function applyField(e: Entry, op: Op, stamp: Stamp, fn: FieldOp): ApplyResult {
   if (next === 'refuse') return { entry: e, refused: [key] };
   const fields = { ...e.fields };
   if (next) fields[key] = next;
-  return { entry: { ...e, fields }, refused: [] };
+  return { entry: makeEntry(e.id, e.latest, fields, e), refused: [] };
 }
 
 function applyReset(e: Entry, op: Op, stamp: Stamp): ApplyResult {
@@ -82,16 +82,13 @@ function applyReset(e: Entry, op: Op, stamp: Stamp): ApplyResult {
   const isDelete = op.type === 'delete';
   const refused = isDelete ? [] : writeRegisters(fields, op.data ?? {}, stamp);
   const v = isDelete ? e.v : op.v;
-  const next: Entry = { ...e, reset: stamp, del: isDelete || undefined, fields, v };
-  if (next.del === undefined) delete next.del;
-  if (next.v === undefined) delete next.v;
-  return { entry: next, refused };
+  return { entry: makeEntry(e.id, e.latest, fields, { reset: stamp, del: isDelete, v }), refused };
 }
 
 function applySet(e: Entry, op: Op, stamp: Stamp): ApplyResult {
   if (isOlder(stamp, e.reset)) return { entry: e, refused: [] };
   const fields = { ...e.fields };
-  return { entry: { ...e, fields }, refused: writeRegisters(fields, op.data ?? {}, stamp) };
+  return { entry: makeEntry(e.id, e.latest, fields, e), refused: writeRegisters(fields, op.data ?? {}, stamp) };
 }
 
 function dispatch(e: Entry, op: Op, stamp: Stamp): ApplyResult {
@@ -123,5 +120,6 @@ export function applyOp(entry: Entry | undefined, op: Op): ApplyResult {
   if (base.purged) return { entry: base, refused: [] };
   const r = dispatch(base, op, stamp);
   const latest = maxStamp(r.entry.latest, stamp) as Stamp;
-  return { entry: latest === r.entry.latest ? r.entry : { ...r.entry, latest }, refused: r.refused };
+  const e = r.entry;
+  return { entry: latest === e.latest ? e : makeEntry(e.id, latest, e.fields, e), refused: r.refused };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
 import type { LogEvent, OpLog } from '../log';
-import { digestForSigning } from '../op';
+import { addDigest } from '../op';
 import { FLAG_SEALED } from '../op/pack';
 import { GLOBAL_SCOPE, type Op, streamKey, type Vector } from '../op/types';
 import type { Schema } from '../schema';
@@ -306,7 +306,7 @@ export class Storage {
     if (schema && body.type !== 'merge' && body.type !== 'advance') op.v = schema.version;
     const actor = this.actorFor(options);
     if (actor !== undefined) op.actor = actor;
-    // The sig itself is made by the committer, on the pool, just before the append.
-    return this.parts.options.sync?.signatures === false ? op : digestForSigning(op);
+    // The sig itself is made by the committer, off the main thread, before the append.
+    return this.parts.options.sync?.signatures === false ? op : addDigest(op);
   }
 }
