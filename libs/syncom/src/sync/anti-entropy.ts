@@ -49,9 +49,14 @@ async function differences(o: ReconcileRun, label: string, start: boolean) {
 async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promise<Map<string, string>> {
   const digests = new Map<string, string>();
   const via = { url: o.url, node: o.host };
-  for (let i = 0; i < ids.length; i += o.pageSize) {
-    const ans = (await o.link.call('records', { scope: label, ids: ids.slice(i, i + o.pageSize) })) as { entries?: unknown };
+  for (let i = 0; i < ids.length;) {
+    const asked = ids.slice(i, i + o.pageSize);
+    const ans = (await o.link.call('records', { scope: label, ids: asked })) as { entries?: unknown; taken?: unknown };
     const entries = Array.isArray(ans?.entries) ? ans.entries : [];
+    // A host with a smaller page takes fewer: ask the rest again (an older answer without taken took them all).
+    const taken = Number.isSafeInteger(ans?.taken) ? (ans.taken as number) : asked.length;
+    if (taken <= 0) throw new SyncomError('RECONCILE_MALFORMED', 'the host took none of the records asked', { url: o.url });
+    i += Math.min(taken, asked.length);
     await Promise.all(joinPage(o.storage, entries, o.host, via));
     for (const e of entries as Entry[]) digests.set(e.id, entryDigest(e));
   }

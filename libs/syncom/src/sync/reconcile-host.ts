@@ -13,6 +13,9 @@ export interface ReconcileAnswer {
   eventId?: string;
 }
 
+/** Ids one records call may name: the envelope's bound (the host takes its pageSize of them). */
+const MAX_IDS = 10_000;
+
 /** Responders kept at most: one per (label, grant) a peer used, rebuilt when the records move. */
 const MAX_CACHED = 64;
 
@@ -46,21 +49,26 @@ export class ReconcileHost {
     return { msg: out.next as Message, ...at };
   }
 
-  /** Records of a label's set by id, in the order asked; missing and sealed ones left out. */
-  records(args: unknown, granted: readonly string[]): { entries: Entry[] } {
+  /**
+   * Records of a label's set by id, in the order asked; missing and sealed
+   * ones left out. At most pageSize ids are taken: `taken` says how many, and
+   * the dialer asks the rest again (its own pageSize may be larger).
+   */
+  records(args: unknown, granted: readonly string[]): { entries: Entry[]; taken: number } {
     const a = (args ?? {}) as { scope?: unknown; ids?: unknown };
     const label = checkLabel(a.scope, granted);
     const ids = a.ids;
-    if (!Array.isArray(ids) || ids.length > this.o.pageSize || !ids.every((id) => typeof id === 'string')) {
-      throw new SyncomError('BAD_REQUEST', `records takes { scope, ids: [at most ${this.o.pageSize} ids] }`, { status: 400 });
+    if (!Array.isArray(ids) || ids.length > MAX_IDS || !ids.every((id) => typeof id === 'string')) {
+      throw new SyncomError('BAD_REQUEST', `records takes { scope, ids: [at most ${MAX_IDS} ids] }`, { status: 400 });
     }
+    const taken = (ids as string[]).slice(0, this.o.pageSize);
     const c = this.storage.parts.committer.committed;
     const entries: Entry[] = [];
-    for (const id of ids as string[]) {
+    for (const id of taken) {
       const e = c.get(id);
       if (e && !this.storage.isSealed(id) && inLabel(this.storage.scopeOf(id), label, granted)) entries.push(e);
     }
-    return { entries };
+    return { entries, taken: taken.length };
   }
 
   private responder(label: string, granted: readonly string[]): Reconciler {

@@ -110,8 +110,8 @@ describe('RECON anti-entropy (issue 6.2)', () => {
     await h.unit.call('hello', { node: 'p', vector: {}, epoch: 'e', schema: null, scopes: ['A'], token: 't' }, ctx);
     await expect(h.unit.call('reconcile', { scope: 'B', msg: { v: 1, ranges: [[null, 1, 'x']] } }, ctx)).rejects.toMatchObject({ status: 403, code: 'SCOPES' });
     await expect(h.unit.call('records', { scope: 'B', ids: [bIds[0]] }, ctx)).rejects.toMatchObject({ status: 403, code: 'SCOPES' });
-    expect(await h.unit.call('records', { scope: 'A', ids: [bIds[0]] }, ctx)).toEqual({ entries: [] });
-    expect(await h.unit.call('records', { scope: '*', ids: [bIds[0]] }, ctx)).toEqual({ entries: [] });
+    expect(await h.unit.call('records', { scope: 'A', ids: [bIds[0]] }, ctx)).toEqual({ entries: [], taken: 1 });
+    expect(await h.unit.call('records', { scope: '*', ids: [bIds[0]] }, ctx)).toEqual({ entries: [], taken: 1 });
     await closeAll(d, h.s);
   });
 
@@ -122,7 +122,47 @@ describe('RECON anti-entropy (issue 6.2)', () => {
     await h.unit.call('hello', { node: 'p', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' }, ctx);
     await expect(h.unit.call('reconcile', { scope: '*', msg: { v: 2, ranges: [] } }, ctx)).rejects.toMatchObject({ status: 400, code: 'RECONCILE_MALFORMED' });
     await expect(h.unit.call('reconcile', { scope: '*', msg: { v: 1, pad: 'x'.repeat(40_000) } }, ctx)).rejects.toMatchObject({ status: 413 });
-    await expect(h.unit.call('records', { scope: '*', ids: Array.from({ length: 501 }, (_, i) => `r${i}`) }, ctx)).rejects.toMatchObject({ status: 400 });
+    await expect(h.unit.call('records', { scope: '*', ids: Array.from({ length: 10_001 }, (_, i) => `r${i}`) }, ctx)).rejects.toMatchObject({ status: 400 });
+    expect(await h.unit.call('records', { scope: '*', ids: Array.from({ length: 600 }, (_, i) => `r${i}`) }, ctx)).toEqual({ entries: [], taken: 500 });
     await closeAll(h.s);
+  });
+
+  it('RECON: records are fetched in the host\'s pages when its pageSize is smaller than the dialer\'s', async () => {
+    const net = new Net();
+    const h = await hub({ pageSize: 7 });
+    net.units.set(URL, h.unit);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0, hooks: { beforeApply: ({ op }) => !JSON.stringify(op.data ?? null).includes('bulk') } } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
+    const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => h.s.insert({ i, tag: 'bulk' })));
+    await until(() => (d.parts.log.vector[h.s.id] ?? 0) >= 30, [d]);
+    expect(await d.has(ids[0])).toBe(false);
+    await d.sync.forceSync();
+    expect((await Promise.all(ids.map((id) => d.has(id)))).every(Boolean)).toBe(true);
+    expect(await records(d)).toEqual(await records(h.s));
+    await closeAll(d, h.s);
+  });
+
+  it('RECON WIRE: a host that advertises no reconcile/1 (an older build) is never asked to reconcile', async () => {
+    const net = new Net();
+    const skip = skipOnce('never-repaired');
+    const h = await hub({}, { sync: { hooks: { beforeApply: skip.beforeApply } } });
+    const methods: string[] = [];
+    const older = Object.create(h.unit) as typeof h.unit;
+    older.call = async (method, args, context) => {
+      methods.push(method);
+      const answer = (await h.unit.call(method, args, context)) as Record<string, unknown>;
+      return method === 'hello' ? { ...answer, caps: undefined, version: undefined, versions: undefined } : answer;
+    };
+    net.units.set(URL, older);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
+    const a = await d.insert({ x: 'never-repaired' });
+    await until(() => skip.state.skipped, [d, h.s]);
+    await d.sync.forceSync();
+    expect(methods.filter((m) => m === 'reconcile' || m === 'records')).toEqual([]);
+    expect(await h.s.has(a)).toBe(false);
+    await closeAll(d, h.s);
   });
 });
