@@ -61,6 +61,8 @@ export class Committer {
   chead: number;
   private queue: Pending[] = [];
   private running: Promise<void> | null = null;
+  /** Set while drain() waits on an empty queue: the next submit wakes it. */
+  private wake: (() => void) | undefined;
   private readonly unrecorded = new Map<number, string[]>();
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
@@ -87,6 +89,7 @@ export class Committer {
     return new Promise<void>((resolve, reject) => {
       // A literal, not a spread of p: the drain reads these objects several times, and spread copies read slowly.
       this.queue.push({ op: p.op, flags: p.flags, via: p.via, after: p.after, afterPersist: p.afterPersist, signing, resolve, reject });
+      this.wake?.();
       this.running ??= this.drain();
     });
   }
@@ -111,10 +114,9 @@ export class Committer {
     await Promise.resolve();
     let persisting: Promise<void> = Promise.resolve();
     try {
-      // An op queued while the last persist finishes is taken by the next turn of the outer loop.
       for (;;) {
         if (this.queue.length === 0) {
-          await persisting;
+          await this.nextOpOr(persisting);
           if (this.queue.length === 0) return;
         }
         const batch = this.queue.splice(0, MAX_BATCH);
@@ -134,6 +136,20 @@ export class Committer {
       }
     } finally {
       this.running = null;
+    }
+  }
+
+  /**
+   * Resolves at the next submit or once `persisting` settles, whichever is
+   * first. The writers a commit resolved queue their next ops a few
+   * microtasks after it: waiting for the records too would put the record
+   * write on every batch's path, where it belongs beside the next append.
+   */
+  private async nextOpOr(persisting: Promise<void>): Promise<void> {
+    try {
+      await Promise.race([persisting, new Promise<void>((resolve) => (this.wake = resolve))]);
+    } finally {
+      this.wake = undefined;
     }
   }
 
