@@ -51,7 +51,9 @@ export class Sampler {
   /** Ends the current phase (its delay figures kept) and starts `phase`. */
   async enter(phase: string): Promise<void> {
     await this.inflight;
-    const hub = await this.hub.probe(true);
+    // No periodic sample while the boundary's is taken: it would land after it, in the old phase, with the delay reset.
+    this.busy = true;
+    const hub = await this.hub.probe(true).finally(() => { this.busy = false; });
     const seconds = (performance.now() - this.phaseAt) / 1000;
     const hubCores = (hub.cpu - this.cpuAt) / 1000 / seconds;
     if (this.phase !== 'start') this.phases.push({ phase: this.phase, seconds, delay: hub.delay, toolP99: this.tool.percentile(99) / 1e6, hubCores });
