@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { parseArgs, USAGE } from './lib/args';
-import { measure, type Measurement } from './lib/measure';
+import type { Measurement } from './lib/measure';
 import { toResults, writeResults } from './lib/results';
 import { formatNumber, formatTable } from './lib/table';
 import { removeTempRoot } from './lib/temp';
+import { measureOrTimeout } from './lib/timeout';
 import type { Benchmark, Profile, Suite } from './lib/types';
 import { baselineSuite } from './suites/baselines';
 import { bootstrapSuite } from './suites/bootstrap';
@@ -45,8 +46,8 @@ async function runSuite(suite: Suite, names: Set<string>, runs: number): Promise
   try {
     for (const bench of chosen) {
       const start = performance.now();
-      const m = await measure(bench, runs);
-      process.stderr.write(`  ${bench.name}: ${formatNumber(m.median)} ${bench.unit} (${((performance.now() - start) / 1000).toFixed(1)} s)\n`);
+      const m = await measureOrTimeout(bench, runs);
+      process.stderr.write(`  ${bench.name}: ${'timeout' in m ? 'timeout' : formatNumber(m.median)} ${bench.unit} (${((performance.now() - start) / 1000).toFixed(1)} s)\n`);
       out.push({ bench, m });
     }
   } finally {

@@ -1,12 +1,7 @@
 import type { Benchmark } from './types';
 
-/** The median, min and max of a benchmark's timed runs, in its unit. */
-export interface Measurement {
-  median: number;
-  min: number;
-  max: number;
-  runs: number;
-}
+/** The median, min and max of a benchmark's timed runs, in its unit, or the cap a run passed (lib/timeout.ts). */
+export type Measurement = { median: number; min: number; max: number; runs: number } | { timeout: number };
 
 /** The median of a non-empty list (the mean of the middle two for an even count). */
 export function median(values: readonly number[]): number {

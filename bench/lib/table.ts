@@ -7,10 +7,9 @@ export function formatNumber(x: number): string {
 }
 
 function row(r: Result): string[] {
-  return [
-    r.name, formatNumber(r.value), r.unit, `${formatNumber(r.min)} – ${formatNumber(r.max)}`,
-    r.baseline ?? '', r.ratio === null ? '' : r.ratio.toPrecision(3),
-  ];
+  const range = r.min === null || r.max === null ? '' : `${formatNumber(r.min)} – ${formatNumber(r.max)}`;
+  const value = r.value === null ? `timeout (> ${(r.timeout ?? 0) / 1000} s)` : formatNumber(r.value);
+  return [r.name, value, r.unit, range, r.baseline ?? '', r.ratio === null ? '' : r.ratio.toPrecision(3)];
 }
 
 /** The results as an aligned text table: name, median, unit, min–max, baseline, ratio. */

@@ -6,10 +6,11 @@ export interface Profile {
 }
 
 /**
- * What a figure counts: a rate (ops/s), a latency (ms) or memory (MB). Only
- * rates are divided by a baseline.
+ * What a figure counts: a rate (ops/s), a latency (ms), memory (MB) or bytes
+ * on the wire (bytes). Mostly rates are divided by a baseline (the peers'
+ * bytes are too: bench/README.md, "Peers").
  */
-export type Unit = 'ops/s' | 'ms' | 'MB';
+export type Unit = 'ops/s' | 'ms' | 'MB' | 'bytes';
 
 /**
  * One benchmark. `run()` does one run: it prepares what it needs untimed (a
@@ -25,6 +26,9 @@ export interface Benchmark {
   baseline: string | null;
   /** Operations per run. */
   ops: number;
+  /** Timed runs, when not the profile's (never fewer than 5: the peers' runs at 100k). */
+  runs?: number;
+  /** One run; it may throw a BenchTimeout (lib/timeout.ts), recorded as a timeout rather than a failure. */
   run(): Promise<number>;
 }
 
@@ -42,14 +46,16 @@ export interface Suite {
 /** One line of bench/results/*.json. */
 export interface Result {
   name: string;
-  /** The median of the runs. */
-  value: number;
+  /** The median of the runs; null for a timeout. */
+  value: number | null;
   unit: string;
   baseline: string | null;
-  /** value / the baseline's value, measured in the same invocation; null for a baseline. */
+  /** value / the baseline's value, measured in the same invocation; null for a baseline or a timeout on either side. */
   ratio: number | null;
-  min: number;
-  max: number;
-  /** Timed runs behind the median (the warm-up run is not counted). */
+  min: number | null;
+  max: number | null;
+  /** Timed runs behind the median (the warm-up run is not counted); 0 for a timeout. */
   runs: number;
+  /** Set when a run passed its cap: the cap in ms (value, min and max are then null). */
+  timeout?: number;
 }
