@@ -1,5 +1,5 @@
 import type { Namespace, Server } from 'socket.io';
-import type { Limits } from 'syncom';
+import { RECONCILE_DEFAULTS, RECONCILE_MIN_FRAME_LIMIT, type Limits } from 'syncom';
 
 /** Room for what wraps a push's ops in one socket.io message: event name, ack id, `{"ops":…}`. */
 export const ENVELOPE_HEADROOM = 64 * 1024;
@@ -15,6 +15,16 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 export function maxMessageBytes(limits: Limits | undefined): number {
   const bytes = limits?.bytesPerPush;
   return bytes !== undefined && Number.isFinite(bytes) && bytes >= 0 ? Math.ceil(bytes) + ENVELOPE_HEADROOM : DEFAULT_MAX_MESSAGE_BYTES;
+}
+
+/**
+ * The reconcile frame of the gateway's unit (issue 6.2): what fits one
+ * message beside its envelope, at most the engine's default. The host tells
+ * dialers in hello, so their reconcile messages never trip the message limit.
+ */
+export function reconcileFrameFor(limits: Limits | undefined): number {
+  const fits = maxMessageBytes(limits) - ENVELOPE_HEADROOM;
+  return Math.max(RECONCILE_MIN_FRAME_LIMIT, Math.min(RECONCILE_DEFAULTS.frameLimit, fits));
 }
 
 interface EngineKnobs {

@@ -13,7 +13,7 @@ import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
 import { openFeed } from './gateway-feeds';
 import { HelloDto } from './hello.dto';
 import { SyncomLimitsGuard } from './limits.guard';
-import { applyMessageLimit, maxMessageBytes } from './message-size';
+import { applyMessageLimit, maxMessageBytes, reconcileFrameFor } from './message-size';
 import { PushDto, SnapshotDto } from './push.dto';
 import { ReconcileDto, RecordsDto } from './reconcile.dto';
 import { createSessionMiddleware } from './session.middleware';
@@ -51,7 +51,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
   /** The one host unit every socket reaches (authorize and limits stay with the guards). */
   get unit(): HostUnit {
     const { access = 'public', pageSize, pageBytes, meta, tracked } = this.options;
-    this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, meta, tracked });
+    const reconcileFrame = reconcileFrameFor(this.options.limits);
+    this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, meta, tracked, reconcileFrame });
     return this.hostUnit;
   }
 

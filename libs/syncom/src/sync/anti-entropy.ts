@@ -5,7 +5,7 @@ import type { Vector } from '../op/types';
 import type { Storage } from '../storage/storage';
 import type { SyncTelemetry } from '../telemetry';
 import { joinPage, mergeScope } from './bootstrap';
-import { createReconciler, entryDigest, type Message } from './reconcile';
+import { createReconciler, entryDigest, type Message, MIN_FRAME_LIMIT, RECONCILE_DEFAULTS } from './reconcile';
 import type { ReconcileAnswer } from './reconcile-host';
 import { inLabel, labelItems, reconcileLabels } from './reconcile-sets';
 
@@ -16,6 +16,8 @@ const MAX_ROUNDS = 64;
 export interface ReconcileRun {
   storage: Storage; link: SyncLink; host: string; url: string; scopes: string[]; pageSize: number;
   telemetry: SyncTelemetry;
+  /** The host's reconcile frame from hello: this side's messages must fit it. */
+  frame?: number;
 }
 
 /** What one run found: records fetched (need) and logged for the host (have); on start, where the host's sets were taken. */
@@ -26,9 +28,15 @@ export interface ReconcileResult {
   eventId?: string;
 }
 
+/** This side's frame: the default, or the host's when smaller (never under the module's floor). */
+function frameFor(host: number | undefined): number {
+  const f = Math.min(host ?? RECONCILE_DEFAULTS.frameLimit, RECONCILE_DEFAULTS.frameLimit);
+  return Math.max(f, MIN_FRAME_LIMIT);
+}
+
 /** The differences of one label: initiate, then answer the host until nothing is left to ask. */
 async function differences(o: ReconcileRun, label: string, start: boolean) {
-  const local = createReconciler({ items: labelItems(o.storage, label, o.scopes) });
+  const local = createReconciler({ items: labelItems(o.storage, label, o.scopes), frameLimit: frameFor(o.frame) });
   const have = new Set<string>();
   const need = new Set<string>();
   let at: { vector?: Vector; eventId?: string } = {};

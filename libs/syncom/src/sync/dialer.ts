@@ -37,6 +37,7 @@ export class Dialer {
   bootstrapping = false;
   /** The host's capabilities from its last hello answer. */
   caps: string[] = [];
+  private frame?: number;
   private chain: Promise<unknown> = Promise.resolve();
   private pages: Promise<void> = Promise.resolve();
   private outbox: LogEntry[] = [];
@@ -144,7 +145,7 @@ export class Dialer {
     const said = await sendHello(this.m, this.link as SyncLink, rec);
     if (!said.ok) return this.incompatible(said.versions);
     const { ans } = said;
-    this.caps = ans.caps;
+    [this.caps, this.frame] = [ans.caps, ans.reconcileFrame];
     this.antiEntropy ??= antiEntropyTimer(this.m.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...ans.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
@@ -236,7 +237,7 @@ export class Dialer {
   /** What a reconciliation (or a bootstrap) with this host needs. */
   reconcileRun(): ReconcileRun {
     const { storage, rec: { remote, url, scopes }, pageSize, m: { telemetry } } = this;
-    return { storage, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry };
+    return { storage, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.frame };
   }
 
   /** Push what the host lacks from its vector; backed off after a failed recovery (HOST-17). */

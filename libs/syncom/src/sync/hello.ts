@@ -28,6 +28,8 @@ export interface HelloAnswer {
   version: number;
   /** The host's capabilities ([] from an older host): 'reconcile/1' enables reconciliation. */
   caps: string[];
+  /** The largest reconcile message the host takes, in UTF-8 bytes (absent from an older host). */
+  reconcileFrame?: number;
 }
 
 const isStr = (x: unknown, max = 1024): x is string => typeof x === 'string' && x.length > 0 && x.length <= max;
@@ -65,9 +67,11 @@ export function checkHello(x: unknown): Hello {
 /** Check the host's answer to hello. */
 export function checkHelloAnswer(x: unknown): HelloAnswer {
   const h = checkHello({ ...(isObj(x) ? x : {}), scopes: ['*'], versions: undefined });
-  const { floor, version } = x as { floor?: unknown; version?: unknown };
-  return {
+  const { floor, version, reconcileFrame } = x as { floor?: unknown; version?: unknown; reconcileFrame?: unknown };
+  const ans: HelloAnswer = {
     node: h.node, vector: h.vector, epoch: h.epoch, schema: h.schema, floor: Number.isSafeInteger(floor) ? (floor as number) : 0,
     version: Number.isSafeInteger(version) ? (version as number) : 1, caps: h.caps,
   };
+  if (Number.isSafeInteger(reconcileFrame) && (reconcileFrame as number) > 0) ans.reconcileFrame = reconcileFrame as number;
+  return ans;
 }

@@ -137,7 +137,7 @@ export class SyncUnit implements HostUnit {
     this.manager.greeted(hello);
     const log = this.storage.parts.log;
     return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema(),
-      version, versions: [...ours], caps: [...CAPABILITIES] };
+      version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit };
   }
 
   private async push(args: unknown, s: Session, span: Span): Promise<unknown> {

@@ -30,7 +30,8 @@ export class ReconcileHost {
 
   constructor(private readonly storage: Storage, private readonly o: { pageSize: number; frameLimit?: number }) {}
 
-  private get frameLimit(): number {
+  /** The largest reconcile message taken and sent; hello tells the dialer, whose messages must fit it. */
+  get frameLimit(): number {
     return this.o.frameLimit ?? RECONCILE_DEFAULTS.frameLimit;
   }
 

@@ -63,9 +63,14 @@ describe('RECON anti-entropy (issue 6.2)', () => {
     for (let i = 0; i < 60; i++) await Promise.all(Array.from({ length: 25 }, (_, j) => d.insert({ i, j })));
     await until(() => d.sync.listNodes()[0].acked[d.id] === 1501, [d]);
     await net.links[0].settle();
-    await d.insert({ last: 1 });
-    await Promise.all([d.parts.committer.idle(), h.s.parts.committer.idle()]);
     const aAt = (s: Storage) => s.parts.log.read(0).some((e) => e.op.id === a);
+    // Retention drops segments as the log grows: a few more local writes let each side's floor pass the op.
+    for (const s of [d, h.s]) {
+      for (let k = 0; k < 50 && (aAt(s) || s.parts.log.floor === 0); k++) {
+        await s.insert({ pad: k });
+        await s.parts.committer.idle();
+      }
+    }
     expect([aAt(d), aAt(h.s), d.parts.log.floor > 0, h.s.parts.log.floor > 0]).toEqual([false, false, true, true]);
     expect(await h.s.has(a)).toBe(false);
     await d.sync.forceSync();
@@ -163,6 +168,27 @@ describe('RECON anti-entropy (issue 6.2)', () => {
     await d.sync.forceSync();
     expect(methods.filter((m) => m === 'reconcile' || m === 'records')).toEqual([]);
     expect(await h.s.has(a)).toBe(false);
+    await closeAll(d, h.s);
+  });
+
+  it('RECON: the host names its reconcile frame in hello; 3,000 records differing converge under a 32 KiB frame without a refusal', async () => {
+    const net = new Net();
+    const h = await hub({ reconcileFrame: 32 * 1024 });
+    net.units.set(URL, h.unit);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0, hooks: { beforeApply: ({ op }) => !JSON.stringify(op.data ?? null).includes('bulk') } } });
+    const errors: string[] = [];
+    d.sync.on('error', (e) => errors.push(e.code));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
+    const ids = await Promise.all(Array.from({ length: 3000 }, (_, i) => h.s.insert({ i })));
+    await until(() => (d.parts.log.vector[h.s.id] ?? 0) >= 3000, [d]);
+    await Promise.all(ids.map((id) => h.s.update(id, { v: 'bulk' })));
+    await until(() => (d.parts.log.vector[h.s.id] ?? 0) >= 6000, [d]);
+    await d.sync.forceSync();
+    expect(errors).toEqual([]);
+    expect(await records(d)).toEqual(await records(h.s));
+    const hello = { node: 'p', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' };
+    expect(await h.unit.call('hello', hello, {})).toMatchObject({ reconcileFrame: 32 * 1024 });
     await closeAll(d, h.s);
   });
 });

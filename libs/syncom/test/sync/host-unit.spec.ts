@@ -32,7 +32,7 @@ describe('hosting: the unit', () => {
     const answer = await h.unit.call('hello', helloOf(p, ['*'], { token: 't' }), ctx);
     expect(answer).toEqual({
       node: h.s.id, vector: h.s.parts.log.vector, epoch: h.s.parts.log.epoch, floor: h.s.parts.log.floor, schema: null,
-      version: 1, versions: [1], caps: ['reconcile/1'],
+      version: 1, versions: [1], caps: ['reconcile/1'], reconcileFrame: 512 * 1024,
     });
     const pushed = await push(h.unit, ctx, opsOf(p));
     expect(pushed).toMatchObject({ applied: 1, duplicates: 0, gaps: 0, outOfScope: 0 });
