@@ -93,7 +93,7 @@ export class Storage {
     return this.local(id, (e) => {
       const data = copyFields(fields, 'fields');
       assertRegisters(existing(e, id), data);
-      this.validateUpdate(mergedView(e, data));
+      this.validateUpdate(e, data);
       return { type: 'set', id, data };
     }, options);
   }
@@ -247,13 +247,16 @@ export class Storage {
     return r.data === data ? data : (JSON.parse(JSON.stringify(r.data)) as Record<string, unknown>);
   }
 
-  private validateUpdate(merged: Record<string, unknown>): void {
-    const r = this.parts.schema?.validateUpdate(merged);
+  /** Validate the record as an update leaves it; without a schema no merged view is built. */
+  private validateUpdate(e: Entry | undefined, fields: Record<string, unknown>): void {
+    const r = this.parts.schema?.validateUpdate(mergedView(e, fields));
     if (r && !r.ok) throw new SyncomError('OP_INVALID', `the update is invalid: ${r.errors.join('; ')}`, { errors: r.errors });
   }
 
   /** The scope an op of this body leaves the record in (SCOPE-4..8). */
   private scopeOfBody(e: Entry | undefined, body: OpBody): string {
+    // Without a scope function every record is '*': no view of the record to build on every write.
+    if (!this.parts.options.sync?.scope) return GLOBAL_SCOPE;
     if (body.type === 'write') return this.scopeFor(body.id, body.data ?? {});
     if (body.type === 'set') return this.scopeFor(body.id, mergedView(e, body.data ?? {}));
     return this.scopes.get(body.id) ?? (e && !isHidden(e) ? this.scopeFor(body.id, readEntry(e)) : '*');
