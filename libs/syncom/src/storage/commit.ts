@@ -22,7 +22,7 @@ export interface Pending {
   after?: Entry;
   /** Resolve only once the batch's records are written and its purges scrubbed. */
   afterPersist?: boolean;
-  /** This op's signature being made on the pool, started when the op was queued. */
+  /** This op's signature being made off the main thread, started when the op was queued (shared by the ops of one chunk). */
   signing?: Promise<void>;
   resolve(): void;
   reject(e: Error): void;
@@ -83,7 +83,7 @@ export class Committer {
     else advanceVector(this.pvec, p.op);
     if (p.flags & FLAG_GRANTED && p.op.vector) this.pvec = mergeVectors(this.pvec, p.op.vector);
     if (p.after) this.overlay.set(p.op.id, p.after);
-    // Signing starts now, on the pool, and runs while the next ops are built.
+    // Signing starts now, off the main thread, and runs while the next ops are built.
     const signing = this.hooks.sign(p.op);
     signing?.catch(() => undefined);
     return new Promise<void>((resolve, reject) => {
@@ -122,7 +122,9 @@ export class Committer {
         const batch = this.queue.splice(0, MAX_BATCH);
         let from: number;
         try {
-          for (const p of batch) if (p.signing) await p.signing;
+          // Ops signed in one chunk share its promise: await each chunk once.
+          let signing: Promise<void> | undefined;
+          for (const p of batch) if (p.signing && p.signing !== signing) await (signing = p.signing);
           from = await this.log.append(batch);
         } catch (e) {
           await persisting;

@@ -3,7 +3,8 @@ import { createFsBackend, createMemoryBackend } from '../backend';
 import type { Backend } from '../backend/types';
 import { applyOp, type Entry, isEntry } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
-import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed, signOpAsync } from '../op';
+import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
+import { signOff } from '../op/signer';
 import { createLogCipher, createRecordCipher } from '../sealed';
 import { createSchema, type Schema } from '../schema';
 import { createClock } from './clock';
@@ -78,7 +79,7 @@ function commitHooks(ref: { storage?: Storage }): CommitHooks {
     sign(op) {
       const s = ref.storage as Storage;
       if (s.parts.options.sync?.signatures === false || op.origin !== s.id || op.sig !== undefined) return undefined;
-      return signOpAsync(op, s.parts.keys.signPrivate);
+      return signOff(op, s.parts.keys.signPrivate);
     },
     async scrub(id) {
       const s = ref.storage as Storage;
