@@ -26,8 +26,9 @@ const HOLD = 3;
  * HOLD steps after it fired), then one more write, which must land; wait for
  * the pipeline and close. Never throws for a refused call: outcomes say.
  */
-export async function runFaulted(b: MemoryBackend, script: Step[], options: RunOptions, fault: IoFault): Promise<FaultedRun> {
-  const s = await openOn(b, options);
+export async function runFaulted(b: MemoryBackend, o: { script: Step[]; options: RunOptions; fault: IoFault }): Promise<FaultedRun> {
+  const { script, fault } = o;
+  const s = await openOn(b, o.options);
   const run: FaultedRun = { opened: true, outcomes: [], announced: [], views: {}, node: s.id, reported: [], clearedAt: Infinity };
   s.on('change', (op) => run.announced.push(op));
   s.on('error', (e) => run.reported.push(e));

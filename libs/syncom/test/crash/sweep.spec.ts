@@ -51,12 +51,18 @@ describe('crash recovery: a crash at every I/O point of a 200-call run (durable)
     const failures: string[] = [];
     const resolvedAt: number[] = [];
     const checked = new Map<string, number>();
+    let previous = '';
     for (let k = 1; k <= total; k++) {
       const b = await keyedBackend();
       b.crashAt(k, { ops: IO_POINTS });
       const run = await runScript(b, script, options);
       expect(b.opCount(IO_POINTS)).toBe(k);
       resolvedAt.push(run.outcomes.filter((o) => o.resolved).length);
+      crashed.set(k, b.crash('none').snapshot());
+      // A crash at an atomic write's fsync leaves the disk and the run of a crash at its write: checked already.
+      const same = JSON.stringify([crashed.get(k), run.outcomes, run.announced.length]);
+      if (same === previous) continue;
+      previous = same;
       for (const { damage, disk } of distinctCrashes(b, k)) {
         checked.set(damage, (checked.get(damage) ?? 0) + 1);
         try {
@@ -65,7 +71,6 @@ describe('crash recovery: a crash at every I/O point of a 200-call run (durable)
           failures.push((e as Error).message);
         }
       }
-      crashed.set(k, b.crash('none').snapshot());
     }
     expect(failures.slice(0, 3)).toEqual([]);
     // Power cuts left disks of their own (unsynced removals undone, in-place scrubs cut before their fsync).
