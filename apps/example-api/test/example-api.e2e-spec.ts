@@ -31,7 +31,9 @@ describe('example-api through a hub (e2e, socket.io and HTTP on loopback)', () =
     // A write each way: both feeds are live, past the first-contact bootstraps of two fresh nodes.
     const first = (await http(`${a.url}/notes`, 'POST', { title: 'online' })).body.id;
     const second = (await http(`${b.url}/notes`, 'POST', { title: 'online too' })).body.id;
-    await until(async () => (await b.storage.has(first)) && (await a.storage.has(second)), [a.storage, b.storage]);
+    // A node holding the other's note is past its first-contact bootstrap once it is not bootstrapping.
+    const settled = (s: typeof a) => s.storage.sync.peers()[0]?.bootstrapping === false;
+    await until(async () => (await b.storage.has(first)) && (await a.storage.has(second)) && settled(a) && settled(b), [a.storage, b.storage]);
     bootstraps.length = 0;
 
     await apps.stop(hub);

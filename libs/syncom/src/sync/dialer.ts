@@ -388,6 +388,8 @@ export class Dialer {
       this.rec.cursor = eventId || null;
       this.rec.lastSync = this.storage.parts.clock.now();
       await this.m.registry.save(this.rec);
+      // Over when its event fires: a listener reading peers() sees it so.
+      this.bootstrapping = false;
       this.m.events.emit('bootstrap', { url, records });
       if (!this.stopped) this.subscribe(this.rec.cursor);
     } catch (e) {
