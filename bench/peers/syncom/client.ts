@@ -1,0 +1,33 @@
+import { io } from 'socket.io-client';
+import { open } from '../../../libs/syncom/src';
+import { createSocketIoLink } from '../../../libs/syncom-nest/src/link';
+import { inFlight } from '../../lib/measure';
+import { bootstrapFrom, memoryBackend } from '../../lib/nodes';
+import { makeRecord } from '../../lib/record';
+import { serveClient } from '../client-side';
+import { WINDOW } from '../protocol';
+
+/**
+ * A syncom client: a storage on the memory backend dialing the server over
+ * socket.io as syncom-nest's socketIoConnect() does (the link module alone:
+ * the client process need not load Nest), registered with addNode and
+ * bootstrapped from it before the run. One insert is one change (one op);
+ * 100 are kept in flight. The reader counts the writer's ops it has applied
+ * (its committed vector at the writer's stream).
+ */
+const connect = (node: { url: string; token?: string }) =>
+  createSocketIoLink(io(node.url, { transports: ['websocket'], auth: { token: node.token } }));
+
+serveClient(async ({ url, token, role, writer, signatures }) => {
+  const s = await open({ path: role, backend: memoryBackend(), sync: { connect, signatures } });
+  await bootstrapFrom(s, { url, token });
+  await s.parts.committer.idle();
+  const stream = writer?.id ?? s.id;
+  return {
+    info: { id: s.id },
+    held: () => s.parts.committer.cvec[stream] ?? 0,
+    onChange: (listener) => s.on('change', () => listener()),
+    write: (from, count) => inFlight(count, WINDOW, (i) => s.insert(makeRecord(from + i))),
+    close: () => s.close(),
+  };
+});
