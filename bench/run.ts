@@ -8,7 +8,9 @@ import { measureOrTimeout } from './lib/timeout';
 import type { Benchmark, Profile, Suite } from './lib/types';
 import { baselineSuite } from './suites/baselines';
 import { bootstrapSuite } from './suites/bootstrap';
+import { writePeersChart } from './peers/chart';
 import { localWritesSuite } from './suites/local-writes';
+import { peersSuites } from './suites/peers-sync';
 import { readsSuite } from './suites/reads';
 import { replicationSuite } from './suites/replication';
 import { socketIoSuite } from './suites/socketio';
@@ -16,7 +18,7 @@ import { socketIoSuite } from './suites/socketio';
 /** Baselines first: every ratio needs its baseline measured in the same invocation. */
 const suitesOf = (profile: Profile): Suite[] => [
   baselineSuite(profile), localWritesSuite(profile), readsSuite(profile), replicationSuite(profile), socketIoSuite(profile),
-  bootstrapSuite(profile),
+  bootstrapSuite(profile), ...peersSuites(profile),
 ];
 
 /**
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
   const results = toResults(measured);
   console.log(formatTable(results));
   const files = writeResults(join(__dirname, 'results'), results);
+  files.push(...writePeersChart(join(__dirname, 'results'), results));
   console.log(`\n${((performance.now() - started) / 1000).toFixed(1)} s; wrote ${files.map((f) => f.slice(process.cwd().length + 1)).join(', ')}`);
 }
 

@@ -1,0 +1,106 @@
+import { SharedRuns } from '../lib/measure';
+import { BenchTimeout } from '../lib/timeout';
+import type { Benchmark, Profile, Suite } from '../lib/types';
+import { PeerLine, type Trip } from '../peers/line';
+import { PEERS, type PeerSystem, SYNCOM_FALSE, SYNCOM_VERIFY } from '../peers/systems';
+
+/** Changes per run: 1k, 10k and 100k in a full run; --quick runs 1k only (see bench/README.md). */
+const FULL = [1_000, 10_000, 100_000];
+const QUICK = [1_000];
+/** The warm-up run writes this many changes whatever N is: it warms the processes, its figure is dropped. */
+const WARM_UP = 1_000;
+/** Timed runs at 100k: the minimum the bench promises, as one run there takes minutes. */
+const RUNS_AT_100K = 5;
+
+/** A run is cut off past max(30 s, N / 500 changes/s): slower than 500 changes/s is reported as a timeout. */
+export const capMs = (n: number): number => Math.max(30_000, n * 2);
+
+/** `1k`, `10k`, `100k`: N in a figure's name. */
+export const nLabel = (n: number): string => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+/** The name of system `system`'s figure `what` (throughput, bytes, throughput-vs-tinybase, ...) at N. */
+export const peerFigure = (system: string, n: number, what: string): string => `peers/${system}/n=${nLabel(n)}/${what}`;
+
+/**
+ * The runs of one group of systems sharing a directory's processes (syncom's
+ * two signature modes; each peer alone): forked at the suite's setup, forked
+ * anew after a timeout (a cut-off run may leave them busy), stopped at teardown.
+ */
+class Group {
+  private line: PeerLine | undefined;
+  /** Per system, the smallest N that timed out: larger ones are not run. */
+  private readonly failedAt = new Map<string, number>();
+
+  constructor(private readonly spawnWith: PeerSystem) {}
+
+  async trip(system: PeerSystem, n: number, count: number): Promise<Trip> {
+    const failed = this.failedAt.get(system.name);
+    if (failed !== undefined && n >= failed) throw new BenchTimeout(capMs(n), `${system.name}: not run, it timed out at n=${nLabel(failed)}`);
+    this.line ??= await PeerLine.spawn(this.spawnWith);
+    try {
+      return await this.line.run(system, count, capMs(n));
+    } catch (e) {
+      if (e instanceof BenchTimeout) this.failedAt.set(system.name, n);
+      await this.stop();
+      throw e;
+    }
+  }
+
+  async start(): Promise<void> {
+    this.line ??= await PeerLine.spawn(this.spawnWith);
+  }
+
+  async stop(): Promise<void> {
+    const line = this.line;
+    this.line = undefined;
+    await line?.stop();
+  }
+}
+
+/** A figure read from a system's shared runs: its rate (ms per run) or its bytes. */
+function figure(name: string, baseline: string | null, n: number, runs: number, shared: SharedRuns<Trip>, what: 'throughput' | 'bytes'): Benchmark {
+  return what === 'throughput'
+    ? { name, unit: 'ops/s', baseline, ops: n, runs, run: async () => (await shared.take(name)).ms }
+    : { name, unit: 'bytes', baseline, ops: n, runs, run: async () => (await shared.take(name)).bytes };
+}
+
+/**
+ * One system's figures at N: throughput and bytes, and for syncom one
+ * `-vs-<peer>` figure of each per peer (syncom's value, the peer's as
+ * baseline, so the ratio is syncom / peer). All read the same runs: the
+ * first of them (the warm-up) writes WARM_UP changes, the others N.
+ */
+function systemFigures(group: Group, system: PeerSystem, n: number, profile: Profile): Benchmark[] {
+  const isSyncom = system === SYNCOM_VERIFY || system === SYNCOM_FALSE;
+  const versus = isSyncom ? PEERS.map((p) => p.name) : [];
+  const whats = ['throughput', 'bytes', ...versus.flatMap((p) => [`throughput-vs-${p}`, `bytes-vs-${p}`])];
+  const names = whats.map((w) => peerFigure(system.name, n, w));
+  let produced = 0;
+  const shared = new SharedRuns<Trip>(names, () => group.trip(system, n, produced++ === 0 ? Math.min(n, WARM_UP) : n));
+  const runs = n >= 100_000 ? RUNS_AT_100K : profile.runs;
+  const own = (what: 'throughput' | 'bytes') => (system === SYNCOM_FALSE ? peerFigure(SYNCOM_VERIFY.name, n, what) : null);
+  return whats.map((w, i) => {
+    const what = w.startsWith('throughput') ? 'throughput' : 'bytes';
+    const peer = w.split('-vs-')[1];
+    return figure(names[i], peer ? peerFigure(peer, n, what) : own(what), n, runs, shared, what);
+  });
+}
+
+/**
+ * syncom against TinyBase, Yjs and Automerge on one workload (bench/README.md,
+ * "Peers"): a writer process makes N record changes, a reader process is
+ * caught up through the system's own server process, over WebSockets on
+ * loopback. One suite per group of processes, syncom's first.
+ */
+export function peersSuites(profile: Profile): Suite[] {
+  const ns = profile.quick ? QUICK : FULL;
+  const groups: [PeerSystem, PeerSystem[]][] = [[SYNCOM_VERIFY, [SYNCOM_VERIFY, SYNCOM_FALSE]], ...PEERS.map((p): [PeerSystem, PeerSystem[]] => [p, [p]])];
+  return groups.map(([spawnWith, systems]) => {
+    const group = new Group(spawnWith);
+    return {
+      benchmarks: ns.flatMap((n) => systems.flatMap((s) => systemFigures(group, s, n, profile))),
+      setup: () => group.start(),
+      teardown: () => group.stop(),
+    };
+  });
+}
