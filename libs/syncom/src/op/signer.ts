@@ -32,6 +32,8 @@ interface Answer {
 
 /** Ops per message: small enough that signing starts while the rest of a burst is built. */
 const CHUNK = 16;
+/** Bursts smaller than this are signed on libuv's pool (see flush). */
+const FEW = 4;
 /** Threads end after this long with nothing to sign (the next op starts one again, in tens of ms). */
 const IDLE_MS = 10_000;
 /**
@@ -151,7 +153,10 @@ function send(c: Chunk): void {
 function flush(): void {
   const c = open;
   open = undefined;
-  if (c) send(c);
+  if (!c) return;
+  // A burst of a few ops (an awaited write) goes to the pool: a job per op answers sooner than a round trip to a thread.
+  if (c.ops.length < FEW) signOnPool(c);
+  else send(c);
 }
 
 function newChunk(key: KeyObject): Chunk {

@@ -18,11 +18,20 @@ describe('signOff (own ops signed off the main thread, in chunks)', () => {
     expect(await verifyOps(ops)).toEqual(ops.map(() => 'ok'));
   });
 
-  it('signs each op with its own key when two nodes sign in one burst', async () => {
-    const ops = [...writes(a.origin, 5), ...writes(b.origin, 5)].sort((x, y) => x.seq - y.seq);
+  it('signs each op with its own key when two nodes sign in one burst, in runs (threads) or alternating (pool)', async () => {
     const keyOf = (op: Op) => (op.origin === a.origin ? a.privateKey : b.privateKey);
-    await Promise.all(ops.map((op) => signOff(op, keyOf(op))));
-    expect(await verifyOps(ops)).toEqual(ops.map(() => 'ok'));
+    const runs = [...writes(a.origin, 5), ...writes(b.origin, 5)];
+    const alternating = [...writes(a.origin, 5, 20), ...writes(b.origin, 5, 20)].sort((x, y) => x.seq - y.seq);
+    for (const ops of [runs, alternating]) {
+      await Promise.all(ops.map((op) => signOff(op, keyOf(op))));
+      expect(await verifyOps(ops)).toEqual(ops.map(() => 'ok'));
+    }
+  });
+
+  it('signs a lone op (an awaited write, sent to the pool) as well', async () => {
+    const [op] = writes(a.origin, 1, 50);
+    await signOff(op, a.privateKey);
+    expect(await verifyOps([op])).toEqual(['ok']);
   });
 
   it('signs ops of every type over their header (SIG-5), a delete and a purge without payload', async () => {
@@ -33,7 +42,7 @@ describe('signOff (own ops signed off the main thread, in chunks)', () => {
   });
 
   it('rejects the ops of a key that cannot sign, and signs the next ones of a good key', async () => {
-    const bad = writes(a.origin, 3);
+    const bad = writes(a.origin, 6);
     const publicOnly = createPublicKey(a.privateKey);
     const refused = Promise.all(bad.map((op) => signOff(op, publicOnly)));
     await expect(refused).rejects.toThrow(/signing failed/);
