@@ -26,7 +26,13 @@ serveClient(async ({ url, token, role, writer, signatures }) => {
   return {
     info: { id: s.id },
     held: () => s.parts.committer.cvec[stream] ?? 0,
-    onChange: (listener) => s.on('change', () => listener()),
+    onChange(listener) {
+      // Not 'change' alone: a reader whose feed fell behind the server's log is caught up by a bootstrap
+      // (reconciled records, then a vector granted), which moves the vector without a 'change' at the end.
+      const check = () => listener();
+      const offs = [s.on('change', check), s.on('apply', check), s.sync.on('sync', check), s.sync.on('bootstrap', check)];
+      return () => offs.forEach((off) => off());
+    },
     write: (from, count) => inFlight(count, WINDOW, (i) => s.insert(makeRecord(from + i))),
     close: () => s.close(),
   };
