@@ -4,19 +4,27 @@ import type { Simulation } from './simulation';
 /** The damages a crash may leave on what was not synced; 'none' is a process crash. */
 export const DAMAGES: readonly CrashDamage[] = ['none', 'lost', 'torn', 'zeroed', 'reordered'];
 
-/** New faults for one link: drop, duplicate, latency and reorder, within the run's bounds; sometimes none. */
-function redraw(sim: Simulation): void {
+/**
+ * Draw the faults of the links from one node to another: drop, duplicate,
+ * latency and reorder within the run's bounds; a quarter of the time, none.
+ */
+export function drawFaults(sim: Simulation, from: number, to: number): void {
   const { rng, settings } = sim;
-  const live = sim.liveLinks();
-  if (live.length === 0) return;
-  const l = rng.pick(live);
   const calm = rng.chance(0.25);
-  const f = sim.faultsOf(l.o.from, l.o.to);
+  const f = sim.faultsOf(from, to);
   f.drop = calm ? 0 : rng.next() * settings.drop;
   f.duplicate = calm ? 0 : rng.next() * settings.duplicate;
   f.delay = calm ? 0 : rng.next();
   f.reorder = !calm && rng.chance(0.5);
-  sim.trace.record('faults', l.o.name, f.drop.toFixed(3), f.duplicate.toFixed(3), f.delay.toFixed(3), f.reorder);
+  sim.trace.record('faults', `${from}-${to}`, f.drop.toFixed(3), f.duplicate.toFixed(3), f.delay.toFixed(3), f.reorder);
+}
+
+/** New faults for one live link's pair of nodes. */
+function redraw(sim: Simulation): void {
+  const live = sim.liveLinks();
+  if (live.length === 0) return;
+  const l = sim.rng.pick(live);
+  drawFaults(sim, l.o.from, l.o.to);
 }
 
 function cut(sim: Simulation): void {

@@ -48,6 +48,8 @@ export class SimNetwork {
   private readonly channels = new Map<string, Channel>();
   private sorted: Channel[] | undefined;
   private readonly work = new Set<Promise<unknown>>();
+  /** Deliveries by fate: handed over, lost, copied, taken out of order. */
+  readonly counts = { delivered: 0, lost: 0, copied: 0, reordered: 0 };
 
   constructor(private readonly trace: SimTrace) {}
 
@@ -99,10 +101,19 @@ export class SimNetwork {
     const lost = faulty && packet.lose !== undefined && rng.chance(f.drop);
     const copy = faulty && !lost && packet.again !== undefined && rng.chance(f.duplicate);
     this.trace.record('deliver', ch.id, packet.label, at, lost ? 'lost' : copy ? 'twice' : 'ok');
+    this.count(at, lost, copy);
     if (lost) return packet.lose?.();
     // A copy of a page comes right behind it (pages keep their order); a copied call may come much later.
     if (copy) ch.queue.splice(ch.ordered ? 0 : ch.queue.length, 0, (packet.again as () => Packet)());
     this.track(packet.deliver());
+  }
+
+  private count(at: number, lost: boolean, copy: boolean): void {
+    const c = this.counts;
+    if (lost) c.lost++;
+    else c.delivered++;
+    if (copy) c.copied++;
+    if (at > 0) c.reordered++;
   }
 
   /** Count a receiver's work as in progress until it settles. */

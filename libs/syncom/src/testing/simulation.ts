@@ -1,7 +1,7 @@
 import type { CrashDamage } from '../backend';
 import type { NodeRecord } from '../sync/registry';
 import { OpArchive } from './sim-archive';
-import { runChaos } from './sim-chaos';
+import { drawFaults, runChaos } from './sim-chaos';
 import { drain, heal } from './sim-heal';
 import { SimLink } from './sim-link';
 import { type LinkFaultState, SimNetwork } from './sim-network';
@@ -39,6 +39,8 @@ export interface SimStats {
   timers: number;
   /** Errors the nodes reported, by code. */
   errors: Record<string, number>;
+  /** Deliveries by fate (SimNetwork.counts). */
+  network?: SimNetwork['counts'];
 }
 
 /**
@@ -101,6 +103,7 @@ export class Simulation {
     for (let left = this.settings.writes; left > 0; ) left -= await this.step(left);
     await heal(this);
     this.stats.rejected = this.nodes.reduce((n, node) => n + node.rejected, 0);
+    this.stats.network = { ...this.net.counts };
     this.trace.record('end', ...this.nodes.map((n) => `${n.acked.length}/${n.storage.parts.log.head}`));
   }
 
@@ -194,6 +197,8 @@ export class Simulation {
     for (let c = 0; c < this.settings.keys.counters; c++) await this.nodes[0].storage.set(`c${c}`, {});
     for (const [from, to] of edges) await this.nodes[from].storage.sync.addNode({ url: `${URL_PREFIX}${to}` });
     await drain(this);
+    // The run starts with every link faulty (a quarter of them calm); fault steps draw again.
+    for (const [from, to] of edges) drawFaults(this, from, to);
   }
 
   private syncOptions(): SimNodeOptions['sync'] {

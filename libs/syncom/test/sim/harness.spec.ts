@@ -23,6 +23,17 @@ describe('simulation harness: replay', () => {
   });
 });
 
+describe('simulation harness: faults', () => {
+  it('a run loses, copies and reorders messages, cuts links, partitions, crashes and reboots nodes, and fires timers', async () => {
+    const r = await simulate({ seed: 3, writes: 600, signatures: false });
+    expect(r.problems).toEqual([]);
+    const { network, crashes, cuts, partitions, timers } = r.stats;
+    for (const n of [crashes, cuts, partitions, timers, network?.lost, network?.copied, network?.reordered]) expect(n).toBeGreaterThan(0);
+    // Drops run at 0-30% per link during the run (healing is fault-free).
+    expect((network?.lost ?? 0) / (network?.delivered ?? 1)).toBeGreaterThan(0.02);
+  });
+});
+
 describe('simulation harness: the checks catch a broken run', () => {
   it('GUAR-1 GUAR-2: an op no node holds, a node that differs and an acknowledged write no node holds are reported; the report leads with the seed', async () => {
     const sim = await Simulation.create({ seed: 5, writes: 60, crashes: false });
