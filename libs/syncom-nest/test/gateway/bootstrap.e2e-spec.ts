@@ -1,19 +1,14 @@
 import type { Storage } from 'syncom';
 import { socketDialer } from '../helpers/dialer';
-import { startHub, type TestHub } from '../helpers/hub';
+import { type TestHub } from '../helpers/hub';
+import { gatewayFixture } from '../helpers/fixture';
 import { until } from '../helpers/until';
 
 const rows = async (s: Storage) => (await s.list()).map((r) => [r.id, r.data]);
 
 describe('bootstrap over the socket.io gateway', () => {
   let hub: TestHub | undefined;
-  const storages: Storage[] = [];
-
-  afterEach(async () => {
-    for (const s of storages.splice(0)) await s.close();
-    await hub?.close();
-    hub = undefined;
-  });
+  const { storages, startHub } = gatewayFixture();
 
   async function bootstrapFrom(h: TestHub) {
     await Promise.all(Array.from({ length: 300 }, (_, i) => h.storage.insert({ i, pad: 'x'.repeat(60) })));

@@ -1,6 +1,7 @@
 import type { Op, Storage } from 'syncom';
 import { socketDialer } from '../helpers/dialer';
-import { memoryStorage, startHub, type TestHub } from '../helpers/hub';
+import { memoryStorage, type TestHub } from '../helpers/hub';
+import { gatewayFixture } from '../helpers/fixture';
 import { until } from '../helpers/until';
 
 const rows = async (s: Storage) => (await s.list()).map((r) => [r.id, r.data]);
@@ -19,13 +20,7 @@ function skipOnce(mark: string) {
 
 describe('WIRE RECON over the socket.io gateway (issue 6)', () => {
   let hub: TestHub | undefined;
-  const storages: Storage[] = [];
-
-  afterEach(async () => {
-    for (const s of storages.splice(0)) await s.close();
-    await hub?.close();
-    hub = undefined;
-  });
+  const { storages, startHub } = gatewayFixture();
 
   it('RECON: forceSync reconciles through reconcile and records messages; a skipped op on each side is repaired', async () => {
     const hs = skipOnce('from-d');

@@ -2,7 +2,8 @@ import type { Socket as ClientSocket } from 'socket.io-client';
 import type { Storage, SyncomError } from 'syncom';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { rawSocket, socketDialer } from '../helpers/dialer';
-import { memoryStorage, startHub, type TestHub } from '../helpers/hub';
+import { memoryStorage, type TestHub } from '../helpers/hub';
+import { gatewayFixture } from '../helpers/fixture';
 import { SignedWriter } from '../helpers/signed-writer';
 import { until } from '../helpers/until';
 
@@ -10,15 +11,7 @@ const HELLO = { node: 'raw-node', vector: {}, epoch: 'e', schema: null, scopes: 
 
 describe('refusals at the socket.io gateway', () => {
   let hub: TestHub | undefined;
-  const storages: Storage[] = [];
-  const sockets: ClientSocket[] = [];
-
-  afterEach(async () => {
-    for (const s of sockets.splice(0)) s.disconnect();
-    for (const s of storages.splice(0)) await s.close();
-    await hub?.close();
-    hub = undefined;
-  });
+  const { storages, sockets, startHub } = gatewayFixture();
 
   async function raw(h: TestHub): Promise<ClientSocket> {
     const socket = await rawSocket(h.url);

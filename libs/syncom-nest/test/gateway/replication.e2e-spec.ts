@@ -1,19 +1,14 @@
 import type { Storage } from 'syncom';
 import { socketDialer } from '../helpers/dialer';
-import { memoryStorage, startHub, type TestHub } from '../helpers/hub';
+import { memoryStorage, type TestHub } from '../helpers/hub';
+import { gatewayFixture } from '../helpers/fixture';
 import { until, waitFor } from '../helpers/until';
 
 type PeerEvent = { connected: boolean; reconnected: boolean };
 
 describe('replication through the socket.io gateway', () => {
   let hub: TestHub | undefined;
-  const storages: Storage[] = [];
-
-  afterEach(async () => {
-    for (const s of storages.splice(0)) await s.close();
-    await hub?.close();
-    hub = undefined;
-  });
+  const { storages, startHub } = gatewayFixture();
 
   /** A dialer registered at the hub, its first contact (bootstrap) done and a page taken from the live feed. */
   async function dialed(h: TestHub) {

@@ -1,7 +1,8 @@
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { formatEventId, type Storage } from 'syncom';
 import { rawSocket, socketDialer } from '../helpers/dialer';
-import { startHub, type TestHub } from '../helpers/hub';
+import { type TestHub } from '../helpers/hub';
+import { gatewayFixture } from '../helpers/fixture';
 import { heapAfterGc } from '../helpers/signed-writer';
 import { Signal, until } from '../helpers/until';
 
@@ -26,13 +27,7 @@ function held(hub: TestHub) {
 
 describe('resources at the socket.io gateway', () => {
   let hub: TestHub | undefined;
-  const storages: Storage[] = [];
-
-  afterEach(async () => {
-    for (const s of storages.splice(0)) await s.close();
-    await hub?.close();
-    hub = undefined;
-  });
+  const { storages, startHub } = gatewayFixture();
 
   /** A socket greeted as `node`, and the hub's epoch (a feed from `<epoch>.0` replays the whole log). */
   async function greeted(h: TestHub, node: string): Promise<{ socket: ClientSocket; from: string }> {

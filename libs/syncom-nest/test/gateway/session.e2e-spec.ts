@@ -1,17 +1,12 @@
 import type { Storage, SyncomError } from 'syncom';
 import { rawSocket, socketDialer } from '../helpers/dialer';
-import { startHub, type TestHub } from '../helpers/hub';
+import { type TestHub } from '../helpers/hub';
+import { gatewayFixture } from '../helpers/fixture';
 import { until } from '../helpers/until';
 
 describe("access 'session' at the socket.io gateway", () => {
   let hub: TestHub | undefined;
-  const storages: Storage[] = [];
-
-  afterEach(async () => {
-    for (const s of storages.splice(0)) await s.close();
-    await hub?.close();
-    hub = undefined;
-  });
+  const { storages, startHub } = gatewayFixture();
 
   it('HOST-2 the handshake runs authorize with auth.token: a wrong one is refused with 401 data, a right one greets', async () => {
     const seen: Array<{ node: string; token?: string; session: unknown }> = [];

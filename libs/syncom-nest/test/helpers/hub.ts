@@ -43,6 +43,12 @@ export interface TestHub {
   close(): Promise<void>;
 }
 
+/** `fn` run at most once; later calls get the first call's promise. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
+}
+
 /** Starts a hub: Storage and SYNCOM_GATEWAY_OPTIONS providers, the gateway class, IoAdapter, listen(0). */
 export async function startHub(setup: HubSetup = {}): Promise<TestHub> {
   const owned = setup.storage === undefined;
@@ -61,9 +67,10 @@ export async function startHub(setup: HubSetup = {}): Promise<TestHub> {
     app, storage, gateway, port,
     url: `http://127.0.0.1:${port}${setup.namespace ?? DEFAULT_NAMESPACE}`,
     namespace: () => gateway.server as Namespace,
-    close: async () => {
+    // Once: a test may close a hub itself (a restart) before the fixture closes what is left.
+    close: once(async () => {
       await app.close();
       if (owned) await storage.close();
-    },
+    }),
   };
 }
