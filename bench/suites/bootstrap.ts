@@ -1,6 +1,7 @@
 import type { HostUnit, Storage } from '../../libs/syncom/src';
 import { SharedRuns, timed } from '../lib/measure';
-import { bootstrapFrom, heapAfterGc, openDialer, openNode } from '../lib/nodes';
+import { heapAfterGc } from '../../libs/syncom/src/testing';
+import { bootstrapFrom, openDialer, openNode } from '../lib/nodes';
 import { makeRecord } from '../lib/record';
 import type { Benchmark, Profile, Suite } from '../lib/types';
 import { PAGE_SIZE, PARSE_BASELINE } from './baselines';

@@ -3,7 +3,7 @@ import { formatEventId, type Storage } from 'syncom';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { type TestHub } from '../helpers/hub';
 import { gatewayFixture } from '../helpers/fixture';
-import { heapAfterGc } from '../helpers/signed-writer';
+import { heapAfterGc } from 'syncom/testing';
 import { Signal, until } from '../helpers/until';
 
 /**

@@ -1,6 +1,4 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { packOps, signOp, type PackedOp } from 'syncom';
 
 /**
@@ -27,21 +25,4 @@ export class SignedWriter {
   write(seq: number, data: Record<string, unknown>, ts = Date.now()): PackedOp {
     return packOps([signOp({ origin: this.node, seq, ts, type: 'write', id: `${this.node}:${seq}`, data }, this.key)])[0];
   }
-}
-
-let gc: (() => void) | undefined;
-
-/**
- * The JS heap in use after full collections, in bytes. jest's node runs
- * without --expose-gc: the flag is set at run time and gc taken from a new
- * context, where V8 installs it.
- */
-export function heapAfterGc(): number {
-  if (!gc) {
-    setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as () => void;
-  }
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
 }

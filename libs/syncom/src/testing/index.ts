@@ -25,3 +25,4 @@ export { checkConvergence, mainVector, stateOf } from './sim-checks';
 export { OpArchive } from './sim-archive';
 export { simulate, describeFailure } from './simulate';
 export type { SimReport } from './simulate';
+export { heapAfterGc } from './heap';
