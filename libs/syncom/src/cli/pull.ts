@@ -34,8 +34,7 @@ function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Pr
       bar ??= createProgress(io.stderr, 'bootstrap', p.total ?? p.received, { redrawMs: 50, lineMs: 1000 });
       bar.update(p.received);
     }));
-    // The bootstrap event fires inside the bootstrap: check once it has ended.
-    offs.push(storage.sync.on('bootstrap', (b) => { seen.bootstrapped = b.records; setImmediate(check); }));
+    offs.push(storage.sync.on('bootstrap', (b) => { seen.bootstrapped = b.records; check(); }));
     offs.push(storage.sync.on('error', (e) => { if (e.status === 401 || e.status === 403) end(new CliError(`${url} refused this node: ${e.code}`, EXIT_FAULTS)); }));
     for (const ev of ['sync', 'peer'] as const) offs.push(storage.sync.on(ev, check));
     offs.push(storage.on('change', check));
