@@ -15,8 +15,8 @@ export function socketIoConnect(io$: SyncomModuleOptions['io'] = {}): (node: Dia
 
 /** open()'s options from the module's: `scope` folds into sync.scope, connect defaults to socket.io. */
 export function toOpenOptions(o: SyncomModuleOptions): OpenOptions {
-  const { gateway: _g, io: io$, scope, ...rest } = o as SyncomModuleOptions & { isGlobal?: unknown };
-  delete (rest as { isGlobal?: unknown }).isGlobal;
+  // isGlobal is a module extra; forRoot's transform sees it among the options.
+  const { gateway: _g, io: io$, scope, isGlobal: _i, ...rest } = o as SyncomModuleOptions & { isGlobal?: unknown };
   return { ...rest, sync: { ...rest.sync, scope: rest.sync?.scope ?? scope, connect: rest.sync?.connect ?? socketIoConnect(io$) } };
 }
 
