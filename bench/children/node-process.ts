@@ -3,7 +3,7 @@ import { createSocketIoLink } from 'syncom-nest';
 import { open, type Storage } from '../../libs/syncom/src';
 import { clockMs, serve } from '../lib/child-server';
 import { inFlight } from '../lib/measure';
-import { bootstrapFrom, memoryBackend, reached } from '../lib/nodes';
+import { armReached, bootstrapFrom, memoryBackend } from '../lib/nodes';
 import { makeRecord } from '../lib/record';
 
 /**
@@ -31,18 +31,32 @@ async function close(): Promise<void> {
 }
 
 serve({
-  /** A fresh storage registered at the hub, its (empty) bootstrap taken and its commits settled; answers its id. */
+  /**
+   * A fresh storage; with a `url`, registered at that hub, its (empty)
+   * bootstrap taken and its commits settled. Answers its id.
+   */
   async open(args) {
     await close();
-    const { label, url, token } = args as { label: string; url: string; token: string };
+    const { label, url, token } = args as { label: string; url?: string; token?: string };
     const s = await open({
       path: label, backend: memoryBackend(),
       sync: { connect: (node) => createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'] })) },
     });
     storage = s;
-    await bootstrapFrom(s, { url, token });
-    await s.parts.committer.idle();
+    if (url) {
+      await bootstrapFrom(s, { url, token });
+      await s.parts.committer.idle();
+    }
     return { id: s.id };
+  },
+  /** Register a hub now (the ops written before are pushed to it); answers when the call was made. */
+  async register(args) {
+    const { url, token } = args as { url: string; token: string };
+    const s = the();
+    await s.parts.committer.idle();
+    const startedAt = clockMs();
+    await s.sync.addNode({ url, token });
+    return { startedAt };
   },
   /** Insert `count` records, `window` in flight; answers when the first started and the last resolved. */
   async insert(args) {
@@ -57,16 +71,7 @@ serve({
   /** Start watching for this node to have applied `target` ops of `stream` (an absolute count). */
   arm(args) {
     const { stream, target } = args as { stream: string; target: number };
-    const s = the();
-    let at = 0;
-    // Stamped in the check itself, at the 'change' event that got there, not when a promise settles later.
-    const check = () => {
-      if ((s.parts.committer.cvec[stream] ?? 0) < target) return false;
-      at ||= clockMs();
-      return true;
-    };
-    armed = reached(s, check, `${target} ops of ${stream} applied`).then(() => at);
-    armed.catch(() => undefined);
+    armed = armReached(the(), stream, target);
   },
   /** The time the armed target was reached. */
   async reached() {

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createMemoryBackend, createMemoryLink, open } from '../../libs/syncom/src';
+import { clockMs } from './child-server';
 import type { Backend, HostUnit, Storage } from '../../libs/syncom/src';
 
 let sealing: { publicKey: string; privateKey: string } | undefined;
@@ -64,4 +65,21 @@ export function bootstrapFrom(dialer: Storage, node: string | { url: string; tok
     const off = dialer.sync.on('bootstrap', (e) => { clearTimeout(timer); off(); resolve(e.records); });
     dialer.sync.addNode({ url, token }).catch((e: Error) => { clearTimeout(timer); off(); reject(e); });
   });
+}
+
+/**
+ * Watch for `storage` to have applied `target` ops of `stream` (an absolute
+ * count); resolves with the clockMs() stamp taken in the check that got there,
+ * at the event itself, not when a promise settles later.
+ */
+export function armReached(storage: Storage, stream: string, target: number): Promise<number> {
+  let at = 0;
+  const check = () => {
+    if ((storage.parts.committer.cvec[stream] ?? 0) < target) return false;
+    at ||= clockMs();
+    return true;
+  };
+  const armed = reached(storage, check, `${target} ops of ${stream} applied`).then(() => at);
+  armed.catch(() => undefined);
+  return armed;
 }

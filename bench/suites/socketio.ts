@@ -2,6 +2,7 @@ import { quantile, SharedRuns } from '../lib/measure';
 import { BenchChild } from '../lib/processes';
 import { removeTemp, tempPath } from '../lib/temp';
 import type { Benchmark, Profile, Suite } from '../lib/types';
+import { VERIFY_BASELINE } from './baselines';
 import { MEMORY_REPLICATION } from './replication';
 
 const WINDOW = 100;
@@ -9,6 +10,7 @@ const TOKEN = 'bench-token';
 const THROUGHPUT = 'replication/socketio/throughput';
 const P50 = 'replication/socketio/latency-p50';
 const P99 = 'replication/socketio/latency-p99';
+const INGEST = 'hub/socketio/ingest';
 
 /** The three processes: the hub (apps/hub), A the writer, B the watcher. */
 interface Processes {
@@ -79,6 +81,29 @@ async function withLine<T>(p: Processes, fn: (line: Line) => Promise<T>): Promis
 }
 
 /**
+ * Hub ingest from one peer: A writes `count` records with no hub registered
+ * (untimed), then registers a fresh hub; timed from that call until the hub
+ * has applied all of them: A's pushes over socket.io, the hub verifying each
+ * signature, logging the ops and writing the records.
+ */
+async function ingest(p: Processes, count: number): Promise<number> {
+  const path = tempPath('socketio-ingest');
+  try {
+    const { port } = await p.hub.request<{ port: number }>('start', { path, token: TOKEN });
+    const { id } = await p.a.request<{ id: string }>('open', { label: 'a' });
+    await p.a.request('insert', { count, window: WINDOW });
+    await p.hub.request('arm', { stream: id, target: count });
+    const { startedAt } = await p.a.request<{ startedAt: number }>('register', { url: `http://127.0.0.1:${port}/syncom`, token: TOKEN });
+    const { reachedAt } = await p.hub.request<{ reachedAt: number }>('reached');
+    return reachedAt - startedAt;
+  } finally {
+    await p.a.request('close').catch(() => undefined);
+    await p.hub.request('stop').catch(() => undefined);
+    removeTemp(path);
+  }
+}
+
+/**
  * Replication A -> hub -> B over socket.io on loopback, each in its own
  * process, with signatures verified: the rate of 100-in-flight inserts
  * against the memory-link figure of the same invocation, and the p50 and p99
@@ -106,6 +131,7 @@ export function socketIoSuite(profile: Profile): Suite {
       { name: THROUGHPUT, unit: 'ops/s', baseline: MEMORY_REPLICATION, ops, run: () => withLine(running(), (line) => trip(running(), line, ops, WINDOW)) },
       percentile(P50, 0.5),
       percentile(P99, 0.99),
+      { name: INGEST, unit: 'ops/s', baseline: VERIFY_BASELINE, ops, run: () => ingest(running(), ops) },
     ],
     async setup() {
       procs = await startProcesses();
