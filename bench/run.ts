@@ -12,13 +12,14 @@ import { writePeersChart } from './peers/chart';
 import { localWritesSuite } from './suites/local-writes';
 import { peersSuites } from './suites/peers-sync';
 import { readsSuite } from './suites/reads';
+import { reconcileSuites } from './suites/reconcile';
 import { replicationSuite } from './suites/replication';
 import { socketIoSuite } from './suites/socketio';
 
 /** Baselines first: every ratio needs its baseline measured in the same invocation. */
 const suitesOf = (profile: Profile): Suite[] => [
   baselineSuite(profile), localWritesSuite(profile), readsSuite(profile), replicationSuite(profile), socketIoSuite(profile),
-  bootstrapSuite(profile), ...peersSuites(profile),
+  bootstrapSuite(profile), ...reconcileSuites(profile), ...peersSuites(profile),
 ];
 
 /**

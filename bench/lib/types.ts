@@ -6,11 +6,12 @@ export interface Profile {
 }
 
 /**
- * What a figure counts: a rate (ops/s), a latency (ms), memory (MB) or bytes
- * on the wire (bytes). Mostly rates are divided by a baseline (the peers'
- * bytes are too: bench/README.md, "Peers").
+ * What a figure counts: a rate (ops/s), a latency (ms), memory (MB), bytes
+ * on the wire (bytes) or the round trips of a reconciliation. Mostly rates
+ * are divided by a baseline (the peers' bytes are too: bench/README.md,
+ * "Peers").
  */
-export type Unit = 'ops/s' | 'ms' | 'MB' | 'bytes';
+export type Unit = 'ops/s' | 'ms' | 'MB' | 'bytes' | 'round trips';
 
 /**
  * One benchmark. `run()` does one run: it prepares what it needs untimed (a
