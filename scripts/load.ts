@@ -3,7 +3,7 @@
 // (SYNCOM_LOAD_PROBE=1 serves its RSS and event-loop delay); the peers run
 // here. Prints connect times, writes/s, the hub's event-loop delay by phase
 // and its RSS over time; exits 1 when a write was lost, a peer did not
-// converge or the hub kept a socket.
+// converge, the hub kept a socket or its heap did not come back to idle.
 import { writeFileSync } from 'node:fs';
 import { parseLoadArgs, USAGE } from './load/args';
 import { formatLoad, passed } from './load/report';

@@ -28,6 +28,24 @@ export function rssTrend(samples: Sample[]): { start: number; peak: number; end:
   };
 }
 
+/** What the hub may keep once every peer left, beyond its idle heap: the records written (a few KB each) and some slack. */
+const KEPT_PER_WRITE = 4 * 1024;
+const SLACK = 24 * 1024 * 1024;
+
+/**
+ * Whether the hub's memory came back: its heap after a full collection once
+ * every peer left, against the idle hub's before any connected, may exceed it
+ * only by the records the run wrote (KEPT_PER_WRITE each) and SLACK. A hub
+ * that kept sockets, feeds or pages per peer fails it.
+ */
+export function heapPlateau(r: LoadResult): { idle: number; end: number; allowed: number; ok: boolean } {
+  const collected = r.samples.filter((s) => s.hub.collected);
+  const idle = collected.find((s) => s.phase === 'start')?.hub.heapUsed ?? 0;
+  const end = collected[collected.length - 1]?.hub.heapUsed ?? Infinity;
+  const allowed = idle + SLACK + r.writes.acked * KEPT_PER_WRITE;
+  return { idle, end, allowed, ok: collected.length >= 2 && end <= allowed };
+}
+
 /** Op deliveries to peers (each write reaches every other peer) and their rate until the last peer converged. */
 function fanOut(r: LoadResult): string {
   const deliveries = r.writes.acked * (r.options.peers - 1);
@@ -76,6 +94,8 @@ function rssTable(r: LoadResult): string[] {
   const t = rssTrend(r.samples);
   const ends = r.samples.filter((x) => x.hub.collected).map((x) => `${x.phase} ${mb(x.hub.heapUsed)}`);
   out.push(`heap after a full collection at the end of each phase, MB: ${ends.join(', ')}`);
+  const h = heapPlateau(r);
+  out.push(`heap back to idle: ${h.ok ? 'yes' : 'NO'}: ${mb(h.end)} MB once every peer left, ${mb(h.idle)} MB idle, at most ${mb(h.allowed)} MB allowed (the records written and ${mb(SLACK)} MB)`);
   out.push(`RSS in the write window: ${mb(t.start)} MB at its start, peak ${mb(t.peak)} MB, ${mb(t.end)} MB at its end (${t.secondHalf >= 0 ? '+' : ''}${mb(t.secondHalf)} MB over its second half); ${mb(t.afterClose)} MB once every peer left`);
   return out;
 }
@@ -86,7 +106,8 @@ export function formatLoad(r: LoadResult): string {
   return [...summary(r), ...delays(r), ...rssTable(r), ...problems].join('\n');
 }
 
-/** Whether the run lost nothing, every peer converged and the hub let every socket go. */
+/** Whether the run lost nothing, every peer converged, the hub let every socket go and its heap came back. */
 export function passed(r: LoadResult): boolean {
-  return r.check.problems.length === 0 && r.convergeMs !== undefined && r.holes === 0 && r.socketsLeft === 0 && r.connect.failed.size === 0;
+  return r.check.problems.length === 0 && r.convergeMs !== undefined && r.holes === 0 && r.socketsLeft === 0 && r.connect.failed.size === 0
+    && heapPlateau(r).ok;
 }
