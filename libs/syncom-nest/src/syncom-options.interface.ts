@@ -28,11 +28,15 @@ export interface SyncomGatewayOptions {
   authorize?: (context: SyncomSocketContext, hello: Hello) => boolean | Promise<boolean>;
   /** The limits guard: opsPerPush / bytesPerPush -> 413, opsPerSecond per peer -> 429. */
   limits?: Limits;
+  /** Records per snapshot page, ops per changes page (default 500). */
   pageSize?: number;
+  /** The most a snapshot or changes page weighs, UTF-8 bytes of its JSON (default 4 MiB); a larger record goes alone. */
   pageBytes?: number;
+  /** Frames (changes pages, snapshot stream chunks) out to one socket unacknowledged at once (default 16). */
+  maxInFlightFrames?: number;
   meta?: Record<string, unknown>;
   tracked?: UnitOptions['tracked'];
-  /** How long a changes page waits for the subscriber's ack before the feed ends (default 30 s). */
+  /** How long a changes page waits for the subscriber's ack, from the ack of the page before it, before the feed ends (default 30 s). */
   ackTimeout?: number;
 }
 

@@ -17,20 +17,31 @@ export interface FeedOptions {
 /** The unit refuses a subscription in a microtask; a macrotask later it has, if it will. */
 const afterRefusals = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** How one page is sent: its ack's timeout, counted from the ack of the page before (`after`), and the feed it belongs to. */
+interface PageOptions {
+  ackTimeout: number;
+  after: Promise<unknown>;
+  feed(): Subscription | undefined;
+}
+
 /**
- * Sends one page and waits for the subscriber's ack: the unit's feed reads
- * no further until then (backpressure). Without an ack in time the feed ends
- * and the client is told ACK_TIMEOUT (408); its link resumes from the last
- * page it took. Never rejects: the unit does not await every page it sends
- * (a bootstrap notice), and an ended feed or a closed socket stops it anyway.
+ * Sends one page and resolves with the subscriber's ack: the unit's feed
+ * keeps at most its send window of pages out unacknowledged, and a full
+ * window stops it reading until an ack comes (issue 6.3). Without an ack in
+ * time (from the previous page's ack: the client takes them one by one) the
+ * feed ends and the client is told ACK_TIMEOUT (408), once per feed
+ * however many of its pages were out; its link resumes from the last page it
+ * took. Never rejects: the unit does not await every page it sends (a
+ * bootstrap notice), and an ended feed or a closed socket stops it anyway.
  */
-async function sendPage(peer: SocketPeer, sub: string, page: { value: unknown; eventId?: string }, ackTimeout: number): Promise<void> {
+async function sendPage(peer: SocketPeer, sub: string, page: { value: unknown; eventId?: string }, o: PageOptions): Promise<void> {
   try {
-    await peer.ask(SYNCOM_EVENTS.page, { sub, ...page }, ackTimeout);
+    await peer.ask(SYNCOM_EVENTS.page, { sub, ...page }, o.ackTimeout, o.after);
   } catch (error) {
     if ((error as SyncomError).code !== 'ACK_TIMEOUT' || peer.closed) return;
+    const feed = o.feed();
+    if (!feed || !peer.dropFeed(sub, feed)) return;
     peer.socket.emit(SYNCOM_EVENTS.feedError, { sub, error: toWireError(error) });
-    peer.dropFeed(sub);
   }
 }
 
@@ -51,13 +62,18 @@ export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOp
   let opened = false;
   let early: unknown;
   let feed: Subscription | undefined;
+  let previous: Promise<unknown> = Promise.resolve();
   const signal = (event: string, payload: object) => {
     if (feed) peer.dropFeed(sub, feed);
     if (!peer.closed) peer.socket.emit(event, { sub, ...payload });
   };
   feed = o.unit.subscribe('changes', envelope.args ?? {}, peer.context, {
     lastEventId: envelope.lastEventId,
-    onData: (value, eventId) => sendPage(peer, sub, { value, eventId }, o.ackTimeout),
+    onData: (value, eventId) => {
+      const sent = sendPage(peer, sub, { value, eventId }, { ackTimeout: o.ackTimeout, after: previous, feed: () => feed });
+      previous = sent;
+      return sent;
+    },
     onError: (error) => (opened ? signal(SYNCOM_EVENTS.feedError, { error: toWireError(error) }) : (early ??= error)),
     onEnd: () => signal(SYNCOM_EVENTS.feedEnd, {}),
   });

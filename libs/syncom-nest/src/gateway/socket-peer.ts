@@ -54,13 +54,14 @@ export class SocketPeer {
     this.feeds.set(sub, feed);
   }
 
-  /** Ends the feed `sub` (if it is still `only`, when given); the rooms go with the last one. */
-  dropFeed(sub: string, only?: Subscription): void {
+  /** Ends the feed `sub` (if it is still `only`, when given); the rooms go with the last one. False when there was none to end. */
+  dropFeed(sub: string, only?: Subscription): boolean {
     const feed = this.feeds.get(sub);
-    if (!feed || (only && feed !== only)) return;
+    if (!feed || (only && feed !== only)) return false;
     this.feeds.delete(sub);
     feed.unsubscribe();
     if (this.feeds.size === 0) for (const room of this.rooms()) void this.socket.leave(room);
+    return true;
   }
 
   /** A subscriber joins `syncom:<scope>` for each scope its session carries. */
@@ -69,20 +70,32 @@ export class SocketPeer {
   }
 
   /**
-   * Emits `event` and waits for the client's ack.
+   * Emits `event` and waits for the client's ack, at most `ms` from when
+   * `after` settled (default: from now). A page behind others in the send
+   * window is given its time once the page before it was acked, since the
+   * client takes pages one by one.
    * @throws SyncomError ACK_TIMEOUT after `ms`, LINK_DOWN when the socket goes first.
    */
-  ask(event: string, payload: unknown, ms: number): Promise<unknown> {
+  ask(event: string, payload: unknown, ms: number, after?: Promise<unknown>): Promise<unknown> {
     return new Promise((resolve, reject) => {
       if (this.ended) return reject(gone());
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
       const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         this.waiting.delete(fail);
         fn();
       };
       const fail = (error: SyncomError) => settle(() => reject(error));
-      const timer = setTimeout(() => fail(new SyncomError('ACK_TIMEOUT', `no ack within ${ms} ms`, { status: 408 })), ms);
-      timer.unref?.();
+      const arm = () => {
+        if (settled) return;
+        timer = setTimeout(() => fail(new SyncomError('ACK_TIMEOUT', `no ack within ${ms} ms`, { status: 408 })), ms);
+        timer.unref?.();
+      };
+      if (after) void after.then(arm, arm);
+      else arm();
       this.waiting.add(fail);
       this.socket.emit(event, payload, (answer: unknown) => settle(() => resolve(answer)));
     });

@@ -50,9 +50,11 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
 
   /** The one host unit every socket reaches (authorize and limits stay with the guards). */
   get unit(): HostUnit {
-    const { access = 'public', pageSize, pageBytes, meta, tracked } = this.options;
-    const reconcileFrame = reconcileFrameFor(this.options.limits);
-    this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, meta, tracked, reconcileFrame });
+    const { access = 'public', pageSize, pageBytes, maxInFlightFrames, meta, tracked, limits } = this.options;
+    const reconcileFrame = reconcileFrameFor(limits);
+    // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
+    const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);
+    this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, maxInFlightFrames, meta, tracked, reconcileFrame, pushBytes });
     return this.hostUnit;
   }
 

@@ -5,6 +5,7 @@ import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { PeerApplyResult } from '../storage/peer';
 import { ATTRS, type SyncTelemetry } from '../telemetry';
 import type { SyncEvents } from './events';
+import { DEFAULT_PAGE_BYTES, frameEnds, opBytes } from './frames';
 
 /** What a host answers to push: its apply counts and the stream keys the page touched. */
 export type PushAnswer = Partial<PeerApplyResult> & { vector?: Vector };
@@ -19,6 +20,28 @@ export function hostLacks(e: LogEntry, host: string | null, allowed: Set<string>
   if (e.flags & FLAG_SEALED || op.origin === host || op.from === host) return false;
   if (allowed !== 'all' && !allowed.has(op.scope ?? '*')) return false;
   return (hv[opStreamKey(op)] ?? 0) < op.seq;
+}
+
+/** How big a push may be: the dialer's pageSize and pageBytes, and the host's pushBytes from hello when it said. */
+export interface PushBounds {
+  pageSize: number;
+  pageBytes?: number;
+  pushBytes?: number;
+}
+
+/**
+ * The pushes of `entries`, in log order: pages of pageSize entries, each
+ * filtered by `lacks` when its turn comes (the host's vector moves with each
+ * answer), cut into pushes of at most pageSize ops and min(pageBytes,
+ * pushBytes) bytes of their JSON. An op above that goes alone (issue 6.3).
+ */
+export function* pushFrames(entries: LogEntry[], lacks: (e: LogEntry) => boolean, b: PushBounds): Generator<LogEntry[]> {
+  const maxBytes = Math.min(b.pageBytes ?? DEFAULT_PAGE_BYTES, b.pushBytes ?? Infinity);
+  for (let i = 0; i < entries.length; i += b.pageSize) {
+    const page = entries.slice(i, i + b.pageSize).filter(lacks);
+    const ends = frameEnds(page.map((e) => opBytes(e.op)), b.pageSize, maxBytes);
+    for (let k = 0; k < ends.length; k++) yield page.slice(k === 0 ? 0 : ends[k - 1], ends[k]);
+  }
 }
 
 /** One push call, in a push span. */

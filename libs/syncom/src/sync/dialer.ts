@@ -5,7 +5,7 @@ import { mergeVectors } from '../log/vector';
 import { unpackOps } from '../op';
 import type { Vector } from '../op/types';
 import { applyPeerOps } from '../storage/peer';
-import { ackOwn, hostLacks, markHeld, pushedEvent, pushPage } from './dialer-push';
+import { ackOwn, hostLacks, markHeld, pushedEvent, pushFrames, pushPage } from './dialer-push';
 import { catchUp } from './incremental-bootstrap';
 import { sendHello } from './dialer-hello';
 import type { SyncManager } from './manager';
@@ -37,7 +37,8 @@ export class Dialer {
   bootstrapping = false;
   /** The host's capabilities from its last hello answer. */
   caps: string[] = [];
-  private frame?: number;
+  /** What the host's hello said it takes: the largest reconcile message and push, in bytes (absent: it did not say). */
+  private takes: { frame?: number; pushBytes?: number } = {};
   private chain: Promise<unknown> = Promise.resolve();
   private pages: Promise<void> = Promise.resolve();
   private outbox: LogEntry[] = [];
@@ -145,7 +146,7 @@ export class Dialer {
     const said = await sendHello(this.m, this.link as SyncLink, rec);
     if (!said.ok) return this.incompatible(said.versions);
     const { ans } = said;
-    [this.caps, this.frame] = [ans.caps, ans.reconcileFrame];
+    [this.caps, this.takes] = [ans.caps, { frame: ans.reconcileFrame, pushBytes: ans.pushBytes }];
     this.antiEntropy ??= antiEntropyTimer(this.m.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...ans.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
@@ -193,15 +194,14 @@ export class Dialer {
   }
 
   private async pushEntries(entries: LogEntry[]): Promise<void> {
-    for (let i = 0; i < entries.length; i += this.pageSize) {
-      const page = entries.slice(i, i + this.pageSize).filter((e) => this.lacks(e));
-      if (page.length === 0) continue;
-      const ans = await pushPage(this.link as SyncLink, this.m.telemetry, this.rec.url, page);
+    // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
+    for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.m.options.pageBytes })) {
+      const ans = await pushPage(this.link as SyncLink, this.m.telemetry, this.rec.url, frame);
       this.hv = mergeVectors(this.hv, ans?.vector ?? {});
       this.loops = 0;
       this.ack();
       this.rec.lastSync = this.storage.parts.clock.now();
-      const event = pushedEvent(this.rec.url, page.length, ans);
+      const event = pushedEvent(this.rec.url, frame.length, ans);
       this.m.events.emit('sync', event);
       if (event.gaps > 0) this.behind = true;
     }
@@ -237,7 +237,7 @@ export class Dialer {
   /** What a reconciliation (or a bootstrap) with this host needs. */
   reconcileRun(): ReconcileRun {
     const { storage, rec: { remote, url, scopes }, pageSize, m: { telemetry } } = this;
-    return { storage, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.frame };
+    return { storage, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame };
   }
 
   /** Push what the host lacks from its vector; backed off after a failed recovery (HOST-17). */

@@ -1,6 +1,7 @@
 import type { LogEntry } from '../log/op-log';
 import { FLAG_SEALED, packOps } from '../op';
 import type { Storage } from '../storage/storage';
+import { type FrameSlot, frameEnds, opBytes, type SendWindow } from './frames';
 import { inServed } from './scopes';
 
 /** A live changes feed at the host, for hosted(). */
@@ -18,6 +19,11 @@ export interface FeedOptions {
   scopes: string[];
   from: number;
   pageSize: number;
+  /** The most a page's ops weigh, UTF-8 bytes of their JSON (a larger op goes alone). */
+  pageBytes: number;
+  /** The frames out to this peer: a full window pauses the feed until an ack (issue 6.3). */
+  window: SendWindow;
+  /** Sends a page; the returned promise is its ack (the subscriber took it). */
   send(page: unknown, eventId: string): void | Promise<void>;
   /** The feed fell below the floor while it was behind: the subscriber must bootstrap. */
   bootstrap(): void;
@@ -30,7 +36,10 @@ export interface FeedOptions {
  * A changes feed (PROTO-6): everything that lands in the host's log from the
  * cursor on, live, page by page. Ops of other scopes, a sealed record's, the
  * subscriber's own and those joined from it are stepped over without a page
- * (SCOPE-24, BOOT-10); each op is looked at once (SCOPE-25).
+ * (SCOPE-24, BOOT-10); each op is looked at once (SCOPE-25). A page holds
+ * at most pageSize ops and pageBytes bytes; up to the window's size of pages
+ * are out unacknowledged at once, in order, and a full window stops the feed
+ * reading the log until an ack comes (issue 6.3).
  */
 export class Feed {
   pos: number;
@@ -39,11 +48,16 @@ export class Feed {
   private ended = false;
   private pumping = false;
   private again = false;
+  /** This feed's frames out: released by their acks, or all at once when the feed ends. */
+  private readonly out = new Set<FrameSlot>();
+  /** The log position hosted()'s cursor shows: what the subscriber acknowledged, and what was stepped over since. */
+  private shown: number;
   private readonly onAppend = () => void this.pump();
   readonly info: FeedInfo;
 
   constructor(private readonly o: FeedOptions) {
     this.pos = o.from;
+    this.shown = o.from;
     this.sent = o.storage.parts.log.eventId(o.from);
     this.info = { node: o.node, scopes: o.scopes, since: o.now, cursor: o.storage.parts.log.eventId(o.from) };
     o.storage.parts.log.appended.add(this.onAppend);
@@ -60,6 +74,8 @@ export class Feed {
     if (this.ended) return;
     this.ended = true;
     this.o.storage.parts.log.appended.delete(this.onAppend);
+    for (const slot of this.out) slot.release();
+    this.out.clear();
     this.o.ended?.();
   }
 
@@ -89,17 +105,57 @@ export class Feed {
     const log = this.o.storage.parts.log;
     while (!this.closed && this.pos < log.head) {
       if (this.pos < log.floor) { this.close(); this.o.bootstrap(); return; }
+      // The slot first: a full window stops the feed before it reads the log.
+      let slot = await this.o.window.acquire();
+      if (!slot || this.closed) return slot?.release();
+      if (this.pos < log.floor) { slot.release(); continue; }
       const entries = log.read(this.pos, this.o.pageSize);
-      if (entries.length === 0) return;
-      const last = entries[entries.length - 1].pos;
-      const page = entries.filter((e) => this.relevant(e)).map((e) => e.op);
-      if (page.length) {
-        const prev = this.sent;
-        this.sent = log.eventId(last);
-        await this.o.send({ ops: packOps(page), prev }, this.sent);
+      if (entries.length === 0) return slot.release();
+      const relevant = entries.filter((e) => this.relevant(e));
+      const ends = frameEnds(relevant.map((e) => opBytes(e.op)), this.o.pageSize, this.o.pageBytes);
+      for (let k = 0, start = 0; k < ends.length; start = ends[k++]) {
+        slot ??= await this.o.window.acquire();
+        if (!slot || this.closed) return slot?.release();
+        // The last frame also covers the entries stepped over after its last op.
+        const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
+        this.post(slot, packOps(relevant.slice(start, ends[k]).map((e) => e.op)), last);
+        slot = undefined;
       }
-      this.pos = last;
-      this.info.cursor = log.eventId(last);
+      slot?.release();
+      this.step(entries[entries.length - 1].pos);
     }
+  }
+
+  /** Sends one page in `slot`; its ack frees the slot, a failed send ends the feed (the subscriber is gone). */
+  private post(slot: FrameSlot, ops: unknown[], last: number): void {
+    const prev = this.sent;
+    this.sent = this.o.storage.parts.log.eventId(last);
+    this.pos = last;
+    this.out.add(slot);
+    const acked = () => {
+      this.out.delete(slot);
+      slot.release();
+      this.show(this.out.size === 0 ? this.pos : last);
+    };
+    let sent: void | Promise<void>;
+    try {
+      sent = this.o.send({ ops, prev }, this.sent);
+    } catch {
+      acked();
+      return this.close();
+    }
+    Promise.resolve(sent).then(acked, () => (acked(), this.close()));
+  }
+
+  /** The feed read up to `pos`; with nothing out unacknowledged, the cursor follows. */
+  private step(pos: number): void {
+    this.pos = pos;
+    if (this.out.size === 0) this.show(pos);
+  }
+
+  private show(pos: number): void {
+    if (pos <= this.shown || this.closed) return;
+    this.shown = pos;
+    this.info.cursor = this.o.storage.parts.log.eventId(pos);
   }
 }

@@ -30,6 +30,8 @@ export interface HelloAnswer {
   caps: string[];
   /** The largest reconcile message the host takes, in UTF-8 bytes (absent from an older host). */
   reconcileFrame?: number;
+  /** The largest push the host takes, in UTF-8 bytes, when it says (issue 6.3): the dialer's pages stay within it. */
+  pushBytes?: number;
 }
 
 const isStr = (x: unknown, max = 1024): x is string => typeof x === 'string' && x.length > 0 && x.length <= max;
@@ -67,11 +69,12 @@ export function checkHello(x: unknown): Hello {
 /** Check the host's answer to hello. */
 export function checkHelloAnswer(x: unknown): HelloAnswer {
   const h = checkHello({ ...(isObj(x) ? x : {}), scopes: ['*'], versions: undefined });
-  const { floor, version, reconcileFrame } = x as { floor?: unknown; version?: unknown; reconcileFrame?: unknown };
+  const { floor, version, reconcileFrame, pushBytes } = x as { floor?: unknown; version?: unknown; reconcileFrame?: unknown; pushBytes?: unknown };
   const ans: HelloAnswer = {
     node: h.node, vector: h.vector, epoch: h.epoch, schema: h.schema, floor: Number.isSafeInteger(floor) ? (floor as number) : 0,
     version: Number.isSafeInteger(version) ? (version as number) : 1, caps: h.caps,
   };
   if (Number.isSafeInteger(reconcileFrame) && (reconcileFrame as number) > 0) ans.reconcileFrame = reconcileFrame as number;
+  if (Number.isSafeInteger(pushBytes) && (pushBytes as number) > 0) ans.pushBytes = pushBytes as number;
   return ans;
 }

@@ -7,6 +7,7 @@ import { applyPeerOps } from '../storage/peer';
 import type { Storage } from '../storage/storage';
 import { ATTRS } from '../telemetry';
 import { Feed } from './feed';
+import { DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, positiveInt, SendWindow } from './frames';
 import { checkHello, type Hello } from './hello';
 import { checkLimits, type Limits, PeerBuckets, type TokenBucket } from './limits';
 import type { SyncManager } from './manager';
@@ -21,8 +22,14 @@ export interface UnitOptions {
   authorize?: (context: object, hello: Hello) => boolean | Promise<boolean>;
   /** Shapes a subscription item; the built-in passes the page as it is, with its event id beside it. */
   tracked?: (data: unknown, eventId: string) => unknown;
+  /** Records per snapshot page, ops per changes page (default 500, HOST-5). */
   pageSize?: number;
+  /** The most a snapshot or changes page weighs, UTF-8 bytes of its JSON (default 4 MiB, HOST-6); a larger record goes alone. */
   pageBytes?: number;
+  /** Frames (changes pages, snapshot stream chunks) out to one peer unacknowledged at once (default 16, issue 6.3). */
+  maxInFlightFrames?: number;
+  /** The largest push taken, in UTF-8 bytes, told to dialers in hello so their pages fit (default limits.bytesPerPush). */
+  pushBytes?: number;
   limits?: Limits;
   meta?: Record<string, unknown>;
   /** The largest reconcile message taken and sent, in UTF-8 bytes (default 512 KiB, RECONCILE.md). */
@@ -56,6 +63,9 @@ export class SyncUnit implements HostUnit {
   readonly meta?: Record<string, unknown>;
   private readonly sessions = new WeakMap<object, Session>();
   private readonly feeds = new Map<object, Set<Feed>>();
+  /** The frames out to each connection (issue 6.3). */
+  private readonly windows = new WeakMap<object, SendWindow>();
+  private readonly maxInFlight: number;
   private readonly pager: SnapshotPager;
   private readonly pageSize: number;
   private readonly pageBytes: number;
@@ -65,8 +75,9 @@ export class SyncUnit implements HostUnit {
   constructor(private readonly storage: Storage, private readonly manager: SyncManager, private readonly o: UnitOptions = {}) {
     this.access = o.access ?? 'session';
     this.meta = o.meta;
-    this.pageSize = o.pageSize ?? 500;
-    this.pageBytes = o.pageBytes ?? 4 * 1024 * 1024;
+    this.pageSize = positiveInt(o.pageSize, 500, 'pageSize');
+    this.pageBytes = positiveInt(o.pageBytes, DEFAULT_PAGE_BYTES, 'pageBytes');
+    this.maxInFlight = positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames');
     this.pager = new SnapshotPager(storage, storage.parts.clock.now);
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, storage.parts.clock.now);
     this.recon = new ReconcileHost(storage, { pageSize: this.pageSize, frameLimit: o.reconcileFrame });
@@ -93,12 +104,15 @@ export class SyncUnit implements HostUnit {
     }
   }
 
-  stream(id: string): AsyncIterable<Uint8Array> {
-    return this.pager.stream(id);
+  stream(id: string, context: object): AsyncIterable<Uint8Array> {
+    return this.pager.stream(id, this.windowOf(context));
   }
 
   disconnect(context: object): void {
     this.sessions.delete(context);
+    // The link is gone: what was out on it is no longer waited for (issue 6.3).
+    this.windows.get(context)?.close();
+    this.windows.delete(context);
     for (const f of this.feeds.get(context) ?? []) f.close();
     this.feeds.delete(context);
   }
@@ -106,6 +120,13 @@ export class SyncUnit implements HostUnit {
   /** Every live changes feed (LIFE-5). */
   hosted(): { node: string; scopes: string[]; since: number; cursor: string }[] {
     return [...this.feeds.values()].flatMap((set) => [...set].map((f) => ({ ...f.info })));
+  }
+
+  /** The send window of a connection, shared by its feeds and streams. */
+  private windowOf(context: object): SendWindow {
+    let w = this.windows.get(context);
+    if (!w || w.closed) this.windows.set(context, (w = new SendWindow(this.maxInFlight)));
+    return w;
   }
 
   private session(context: object): Session {
@@ -137,7 +158,13 @@ export class SyncUnit implements HostUnit {
     this.manager.greeted(hello);
     const log = this.storage.parts.log;
     return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema(),
-      version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit };
+      version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit, ...this.pushBytes() };
+  }
+
+  /** What a dialer's push pages must fit in, when this unit knows (hello's `pushBytes`). */
+  private pushBytes(): { pushBytes?: number } {
+    const n = this.o.pushBytes ?? this.o.limits?.bytesPerPush;
+    return n !== undefined && Number.isSafeInteger(n) && n > 0 ? { pushBytes: n } : {};
   }
 
   private async push(args: unknown, s: Session, span: Span): Promise<unknown> {
@@ -193,7 +220,8 @@ export class SyncUnit implements HostUnit {
     const set = this.feeds.get(context) ?? new Set<Feed>();
     let feed: Feed | undefined;
     feed = new Feed({
-      storage: this.storage, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, now: this.storage.parts.clock.now(),
+      storage: this.storage, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes,
+      window: this.windowOf(context), now: this.storage.parts.clock.now(),
       send: (page, eventId) => options.onData(track(page, eventId), eventId),
       bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),
       ended: () => this.forget(context, set, feed),

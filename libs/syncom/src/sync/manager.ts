@@ -29,7 +29,13 @@ export interface DialOptions {
   connect?: (node: NodeRecord) => SyncLink | Promise<SyncLink>;
   autoStart?: boolean;
   maxOutbox?: number;
+  /** Ops per push (default 500, OPT-12). */
   pageSize?: number;
+  /**
+   * The most a push weighs, UTF-8 bytes of its ops' JSON (default 4 MiB, and never above the
+   * host's `pushBytes` from hello); a larger op goes alone (issue 6.3).
+   */
+  pageBytes?: number;
   signatures?: 'verify' | 'require' | false;
   /** The wire versions this node speaks, both roles (default WIRE_VERSIONS; tests pin others). */
   wireVersions?: number[];

@@ -3,6 +3,7 @@ import { SyncomError } from '../errors';
 import type { Entry } from '../crdt';
 import type { Vector } from '../op/types';
 import type { Storage } from '../storage/storage';
+import { frameEnds, type SendWindow } from './frames';
 import { inServed, servedVector } from './scopes';
 
 /** One snapshot page as the host answers it (inline), or the id of its NDJSON stream. */
@@ -26,15 +27,20 @@ interface Paging {
 
 const TTL = 10 * 60_000;
 
+/** The most a stream chunk carries, unless one record alone is larger (a record is never split). */
+export const STREAM_CHUNK = 64 * 1024;
+
 /**
  * The host's snapshot pages (PROTO-7, BOOT-2): every entry of the served
  * scopes in id order, tombstones and purge markers included, with its merge
  * state. The id list is fixed at the first page; entries are read live, so
  * what lands while paging is in them or replays on the feed as a no-op.
+ * A page holds at most `size` records and `maxBytes` of their JSON, cut
+ * between records; a record above maxBytes goes alone (issue 6.3).
  */
 export class SnapshotPager {
   private readonly pagings = new Map<string, Paging>();
-  private readonly streams = new Map<string, { data: Uint8Array; at: number }>();
+  private readonly streams = new Map<string, { lines: string[]; at: number }>();
 
   constructor(private readonly storage: Storage, private readonly now: () => number) {}
 
@@ -45,8 +51,8 @@ export class SnapshotPager {
     const paging = first ? this.start(token, scopes) : this.pagings.get(token);
     if (!paging) throw new SyncomError('SNAPSHOT_EXPIRED', 'the snapshot paging expired; start again', { status: 410 });
     const offset = Number.isSafeInteger(args.offset) ? (args.offset as number) : 0;
-    const entries = this.entries(paging.ids.slice(offset, offset + size));
-    const next = offset + size < paging.ids.length ? offset + size : null;
+    const { entries, json, end } = this.take(paging.ids, offset, size, maxBytes);
+    const next = end < paging.ids.length ? end : null;
     if (next === null) this.pagings.delete(token);
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
     if (first) {
@@ -54,19 +60,34 @@ export class SnapshotPager {
       page.vector = servedVector(this.storage.parts.committer.cvec, scopes);
       page.eventId = this.storage.parts.log.eventId(this.storage.parts.committer.chead);
     }
-    const json = entries.map((e) => JSON.stringify(e));
-    const bytes = json.reduce((n, s) => n + s.length + 1, 0);
-    if (args.stream === true && bytes > maxBytes) page.stream = this.keep(Buffer.from(json.join('\n') + '\n'));
+    // Only a record above maxBytes makes a page over it (HOST-6): streamed where the link can stream.
+    const bytes = json.reduce((n, s) => n + Buffer.byteLength(s) + 1, 1);
+    if (args.stream === true && bytes > maxBytes) page.stream = this.keep(json);
     else page.entries = entries;
     return page;
   }
 
-  /** The NDJSON bytes of a streamed page, in chunks; each stream is read once. */
-  async *stream(id: string, chunk = 64 * 1024): AsyncIterable<Uint8Array> {
+  /**
+   * The NDJSON of a streamed page in chunks of whole lines, at most `chunk`
+   * bytes unless one line alone is larger; each stream is read once. Each
+   * chunk holds a slot of the peer's send window from when it is produced
+   * until the consumer asks for the next one (its ack) or stops.
+   */
+  async *stream(id: string, window?: SendWindow, chunk = STREAM_CHUNK): AsyncIterable<Uint8Array> {
     const s = this.streams.get(id);
     if (!s) throw new SyncomError('STREAM_NOT_FOUND', `no snapshot stream ${id}`, { status: 404 });
     this.streams.delete(id);
-    for (let i = 0; i < s.data.length; i += chunk) yield s.data.subarray(i, i + chunk);
+    const lines = s.lines.map((l) => Buffer.from(`${l}\n`));
+    const ends = frameEnds(lines.map((l) => l.length - 1), Infinity, chunk + 1);
+    for (let k = 0; k < ends.length; k++) {
+      const slot = window ? await window.acquire() : undefined;
+      if (window && !slot) return;
+      try {
+        yield Buffer.concat(lines.slice(k === 0 ? 0 : ends[k - 1], ends[k]));
+      } finally {
+        slot?.release();
+      }
+    }
   }
 
   private start(token: string, scopes: string[]): Paging {
@@ -78,14 +99,29 @@ export class SnapshotPager {
     return p;
   }
 
-  private entries(ids: string[]): Entry[] {
+  /** The entries of a page from `offset`: up to `size` records within `maxBytes` (one larger record alone), and where the next page starts. */
+  private take(ids: string[], offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; end: number } {
     const c = this.storage.parts.committer.committed;
-    return ids.map((id) => c.get(id)).filter((e): e is Entry => !!e);
+    const entries: Entry[] = [];
+    const json: string[] = [];
+    let bytes = 1;
+    let end = offset;
+    for (; end < ids.length && entries.length < size; end++) {
+      const e = c.get(ids[end]);
+      if (!e) continue;
+      const text = JSON.stringify(e);
+      const n = Buffer.byteLength(text) + 1;
+      if (entries.length > 0 && bytes + n > maxBytes) break;
+      bytes += n;
+      entries.push(e);
+      json.push(text);
+    }
+    return { entries, json, end };
   }
 
-  private keep(data: Uint8Array): string {
+  private keep(lines: string[]): string {
     const id = randomBytes(9).toString('base64url');
-    this.streams.set(id, { data, at: this.now() });
+    this.streams.set(id, { lines, at: this.now() });
     return id;
   }
 

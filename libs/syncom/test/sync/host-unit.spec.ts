@@ -157,9 +157,10 @@ describe('hosting: the unit', () => {
     await closeAll(d, h.s);
   });
 
-  it('HOST-6 BOOT-3 LINK-5: a page over pageBytes is streamed as NDJSON where the link can stream, inline where it cannot; under it, inline', async () => {
-    const h = await hub({ pageBytes: 300 });
+  it('HOST-6 BOOT-3 LINK-5 (issue 6.3): pages stay within pageBytes; only a record above it makes a page over it, alone, streamed as NDJSON where the link can stream, inline where it cannot', async () => {
+    const h = await hub({ pageBytes: 600 });
     for (let i = 0; i < 12; i++) await h.s.insert({ i, text: 'x'.repeat(40) });
+    await h.s.insert({ big: 'y'.repeat(1000) });
     const streaming = new WatchedNet();
     streaming.units.set(URL, h.unit);
     const inline = new WatchedNet();
@@ -273,16 +274,25 @@ describe('hosting: live feeds', () => {
     let release = () => undefined as void;
     const held = new Promise<void>((resolve) => { release = resolve; });
     const pages: unknown[] = [];
+    let told = () => undefined as void;
+    const bootstrap = new Promise<void>((resolve) => { told = resolve; });
     h.unit.subscribe('changes', {}, ctx, {
       lastEventId: h.s.parts.log.eventId(0),
-      onData: (value) => { pages.push(value); return pages.length === 1 ? held : undefined; },
+      // A subscriber that acks nothing: the feed stops once its send window is full (issue 6.3).
+      onData: (value) => {
+        pages.push(value);
+        if ((value as { bootstrap?: boolean }).bootstrap) told();
+        return held;
+      },
     });
     await waitFor(() => pages.length === 1, [h.s]);
-    for (let i = 0; i < 12; i++) await Promise.all(Array.from({ length: 100 }, (_, j) => h.s.insert({ i, j })));
-    expect(h.s.parts.log.floor).toBeGreaterThan(1);
+    // Past the 16 pages of 10 ops the window let out: the feed stopped at 151, retention passes it.
+    for (let i = 0; i < 15; i++) await Promise.all(Array.from({ length: 100 }, (_, j) => h.s.insert({ i, j })));
+    expect(pages).toHaveLength(16);
+    expect(h.s.parts.log.floor).toBeGreaterThan(151);
     expect(h.s.sync.hosted()).toHaveLength(1);
     release();
-    await waitFor(() => pages.some((v) => (v as { bootstrap?: boolean }).bootstrap === true), [h.s]);
+    await bootstrap;
     expect(pages.at(-1)).toEqual({ bootstrap: true, reason: 'floor' });
     expect(h.s.sync.hosted()).toEqual([]);
     await closeAll(h.s, p);
