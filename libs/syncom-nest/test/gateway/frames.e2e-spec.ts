@@ -1,7 +1,7 @@
 import type { Socket as ServerSocket } from 'socket.io';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { type Storage, unpackOps } from 'syncom';
-import { peerOf } from '../../src/gateway/socket-peer';
+import { peerOf, SocketPeer } from '../../src/gateway/socket-peer';
 import type { PageMessage } from '../../src/link';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { gatewayFixture } from '../helpers/fixture';
@@ -125,6 +125,21 @@ describe('issue 6.3: the send window over socket.io', () => {
     expect([awaited(server), hub.storage.sync.hosted().length]).toEqual([0, 0]);
   });
 
+  it('issue 6.3: a client that acks nothing with a full window of pages out hears one ACK_TIMEOUT for the feed, which ends at the hub', async () => {
+    const hub = await startHub({ options: { pageSize: 5, ackTimeout: 300 } });
+    for (let i = 0; i < 40; i++) await Promise.all(Array.from({ length: 5 }, (_, j) => hub.storage.insert({ i, j })));
+    const { socket, client } = await subscribed(hub);
+    const errors: unknown[] = [];
+    const timedOut = new Promise<void>((resolve) => socket.on('changes:error', (m: unknown) => (errors.push(m), resolve())));
+    await client.signal.until(() => client.pages.length === 16, '16 pages');
+    await timedOut;
+    // One error for the feed, not one per page out.
+    await barrier(socket);
+    expect(errors).toEqual([{ sub: 'w', error: { code: 'ACK_TIMEOUT', status: 408, message: expect.any(String) } }]);
+    expect(hub.storage.sync.hosted()).toEqual([]);
+    expect(client.pages).toHaveLength(16);
+  });
+
   it('issue 6.3 PROTO-6 LOG-7: a slow storage dialer over socket.io (its beforeApply waits) holds the hub at 16 pages out; released, it converges', async () => {
     const hub = await startHub({ options: { pageSize: 5 } });
     let open = () => undefined as void;
@@ -151,5 +166,31 @@ describe('issue 6.3: the send window over socket.io', () => {
     await until(async () => (await rows(a.storage)).length === 200, [a.storage, hub.storage], 'the dialer caught up');
     expect(pages).toBe(40);
     expect(await rows(a.storage)).toEqual(await rows(hub.storage));
+  });
+
+  it('issue 6.3: a page\'s ack timeout starts once the page before it was acked (SocketPeer.ask `after`): the client takes pages one by one', async () => {
+    jest.useFakeTimers();
+    try {
+      const socket = { emit: () => undefined, data: {} } as unknown as ServerSocket;
+      const peer = new SocketPeer(socket);
+      let ackBefore = () => undefined as void;
+      const before = new Promise<void>((resolve) => (ackBefore = resolve));
+      let outcome: string | undefined;
+      void peer.ask('changes:data', {}, 100, before).then(() => (outcome = 'acked'), (e: { code: string }) => (outcome = e.code));
+      const turns = async () => { for (let i = 0; i < 5; i++) await Promise.resolve(); };
+      jest.advanceTimersByTime(1000);
+      await turns();
+      expect(outcome).toBeUndefined();
+      ackBefore();
+      await turns();
+      jest.advanceTimersByTime(99);
+      await turns();
+      expect(outcome).toBeUndefined();
+      jest.advanceTimersByTime(1);
+      await turns();
+      expect(outcome).toBe('ACK_TIMEOUT');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
