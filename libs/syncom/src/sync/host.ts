@@ -80,7 +80,7 @@ export class SyncUnit implements HostUnit {
     this.maxInFlight = positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames');
     this.pager = new SnapshotPager(storage, storage.parts.clock.now);
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, storage.parts.clock.now);
-    this.recon = new ReconcileHost(storage, { pageSize: this.pageSize, frameLimit: o.reconcileFrame });
+    this.recon = new ReconcileHost(storage, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
   }
 
   async call(method: string, args: unknown, context: object): Promise<unknown> {

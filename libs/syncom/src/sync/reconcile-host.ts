@@ -4,6 +4,7 @@ import type { Vector } from '../op/types';
 import type { Storage } from '../storage/storage';
 import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from './reconcile';
 import { inLabel, labelGranted, labelItems } from './reconcile-sets';
+import { jsonBytes } from './frames';
 import { servedVector } from './scopes';
 
 /** What `reconcile` answers; on `start`, where the set was taken (as a first snapshot page). */
@@ -28,7 +29,7 @@ const MAX_CACHED = 64;
 export class ReconcileHost {
   private readonly cache = new Map<string, { chead: number; r: Reconciler }>();
 
-  constructor(private readonly storage: Storage, private readonly o: { pageSize: number; frameLimit?: number }) {}
+  constructor(private readonly storage: Storage, private readonly o: { pageSize: number; pageBytes?: number; frameLimit?: number }) {}
 
   /** The largest reconcile message taken and sent; hello tells the dialer, whose messages must fit it. */
   get frameLimit(): number {
@@ -52,8 +53,10 @@ export class ReconcileHost {
 
   /**
    * Records of a label's set by id, in the order asked; missing and sealed
-   * ones left out. At most pageSize ids are taken: `taken` says how many, and
-   * the dialer asks the rest again (its own pageSize may be larger).
+   * ones left out. At most pageSize ids are taken, and no more than keep the
+   * entries' JSON within pageBytes (one larger entry alone, issue 6.3):
+   * `taken` says how many, and the dialer asks the rest again (its own
+   * pageSize may be larger).
    */
   records(args: unknown, granted: readonly string[]): { entries: Entry[]; taken: number } {
     const a = (args ?? {}) as { scope?: unknown; ids?: unknown };
@@ -62,14 +65,21 @@ export class ReconcileHost {
     if (!Array.isArray(ids) || ids.length > MAX_IDS || !ids.every((id) => typeof id === 'string')) {
       throw new SyncomError('BAD_REQUEST', `records takes { scope, ids: [at most ${MAX_IDS} ids] }`, { status: 400 });
     }
-    const taken = (ids as string[]).slice(0, this.o.pageSize);
+    const asked = (ids as string[]).slice(0, this.o.pageSize);
     const c = this.storage.parts.committer.committed;
     const entries: Entry[] = [];
-    for (const id of taken) {
+    let [taken, bytes] = [0, 1];
+    for (const id of asked) {
       const e = c.get(id);
-      if (e && !this.storage.isSealed(id) && inLabel(this.storage.scopeOf(id), label, granted)) entries.push(e);
+      if (e && !this.storage.isSealed(id) && inLabel(this.storage.scopeOf(id), label, granted)) {
+        const n = jsonBytes(e) + 1;
+        if (entries.length > 0 && bytes + n > (this.o.pageBytes ?? Infinity)) break;
+        bytes += n;
+        entries.push(e);
+      }
+      taken++;
     }
-    return { entries, taken: taken.length };
+    return { entries, taken };
   }
 
   private responder(label: string, granted: readonly string[]): Reconciler {

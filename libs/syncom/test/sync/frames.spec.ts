@@ -225,6 +225,26 @@ describe('issue 6.3: bounded frames', () => {
   });
 });
 
+describe('issue 6.3: records answers', () => {
+  it('issue 6.3: a records answer (reconcile/1) holds at most pageSize entries within pageBytes, one larger alone; `taken` says how many ids, and the dialer asks the rest', async () => {
+    const h = await hub({ pageSize: 50, pageBytes: 1500 });
+    const p = await node();
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await h.s.insert({ i, pad: 'x'.repeat(i === 5 ? 3000 : 200) }));
+    const ctx = await greet(h.unit, p);
+    const got: string[] = [];
+    for (let i = 0; i < ids.length;) {
+      const ans = (await h.unit.call('records', { scope: '*', ids: ids.slice(i) }, ctx)) as { entries: { id: string }[]; taken: number };
+      expect(within(ans.entries, 50, 1500)).toBe(true);
+      expect(ans.taken).toBe(ans.entries.length);
+      got.push(...ans.entries.map((e) => e.id));
+      i += ans.taken;
+    }
+    expect(got).toEqual(ids);
+    await closeAll(h.s, p);
+  });
+});
+
 describe('issue 6.3: the send window', () => {
   it('issue 6.3: a SendWindow grants at most its size of slots, in order of asking; an ack frees one; close() answers every waiter and frees all', async () => {
     const w = new SendWindow(2);
