@@ -13,7 +13,7 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? 'null');
 }
 
-const sizes = new WeakMap<Op, number>();
+const opSizes = new WeakMap<Op, number>();
 
 /**
  * UTF-8 bytes of an op's packed JSON, as a push or a page carries it (and as
@@ -21,8 +21,8 @@ const sizes = new WeakMap<Op, number>();
  * the same log entries for each.
  */
 export function opBytes(op: Op): number {
-  let n = sizes.get(op);
-  if (n === undefined) sizes.set(op, (n = jsonBytes(packOp(op))));
+  let n = opSizes.get(op);
+  if (n === undefined) opSizes.set(op, (n = jsonBytes(packOp(op))));
   return n;
 }
 
@@ -50,12 +50,6 @@ export function frameEnds(sizes: readonly number[], maxCount: number, maxBytes: 
   }
   if (count > 0) ends.push(sizes.length);
   return ends;
-}
-
-/** `items` cut into frames by frameEnds of their JSON sizes. */
-export function splitFrames<T>(items: readonly T[], maxCount: number, maxBytes: number, json: (item: T) => unknown = (x) => x): T[][] {
-  const ends = frameEnds(items.map((x) => jsonBytes(json(x))), maxCount, maxBytes);
-  return ends.map((end, k) => items.slice(k === 0 ? 0 : ends[k - 1], end));
 }
 
 /**
