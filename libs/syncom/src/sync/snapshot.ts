@@ -51,7 +51,7 @@ export class SnapshotPager {
     const paging = first ? this.start(token, scopes) : this.pagings.get(token);
     if (!paging) throw new SyncomError('SNAPSHOT_EXPIRED', 'the snapshot paging expired; start again', { status: 410 });
     const offset = Number.isSafeInteger(args.offset) ? (args.offset as number) : 0;
-    const { entries, json, end } = this.take(paging.ids, offset, size, maxBytes);
+    const { entries, json, bytes, end } = this.take(paging.ids, offset, size, maxBytes);
     const next = end < paging.ids.length ? end : null;
     if (next === null) this.pagings.delete(token);
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
@@ -61,7 +61,6 @@ export class SnapshotPager {
       page.eventId = this.storage.parts.log.eventId(this.storage.parts.committer.chead);
     }
     // Only a record above maxBytes makes a page over it (HOST-6): streamed where the link can stream.
-    const bytes = json.reduce((n, s) => n + Buffer.byteLength(s) + 1, 1);
     if (args.stream === true && bytes > maxBytes) page.stream = this.keep(json);
     else page.entries = entries;
     return page;
@@ -78,6 +77,7 @@ export class SnapshotPager {
     if (!s) throw new SyncomError('STREAM_NOT_FOUND', `no snapshot stream ${id}`, { status: 404 });
     this.streams.delete(id);
     const lines = s.lines.map((l) => Buffer.from(`${l}\n`));
+    // frameEnds counts a separator per line and two brackets: sized without their newlines, lines fill `chunk` exactly.
     const ends = frameEnds(lines.map((l) => l.length - 1), Infinity, chunk + 1);
     for (let k = 0; k < ends.length; k++) {
       const slot = window ? await window.acquire() : undefined;
@@ -100,7 +100,7 @@ export class SnapshotPager {
   }
 
   /** The entries of a page from `offset`: up to `size` records within `maxBytes` (one larger record alone), and where the next page starts. */
-  private take(ids: string[], offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; end: number } {
+  private take(ids: string[], offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
     const c = this.storage.parts.committer.committed;
     const entries: Entry[] = [];
     const json: string[] = [];
@@ -116,7 +116,7 @@ export class SnapshotPager {
       entries.push(e);
       json.push(text);
     }
-    return { entries, json, end };
+    return { entries, json, bytes, end };
   }
 
   private keep(lines: string[]): string {
