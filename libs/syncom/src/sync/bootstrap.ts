@@ -8,6 +8,7 @@ import type { Via } from '../storage/commit';
 import type { Storage } from '../storage/storage';
 import { ATTRS, type SyncTelemetry } from '../telemetry';
 import type { SnapshotPage } from './snapshot';
+import { readNdjson, readSnapshotPage } from './snapshot-page';
 
 /** Read a streamed snapshot page: NDJSON, one entry a line. */
 async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
@@ -16,7 +17,9 @@ async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
   let text = '';
   for await (const chunk of link.stream(id)) text += decoder.decode(chunk, { stream: true });
   text += decoder.decode();
-  return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown);
+  const read = readNdjson(text);
+  if (!read.ok) throw new SyncomError(read.code, read.reason);
+  return read.entries;
 }
 
 /**
@@ -68,8 +71,9 @@ export interface BootstrapRun {
 /** Fetch one snapshot page and join it; the first page also adopts the host's vector. */
 async function takePage(o: BootstrapRun, token: string | undefined, offset: number): Promise<{ page: SnapshotPage; entries: number }> {
   const via = { url: o.url, node: o.host };
-  const page = (await o.link.call('snapshot', { token, offset, scopes: o.scopes, stream: !!o.link.stream })) as SnapshotPage;
-  if (typeof page?.token !== 'string') throw new SyncomError('PAGE_FAILED', 'the host answered snapshot with no page');
+  const read = readSnapshotPage(await o.link.call('snapshot', { token, offset, scopes: o.scopes, stream: !!o.link.stream }), offset);
+  if (!read.ok) throw new SyncomError(read.code, read.reason);
+  const { page } = read;
   const entries = page.stream ? await readStream(o.link, page.stream) : (page.entries ?? []);
   const joins = joinPage(o.storage, entries, o.host, via);
   if (token === undefined && page.vector) joins.push(adopt(o.storage, o.host, page.vector, via));

@@ -1,4 +1,5 @@
 import type { Span } from '@opentelemetry/api';
+import { isVector } from '../op/shape';
 import type { Storage } from '../storage/storage';
 import { type ReconcileRun, reconcileLabel } from './anti-entropy';
 import { adopt, type BootstrapRun, runBootstrap } from './bootstrap';
@@ -37,10 +38,11 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
     records += r.need;
   }
   const vector = first?.vector;
-  if (typeof vector !== 'object' || vector === null || typeof first?.eventId !== 'string') {
+  // The vector is adopted as an advance op: one that is no version vector would be logged malformed.
+  if (!isVector(vector) || typeof first?.eventId !== 'string') {
     throw new Error('the host named no committed point for the reconciliation');
   }
-  await adopt(o.storage, o.host, vector as Record<string, number>, { url: o.url, node: o.host });
+  await adopt(o.storage, o.host, vector, { url: o.url, node: o.host });
   return { eventId: first.eventId, records, incremental: true };
 }
 
