@@ -1,4 +1,4 @@
-import { SyncomError } from '../errors';
+import { isSyncomError, SyncomError } from '../errors';
 import type { Vector } from '../op/types';
 import type { SchemaInfo } from '../schema';
 import { readCaps, readVersions } from './versions';
@@ -45,9 +45,19 @@ function isSchema(x: unknown): x is SchemaInfo | null {
   return x === null || (isObj(x) && Number.isSafeInteger(x.version) && isStr(x.hash, 256));
 }
 
-/** Check a hello or its answer from the far side; never throws anything but a 400 SyncomError. */
+const bad = (why: string) => new SyncomError('BAD_HELLO', `hello: ${why}`, { status: 400 });
+
+/** Check a hello or its answer from the far side; never throws anything but a 400 SyncomError BAD_HELLO. */
 export function checkHello(x: unknown): Hello {
-  const bad = (why: string) => new SyncomError('BAD_HELLO', `hello: ${why}`, { status: 400 });
+  try {
+    return readHello(x);
+  } catch (e) {
+    // A value whose reading throws (a getter, a proxy: never JSON, but a caller in-process can pass one).
+    throw isSyncomError(e) ? e : bad('unreadable');
+  }
+}
+
+function readHello(x: unknown): Hello {
   if (!isObj(x)) throw bad('not an object');
   if (!isStr(x.node, 128)) throw bad('node is no id');
   if (!isVector(x.vector)) throw bad('vector is no version vector');
@@ -68,8 +78,10 @@ export function checkHello(x: unknown): Hello {
 
 /** Check the host's answer to hello. */
 export function checkHelloAnswer(x: unknown): HelloAnswer {
-  const h = checkHello({ ...(isObj(x) ? x : {}), scopes: ['*'], versions: undefined });
-  const { floor, version, reconcileFrame, pushBytes } = x as { floor?: unknown; version?: unknown; reconcileFrame?: unknown; pushBytes?: unknown };
+  let copy: Record<string, unknown> = {};
+  try { copy = { ...(isObj(x) ? x : {}) }; } catch { throw bad('unreadable'); }
+  const h = checkHello({ ...copy, scopes: ['*'], versions: undefined });
+  const { floor, version, reconcileFrame, pushBytes } = copy as { floor?: unknown; version?: unknown; reconcileFrame?: unknown; pushBytes?: unknown };
   const ans: HelloAnswer = {
     node: h.node, vector: h.vector, epoch: h.epoch, schema: h.schema, floor: Number.isSafeInteger(floor) ? (floor as number) : 0,
     version: Number.isSafeInteger(version) ? (version as number) : 1, caps: h.caps,
