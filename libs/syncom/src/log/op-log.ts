@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Backend } from '../backend/types';
 import type { Op, Vector } from '../op/types';
-import { FLAG_SEALED, packOp } from '../op';
+import { FLAG_SEALED, packedJson, packOp } from '../op';
 import { formatEventId, parseEventId } from './event-id';
 import { batchFile, type EntryCipher, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
 import { loadLog, type OpenBatch } from './load';
@@ -152,10 +152,10 @@ export class OpLog {
    * encrypted. A batch with no sealed entry pays one flag test per op.
    */
   packText(entries: readonly ({ op: Op; flags?: number } | undefined)[]): string {
-    const packed = entries.map((e) => (e ? packOp(e.op, e.flags ?? 0) : null));
     const { cipher } = this.options;
     const sealed = cipher !== undefined && entries.some((e) => e && (e.flags ?? 0) & FLAG_SEALED);
-    return JSON.stringify(sealed ? cipher.seal(packed) : packed);
+    if (!sealed) return packedJson(entries);
+    return JSON.stringify(cipher.seal(entries.map((e) => (e ? packOp(e.op, e.flags ?? 0) : null))));
   }
 
   /** A packed entry as read from a file, its sealed payload decrypted (see packText). */

@@ -70,6 +70,31 @@ export function packOp(op: Op, flags = 0): PackedOp {
   ];
 }
 
+const packedSizes = new WeakMap<Op, number>();
+
+/**
+ * The JSON of packed entries as one array, exactly JSON.stringify's: each
+ * unflagged op's UTF-8 size on the way is kept for packedBytes (the wire form
+ * of an op is its unflagged packed form), so a push or a feed page that
+ * measures ops appended in this process pays no second stringify.
+ */
+export function packedJson(entries: readonly ({ op: Op; flags?: number } | undefined)[]): string {
+  const parts = entries.map((e) => {
+    if (!e) return 'null';
+    const text = JSON.stringify(packOp(e.op, e.flags ?? 0));
+    if (!e.flags) packedSizes.set(e.op, Buffer.byteLength(text));
+    return text;
+  });
+  return `[${parts.join(',')}]`;
+}
+
+/** UTF-8 bytes of an op's packed JSON as the wire carries it (slot 14 null); cached per op object. */
+export function packedBytes(op: Op): number {
+  let n = packedSizes.get(op);
+  if (n === undefined) packedSizes.set(op, (n = Buffer.byteLength(JSON.stringify(packOp(op)))));
+  return n;
+}
+
 /** Pack ops for the wire: slot 14 is null. */
 export function packOps(ops: readonly Op[]): PackedOp[] {
   return ops.map((op) => packOp(op));

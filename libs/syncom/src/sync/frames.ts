@@ -1,6 +1,5 @@
 import { SyncomError } from '../errors';
-import { packOp } from '../op';
-import type { Op } from '../op/types';
+import { packedBytes } from '../op';
 
 /** Frames a host has out to one peer, unacknowledged, by default (issue 6.3). */
 export const DEFAULT_MAX_IN_FLIGHT_FRAMES = 16;
@@ -13,18 +12,12 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? 'null');
 }
 
-const opSizes = new WeakMap<Op, number>();
-
 /**
  * UTF-8 bytes of an op's packed JSON, as a push or a page carries it (and as
- * bytesPerPush counts it). Cached per op object: a host with many feeds reads
- * the same log entries for each.
+ * bytesPerPush counts it). Cached per op object: the log notes it when it
+ * packs an append, and a host with many feeds reads the same entries for each.
  */
-export function opBytes(op: Op): number {
-  let n = opSizes.get(op);
-  if (n === undefined) opSizes.set(op, (n = jsonBytes(packOp(op))));
-  return n;
-}
+export const opBytes = packedBytes;
 
 /**
  * Where to cut a list of records into frames (issue 6.3): consecutive runs of
