@@ -1,7 +1,7 @@
 import { isSyncomError, SyncomError } from '../errors';
 import type { Vector } from '../op/types';
 import type { SchemaInfo } from '../schema';
-import { readCaps, readVersions } from './versions';
+import { everyItem, readCaps, readVersions } from './versions';
 
 /** What a dialer sends in hello (PROTO-4, SCHEMA-1). */
 export interface Hello {
@@ -65,7 +65,7 @@ function readHello(x: unknown): Hello {
   const schema = x.schema ?? null;
   if (!isSchema(schema)) throw bad('schema is neither null nor { version, hash }');
   const scopes = x.scopes ?? ['*'];
-  if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => isStr(s, 128))) throw bad('scopes is no list of names');
+  if (!Array.isArray(scopes) || scopes.length === 0 || !everyItem(scopes, (s) => isStr(s, 128))) throw bad('scopes is no list of names');
   if (x.token !== undefined && x.token !== null && typeof x.token !== 'string') throw bad('token is not a string');
   const versions = readVersions(x.versions);
   if (!versions) throw bad('versions is no list of positive integers');
