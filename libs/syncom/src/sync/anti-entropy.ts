@@ -50,6 +50,8 @@ async function differences(o: ReconcileRun, label: string, start: boolean) {
     for (const id of step.need) need.add(id);
     msg = step.next;
   }
+  // A run left unfinished is reported, not taken as complete: an incremental bootstrap falls back to the snapshot.
+  if (msg) throw new SyncomError('RECONCILE_UNFINISHED', `the host did not end the reconciliation of ${label} in ${MAX_ROUNDS} rounds`, { url: o.url });
   return { have: [...have], need: [...need], ...at };
 }
 

@@ -37,6 +37,8 @@ export class Dialer {
   bootstrapping = false;
   /** The host's capabilities from its last hello answer. */
   caps: string[] = [];
+  /** Whether the host shares a wire version with this node: unknown until a hello is answered (issue 6.1). */
+  private shares: boolean | undefined;
   /** What the host's hello said it takes: the largest reconcile message and push, in bytes (absent: it did not say). */
   private takes: { frame?: number; pushBytes?: number } = {};
   private chain: Promise<unknown> = Promise.resolve();
@@ -104,6 +106,7 @@ export class Dialer {
     return {
       url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.subscribed, cursor: r.cursor, lastSync: r.lastSync,
       pending: this.outbox.length, behind: this.behind, stuck: this.stuck, lastError: this.lastError, bootstrapping: this.bootstrapping,
+      incompatible: this.shares === false,
       incoming: this.connected ? vectorAhead(this.hv, this.storage.parts.log.vector, { self: this.storage.id, allowed: this.allowed() }) : null,
     };
   }
@@ -146,6 +149,7 @@ export class Dialer {
     const said = await sendHello(this.m, this.link as SyncLink, rec);
     if (!said.ok) return this.incompatible(said.versions);
     const { ans } = said;
+    this.shares = true;
     [this.caps, this.takes] = [ans.caps, { frame: ans.reconcileFrame, pushBytes: ans.pushBytes }];
     this.antiEntropy ??= antiEntropyTimer(this.m.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...ans.vector };
@@ -164,6 +168,7 @@ export class Dialer {
 
   /** No shared wire version: say so and stop dialing — no retry loop — until added or enabled again, or a restart. */
   private incompatible(versions: number[]): void {
+    this.shares = false;
     this.lastError = new SyncomError('INCOMPATIBLE', `${this.rec.url} shares no wire version with this node`, { status: 426, url: this.rec.url, versions });
     this.m.incompatible(this.rec.url, versions);
     void this.stop();

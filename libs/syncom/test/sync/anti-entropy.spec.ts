@@ -1,5 +1,6 @@
 import type { Op, Storage } from '../../src';
 import { createMemoryLink } from '../../src';
+import { createReconciler } from '../../src/sync/reconcile';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 
 const URL = 'memory://h';
@@ -189,6 +190,33 @@ describe('RECON anti-entropy (issue 6.2)', () => {
     expect(await records(d)).toEqual(await records(h.s));
     const hello = { node: 'p', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' };
     expect(await h.unit.call('hello', hello, {})).toMatchObject({ reconcileFrame: 32 * 1024 });
+    await closeAll(d, h.s);
+  });
+
+  it('RECON: a host that never ends a reconciliation is cut off after 64 rounds and reported (RECONCILE_UNFINISHED), not taken as done', async () => {
+    const net = new Net();
+    const h = await hub();
+    // The host answers every round with the opening of another set: each answer asks for more.
+    const items = Array.from({ length: 40 }, (_, i) => ({ ts: 1000 + i, id: `other-${i}`, digest: 'a'.repeat(32) }));
+    const foreign = createReconciler({ items }).initiate();
+    let rounds = 0;
+    const unit = Object.create(h.unit) as typeof h.unit;
+    unit.call = (proc: string, args: unknown, ctx: object) => {
+      if (proc !== 'reconcile') return h.unit.call(proc, args as never, ctx);
+      rounds++;
+      return Promise.resolve({ msg: foreign });
+    };
+    net.units.set(URL, unit);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true, [d]);
+    await Promise.all([d.insert({ x: 1 }), d.insert({ x: 2 })]);
+    const errors: string[] = [];
+    d.sync.on('error', (e) => errors.push(e.code));
+    await d.sync.forceSync();
+    expect(rounds).toBe(64);
+    expect(errors).toEqual(['RECONCILE_UNFINISHED']);
+    expect(d.sync.peers()[0].lastError).toMatchObject({ code: 'RECONCILE_UNFINISHED', url: URL });
     await closeAll(d, h.s);
   });
 });

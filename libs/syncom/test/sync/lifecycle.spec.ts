@@ -104,7 +104,7 @@ describe('lifecycle and events', () => {
     await closeAll(d, h.s);
   });
 
-  it('LIFE-4: peers() is [{ url, node, connected, subscribed, cursor, lastSync, pending, behind, stuck, lastError }] (plus bootstrapping and incoming)', async () => {
+  it('LIFE-4: peers() is [{ url, node, connected, subscribed, cursor, lastSync, pending, behind, stuck, lastError }] (plus bootstrapping, incoming and incompatible)', async () => {
     const { h, d } = await pair();
     const boots = record(d, 'bootstrap');
     await d.sync.addNode({ url: URL, token: 't' });
@@ -112,10 +112,10 @@ describe('lifecycle and events', () => {
     await h.s.insert({ n: 1 });
     await waitFor(() => d.sync.peers()[0]?.cursor === h.s.parts.log.eventId(), [d]);
     const [p] = d.sync.peers();
-    expect(Object.keys(p).sort()).toEqual(['behind', 'bootstrapping', 'connected', 'cursor', 'incoming', 'lastError', 'lastSync', 'node', 'pending', 'stuck', 'subscribed', 'url']);
+    expect(Object.keys(p).sort()).toEqual(['behind', 'bootstrapping', 'connected', 'cursor', 'incoming', 'incompatible', 'lastError', 'lastSync', 'node', 'pending', 'stuck', 'subscribed', 'url']);
     expect(p).toEqual({
       url: URL, node: h.s.id, connected: true, subscribed: true, cursor: h.s.parts.log.eventId(), lastSync: expect.any(Number),
-      pending: 0, behind: false, stuck: false, lastError: null, bootstrapping: false, incoming: 0,
+      pending: 0, behind: false, stuck: false, lastError: null, bootstrapping: false, incoming: 0, incompatible: false,
     });
     await closeAll(d, h.s);
   });

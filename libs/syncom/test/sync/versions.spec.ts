@@ -44,7 +44,7 @@ describe('WIRE versions and capabilities (issue 6.1)', () => {
     await net.links[0].settle();
     expect(net.links[0].stats().calls).toBe(1);
     expect(net.links[0].connected).toBe(false);
-    expect(d.sync.peers()[0]).toMatchObject({ connected: false, subscribed: false, lastError: { code: 'INCOMPATIBLE' } });
+    expect(d.sync.peers()[0]).toMatchObject({ connected: false, subscribed: false, incompatible: true, lastError: { code: 'INCOMPATIBLE' } });
     expect(await h.s.list()).toHaveLength(1);
     seen = next();
     await d.sync.enableNode('memory://h', true);
