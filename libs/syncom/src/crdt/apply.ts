@@ -1,6 +1,6 @@
 import type { Op, Stamp } from '../op/types';
 import type { Entry, Field } from './entry';
-import { emptyEntry, makeEntry } from './entry';
+import { emptyEntry, makeEntry, own } from './entry';
 import { keepTags, pruneField, unionSorted } from './fields';
 import { joinEntries } from './merge';
 import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
@@ -26,7 +26,7 @@ function resetFields(fields: Record<string, Field>, reset: Stamp): Record<string
 function writeRegisters(fields: Record<string, Field>, data: Record<string, unknown>, stamp: Stamp): string[] {
   const refused: string[] = [];
   for (const [name, val] of Object.entries(data)) {
-    const f = fields[name];
+    const f = own(fields, name);
     if (f && f.k !== 'r') refused.push(name);
     else if (!f || compareStamps(f.s, stamp) <= 0) fields[name] = { k: 'r', s: stamp, val };
   }
@@ -35,7 +35,7 @@ function writeRegisters(fields: Record<string, Field>, data: Record<string, unkn
 
 const incField: FieldOp = (f, op, stamp) => {
   if (f && f.k !== 'c') return 'refuse';
-  const slot = f?.by[op.origin];
+  const slot = f && own(f.by, op.origin);
   if (slot && slot[1] >= stamp[0]) return f;
   return { k: 'c', by: { ...f?.by, [op.origin]: [(slot?.[0] ?? 0) + (op.value as number), stamp[0]] } };
 };
@@ -46,7 +46,7 @@ const addField: FieldOp = (f, op, stamp) => {
   const tag = [tagOf(stamp)];
   for (const x of op.value as unknown[]) {
     const text = JSON.stringify(x);
-    const e = el[text];
+    const e = own(el, text);
     el[text] = e ? { add: unionSorted(e.add, tag), rem: e.rem } : { add: tag, rem: [] };
   }
   return { k: 's', el };
@@ -60,7 +60,7 @@ function removeField(reset: Stamp | undefined): FieldOp {
       const text = JSON.stringify(x);
       const rem = reset ? keepTags(tags, reset) : tags;
       if (rem.length === 0) continue;
-      const e = el[text];
+      const e = own(el, text);
       el[text] = e ? { add: e.add, rem: unionSorted(e.rem, rem) } : { add: [], rem: unionSorted([], rem) };
     }
     return Object.keys(el).length ? { k: 's', el } : f;
@@ -69,7 +69,7 @@ function removeField(reset: Stamp | undefined): FieldOp {
 
 function applyField(e: Entry, op: Op, stamp: Stamp, fn: FieldOp): ApplyResult {
   const key = op.key as string;
-  const next = fn(e.fields[key], op, stamp);
+  const next = fn(own(e.fields, key), op, stamp);
   if (next === 'refuse') return { entry: e, refused: [key] };
   const fields = { ...e.fields };
   if (next) fields[key] = next;

@@ -1,3 +1,4 @@
+import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
 import type { Entry, Field } from './entry';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
@@ -25,13 +26,19 @@ function isSet(el: unknown): boolean {
     && isJsonText(text));
 }
 
+// An element's text: canonical JSON of a value no deeper than a field value may be.
 function isJsonText(text: string): boolean {
-  try { return JSON.stringify(JSON.parse(text)) === text; } catch { return false; }
+  try {
+    const value: unknown = JSON.parse(text);
+    return depthWithin(value, MAX_VALUE_DEPTH) && JSON.stringify(value) === text;
+  } catch {
+    return false;
+  }
 }
 
 function isField(f: unknown): f is Field {
   if (!isObj(f)) return false;
-  if (f.k === 'r') return isStamp(f.s) && 'val' in f;
+  if (f.k === 'r') return isStamp(f.s) && 'val' in f && depthWithin(f.val, MAX_VALUE_DEPTH);
   if (f.k === 'c') return isCounter(f.by);
   return f.k === 's' && isSet(f.el);
 }

@@ -48,6 +48,15 @@ export interface Entry {
   fields: Record<string, Field>;
 }
 
+/**
+ * A map's own member, or undefined: field names, origins and element texts
+ * come from peers, and `fields.toString` must read as no field, not as
+ * Object.prototype's function.
+ */
+export function own<T>(map: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
 /** The name the API uses for each kind, and the call that moves it. */
 export const KIND_NAMES: Record<FieldKind, { name: string; use: string }> = {
   r: { name: 'a register', use: 'update()' },

@@ -1,5 +1,5 @@
 import type { Stamp } from '../op/types';
-import type { CounterField, Field, RegisterField, SetElement, SetField } from './entry';
+import { type CounterField, type Field, own, type RegisterField, type SetElement, type SetField } from './entry';
 import { compareStamps, isOlder, stampOfTag } from './stamp';
 
 /** Insert strings into a sorted, duplicate-free array; returns the same array when nothing is new. */
@@ -62,7 +62,7 @@ export function contentStamp(f: Field): Stamp {
 function joinCounters(a: CounterField, b: CounterField): CounterField {
   const by = { ...a.by };
   for (const [o, slot] of Object.entries(b.by)) {
-    const mine = by[o];
+    const mine = own(by, o);
     if (!mine || slot[1] > mine[1] || (slot[1] === mine[1] && slot[0] > mine[0])) by[o] = slot;
   }
   return { k: 'c', by };
@@ -71,7 +71,7 @@ function joinCounters(a: CounterField, b: CounterField): CounterField {
 function joinSets(a: SetField, b: SetField): SetField {
   const el = { ...a.el };
   for (const [text, e] of Object.entries(b.el)) {
-    const mine = el[text];
+    const mine = own(el, text);
     el[text] = mine ? { add: unionSorted(mine.add, e.add), rem: unionSorted(mine.rem, e.rem) } : e;
   }
   return { k: 's', el };

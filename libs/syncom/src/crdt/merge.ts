@@ -1,14 +1,15 @@
 import type { Stamp } from '../op/types';
-import type { Entry, Field } from './entry';
+import { type Entry, type Field, own } from './entry';
 import { joinField, pruneField } from './fields';
 import { compareStamps, maxStamp } from './stamp';
 
 function joinAllFields(a: Entry, b: Entry, reset: Stamp | undefined): Record<string, Field> {
   const out: Record<string, Field> = {};
   for (const name of new Set([...Object.keys(a.fields), ...Object.keys(b.fields)])) {
-    const fa = a.fields[name];
-    const fb = b.fields[name];
-    const joined = fa && fb ? joinField(fa, fb) : (fa ?? fb);
+    const fa = own(a.fields, name);
+    const fb = own(b.fields, name);
+    // One of the two holds the name: it came from their own keys.
+    const joined = fa && fb ? joinField(fa, fb) : ((fa ?? fb) as Field);
     const kept = reset ? pruneField(joined, reset) : joined;
     if (kept) out[name] = kept;
   }

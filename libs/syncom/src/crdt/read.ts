@@ -1,4 +1,4 @@
-import type { Entry, Field, SetField } from './entry';
+import { type Entry, type Field, own, type SetField } from './entry';
 
 function readSet(f: SetField): unknown[] {
   const texts: string[] = [];
@@ -33,7 +33,7 @@ export function readEntry(e: Entry): Record<string, unknown> {
 
 /** The live add tags of each listed element that the entry holds (what a remove names, KIND-6). */
 export function seenTags(e: Entry | undefined, field: string, elements: unknown[]): [unknown, string[]][] {
-  const f = e?.fields[field];
+  const f = e && own(e.fields, field);
   if (!f || f.k !== 's') return [];
   const out: [unknown, string[]][] = [];
   const seen = new Set<string>();
@@ -41,7 +41,7 @@ export function seenTags(e: Entry | undefined, field: string, elements: unknown[
     const text = JSON.stringify(x);
     if (seen.has(text)) continue;
     seen.add(text);
-    const el = f.el[text];
+    const el = own(f.el, text);
     const live = el ? el.add.filter((t) => !el.rem.includes(t)) : [];
     if (live.length) out.push([x, live]);
   }

@@ -1,5 +1,5 @@
 import { isScrubbed } from './payload';
-import { isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector } from './shape';
+import { depthWithin, FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH } from './shape';
 import { Op, OP_TYPES, OpType } from './types';
 
 /** Why a peer's op was not taken; `code` is the SyncomError code to report. */
@@ -66,6 +66,29 @@ const PAYLOAD_RULES: Record<OpType, (op: Op) => string | undefined> = {
   advance: (op) => (op.vector === undefined ? 'vector: required' : undefined),
 };
 
+/**
+ * The levels a type's payload may nest around its field values (MAX_VALUE_DEPTH):
+ * data `{ field: value }` adds 1, an add's `[element]` 1, a remove's
+ * `[[element, tags]]` 2, a merge's entry `{ fields: { field: { val } } }` 3
+ * (isEntry checks the values inside it).
+ */
+const WRAPPING: Partial<Record<OpType, number>> = { write: 1, set: 1, merge: 3, add: 1, remove: 2 };
+
+/**
+ * What a peer's op may not carry though a log entry of old may: a counter or
+ * set key named __proto__, constructor or prototype, and field values nested
+ * deeper than MAX_VALUE_DEPTH (the local API refuses both, INVALID_ARGUMENT).
+ */
+function peerFault(op: Op): string | undefined {
+  if (op.key !== undefined && FORBIDDEN_KEYS.includes(op.key)) return `key: may not be ${op.key}`;
+  if (isScrubbed(op)) return undefined;
+  const max = MAX_VALUE_DEPTH + (WRAPPING[op.type] ?? 1);
+  for (const field of ['data', 'meta', 'value'] as const) {
+    if (op[field] !== undefined && !depthWithin(op[field], max)) return `${field}: nests deeper than ${MAX_VALUE_DEPTH} levels`;
+  }
+  return undefined;
+}
+
 // delete and purge: no payload, so no digest and no nonce (SIG-8).
 function noPayload(op: Op): string | undefined {
   const carried = [op.data, op.meta, op.key, op.value, op.vector, op.nonce].some((x) => x !== undefined);
@@ -74,8 +97,9 @@ function noPayload(op: Op): string | undefined {
 
 /**
  * Check a peer's op before anything reads it (Guarantees and limits; GUAR-3,
- * GUAR-4): every field's shape, what its type must carry, and a ts no more than
- * `maxSkew` ahead of `now`. The op returned is a fresh object holding only the
+ * GUAR-4): every field's shape, what its type must carry, the key names and
+ * value depths the local API refuses too, and a ts no more than `maxSkew`
+ * ahead of `now`. The op returned is a fresh object holding only the
  * known fields. Never throws.
  *
  * @example
@@ -84,7 +108,10 @@ function noPayload(op: Op): string | undefined {
  */
 export function checkOp(value: unknown, options: CheckOptions = {}): OpCheck {
   const shaped = checkShape(value);
-  return shaped.ok ? checkSkew(shaped.op, options) : shaped;
+  if (!shaped.ok) return shaped;
+  let fault: string | undefined;
+  try { fault = peerFault(shaped.op); } catch { fault = 'op: unreadable'; }
+  return fault === undefined ? checkSkew(shaped.op, options) : malformed(`${shaped.op.type}: ${fault}`);
 }
 
 /** The shape half of {@link checkOp}: no clock involved. Never throws. */

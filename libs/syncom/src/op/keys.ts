@@ -88,10 +88,42 @@ export function publicKeyOf(nodeId: string): KeyObject | undefined {
 function parseNodeId(nodeId: string): KeyObject | null {
   // Canonical only: a different text decoding to the same 32 bytes is not this key's id.
   if (typeof nodeId !== 'string' || nodeId.length !== 43) return null;
-  if (Buffer.from(nodeId, 'base64url').toString('base64url') !== nodeId) return null;
+  const raw = Buffer.from(nodeId, 'base64url');
+  if (raw.toString('base64url') !== nodeId || isWeakPoint(raw)) return null;
   try {
     return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: nodeId }, format: 'jwk' });
   } catch {
     return null;
   }
+}
+
+/** The field prime of Curve25519, 2^255 - 19. */
+const P = 2n ** 255n - 19n;
+
+/**
+ * The y coordinates of Ed25519's eight points of small order (the identity,
+ * the point of order 2, two of order 4, four of order 8), each with either x.
+ * The order-8 ones are ±y8 for y8 below.
+ */
+const Y8 = 0x7a03ac9277fdc74ec6cc392cfa53202a0f67100d760b3cba4fd84d3d706a17c7n;
+const SMALL_ORDER_Y: ReadonlySet<bigint> = new Set([0n, 1n, P - 1n, Y8, P - Y8]);
+
+/** A little-endian 32-byte buffer as a bigint. */
+export function readLittleEndian(bytes: Uint8Array): bigint {
+  let n = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]);
+  return n;
+}
+
+/**
+ * True for an encoded Ed25519 point no node id may be: one of small order
+ * (its 8 encodings and their sign-bit variants) and any encoding whose y is
+ * not reduced (y >= p, which names a point under a second text). OpenSSL takes
+ * such public keys, and under the identity key the signature "identity point,
+ * S = 0" verifies for every message: anyone could sign as that origin.
+ */
+export function isWeakPoint(raw: Uint8Array): boolean {
+  if (raw.length !== 32) return true;
+  const y = readLittleEndian(raw) & (2n ** 255n - 1n);
+  return y >= P || SMALL_ORDER_Y.has(y);
 }

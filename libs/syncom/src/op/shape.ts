@@ -6,6 +6,32 @@
 /** Top-level field names that must never reach an object spread or assignment. */
 export const FORBIDDEN_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype'];
 
+/**
+ * How deep a field value may nest: a register's value or a set element holds
+ * at most 100 levels of arrays and objects (a scalar is 0, `[1]` is 1). Every
+ * walk over a value (canonical JSON, JSON.stringify, structuredClone) recurses,
+ * and a few thousand levels overflow the stack; 100 leaves them far apart.
+ */
+export const MAX_VALUE_DEPTH = 100;
+
+/**
+ * Whether a value nests at most `max` levels of arrays and objects. Iterative,
+ * so a value nested 100,000 deep is measured without recursion; a cycle reads
+ * as too deep. Reads own enumerable values only.
+ */
+export function depthWithin(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop() as [object, number];
+    if (depth > max) return false;
+    for (const child of Array.isArray(x) ? x : Object.values(x)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return true;
+}
+
 /** A string of 1 to `max` UTF-16 code units. */
 export function isText(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= max;

@@ -1,5 +1,5 @@
 import { verify } from 'node:crypto';
-import { publicKeyOf } from './keys';
+import { publicKeyOf, readLittleEndian } from './keys';
 import { isScrubbed, payloadOf } from './payload';
 import { digestOp, sigHeader } from './sign';
 import { Op } from './types';
@@ -46,6 +46,7 @@ function verifyOne(op: Op): Promise<Verdict> | Verdict {
     if (key === undefined || !hasIntactDigest(op)) return 'forged';
     const data = Buffer.from(sigHeader(op), 'utf8');
     const sig = Buffer.from(op.sig, 'base64url');
+    if (!isCanonicalSig(op.sig, sig)) return 'forged';
     return new Promise((resolve) => {
       verify(null, data, key, sig, (error, ok) => resolve(!error && ok ? 'ok' : 'forged'));
     });
@@ -60,4 +61,16 @@ function hasIntactDigest(op: Op): boolean {
   if (payloadOf(op) === undefined) return op.nonce === undefined && op.digest === undefined;
   if (op.digest === undefined || op.nonce === undefined) return false;
   return digestOp(op, op.nonce) === op.digest;
+}
+
+/** The order of Ed25519's base point, L = 2^252 + 27742317777372353535851937790883648493. */
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+
+/**
+ * A signature in its one encoding: 64 bytes whose base64url text is the one
+ * given (no stray bits in the last character), with S < L. OpenSSL refuses
+ * S >= L itself; the check here keeps that from depending on its version.
+ */
+function isCanonicalSig(text: string, sig: Buffer): boolean {
+  return sig.length === 64 && sig.toString('base64url') === text && readLittleEndian(sig.subarray(32)) < L;
 }

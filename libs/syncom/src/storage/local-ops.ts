@@ -1,5 +1,6 @@
 import { SyncomError } from '../errors';
-import { type Entry, type FieldKind, isHidden, kindClashMessage, readEntry, seenTags } from '../crdt';
+import { type Entry, type FieldKind, isHidden, kindClashMessage, own, readEntry, seenTags } from '../crdt';
+import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
 import type { OpType } from '../op/types';
 
 /** What a local call asks the log for, before stamping and signing. */
@@ -22,11 +23,30 @@ export function copyFields(x: unknown, what: string): Record<string, unknown> {
   const plain = typeof x === 'object' && x !== null && !Array.isArray(x) && [Object.prototype, null].includes(Object.getPrototypeOf(x));
   if (!plain) throw new SyncomError('INVALID_ARGUMENT', `${what} must be a plain object of fields`);
   for (const k of Object.keys(x)) if (FORBIDDEN.has(k)) throw new SyncomError('INVALID_ARGUMENT', `${what} may not have a field named ${k}`, { field: k });
+  assertShallow(x, 1, what);
   try {
     return JSON.parse(JSON.stringify(x)) as Record<string, unknown>;
   } catch (e) {
     throw new SyncomError('INVALID_ARGUMENT', `${what} must be JSON: ${(e as Error).message}`, { cause: e });
   }
+}
+
+/**
+ * Throw unless a value nests at most MAX_VALUE_DEPTH levels below `wrapping`
+ * (1 for a data object around its fields, 0 for a set element): a deeper one
+ * would overflow the stack in the walks every op takes (canonical JSON for its
+ * digest, at every peer that verifies it), so it is refused before it is an op.
+ */
+function assertShallow(x: unknown, wrapping: number, what: string): void {
+  if (!depthWithin(x, MAX_VALUE_DEPTH + wrapping)) {
+    throw new SyncomError('INVALID_ARGUMENT', `${what} nests deeper than ${MAX_VALUE_DEPTH} levels of arrays and objects`);
+  }
+}
+
+/** Throw unless a counter or set field's name may be one (not __proto__, constructor or prototype). */
+function assertFieldName(key: unknown): void {
+  if (typeof key !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'a field name is a string');
+  if (FORBIDDEN.has(key)) throw new SyncomError('INVALID_ARGUMENT', `a field may not be named ${key}`, { field: key });
 }
 
 /** Throw unless `id` is a usable record id. */
@@ -38,7 +58,7 @@ export function assertId(id: unknown): asserts id is string {
 
 /** Throw the kind clash error when `field` already is another kind (KIND-1, KIND-10..13). */
 export function assertKind(e: Entry | undefined, field: string, want: FieldKind): void {
-  const f = e?.fields[field];
+  const f = e && own(e.fields, field);
   if (f && f.k !== want) throw new SyncomError('KIND_CLASH', kindClashMessage(field, f.k), { field, kind: f.k });
 }
 
@@ -51,6 +71,7 @@ export function existing(e: Entry | undefined, id: string): Entry {
 /** The body of an inc() (KIND-14: creates a counter). */
 export function incBody(e: Entry | undefined, id: string, key: string, by: unknown): OpBody {
   if (typeof by !== 'number' || !Number.isFinite(by)) throw new SyncomError('INVALID_ARGUMENT', 'inc() takes a finite number');
+  assertFieldName(key);
   assertKind(existing(e, id), key, 'c');
   return { type: 'inc', id, key, value: by };
 }
@@ -58,6 +79,8 @@ export function incBody(e: Entry | undefined, id: string, key: string, by: unkno
 /** The body of an add() (KIND-14: creates a set). */
 export function addBody(e: Entry | undefined, id: string, key: string, elements: unknown): OpBody {
   if (!Array.isArray(elements)) throw new SyncomError('INVALID_ARGUMENT', 'add() takes an array of elements');
+  assertFieldName(key);
+  elements.forEach((x) => assertShallow(x, 0, 'a set element'));
   assertKind(existing(e, id), key, 's');
   return { type: 'add', id, key, value: elements.map((x) => JSON.parse(JSON.stringify(x)) as unknown) };
 }
@@ -65,6 +88,8 @@ export function addBody(e: Entry | undefined, id: string, key: string, elements:
 /** The body of a remove(), naming the add tags seen; undefined when nothing was seen (KIND-20). */
 export function removeBody(e: Entry | undefined, id: string, key: string, elements: unknown): OpBody | undefined {
   if (!Array.isArray(elements)) throw new SyncomError('INVALID_ARGUMENT', 'remove() takes an array of elements');
+  assertFieldName(key);
+  elements.forEach((x) => assertShallow(x, 0, 'a set element'));
   if (!e || isHidden(e)) return undefined;
   assertKind(e, key, 's');
   const seen = seenTags(e, key, elements);

@@ -68,6 +68,19 @@ export class PeerBuckets {
   }
 }
 
+/**
+ * The UTF-8 length of a page's JSON; Infinity for one JSON.stringify cannot
+ * walk (nested thousands deep, as a socket.io frame's JSON.parse can build):
+ * a page whose bytes cannot be counted is over any bytesPerPush.
+ */
+function jsonBytes(ops: unknown[]): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(ops));
+  } catch {
+    return Infinity;
+  }
+}
+
 /** The limit refusal for a push page, or undefined when it passes (HOST-10, HOST-11, HOST-12). */
 export function checkLimits(limits: Limits | undefined, ops: unknown[], bucket: TokenBucket | undefined): SyncomError | undefined {
   if (!limits) return undefined;
@@ -75,7 +88,7 @@ export function checkLimits(limits: Limits | undefined, ops: unknown[], bucket: 
     return new SyncomError('OPS_PER_PUSH', `a push of ${ops.length} ops is over opsPerPush ${limits.opsPerPush}`, { status: 413 });
   }
   if (limits.bytesPerPush !== undefined) {
-    const bytes = Buffer.byteLength(JSON.stringify(ops));
+    const bytes = jsonBytes(ops);
     if (bytes > limits.bytesPerPush) return new SyncomError('BYTES_PER_PUSH', `a push of ${bytes} bytes is over bytesPerPush ${limits.bytesPerPush}`, { status: 413 });
   }
   if (bucket && !bucket.take(ops.length)) {
