@@ -1,4 +1,5 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { WsException } from '@nestjs/websockets';
 import { IsArray } from 'class-validator';
 import { wsRefusal } from './syncom-refusal';
 
@@ -15,6 +16,25 @@ export function OpaqueArray(): PropertyDecorator {
     const keys = (Reflect.getMetadata(OPAQUE_KEYS, target.constructor) as (string | symbol)[] | undefined) ?? [];
     Reflect.defineMetadata(OPAQUE_KEYS, [...keys, key], target.constructor);
   };
+}
+
+/**
+ * The deepest an envelope nests, opaque arrays aside: a reconcile message,
+ * the deepest, uses six levels. class-transformer and class-validator
+ * recurse, so a deeper frame is refused before they walk it.
+ */
+export const MAX_ENVELOPE_DEPTH = 32;
+
+/** Whether a value nests at most `max` levels of arrays and objects; iterative, so any depth is measured safely. */
+function depthWithin(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop() as [unknown, number];
+    if (typeof x !== 'object' || x === null) continue;
+    if (depth >= max) return false;
+    for (const child of Object.values(x)) stack.push([child, depth + 1]);
+  }
+  return true;
 }
 
 function opaqueKeys(metatype: unknown): string[] {
@@ -49,8 +69,18 @@ export class SyncomValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await this.check(value, metadata);
+    } catch (e) {
+      // class-transformer recurses: a frame nested thousands deep overflows it (a RangeError the filter would answer 500).
+      if (e instanceof WsException) throw e;
+      throw wsRefusal('BAD_REQUEST', 400, 'malformed message');
+    }
+  }
+
+  private async check(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const keys = opaqueKeys(metadata.metatype);
-    if (keys.length === 0 || typeof value !== 'object' || value === null || Array.isArray(value)) return super.transform(value, metadata);
+    if (keys.length === 0 || typeof value !== 'object' || value === null || Array.isArray(value)) return this.checkView(value, metadata);
     const view: Record<string, unknown> = { ...value };
     const held: Record<string, unknown> = {};
     for (const key of keys) {
@@ -58,7 +88,14 @@ export class SyncomValidationPipe extends ValidationPipe {
       held[key] = view[key];
       view[key] = [];
     }
-    const checked = (await super.transform(view, metadata)) as Record<string, unknown>;
+    const checked = (await this.checkView(view, metadata)) as Record<string, unknown>;
     return { ...checked, ...held };
+  }
+
+  /** The envelope bar its opaque arrays, refused before class-transformer walks it when it nests deeper than any envelope does. */
+  private checkView(view: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Only what the pipe validates: the socket of @ConnectedSocket() is no envelope.
+    if (this.toValidate(metadata) && !depthWithin(view, MAX_ENVELOPE_DEPTH)) throw wsRefusal('BAD_REQUEST', 400, `the message nests deeper than ${MAX_ENVELOPE_DEPTH} levels`);
+    return super.transform(view, metadata) as Promise<unknown>;
   }
 }
