@@ -150,13 +150,14 @@ export const jsonArb: fc.Arbitrary<unknown> = fc.oneof(
 /**
  * The inputs of a decoder: arbitrary JSON (one in five), a valid sample
  * (one in ten), and the rest a sample with one to three edits; now and
- * then a hostile non-JSON value.
+ * then a hostile non-JSON value (never with `wire`: a link's frames are JSON).
  */
-export function inputsOf(samples: readonly unknown[]): fc.Arbitrary<unknown> {
+export function inputsOf(samples: readonly unknown[], o: { wire?: boolean } = {}): fc.Arbitrary<unknown> {
   if (samples.length === 0) throw new TypeError('inputsOf needs at least one valid sample');
   const sample = fc.nat({ max: samples.length - 1 }).map((i) => samples[i]);
-  const mutated = fc.tuple(fc.nat({ max: samples.length - 1 }), fc.array(editArb, { minLength: 1, maxLength: 3 }))
-    .map(([i, edits]) => applyEdits(samples[i], edits));
+  // What a wire delivers is parsed JSON (deep, long, __proto__-keyed and all), never a proxy or a getter.
+  const edits = fc.array(o.wire ? editArb.filter((e) => e.how !== 'hostile') : editArb, { minLength: 1, maxLength: 3 });
+  const mutated = fc.tuple(fc.nat({ max: samples.length - 1 }), edits).map(([i, es]) => applyEdits(samples[i], es));
   return fc.oneof(
     { weight: 2, arbitrary: jsonArb },
     { weight: 1, arbitrary: sample },
@@ -256,4 +257,44 @@ export function describeError(e: unknown): string {
   const code = (e as { code?: unknown })?.code;
   const message = (e as { message?: unknown })?.message;
   return `${name}${typeof code === 'string' ? ` ${code}` : ''}: ${typeof message === 'string' ? message.slice(0, 200) : ''}`;
+}
+
+/**
+ * fuzzSync for a decoder that answers with a promise (a host unit's
+ * procedures): the CPU time counts the awaited call.
+ */
+export async function fuzzAsync(
+  arb: fc.Arbitrary<unknown>,
+  decode: (input: unknown) => Promise<unknown>,
+  judge: (outcome: Outcome, input: unknown) => { fault: string | null; code?: string },
+  runs = RUNS,
+): Promise<Tally> {
+  const tally: Tally = { taken: 0, refused: 0, codes: new Set() };
+  const once = async (input: unknown): Promise<{ outcome: Outcome; ms: number }> => {
+    const start = process.cpuUsage();
+    let outcome: Outcome;
+    try {
+      outcome = { threw: false, value: await decode(input) };
+    } catch (error) {
+      outcome = { threw: true, error };
+    }
+    const d = process.cpuUsage(start);
+    return { outcome, ms: (d.user + d.system) / 1000 };
+  };
+  await fc.assert(
+    fc.asyncProperty(arb, async (input) => {
+      let run = await once(input);
+      for (let tries = 1; tries < 3 && run.ms > SLOW_MS; tries++) {
+        const again = await once(input);
+        if (again.ms < run.ms) run = again;
+      }
+      if (run.ms > SLOW_MS) throw new Error(`${run.ms.toFixed(1)} ms of CPU on ${show(input)}`);
+      const { fault, code } = judge(run.outcome, input);
+      if (fault) throw new Error(`${fault} on ${show(input)}`);
+      if (code === undefined) tally.taken++;
+      else { tally.refused++; tally.codes.add(code); }
+    }),
+    { numRuns: runs, seed: SEED, endOnFailure: true, verbose: 0, reporter },
+  );
+  return tally;
 }

@@ -1,0 +1,90 @@
+import 'reflect-metadata';
+import type { ArgumentMetadata, Type } from '@nestjs/common';
+import { WsException } from '@nestjs/websockets';
+import { isSyncomError } from 'syncom';
+import { describeError, fuzzAsync, fuzzSync, inputsOf, type Outcome, RUNS } from '../../../syncom/test/fuzz/fuzz';
+import { makeSamples, pieces, type Samples } from '../../../syncom/test/fuzz/samples';
+import { ChangesDto, ChunkDto, HelloDto, PushDto, SnapshotDto, SyncomValidationPipe, UnsubscribeDto } from '../../src/gateway';
+import { ReconcileDto, RecordsDto } from '../../src/gateway/reconcile.dto';
+import { toWireError } from '../../src/gateway/syncom-refusal';
+import { fromWireError, unwrapAnswer } from '../../src/link';
+
+let samples: Samples;
+beforeAll(async () => {
+  samples = await makeSamples();
+}, 30_000);
+
+const pipe = new SyncomValidationPipe();
+const transform = (metatype: Type<unknown>) => (value: unknown) =>
+  pipe.transform(value, { type: 'body', metatype, data: undefined } as ArgumentMetadata) as Promise<unknown>;
+
+/** The pipe's outcome: an envelope it passes on, or its one refusal, a WsException { code: BAD_REQUEST, status: 400 }. */
+function judgePipe(o: Outcome, input: unknown): { fault: string | null; code?: string } {
+  // No body at all passes as it came for an envelope whose fields are all optional: the unit reads it as {}.
+  if (!o.threw) return (typeof o.value === 'object' && o.value !== null) || (o.value === input && input == null) ? { fault: null } : { fault: 'passed on something that is no envelope' };
+  const e = o.error;
+  const error = e instanceof WsException ? (e.getError() as { code?: unknown; status?: unknown }) : undefined;
+  if (error?.code !== 'BAD_REQUEST' || error.status !== 400) return { fault: `threw ${describeError(e)}` };
+  // What the filter answers on the ack: the same refusal.
+  const wire = toWireError(e);
+  return wire.code === 'BAD_REQUEST' && wire.status === 400 ? { fault: null, code: 'BAD_REQUEST' } : { fault: 'a refusal the filter would not answer as 400' };
+}
+
+/** One envelope per DTO of the gateway, from what a real dialer sends. */
+function envelopes(): [string, Type<unknown>, unknown[]][] {
+  const first = samples.pages[0] as { token: string };
+  return [
+    ['hello', HelloDto, [samples.hello, { ...samples.hello, schema: { version: 2, hash: 'abc' }, versions: undefined, caps: undefined }]],
+    ['push', PushDto, pieces(samples.packed, 3).map((ops) => ({ ops }))],
+    ['snapshot', SnapshotDto, [{ offset: 0, scopes: ['*'], stream: true }, { token: first.token, offset: 3 }, {}]],
+    ['reconcile', ReconcileDto, [{ scope: '*', msg: { v: 1, ranges: [[null, 1, 'AAAAAAAAAAAAAAAAAAAAAA']] }, start: true }]],
+    ['records', RecordsDto, samples.recordsAsked],
+    ['changes', ChangesDto, [{ sub: '1.1', args: { scopes: ['*'] }, lastEventId: samples.eventIds[1] }, { sub: '2.1', args: null }]],
+    ['unsubscribe', UnsubscribeDto, [{ sub: '1.1' }]],
+    ['chunk', ChunkDto, [{ stream: 'abcdefgh' }, { stream: 'abcdefgh', cancel: true }]],
+  ];
+}
+
+/**
+ * class-validator costs tens of microseconds an envelope: the pipe gets a
+ * tenth of the inputs per envelope (10k in CI, a million in the hunt), the
+ * link's pure answer decoding the full count.
+ */
+const PIPE_RUNS = Math.max(1, Math.floor(RUNS / 10));
+
+describe('fuzz: gateway envelopes are refused 400 BAD_REQUEST by the validation pipe, never crash it (PROTO-4..7, HOST-1)', () => {
+  for (const name of ['hello', 'push', 'snapshot', 'reconcile', 'records', 'changes', 'unsubscribe', 'chunk']) {
+    it(`${name}: ${PIPE_RUNS} generated and mutated envelopes`, async () => {
+      const [, dto, list] = envelopes().find(([n]) => n === name) as [string, Type<unknown>, unknown[]];
+      const t = await fuzzAsync(inputsOf(list, { wire: true }), transform(dto), judgePipe, PIPE_RUNS);
+      expect(t.taken).toBeGreaterThan(PIPE_RUNS / 50);
+      expect(t.refused).toBeGreaterThan(PIPE_RUNS / 10);
+    });
+  }
+});
+
+describe('fuzz: the socket.io link decodes what a host answers into a value or a typed SyncomError (LINK-2)', () => {
+  it(`unwrapAnswer and fromWireError: ${RUNS} generated and mutated answers`, () => {
+    const answers = [
+      { ok: true, value: samples.answer },
+      { ok: false, error: { code: 'INCOMPATIBLE', status: 426, message: 'no shared version', versions: [1, 2] } },
+      { ok: false, error: { code: 'BAD_REQUEST', status: 400, message: 'ops must be an array' } },
+    ];
+    const t = fuzzSync(inputsOf(answers, { wire: true }), (x) => {
+      const wire = fromWireError((x as { error?: unknown } | null)?.error);
+      try {
+        return { value: unwrapAnswer(x), wire };
+      } catch (e) {
+        return { refusal: e, wire };
+      }
+    }, (o) => {
+      if (o.threw) return { fault: `threw ${describeError(o.error)}` };
+      const { refusal, wire } = o.value as { refusal?: unknown; wire: unknown };
+      if (!isSyncomError(wire)) return { fault: 'fromWireError made no SyncomError' };
+      if (refusal === undefined) return { fault: null };
+      return isSyncomError(refusal) && typeof refusal.code === 'string' ? { fault: null, code: refusal.code } : { fault: `unwrapAnswer threw ${describeError(refusal)}` };
+    });
+    expect(t.taken).toBeGreaterThan(RUNS / 20);
+    expect(t.codes).toContain('BAD_ANSWER');
+  });
+});
