@@ -73,11 +73,12 @@ export function isVector(value: unknown): value is Record<string, number> {
 /** A remove's value: an array of `[element, tags]` pairs, tags an array of strings. */
 export function isRemoval(value: unknown): value is [unknown, string[]][] {
   if (!Array.isArray(value)) return false;
-  return value.every(
+  // Array.from reads holes as undefined: Array#every would skip them, taking a sparse array.
+  return Array.from(value).every(
     (pair) =>
       Array.isArray(pair) &&
       pair.length === 2 &&
       Array.isArray(pair[1]) &&
-      (pair[1] as unknown[]).every((tag) => typeof tag === 'string'),
+      Array.from(pair[1] as unknown[]).every((tag) => typeof tag === 'string'),
   );
 }

@@ -6,6 +6,7 @@ import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } f
 import { inLabel, labelGranted, labelItems } from './reconcile-sets';
 import { jsonBytes } from './frames';
 import { servedVector } from './scopes';
+import { everyItem } from './versions';
 
 /** What `reconcile` answers; on `start`, where the set was taken (as a first snapshot page). */
 export interface ReconcileAnswer {
@@ -62,7 +63,7 @@ export class ReconcileHost {
     const a = (args ?? {}) as { scope?: unknown; ids?: unknown };
     const label = checkLabel(a.scope, granted);
     const ids = a.ids;
-    if (!Array.isArray(ids) || ids.length > MAX_IDS || !ids.every((id) => typeof id === 'string')) {
+    if (!Array.isArray(ids) || ids.length > MAX_IDS || !everyItem(ids, (id) => typeof id === 'string')) {
       throw new SyncomError('BAD_REQUEST', `records takes { scope, ids: [at most ${MAX_IDS} ids] }`, { status: 400 });
     }
     const asked = (ids as string[]).slice(0, this.o.pageSize);
