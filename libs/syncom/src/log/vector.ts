@@ -15,7 +15,16 @@ export function vectorAhead(a: Vector, b: Vector): Vector {
   return out;
 }
 
-/** Where an op stands against a vector: the next of its stream, already had, or skipping ahead. */
+/**
+ * Where an op stands against a vector: the next of its stream, already had, or skipping ahead.
+ *
+ * Equivocation (an origin signing two different ops with one seq) is judged
+ * by seq alone: the first op of a seq a node takes stands and any other is a
+ * duplicate, counted as such and neither logged nor relayed. Two nodes that
+ * took different first ops keep them; detecting that (comparing digests per
+ * seq) is not built. Only the key's holder can equivocate, so it is the
+ * origin's fault, and it cannot reach an honest origin's stream.
+ */
 export function classifyOp(vector: Vector, op: Op): 'next' | 'duplicate' | 'gap' {
   const have = vector[opStreamKey(op)] ?? 0;
   if (op.seq <= have) return 'duplicate';
