@@ -65,7 +65,7 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'syncom-hostile-'));
     const seal = await generateSealingKeys();
-    for (const dir of ['hub', 'writer']) {
+    for (const dir of ['hub', 'writer', 'verifying']) {
       mkdirSync(join(root, dir, 'keys'), { recursive: true });
       writeFileSync(join(root, dir, 'keys/seal-public.pem'), seal.publicPem);
       writeFileSync(join(root, dir, 'keys/seal-private.pem'), seal.privatePem);
@@ -348,6 +348,26 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     for (const node of ['', 'n'.repeat(129), 42, null]) await expect(unit.call('hello', { ...p.hello(), node }, {})).rejects.toMatchObject({ code: 'BAD_HELLO', status: 400 });
     expect(await hub.has('no-session')).toBe(false);
     await servesAndKept(before);
+  });
+
+  it('SIG-13 GUAR-3: under verify an unsigned op is taken, but origins named like prototype members (__proto__, constructor, toString) are gaps: never applied, logged or in the vector', async () => {
+    const verifying = await openIn('verifying', {});
+    try {
+      const u = verifying.sync.unit({ access: 'public' });
+      const link = createMemoryLink(u);
+      links.push(link);
+      await link.call('hello', new Peer().hello());
+      const op = (origin: string): Op => ({ origin, seq: 1, ts: now(), type: 'write', id: `by-${origin}`, data: { x: 1 } });
+      const odd = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+      await expect(link.call('push', { ops: packOps(odd.map(op)) })).resolves.toMatchObject({ applied: 0, gaps: odd.length });
+      await expect(link.call('push', { ops: packOps([op('plain-origin')]) })).resolves.toMatchObject({ applied: 1 });
+      for (const origin of odd) expect(await verifying.has(`by-${origin}`)).toBe(false);
+      expect(verifying.parts.log.read(0).map((e) => e.op.origin)).toEqual(['plain-origin']);
+      expect(Object.keys(verifying.parts.log.vector)).toEqual(['plain-origin']);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    } finally {
+      await verifying.close();
+    }
   });
 
   it('nothing lost: the hub reopened from its directory holds every record it served, odd ids included', async () => {
