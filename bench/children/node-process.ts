@@ -40,7 +40,12 @@ serve({
     const { label, url, token } = args as { label: string; url?: string; token?: string };
     const s = await open({
       path: label, backend: memoryBackend(),
-      sync: { connect: (node) => createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'] })) },
+      // Unregistered, it writes a backlog for the ingest figure: retention must keep it all (ops written
+      // before any addNode() age out like any other, and a hub would then never get them).
+      sync: {
+        connect: (node) => createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'] })),
+        retention: url ? undefined : { ops: Number.MAX_SAFE_INTEGER },
+      },
     });
     storage = s;
     if (url) {
