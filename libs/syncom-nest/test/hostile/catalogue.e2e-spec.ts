@@ -207,7 +207,7 @@ describe('hostile-input catalogue: the gateway over socket.io', () => {
     expect(await push([{ ...op, data: { v: 'changed' } }])).toMatchObject({ ok: true, value: { applied: 0, forged: 1 } });
     expect(await push([stripped])).toMatchObject({ ok: true, value: { applied: 0, unsigned: 1 } });
     expect(await push([withNonCanonicalS(op)])).toMatchObject({ ok: true, value: { applied: 0, forged: 1 } });
-    const weak = SMALL_ORDER.map((id) => forgedBySmallOrder(id, { id: `weak-${id}` }));
+    const weak = [...SMALL_ORDER, ...NON_CANONICAL].map((id) => forgedBySmallOrder(id, { id: `weak-${id}` }));
     expect(await push(weak)).toMatchObject({ ok: true, value: { applied: 0, forged: weak.length } });
     expect(refused).toEqual(['forged:1', 'unsigned:1', 'forged:1', `forged:${weak.length}`]);
     expect(await push([op])).toMatchObject({ ok: true, value: { applied: 1 } });

@@ -272,12 +272,12 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     }
     const { push } = await connect(p);
     // Forgeries node:crypto itself verifies (see forgedBySmallOrder), pushed on a session of a real key (hello proves no key, SIG-26).
-    const forged = SMALL_ORDER.map((id) => forgedBySmallOrder(id, { id: `weak-${id}` }));
+    const forged = [...SMALL_ORDER, ...NON_CANONICAL].map((id) => forgedBySmallOrder(id, { id: `weak-${id}` }));
     await expect(push(forged)).resolves.toMatchObject({ applied: 0, forged: forged.length });
     const op = p.op({ type: 'write', id: 'big-s', data: { s: 1 } });
     await expect(push([withNonCanonicalS(op)])).resolves.toMatchObject({ applied: 0, forged: 1 });
     await expect(push([op])).resolves.toMatchObject({ applied: 1 });
-    for (const id of SMALL_ORDER) expect(hub.parts.log.vector[id]).toBeUndefined();
+    for (const id of [...SMALL_ORDER, ...NON_CANONICAL]) expect(hub.parts.log.vector[id]).toBeUndefined();
     await servesAndKept(before);
   });
 

@@ -28,10 +28,10 @@ describe('engine checks against hostile keys, signatures and values', () => {
     }
   });
 
-  it('SIG-21: under the identity key node:crypto verifies "R = identity, S = 0" for any message; verifyOps calls it forged', async () => {
+  it('SIG-21: under the identity key node:crypto verifies "R = identity, S = 0" for any message, and forgeries exist under all 14 weak encodings; verifyOps calls them forged', async () => {
     const identity = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: SMALL_ORDER[0] }, format: 'jwk' });
     expect(verify(null, Buffer.from('any message at all'), identity, Buffer.from(IDENTITY_SIG, 'base64url'))).toBe(true);
-    const forged = SMALL_ORDER.map((id) => forgedBySmallOrder(id));
+    const forged = [...SMALL_ORDER, ...NON_CANONICAL].map((id) => forgedBySmallOrder(id));
     expect(await verifyOps(forged)).toEqual(forged.map(() => 'forged'));
   });
 
