@@ -43,6 +43,16 @@ export interface PeerApplyOptions {
   inScope?: (op: Op, entry: Entry | undefined) => boolean;
 }
 
+/**
+ * Report the ops of a page that did not even unpack (not 18 slots, a bad
+ * shape): one OP_MALFORMED on storage.on('error') with their count and the
+ * first reason, as checkAll does for the ops that unpacked but failed a check.
+ */
+export function reportUnpacked(storage: Storage, page: { malformed: number; reason?: string }, url: string): void {
+  if (page.malformed === 0) return;
+  storage.parts.events.emit('error', new SyncomError('OP_MALFORMED', `${page.malformed} op(s) malformed: ${page.reason ?? 'not an op'}`, { count: page.malformed, url }));
+}
+
 const zero = (): ApplyCounts => ({ applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, outOfScope: 0 });
 
 function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCounts & { skew: number }): Op[] {

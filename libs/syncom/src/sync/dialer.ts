@@ -4,7 +4,7 @@ import type { LogEntry } from '../log/op-log';
 import { mergeVectors } from '../log/vector';
 import { unpackOps } from '../op';
 import type { Vector } from '../op/types';
-import { applyPeerOps } from '../storage/peer';
+import { applyPeerOps, reportUnpacked } from '../storage/peer';
 import { ackOwn, hostLacks, markHeld, pushedEvent, pushFrames, pushPage } from './dialer-push';
 import { catchUp } from './incremental-bootstrap';
 import { sendHello } from './dialer-hello';
@@ -344,7 +344,9 @@ export class Dialer {
     // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
     if (eventId !== undefined && eventId === this.rec.cursor) return;
     if (typeof page?.prev === 'string' && this.rec.cursor !== null && page.prev !== this.rec.cursor) return this.subscribe(this.rec.cursor);
-    const { ops, malformed } = unpackOps(page?.ops);
+    const unpacked = unpackOps(page?.ops);
+    const { ops, malformed } = unpacked;
+    reportUnpacked(this.storage, unpacked, this.rec.url);
     markHeld(this.hv, ops);
     const res = await this.m.telemetry.changesPage(this.rec.url, ops.length + malformed, async (span) => {
       const r = await applyPeerOps(this.storage, ops, { via: { url: this.rec.url, node: this.rec.remote.id ?? '' }, feedHost: this.rec.remote.id ?? undefined });

@@ -3,7 +3,7 @@ import { SyncomError } from '../errors';
 import type { HostUnit, SubscribeOptions, Subscription } from '../link/contract';
 import { publicKeyOf, unpackOps } from '../op';
 import type { Vector } from '../op/types';
-import { applyPeerOps } from '../storage/peer';
+import { applyPeerOps, reportUnpacked } from '../storage/peer';
 import type { Storage } from '../storage/storage';
 import { ATTRS } from '../telemetry';
 import { Feed } from './feed';
@@ -175,7 +175,9 @@ export class SyncUnit implements HostUnit {
       this.manager.limited(limited.code, s.node);
       throw limited;
     }
-    const { ops, malformed } = unpackOps(raw);
+    const unpacked = unpackOps(raw);
+    const { ops, malformed } = unpacked;
+    reportUnpacked(this.storage, unpacked, s.url);
     const allowed = allowedScopes(s.scopes);
     const scoping = { scopeOf: (id: string, d: Record<string, unknown>) => this.storage.scopeFor(id, d), lastScope: (id: string) => this.storage.scopes.get(id) };
     const res = await applyPeerOps(this.storage, ops, {

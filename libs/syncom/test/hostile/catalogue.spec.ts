@@ -140,8 +140,8 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
       .map((text, i) => p.op({ type: 'write', id: `proto-${i}`, data: JSON.parse(text) as Record<string, unknown> }, 1));
     const inc = p.op({ type: 'inc', id: 'proto-inc', key: '__proto__', value: 1 }, 1);
     await expect(push([...hostile, inc])).resolves.toMatchObject({ applied: 0, malformed: 4 });
-    // The three writes fail the unpacking of the page (counted in the answer); the inc fails the peer checks (an error event too).
-    expect(storageErrors).toEqual([expect.objectContaining({ code: 'OP_MALFORMED', count: 1 })]);
+    // The three writes fail the unpacking of the page, the inc the peer checks: each is counted and reported (OP_MALFORMED).
+    expect(storageErrors).toEqual([expect.objectContaining({ code: 'OP_MALFORMED', count: 3 }), expect.objectContaining({ code: 'OP_MALFORMED', count: 1 })]);
     // Nested inside a value, the same keys are plain data (JSON.parse made them own keys), and ids of those names are records.
     const nested = JSON.parse('{"v":{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}}') as Record<string, unknown>;
     const ok = [
