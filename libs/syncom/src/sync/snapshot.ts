@@ -50,7 +50,8 @@ export class SnapshotPager {
     const token = first ? randomBytes(9).toString('base64url') : (args.token as string);
     const paging = first ? this.start(token, scopes) : this.pagings.get(token);
     if (!paging) throw new SyncomError('SNAPSHOT_EXPIRED', 'the snapshot paging expired; start again', { status: 410 });
-    const offset = Number.isSafeInteger(args.offset) ? (args.offset as number) : 0;
+    // Not below 0: take() walks from the offset up, and -2^53 would walk (and block the host) for ever.
+    const offset = Number.isSafeInteger(args.offset) && (args.offset as number) > 0 ? (args.offset as number) : 0;
     const { entries, json, bytes, end } = this.take(paging.ids, offset, size, maxBytes);
     const next = end < paging.ids.length ? end : null;
     if (next === null) this.pagings.delete(token);
