@@ -2,7 +2,10 @@ import 'reflect-metadata';
 import type { ArgumentMetadata, Type } from '@nestjs/common';
 import { WsException } from '@nestjs/websockets';
 import { isSyncomError } from 'syncom';
-import { describeError, fuzzAsync, fuzzSync, inputsOf, type Outcome, RUNS } from '../../../syncom/test/fuzz/fuzz';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expand } from '../../../syncom/test/fuzz/corpus';
+import { describeError, fuzzAsync, fuzzSync, inputsOf, type Outcome, RUNS, SLOW_MS } from '../../../syncom/test/fuzz/fuzz';
 import { makeSamples, pieces, type Samples } from '../../../syncom/test/fuzz/samples';
 import { ChangesDto, ChunkDto, HelloDto, PushDto, SnapshotDto, SyncomValidationPipe, UnsubscribeDto } from '../../src/gateway';
 import { ReconcileDto, RecordsDto } from '../../src/gateway/reconcile.dto';
@@ -87,4 +90,28 @@ describe('fuzz: the socket.io link decodes what a host answers into a value or a
     expect(t.taken).toBeGreaterThan(RUNS / 20);
     expect(t.codes).toContain('BAD_ANSWER');
   });
+});
+
+interface EnvelopeCase { why: string; found: string; dto: string; expect: 'taken' | 'refused'; input: unknown }
+
+describe('fuzz corpus: envelopes that crashed or slowed the pipe, and hand-picked nasties, replayed', () => {
+  const cases = JSON.parse(readFileSync(join(__dirname, 'corpus', 'envelopes.json'), 'utf8')) as EnvelopeCase[];
+  for (const c of cases) {
+    it(`${c.dto}: ${c.why} (${c.found}): ${c.expect}`, async () => {
+      const dto = envelopes().find(([n]) => n === c.dto)?.[1] as Type<unknown>;
+      const input = expand(c.input);
+      const start = process.cpuUsage();
+      let outcome: Outcome;
+      try {
+        outcome = { threw: false, value: await transform(dto)(input) };
+      } catch (error) {
+        outcome = { threw: true, error };
+      }
+      const d = process.cpuUsage(start);
+      const j = judgePipe(outcome, input);
+      expect(j.fault).toBeNull();
+      expect(j.code === undefined ? 'taken' : 'refused').toBe(c.expect);
+      expect((d.user + d.system) / 1000).toBeLessThanOrEqual(SLOW_MS);
+    });
+  }
 });
