@@ -30,7 +30,9 @@ const isString = (value: unknown): boolean => typeof value === 'string';
 
 // Field shapes (GUAR-3). actor and from are claims: carried as they are, strings only.
 const RULES: readonly Rule[] = [
-  ['origin', true, (x) => isText(x, 128), 'a string of 1-128 characters'],
+  // An origin keys version vectors (plain objects): one named like a member of Object.prototype
+  // (__proto__, constructor, toString) would read as that member, so it is no origin.
+  ['origin', true, (x) => isText(x, 128) && !((x as string) in Object.prototype), 'a string of 1-128 characters, not a name of Object.prototype'],
   ['seq', true, (x) => isCount(x, 1), 'a positive safe integer'],
   ['ts', true, (x) => isCount(x, 0), 'a non-negative safe integer'],
   ['type', true, isType, `one of ${OP_TYPES.join(', ')}`],

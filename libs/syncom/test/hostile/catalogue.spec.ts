@@ -350,7 +350,7 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     await servesAndKept(before);
   });
 
-  it('SIG-13 GUAR-3: under verify an unsigned op is taken, but origins named like prototype members (__proto__, constructor, toString) are gaps: never applied, logged or in the vector', async () => {
+  it('SIG-13 GUAR-3: under verify an unsigned op is taken, but origins named like prototype members (__proto__, constructor, toString) are malformed: never applied, logged or in the vector', async () => {
     const verifying = await openIn('verifying', {});
     try {
       const u = verifying.sync.unit({ access: 'public' });
@@ -359,7 +359,7 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
       await link.call('hello', new Peer().hello());
       const op = (origin: string): Op => ({ origin, seq: 1, ts: now(), type: 'write', id: `by-${origin}`, data: { x: 1 } });
       const odd = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
-      await expect(link.call('push', { ops: packOps(odd.map(op)) })).resolves.toMatchObject({ applied: 0, gaps: odd.length });
+      await expect(link.call('push', { ops: packOps(odd.map(op)) })).resolves.toMatchObject({ applied: 0, gaps: 0, malformed: odd.length });
       await expect(link.call('push', { ops: packOps([op('plain-origin')]) })).resolves.toMatchObject({ applied: 1 });
       for (const origin of odd) expect(await verifying.has(`by-${origin}`)).toBe(false);
       expect(verifying.parts.log.read(0).map((e) => e.op.origin)).toEqual(['plain-origin']);
