@@ -55,3 +55,22 @@ export function isEntry(x: unknown, id: string): x is Entry {
   if (x.v !== undefined && !(Number.isSafeInteger(x.v) && (x.v as number) >= 0)) return false;
   return Object.entries(x.fields).every(([name, f]) => !FORBIDDEN.has(name) && isField(f));
 }
+
+/**
+ * The newest ts an entry names anywhere (latest, reset, purge marker, a
+ * register's stamp, a set's add and remove tags): what the skew check of an
+ * entry from a peer compares, since any of them would win against this
+ * node's later writes. For an entry that passed isEntry.
+ */
+export function newestTs(e: Entry): number {
+  let ts = e.latest[0];
+  if (e.reset) ts = Math.max(ts, e.reset[0]);
+  if (e.purged) ts = Math.max(ts, e.purged[0]);
+  for (const f of Object.values(e.fields)) {
+    if (f.k === 'r') ts = Math.max(ts, f.s[0]);
+    else if (f.k === 's') {
+      for (const el of Object.values(f.el)) for (const tag of [...el.add, ...el.rem]) ts = Math.max(ts, Number(tag.slice(0, tag.indexOf(':'))));
+    }
+  }
+  return ts;
+}

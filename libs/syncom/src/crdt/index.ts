@@ -1,6 +1,6 @@
 export { applyOp } from './apply';
 export type { ApplyResult } from './apply';
-export { isEntry } from './check-entry';
+export { isEntry, newestTs } from './check-entry';
 export { emptyEntry, isHidden, kindClashMessage, KIND_NAMES, own } from './entry';
 export type { CounterField, Entry, Field, FieldKind, RegisterField, SetElement, SetField } from './entry';
 export { contentStamp, joinField, pruneField } from './fields';

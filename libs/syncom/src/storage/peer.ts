@@ -1,8 +1,8 @@
 import { SyncomError } from '../errors';
-import { applyOp, type Entry, isEntry, readEntry } from '../crdt';
+import { applyOp, type Entry, isEntry, newestTs, readEntry } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
-import { checkOp, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, verifyOps } from '../op';
+import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, verifyOps } from '../op';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import type { Storage } from './storage';
@@ -55,18 +55,32 @@ export function reportUnpacked(storage: Storage, page: { malformed: number; reas
 
 const zero = (): ApplyCounts => ({ applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, outOfScope: 0 });
 
+/**
+ * What is wrong with a merge op that passed checkOp, or undefined: its data
+ * must be an entry of its id (a scrubbed one has none), and no stamp in it
+ * more than maxSkew ahead (SKEW), as no op's ts may be.
+ */
+function mergeFault(op: Op, now: number, maxSkew: number): { code: 'OP_MALFORMED' | 'SKEW'; reason: string } | undefined {
+  if (op.type !== 'merge' || isScrubbed(op)) return undefined;
+  if (!isEntry(op.data, op.id)) return { code: 'OP_MALFORMED', reason: 'a merge op without an entry' };
+  const ts = newestTs(op.data);
+  return ts - now > maxSkew ? { code: 'SKEW', reason: `its entry holds ts ${ts}, more than ${maxSkew} ms ahead of ${now}` } : undefined;
+}
+
 function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCounts & { skew: number }): Op[] {
   const { clock, options } = storage.parts;
   const ops: Op[] = [];
   const bad = new Map<string, { first: unknown; count: number; reason: string }>();
+  const maxSkew = options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
   for (const raw of input) {
-    const c = checkOp(raw, { now: clock.now(), maxSkew: options.sync?.maxSkew });
-    const ok = c.ok && (c.op.type !== 'merge' || isEntry(c.op.data, c.op.id) || isScrubbed(c.op));
-    if (ok) { ops.push(c.op); continue; }
+    const now = clock.now();
+    const c = checkOp(raw, { now, maxSkew });
+    const fault = c.ok ? mergeFault(c.op, now, maxSkew) : c;
+    if (!fault) { ops.push((c as { op: Op }).op); continue; }
     counts.malformed++;
-    if (!c.ok && c.code === 'SKEW') counts.skew++;
-    const code = c.ok ? 'OP_MALFORMED' : c.code;
-    const b = bad.get(code) ?? { first: raw, count: 0, reason: c.ok ? 'a merge op without an entry' : c.reason };
+    if (fault.code === 'SKEW') counts.skew++;
+    const { code } = fault;
+    const b = bad.get(code) ?? { first: raw, count: 0, reason: fault.reason };
     b.count++;
     bad.set(code, b);
   }

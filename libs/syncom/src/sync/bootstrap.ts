@@ -1,8 +1,9 @@
 import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../errors';
-import { applyOp, type Entry, isEntry, isHidden, joinEntries, readEntry } from '../crdt';
+import { applyOp, type Entry, isEntry, isHidden, joinEntries, newestTs, readEntry } from '../crdt';
 import type { SyncLink } from '../link/contract';
 import { FLAG_GRANTED } from '../log/op-log';
+import { DEFAULT_MAX_SKEW } from '../op';
 import type { Vector } from '../op/types';
 import type { Via } from '../storage/commit';
 import type { Storage } from '../storage/storage';
@@ -29,10 +30,18 @@ async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
  */
 export function joinPage(storage: Storage, entries: unknown[], host: string, via: Via): Promise<void>[] {
   const { committer, clock } = storage.parts;
-  const out: Promise<void>[] = [];
+  const maxSkew = storage.parts.options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
+  // The whole page is checked before any of it is submitted: a refused page leaves nothing half joined.
   for (const raw of entries) {
     const id = (raw as Entry)?.id;
     if (typeof id !== 'string' || !isEntry(raw, id)) throw new SyncomError('PAGE_FAILED', 'a snapshot page carries a malformed entry');
+    // A stamp more than maxSkew ahead would win against every later write here and drag the clock along (GUAR-5).
+    const ts = newestTs(raw);
+    if (ts - clock.now() > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot page carries an entry stamped ${ts}, more than ${maxSkew} ms ahead (SKEW)`);
+  }
+  const out: Promise<void>[] = [];
+  for (const raw of entries as Entry[]) {
+    const { id } = raw;
     if (storage.isSealed(id)) continue;
     clock.observe(raw.latest[0]);
     const current = committer.current(id);

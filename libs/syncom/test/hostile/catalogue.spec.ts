@@ -6,6 +6,7 @@ import { createMemoryLink, open, type OpenOptions, packOps, signOp, type Op, typ
 import type { HostUnit, MemoryLink } from '../../src/link';
 import { DEFAULT_MAX_SKEW, generateSealingKeys, packOp } from '../../src/op';
 import { forgedBySmallOrder, NON_CANONICAL, SMALL_ORDER, withNonCanonicalS } from './weak-keys';
+import { joinPage } from '../../src/sync/bootstrap';
 
 /**
  * Issue 5 point 6: the hostile-input catalogue, engine side. One hub on the
@@ -237,6 +238,26 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     await expect(push([signOp({ origin: p.id, seq: 1, ts: ahead, type: 'write', id: 'ahead', data: { f: 2 } }, p.key)])).resolves.toMatchObject({ applied: 1 });
     expect(hub.parts.clock.last).toBeGreaterThanOrEqual(ahead);
     expect(await hub.has('future')).toBe(false);
+    await servesAndKept(before);
+  });
+
+  it('GUAR-5 CLK-6 BOOT-4: a stamp beyond maxSkew inside an entry (a merge op\'s data, a snapshot page) is refused as SKEW / PAGE_FAILED, and the clock does not follow it', async () => {
+    const before = await held();
+    const p = new Peer();
+    const { push } = await connect(p);
+    const future = now() + DEFAULT_MAX_SKEW + 3_600_000;
+    const entry = (id: string) => ({ id, latest: [now(), p.id], fields: { a: { k: 'r', s: [future, p.id], val: 1 } } });
+    // The op's own ts is honest; the register inside its entry is a day and an hour ahead.
+    await expect(push([p.op({ type: 'merge', id: 'smuggled', data: entry('smuggled') as never })])).resolves.toMatchObject({ applied: 0, malformed: 1 });
+    expect(storageErrors).toContainEqual(expect.objectContaining({ code: 'SKEW', count: 1 }));
+    expect(await hub.has('smuggled')).toBe(false);
+    const pages = [entry('paged-1'), entry('paged-2')];
+    pages[0].fields.a.s = [now(), p.id];
+    expect(() => joinPage(hub, pages, p.id, { url: 'memory://hostile', node: p.id })).toThrow(expect.objectContaining({ code: 'PAGE_FAILED' }));
+    // Checked before anything is submitted: the honest first entry of the refused page is not joined either.
+    expect(await hub.has('paged-1')).toBe(false);
+    // (An earlier case moved the clock an hour ahead, within maxSkew; the refused stamps are a day beyond that.)
+    expect(hub.parts.clock.last).toBeLessThan(future - DEFAULT_MAX_SKEW);
     await servesAndKept(before);
   });
 
