@@ -80,7 +80,7 @@ async function runLatency(samples: number): Promise<number[]> {
  * rate of 100-in-flight inserts, and the p50 and p99 of one insert's trip.
  */
 export function replicationSuite(profile: Profile): Suite {
-  const ops = profile.quick ? 5_000 : 20_000;
+  const ops = profile.quick ? 2_000 : 20_000;
   const samples = profile.quick ? 50 : 200;
   const latency = new SharedRuns([P50, P99], () => runLatency(samples));
   const percentile = (name: string, q: number): Benchmark => ({

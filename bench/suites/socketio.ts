@@ -110,7 +110,7 @@ async function ingest(p: Processes, count: number): Promise<number> {
  * of one insert's trip.
  */
 export function socketIoSuite(profile: Profile): Suite {
-  const ops = profile.quick ? 5_000 : 20_000;
+  const ops = profile.quick ? 2_000 : 20_000;
   const samples = profile.quick ? 50 : 200;
   let procs: Processes | undefined;
   const running = (): Processes => {
