@@ -1,22 +1,12 @@
-import type { Op, Storage } from 'syncom';
+import type { Storage } from 'syncom';
 import { socketDialer } from '../helpers/dialer';
 import { memoryStorage, type TestHub } from '../helpers/hub';
 import { gatewayFixture } from '../helpers/fixture';
 import { until } from '../helpers/until';
+import { field, skipOnce } from '../../../syncom/test/sync/repair-helpers';
 
 const rows = async (s: Storage) => (await s.list()).map((r) => [r.id, r.data]);
-const field = (s: Storage, id: string, name: string) => (s.parts.committer.committed.get(id)?.fields[name] as { val?: unknown } | undefined)?.val;
 
-/** A beforeApply that skips, once, the first peer op whose data carries `mark`. */
-function skipOnce(mark: string) {
-  const state = { skipped: false };
-  const beforeApply = ({ op }: { op: Op }) => {
-    if (state.skipped || !JSON.stringify(op.data ?? null).includes(mark)) return true;
-    state.skipped = true;
-    return false;
-  };
-  return { state, beforeApply };
-}
 
 describe('WIRE RECON over the socket.io gateway (issue 6)', () => {
   let hub: TestHub | undefined;

@@ -7,9 +7,17 @@ export const DEFAULT_MAX_IN_FLIGHT_FRAMES = 16;
 /** The most a page carries by default, in UTF-8 bytes of its JSON (HOST-6): 4 MiB. */
 export const DEFAULT_PAGE_BYTES = 4 * 1024 * 1024;
 
-/** UTF-8 bytes of a value's JSON. */
+/**
+ * UTF-8 bytes of a value's JSON; Infinity for a value JSON.stringify cannot
+ * walk (nested thousands deep, as a frame's JSON.parse builds happily): what
+ * cannot be measured is over any bound, a refusal rather than a RangeError.
+ */
 export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? 'null');
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? 'null');
+  } catch {
+    return Infinity;
+  }
 }
 
 /**

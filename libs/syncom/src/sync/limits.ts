@@ -1,4 +1,5 @@
 import { SyncomError } from '../errors';
+import { jsonBytes } from './frames';
 
 /** Per-peer push limits of a host unit (Hosting). */
 export interface Limits {
@@ -65,19 +66,6 @@ export class PeerBuckets {
 
   private prune(): void {
     for (const [node, b] of this.buckets) if (b.full()) this.buckets.delete(node);
-  }
-}
-
-/**
- * The UTF-8 length of a page's JSON; Infinity for one JSON.stringify cannot
- * walk (nested thousands deep, as a socket.io frame's JSON.parse can build):
- * a page whose bytes cannot be counted is over any bytesPerPush.
- */
-function jsonBytes(ops: unknown[]): number {
-  try {
-    return Buffer.byteLength(JSON.stringify(ops));
-  } catch {
-    return Infinity;
   }
 }
 

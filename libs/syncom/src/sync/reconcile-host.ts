@@ -42,7 +42,7 @@ export class ReconcileHost {
     const a = (args ?? {}) as { scope?: unknown; msg?: unknown; start?: unknown };
     const label = checkLabel(a.scope, granted);
     // Measured before decoding: a peer must not make the host parse more than one frame.
-    const bytes = frameBytes(a.msg);
+    const bytes = jsonBytes(a.msg);
     if (bytes > this.frameLimit) throw new SyncomError('RECONCILE_TOO_LARGE', `a reconcile message of ${bytes} bytes is over the frame of ${this.frameLimit}`, { status: 413 });
     const { committer, log } = this.storage.parts;
     // Taken before the set is built: the set covers at least what this vector says.
@@ -93,19 +93,6 @@ export class ReconcileHost {
     const r = createReconciler({ items: labelItems(this.storage, label, granted), frameLimit: this.frameLimit });
     this.cache.set(key, { chead, r });
     return r;
-  }
-}
-
-/**
- * The UTF-8 length of a message's JSON; Infinity for one JSON.stringify
- * cannot walk (nested thousands deep, which a frame's JSON.parse builds
- * happily): it is over any frame, a 413 rather than a RangeError.
- */
-function frameBytes(msg: unknown): number {
-  try {
-    return Buffer.byteLength(JSON.stringify(msg ?? null) ?? 'null');
-  } catch {
-    return Infinity;
   }
 }
 

@@ -1,22 +1,12 @@
-import type { Op, Storage } from '../../src';
+import type { Storage } from '../../src';
 import { createMemoryLink } from '../../src';
 import { createReconciler } from '../../src/sync/reconcile';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
+import { field, skipOnce } from './repair-helpers';
 
 const URL = 'memory://h';
 
-/** A beforeApply that skips, once, the first peer op whose data carries `mark`. */
-function skipOnce(mark: string) {
-  const state = { skipped: false };
-  const beforeApply = ({ op }: { op: Op }) => {
-    if (state.skipped || !JSON.stringify(op.data ?? null).includes(mark)) return true;
-    state.skipped = true;
-    return false;
-  };
-  return { state, beforeApply };
-}
 
-const field = (s: Storage, id: string, name: string) => (s.parts.committer.committed.get(id)?.fields[name] as { val?: unknown } | undefined)?.val;
 
 /** A hub and a dialer greeted with it, anti-entropy off unless asked. */
 async function pair(o: { hostSkip?: string; dialerSkip?: string; interval?: number; sync?: Record<string, unknown> } = {}) {
