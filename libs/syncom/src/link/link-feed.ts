@@ -1,4 +1,5 @@
-import type { HostUnit, SubscribeOptions, Subscription } from './contract';
+import type { HostUnit, SubscribeOptions } from './contract';
+import { FeedCursor } from './feed-cursor';
 import type { FaultDice } from './link-faults';
 import { fromWire, safely, toWire, wireError, type LinkStats } from './link-wire';
 
@@ -31,23 +32,11 @@ interface Fate {
  * (no session yet on the new connection) waits for the dialer's next
  * successful call — its hello — and opens again.
  */
-export class LinkFeed {
-  private lastEventId: string | undefined;
-  /** Bumped on every open and suspend: what an older host subscription sends is ignored. */
-  private gen = 0;
-  private host: Subscription | undefined;
+export class LinkFeed extends FeedCursor {
   private queue: Promise<void> = Promise.resolve();
-  private resumed = false;
-  private parked = false;
-  private ended = false;
 
-  constructor(
-    private readonly link: FeedLink,
-    private readonly method: string,
-    private readonly args: string,
-    private readonly options: SubscribeOptions,
-  ) {
-    this.lastEventId = options.lastEventId;
+  constructor(private readonly link: FeedLink, method: string, args: string, options: SubscribeOptions) {
+    super(method, args, options);
   }
 
   /** Opens the feed at the host on the live connection, after the last event id taken. */
@@ -63,33 +52,20 @@ export class LinkFeed {
         lastEventId: this.lastEventId,
         onData: (value, eventId) => this.page(gen, value, eventId),
         onError: (error) => this.refused(gen, error),
-        onEnd: () => this.signal(gen, () => this.end()),
+        onEnd: () => this.signal(gen, () => this.hostEnded()),
       });
-      if (gen === this.gen) this.host = host;
-      else safely(() => host.unsubscribe());
+      this.adopt(gen, host);
     } catch (error) {
       this.refused(gen, error);
     }
   }
 
-  /** The connection is gone: stop listening to the host, keep the cursor. */
-  suspend(): void {
-    this.gen++;
-    const host = this.host;
-    this.host = undefined;
-    if (host) safely(() => host.unsubscribe());
-  }
-
-  /** Opens a feed that waited for the dialer to greet. */
-  unpark(): void {
-    if (this.parked) this.open(false);
-  }
-
   /** Ends the feed for good, at the host too. */
   unsubscribe(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.suspend();
+    this.close();
+  }
+
+  protected forget(): void {
     this.link.gone(this);
   }
 
@@ -102,19 +78,7 @@ export class LinkFeed {
   private refused(gen: number, error: unknown): void {
     if (gen !== this.gen) return;
     const e = wireError(error);
-    if (this.resumed && e.status === 428) {
-      this.suspend();
-      this.parked = true;
-      return;
-    }
-    this.signal(gen, () => this.options.onError?.(e));
-  }
-
-  private end(): void {
-    this.ended = true;
-    this.host = undefined;
-    this.link.gone(this);
-    this.options.onEnd?.();
+    if (!this.parkOn428(e)) this.signal(gen, () => this.options.onError?.(e));
   }
 
   /** Queues `fn` behind the pages already sent, so errors and ends keep their place. */
@@ -168,12 +132,6 @@ export class LinkFeed {
     if (gen !== this.gen) return;
     this.link.stats.pagesDelivered++;
     this.link.stats.bytesIn += json.length;
-    try {
-      await this.options.onData(fromWire(json), eventId);
-    } catch {
-      // A page that did not land leaves the cursor where it was: a resume offers it again.
-      return;
-    }
-    if (eventId !== undefined) this.lastEventId = eventId;
+    await this.deliver(json, eventId);
   }
 }

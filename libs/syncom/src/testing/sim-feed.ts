@@ -1,4 +1,5 @@
 import type { SubscribeOptions, Subscription } from '../link/contract';
+import { FeedCursor } from '../link/feed-cursor';
 import { fromWire, safely, toWire, wireError } from '../link/link-wire';
 import type { Channel, Packet, SimNetwork } from './sim-network';
 import type { SimConnection } from './sim-link';
@@ -28,21 +29,9 @@ const isBootstrap = (json: string) => json.startsWith('{"bootstrap":true');
  * suspends the feed; restore reopens it from the last event id taken; a
  * reopened feed refused with 428 waits for the dialer's next answered call.
  */
-export class SimFeed {
-  private lastEventId: string | undefined;
-  private gen = 0;
-  private host: Subscription | undefined;
-  private resumed = false;
-  private parked = false;
-  private ended = false;
-
-  constructor(
-    private readonly port: FeedPort,
-    private readonly method: string,
-    private readonly args: string,
-    private readonly options: SubscribeOptions,
-  ) {
-    this.lastEventId = options.lastEventId;
+export class SimFeed extends FeedCursor {
+  constructor(private readonly port: FeedPort, method: string, args: string, options: SubscribeOptions) {
+    super(method, args, options);
   }
 
   /** Ask the host, on the live connection, for the pages after the last event id taken. */
@@ -55,24 +44,12 @@ export class SimFeed {
     this.port.net.send(this.port.up, { label: `${this.method}:open`, deliver: () => this.attach(conn, gen) });
   }
 
-  /** The connection is gone: stop listening to the host, keep the cursor. */
-  suspend(): void {
-    this.gen++;
-    const host = this.host;
-    this.host = undefined;
-    if (host) safely(() => host.unsubscribe());
-  }
-
-  /** Reopen a feed that waited for the dialer to greet. */
-  unpark(): void {
-    if (this.parked) this.open(false);
-  }
-
   /** The subscriber unsubscribed: end for good, at the host too. */
   end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.suspend();
+    this.close();
+  }
+
+  protected forget(): void {
     this.port.forget(this);
   }
 
@@ -89,8 +66,7 @@ export class SimFeed {
     } catch (error) {
       return this.signal(gen, 'error', error);
     }
-    if (gen === this.gen) this.host = host;
-    else safely(() => host.unsubscribe());
+    this.adopt(gen, host);
   }
 
   private page(gen: number, value: unknown, eventId: string | undefined): Promise<void> {
@@ -128,13 +104,7 @@ export class SimFeed {
   private async take(gen: number, json: string, eventId: string | undefined): Promise<void> {
     if (gen !== this.gen) return;
     this.resumed = false;
-    try {
-      await this.options.onData(fromWire(json), eventId);
-    } catch {
-      // A page that did not land leaves the cursor where it was: a resume offers it again.
-      return;
-    }
-    if (eventId !== undefined) this.lastEventId = eventId;
+    await this.deliver(json, eventId);
   }
 
   private signal(gen: number, kind: 'error' | 'end', error?: unknown): void {
@@ -142,22 +112,10 @@ export class SimFeed {
       label: `${this.method}:${kind}`,
       deliver: () => {
         if (gen !== this.gen) return;
-        if (kind === 'end') return this.finish();
+        if (kind === 'end') return this.hostEnded();
         const e = wireError(error);
-        if (this.resumed && e.status === 428) {
-          this.suspend();
-          this.parked = true;
-          return;
-        }
-        safely(() => this.options.onError?.(e));
+        if (!this.parkOn428(e)) safely(() => this.options.onError?.(e));
       },
     });
-  }
-
-  private finish(): void {
-    this.ended = true;
-    this.host = undefined;
-    this.port.forget(this);
-    safely(() => this.options.onEnd?.());
   }
 }
