@@ -3,25 +3,15 @@
 // then everything stops and the demo exits 0 (1 if the note never arrived).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from './free-port';
 
 const root = join(__dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'syncom-demo-'));
 const children: ChildProcess[] = [];
 /** Nest's start-up chatter; the demo shows the sync lines. */
 const NOISE = /RouterExplorer|RoutesResolver|InstanceLoader|NestFactory|NestApplication/;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /** Starts an app and resolves once it logs that it listens. */
 function start(name: string, main: string, env: Record<string, string>): Promise<void> {
@@ -59,7 +49,7 @@ async function waitFor<T>(what: () => Promise<T | undefined>, ms: number): Promi
 }
 
 async function main(): Promise<number> {
-  const [hub, a, b] = [await freePort(), await freePort(), await freePort()];
+  const [hub, a, b] = await freePorts(3);
   const hubUrl = `http://127.0.0.1:${hub}/syncom`;
   console.log(`syncom demo: a hub on :${hub}, nodes A on :${a} and B on :${b} (data in ${dir})`);
   await start('hub', 'apps/hub/src/main.ts', { PORT: String(hub), SYNCOM_PATH: join(dir, 'hub'), SYNCOM_TOKENS: 'demo' });

@@ -1,24 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Vector } from 'syncom';
 import type { LoadProbeSample } from '../../apps/hub/src/load-probe.controller';
+import { freePorts } from '../free-port';
 
 const ROOT = join(__dirname, '..', '..');
-
-/** A free loopback port, released before the hub takes it. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /**
  * `npm start`'s hub (apps/hub/src/main.ts from source) in a child process
@@ -37,7 +26,7 @@ export class HubChild {
 
   /** Starts the hub and resolves once it logged that it listens. */
   static async start(token = 'load-token'): Promise<HubChild> {
-    const [port, dir] = [await freePort(), mkdtempSync(join(tmpdir(), 'syncom-load-'))];
+    const [[port], dir] = [await freePorts(1), mkdtempSync(join(tmpdir(), 'syncom-load-'))];
     const log = openSync(join(dir, 'hub.log'), 'a');
     const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', SYNCOM_PATH: join(dir, 'data'), SYNCOM_TOKENS: token, SYNCOM_LOAD_PROBE: '1' };
     // --expose-gc lets the probe weigh the heap after a full collection; LOAD_HUB_ARGS adds flags (--cpu-prof).

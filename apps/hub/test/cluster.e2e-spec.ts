@@ -4,7 +4,7 @@ import { Storage, streamKey } from 'syncom';
 import { scopeRoom, SyncomGateway } from 'syncom-nest';
 import { Apps, http, type Running, until } from '../../example-api/test/apps';
 import { createHub } from '../src/create-hub';
-import { freePorts } from './free-port';
+import { freePorts } from '../../../scripts/free-port';
 import { type HubProcess, spawnHub } from './hub-process';
 import { type RedisServer, skipRedis, startRedis } from './redis-server';
 

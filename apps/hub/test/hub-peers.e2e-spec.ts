@@ -4,7 +4,7 @@ import { Storage } from 'syncom';
 import { Apps, until } from '../../example-api/test/apps';
 import { createHub } from '../src/create-hub';
 import { type HubConfig, hubConfigFromEnv } from '../src/hub.config';
-import { freePorts } from './free-port';
+import { freePorts } from '../../../scripts/free-port';
 
 const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
 

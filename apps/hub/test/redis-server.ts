@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { freePorts } from './free-port';
+import { freePorts } from '../../../scripts/free-port';
 
 /** SYNCOM_SKIP_REDIS=1 skips the Redis tests (a developer without redis-server); CI never sets it. */
 export const skipRedis = process.env.SYNCOM_SKIP_REDIS === '1';

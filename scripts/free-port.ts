@@ -12,7 +12,7 @@ function listenAnywhere(): Promise<Server> {
  * `n` distinct ports free on 127.0.0.1 right now (all held until all are
  * picked, so none repeats). For what must be known before it listens: a
  * hub's url in the others' SYNCOM_PEERS, the port a killed hub comes back
- * on, redis-server's --port.
+ * on, redis-server's --port, the apps the demo and the load tool start.
  */
 export async function freePorts(n: number): Promise<number[]> {
   const servers: Server[] = [];
