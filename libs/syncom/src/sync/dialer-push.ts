@@ -1,11 +1,11 @@
 import type { SyncLink } from '../link/contract';
 import type { LogEntry } from '../log/op-log';
-import { FLAG_SEALED, packOps } from '../op';
+import { FLAG_SEALED, packedBytes, packOps } from '../op';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { PeerApplyResult } from '../storage/peer';
 import { ATTRS, type SyncTelemetry } from '../telemetry';
 import type { SyncEvents } from './events';
-import { DEFAULT_PAGE_BYTES, frameEnds, opBytes } from './frames';
+import { DEFAULT_PAGE_BYTES, frameEnds } from './frames';
 
 /** What a host answers to push: its apply counts and the stream keys the page touched. */
 export type PushAnswer = Partial<PeerApplyResult> & { vector?: Vector };
@@ -39,7 +39,7 @@ export function* pushFrames(entries: LogEntry[], lacks: (e: LogEntry) => boolean
   const maxBytes = Math.min(b.pageBytes ?? DEFAULT_PAGE_BYTES, b.pushBytes ?? Infinity);
   for (let i = 0; i < entries.length; i += b.pageSize) {
     const page = entries.slice(i, i + b.pageSize).filter(lacks);
-    const ends = frameEnds(page.map((e) => opBytes(e.op)), b.pageSize, maxBytes);
+    const ends = frameEnds(page.map((e) => packedBytes(e.op)), b.pageSize, maxBytes);
     for (let k = 0; k < ends.length; k++) yield page.slice(k === 0 ? 0 : ends[k - 1], ends[k]);
   }
 }

@@ -1,7 +1,7 @@
 import type { LogEntry } from '../log/op-log';
-import { FLAG_SEALED, packOps } from '../op';
+import { FLAG_SEALED, packedBytes, packOps } from '../op';
 import type { Storage } from '../storage/storage';
-import { type FrameSlot, frameEnds, opBytes, type SendWindow } from './frames';
+import { type FrameSlot, frameEnds, type SendWindow } from './frames';
 import { inServed } from './scopes';
 
 /** A live changes feed at the host, for hosted(). */
@@ -112,7 +112,7 @@ export class Feed {
       const entries = log.read(this.pos, this.o.pageSize);
       if (entries.length === 0) return slot.release();
       const relevant = entries.filter((e) => this.relevant(e));
-      const ends = frameEnds(relevant.map((e) => opBytes(e.op)), this.o.pageSize, this.o.pageBytes);
+      const ends = frameEnds(relevant.map((e) => packedBytes(e.op)), this.o.pageSize, this.o.pageBytes);
       for (let k = 0, start = 0; k < ends.length; start = ends[k++]) {
         slot ??= await this.o.window.acquire();
         if (!slot || this.closed) return slot?.release();

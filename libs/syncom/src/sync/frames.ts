@@ -1,5 +1,4 @@
 import { SyncomError } from '../errors';
-import { packedBytes } from '../op';
 
 /** Frames a host has out to one peer, unacknowledged, by default (issue 6.3). */
 export const DEFAULT_MAX_IN_FLIGHT_FRAMES = 16;
@@ -19,13 +18,6 @@ export function jsonBytes(value: unknown): number {
     return Infinity;
   }
 }
-
-/**
- * UTF-8 bytes of an op's packed JSON, as a push or a page carries it (and as
- * bytesPerPush counts it). Cached per op object: the log notes it when it
- * packs an append, and a host with many feeds reads the same entries for each.
- */
-export const opBytes = packedBytes;
 
 /**
  * Where to cut a list of records into frames (issue 6.3): consecutive runs of
