@@ -1,0 +1,3 @@
+import { convergenceSuite } from './convergence';
+
+convergenceSuite(__filename);
