@@ -2,9 +2,11 @@ import { SyncomError } from '../errors';
 import { applyOp, type Entry, isEntry, newestTs, readEntry } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
-import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, verifyOps } from '../op';
+import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge } from '../op';
+import { type Verdict, verifyInChunks } from '../op/verify';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
+import type { StorageHooks } from './options';
 import type { Storage } from './storage';
 
 /** The counts of one page applied (the `sync` event's fields). */
@@ -88,24 +90,33 @@ function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCoun
   return ops;
 }
 
-async function verifyAll(ops: Op[], mode: 'verify' | 'require' | false, counts: ApplyCounts, errors: SyncomError[], url: string): Promise<Op[]> {
-  if (mode === false) return ops;
-  const verdicts = await verifyOps(ops);
+/** The ops a page's verdicts keep, counting the forged and (under 'require') the unsigned; `first` keeps the first of each for the error. */
+function judge(ops: Op[], verdicts: Verdict[] | undefined, mode: 'verify' | 'require' | false, counts: ApplyCounts, first: { forged?: Op; unsigned?: Op }): Op[] {
+  if (!verdicts) return ops;
   const kept: Op[] = [];
-  let forged: Op | undefined;
-  let unsigned: Op | undefined;
   verdicts.forEach((v, i) => {
-    if (v === 'forged') { counts.forged++; forged ??= ops[i]; }
-    else if (v === 'unsigned' && mode === 'require') { counts.unsigned++; unsigned ??= ops[i]; }
+    if (v === 'forged') { counts.forged++; first.forged ??= ops[i]; }
+    else if (v === 'unsigned' && mode === 'require') { counts.unsigned++; first.unsigned ??= ops[i]; }
     else kept.push(ops[i]);
   });
-  if (forged) errors.push(new SyncomError('BAD_SIGNATURE', `${counts.forged} op(s) failed their signature`, { op: forged, count: counts.forged, url }));
-  if (unsigned) errors.push(new SyncomError('UNSIGNED', `${counts.unsigned} unsigned op(s) refused`, { op: unsigned, count: counts.unsigned, url }));
   return kept;
 }
 
-async function decide(storage: Storage, ops: Op[], via: Via): Promise<boolean[]> {
-  const hook = storage.parts.options.hooks?.beforeApply ?? storage.parts.options.sync?.hooks?.beforeApply;
+/** BAD_SIGNATURE / UNSIGNED, once per page (SIG-17). */
+function signatureErrors(counts: ApplyCounts, first: { forged?: Op; unsigned?: Op }, url: string): SyncomError[] {
+  const errors: SyncomError[] = [];
+  if (first.forged) errors.push(new SyncomError('BAD_SIGNATURE', `${counts.forged} op(s) failed their signature`, { op: first.forged, count: counts.forged, url }));
+  if (first.unsigned) errors.push(new SyncomError('UNSIGNED', `${counts.unsigned} unsigned op(s) refused`, { op: first.unsigned, count: counts.unsigned, url }));
+  return errors;
+}
+
+type BeforeApply = NonNullable<StorageHooks['beforeApply']>;
+
+function beforeApplyOf(storage: Storage): BeforeApply | undefined {
+  return storage.parts.options.hooks?.beforeApply ?? storage.parts.options.sync?.hooks?.beforeApply;
+}
+
+async function decide(hook: BeforeApply | undefined, ops: Op[], via: Via): Promise<boolean[]> {
   if (!hook) return ops.map(() => true);
   const out: boolean[] = [];
   for (const op of ops) out.push((await hook({ op, peer: via })) !== false);
@@ -163,36 +174,55 @@ function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptio
 }
 
 /**
+ * Ops verified and queued at a time: the pool checks the next chunk while the
+ * main thread applies, logs and records this one (one peer's pages come one
+ * at a time, so without this the two would only take turns).
+ */
+const PIPELINE_CHUNK = 64;
+
+/**
  * Apply a peer's page through the one pipeline (point 7 of the engine
  * issue): shape and skew (malformed), signatures, the scope boundary, the
  * beforeApply hook, duplicates and gaps, validators, kind clashes per field.
  * Refused ops are neither logged nor relayed; skipped ones are logged, not applied.
+ * Ops are queued in page order, a chunk at a time as their signatures check;
+ * with a beforeApply hook the whole page is judged first, so a hook that
+ * throws leaves nothing of it taken (GUAR-16).
  */
 export async function applyPeerOps(storage: Storage, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
   const counts = { ...zero(), skew: 0, invalid: 0 };
-  const errors: SyncomError[] = [];
   const mode = o.signatures ?? storage.parts.options.sync?.signatures ?? 'verify';
-  let ops = await verifyAll(checkAll(storage, input, counts), mode, counts, errors, o.via.url);
-  if (o.inScope) {
-    const inScope = o.inScope;
-    // A sealed record plays no part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
-    const seen = (op: Op) => (storage.sealed.has(op.id) ? undefined : storage.parts.committer.current(op.id));
-    ops = ops.filter((op) => inScope(op, seen(op)) || (counts.outOfScope++, false));
-  }
-  let allowed: boolean[];
-  try {
-    allowed = await decide(storage, ops, o.via);
-  } catch (e) {
-    return { ...counts, touched: {}, errors, refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
-  }
+  const checked = checkAll(storage, input, counts);
+  const hook = beforeApplyOf(storage);
+  const size = hook || mode === false ? Math.max(1, checked.length) : PIPELINE_CHUNK;
+  const verdicts = mode === false ? undefined : verifyInChunks(checked, size);
+  const first: { forged?: Op; unsigned?: Op } = {};
+  // A sealed record plays no part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
+  const seen = (op: Op) => (storage.sealed.has(op.id) ? undefined : storage.parts.committer.current(op.id));
   const touched: Vector = {};
   // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
   const commits: Promise<void>[] = [];
-  ops.forEach((op, i) => {
-    const p = submitOne(storage, op, allowed[i], o, counts);
-    if (p) { commits.push(p); touched[opStreamKey(op)] = op.seq; }
-  });
+  for (let k = 0; k * size < checked.length; k++) {
+    let ops = judge(checked.slice(k * size, (k + 1) * size), await verdicts?.[k], mode, counts, first);
+    if (o.inScope) {
+      const inScope = o.inScope;
+      ops = ops.filter((op) => inScope(op, seen(op)) || (counts.outOfScope++, false));
+    }
+    let allowed: boolean[];
+    try {
+      allowed = await decide(hook, ops, o.via);
+    } catch (e) {
+      return { ...counts, touched: {}, errors: signatureErrors(counts, first, o.via.url), refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
+    }
+    ops.forEach((op, i) => {
+      const p = submitOne(storage, op, allowed[i], o, counts);
+      if (!p) return;
+      p.catch(() => undefined); // handled below, once every chunk is queued
+      commits.push(p);
+      touched[opStreamKey(op)] = op.seq;
+    });
+  }
   await Promise.all(commits);
   if (counts.applied + counts.skipped > 0) storage.parts.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
-  return { ...counts, touched, errors };
+  return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url) };
 }

@@ -113,6 +113,38 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(logOps(host.s)).toEqual([]);
   });
 
+  it('SIG-17 SIG-18 GUAR-1: a page of 200 ops, verified and queued a chunk at a time: forged ops in two chunks are counted and reported once; the ops after a forged one of the same origin wait as gaps; the rest apply in order', async () => {
+    const a = await node();
+    const c = await node();
+    const b = await node();
+    for (let i = 0; i < 100; i++) await a.s.insert({ i });
+    for (let i = 0; i < 100; i++) await c.s.insert({ i });
+    const page = [...logOps(a.s), ...logOps(c.s)];
+    page[150] = { ...page[150], data: { i: 666 } };
+    page[40] = { ...page[40], data: { i: 667 } };
+    const errs = errors(b.s);
+    const applies: unknown[] = [];
+    b.s.on('apply', (e) => applies.push(e));
+    const res = await ship(a.s, b.s, page);
+    expect(res).toMatchObject({ applied: 90, forged: 2, gaps: 108 });
+    expect(res.errors).toEqual([expect.objectContaining({ code: 'BAD_SIGNATURE', count: 2 })]);
+    expect(errs).toEqual([]);
+    expect(applies).toEqual([expect.objectContaining({ applied: 90, skipped: 0 })]);
+    expect(b.s.parts.log.vector).toEqual({ [a.s.id]: 40, [c.s.id]: 50 });
+    expect(res.touched).toEqual({ [a.s.id]: 40, [c.s.id]: 50 });
+  });
+
+  it('GUAR-16: a beforeApply that throws on the 150th op of a 200-op page takes nothing of the page', async () => {
+    const a = await node();
+    let seen = 0;
+    const host = await node(1, { hooks: { beforeApply: () => { if (++seen === 150) throw new Error('down'); return true; } } });
+    for (let i = 0; i < 200; i++) await a.s.insert({ i });
+    const res = await ship(a.s, host.s);
+    expect(res.refused).toMatchObject({ code: 'PAGE_FAILED' });
+    expect(logOps(host.s)).toEqual([]);
+    expect(host.s.parts.log.vector).toEqual({});
+  });
+
   it('LIFE-15 LIFE-17: change fires per applied op with via (null for local); apply fires once a peer batch is durable', async () => {
     const a = await node();
     const b = await node();
