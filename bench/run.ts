@@ -8,6 +8,7 @@ import { measureOrTimeout } from './lib/timeout';
 import type { Benchmark, Profile, Suite } from './lib/types';
 import { baselineSuite } from './suites/baselines';
 import { bootstrapSuite } from './suites/bootstrap';
+import { growthSuite } from './suites/growth';
 import { writePeersChart } from './peers/chart';
 import { localWritesSuite } from './suites/local-writes';
 import { peersSuites } from './suites/peers-sync';
@@ -19,7 +20,7 @@ import { socketIoSuite } from './suites/socketio';
 /** Baselines first: every ratio needs its baseline measured in the same invocation. */
 const suitesOf = (profile: Profile): Suite[] => [
   baselineSuite(profile), localWritesSuite(profile), readsSuite(profile), replicationSuite(profile), socketIoSuite(profile),
-  bootstrapSuite(profile), ...reconcileSuites(profile), ...peersSuites(profile),
+  bootstrapSuite(profile), growthSuite(profile), ...reconcileSuites(profile), ...peersSuites(profile),
 ];
 
 /**
@@ -45,7 +46,7 @@ async function runSuite(suite: Suite, names: Set<string>, runs: number): Promise
   const chosen = suite.benchmarks.filter((b) => names.has(b.name));
   if (chosen.length === 0) return [];
   const out: { bench: Benchmark; m: Measurement }[] = [];
-  await suite.setup?.();
+  await suite.setup?.(new Set(chosen.map((b) => b.name)));
   try {
     for (const bench of chosen) {
       const start = performance.now();

@@ -11,15 +11,15 @@ export function median(values: readonly number[]): number {
 }
 
 /**
- * Run a benchmark once to warm up (JIT, file system caches), then `runs`
- * times, and turn each run's elapsed time into a rate (a figure in ms or MB is
- * taken as the run returns it).
+ * Run a benchmark once to warm up (JIT, file system caches; unless its
+ * `warmup` is false), then `runs` times, and turn each run's elapsed time into
+ * a rate (a figure in any other unit is taken as the run returns it).
  *
  * @throws TypeError when `runs` is below 1.
  */
 export async function measure(bench: Benchmark, runs: number): Promise<Measurement> {
   if (!(runs >= 1)) throw new TypeError(`measure: runs must be at least 1, not ${runs}`);
-  await bench.run();
+  if (bench.warmup !== false) await bench.run();
   const values: number[] = [];
   for (let i = 0; i < runs; i++) {
     const x = await bench.run();

@@ -1,9 +1,21 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createMemoryBackend, createMemoryLink, open } from '../../libs/syncom/src';
 import { clockMs } from './child-server';
 import type { Backend, HostUnit, Storage } from '../../libs/syncom/src';
 
 let sealing: { publicKey: string; privateKey: string } | undefined;
+
+/** One RSA sealing pair for every node of the process, as key files of a storage directory. */
+export function sealingFiles(): Record<string, string> {
+  sealing ??= generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { 'keys/seal-public.pem': sealing.publicKey, 'keys/seal-private.pem': sealing.privateKey };
+}
 
 /**
  * A memory backend seeded with one RSA sealing pair shared by every node of
@@ -11,12 +23,13 @@ let sealing: { publicKey: string; privateKey: string } | undefined;
  * generation; each node still makes its own Ed25519 signing key.
  */
 export function memoryBackend(): Backend {
-  sealing ??= generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  return createMemoryBackend({ files: { 'keys/seal-public.pem': sealing.publicKey, 'keys/seal-private.pem': sealing.privateKey } });
+  return createMemoryBackend({ files: sealingFiles() });
+}
+
+/** The same for an fs storage: the shared sealing pair written into `path`/keys before open(). */
+export function seedFsKeys(path: string): void {
+  mkdirSync(join(path, 'keys'), { recursive: true });
+  for (const [file, text] of Object.entries(sealingFiles())) writeFileSync(join(path, file), text);
 }
 
 /** A node on a seeded memory backend, durable off. */

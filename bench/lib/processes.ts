@@ -43,8 +43,12 @@ export class BenchChild {
     });
   }
 
-  /** Forks `file` and resolves once it has loaded and said so; killed if it does not within `ms`. */
-  static async spawn(label: string, file: string, ms = 180_000): Promise<BenchChild> {
+  /**
+   * Forks `file` and resolves once it has loaded and said so; killed if it
+   * does not within `ms`. `nodeArgs` are node flags for this child (a larger
+   * heap: `--max-old-space-size=8192`), before BENCH_CHILD_ARGS.
+   */
+  static async spawn(label: string, file: string, ms = 180_000, nodeArgs: readonly string[] = []): Promise<BenchChild> {
     if (!hooked) {
       hooked = true;
       process.once('exit', killChildren);
@@ -52,7 +56,7 @@ export class BenchChild {
     // execArgv replaces the bench's own -r ts-node/register: the register script sets it up with the lib mapping.
     // BENCH_CHILD_ARGS adds node flags to the children only (--cpu-prof is refused in NODE_OPTIONS).
     const extra = (process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean);
-    const execArgv = ['-r', REGISTER, ...extra];
+    const execArgv = ['-r', REGISTER, ...nodeArgs, ...extra];
     const child = fork(join(ROOT, file), [], { cwd: ROOT, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     live.add(child);
     child.once('exit', () => live.delete(child));

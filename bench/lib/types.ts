@@ -11,7 +11,7 @@ export interface Profile {
  * are divided by a baseline (the peers' bytes are too: bench/README.md,
  * "Peers").
  */
-export type Unit = 'ops/s' | 'ms' | 'MB' | 'bytes' | 'round trips';
+export type Unit = 'ops/s' | 'µs/op' | 'ms' | 'MB' | 'bytes' | 'round trips';
 
 /**
  * One benchmark. `run()` does one run: it prepares what it needs untimed (a
@@ -27,8 +27,10 @@ export interface Benchmark {
   baseline: string | null;
   /** Operations per run. */
   ops: number;
-  /** Timed runs, when not the profile's (never fewer than 5: the peers' runs at 100k). */
+  /** Timed runs, when not the profile's (the peers' runs at 100k: 5; the growth suite's 1M bootstrap: 1). */
   runs?: number;
+  /** false: no warm-up run before the timed ones (the growth suite's 1M bootstrap, about 80 s a run). Default true. */
+  warmup?: boolean;
   /** One run; it may throw a BenchTimeout (lib/timeout.ts), recorded as a timeout rather than a failure. */
   run(): Promise<number>;
 }
@@ -36,11 +38,12 @@ export interface Benchmark {
 /**
  * A group of benchmarks sharing state (the 100k-record store of the reads, the
  * hub of the bootstrap).
- * `setup()` runs only when one of its benchmarks is selected.
+ * `setup()` runs only when one of its benchmarks is selected; it is given the
+ * names selected, so it may prepare only what they need.
  */
 export interface Suite {
   benchmarks: Benchmark[];
-  setup?(): Promise<void>;
+  setup?(selected: ReadonlySet<string>): Promise<void>;
   teardown?(): Promise<void>;
 }
 
