@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { chunks, part, runSeeds, tier, timeoutFor } from './tiers';
+import { chunks, part, runSeeds, stopSeeds, tier, timeoutFor } from './tiers';
 
 const IDS = 'GUAR-1 GUAR-2 GUAR-6 LOG-2 CLK-2 CLK-10 PROTO-1 PROTO-8 PROTO-9 PROTO-12 PROTO-13 PROTO-18 LOG-11 LOG-12 OPT-10 HOST-16 HOST-17 LINK-9';
 
@@ -43,6 +43,7 @@ export function convergenceSuite(file: string): void {
   const seeds = part(tier.seeds(), k, parts);
   const t = TOPOLOGIES[topology];
   describe(`${t.suite} (part ${k} of ${parts})`, () => {
+    afterAll(stopSeeds);
     if (seeds.length === 0) it.skip(`${IDS}: no seeds in this part`, () => undefined);
     for (const run of chunks(seeds, 20)) {
       it(`${IDS}: seeds ${run[0]}..${run[run.length - 1]}, ${tier.writes} writes each: ${t.after}; no acknowledged write is lost; re-delivering the history changes nothing`, async () => {

@@ -1,4 +1,7 @@
-import { describeFailure, simulate, type SimulationOptions } from 'syncom/testing';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { SimulationOptions } from 'syncom/testing';
+import type { SeedAnswer, SeedRequest } from './seed-worker';
 
 /**
  * The seeds a convergence suite runs, from the environment:
@@ -8,7 +11,9 @@ import { describeFailure, simulate, type SimulationOptions } from 'syncom/testin
  *   (see convergence.ts);
  * - SIM_SEED=n replays that one seed alone (in both topologies);
  * - SIM_OPS writes per run (CI 1000; hunt 10000);
- * - SIM_SIGN_EVERY: every n-th seed signs and verifies its ops (default 25; 1 = all).
+ * - SIM_SIGN_EVERY: every n-th seed signs and verifies its ops (default 25; 1 = all);
+ * - SIM_WORKER=0 runs the seeds in jest's own process (for a debugger or
+ *   --cpu-prof) instead of a worker thread.
  */
 export const tier = {
   /** Every seed of a topology, or with SIM_SEED the one to replay. */
@@ -35,6 +40,57 @@ export function chunks(seeds: number[], size: number): number[][] {
   return out;
 }
 
+const REGISTER = join(__dirname, '..', '..', '..', '..', 'scripts', 'register-src.js');
+let worker: Worker | undefined;
+
+/**
+ * The file's seed thread, started at its first run. Jest's sandbox (its
+ * module registry, its async context on every promise) makes the engine's
+ * promise-heavy work about half as slow again; the thread runs the sources
+ * in plain Node, one seed at a time, as the same code in the same order, so
+ * a seed traces alike in either place.
+ */
+function seedThread(): Worker {
+  worker ??= new Worker(`require(${JSON.stringify(REGISTER)}); require(${JSON.stringify(join(__dirname, 'seed-worker.ts'))});`, { eval: true });
+  return worker;
+}
+
+/** End the seed thread (a file's afterAll). */
+export async function stopSeeds(): Promise<void> {
+  const w = worker;
+  worker = undefined;
+  await w?.terminate();
+}
+
+/** Run seeds in this process (SIM_WORKER=0). */
+async function runHere(request: SeedRequest, report: (failure: string) => void): Promise<void> {
+  const { describeFailure, simulate } = await import('syncom/testing');
+  for (const seed of request.seeds) {
+    const signatures = request.signEvery > 0 && seed % request.signEvery === 0;
+    const r = await simulate({ ...request.options, seed, writes: request.writes, signatures });
+    if (r.problems.length) report(describeFailure(r, request.replay.replace('{seed}', String(seed))));
+  }
+}
+
+/** Run seeds on the seed thread. */
+function runThere(request: SeedRequest, report: (failure: string) => void): Promise<void> {
+  const w = seedThread();
+  return new Promise((resolve, reject) => {
+    const done = (e?: Error) => {
+      w.off('message', onMessage).off('error', done).off('exit', onExit);
+      if (e) reject(e);
+      else resolve();
+    };
+    const onMessage = (m: SeedAnswer) => {
+      if (m.failure) report(m.failure);
+      if (m.done) done();
+    };
+    const onExit = (code: number) => done(new Error(`the seed thread exited (code ${code}) before seeds ${request.seeds.join(', ')} finished`));
+    w.on('message', onMessage).on('error', done).on('exit', onExit);
+    w.postMessage(request);
+  });
+}
+
 /**
  * Run seeds one after another; returns a report for each failing one, led by
  * its seed and how to replay it (also printed at once, so a run cut short by
@@ -42,14 +98,12 @@ export function chunks(seeds: number[], size: number): number[][] {
  */
 export async function runSeeds(seeds: number[], options: Omit<SimulationOptions, 'seed'>): Promise<string[]> {
   const failures: string[] = [];
-  for (const seed of seeds) {
-    const signatures = tier.signEvery > 0 && seed % tier.signEvery === 0;
-    const report = await simulate({ ...options, seed, writes: tier.writes, signatures });
-    if (report.problems.length === 0) continue;
-    const text = describeFailure(report, `SIM_SEED=${seed} SIM_OPS=${tier.writes} npx jest libs/syncom/test/sim`);
+  const report = (text: string) => {
     console.error(text);
     failures.push(text);
-  }
+  };
+  const request: SeedRequest = { seeds, options, writes: tier.writes, signEvery: tier.signEvery, replay: `SIM_SEED={seed} SIM_OPS=${tier.writes} npx jest libs/syncom/test/sim` };
+  await (process.env.SIM_WORKER === '0' ? runHere(request, report) : runThere(request, report));
   return failures;
 }
 
