@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { Backend } from '../backend/types';
 import { generateSealingKeys, generateSigningKeys, loadPrivateKey, loadPublicKey, nodeIdOf } from '../op';
 
@@ -13,6 +13,28 @@ export interface NodeKeys {
 
 export const KEYS_DIR = 'keys';
 
+/** Keys parsed at recent opens, by the SHA-256 of their PEM text; the oldest dropped past this many. */
+const PARSED_LIMIT = 16;
+const parsed = new Map<string, KeyObject>();
+
+/**
+ * A PEM parsed once per process: OpenSSL's decoders take 0.1-0.8 ms a key
+ * (an RSA private key the most), which a storage reopened (a restart in
+ * place, a test's or simulator's reboot, one process opening many storages
+ * that share a sealing pair) would pay again. KeyObjects are immutable, so
+ * storages may share one.
+ */
+function parse(pem: string, load: (pem: string) => KeyObject): KeyObject {
+  const id = createHash('sha256').update(pem).digest('base64url');
+  let key = parsed.get(id);
+  if (!key) {
+    key = load(pem);
+    parsed.set(id, key);
+    if (parsed.size > PARSED_LIMIT) parsed.delete(parsed.keys().next().value as string);
+  }
+  return key;
+}
+
 async function pair(backend: Backend, name: string, make: () => Promise<{ publicPem: string; privatePem: string }>) {
   const pubPath = `${KEYS_DIR}/${name}-public.pem`;
   const privPath = `${KEYS_DIR}/${name}-private.pem`;
@@ -26,7 +48,7 @@ async function pair(backend: Backend, name: string, make: () => Promise<{ public
     pub = made.publicPem;
     priv = made.privatePem;
   }
-  return { pub: loadPublicKey(pub), priv: loadPrivateKey(priv) };
+  return { pub: parse(pub, loadPublicKey), priv: parse(priv, loadPrivateKey) };
 }
 
 /**
