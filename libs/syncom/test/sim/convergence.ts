@@ -31,7 +31,8 @@ const TOPOLOGIES = {
  * of the topology's seeds split evenly across every such file of this folder.
  * Jest runs files, not tests, in parallel: a topology spread over several
  * files lets both workers share its seeds and finish together; adding a file
- * spreads them further.
+ * spreads them further. Each file runs its seeds on a thread of its own
+ * (runSeeds, tiers.ts), outside jest's sandbox.
  */
 export function convergenceSuite(file: string): void {
   const match = /^(mesh|star)-(\d+)\.spec\.ts$/.exec(basename(file));
