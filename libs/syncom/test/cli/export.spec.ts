@@ -24,7 +24,7 @@ describe('syncom export', () => {
       id: ids.note, data: { body: 'first', tags: ['bug'], title: 'Final', views: 3 }, meta: { ts: expect.any(Number) },
     });
     expect(out.find((l) => l.id === ids.sealed)).toEqual({ id: ids.sealed, data: null, meta: { sealed: true } });
-    expect(r.out).not.toContain('1234');
+    expect(r.out).not.toContain('pin-secret-x');
   });
 
   it('round-trips: the lines written back into a new storage read as the original records', async () => {
@@ -47,7 +47,7 @@ describe('syncom export', () => {
     expect(all.find((l) => l.id === ids.deleted)).toEqual({ id: ids.deleted, data: null, meta: { ts: expect.any(Number), deleted: true } });
     expect(all.find((l) => l.id === ids.purged)).toEqual({ id: ids.purged, data: null, meta: { ts: expect.any(Number), purged: true } });
     const sealed = lines((await cli('export', used, '--sealed')).out);
-    expect(sealed.find((l) => l.id === ids.sealed)).toEqual({ id: ids.sealed, data: { pin: '1234' }, meta: { ts: expect.any(Number), sealed: true } });
+    expect(sealed.find((l) => l.id === ids.sealed)).toEqual({ id: ids.sealed, data: { pin: 'pin-secret-x' }, meta: { ts: expect.any(Number), sealed: true } });
     expect(sealed.some((l) => l.id === ids.deleted)).toBe(false);
   });
 });

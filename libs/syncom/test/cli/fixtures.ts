@@ -29,7 +29,7 @@ async function syncedPhase(path: string): Promise<Omit<UsedIds, 'purged' | 'tail
   await s.update(note, { title: 'Final' });
   const deleted = await s.insert({ title: 'Gone' });
   await s.delete(deleted);
-  const sealed = await s.insert({ pin: '1234' }, { sealed: true });
+  const sealed = await s.insert({ pin: 'pin-secret-x' }, { sealed: true });
   const fromHub = await hub.insert({ title: 'From the hub' });
   await until(async () => (await s.has(fromHub)) && (await hub.has(note)) && s.sync.listNodes()[0].cursor !== null, [s, hub]);
   await s.close();

@@ -26,7 +26,7 @@ describe('syncom log', () => {
     expect(out).toContainEqual(expect.stringMatching(new RegExp(` ${ids.hubNode.slice(0, 8)}\\.\\. 1 \\S+ write ${ids.fromHub} title="From the hub"$`)));
     // A sealed op shows its header only.
     expect(out).toContainEqual(expect.stringMatching(new RegExp(` write ${ids.sealed} \\[sealed\\]$`)));
-    expect(r.out).not.toContain('1234');
+    expect(r.out).not.toContain('pin-secret-x');
   });
 
   it('starts at --from (inclusive), takes a bare position too, and stops at --limit', async () => {
