@@ -44,6 +44,8 @@ export class Dialer {
   private chain: Promise<unknown> = Promise.resolve();
   private pages: Promise<void> = Promise.resolve();
   private outbox: LogEntry[] = [];
+  /** A recovery queued on the push chain and not started yet (see recover). */
+  private recovery: Promise<void> | undefined;
   private sub?: Subscription;
   private gen = 0;
   private greeted = false;
@@ -192,7 +194,8 @@ export class Dialer {
   private async pushLacking(): Promise<void> {
     this.outbox = [];
     const log = this.storage.parts.log;
-    const lacking = log.read(log.floor).filter((e) => this.lacks(e));
+    const [host, allowed, hv] = [this.rec.remote.id, this.allowed(), this.hv];
+    const lacking = log.read(log.floor).filter((e) => hostLacks(e, host, allowed, hv));
     await this.pushEntries(lacking);
     this.behind = false;
     this.backoff = 0;
@@ -245,7 +248,12 @@ export class Dialer {
     return { storage, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame };
   }
 
-  /** Push what the host lacks from its vector; backed off after a failed recovery (HOST-17). */
+  /**
+   * Push what the host lacks from its vector; backed off after a failed
+   * recovery (HOST-17). While the dialer is behind, every commit asks for a
+   * recovery; each used to take a turn of its own and scan the whole log
+   * (measured: 4,500 scans of a 100k-entry log in one benchmark run).
+   */
   recover(now: boolean): Promise<void> {
     if (!this.greeted || this.stopped) return Promise.resolve();
     if (!now && this.backoff > 0) {
@@ -253,7 +261,10 @@ export class Dialer {
       this.timer.unref?.();
       return Promise.resolve();
     }
-    return this.turn(async () => {
+    // One recovery waiting for its turn serves every call until it starts: it reads the log when it runs.
+    if (this.recovery) return this.recovery;
+    const queued = this.turn(async () => {
+      this.recovery = undefined;
       try {
         await this.pushLacking();
       } catch (e) {
@@ -261,6 +272,8 @@ export class Dialer {
         await this.failed(e);
       }
     });
+    this.recovery = queued;
+    return queued;
   }
 
   /** A call failed: 428 greets again, a limit drops the outbox, a lost link waits for reconnect. */

@@ -45,6 +45,35 @@ describe('sync options', () => {
     await closeAll(d, h.s);
   });
 
+  it('OPT-10 HOST-17: while a peer is behind, the commits meanwhile share one queued recovery: the log is scanned once, not once per commit', async () => {
+    const g = gate();
+    const hold = { armed: false, wait: g.wait };
+    const h = await countingHub({}, hold);
+    const net = new Net();
+    net.units.set(URL, h.unit);
+    const d = await dialer(net, { sync: { maxOutbox: 2 } });
+    const boots = record(d, 'bootstrap');
+    await d.sync.addNode({ url: URL, token: 't' });
+    await waitFor(() => boots.length === 1, [d]);
+    hold.armed = true;
+    for (let n = 1; n <= 4; n++) await d.insert({ n });
+    expect(d.sync.peers()[0]).toMatchObject({ behind: true });
+    // Count the whole-log reads of a recovery (read(floor), no count) from here on.
+    const log = d.parts.log;
+    const read = log.read.bind(log);
+    let scans = 0;
+    log.read = ((from: number, count?: number) => {
+      if (count === undefined) scans++;
+      return read(from, count);
+    }) as typeof log.read;
+    for (let n = 5; n <= 24; n++) await d.insert({ n });
+    g.open();
+    await waitFor(() => h.s.parts.log.vector[d.id] === 24 && !d.sync.peers()[0].behind, [d, h.s]);
+    expect(scans).toBeLessThanOrEqual(2);
+    expect(h.sizes.reduce((a, b) => a + b, 0)).toBe(24);
+    await closeAll(d, h.s);
+  });
+
   it('OPT-12: the dialer\'s pageSize sizes its pushes; the host unit\'s pageSize sizes snapshot pages', async () => {
     const h = await countingHub({ pageSize: 4 });
     const net = new Net();
