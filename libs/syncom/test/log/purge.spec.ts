@@ -2,6 +2,7 @@ import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import { SyncomError } from '../../src/errors';
 import { hasPayload, isScrubbed, type Op, PAYLOAD_FIELDS, verifyOps } from '../../src/op';
 import { applyPeerOps, open, type Storage } from '../../src/storage';
+import { FAN } from '../../src/storage/records';
 import { fileOps, freshBackend, logFile, logPaths, openBatches, openOn, recording, segmentFiles, T0 } from './helpers';
 
 const SECRET = 'SECRET-7f3a9c';
@@ -227,8 +228,8 @@ describe('the log: purge scrubs the id from every log file', () => {
     const opts = { now: () => T0, durable: true };
     const s = await openOn(b, opts);
     await s.set('x', { title: SECRET });
-    // Seven more record files: the eight are merged into one and removed.
-    for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) await s.set(id, { title: id });
+    // FAN - 1 more record files: the FAN of them are merged into one and removed.
+    for (let i = 1; i < FAN; i++) await s.set(`r${i}`, { title: `r${i}` });
     await s.purge('x');
     await s.parts.committer.idle();
     expect(filesHolding(b, SECRET)).toEqual([]);
