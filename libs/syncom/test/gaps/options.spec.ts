@@ -17,19 +17,25 @@ async function countingHub(unitOptions: Parameters<typeof hub>[0] = {}, hold?: {
   return { ...h, unit, sizes };
 }
 
+/** A dialer (maxOutbox 2) added to a counting hub, bootstrapped; the hub will hold its next push until g.open(). */
+async function heldPush() {
+  const g = gate();
+  const hold = { armed: false, wait: g.wait };
+  const h = await countingHub({}, hold);
+  const net = new Net();
+  net.units.set(URL, h.unit);
+  const d = await dialer(net, { sync: { maxOutbox: 2 } });
+  const boots = record(d, 'bootstrap');
+  await d.sync.addNode({ url: URL, token: 't' });
+  await waitFor(() => boots.length === 1, [d]);
+  hold.armed = true;
+  return { h, d, g };
+}
+
 describe('sync options', () => {
   it('OPT-9 OPT-10: ops queued for a peer beyond maxOutbox are dropped and the peer is marked behind; the recovery pushes everything', async () => {
-    const g = gate();
-    const hold = { armed: false, wait: g.wait };
-    const h = await countingHub({}, hold);
-    const net = new Net();
-    net.units.set(URL, h.unit);
-    const d = await dialer(net, { sync: { maxOutbox: 2 } });
-    const boots = record(d, 'bootstrap');
-    await d.sync.addNode({ url: URL, token: 't' });
-    await waitFor(() => boots.length === 1, [d]);
     // The host sits on the first push: what follows queues in the outbox.
-    hold.armed = true;
+    const { h, d, g } = await heldPush();
     await d.insert({ n: 1 });
     await d.insert({ n: 2 });
     await d.insert({ n: 3 });
@@ -46,16 +52,7 @@ describe('sync options', () => {
   });
 
   it('OPT-10 HOST-17: while a peer is behind, the commits meanwhile share one queued recovery: the log is scanned once, not once per commit', async () => {
-    const g = gate();
-    const hold = { armed: false, wait: g.wait };
-    const h = await countingHub({}, hold);
-    const net = new Net();
-    net.units.set(URL, h.unit);
-    const d = await dialer(net, { sync: { maxOutbox: 2 } });
-    const boots = record(d, 'bootstrap');
-    await d.sync.addNode({ url: URL, token: 't' });
-    await waitFor(() => boots.length === 1, [d]);
-    hold.armed = true;
+    const { h, d, g } = await heldPush();
     for (let n = 1; n <= 4; n++) await d.insert({ n });
     expect(d.sync.peers()[0]).toMatchObject({ behind: true });
     // Count the whole-log reads of a recovery (read(floor), no count) from here on.
