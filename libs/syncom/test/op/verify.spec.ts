@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { generateSigningKeys, loadPrivateKey, nodeIdOf, Op, scrubOp, signOp, Verdict, verifyOps } from '../../src/op';
+import { isBelowL } from '../../src/op/verify';
 import { fullySignedOp, makeSigner, opsOfEachType } from './fixtures';
 
 const signer = makeSigner();
@@ -113,5 +114,22 @@ describe('verifyOps', () => {
     const keys = Array.from({ length: 3 }, () => loadPrivateKey(generateSigningKeys().privatePem));
     const ops = keys.map((key, i) => signOp({ ...signedOfEachType[0], origin: nodeIdOf(key), seq: i + 1 }, key));
     expect(await verifyOps(ops)).toEqual(['ok', 'ok', 'ok']);
+  });
+});
+
+describe('isBelowL', () => {
+  const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+  const le = (n: bigint): Uint8Array => {
+    const out = new Uint8Array(32);
+    for (let i = 0; i < 32; i++) out[i] = Number((n >> BigInt(8 * i)) & 0xffn);
+    return out;
+  };
+
+  it('SIG-21: S < L decides a signature\'s one encoding, at both sides of L and of its top byte 0x10', () => {
+    const cases: [bigint, boolean][] = [
+      [0n, true], [2n ** 252n - 1n, true], [2n ** 252n, true], [L - 1n, true],
+      [L, false], [L + 1n, false], [2n ** 252n + 2n ** 248n, false], [2n ** 253n, false], [2n ** 256n - 1n, false],
+    ];
+    for (const [s, below] of cases) expect([s, isBelowL(le(s))]).toEqual([s, below]);
   });
 });
