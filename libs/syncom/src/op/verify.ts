@@ -26,38 +26,17 @@ export interface VerifyOptions {
  * const forged = verdicts.filter((v) => v === 'forged').length;
  */
 export async function verifyOps(ops: readonly Op[], options: VerifyOptions = {}): Promise<Verdict[]> {
-  return (await Promise.all(verifyInChunks(ops, Math.max(1, ops.length), options))).flat();
-}
-
-/**
- * {@link verifyOps} with its verdicts handed over a chunk at a time: one
- * promise per `size` ops, in order, each resolving once that chunk is
- * checked. Signatures are taken in op order, so the chunks settle roughly in
- * order and a caller can apply chunk k on the main thread while the pool
- * checks chunk k+1. Never rejects.
- */
-export function verifyInChunks(ops: readonly Op[], size: number, options: VerifyOptions = {}): Promise<Verdict[]>[] {
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 64)) || 64;
-  const step = Math.max(1, Math.floor(size)) || 1;
   const verdicts = new Array<Verdict>(ops.length);
-  const chunks: { left: number; done: () => void; promise: Promise<Verdict[]> }[] = [];
-  const none = (): void => undefined;
-  for (let from = 0; from < ops.length; from += step) {
-    const chunk = { left: Math.min(step, ops.length - from), done: none, promise: Promise.resolve<Verdict[]>([]) };
-    chunk.promise = new Promise<Verdict[]>((resolve) => (chunk.done = () => resolve(verdicts.slice(from, from + step))));
-    chunks.push(chunk);
-  }
   let next = 0;
   const runner = async (): Promise<void> => {
     while (next < ops.length) {
       const index = next++;
       verdicts[index] = await verifyOne(ops[index]);
-      const chunk = chunks[Math.floor(index / step)];
-      if (--chunk.left === 0) chunk.done();
     }
   };
-  for (let i = 0; i < Math.min(concurrency, ops.length); i++) void runner();
-  return chunks.map((c) => c.promise);
+  await Promise.all(Array.from({ length: Math.min(concurrency, ops.length) }, runner));
+  return verdicts;
 }
 
 function verifyOne(op: Op): Promise<Verdict> | Verdict {

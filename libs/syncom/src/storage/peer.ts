@@ -2,8 +2,7 @@ import { SyncomError } from '../errors';
 import { applyOp, type Entry, isEntry, newestTs, readEntry } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
-import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge } from '../op';
-import { type Verdict, verifyInChunks } from '../op/verify';
+import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import type { StorageHooks } from './options';
@@ -174,18 +173,6 @@ function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptio
 }
 
 /**
- * Ops verified and queued at a time: the whole page. Handing verdicts over in
- * chunks (apply chunk k while the pool checks k+1) was measured on the hub's
- * ingest benchmark and lost: 0.61 of verify at 64 ops, 0.55 at 256, against
- * 0.655 for the whole page, because smaller commit batches cost more CPU per
- * op than the overlap won back. The chunked path stays, tested, for a caller
- * that wants it.
- */
-function chunkSize(pageLength: number): number {
-  return Math.max(1, pageLength);
-}
-
-/**
  * Apply a peer's page through the one pipeline (point 7 of the engine
  * issue): shape and skew (malformed), signatures, the scope boundary, the
  * beforeApply hook, duplicates and gaps, validators, kind clashes per field.
@@ -198,34 +185,29 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
   const mode = o.signatures ?? storage.parts.options.sync?.signatures ?? 'verify';
   const checked = checkAll(storage, input, counts);
   const hook = beforeApplyOf(storage);
-  const size = chunkSize(checked.length);
-  const verdicts = mode === false ? undefined : verifyInChunks(checked, size);
+  // The whole page at once: verifying chunk k+1 while chunk k was applied was measured slower on
+  // hub ingest (0.61 of verify at 64-op chunks, 0.55 at 256, against 0.655), smaller commit batches costing more.
   const first: { forged?: Op; unsigned?: Op } = {};
-  // A sealed record plays no part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
-  const seen = (op: Op) => (storage.sealed.has(op.id) ? undefined : storage.parts.committer.current(op.id));
+  let ops = judge(checked, mode === false ? undefined : await verifyOps(checked), mode, counts, first);
+  if (o.inScope) {
+    const inScope = o.inScope;
+    // A sealed record plays no part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
+    const seen = (op: Op) => (storage.sealed.has(op.id) ? undefined : storage.parts.committer.current(op.id));
+    ops = ops.filter((op) => inScope(op, seen(op)) || (counts.outOfScope++, false));
+  }
+  let allowed: boolean[];
+  try {
+    allowed = await decide(hook, ops, o.via);
+  } catch (e) {
+    return { ...counts, touched: {}, errors: signatureErrors(counts, first, o.via.url), refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
+  }
   const touched: Vector = {};
   // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
   const commits: Promise<void>[] = [];
-  for (let k = 0; k * size < checked.length; k++) {
-    let ops = judge(checked.slice(k * size, (k + 1) * size), await verdicts?.[k], mode, counts, first);
-    if (o.inScope) {
-      const inScope = o.inScope;
-      ops = ops.filter((op) => inScope(op, seen(op)) || (counts.outOfScope++, false));
-    }
-    let allowed: boolean[];
-    try {
-      allowed = await decide(hook, ops, o.via);
-    } catch (e) {
-      return { ...counts, touched: {}, errors: signatureErrors(counts, first, o.via.url), refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
-    }
-    ops.forEach((op, i) => {
-      const p = submitOne(storage, op, allowed[i], o, counts);
-      if (!p) return;
-      p.catch(() => undefined); // handled below, once every chunk is queued
-      commits.push(p);
-      touched[opStreamKey(op)] = op.seq;
-    });
-  }
+  ops.forEach((op, i) => {
+    const p = submitOne(storage, op, allowed[i], o, counts);
+    if (p) { commits.push(p); touched[opStreamKey(op)] = op.seq; }
+  });
   await Promise.all(commits);
   if (counts.applied + counts.skipped > 0) storage.parts.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
   return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url) };

@@ -194,8 +194,7 @@ export class Dialer {
   private async pushLacking(): Promise<void> {
     this.outbox = [];
     const log = this.storage.parts.log;
-    const [host, allowed, hv] = [this.rec.remote.id, this.allowed(), this.hv];
-    const lacking = log.read(log.floor).filter((e) => hostLacks(e, host, allowed, hv));
+    const lacking = log.read(log.floor).filter((e) => this.lacks(e));
     await this.pushEntries(lacking);
     this.behind = false;
     this.backoff = 0;

@@ -113,7 +113,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(logOps(host.s)).toEqual([]);
   });
 
-  it('SIG-17 SIG-18 GUAR-1: a page of 200 ops, verified and queued a chunk at a time: forged ops in two chunks are counted and reported once; the ops after a forged one of the same origin wait as gaps; the rest apply in order', async () => {
+  it('SIG-17 SIG-18 GUAR-1: a page of 200 ops from two origins: forged ops far apart are counted and reported once; the ops after a forged one of the same origin wait as gaps; the rest apply in order', async () => {
     const a = await node();
     const c = await node();
     const b = await node();
