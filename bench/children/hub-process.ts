@@ -5,6 +5,7 @@ import { Storage } from '../../libs/syncom/src';
 import { createHub } from '../../apps/hub/src/create-hub';
 import { armReached } from '../lib/nodes';
 import { serve } from '../lib/child-server';
+import { mainThreadCpuUs, processCpuUs } from '../lib/cpu';
 
 /**
  * The hub of the socket.io replication bench, in a process of its own: the
@@ -14,7 +15,13 @@ import { serve } from '../lib/child-server';
  * is paid once.
  */
 let app: INestApplication | undefined;
-let armed: Promise<number> | undefined;
+/** What the hub spent from arm until the armed target was reached: CPU µs of the process and of its main thread (Linux). */
+interface Reached {
+  reachedAt: number;
+  cpuUs: number;
+  mainUs?: number;
+}
+let armed: Promise<Reached> | undefined;
 
 async function stop(): Promise<void> {
   const running = app;
@@ -32,16 +39,21 @@ serve({
     app = await createHub({ port: 0, host: '127.0.0.1', path, tokens: [token] }, false);
     return { port: (app.getHttpServer().address() as AddressInfo).port };
   },
-  /** Start watching for the hub to have applied `target` ops of `stream`. */
+  /** Start watching for the hub to have applied `target` ops of `stream`, and counting the CPU it spends meanwhile. */
   arm(args) {
     if (!app) throw new Error('no hub running: send start first');
     const { stream, target } = args as { stream: string; target: number };
-    armed = armReached(app.get(Storage), stream, target);
+    const [cpu0, main0] = [processCpuUs(), mainThreadCpuUs()];
+    armed = armReached(app.get(Storage), stream, target).then((reachedAt) => {
+      const main = mainThreadCpuUs();
+      return { reachedAt, cpuUs: processCpuUs() - cpu0, ...(main !== undefined && main0 !== undefined && { mainUs: main - main0 }) };
+    });
+    armed.catch(() => undefined);
   },
-  /** The time the armed target was reached. */
-  async reached() {
+  /** The time the armed target was reached, and the CPU spent from arm until then. */
+  reached() {
     if (!armed) throw new Error('nothing armed');
-    return { reachedAt: await armed };
+    return armed;
   },
   stop,
 }, stop);

@@ -2,6 +2,7 @@ import { io } from 'socket.io-client';
 import { createSocketIoLink } from 'syncom-nest';
 import { open, type Storage } from '../../libs/syncom/src';
 import { clockMs, serve } from '../lib/child-server';
+import { processCpuUs } from '../lib/cpu';
 import { inFlight } from '../lib/measure';
 import { armReached, bootstrapFrom, memoryBackend } from '../lib/nodes';
 import { makeRecord } from '../lib/record';
@@ -54,6 +55,8 @@ serve({
     }
     return { id: s.id };
   },
+  /** CPU µs this process has spent so far, every thread. */
+  cpu: () => ({ us: processCpuUs() }),
   /** Register a hub now (the ops written before are pushed to it); answers when the call was made. */
   async register(args) {
     const { url, token } = args as { url: string; token: string };

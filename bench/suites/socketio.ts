@@ -2,7 +2,7 @@ import { quantile, SharedRuns } from '../lib/measure';
 import { BenchChild } from '../lib/processes';
 import { removeTemp, tempPath } from '../lib/temp';
 import type { Benchmark, Profile, Suite } from '../lib/types';
-import { VERIFY_BASELINE } from './baselines';
+import { VERIFY_BASELINE, VERIFY_CPU_BASELINE } from './baselines';
 import { MEMORY_REPLICATION } from './replication';
 
 const WINDOW = 100;
@@ -11,6 +11,16 @@ const THROUGHPUT = 'replication/socketio/throughput';
 const P50 = 'replication/socketio/latency-p50';
 const P99 = 'replication/socketio/latency-p99';
 const INGEST = 'hub/socketio/ingest';
+const INGEST_CPU = 'hub/socketio/ingest/cpu';
+const INGEST_MAIN = 'hub/socketio/ingest/cpu-main';
+
+/** One ingest run: its time, and the CPU per op of the hub (every thread, then its main thread) and of the pushing peer A. */
+interface IngestRun {
+  ms: number;
+  hubCpu: number;
+  hubMain: number;
+  peerCpu: number;
+}
 
 /** The three processes: the hub (apps/hub), A the writer, B the watcher. */
 interface Processes {
@@ -84,18 +94,21 @@ async function withLine<T>(p: Processes, fn: (line: Line) => Promise<T>): Promis
  * Hub ingest from one peer: A writes `count` records with no hub registered
  * (untimed), then registers a fresh hub; timed from that call until the hub
  * has applied all of them: A's pushes over socket.io, the hub verifying each
- * signature, logging the ops and writing the records.
+ * signature, logging the ops and writing the records. The CPU both processes
+ * spent meanwhile is counted too (the hub's from the arm before A registers).
  */
-async function ingest(p: Processes, count: number): Promise<number> {
+async function ingest(p: Processes, count: number): Promise<IngestRun> {
   const path = tempPath('socketio-ingest');
   try {
     const { port } = await p.hub.request<{ port: number }>('start', { path, token: TOKEN });
     const { id } = await p.a.request<{ id: string }>('open', { label: 'a' });
     await p.a.request('insert', { count, window: WINDOW });
     await p.hub.request('arm', { stream: id, target: count });
+    const before = await p.a.request<{ us: number }>('cpu');
     const { startedAt } = await p.a.request<{ startedAt: number }>('register', { url: `http://127.0.0.1:${port}/syncom`, token: TOKEN });
-    const { reachedAt } = await p.hub.request<{ reachedAt: number }>('reached');
-    return reachedAt - startedAt;
+    const hub = await p.hub.request<{ reachedAt: number; cpuUs: number; mainUs?: number }>('reached');
+    const after = await p.a.request<{ us: number }>('cpu');
+    return { ms: hub.reachedAt - startedAt, hubCpu: hub.cpuUs / count, hubMain: (hub.mainUs ?? NaN) / count, peerCpu: (after.us - before.us) / count };
   } finally {
     await p.a.request('close').catch(() => undefined);
     await p.hub.request('stop').catch(() => undefined);
@@ -122,6 +135,7 @@ export function socketIoSuite(profile: Profile): Suite {
     for (let i = 0; i < samples; i++) ms.push(await trip(running(), line, 1, 1));
     return ms;
   }));
+  const ingestRuns = new SharedRuns([INGEST, INGEST_CPU, INGEST_MAIN], () => ingest(running(), ops));
   const percentile = (name: string, q: number): Benchmark => ({
     name, unit: 'ms', baseline: null, ops: samples,
     run: async () => quantile(await latency.take(name), q),
@@ -131,7 +145,10 @@ export function socketIoSuite(profile: Profile): Suite {
       { name: THROUGHPUT, unit: 'ops/s', baseline: MEMORY_REPLICATION, ops, run: () => withLine(running(), (line) => trip(running(), line, ops, WINDOW)) },
       percentile(P50, 0.5),
       percentile(P99, 0.99),
-      { name: INGEST, unit: 'ops/s', baseline: VERIFY_BASELINE, ops, run: () => ingest(running(), ops) },
+      { name: INGEST, unit: 'ops/s', baseline: VERIFY_BASELINE, ops, run: async () => (await ingestRuns.take(INGEST)).ms },
+      // What bounds the rate above: CPU per op against the verify-only runs' (bench/README.md, "Hub ingest's CPU").
+      { name: INGEST_CPU, unit: 'µs/op', baseline: VERIFY_CPU_BASELINE, ops, run: async () => { const r = await ingestRuns.take(INGEST_CPU); return r.hubCpu + r.peerCpu; } },
+      { name: INGEST_MAIN, unit: 'µs/op', baseline: VERIFY_CPU_BASELINE, ops, run: async () => (await ingestRuns.take(INGEST_MAIN)).hubMain },
     ],
     async setup() {
       procs = await startProcesses();
