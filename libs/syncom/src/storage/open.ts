@@ -11,6 +11,7 @@ import { createClock } from './clock';
 import { Committer, type CommitHooks } from './commit';
 import { Emitter } from './emitter';
 import { loadKeys } from './keys';
+import { isMadeHere } from './own-ops';
 import type { OpenOptions } from './options';
 import { RecordStore } from './records';
 import { Storage, type StorageEvents } from './storage';
@@ -78,7 +79,8 @@ function commitHooks(ref: { storage?: Storage }): CommitHooks {
     },
     sign(op) {
       const s = ref.storage as Storage;
-      if (s.parts.options.sync?.signatures === false || op.origin !== s.id || op.sig !== undefined) return undefined;
+      // Only an op made here: a peer's op with this node's origin is never signed, even if it got this far.
+      if (s.parts.options.sync?.signatures === false || !isMadeHere(op) || op.origin !== s.id || op.sig !== undefined) return undefined;
       return signOff(op, s.parts.keys.signPrivate);
     },
     async scrub(id) {

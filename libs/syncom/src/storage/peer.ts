@@ -89,13 +89,19 @@ function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCoun
   return ops;
 }
 
-/** The ops a page's verdicts keep, counting the forged and (under 'require') the unsigned; `first` keeps the first of each for the error. */
-function judge(ops: Op[], verdicts: Verdict[] | undefined, mode: 'verify' | 'require' | false, counts: ApplyCounts, first: { forged?: Op; unsigned?: Op }): Op[] {
+/**
+ * The ops a page's verdicts keep, counting the forged and the unsigned; `first`
+ * keeps the first of each for the error. An unsigned op is refused under
+ * 'require', and under 'verify' too when its origin is this node (`self`): a
+ * node takes its own ops back from a peer only as it signed them (REWOUND),
+ * else any token holder could write in this node's name and cut its stream.
+ */
+function judge(ops: Op[], verdicts: Verdict[] | undefined, o: { mode: 'verify' | 'require' | false; self: string }, counts: ApplyCounts, first: { forged?: Op; unsigned?: Op }): Op[] {
   if (!verdicts) return ops;
   const kept: Op[] = [];
   verdicts.forEach((v, i) => {
     if (v === 'forged') { counts.forged++; first.forged ??= ops[i]; }
-    else if (v === 'unsigned' && mode === 'require') { counts.unsigned++; first.unsigned ??= ops[i]; }
+    else if (v === 'unsigned' && (o.mode === 'require' || ops[i].origin === o.self)) { counts.unsigned++; first.unsigned ??= ops[i]; }
     else kept.push(ops[i]);
   });
   return kept;
@@ -188,7 +194,7 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
   // The whole page at once: verifying chunk k+1 while chunk k was applied was measured slower on
   // hub ingest (0.61 of verify at 64-op chunks, 0.55 at 256, against 0.655), smaller commit batches costing more.
   const first: { forged?: Op; unsigned?: Op } = {};
-  let ops = judge(checked, mode === false ? undefined : await verifyOps(checked), mode, counts, first);
+  let ops = judge(checked, mode === false ? undefined : await verifyOps(checked), { mode, self: storage.id }, counts, first);
   if (o.inScope) {
     const inScope = o.inScope;
     // A sealed record plays no part in what a peer may write: its op is judged as for an unknown id (GUAR-19).

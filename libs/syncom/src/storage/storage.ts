@@ -12,6 +12,7 @@ import type { Clock } from './clock';
 import type { RecordStore } from './records';
 import type { Committer, Via } from './commit';
 import { Emitter } from './emitter';
+import { markMade } from './own-ops';
 import type { NodeKeys } from './keys';
 import {
   addBody, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite,
@@ -310,6 +311,6 @@ export class Storage {
     const actor = this.actorFor(options);
     if (actor !== undefined) op.actor = actor;
     // The sig itself is made by the committer, off the main thread, before the append.
-    return this.parts.options.sync?.signatures === false ? op : addDigest(op);
+    return markMade(this.parts.options.sync?.signatures === false ? op : addDigest(op));
   }
 }

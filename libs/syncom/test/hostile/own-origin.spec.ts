@@ -1,0 +1,135 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createMemoryLink, packOps, signOp, type Op, type Storage } from '../../src';
+import type { HostUnit, MemoryLink } from '../../src/link';
+import { applyPeerOps } from '../../src/storage/peer';
+import { closeAll, node, until } from '../sync/helpers';
+
+/**
+ * A node signs only ops it made. A peer pushing an op in the host's own name
+ * (its origin, the next seq of its stream) without the host's signature is
+ * refused, under 'verify' as under 'require': before, the commit pipeline
+ * signed it with the host's key, so any token holder wrote as the hub, and
+ * the hub's own stream had a hole at peers for good.
+ */
+
+type Mode = 'verify' | 'require';
+
+/** A token holder speaking the protocol by hand, with a real key of its own. */
+class Intruder {
+  readonly key: KeyObject = generateKeyPairSync('ed25519').privateKey;
+  readonly id = String(this.key.export({ format: 'jwk' }).x);
+  hello() {
+    return { node: this.id, vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' };
+  }
+}
+
+interface Rig {
+  hub: Storage;
+  unit: HostUnit;
+  reader: Storage;
+  links: MemoryLink[];
+  refused: { node: string; reason: string; count: number }[];
+}
+
+async function rig(signatures: Mode): Promise<Rig> {
+  const hub = await node({ sync: { signatures } });
+  const unit = hub.sync.unit({ access: 'public', authorize: (_c, h) => h.token === 't' });
+  const links: MemoryLink[] = [];
+  const connect = () => { const l = createMemoryLink(unit); links.push(l); return l; };
+  const reader = await node({ sync: { connect, signatures } });
+  await reader.sync.addNode({ url: 'memory://hub', token: 't' });
+  const refused: Rig['refused'] = [];
+  hub.sync.on('refused', (r) => refused.push(r));
+  return { hub, unit, reader, links, refused };
+}
+
+/** The next op of the hub's own stream, as an intruder makes it: unsigned, or signed with its own key. */
+function inHubsName(r: Rig, how: 'unsigned' | 'forged' | 'no digest', intruder: Intruder): Op {
+  const seq = (r.hub.parts.log.vector[r.hub.id] ?? 0) + 1;
+  const op: Op = { origin: r.hub.id, seq, ts: Date.now(), type: 'write', id: 'stolen', data: { owner: 'intruder' } };
+  if (how === 'unsigned') return op;
+  const signed = signOp(op, intruder.key);
+  if (how === 'no digest') { delete signed.digest; delete signed.nonce; }
+  return signed;
+}
+
+async function pushAs(r: Rig, intruder: Intruder, ops: Op[]) {
+  const link = createMemoryLink(r.unit);
+  r.links.push(link);
+  await link.call('hello', intruder.hello());
+  return link.call('push', { ops: packOps(ops) }) as Promise<Record<string, number>>;
+}
+
+/** The hub's next local write replicates to the reader, signed and verified: its own stream is whole. */
+async function hubStreamWhole(r: Rig): Promise<void> {
+  const id = await r.hub.insert({ after: 'intrusion' });
+  await until(async () => r.reader.has(id), [r.reader]);
+  expect(await r.reader.get(id)).toEqual({ after: 'intrusion' });
+  const logged = r.hub.parts.log.read(0).map((e) => e.op).filter((op) => op.origin === r.hub.id);
+  expect(logged.map((op) => op.seq)).toEqual(logged.map((_op, i) => i + 1));
+  expect(logged.every((op) => typeof op.sig === 'string')).toBe(true);
+}
+
+async function teardown(r: Rig): Promise<void> {
+  for (const l of r.links) l.close();
+  await closeAll(r.reader, r.hub);
+}
+
+describe.each<Mode>(['verify', 'require'])('an op in the host\'s own name, signatures %s', (mode) => {
+  it.each([
+    ['unsigned', 'unsigned'],
+    ['forged', 'forged'],
+    ['no digest', 'forged'],
+  ] as const)('SIG-13 SIG-14 SIG-16 SIG-18 SIG-19: pushed %s, it is refused as %s, never logged nor signed, and the hub\'s next write still reaches a third node', async (how, reason) => {
+    const r = await rig(mode);
+    try {
+      await r.hub.insert({ before: 1 });
+      const intruder = new Intruder();
+      const before = r.hub.parts.log.read(0).length;
+      const answer = await pushAs(r, intruder, [inHubsName(r, how, intruder)]);
+      expect(answer).toMatchObject({ applied: 0, [reason]: 1 });
+      expect(r.refused).toEqual([{ node: intruder.id, reason, count: 1 }]);
+      expect(r.hub.parts.log.read(0)).toHaveLength(before);
+      expect(await r.hub.has('stolen')).toBe(false);
+      await hubStreamWhole(r);
+      expect(await r.reader.has('stolen')).toBe(false);
+    } finally {
+      await teardown(r);
+    }
+  });
+});
+
+describe('the signing step signs only ops this node made', () => {
+  it('SIG-13 SIG-15: an own-origin peer op that reaches the pipeline unverified is logged as it came, never signed with this node\'s key', async () => {
+    const s = await node({ sync: { signatures: 'verify' } });
+    try {
+      const op: Op = { origin: s.id, seq: 1, ts: Date.now(), type: 'write', id: 'r', data: { a: 1 } };
+      // signatures: false for this page only: the op passes unverified, as on a node that verifies nothing.
+      const res = await applyPeerOps(s, [op], { via: { url: 'memory://peer', node: 'peer' }, signatures: false });
+      expect(res).toMatchObject({ applied: 1, unsigned: 0 });
+      const logged = s.parts.log.read(0).map((e) => e.op);
+      expect(logged).toHaveLength(1);
+      expect(logged[0].sig).toBeUndefined();
+      await s.insert({ b: 2 });
+      expect(s.parts.log.read(0).map((e) => typeof e.op.sig)).toEqual(['undefined', 'string']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('SIG-13 SIG-17: under verify, an own-origin op from a peer without a signature is refused with UNSIGNED, and the page\'s other ops are taken', async () => {
+    const s = await node();
+    try {
+      const intruder = new Intruder();
+      const own: Op = { origin: s.id, seq: 1, ts: Date.now(), type: 'write', id: 'mine', data: { a: 1 } };
+      const theirs: Op = { origin: intruder.id, seq: 1, ts: Date.now(), type: 'write', id: 'theirs', data: { b: 1 } };
+      const res = await applyPeerOps(s, [own, theirs], { via: { url: 'memory://peer', node: intruder.id } });
+      expect(res).toMatchObject({ applied: 1, unsigned: 1 });
+      expect(res.errors.map((e) => [e.code, e.count])).toEqual([['UNSIGNED', 1]]);
+      expect([await s.has('mine'), await s.has('theirs')]).toEqual([false, true]);
+      expect(s.parts.log.vector[s.id]).toBeUndefined();
+    } finally {
+      await s.close();
+    }
+  });
+});
