@@ -1,4 +1,5 @@
 import { FLAG_HELD, FLAG_SEALED, hasPayload, scrubForPurge } from '../op';
+import type { Op } from '../op/types';
 import { batchFile, segmentFile, type SegmentInfo } from './files';
 import { FLAG_GRANTED, type LogEntry, type OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
@@ -72,6 +73,25 @@ export async function dropSegments(log: OpLog): Promise<{ from: number; to: numb
   return dropped.map((s) => ({ from: s.from, to: s.to }));
 }
 
+/**
+ * A merge op that carries nothing but a purge marker (id, stamps, no fields):
+ * it is the purge itself as a bootstrap or reconciliation delivered it, and
+ * carries no payload of the record. The scrub keeps it, so a node resuming
+ * from this one still learns of the purge (bootstrap is transitive).
+ */
+export function isPurgeMarkerOp(op: Op): boolean {
+  const d = op.data as { purged?: unknown; fields?: unknown } | undefined;
+  if (op.type !== 'merge' || !d?.purged || typeof d.fields !== 'object' || d.fields === null) return false;
+  return Object.keys(d.fields).length === 0 && Object.keys(d).every((k) => MARKER_KEYS.has(k));
+}
+
+const MARKER_KEYS = new Set(['id', 'latest', 'purged', 'fields']);
+
+/** Whether the scrub of `id` rewrites this entry: one of the id that still carries a payload. */
+function scrubs(e: LogEntry | undefined, id: string): boolean {
+  return !!e && e.op.id === id && hasPayload(e.op) && !isPurgeMarkerOp(e.op);
+}
+
 /** Rewrite in place every log file holding an unscrubbed entry of `id` (GUAR-20, GUAR-22). */
 export async function scrubFiles(log: OpLog, id: string): Promise<number> {
   const { backend, durable } = log.options;
@@ -82,7 +102,7 @@ export async function scrubFiles(log: OpLog, id: string): Promise<number> {
   let scrubbed = 0;
   for (const f of files) {
     const entries = rangeOf(log, f.from, f.to);
-    const next = entries.map((e) => (e && e.op.id === id && hasPayload(e.op) ? { ...e, op: scrubForPurge(e.op) } : e));
+    const next = entries.map((e) => (e && scrubs(e, id) ? { ...e, op: scrubForPurge(e.op) } : e));
     const n = next.filter((e, i) => e !== entries[i]).length;
     if (n === 0) continue;
     // Memory follows the file only once it is rewritten, so a scrub that failed is found again.

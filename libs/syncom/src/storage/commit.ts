@@ -22,6 +22,8 @@ export interface Pending {
   after?: Entry;
   /** Resolve only once the batch's records are written and its purges scrubbed. */
   afterPersist?: boolean;
+  /** This op purges its record: scrub the id once the batch's records are written (set by submit). */
+  scrub?: boolean;
   /** This op's signature being made off the main thread, started when the op was queued (shared by the ops of one chunk). */
   signing?: Promise<void>;
   resolve(): void;
@@ -82,13 +84,15 @@ export class Committer {
     if (p.flags & FLAG_SEALED) this.sealedSeq = Math.max(this.sealedSeq, p.op.seq);
     else advanceVector(this.pvec, p.op);
     if (p.flags & FLAG_GRANTED && p.op.vector) this.pvec = mergeVectors(this.pvec, p.op.vector);
+    // A purge is final on every path: a merge that joins a purge marker (bootstrap, reconciliation) scrubs as a purge op does.
+    const scrub = !!p.after?.purged && (p.op.type === 'purge' || !this.current(p.op.id)?.purged);
     if (p.after) this.overlay.set(p.op.id, p.after);
     // Signing starts now, off the main thread, and runs while the next ops are built.
     const signing = this.hooks.sign(p.op);
     signing?.catch(() => undefined);
     return new Promise<void>((resolve, reject) => {
       // A literal, not a spread of p: the drain reads these objects several times, and spread copies read slowly.
-      this.queue.push({ op: p.op, flags: p.flags, via: p.via, after: p.after, afterPersist: p.afterPersist, signing, resolve, reject });
+      this.queue.push({ op: p.op, flags: p.flags, via: p.via, after: p.after, afterPersist: p.afterPersist, scrub, signing, resolve, reject });
       this.wake?.();
       this.running ??= this.drain();
     });
@@ -194,7 +198,7 @@ export class Committer {
   private async persist(batch: Pending[]): Promise<void> {
     await this.record(false);
     for (const p of batch) {
-      if (p.op.type === 'purge' && p.after) await this.hooks.scrub(p.op.id).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
+      if (p.scrub) await this.hooks.scrub(p.op.id).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
       if (p.afterPersist) p.resolve();
     }
   }

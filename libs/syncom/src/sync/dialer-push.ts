@@ -1,3 +1,4 @@
+import { SyncomError } from '../errors';
 import type { SyncLink } from '../link/contract';
 import type { LogEntry } from '../log/op-log';
 import { FLAG_SEALED, packedBytes, packOps } from '../op';
@@ -57,6 +58,36 @@ export function pushPage(link: SyncLink, telemetry: SyncTelemetry, url: string, 
 export function pushedEvent(url: string, pushed: number, ans: PushAnswer | undefined): SyncEvents['sync'][0] {
   const { applied = 0, skipped = 0, duplicates = 0, gaps = 0, malformed = 0, unsigned = 0, forged = 0 } = ans ?? {};
   return { url, pushed, received: 0, applied, skipped, duplicates, gaps, malformed, unsigned, forged };
+}
+
+/**
+ * A host refused pushed ops as outside this node's scopes (SCOPE-12): the
+ * streams it stopped, reported once per position (OUT_OF_SCOPE, 403), not at
+ * every recovery that pushes them again.
+ */
+export class ScopeStalls {
+  private readonly seen = new Set<string>();
+
+  /** Whether the answer stopped a stream, and the error to report when it is news. */
+  judge(frame: readonly LogEntry[], hv: Vector, ans: PushAnswer | undefined, url: string): { stopped: boolean; error?: SyncomError } {
+    const count = ans?.outOfScope ?? 0;
+    if (count === 0) return { stopped: false };
+    const streams = stalledStreams(frame, hv);
+    const news = streams.filter((k) => !this.seen.has(`${k}:${hv[k] ?? 0}`));
+    for (const k of news) this.seen.add(`${k}:${hv[k] ?? 0}`);
+    const message = `the host refused ${count} op(s) outside this node's scopes; later ops of ${news.join(', ')} stop there`;
+    return { stopped: streams.length > 0, error: news.length ? new SyncomError('OUT_OF_SCOPE', message, { status: 403, url, count, streams: news }) : undefined };
+  }
+}
+
+/** The stream keys of a pushed frame the host still lacks an op of after its answer: where a refusal stopped them. */
+export function stalledStreams(frame: readonly LogEntry[], hv: Vector): string[] {
+  const out = new Set<string>();
+  for (const e of frame) {
+    const k = opStreamKey(e.op);
+    if ((hv[k] ?? 0) < e.op.seq) out.add(k);
+  }
+  return [...out];
 }
 
 /** Own ops the host holds, per own stream, into the record's acked (LOG-17). */

@@ -5,7 +5,7 @@ import { mergeVectors } from '../log/vector';
 import { unpackOps } from '../op';
 import type { Vector } from '../op/types';
 import { applyPeerOps, reportUnpacked } from '../storage/peer';
-import { ackOwn, hostLacks, markHeld, pushedEvent, pushFrames, pushPage } from './dialer-push';
+import { ackOwn, hostLacks, markHeld, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
 import { catchUp } from './incremental-bootstrap';
 import { sendHello } from './dialer-hello';
 import type { SyncManager } from './manager';
@@ -56,6 +56,7 @@ export class Dialer {
   private timer?: NodeJS.Timeout;
   private antiEntropy?: NodeJS.Timeout;
   private stopped = false;
+  private readonly stalls = new ScopeStalls();
   private readonly listeners: [LinkEvent, () => void][] = [
     ['close', () => this.onClose()],
     ['reconnect', () => void this.handshake(true)],
@@ -163,7 +164,7 @@ export class Dialer {
     for (const e of checks.errors) this.report(e);
     if (checks.rewound) rec.cursor = null;
     this.ack();
-    await this.m.registry.save(rec);
+    await this.save();
     this.emitPeer(true, reconnected);
     if (checks.rewound && this.sub) this.subscribe(null);
   }
@@ -194,13 +195,14 @@ export class Dialer {
   private async pushLacking(): Promise<void> {
     this.outbox = [];
     const log = this.storage.parts.log;
-    const lacking = log.read(log.floor).filter((e) => this.lacks(e));
-    await this.pushEntries(lacking);
-    this.behind = false;
+    // A stream the host refused stays behind: its next ops are gaps there until the refused op is taken.
+    this.behind = await this.pushEntries(log.read(log.floor).filter((e) => this.lacks(e)));
     this.backoff = 0;
   }
 
-  private async pushEntries(entries: LogEntry[]): Promise<void> {
+  /** Push entries in frames; true when the host refused an op as out of its scopes (the stream stops there). */
+  private async pushEntries(entries: LogEntry[]): Promise<boolean> {
+    let refused = false;
     // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
     for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.m.options.pageBytes })) {
       const ans = await pushPage(this.link as SyncLink, this.m.telemetry, this.rec.url, frame);
@@ -211,8 +213,21 @@ export class Dialer {
       const event = pushedEvent(this.rec.url, frame.length, ans);
       this.m.events.emit('sync', event);
       if (event.gaps > 0) this.behind = true;
+      const stall = this.stalls.judge(frame, this.hv, ans, this.rec.url);
+      if (stall.error) this.report(stall.error);
+      refused ||= stall.stopped;
     }
-    void this.m.registry.save(this.rec).catch(() => undefined);
+    await this.save();
+    return refused;
+  }
+
+  /** Save this node's registry file; a failure (REGISTRY_UNSAVED) is reported, and the next save writes the newer state. */
+  private async save(): Promise<void> {
+    try {
+      await this.m.registry.save(this.rec);
+    } catch (e) {
+      this.report(e as SyncomError);
+    }
   }
 
   /** Own ops the host holds, per own stream, saved with the registry (LOG-17). */
@@ -232,7 +247,7 @@ export class Dialer {
       this.behind = true;
       return void this.recover(false);
     }
-    void this.guarded(() => this.pushEntries(this.outbox.splice(0)));
+    void this.guarded(async () => { if (await this.pushEntries(this.outbox.splice(0))) this.behind = true; });
   }
 
   /** Reconcile every granted scope with the host on the push chain, then push what it lacks (issue 6.2). */
@@ -374,7 +389,7 @@ export class Dialer {
     } else {
       this.rec.cursor = eventId;
       this.rec.lastSync = this.storage.parts.clock.now();
-      await this.m.registry.save(this.rec);
+      await this.save();
     }
     if (this.behind) void this.recover(false);
   }
@@ -406,7 +421,7 @@ export class Dialer {
       const { eventId, records } = await this.m.telemetry.bootstrap(url, (span) => catchUp(this.reconcileRun(), this.caps, { progress, span, fell }));
       this.rec.cursor = eventId || null;
       this.rec.lastSync = this.storage.parts.clock.now();
-      await this.m.registry.save(this.rec);
+      await this.save();
       // Over when its event fires: a listener reading peers() sees it so.
       this.bootstrapping = false;
       this.m.events.emit('bootstrap', { url, records });

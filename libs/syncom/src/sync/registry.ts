@@ -77,16 +77,24 @@ export class Registry {
     }
   }
 
-  /** Save a node's file; saves of one node are chained, never overlapping. */
+  /**
+   * Save a node's file; saves of one node are chained, never overlapping.
+   * @throws SyncomError REGISTRY_UNSAVED (with url and cause) when the file cannot be written.
+   */
   save(rec: NodeRecord): Promise<void> {
     const text = JSON.stringify(rec);
-    const prev = this.writes.get(rec.url) ?? Promise.resolve();
-    const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(rec.url), text, { durable: this.durable }));
+    const { url } = rec;
+    const prev = this.writes.get(url) ?? Promise.resolve();
+    // The save before this one reported its own failure to its caller; this one writes the newer state regardless.
+    const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(url), text, { durable: this.durable })).catch((e: unknown) => {
+      throw new SyncomError('REGISTRY_UNSAVED', `the registry file of ${url} was not saved (${(e as Error)?.message}); its cursor and acked stand in memory until the next save`, { url, cause: e });
+    });
     this.writes.set(rec.url, next);
     return next;
   }
 
   async remove(url: string): Promise<void> {
+    // A pending save's failure went to its caller; the file is removed either way.
     await (this.writes.get(url) ?? Promise.resolve()).catch(() => undefined);
     this.nodes.delete(url);
     this.writes.delete(url);
