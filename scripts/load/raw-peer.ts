@@ -53,7 +53,8 @@ export class RawPeer {
   /** Connect, greet and open the feed; resolves with the milliseconds it took. */
   async connect(url: string, token: string): Promise<number> {
     const t0 = performance.now();
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+    // The token at the handshake too: a hub with tokens admits no socket without one (access 'session').
+    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false, auth: { token } });
     this.socket = socket;
     socket.on('changes:data', (m: { value?: { ops?: unknown[] } }, ack?: (a: Answer) => void) => this.page(m, ack));
     socket.on('changes:error', (m: { error?: { code?: string } }) => this.count(`feed ${m?.error?.code ?? '?'}`));

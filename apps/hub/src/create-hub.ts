@@ -1,8 +1,9 @@
-import type { INestApplication, LoggerService, LogLevel } from '@nestjs/common';
+import { type INestApplication, Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import type { HubConfig } from './hub.config';
 import { HubModule } from './hub.module';
+import { hubSummary, hubWarnings } from './hub-summary';
 import { RedisIoAdapter } from './redis-io.adapter';
 
 /** The socket.io adapter: Redis-backed with config.redisUrl (connected before listen creates the server), else Nest's. */
@@ -18,9 +19,15 @@ async function ioAdapter(app: INestApplication, config: HubConfig): Promise<IoAd
   return adapter;
 }
 
-/** Starts a hub listening on config.port (0: any free port); returns the app. */
+/**
+ * Starts a hub listening on config.port (0: any free port); returns the app.
+ * Logs a warning for each weakening choice (no tokens, signatures not
+ * required), then, once it listens, its url and a summary of its settings.
+ */
 export async function createHub(config: HubConfig, logger?: LoggerService | LogLevel[] | false): Promise<INestApplication> {
   const app = await NestFactory.create(HubModule.register(config), { logger: logger ?? ['log', 'warn', 'error'] });
+  const log = new Logger('Hub');
+  for (const warning of hubWarnings(config)) log.warn(warning);
   app.enableShutdownHooks();
   try {
     app.useWebSocketAdapter(await ioAdapter(app, config));
@@ -30,5 +37,8 @@ export async function createHub(config: HubConfig, logger?: LoggerService | LogL
     await app.close().catch(() => undefined);
     throw e;
   }
+  const url = await app.getUrl();
+  log.log(`listening on ${url}`);
+  for (const line of hubSummary(config, url)) log.log(line);
   return app;
 }

@@ -1,15 +1,62 @@
 import { Controller, Get } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { InjectStorage } from 'syncom-nest';
 import type { Storage } from 'syncom';
 
-/** GET /health: this hub's id and vector, the nodes it dials and the peers it hosts. */
+/** What GET /health answers to anyone: enough to tell the hub is up and how busy it is, no node ids. */
+export interface HubHealth {
+  ok: true;
+  id: string;
+  /** Seconds since this process started. */
+  uptime: number;
+  counts: {
+    /** Dialed peers (SYNCOM_PEERS) connected now. */
+    peersConnected: number;
+    /** Dialed peers registered. */
+    peers: number;
+    /** Live changes feeds this hub serves. */
+    hosted: number;
+    /** Record entries held, tombstones included. */
+    records: number;
+  };
+  /** The log: where a resume still works (floor), its newest position (head) and the entries retained. */
+  log: { floor: number; head: number; size: number };
+}
+
+/** GET /health with SYNCOM_HEALTH_DETAIL=1: the counts, plus who writes and who syncs. */
+export interface HubHealthDetail extends HubHealth {
+  vector: Record<string, number>;
+  peers: ReturnType<Storage['sync']['peers']>;
+  hosted: ReturnType<Storage['sync']['hosted']>;
+}
+
+/**
+ * GET /health. Unauthenticated, so by default it names no writer, no peer
+ * and no cursor: those tell an attacker which node ids and seqs to squat.
+ * SYNCOM_HEALTH_DETAIL=1 adds them — `vector`, `peers` (sync.peers()) and
+ * `hosted` (sync.hosted()) — for an operator whose /health is not public.
+ */
 @Controller('health')
 export class HealthController {
-  constructor(@InjectStorage() private readonly storage: Storage) {}
+  private readonly detail: boolean;
+
+  constructor(@InjectStorage() private readonly storage: Storage, config: ConfigService) {
+    this.detail = config.get<boolean>('hub.healthDetail') === true;
+  }
 
   @Get()
-  health() {
+  health(): HubHealth | HubHealthDetail {
     const s = this.storage;
-    return { id: s.id, vector: s.parts.log.vector, peers: s.sync.peers(), hosted: s.sync.hosted() };
+    const peers = s.sync.peers();
+    const hosted = s.sync.hosted();
+    const log = s.parts.log;
+    const brief: HubHealth = {
+      ok: true,
+      id: s.id,
+      uptime: Math.round(process.uptime()),
+      counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted.length, records: s.parts.committer.committed.size },
+      log: { floor: log.floor, head: log.head, size: log.head - log.floor },
+    };
+    return this.detail ? { ...brief, vector: log.vector, peers, hosted } : brief;
   }
 }

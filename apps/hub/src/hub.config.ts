@@ -1,12 +1,54 @@
 import type { SyncomModuleOptions } from 'syncom-nest';
+import { choiceVar, flagVar, intVar, list, tokenList } from './hub-env';
 
-/** What a hub runs with (DESIGN: Links, apps and scripts; README: Several hubs). */
+/** How the hub treats ops without a signature: 'require' refuses them (the hub's default), 'verify' takes them, false skips checks. */
+export type HubSignatures = 'require' | 'verify' | false;
+
+/** What the hub bounds (each has a default, HUB_LIMITS). */
+export interface HubLimits {
+  /** Ops in one push; more -> 413 OPS_PER_PUSH (SYNCOM_OPS_PER_PUSH). */
+  opsPerPush: number;
+  /** UTF-8 bytes of one push's ops; more -> 413 BYTES_PER_PUSH (SYNCOM_BYTES_PER_PUSH). */
+  bytesPerPush: number;
+  /** Ops per second per peer (a token bucket holding one second's worth); more -> 429; 0: no rate limit (SYNCOM_OPS_PER_SECOND). */
+  opsPerSecond: number;
+  /** Records per snapshot page, ops per changes page (SYNCOM_PAGE_SIZE). */
+  pageSize: number;
+  /** The most a snapshot or changes page weighs, UTF-8 bytes (SYNCOM_PAGE_BYTES). */
+  pageBytes: number;
+  /** Pages out to one socket unacknowledged at once (SYNCOM_MAX_IN_FLIGHT_FRAMES). */
+  maxInFlightFrames: number;
+  /** Sockets one token may hold open at this hub process; the next is refused at the handshake; 0: no cap (SYNCOM_SOCKETS_PER_TOKEN). */
+  socketsPerToken: number;
+}
+
+const MiB = 1024 * 1024;
+
+/** The hub's limits when nothing else is said. */
+export const HUB_LIMITS: Readonly<HubLimits> = Object.freeze({
+  opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32,
+});
+
+/** The field whose value is a record's scope in the hub when nothing else is said (SYNCOM_SCOPE_FIELD). */
+export const DEFAULT_SCOPE_FIELD = '$type';
+
+/** What a hub runs with (DESIGN: Links, apps and scripts; README: Several hubs; docs/hub-security.md). */
 export interface HubConfig {
   port: number;
   host?: string;
   path: string;
-  /** Tokens a peer may present at hello; empty: the hub is open (a warning at start). */
+  /** Tokens a peer may present at the handshake and in hello; empty: the hub is open (a warning at start). */
   tokens: string[];
+  /** The scopes a token may claim in hello (SYNCOM_TOKENS `t:Doc+Note`); a token not listed may claim any. */
+  tokenScopes?: Record<string, string[]>;
+  /** Signature mode of the hub's storage (SYNCOM_SIGNATURES); default 'require'. */
+  signatures?: HubSignatures;
+  /** The hub's limits; each one not given is HUB_LIMITS'. */
+  limits?: Partial<HubLimits>;
+  /** A record's scope is data[scopeField] when that is a non-empty string, else '*' (SYNCOM_SCOPE_FIELD, default '$type'). */
+  scopeField?: string;
+  /** GET /health adds the vector, the dialed peers and the hosted feeds (SYNCOM_HEALTH_DETAIL=1). */
+  healthDetail?: boolean;
   /** Serve GET /metrics in the Prometheus text format (SYNCOM_METRICS=1). */
   metrics?: boolean;
   /** Serve GET /load-probe: RSS, heap and event-loop delay, for `npm run load` (SYNCOM_LOAD_PROBE=1). */
@@ -24,22 +66,57 @@ export interface HubConfig {
   io?: SyncomModuleOptions['io'];
 }
 
-/** A comma-separated list, trimmed, without empty items. */
-function list(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+/** The limits in force: the config's, else the defaults. */
+export function hubLimits(config: Pick<HubConfig, 'limits'>): HubLimits {
+  return { ...HUB_LIMITS, ...config.limits };
+}
+
+/** The signature mode in force: the config's, else 'require'. */
+export function hubSignatures(config: Pick<HubConfig, 'signatures'>): HubSignatures {
+  return config.signatures ?? 'require';
+}
+
+/** SYNCOM_* limits from the environment; each is checked here, before anything is opened. */
+function limitsFromEnv(env: NodeJS.ProcessEnv): HubLimits {
+  const d = HUB_LIMITS;
+  const int = (name: string, fallback: number, min = 1) => intVar(env, name, fallback, { min });
+  return {
+    opsPerPush: int('SYNCOM_OPS_PER_PUSH', d.opsPerPush),
+    bytesPerPush: int('SYNCOM_BYTES_PER_PUSH', d.bytesPerPush, 1024),
+    opsPerSecond: int('SYNCOM_OPS_PER_SECOND', d.opsPerSecond, 0),
+    pageSize: int('SYNCOM_PAGE_SIZE', d.pageSize),
+    pageBytes: int('SYNCOM_PAGE_BYTES', d.pageBytes, 1024),
+    maxInFlightFrames: int('SYNCOM_MAX_IN_FLIGHT_FRAMES', d.maxInFlightFrames),
+    socketsPerToken: int('SYNCOM_SOCKETS_PER_TOKEN', d.socketsPerToken, 0),
+  };
+}
+
+/** SYNCOM_SIGNATURES: 'require' (default), 'verify' or 'false'. */
+function signaturesFromEnv(env: NodeJS.ProcessEnv): HubSignatures {
+  const mode = choiceVar(env, 'SYNCOM_SIGNATURES', ['require', 'verify', 'false'] as const, 'require');
+  return mode === 'false' ? false : mode;
 }
 
 /**
- * The hub's config from its environment: PORT (8000), HOST (0.0.0.0), SYNCOM_PATH (./data/hub),
- * SYNCOM_TOKENS (comma-separated), SYNCOM_METRICS ('1' serves GET /metrics), SYNCOM_PEERS
- * (comma-separated hub urls), SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_LOAD_PROBE ('1' serves GET /load-probe).
+ * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
+ * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
+ * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
+ * SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_LOAD_PROBE.
+ * @throws SyncomError HUB_CONFIG naming the first variable that does not parse.
  */
 export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
+  const { tokens, tokenScopes } = tokenList(env);
+  const scopeField = env.SYNCOM_SCOPE_FIELD?.trim();
   return {
-    port: Number(env.PORT ?? 8000),
+    port: intVar(env, 'PORT', 8000, { min: 0, max: 65535 }),
     host: env.HOST ?? '0.0.0.0',
     path: env.SYNCOM_PATH ?? './data/hub',
-    tokens: list(env.SYNCOM_TOKENS),
+    tokens,
+    ...(Object.keys(tokenScopes).length > 0 && { tokenScopes }),
+    signatures: signaturesFromEnv(env),
+    limits: limitsFromEnv(env),
+    scopeField: scopeField || DEFAULT_SCOPE_FIELD,
+    healthDetail: flagVar(env, 'SYNCOM_HEALTH_DETAIL'),
     metrics: env.SYNCOM_METRICS === '1',
     ...(env.SYNCOM_LOAD_PROBE === '1' && { loadProbe: true }),
     peers: [...new Set(list(env.SYNCOM_PEERS))],

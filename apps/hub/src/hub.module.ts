@@ -1,22 +1,40 @@
-import { type DynamicModule, Logger, Module, type Provider, type Type } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import { SyncomModule, type SyncomModuleOptions } from 'syncom-nest';
-import type { HubConfig } from './hub.config';
+import { SyncomModule, type SyncomGatewayOptions, type SyncomModuleOptions } from 'syncom-nest';
+import { hubAuthorize, scopeByField } from './hub-access';
+import { DEFAULT_SCOPE_FIELD, type HubConfig, type HubLimits, hubLimits, hubSignatures } from './hub.config';
 import { HealthController } from './health.controller';
 import { HubLogger } from './hub-logger.service';
 import { HubMetrics } from './hub-metrics';
 import { HubPeers } from './hub-peers.service';
+import { HubSocketCap } from './hub-socket-cap';
 import { LoadProbe, LoadProbeController } from './load-probe.controller';
 import { MetricsController } from './metrics.controller';
 
-/** The gateway's authorize: a hello must carry one of the tokens, unless none are configured. */
-function tokenCheck(tokens: string[]): SyncomModuleOptions['gateway'] {
-  if (tokens.length === 0) {
-    new Logger('Hub').warn('SYNCOM_TOKENS is unset: any peer may sync with this hub');
-    return { access: 'public' };
-  }
-  const allowed = new Set(tokens);
-  return { access: 'public', authorize: (_ctx, hello) => typeof hello.token === 'string' && allowed.has(hello.token) };
+/**
+ * The gateway: without tokens open to anyone (access 'public', warned at
+ * start by the startup summary); with tokens, access 'session', so a socket
+ * whose handshake token is not one of them never connects, and hello is held
+ * to the scopes its token is bound to.
+ */
+function gatewayOptions(config: HubConfig, limits: HubLimits): SyncomGatewayOptions {
+  const { opsPerPush, bytesPerPush, opsPerSecond, pageSize, pageBytes, maxInFlightFrames } = limits;
+  const sizes = { pageSize, pageBytes, maxInFlightFrames, limits: { opsPerPush, bytesPerPush, ...(opsPerSecond > 0 && { opsPerSecond }) } };
+  if (config.tokens.length === 0) return { access: 'public', ...sizes };
+  return { access: 'session', authorize: hubAuthorize(config.tokens, config.tokenScopes), ...sizes };
+}
+
+/** SyncomModule's options for the hub, from what ConfigService holds. */
+function syncomOptions(c: ConfigService, metrics: HubMetrics | undefined): SyncomModuleOptions {
+  const config = c.getOrThrow<HubConfig>('hub');
+  return {
+    path: config.path,
+    scope: scopeByField(config.scopeField ?? DEFAULT_SCOPE_FIELD),
+    sync: { signatures: hubSignatures(config) },
+    gateway: gatewayOptions(config, hubLimits(config)),
+    io: config.io,
+    ...(metrics && { telemetry: { meterProvider: metrics.meterProvider } }),
+  };
 }
 
 /** Controllers and providers beyond /health and the logger, each behind its config flag. */
@@ -49,21 +67,17 @@ export class HubModule {
     return {
       module: HubModule,
       imports: [
-        ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ hub: config })] }),
+        // The limits in force (defaults filled in), so every provider reads the same ones.
+        ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ hub: { ...config, limits: hubLimits(config) } })] }),
         SyncomModule.forRootAsync({
           imports: [ConfigModule],
           inject: [ConfigService],
-          useFactory: (c: ConfigService): SyncomModuleOptions => ({
-            path: c.getOrThrow<string>('hub.path'),
-            gateway: tokenCheck(c.getOrThrow<string[]>('hub.tokens')),
-            io: c.get('hub.io'),
-            ...(metrics && { telemetry: { meterProvider: metrics.meterProvider } }),
-          }),
+          useFactory: (c: ConfigService) => syncomOptions(c, metrics),
           gateway: true,
         }),
       ],
       controllers: [HealthController, ...extra.controllers],
-      providers: [HubLogger, HubPeers, ...extra.providers],
+      providers: [HubLogger, HubPeers, ...(config.tokens.length > 0 ? [HubSocketCap] : []), ...extra.providers],
     };
   }
 }

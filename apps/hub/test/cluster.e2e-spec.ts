@@ -48,7 +48,7 @@ describe('several hubs as one service (e2e)', () => {
   let clients: Running[];
 
   const thirdEnv = () => ({
-    PORT: new URL(urls[2]).port, SYNCOM_PATH: join(apps.dir, 'hub3'), SYNCOM_TOKENS: 't',
+    PORT: new URL(urls[2]).port, SYNCOM_PATH: join(apps.dir, 'hub3'), SYNCOM_TOKENS: 't', SYNCOM_HEALTH_DETAIL: '1',
     SYNCOM_PEERS: `${urls[0]},${urls[1]}`, ...(redis && { SYNCOM_REDIS_URL: redis.url }),
   });
 

@@ -1,0 +1,41 @@
+import type { Hello } from 'syncom';
+import type { SyncomSocketContext } from 'syncom-nest';
+
+/** Whether `claimed` (a hello's scopes) stays within `granted` (a token's; undefined or '*': anything). */
+export function withinScopes(claimed: readonly string[], granted: readonly string[] | undefined): boolean {
+  if (granted === undefined || granted.includes('*')) return true;
+  // Claiming '*' is claiming every scope, which a bound token may not.
+  return claimed.length > 0 && claimed.every((s) => s !== '*' && granted.includes(s));
+}
+
+/**
+ * The hub's authorize, for a gateway under access 'session'. At the handshake
+ * (no session on the socket yet) only the token is known: it must be one of
+ * `tokens`. At hello it must be that same token, and the scopes hello names —
+ * what the peer will be held to — must be within the ones the token is bound
+ * to (Scopes: "authorize(context, hello) sees hello.scopes, which is where a
+ * host decides what a credential may claim"). A refusal is the gateway's
+ * 401 UNAUTHORIZED.
+ */
+export function hubAuthorize(tokens: readonly string[], tokenScopes: Readonly<Record<string, string[]>> = {}) {
+  const allowed = new Set(tokens);
+  return (context: SyncomSocketContext, hello: Hello): boolean => {
+    const token = hello.token;
+    if (typeof token !== 'string' || !allowed.has(token)) return false;
+    if (context.session === undefined) return true;
+    // A socket speaks for the token it connected with: the socket cap counted that one.
+    if (context.session.token !== token) return false;
+    return withinScopes(hello.scopes, Object.hasOwn(tokenScopes, token) ? tokenScopes[token] : undefined);
+  };
+}
+
+/**
+ * The hub's scope rule: a record's scope is data[field] when that is a
+ * non-empty string, else '*' (global: served to every peer).
+ */
+export function scopeByField(field: string): (id: string, data: Record<string, unknown>) => string {
+  return (_id, data) => {
+    const value = data[field];
+    return typeof value === 'string' && value !== '' ? value : '*';
+  };
+}

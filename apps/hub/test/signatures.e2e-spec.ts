@@ -1,0 +1,51 @@
+import { http, until } from '../../example-api/test/apps';
+import { hubConfigFromEnv } from '../src/hub.config';
+import { RawClient } from './raw-client';
+import { TestHubs } from './test-hubs';
+
+/**
+ * One token, many nodes: under 'verify' a token holder could push an
+ * unsigned op in any other node's name, at that node's next seq (both were
+ * public on GET /health), and squat the seq. The hub now runs 'require'.
+ */
+describe('apps/hub: signatures (hostile, e2e)', () => {
+  const hubs = new TestHubs();
+  afterAll(() => hubs.stopAll());
+
+  it('SIG-14, OPT-15: SYNCOM_SIGNATURES defaults to require; verify and false only when named; anything else is refused', () => {
+    expect(hubConfigFromEnv({}).signatures).toBe('require');
+    expect(hubConfigFromEnv({ SYNCOM_SIGNATURES: 'verify' }).signatures).toBe('verify');
+    expect(hubConfigFromEnv({ SYNCOM_SIGNATURES: 'false' }).signatures).toBe(false);
+    expect(() => hubConfigFromEnv({ SYNCOM_SIGNATURES: 'off' })).toThrow(/^SYNCOM_SIGNATURES="off": expected one of require, verify, false$/);
+  });
+
+  /** A victim node writes through the hub; a raw client holding the same token then pushes an unsigned op as the victim's next seq. */
+  async function impersonate(name: string, signatures?: 'verify') {
+    const hub = await hubs.start(name, signatures ? { signatures } : {});
+    const victim = await hubs.apps.api(`${name}-victim`, hub.syncomUrl);
+    const first = (await http(`${victim.url}/notes`, 'POST', { title: 'mine' })).body.id;
+    await until(() => hub.storage.has(first), [hub.storage, victim.storage]);
+    const attacker = await RawClient.connect(hub.syncomUrl, 't');
+    expect(await attacker.hello(['*'], 't')).toMatchObject({ ok: true });
+    const forged = { origin: victim.storage.id, seq: 2, ts: Date.now(), type: 'write' as const, id: 'squatted', data: { $type: 'Note', title: 'not mine' } };
+    const answer = await attacker.push([forged]);
+    attacker.close();
+    return { hub, victim, answer };
+  }
+
+  it('SIG-14: under the default, an unsigned op pushed in another node\'s name is refused; that node\'s own next write still lands', async () => {
+    const { hub, victim, answer } = await impersonate('require');
+    expect(answer).toMatchObject({ ok: true, value: { applied: 0, unsigned: 1 } });
+    expect(await hub.storage.has('squatted')).toBe(false);
+    expect(hub.storage.parts.log.vector[victim.storage.id]).toBe(1);
+    const second = (await http(`${victim.url}/notes`, 'POST', { title: 'mine too' })).body.id;
+    await until(() => hub.storage.has(second), [hub.storage, victim.storage]);
+    expect(hub.storage.parts.log.vector[victim.storage.id]).toBe(2);
+  });
+
+  it('SIG-13: with SYNCOM_SIGNATURES=verify named, the same push is taken (what the default now prevents)', async () => {
+    const { hub, answer } = await impersonate('verify', 'verify');
+    expect(answer).toMatchObject({ ok: true, value: { applied: 1, unsigned: 0 } });
+    expect(await hub.storage.has('squatted')).toBe(true);
+  });
+});
