@@ -26,6 +26,46 @@ export function tagOfHash(hash: Buffer): string {
   return hash.subarray(0, SHORT).toString('base64url');
 }
 
+/** 32-bit limbs of one row of sums: a 256-bit number, least significant limb first. */
+export const ROW = LIMBS;
+
+/** out[o..] = a[ao..] + b[bo..] mod 2^256 (rows of LIMBS limbs). */
+export function addRow(out: Uint32Array, o: number, a: Uint32Array, ao: number, b: Uint32Array, bo: number): void {
+  let carry = 0;
+  for (let l = 0; l < LIMBS; l++) {
+    const s = a[ao + l] + b[bo + l] + carry;
+    out[o + l] = s >>> 0;
+    carry = s > 0xffffffff ? 1 : 0;
+  }
+}
+
+/** out[o..] = a[ao..] - b[bo..] mod 2^256 (rows of LIMBS limbs). */
+export function subRow(out: Uint32Array, o: number, a: Uint32Array, ao: number, b: Uint32Array, bo: number): void {
+  let borrow = 0;
+  for (let l = 0; l < LIMBS; l++) {
+    const d = a[ao + l] - b[bo + l] - borrow;
+    out[o + l] = d >>> 0;
+    borrow = d < 0 ? 1 : 0;
+  }
+}
+
+/** out[o..] = a[ao..] + hash mod 2^256: a hash added without making a row of it first. */
+export function addHash(out: Uint32Array, o: number, a: Uint32Array, ao: number, hash: Buffer): void {
+  let carry = 0;
+  for (let l = 0; l < LIMBS; l++) {
+    const s = a[ao + l] + hash.readUInt32LE(l * 4) + carry;
+    out[o + l] = s >>> 0;
+    carry = s > 0xffffffff ? 1 : 0;
+  }
+}
+
+/** A hash as one row of limbs. */
+export function rowOf(hash: Buffer): Uint32Array {
+  const row = new Uint32Array(LIMBS);
+  for (let l = 0; l < LIMBS; l++) row[l] = hash.readUInt32LE(l * 4);
+  return row;
+}
+
 /**
  * Prefix sums of item hashes mod 2^256, little-endian 32-bit limbs: row k
  * holds the sum of the first k hashes. Addition is what makes fingerprints
@@ -33,27 +73,22 @@ export function tagOfHash(hash: Buffer): string {
  */
 export function prefixSums(hashes: readonly Buffer[]): Uint32Array {
   const sums = new Uint32Array((hashes.length + 1) * LIMBS);
-  for (let k = 0; k < hashes.length; k++) {
-    let carry = 0;
-    for (let l = 0; l < LIMBS; l++) {
-      const s = sums[k * LIMBS + l] + hashes[k].readUInt32LE(l * 4) + carry;
-      sums[(k + 1) * LIMBS + l] = s >>> 0;
-      carry = s > 0xffffffff ? 1 : 0;
-    }
-  }
+  for (let k = 0; k < hashes.length; k++) addHash(sums, (k + 1) * LIMBS, sums, k * LIMBS, hashes[k]);
   return sums;
+}
+
+/** A row of limbs as 32 little-endian bytes. */
+export function rowBytes(row: Uint32Array, o = 0): Buffer {
+  const out = Buffer.alloc(LIMBS * 4);
+  for (let l = 0; l < LIMBS; l++) out.writeUInt32LE(row[o + l], l * 4);
+  return out;
 }
 
 /** The sum of hashes i..j-1 mod 2^256, as 32 little-endian bytes. */
 export function rangeSum(sums: Uint32Array, i: number, j: number): Buffer {
-  const out = Buffer.alloc(LIMBS * 4);
-  let borrow = 0;
-  for (let l = 0; l < LIMBS; l++) {
-    const d = sums[j * LIMBS + l] - sums[i * LIMBS + l] - borrow;
-    out.writeUInt32LE(d >>> 0, l * 4);
-    borrow = d < 0 ? 1 : 0;
-  }
-  return out;
+  const out = new Uint32Array(LIMBS);
+  subRow(out, 0, sums, j * LIMBS, sums, i * LIMBS);
+  return rowBytes(out);
 }
 
 /**

@@ -52,7 +52,7 @@ export class Initiator {
 
   constructor(private readonly set: ItemSet, private readonly p: Params) {
     // A small set is listed at once; a large one starts with one fingerprint, so equal sets cost a few bytes.
-    const mode = set.items.length < p.listBelow ? MODE.tags : MODE.fingerprint;
+    const mode = set.size < p.listBelow ? MODE.tags : MODE.fingerprint;
     this.backlog = [{ lower: MIN_KEY, upper: null, mode }];
   }
 
@@ -102,7 +102,7 @@ export class Initiator {
     const count = span.j - span.i;
     const past = want.find((m) => m >= count);
     if (past !== undefined) return `want names item ${past} of a range holding ${count}`;
-    for (const m of want) learned.have.push(this.set.items[span.i + m].id);
+    for (const m of want) learned.have.push(this.set.item(span.i + m).id);
     append(learned.need, give);
     return null;
   }

@@ -39,6 +39,11 @@ export function boundBetween(prev: ReconcileItem, next: ReconcileItem): [number,
   return [next.ts, next.id.slice(0, k + 1)];
 }
 
+/** Whether an item's key sorts below a finite bound. */
+export function isBelow(it: ReconcileItem, bound: Key): boolean {
+  return it.ts !== bound[0] ? it.ts < bound[0] : it.id < bound[1];
+}
+
 /** The first index of a sorted item list whose key is not below `bound` (its length for null). */
 export function indexAtBound(items: readonly ReconcileItem[], bound: Bound | Key): number {
   if (bound === null) return items.length;
@@ -46,9 +51,7 @@ export function indexAtBound(items: readonly ReconcileItem[], bound: Bound | Key
   let hi = items.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const it = items[mid];
-    const below = it.ts !== bound[0] ? it.ts < bound[0] : it.id < bound[1];
-    if (below) lo = mid + 1;
+    if (isBelow(items[mid], bound)) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -1,6 +1,6 @@
 import { decodeMessage } from './decode';
 import { Initiator, type ReconcileStep } from './initiator';
-import { buildItemSet } from './item-set';
+import { buildItemSet, type ItemSet } from './item-set';
 import { checkParams } from './params';
 import { respond } from './respond';
 import type { Message, ReconcileItem, ReconcileRefusal } from './types';
@@ -8,7 +8,12 @@ import type { Message, ReconcileItem, ReconcileRefusal } from './types';
 /** createReconciler's options. */
 export interface ReconcilerOptions {
   /** One side's set: one item per record of the scope, in any order (entryItem). */
-  items: Iterable<ReconcileItem>;
+  items?: Iterable<ReconcileItem>;
+  /**
+   * The set already indexed, in place of items: an ItemIndex's snapshot,
+   * kept up to date by its owner, so a run costs no rebuild.
+   */
+  set?: ItemSet;
   /** B, the sub-ranges a differing range is cut into (2-256, default 16). */
   branching?: number;
   /** List a differing range holding fewer items than this (2-1024, default 2B). */
@@ -40,8 +45,8 @@ export interface Reconciler {
 }
 
 /**
- * A reconciler over one side's set. Items are sorted here; an id held twice
- * is refused.
+ * A reconciler over one side's set: `items`, sorted and hashed here (an id
+ * held twice is refused), or a `set` an ItemIndex keeps.
  * @throws TypeError on an item that is not { ts, id, digest }, an id held
  * twice, or an option out of range.
  * @example
@@ -59,10 +64,10 @@ export interface Reconciler {
  */
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const params = checkParams(options);
-  const set = buildItemSet(options.items);
+  const set = options.set ?? buildItemSet(options.items ?? []);
   let initiator: Initiator | undefined;
   return {
-    size: set.items.length,
+    size: set.size,
     initiate() {
       initiator = new Initiator(set, params);
       return initiator.start();

@@ -22,10 +22,10 @@ export interface SpanDiff {
  */
 export function compareSpan(set: ItemSet, span: Span, tags: readonly string[]): SpanDiff {
   const mineTags = new Set<string>();
-  for (let k = span.i; k < span.j; k++) mineTags.add(set.tags[k]);
+  for (let k = span.i; k < span.j; k++) mineTags.add(set.tag(k));
   const peerTags = new Set(tags);
   const mine: string[] = [];
-  for (let k = span.i; k < span.j; k++) if (!peerTags.has(set.tags[k])) mine.push(set.items[k].id);
+  for (let k = span.i; k < span.j; k++) if (!peerTags.has(set.tag(k))) mine.push(set.item(k).id);
   const theirs: number[] = [];
   tags.forEach((tag, m) => { if (!mineTags.has(tag)) theirs.push(m); });
   return { mine, theirs };
