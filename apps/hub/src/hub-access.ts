@@ -9,6 +9,15 @@ export function withinScopes(claimed: readonly string[], granted: readonly strin
 }
 
 /**
+ * Whether authorize is asked at the handshake: no session on the socket yet,
+ * and the hello the session middleware makes (no node, no epoch). A real
+ * hello always has a session under access 'session', and a node id.
+ */
+function atHandshake(context: SyncomSocketContext, hello: Hello): boolean {
+  return context.session === undefined && hello.node === '' && hello.epoch === '';
+}
+
+/**
  * The hub's authorize, for a gateway under access 'session'. At the handshake
  * (no session on the socket yet) only the token is known: it must be one of
  * `tokens`. At hello it must be that same token, and the scopes hello names —
@@ -22,9 +31,9 @@ export function hubAuthorize(tokens: readonly string[], tokenScopes: Readonly<Re
   return (context: SyncomSocketContext, hello: Hello): boolean => {
     const token = hello.token;
     if (typeof token !== 'string' || !allowed.has(token)) return false;
-    if (context.session === undefined) return true;
+    if (atHandshake(context, hello)) return true;
     // A socket speaks for the token it connected with: the socket cap counted that one.
-    if (context.session.token !== token) return false;
+    if (context.session !== undefined && context.session.token !== token) return false;
     return withinScopes(hello.scopes, Object.hasOwn(tokenScopes, token) ? tokenScopes[token] : undefined);
   };
 }

@@ -1,0 +1,63 @@
+import type { Socket } from 'socket.io';
+import { SyncomGateway } from 'syncom-nest';
+import { HUB_LIMITS, hubConfigFromEnv } from '../src/hub.config';
+import { RawClient, refusalOf } from './raw-client';
+import { type TestHub, TestHubs } from './test-hubs';
+
+const MiB = 1024 * 1024;
+
+/** Resolves once the hub saw `client`'s socket go (its cap slot is free again). */
+function goneAtHub(hub: TestHub, client: RawClient): Promise<void> {
+  const server = hub.app.get(SyncomGateway).server!;
+  const socket = server.sockets.get(client.socket.id!) as Socket;
+  return new Promise((resolve) => {
+    socket.once('disconnect', () => resolve());
+    client.close();
+  });
+}
+
+/** Before, the hub app set no push limits and capped no sockets: a 5,000-op push was taken. */
+describe('apps/hub: limits (hostile, e2e)', () => {
+  const hubs = new TestHubs();
+  afterAll(() => hubs.stopAll());
+
+  it('the limits default to 500 ops and 4 MiB per push, 2000 ops/s, pages of 500 and 4 MiB, 16 frames, 32 sockets per token; each has its variable', () => {
+    expect(HUB_LIMITS).toEqual({ opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32 });
+    expect(hubConfigFromEnv({}).limits).toEqual(HUB_LIMITS);
+    const env = {
+      SYNCOM_OPS_PER_PUSH: '100', SYNCOM_BYTES_PER_PUSH: '65536', SYNCOM_OPS_PER_SECOND: '0', SYNCOM_PAGE_SIZE: '50',
+      SYNCOM_PAGE_BYTES: '131072', SYNCOM_MAX_IN_FLIGHT_FRAMES: '4', SYNCOM_SOCKETS_PER_TOKEN: '3',
+    };
+    expect(hubConfigFromEnv(env).limits).toEqual({ opsPerPush: 100, bytesPerPush: 65536, opsPerSecond: 0, pageSize: 50, pageBytes: 131072, maxInFlightFrames: 4, socketsPerToken: 3 });
+  });
+
+  it('HOST-10: by default a push of 5,000 ops is refused with 413 OPS_PER_PUSH, and nothing of it is applied', async () => {
+    const hub = await hubs.start('ops-per-push');
+    const client = await RawClient.connect(hub.syncomUrl, 't');
+    expect(await client.hello(['*'], 't')).toMatchObject({ ok: true });
+    const ops = Array.from({ length: 5000 }, (_, i) => client.signed({ seq: i + 1, ts: Date.now(), type: 'write', id: `big-${i}`, data: { n: i } }));
+    expect(await client.push(ops)).toEqual({ ok: false, error: expect.objectContaining({ code: 'OPS_PER_PUSH', status: 413 }) });
+    expect(await client.push(ops.slice(0, 500))).toMatchObject({ ok: true, value: { applied: 500 } });
+    client.close();
+    expect(hub.storage.parts.log.vector[client.node]).toBe(500);
+  });
+
+  it('SYNCOM_SOCKETS_PER_TOKEN: the socket over the cap is refused at the handshake (429 SOCKETS_PER_TOKEN); other tokens are not affected; a freed slot is taken again', async () => {
+    const hub = await hubs.start('sockets', { tokens: ['t', 'u'], limits: { socketsPerToken: 2 } });
+    const held = [await RawClient.connect(hub.syncomUrl, 't'), await RawClient.connect(hub.syncomUrl, 't')];
+    const refused = await refusalOf(hub.syncomUrl, 't');
+    expect(refused?.data).toEqual({ code: 'SOCKETS_PER_TOKEN', status: 429, message: expect.stringContaining('SYNCOM_SOCKETS_PER_TOKEN') });
+    expect(await refusalOf(hub.syncomUrl, 'u')).toBeUndefined();
+    await goneAtHub(hub, held[0]);
+    const again = await RawClient.connect(hub.syncomUrl, 't');
+    expect(await refusalOf(hub.syncomUrl, 't')).toBeDefined();
+    for (const c of [again, held[1]]) c.close();
+  });
+
+  it('with tokens, a socket whose handshake carries no token, or a wrong one, never connects (401 UNAUTHORIZED)', async () => {
+    const hub = await hubs.start('no-token');
+    for (const token of [undefined, 'wrong']) {
+      expect((await refusalOf(hub.syncomUrl, token))?.data).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    }
+  });
+});
