@@ -32,6 +32,13 @@ export interface FeedOptions {
   now: number;
 }
 
+/** The bytes of a frame of records `start..end`: theirs, a comma between, the brackets (as frameEnds counts). */
+function frameBytes(sizes: readonly number[], start: number, end: number): number {
+  let n = 2 + Math.max(0, end - start - 1);
+  for (let i = start; i < end; i++) n += sizes[i];
+  return n;
+}
+
 /**
  * A changes feed (PROTO-6): everything that lands in the host's log from the
  * cursor on, live, page by page. Ops of other scopes, a sealed record's, the
@@ -112,12 +119,14 @@ export class Feed {
       const entries = log.read(this.pos, this.o.pageSize);
       if (entries.length === 0) return slot.release();
       const relevant = entries.filter((e) => this.relevant(e));
-      const ends = frameEnds(relevant.map((e) => packedBytes(e.op)), this.o.pageSize, this.o.pageBytes);
+      const sizes = relevant.map((e) => packedBytes(e.op));
+      const ends = frameEnds(sizes, this.o.pageSize, this.o.pageBytes);
       for (let k = 0, start = 0; k < ends.length; start = ends[k++]) {
         slot ??= await this.o.window.acquire();
         if (!slot || this.closed) return slot?.release();
         // The last frame also covers the entries stepped over after its last op.
         const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
+        slot.charge(frameBytes(sizes, start, ends[k]));
         this.post(slot, packOps(relevant.slice(start, ends[k]).map((e) => e.op)), last);
         slot = undefined;
       }

@@ -55,28 +55,100 @@ export function positiveInt(value: number | undefined, fallback: number, name: s
   return value;
 }
 
-/** A slot of a send window: one frame out; release() is its ack (idempotent). */
+/** A slot of a send window: one frame out; charge() adds its bytes once known, release() is its ack (idempotent). */
 export interface FrameSlot {
+  charge(bytes: number): void;
   release(): void;
+}
+
+/** The bytes in flight a unit allows over all its connections by default: 64 MiB. */
+export const DEFAULT_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
+
+/** The bytes in flight one connection may hold by default: 16 MiB. */
+export const DEFAULT_CONNECTION_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The bytes a unit has out over every connection, unacknowledged. A window
+ * that waits for room here is woken, in order, when any frame's bytes come
+ * back, so idle subscribers cannot hold honest ones back for good.
+ */
+export class ByteBudget {
+  private bytes = 0;
+  private readonly blocked = new Set<SendWindow>();
+
+  constructor(readonly max: number = DEFAULT_MAX_IN_FLIGHT_BYTES) {}
+
+  /** Bytes out now. */
+  get inFlight(): number {
+    return this.bytes;
+  }
+
+  /** Whether a further frame may go out. */
+  get open(): boolean {
+    return this.bytes < this.max;
+  }
+
+  add(n: number): void {
+    this.bytes += n;
+  }
+
+  /** Bytes came back: windows that waited for room try again, oldest first. */
+  remove(n: number): void {
+    this.bytes -= n;
+    for (const w of [...this.blocked]) {
+      if (!this.open) return;
+      this.blocked.delete(w);
+      w.wake();
+    }
+  }
+
+  wait(w: SendWindow): void {
+    this.blocked.add(w);
+  }
+
+  leave(w: SendWindow): void {
+    this.blocked.delete(w);
+  }
+}
+
+/** The byte bounds of one send window: its own, and the unit's shared budget. */
+export interface WindowBytes {
+  maxBytes?: number;
+  budget?: ByteBudget;
 }
 
 /**
  * The frames sent to one peer and not yet acknowledged (issue 6.3): at most
- * `size`. A sender that finds the window full waits in acquire() — it stops
- * reading its log or pager — until an ack frees a slot; waiting senders are
- * served in order. close() (the link went) releases everything and answers
- * every waiter `undefined`, so a sender stops instead of waiting forever.
+ * `size` frames and, while more than one is out, at most `maxBytes` of them
+ * and no more than the unit's byte budget lets out. A connection with nothing
+ * out always gets one frame, so an acknowledging peer is never starved by
+ * idle ones: the unit's worst case is its budget plus one frame per
+ * connection. A sender that finds the window full waits in acquire() — it
+ * stops reading its log or pager — until an ack frees room; waiting senders
+ * are served in order. close() (the link went) releases everything and
+ * answers every waiter `undefined`, so a sender stops instead of waiting forever.
  */
 export class SendWindow {
   private used = 0;
+  private bytes = 0;
   private shut = false;
   private readonly waiting: Array<(slot: FrameSlot | undefined) => void> = [];
+  private readonly maxBytes: number;
+  private readonly budget?: ByteBudget;
 
-  constructor(readonly size: number = DEFAULT_MAX_IN_FLIGHT_FRAMES) {}
+  constructor(readonly size: number = DEFAULT_MAX_IN_FLIGHT_FRAMES, o: WindowBytes = {}) {
+    this.maxBytes = o.maxBytes ?? Infinity;
+    this.budget = o.budget;
+  }
 
   /** Frames out and not acknowledged. */
   get inFlight(): number {
     return this.used;
+  }
+
+  /** Bytes of the frames out, as their senders charged them. */
+  get inFlightBytes(): number {
+    return this.bytes;
   }
 
   /** Whether the link this window belongs to is gone. */
@@ -84,11 +156,14 @@ export class SendWindow {
     return this.shut;
   }
 
-  /** A slot for one frame: at once while the window has room, else once an ack frees one; undefined once closed. */
+  /** A slot for one frame: at once while the window has room, else once an ack frees some; undefined once closed. */
   acquire(): Promise<FrameSlot | undefined> {
     if (this.shut) return Promise.resolve(undefined);
-    if (this.used < this.size && this.waiting.length === 0) return Promise.resolve(this.take());
-    return new Promise((resolve) => this.waiting.push(resolve));
+    if (this.waiting.length === 0 && this.room()) return Promise.resolve(this.take());
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      if (this.used < this.size) this.budget?.wait(this);
+    });
   }
 
   /** The link closed: nothing is out any more, and nobody waits. */
@@ -96,20 +171,43 @@ export class SendWindow {
     if (this.shut) return;
     this.shut = true;
     this.used = 0;
+    this.budget?.leave(this);
+    if (this.bytes > 0) this.budget?.remove(this.bytes);
+    this.bytes = 0;
     for (const resolve of this.waiting.splice(0)) resolve(undefined);
+  }
+
+  /** Serves waiters while there is room (an ack here, or bytes back in the unit's budget). */
+  wake(): void {
+    while (!this.shut && this.waiting.length > 0 && this.room()) (this.waiting.shift() as (s: FrameSlot) => void)(this.take());
+    if (!this.shut && this.waiting.length > 0 && this.used < this.size) this.budget?.wait(this);
+  }
+
+  private room(): boolean {
+    if (this.used >= this.size) return false;
+    if (this.used === 0) return true;
+    return this.bytes < this.maxBytes && (this.budget?.open ?? true);
   }
 
   private take(): FrameSlot {
     this.used++;
     let held = true;
+    let charged = 0;
     return {
+      charge: (n) => {
+        if (!held || this.shut || !(n > 0)) return;
+        charged += n;
+        this.bytes += n;
+        this.budget?.add(n);
+      },
       release: () => {
         if (!held) return;
         held = false;
         if (this.shut) return;
         this.used--;
-        const next = this.waiting.shift();
-        if (next) next(this.take());
+        this.bytes -= charged;
+        if (charged > 0) this.budget?.remove(charged);
+        this.wake();
       },
     };
   }

@@ -7,13 +7,16 @@ import { applyPeerOps, reportUnpacked } from '../storage/peer';
 import type { Storage } from '../storage/storage';
 import { ATTRS } from '../telemetry';
 import { Feed } from './feed';
-import { DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, positiveInt, SendWindow } from './frames';
+import {
+  DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, positiveInt,
+} from './frames';
 import { checkHello, type Hello } from './hello';
-import { checkLimits, type Limits, PeerBuckets, type TokenBucket } from './limits';
+import { HostPeers, type Session, session428 } from './host-peers';
+import { checkLimits, limitKey, type Limits, PeerBuckets } from './limits';
 import type { SyncManager } from './manager';
 import { allowedScopes, opInScope, servedScopes } from './scopes';
 import { ReconcileHost } from './reconcile-host';
-import { SnapshotPager } from './snapshot';
+import { DEFAULT_MAX_PAGINGS, DEFAULT_MAX_PAGINGS_PER_CONNECTION, SnapshotPager } from './snapshot';
 import { CAPABILITIES, chooseVersion, incompatible } from './versions';
 
 /** storage.sync.unit()'s options (Hosting). */
@@ -28,6 +31,21 @@ export interface UnitOptions {
   pageBytes?: number;
   /** Frames (changes pages, snapshot stream chunks) out to one peer unacknowledged at once (default 16, issue 6.3). */
   maxInFlightFrames?: number;
+  /**
+   * UTF-8 bytes of frames out unacknowledged over every connection of this
+   * unit (default 64 MiB). Past it, a connection sends only while it has no
+   * frame out: one frame each, so an acknowledging peer is never starved by
+   * idle ones; the worst case is this budget plus one frame per connection.
+   */
+  maxInFlightBytes?: number;
+  /** UTF-8 bytes of frames out unacknowledged to one connection, beyond its first frame (default 16 MiB). */
+  maxConnectionInFlightBytes?: number;
+  /** Changes feeds one connection may hold open; one more is refused 429 TOO_MANY_FEEDS (default 8). */
+  maxFeedsPerConnection?: number;
+  /** Snapshot pagings (and snapshot streams) kept open over every connection; past it the least recently used is dropped (default 64). */
+  maxPagings?: number;
+  /** Snapshot pagings (and snapshot streams) one connection may keep open; past it its least recently used is dropped (default 4). */
+  maxPagingsPerConnection?: number;
   /** The largest push taken, in UTF-8 bytes, told to dialers in hello so their pages fit (default limits.bytesPerPush). */
   pushBytes?: number;
   limits?: Limits;
@@ -38,13 +56,7 @@ export interface UnitOptions {
   wireVersions?: number[];
 }
 
-/** A greeted peer on one connection. */
-export interface Session {
-  node: string;
-  scopes: string[];
-  url: string;
-  bucket?: TokenBucket;
-}
+export type { Session } from './host-peers';
 
 /** The ops of a push's arguments, for its span (the push itself checks them). */
 const lengthOf = (args: unknown) => {
@@ -52,7 +64,10 @@ const lengthOf = (args: unknown) => {
   return Array.isArray(ops) ? ops.length : 0;
 };
 
-const session428 = () => new SyncomError('HELLO_REQUIRED', 'no current hello on this connection: greet again', { status: 428 });
+/** A stream that fails at its first read. */
+async function* refused(error: Error): AsyncIterable<Uint8Array> {
+  throw error;
+}
 
 /**
  * The unit of procedures a host mounts (HOST-1): hello, push, changes and
@@ -61,11 +76,7 @@ const session428 = () => new SyncomError('HELLO_REQUIRED', 'no current hello on 
 export class SyncUnit implements HostUnit {
   readonly access: 'session' | 'public';
   readonly meta?: Record<string, unknown>;
-  private readonly sessions = new WeakMap<object, Session>();
-  private readonly feeds = new Map<object, Set<Feed>>();
-  /** The frames out to each connection (issue 6.3). */
-  private readonly windows = new WeakMap<object, SendWindow>();
-  private readonly maxInFlight: number;
+  private readonly peers: HostPeers;
   private readonly pager: SnapshotPager;
   private readonly pageSize: number;
   private readonly pageBytes: number;
@@ -77,8 +88,16 @@ export class SyncUnit implements HostUnit {
     this.meta = o.meta;
     this.pageSize = positiveInt(o.pageSize, 500, 'pageSize');
     this.pageBytes = positiveInt(o.pageBytes, DEFAULT_PAGE_BYTES, 'pageBytes');
-    this.maxInFlight = positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames');
-    this.pager = new SnapshotPager(storage, storage.parts.clock.now);
+    this.peers = new HostPeers(this, {
+      maxInFlightFrames: positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames'),
+      maxInFlightBytes: positiveInt(o.maxInFlightBytes, DEFAULT_MAX_IN_FLIGHT_BYTES, 'maxInFlightBytes'),
+      maxConnectionInFlightBytes: positiveInt(o.maxConnectionInFlightBytes, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, 'maxConnectionInFlightBytes'),
+      maxFeedsPerConnection: positiveInt(o.maxFeedsPerConnection, 8, 'maxFeedsPerConnection'),
+    });
+    this.pager = new SnapshotPager(storage, storage.parts.clock.now, {
+      max: positiveInt(o.maxPagings, DEFAULT_MAX_PAGINGS, 'maxPagings'),
+      perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
+    });
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, storage.parts.clock.now);
     this.recon = new ReconcileHost(storage, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
   }
@@ -86,9 +105,9 @@ export class SyncUnit implements HostUnit {
   async call(method: string, args: unknown, context: object): Promise<unknown> {
     const t = this.manager.telemetry;
     if (method === 'hello') return t.hello('host', undefined, (span) => this.hello(args, context, span));
-    const s = this.session(context);
+    const s = this.peers.session(context);
     if (method === 'push') return t.push('host', s.node, lengthOf(args), (span) => this.push(args, s, span));
-    if (method === 'snapshot') return this.snapshot(args, s);
+    if (method === 'snapshot') return this.snapshot(args, s, context);
     if (method === 'reconcile') return t.reconciliation('host', s.node, async () => this.recon.reconcile(args, s.scopes));
     if (method === 'records') return this.recon.records(args, s.scopes);
     throw new SyncomError('UNKNOWN_METHOD', `no procedure ${String(method)}`, { status: 404 });
@@ -97,7 +116,7 @@ export class SyncUnit implements HostUnit {
   subscribe(method: string, args: unknown, context: object, options: SubscribeOptions): Subscription {
     try {
       if (method !== 'changes') throw new SyncomError('UNKNOWN_METHOD', `no subscription ${String(method)}`, { status: 404 });
-      return this.changes(args, this.session(context), context, options);
+      return this.changes(args, this.peers.session(context), context, options);
     } catch (e) {
       queueMicrotask(() => options.onError?.(e));
       return { unsubscribe: () => undefined };
@@ -105,37 +124,48 @@ export class SyncUnit implements HostUnit {
   }
 
   stream(id: string, context: object): AsyncIterable<Uint8Array> {
-    return this.pager.stream(id, this.windowOf(context));
+    const session = this.peers.current(context);
+    if (!session) return refused(session428());
+    return this.pager.stream(id, { window: this.peers.windowOf(context), owner: { context, session } });
   }
 
   disconnect(context: object): void {
-    this.sessions.delete(context);
-    // The link is gone: what was out on it is no longer waited for (issue 6.3).
-    this.windows.get(context)?.close();
-    this.windows.delete(context);
-    for (const f of this.feeds.get(context) ?? []) f.close();
-    this.feeds.delete(context);
+    this.peers.disconnect(context);
+    this.pager.release(context);
+  }
+
+  /**
+   * Ends the connection's session, as a refused hello does: its feeds end
+   * (their subscribers are told 428 HELLO_REQUIRED), its snapshot pagings and
+   * streams are dropped, and its next call is answered 428.
+   */
+  endSession(context: object): void {
+    const s = this.peers.current(context);
+    this.peers.end(context);
+    if (s) this.pager.release(context, s);
   }
 
   /** Every live changes feed (LIFE-5). */
   hosted(): { node: string; scopes: string[]; since: number; cursor: string }[] {
-    return [...this.feeds.values()].flatMap((set) => [...set].map((f) => ({ ...f.info })));
+    return this.peers.allFeeds().map((f) => ({ ...f.info }));
   }
 
-  /** The send window of a connection, shared by its feeds and streams. */
-  private windowOf(context: object): SendWindow {
-    let w = this.windows.get(context);
-    if (!w || w.closed) this.windows.set(context, (w = new SendWindow(this.maxInFlight)));
-    return w;
+  /** What this unit holds for its peers now: bytes of frames out unacknowledged, open pagings and streams, live feeds. */
+  usage(): { inFlightBytes: number; pagings: number; streams: number; feeds: number } {
+    return { inFlightBytes: this.peers.budget.inFlight, ...this.pager.open, feeds: this.peers.allFeeds().length };
   }
 
-  private session(context: object): Session {
-    const s = this.sessions.get(context);
-    if (!s) throw session428();
-    return s;
-  }
-
+  /**
+   * A hello first ends the connection's earlier session, whatever its own
+   * outcome: a refused one must not leave the old grant in place, and an
+   * accepted one starts afresh.
+   */
   private async hello(args: unknown, context: object, span: Span): Promise<unknown> {
+    this.endSession(context);
+    return this.greet(args, context, span);
+  }
+
+  private async greet(args: unknown, context: object, span: Span): Promise<unknown> {
     const hello = checkHello(args);
     span.setAttribute(ATTRS.peer, hello.node);
     const ctx = context as { session?: unknown };
@@ -149,12 +179,12 @@ export class SyncUnit implements HostUnit {
     const ours = this.o.wireVersions ?? this.manager.wireVersions;
     const version = chooseVersion(ours, hello.versions);
     if (version === undefined) {
-      this.sessions.delete(context);
       this.manager.incompatible(hello.node, hello.versions);
       throw incompatible(ours, hello.versions);
     }
     const url = `peer:${hello.node}`;
-    this.sessions.set(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(hello.node) });
+    const key = limitKey(context, hello.token, this.o.authorize !== undefined);
+    this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key) });
     this.manager.greeted(hello);
     const log = this.storage.parts.log;
     return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema(),
@@ -194,20 +224,15 @@ export class SyncUnit implements HostUnit {
     return { ...counts, malformed: counts.malformed + malformed, vector: touched as Vector };
   }
 
-  private snapshot(args: unknown, s: Session): Promise<unknown> {
+  private snapshot(args: unknown, s: Session, context: object): Promise<unknown> {
     const a = (args ?? {}) as { token?: unknown; offset?: unknown; stream?: unknown; scopes?: unknown };
     const offset = Number.isSafeInteger(a.offset) ? (a.offset as number) : 0;
     return this.manager.telemetry.snapshotPage({ role: 'host', peer: s.node, offset }, async (span) => {
-      const page = this.pager.page(a, servedScopes(a.scopes, s.scopes), this.pageSize, this.pageBytes);
+      const limits = { size: this.pageSize, maxBytes: this.pageBytes };
+      const page = this.pager.page(a, servedScopes(a.scopes, s.scopes), limits, { context, session: s });
       span.setAttribute(ATTRS.entries, page.count);
       return page;
     });
-  }
-
-  /** A feed ended: drop it, and the connection's entry once it has none. */
-  private forget(context: object, set: Set<Feed>, feed: Feed | undefined): void {
-    if (feed) set.delete(feed);
-    if (set.size === 0 && this.feeds.get(context) === set) this.feeds.delete(context);
   }
 
   private changes(args: unknown, s: Session, context: object, options: SubscribeOptions): Subscription {
@@ -219,16 +244,16 @@ export class SyncUnit implements HostUnit {
       queueMicrotask(() => void options.onData(track({ bootstrap: true, reason: at.reason }, ''), undefined));
       return { unsubscribe: () => undefined };
     }
-    const set = this.feeds.get(context) ?? new Set<Feed>();
+    this.peers.checkFeedRoom(context);
     let feed: Feed | undefined;
     feed = new Feed({
       storage: this.storage, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes,
-      window: this.windowOf(context), now: this.storage.parts.clock.now(),
+      window: this.peers.windowOf(context), now: this.storage.parts.clock.now(),
       send: (page, eventId) => options.onData(track(page, eventId), eventId),
       bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),
-      ended: () => this.forget(context, set, feed),
+      ended: () => this.peers.forget(context, feed),
     });
-    if (!feed.closed) this.feeds.set(context, set.add(feed));
+    this.peers.addFeed(context, feed, options);
     const live = feed;
     return { unsubscribe: () => live.close() };
   }

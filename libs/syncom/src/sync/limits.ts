@@ -43,23 +43,46 @@ export class TokenBucket {
 }
 
 /**
- * The opsPerSecond buckets of a host unit, one per peer node id (HOST-12): a
- * fresh hello or a new connection of the same node does not refill it. Idle
- * (full) buckets are forgotten once many peers have been seen.
+ * Who a peer is, for its limits: a token that was checked (the session's, or
+ * the hello's when an authorize judged it), else the session object the
+ * transport gave, else the connection itself — never the node id a hello
+ * claims, which anyone holding a token can claim (DESIGN: second round).
+ * A token's connections share its key, so more sockets do not buy more rate.
+ */
+export function limitKey(context: object, helloToken: string | undefined, authorized: boolean): string | object {
+  const session = (context as { session?: unknown }).session;
+  const token = (session as { token?: unknown } | null | undefined)?.token;
+  if (typeof token === 'string') return `token:${token}`;
+  if (authorized && typeof helloToken === 'string') return `token:${helloToken}`;
+  return session !== null && typeof session === 'object' ? session : context;
+}
+
+/**
+ * The opsPerSecond buckets of a host unit, one per peer identity (HOST-12,
+ * limitKey): a fresh hello or a new connection of the same identity does not
+ * refill it. A token's bucket lives in a map whose idle (full) buckets are
+ * forgotten once many were seen; a connection's or a session object's goes
+ * with it (a WeakMap).
  */
 export class PeerBuckets {
   private readonly buckets = new Map<string, TokenBucket>();
+  private readonly byObject = new WeakMap<object, TokenBucket>();
 
   constructor(private readonly rate: number | undefined, private readonly now: () => number, private readonly max = 1024) {}
 
-  /** The node's bucket, or undefined when there is no opsPerSecond limit. */
-  for(node: string): TokenBucket | undefined {
+  /** The bucket of `key` (limitKey, or a plain string), or undefined when there is no opsPerSecond limit. */
+  for(key: string | object): TokenBucket | undefined {
     if (!this.rate) return undefined;
-    let b = this.buckets.get(node);
+    if (typeof key === 'object') {
+      let o = this.byObject.get(key);
+      if (!o) this.byObject.set(key, (o = new TokenBucket(this.rate, this.now)));
+      return o;
+    }
+    let b = this.buckets.get(key);
     if (!b) {
       if (this.buckets.size >= this.max) this.prune();
       b = new TokenBucket(this.rate, this.now);
-      this.buckets.set(node, b);
+      this.buckets.set(key, b);
     }
     return b;
   }

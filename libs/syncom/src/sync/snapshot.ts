@@ -20,15 +20,41 @@ export interface SnapshotPage {
   eventId?: string;
 }
 
-interface Paging {
-  ids: string[];
+/** Who a paging or a stream belongs to: the connection, and the session on it that started it. */
+export interface PagingOwner {
+  context: object;
+  session: object;
+}
+
+/** How many pagings (and streams) a pager keeps open. */
+export interface PagingCaps {
+  /** Over every connection (default 64). */
+  max?: number;
+  /** On one connection (default 4). */
+  perConnection?: number;
+}
+
+interface Paging extends PagingOwner {
+  /** The sorted ids served, shared by every paging started at the same committed point with the same scopes. */
+  ids: readonly string[];
+  at: number;
+}
+
+interface KeptStream extends PagingOwner {
+  lines: string[];
   at: number;
 }
 
 const TTL = 10 * 60_000;
 
+/** Open snapshot pagings a unit keeps by default, over all connections and on one. */
+export const DEFAULT_MAX_PAGINGS = 64;
+export const DEFAULT_MAX_PAGINGS_PER_CONNECTION = 4;
+
 /** The most a stream chunk carries, unless one record alone is larger (a record is never split). */
 export const STREAM_CHUNK = 64 * 1024;
+
+const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${what} of this session on this connection`, { status: 404 });
 
 /**
  * The host's snapshot pages (PROTO-7, BOOT-2): every entry of the served
@@ -37,24 +63,48 @@ export const STREAM_CHUNK = 64 * 1024;
  * what lands while paging is in them or replays on the feed as a no-op.
  * A page holds at most `size` records and `maxBytes` of their JSON, cut
  * between records; a record above maxBytes goes alone (issue 6.3).
+ *
+ * A paging (its token) and a stream belong to the connection and session
+ * that started it: anyone else is answered 404 SNAPSHOT_NOT_FOUND. They end
+ * on their last page, on release(context) (the connection went, its session
+ * ended), after 10 minutes unused, or when the caps are met: the least
+ * recently used is dropped (its next page: 410 SNAPSHOT_EXPIRED). Id lists
+ * are references into the record map, shared between pagings of the same
+ * point and scopes: at most `max` lists of 8 bytes a record.
  */
 export class SnapshotPager {
   private readonly pagings = new Map<string, Paging>();
-  private readonly streams = new Map<string, { lines: string[]; at: number }>();
+  private readonly streams = new Map<string, KeptStream>();
+  private shared?: { key: string; ids: readonly string[] };
+  private readonly max: number;
+  private readonly perConnection: number;
 
-  constructor(private readonly storage: Storage, private readonly now: () => number) {}
+  constructor(private readonly storage: Storage, private readonly now: () => number, caps: PagingCaps = {}) {
+    this.max = caps.max ?? DEFAULT_MAX_PAGINGS;
+    this.perConnection = caps.perConnection ?? DEFAULT_MAX_PAGINGS_PER_CONNECTION;
+  }
 
-  page(args: { token?: unknown; offset?: unknown; stream?: unknown }, scopes: string[], size: number, maxBytes: number): SnapshotPage {
+  /** Pagings and streams open now (what the caps bound). */
+  get open(): { pagings: number; streams: number } {
+    return { pagings: this.pagings.size, streams: this.streams.size };
+  }
+
+  /**
+   * One page for `owner`.
+   * @throws SyncomError 410 SNAPSHOT_EXPIRED for a token that ended; 404 SNAPSHOT_NOT_FOUND for another connection's or session's.
+   */
+  page(args: { token?: unknown; offset?: unknown; stream?: unknown }, scopes: string[], limits: { size: number; maxBytes: number }, owner: PagingOwner): SnapshotPage {
     this.expire();
+    const { size, maxBytes } = limits;
     const first = typeof args.token !== 'string';
     const token = first ? randomBytes(9).toString('base64url') : (args.token as string);
-    const paging = first ? this.start(token, scopes) : this.pagings.get(token);
-    if (!paging) throw new SyncomError('SNAPSHOT_EXPIRED', 'the snapshot paging expired; start again', { status: 410 });
+    const paging = first ? this.start(token, scopes, owner) : this.resume(token, owner);
     // Not below 0: take() walks from the offset up, and -2^53 would walk (and block the host) for ever.
     const offset = Number.isSafeInteger(args.offset) && (args.offset as number) > 0 ? (args.offset as number) : 0;
     const { entries, json, bytes, end } = this.take(paging.ids, offset, size, maxBytes);
     const next = end < paging.ids.length ? end : null;
     if (next === null) this.pagings.delete(token);
+    this.unshare();
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
     if (first) {
       // The committed point, not the log's head: an append not yet applied to the records is not in them.
@@ -62,9 +112,22 @@ export class SnapshotPager {
       page.eventId = this.storage.parts.log.eventId(this.storage.parts.committer.chead);
     }
     // Only a record above maxBytes makes a page over it (HOST-6): streamed where the link can stream.
-    if (args.stream === true && bytes > maxBytes) page.stream = this.keep(json);
+    if (args.stream === true && bytes > maxBytes) page.stream = this.keep(json, owner);
     else page.entries = entries;
     return page;
+  }
+
+  /** Drops the pagings and streams of a connection (it went), or only those of one session on it. */
+  release(context: object, session?: object): void {
+    for (const map of [this.pagings, this.streams] as Map<string, PagingOwner>[]) {
+      for (const [k, p] of map) if (p.context === context && (!session || p.session === session)) map.delete(k);
+    }
+    this.unshare();
+  }
+
+  /** With no paging open, the shared id list goes too. */
+  private unshare(): void {
+    if (this.pagings.size === 0) this.shared = undefined;
   }
 
   /**
@@ -73,9 +136,12 @@ export class SnapshotPager {
    * chunk holds a slot of the peer's send window from when it is produced
    * until the consumer asks for the next one (its ack) or stops.
    */
-  async *stream(id: string, window?: SendWindow, chunk = STREAM_CHUNK): AsyncIterable<Uint8Array> {
+  async *stream(id: string, o: { window?: SendWindow; owner?: PagingOwner; chunk?: number } = {}): AsyncIterable<Uint8Array> {
+    const { window, owner, chunk = STREAM_CHUNK } = o;
     const s = this.streams.get(id);
-    if (!s) throw new SyncomError('STREAM_NOT_FOUND', `no snapshot stream ${id}`, { status: 404 });
+    if (!s || (owner && (s.context !== owner.context || s.session !== owner.session))) {
+      throw new SyncomError('STREAM_NOT_FOUND', `no snapshot stream ${id} of this session on this connection`, { status: 404 });
+    }
     this.streams.delete(id);
     const lines = s.lines.map((l) => Buffer.from(`${l}\n`));
     // frameEnds counts a separator per line and two brackets: sized without their newlines, lines fill `chunk` exactly.
@@ -84,24 +150,56 @@ export class SnapshotPager {
       const slot = window ? await window.acquire() : undefined;
       if (window && !slot) return;
       try {
-        yield Buffer.concat(lines.slice(k === 0 ? 0 : ends[k - 1], ends[k]));
+        const bytes = Buffer.concat(lines.slice(k === 0 ? 0 : ends[k - 1], ends[k]));
+        slot?.charge(bytes.length);
+        yield bytes;
       } finally {
         slot?.release();
       }
     }
   }
 
-  private start(token: string, scopes: string[]): Paging {
-    const ids = [...this.storage.parts.committer.committed.keys()]
-      .filter((id) => inServed(this.storage.scopeOf(id), scopes) && !this.storage.isSealed(id))
-      .sort();
-    const p = { ids, at: this.now() };
+  private start(token: string, scopes: string[], owner: PagingOwner): Paging {
+    const p: Paging = { ids: this.idsFor(scopes), at: this.now(), ...owner };
     this.pagings.set(token, p);
+    this.cap(this.pagings, owner.context);
     return p;
   }
 
+  private resume(token: string, owner: PagingOwner): Paging {
+    const p = this.pagings.get(token);
+    if (!p) throw new SyncomError('SNAPSHOT_EXPIRED', 'the snapshot paging expired; start again', { status: 410 });
+    if (p.context !== owner.context || p.session !== owner.session) throw foreign('snapshot paging');
+    // Most recently used last: the caps drop the paging unused the longest.
+    this.pagings.delete(token);
+    this.pagings.set(token, p);
+    p.at = this.now();
+    return p;
+  }
+
+  /** The sorted ids a new paging serves: the last list made, when nothing was committed since and the scopes are the same. */
+  private idsFor(scopes: string[]): readonly string[] {
+    const key = `${this.storage.parts.committer.chead} ${JSON.stringify(scopes)}`;
+    if (this.shared?.key === key) return this.shared.ids;
+    const ids = [...this.storage.parts.committer.committed.keys()]
+      .filter((id) => inServed(this.storage.scopeOf(id), scopes) && !this.storage.isSealed(id))
+      .sort();
+    this.shared = { key, ids };
+    return ids;
+  }
+
+  /** Over a cap, the oldest of the connection's, then of all, go (a Map iterates oldest first). */
+  private cap(map: Map<string, PagingOwner>, context: object): void {
+    const mine = [...map].filter(([, p]) => p.context === context);
+    for (let i = 0; i < mine.length - this.perConnection; i++) map.delete(mine[i][0]);
+    for (const k of map.keys()) {
+      if (map.size <= this.max) break;
+      map.delete(k);
+    }
+  }
+
   /** The entries of a page from `offset`: up to `size` records within `maxBytes` (one larger record alone), and where the next page starts. */
-  private take(ids: string[], offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
+  private take(ids: readonly string[], offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
     const c = this.storage.parts.committer.committed;
     const entries: Entry[] = [];
     const json: string[] = [];
@@ -120,9 +218,10 @@ export class SnapshotPager {
     return { entries, json, bytes, end };
   }
 
-  private keep(lines: string[]): string {
+  private keep(lines: string[], owner: PagingOwner): string {
     const id = randomBytes(9).toString('base64url');
-    this.streams.set(id, { lines, at: this.now() });
+    this.streams.set(id, { lines, at: this.now(), ...owner });
+    this.cap(this.streams, owner.context);
     return id;
   }
 

@@ -8,7 +8,8 @@ const URL = 'memory://hub';
 /** A hub with limits whose clock the test moves (the token bucket's). */
 async function limitedHub(limits: Limits) {
   const clock = { t: Date.now() };
-  const h = await hub({ limits }, { now: () => clock.t });
+  // Two tokens: a bucket is a token's (limitKey), so two peers need two tokens to have two buckets.
+  const h = await hub({ limits, authorize: (_c, hello) => hello.token === 't' || hello.token === 'u' }, { now: () => clock.t });
   const limited = record(h.s, 'limited');
   return { ...h, clock, limited };
 }
@@ -64,13 +65,13 @@ describe('hosting: limits', () => {
     h.clock.t += 60_000;
     await expect(push(h.unit, ctx, ops.slice(at, at + 6))).rejects.toMatchObject({ code: 'OPS_PER_SECOND' });
     await expect(push(h.unit, ctx, next(5))).resolves.toMatchObject({ applied: 5 });
-    const qctx = await greet(h.unit, q);
+    const qctx = await greet(h.unit, q, ['*'], { token: 'u' });
     await expect(push(h.unit, qctx, writes(q, 5))).resolves.toMatchObject({ applied: 5 });
     expect(h.limited.map((l) => l.reason)).toEqual(['OPS_PER_SECOND', 'OPS_PER_SECOND', 'OPS_PER_SECOND']);
     await closeAll(h.s, p, q);
   });
 
-  it('HOST-12: the bucket is the peer\'s — a fresh hello, on this connection or another, does not refill it', async () => {
+  it('HOST-12: the bucket is the peer\'s token\'s — a fresh hello, on this connection or another, does not refill it', async () => {
     const h = await limitedHub({ opsPerSecond: 3 });
     const p = await node();
     const ops = writes(p, 6);

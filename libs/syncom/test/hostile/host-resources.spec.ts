@@ -1,0 +1,162 @@
+import { unpackOps, type Storage } from '../../src';
+import type { HostUnit, SubscribeOptions } from '../../src/link';
+import { closeAll, hub, node } from '../sync/helpers';
+import { craft, greet, helloOf, push, waitFor } from '../sync/scenario-helpers';
+
+/** n write ops of p's, seqs from `from`. */
+function writes(p: Storage, n: number, from = 1, data: Record<string, unknown> = {}) {
+  return Array.from({ length: n }, (_, i) => craft(p, { type: 'write', id: `r${from + i}`, data: { i: from + i, ...data } }, '*', from + i));
+}
+
+/** A changes feed by hand whose pages are acknowledged only if `ack`; pages and errors collect. */
+function feed(unit: HostUnit, context: object, ack: boolean, lastEventId?: string) {
+  const pages: { ops?: unknown }[] = [];
+  const errors: { status?: number; code?: string }[] = [];
+  const options: SubscribeOptions = {
+    lastEventId,
+    onData: (value) => {
+      pages.push(value as { ops?: unknown });
+      return ack ? undefined : new Promise<void>(() => undefined);
+    },
+    onError: (e) => void errors.push(e as { status?: number }),
+  };
+  return { pages, errors, sub: unit.subscribe('changes', {}, context, options) };
+}
+
+/** A macrotask: the unit tells refusals and ended feeds in microtasks. */
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const tokens = (...allowed: string[]) => (_c: object, hello: { token?: string }) => allowed.includes(hello.token as string);
+
+describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessions)', () => {
+  it('HOST-7 HOST-12: a token holder greeting with a victim\'s node id drains its own bucket, never the victim\'s', async () => {
+    const clock = { t: Date.now() };
+    const h = await hub({ limits: { opsPerSecond: 5 }, authorize: tokens('victim', 'mallory') }, { now: () => clock.t });
+    const victim = await node();
+    const ops = writes(victim, 10);
+    const mine = await greet(h.unit, victim, ['*'], { token: 'victim' });
+    const theirs = await greet(h.unit, victim, ['*'], { token: 'mallory' });
+    await expect(push(h.unit, theirs, ops.slice(0, 5))).resolves.toMatchObject({ applied: 5 });
+    await expect(push(h.unit, theirs, ops.slice(5, 6))).rejects.toMatchObject({ code: 'OPS_PER_SECOND', status: 429 });
+    await expect(push(h.unit, mine, ops.slice(5, 10))).resolves.toMatchObject({ applied: 5 });
+    // A token's connections share its bucket: more sockets buy no more rate.
+    const again = await greet(h.unit, victim, ['*'], { token: 'victim' });
+    await expect(push(h.unit, again, writes(victim, 1, 11))).rejects.toMatchObject({ status: 429 });
+    await closeAll(h.s, victim);
+  });
+
+  it('HOST-12: without an authorize a token is only a claim: each connection has its own bucket', async () => {
+    const clock = { t: Date.now() };
+    const h = await hub({ limits: { opsPerSecond: 3 }, authorize: undefined }, { now: () => clock.t });
+    const p = await node();
+    const ops = writes(p, 6);
+    const a = await greet(h.unit, p, ['*'], { token: 'same' });
+    const b = await greet(h.unit, p, ['*'], { token: 'same' });
+    await expect(push(h.unit, a, ops.slice(0, 3))).resolves.toMatchObject({ applied: 3 });
+    await expect(push(h.unit, a, ops.slice(3, 4))).rejects.toMatchObject({ status: 429 });
+    await expect(push(h.unit, b, ops.slice(3, 6))).resolves.toMatchObject({ applied: 3 });
+    await closeAll(h.s, p);
+  });
+
+  it('PROTO-7 BOOT-2: 800 abandoned first pages keep at most maxPagings pagings; disconnect frees a connection\'s, the last page its own', async () => {
+    const h = await hub({ pageSize: 2, maxPagings: 16, maxPagingsPerConnection: 3 });
+    for (let i = 0; i < 10; i++) await h.s.insert({ i });
+    const p = await node();
+    const contexts: object[] = [];
+    for (let c = 0; c < 40; c++) {
+      const ctx = await greet(h.unit, p);
+      contexts.push(ctx);
+      for (let i = 0; i < 20; i++) await h.unit.call('snapshot', {}, ctx);
+      expect(h.unit.usage().pagings).toBeLessThanOrEqual(16);
+    }
+    expect(h.unit.usage().pagings).toBe(16);
+    for (const ctx of contexts) h.unit.disconnect(ctx);
+    expect(h.unit.usage().pagings).toBe(0);
+    const ctx = await greet(h.unit, p);
+    let page = (await h.unit.call('snapshot', {}, ctx)) as { token: string; next: number | null };
+    expect(h.unit.usage().pagings).toBe(1);
+    while (page.next !== null) page = (await h.unit.call('snapshot', { token: page.token, offset: page.next }, ctx)) as typeof page;
+    expect(h.unit.usage().pagings).toBe(0);
+    await closeAll(h.s, p);
+  });
+
+  it('PROTO-7 SCOPE-20: a paging token is refused on another connection and under another session (404 SNAPSHOT_NOT_FOUND)', async () => {
+    const h = await hub({ pageSize: 1 });
+    await h.s.insert({ a: 1 });
+    await h.s.insert({ a: 2 });
+    const p = await node();
+    const owner = await greet(h.unit, p);
+    const first = (await h.unit.call('snapshot', {}, owner)) as { token: string; next: number };
+    const thief = await greet(h.unit, p, ['B']);
+    const args = { token: first.token, offset: first.next };
+    await expect(h.unit.call('snapshot', args, thief)).rejects.toMatchObject({ code: 'SNAPSHOT_NOT_FOUND', status: 404 });
+    const mine = await greet(h.unit, p);
+    const second = (await h.unit.call('snapshot', {}, mine)) as { token: string; next: number };
+    await greet(h.unit, p, ['B'], { token: 't' }, mine);
+    await expect(h.unit.call('snapshot', { token: second.token, offset: second.next }, mine)).rejects.toMatchObject({ status: 410 });
+    await expect(h.unit.call('snapshot', args, owner)).resolves.toMatchObject({ token: first.token, next: null });
+    await closeAll(h.s, p);
+  });
+
+  it('issue 6.3: many subscribers that never acknowledge hold the unit under its byte budget; one that acknowledges gets every page', async () => {
+    const budget = 64 * 1024;
+    const pageBytes = 2048;
+    const h = await hub({ pageSize: 10, pageBytes, maxInFlightBytes: budget });
+    const p = await node();
+    const idle = Array.from({ length: 200 }, () => ({}));
+    const from = h.s.parts.log.eventId(h.s.parts.log.head);
+    const feeds = await Promise.all(idle.map(async (ctx) => feed(h.unit, await greet(h.unit, p, ['*'], { token: 't' }, ctx), false, from)));
+    const honest = feed(h.unit, await greet(h.unit, p), true, from);
+    const ids: string[] = [];
+    for (let i = 0; i < 300; i++) ids.push(await h.s.insert({ i, pad: 'x'.repeat(100) }));
+    const got = () => honest.pages.flatMap((pg) => unpackOps(pg.ops).ops.map((o) => o.id));
+    await waitFor(() => got().length === ids.length, [h.s]);
+    expect(got()).toEqual(ids);
+    // The budget, plus at most one frame for each connection that had none out.
+    expect(h.unit.usage().inFlightBytes).toBeLessThanOrEqual(budget + 201 * pageBytes);
+    expect(feeds.reduce((n, f) => n + f.pages.length, 0)).toBeLessThan(200 * 16);
+    for (const ctx of idle) h.unit.disconnect(ctx);
+    expect(h.unit.usage().inFlightBytes).toBe(0);
+    await closeAll(h.s, p);
+  });
+
+  it('issue 6.3: one connection holds at most maxFeedsPerConnection feeds; one more is refused 429 TOO_MANY_FEEDS', async () => {
+    const h = await hub({ maxFeedsPerConnection: 2 });
+    const p = await node();
+    const ctx = await greet(h.unit, p);
+    const at = h.s.parts.log.eventId(h.s.parts.log.head);
+    const a = feed(h.unit, ctx, true, at);
+    feed(h.unit, ctx, true, at);
+    const c = feed(h.unit, ctx, true, at);
+    await tick();
+    expect(c.errors).toHaveLength(1);
+    expect(c.errors[0]).toMatchObject({ code: 'TOO_MANY_FEEDS', status: 429 });
+    a.sub.unsubscribe();
+    const d = feed(h.unit, ctx, true, at);
+    await tick();
+    expect(d.errors).toEqual([]);
+    expect(h.unit.usage().feeds).toBe(2);
+    await closeAll(h.s, p);
+  });
+
+  const refusals: [string, (p: Storage) => unknown, Record<string, unknown>][] = [
+    ['UNAUTHORIZED', (p) => helloOf(p, ['*'], { token: 'wrong' }), {}],
+    ['INCOMPATIBLE', (p) => helloOf(p, ['*'], { token: 't', versions: [99] }), {}],
+    ['BAD_HELLO', () => ({ node: 42 }), {}],
+    ['UNSIGNED', (p) => helloOf(p, ['*'], { token: 't', node: 'not-a-key' }), { sync: { signatures: 'require' } }],
+  ];
+  it.each(refusals)('HOST-3 HOST-21: a re-hello refused %s ends the earlier session: its feed ends 428, its next push is 428', async (code, hello, options) => {
+    const h = await hub({}, options);
+    const p = await node(options);
+    const ctx = await greet(h.unit, p);
+    const f = feed(h.unit, ctx, true, h.s.parts.log.eventId(h.s.parts.log.head));
+    expect(h.unit.usage().feeds).toBe(1);
+    await expect(h.unit.call('hello', hello(p), ctx)).rejects.toMatchObject({ code });
+    await tick();
+    expect(f.errors).toHaveLength(1);
+    expect(f.errors[0]).toMatchObject({ code: 'HELLO_REQUIRED', status: 428 });
+    expect(h.unit.usage().feeds).toBe(0);
+    await expect(push(h.unit, ctx, writes(p, 1))).rejects.toMatchObject({ status: 428 });
+    await closeAll(h.s, p);
+  });
+});
