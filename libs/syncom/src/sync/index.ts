@@ -6,7 +6,8 @@ export { SyncUnit } from './host';
 export type { Session, UnitOptions } from './host';
 export type { Limits } from './limits';
 export type { NodeRecord } from './registry';
-export { checkLimits, PeerBuckets, TokenBucket } from './limits';
+export { checkLimits, limitKey, PeerBuckets, TokenBucket } from './limits';
+export { endHostSessions } from './host-peers';
 export { checkHello } from './hello';
 export {
   createReconciler, decodeMessage as decodeReconcileMessage, entryDigest, entryItem, MAX_FRAME_LIMIT as RECONCILE_MAX_FRAME_LIMIT,
