@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hubConfigFromEnv } from '../src/hub.config';
+import { freePorts } from '../../../scripts/free-port';
+import { spawnHub } from './hub-process';
+
+const root = join(__dirname, '..', '..', '..');
+
+/** Runs main.ts with `env` until it exits; resolves with its code and everything it printed. */
+function runMain(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, 'apps/hub/src/main.ts')], {
+    env: { ...process.env, HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })));
+}
+
+/** The hub's environment is checked before the storage opens, and its start says what it runs with. */
+describe('apps/hub: start (hostile, e2e)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncom-hub-start-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('each variable that does not parse is named, with what it takes', () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ PORT: 'abc' }, /^PORT="abc": expected a whole number from 0 to 65535$/],
+      [{ PORT: '70000' }, /^PORT="70000"/],
+      [{ SYNCOM_OPS_PER_PUSH: '0' }, /^SYNCOM_OPS_PER_PUSH="0"/],
+      [{ SYNCOM_BYTES_PER_PUSH: '4MiB' }, /^SYNCOM_BYTES_PER_PUSH="4MiB"/],
+      [{ SYNCOM_OPS_PER_SECOND: '-1' }, /^SYNCOM_OPS_PER_SECOND="-1"/],
+      [{ SYNCOM_PAGE_SIZE: '1.5' }, /^SYNCOM_PAGE_SIZE="1.5"/],
+      [{ SYNCOM_PAGE_BYTES: 'x' }, /^SYNCOM_PAGE_BYTES="x"/],
+      [{ SYNCOM_MAX_IN_FLIGHT_FRAMES: 'ten' }, /^SYNCOM_MAX_IN_FLIGHT_FRAMES="ten"/],
+      [{ SYNCOM_SOCKETS_PER_TOKEN: 'many' }, /^SYNCOM_SOCKETS_PER_TOKEN="many"/],
+    ];
+    for (const [env, message] of cases) expect(() => hubConfigFromEnv(env)).toThrow(message);
+  });
+
+  it('PORT=abc: one line naming PORT, exit 1, and the data directory never created', async () => {
+    const path = join(dir, 'never');
+    const { code, out } = await runMain({ PORT: 'abc', SYNCOM_PATH: path });
+    expect(code).toBe(1);
+    expect(out.trim().split('\n')).toEqual(['hub: PORT="abc": expected a whole number from 0 to 65535']);
+    expect(existsSync(path)).toBe(false);
+  }, 60_000);
+
+  it('the start names the data path, the peer url, tokens, the signature mode and the limits; an open or unsigned hub is warned about', async () => {
+    const [port] = await freePorts(1);
+    const secured = await spawnHub({ PORT: String(port), SYNCOM_PATH: join(dir, 'secured'), SYNCOM_TOKENS: 't,d:Doc', SYNCOM_OPS_PER_SECOND: '300' });
+    try {
+      await secured.printed(/limits: /);
+      const out = secured.output();
+      expect(out).toContain(`data ${join(dir, 'secured')}; peers dial http://127.0.0.1:${port}/syncom; tokens required (2, 1 bound to scopes); signatures require; scope field $type`);
+      expect(out).toContain('limits: 500 ops and 4 MiB per push, 300 ops/s per peer; pages of 500 records and 4 MiB, 16 in flight per socket; 32 sockets per token; /health brief');
+      expect(out).not.toMatch(/WARN/);
+    } finally {
+      await secured.kill();
+    }
+    const [open] = await freePorts(1);
+    const unsafe = await spawnHub({ PORT: String(open), SYNCOM_PATH: join(dir, 'open'), SYNCOM_TOKENS: '', SYNCOM_SIGNATURES: 'verify' });
+    try {
+      await unsafe.printed(/limits: /);
+      const out = unsafe.output();
+      expect(out).toMatch(/WARN.*SYNCOM_TOKENS is unset: any peer may sync with this hub/);
+      expect(out).toMatch(/WARN.*SYNCOM_SIGNATURES=verify: unsigned ops are taken/);
+      expect(out).toContain('tokens NOT required (open); signatures verify');
+    } finally {
+      await unsafe.kill();
+    }
+  }, 120_000);
+});
