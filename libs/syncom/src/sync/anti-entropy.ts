@@ -7,7 +7,7 @@ import type { SyncTelemetry } from '../telemetry';
 import { joinPage, mergeScope } from './bootstrap';
 import { createReconciler, entryDigest, type Message, MIN_FRAME_LIMIT, RECONCILE_DEFAULTS } from './reconcile';
 import type { ReconcileAnswer } from './reconcile-host';
-import { inLabel, labelItems, reconcileLabels } from './reconcile-sets';
+import { inLabel, labelSet, reconcileLabels } from './reconcile-sets';
 
 /** Rounds of one label's run at most: a run takes about log_B(n)/2 + 1, so this only stops a host that never ends one. */
 const MAX_ROUNDS = 64;
@@ -36,7 +36,7 @@ function frameFor(host: number | undefined): number {
 
 /** The differences of one label: initiate, then answer the host until nothing is left to ask. */
 async function differences(o: ReconcileRun, label: string, start: boolean) {
-  const local = createReconciler({ items: labelItems(o.storage, label, o.scopes), frameLimit: frameFor(o.frame) });
+  const local = createReconciler({ set: labelSet(o.storage, label, o.scopes), frameLimit: frameFor(o.frame) });
   const have = new Set<string>();
   const need = new Set<string>();
   let at: { vector?: Vector; eventId?: string } = {};
@@ -55,37 +55,51 @@ async function differences(o: ReconcileRun, label: string, start: boolean) {
   return { have: [...have], need: [...need], ...at };
 }
 
-/** Fetch the records the host holds differently, in pages, and join them as merge ops from the host. */
-async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promise<Map<string, string>> {
-  const digests = new Map<string, string>();
+/** What fetching a label's differing records found: the digests joined, and the ids the host holds outside this node's scopes. */
+interface Fetched {
+  digests: Map<string, string>;
+  outside: Set<string>;
+}
+
+/**
+ * Fetch the records the host holds differently, in pages, and join them as
+ * merge ops from the host. The ids only this side holds are asked too: the
+ * host names those it holds in a scope this node may not write (a record
+ * that moved out of the label), whose merge it would refuse.
+ */
+async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promise<Fetched> {
+  const got: Fetched = { digests: new Map(), outside: new Set() };
   const via = { url: o.url, node: o.host };
   for (let i = 0; i < ids.length;) {
     const asked = ids.slice(i, i + o.pageSize);
-    const ans = (await o.link.call('records', { scope: label, ids: asked })) as { entries?: unknown; taken?: unknown };
+    const ans = (await o.link.call('records', { scope: label, ids: asked })) as { entries?: unknown; taken?: unknown; outside?: unknown };
     const entries = Array.isArray(ans?.entries) ? ans.entries : [];
     // A host with a smaller page takes fewer: ask the rest again (an older answer without taken took them all).
     const taken = Number.isSafeInteger(ans?.taken) ? (ans.taken as number) : asked.length;
     if (taken <= 0) throw new SyncomError('RECONCILE_MALFORMED', 'the host took none of the records asked', { url: o.url });
     i += Math.min(taken, asked.length);
     await Promise.all(joinPage(o.storage, entries, o.host, via));
-    for (const e of entries as Entry[]) digests.set(e.id, entryDigest(e));
+    for (const e of entries as Entry[]) got.digests.set(e.id, entryDigest(e));
+    if (Array.isArray(ans?.outside)) for (const id of ans.outside) if (typeof id === 'string') got.outside.add(id);
   }
-  return digests;
+  return got;
 }
 
 /**
  * Log a merge op of this node's current state of each record the host holds
  * differently; the ordinary push carries them. A record whose fetched state
- * already covers ours (same digest once joined) needs none.
+ * already covers ours (same digest once joined) needs none, and one the host
+ * holds outside this node's scopes gets none: the host would refuse it and
+ * stop this node's stream of the scope there (SCOPE-19).
  */
-async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: Map<string, string>): Promise<number> {
+async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: Fetched): Promise<number> {
   const { storage } = o;
   const { committer } = storage.parts;
   const out: Promise<void>[] = [];
   for (const id of ids) {
     const e = committer.current(id);
-    if (!e || storage.isSealed(id) || !inLabel(storage.scopeOf(id), label, o.scopes)) continue;
-    if (fetched.get(id) === entryDigest(e)) continue;
+    if (!e || storage.isSealed(id) || fetched.outside.has(id) || !inLabel(storage.scopeOf(id), label, o.scopes)) continue;
+    if (fetched.digests.get(id) === entryDigest(e)) continue;
     const op = storage.makeOp({ type: 'merge', id, data: e as never }, mergeScope(storage, id, e));
     out.push(committer.submit({ op, flags: 0, via: null, after: applyOp(e, op).entry }));
   }
@@ -97,9 +111,9 @@ async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: M
 export function reconcileLabel(o: ReconcileRun, label: string, start = false): Promise<ReconcileResult> {
   return o.telemetry.reconciliation('dialer', o.url, async () => {
     const d = await differences(o, label, start);
-    const fetched = await fetchNeeded(o, label, d.need);
+    const fetched = await fetchNeeded(o, label, [...new Set([...d.need, ...d.have])]);
     const have = await logHave(o, label, d.have, fetched);
-    return { need: fetched.size, have, vector: d.vector, eventId: d.eventId };
+    return { need: d.need.filter((id) => fetched.digests.has(id)).length, have, vector: d.vector, eventId: d.eventId };
   });
 }
 

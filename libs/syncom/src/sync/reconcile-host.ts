@@ -6,6 +6,7 @@ import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } f
 import { inLabel, labelGranted, labelItems } from './reconcile-sets';
 import { jsonBytes } from './frames';
 import { servedVector } from './scopes';
+import { outsideIds } from './reconcile-outside';
 import { everyItem } from './versions';
 
 /** What `reconcile` answers; on `start`, where the set was taken (as a first snapshot page). */
@@ -59,7 +60,7 @@ export class ReconcileHost {
    * `taken` says how many, and the dialer asks the rest again (its own
    * pageSize may be larger).
    */
-  records(args: unknown, granted: readonly string[]): { entries: Entry[]; taken: number } {
+  records(args: unknown, granted: readonly string[]): { entries: Entry[]; taken: number; outside?: string[] } {
     const a = (args ?? {}) as { scope?: unknown; ids?: unknown };
     const label = checkLabel(a.scope, granted);
     const ids = a.ids;
@@ -80,7 +81,8 @@ export class ReconcileHost {
       }
       taken++;
     }
-    return { entries, taken };
+    const outside = outsideIds(this.storage, asked.slice(0, taken), granted);
+    return outside.length ? { entries, taken, outside } : { entries, taken };
   }
 
   private responder(label: string, granted: readonly string[]): Reconciler {

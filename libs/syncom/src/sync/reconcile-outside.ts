@@ -1,0 +1,18 @@
+import type { Storage } from '../storage/storage';
+import { allowedFor } from './scopes';
+
+/**
+ * Of the ids a peer asked for, those the host holds (sealed ones aside) in a
+ * scope the peer may not write: a merge the peer sent of any of them would be
+ * refused by the scope boundary (SCOPE-14) and stop that peer's stream there
+ * (SCOPE-19). A record that moved out of a scope the peer carries is one: the
+ * move's op is of the new scope, so the peer never saw it. The dialer logs no
+ * merge of these. The peer already names each id, and a push of it would tell
+ * the same by its refusal: nothing new is given away.
+ */
+export function outsideIds(storage: Storage, ids: readonly string[], granted: readonly string[]): string[] {
+  const allowed = allowedFor(granted);
+  if (allowed === 'all') return [];
+  const committed = storage.parts.committer.committed;
+  return ids.filter((id) => committed.has(id) && !storage.isSealed(id) && !allowed.has(storage.scopeOf(id)));
+}
