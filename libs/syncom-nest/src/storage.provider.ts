@@ -2,6 +2,8 @@ import type { Provider } from '@nestjs/common';
 import { type OpenOptions, open, type Storage, type SyncLink } from 'syncom';
 import { io } from 'socket.io-client';
 import { createSocketIoLink } from './link';
+import { checkHosting } from './hosting';
+import { SYNCOM_HOSTING } from './syncom.constants';
 import { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
 import type { SyncomModuleOptions } from './syncom-options.interface';
 import { getStorageToken } from './storage.decorators';
@@ -20,9 +22,15 @@ export function toOpenOptions(o: SyncomModuleOptions): OpenOptions {
   return { ...rest, sync: { ...rest.sync, scope: rest.sync?.scope ?? scope, connect: rest.sync?.connect ?? socketIoConnect(io$) } };
 }
 
-/** Opens the storage during module init (an async factory: Nest awaits it before the app listens). */
+/**
+ * Opens the storage during module init (an async factory: Nest awaits it before the app listens),
+ * once the hosting options are known to be sound, so a refused start holds no store.
+ */
 export const storageProvider: Provider<Promise<Storage>> = {
   provide: getStorageToken(),
-  useFactory: (o: SyncomModuleOptions) => open(toOpenOptions(o)),
-  inject: [SYNCOM_MODULE_OPTIONS],
+  useFactory: (o: SyncomModuleOptions, hosting?: string | false) => {
+    checkHosting(o, hosting ?? false);
+    return open(toOpenOptions(o));
+  },
+  inject: [SYNCOM_MODULE_OPTIONS, { token: SYNCOM_HOSTING, optional: true }],
 };

@@ -3,3 +3,6 @@ export const DEFAULT_NAMESPACE = '/syncom';
 
 /** The provider token of the gateway's resolved options (SyncomGatewayOptions). */
 export const SYNCOM_GATEWAY_OPTIONS = Symbol('SYNCOM_GATEWAY_OPTIONS');
+
+/** The provider token of where the module hosts its gateway: the namespace, or false when it hosts none. */
+export const SYNCOM_HOSTING = Symbol('SYNCOM_HOSTING');

@@ -2,7 +2,8 @@ import { type DynamicModule, Inject, Module, type OnApplicationShutdown, type Pr
 import { Storage } from 'syncom';
 import { SyncomEvents } from './events/syncom-events';
 import { createSyncomGateway, SyncomGateway } from './gateway';
-import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from './syncom.constants';
+import { hostedGatewayOptions } from './hosting';
+import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, SYNCOM_HOSTING } from './syncom.constants';
 import {
   ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE, SYNCOM_MODULE_OPTIONS, type SyncomModuleExtras,
 } from './syncom.module-definition';
@@ -15,13 +16,14 @@ import { storageProvider } from './storage.provider';
  * (`app.get(SyncomGateway).server.in(scopeRoom('*')).fetchSockets()`) without knowing the class.
  */
 function gatewayProviders(gateway: SyncomModuleExtras['gateway']): Provider[] {
-  if (gateway === undefined || gateway === false) return [];
+  if (gateway === undefined || gateway === false) return [{ provide: SYNCOM_HOSTING, useValue: false }];
   const namespace = (typeof gateway === 'object' && gateway.namespace) || DEFAULT_NAMESPACE;
   const hosted = createSyncomGateway(namespace);
   return [
+    { provide: SYNCOM_HOSTING, useValue: namespace },
     {
       provide: SYNCOM_GATEWAY_OPTIONS,
-      useFactory: (o: SyncomModuleOptions): SyncomGatewayOptions => ({ ...(typeof o.gateway === 'object' ? o.gateway : {}), namespace }),
+      useFactory: (o: SyncomModuleOptions): SyncomGatewayOptions => hostedGatewayOptions(o, namespace),
       inject: [SYNCOM_MODULE_OPTIONS],
     },
     hosted,
@@ -42,8 +44,9 @@ function withGateway(module: DynamicModule, gateway: SyncomModuleExtras['gateway
  * there: every write that resolved is in the log by then).
  *
  * @example
- * SyncomModule.forRoot({ path: 'data', scope: (id, d) => String(d.$type ?? '*'), gateway: { limits: { opsPerSecond: 200 } } })
- * SyncomModule.forRootAsync({ imports: [ConfigModule], inject: [ConfigService], useFactory: (c) => ({ path: c.get('SYNCOM_PATH') }), gateway: true })
+ * SyncomModule.forRoot({ path: 'data', scope: (id, d) => String(d.$type ?? '*'), gateway: { authorize: (ctx, hello) => tokens.has(hello.token) } })
+ * SyncomModule.forRootAsync({ imports: [ConfigModule], inject: [ConfigService], gateway: true,
+ *   useFactory: (c) => ({ path: c.get('SYNCOM_PATH'), gateway: { authorize: (ctx, hello) => hello.token === c.get('TOKEN') } }) })
  */
 @Module({
   providers: [storageProvider, SyncomEvents],
@@ -57,12 +60,20 @@ export class SyncomModule extends ConfigurableModuleClass implements OnApplicati
     super();
   }
 
-  /** The module with its options given now; `gateway` (an object or true) hosts peers. */
+  /**
+   * The module with its options given now; `gateway` (an object or true) hosts peers. A hosted
+   * gateway needs `authorize`, or `access: 'public'` said explicitly: otherwise the app refuses
+   * to start (GATEWAY_UNGUARDED), before the storage opens.
+   */
   static forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
     return withGateway(super.forRoot(options), options.gateway);
   }
 
-  /** The module with options from a factory; `gateway` here (true or { namespace }) says whether to host peers. */
+  /**
+   * The module with options from a factory; `gateway` here (true or { namespace }) says whether to
+   * host peers, and the factory's `gateway` gives their options (authorize, limits, ...). A factory
+   * that returns gateway options without the static `gateway` fails at start (GATEWAY_UNDECLARED).
+   */
   static forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
     return withGateway(super.forRootAsync(options), options.gateway);
   }

@@ -107,7 +107,7 @@ describe('SyncomModule: the module matrix', () => {
   });
 
   it('gateway: { namespace } hosts peers there (forRootAsync: gateway: { namespace })', async () => {
-    const app = await boot([SyncomModule.forRootAsync({ useFactory: () => ({ path: path(), backend: 'memory' as const }), gateway: { namespace: '/sync-here' } })]);
+    const app = await boot([SyncomModule.forRootAsync({ useFactory: () => ({ path: path(), backend: 'memory' as const, gateway: { access: 'public' as const } }), gateway: { namespace: '/sync-here' } })]);
     await app.listen(0, '127.0.0.1');
     const dialer = await open({ path: path(), backend: 'memory', sync: { connect: socketIoConnect({ reconnectionDelay: 20, reconnectionDelayMax: 100 }) } });
     const connected = new Promise((resolve) => dialer.sync.on('peer', (p) => p.connected && resolve(p.node)));

@@ -1,0 +1,109 @@
+import { type INestApplication, Logger } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open, type Storage } from 'syncom';
+import { socketIoConnect, SyncomModule } from '../../src';
+import { CaptureLogger } from '../helpers/capture-logger';
+
+const dir = mkdtempSync(join(tmpdir(), 'syncom-hosting-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const path = () => join(dir, `s${++n}`);
+
+/** Compiles and initialises an app; resolves to it or rejects with what its start threw. */
+async function boot(imports: unknown[], logger: CaptureLogger | false = false): Promise<INestApplication> {
+  // A refused start leaves nothing to close: the storage provider refuses before open().
+  const builder = Test.createTestingModule({ imports: imports as never[] });
+  // The module's providers run at compile(): the logger must be in place before.
+  const ref = await (logger ? builder.setLogger(logger) : builder).compile();
+  const app = ref.createNestApplication({ logger });
+  app.useWebSocketAdapter(new IoAdapter(app));
+  await app.init();
+  return app;
+}
+
+/** A dialer to the app's /syncom namespace; resolves to the hub's id on the first hello, or the first sync error's code. */
+async function dial(app: INestApplication, token?: string): Promise<{ dialer: Storage; outcome: Promise<string> }> {
+  if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+  const dialer = await open({ path: path(), backend: 'memory', sync: { connect: socketIoConnect({ reconnection: false }) } });
+  const outcome = new Promise<string>((resolve) => {
+    dialer.sync.on('peer', (p) => p.connected && resolve(`hello ${p.node}`));
+    dialer.sync.on('error', (e) => resolve(`error ${(e as { code?: string }).code}`));
+  });
+  await dialer.sync.addNode({ url: `${await app.getUrl()}/syncom`, token });
+  return { dialer, outcome };
+}
+
+describe('SyncomModule hosting: no silent open door', () => {
+  afterEach(() => Logger.overrideLogger(false));
+
+  it.each([
+    ['gateway: {}', {}],
+    ['gateway: true', true],
+    ["gateway: { access: 'session' } without authorize", { access: 'session' as const }],
+  ])('forRoot with %s refuses to start, saying what to set, before the storage opens', async (_t, gateway) => {
+    const at = path();
+    await expect(boot([SyncomModule.forRoot({ path: at, gateway })])).rejects.toMatchObject({
+      code: 'GATEWAY_UNGUARDED',
+      message: expect.stringMatching(/authorize.*access: 'public'/),
+    });
+    expect(existsSync(at)).toBe(false);
+  });
+
+  it("access: 'public' starts and warns at start that any socket may write", async () => {
+    const logger = new CaptureLogger();
+    const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory', gateway: { access: 'public' } })], logger);
+    expect(logger.lines.filter(([level, ctx]) => level === 'warn' && ctx === 'SyncomModule').map(([, , m]) => m)).toEqual([
+      expect.stringContaining('public'),
+    ]);
+    const { dialer, outcome } = await dial(app);
+    expect(await outcome).toMatch(/^hello /);
+    await dialer.close();
+    await app.close();
+  });
+
+  it("authorize alone hosts a guarded gateway (no warning): a wrong token is refused, the right one greets", async () => {
+    const logger = new CaptureLogger();
+    const gateway = { authorize: (_c: unknown, hello: { token?: string }) => hello.token === 'right' };
+    const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory', gateway })], logger);
+    expect(logger.lines.filter(([level]) => level === 'warn')).toEqual([]);
+    const wrong = await dial(app, 'wrong');
+    expect(await wrong.outcome).toBe('error UNAUTHORIZED');
+    await wrong.dialer.close();
+    const right = await dial(app, 'right');
+    expect(await right.outcome).toMatch(/^hello /);
+    await right.dialer.close();
+    await app.close();
+  });
+
+  it("forRootAsync hosts the gateway its factory asks for: gateway: true statically, authorize from the factory", async () => {
+    const app = await boot([
+      SyncomModule.forRootAsync({
+        gateway: true,
+        useFactory: () => ({ path: path(), backend: 'memory' as const, gateway: { authorize: (_c: unknown, h: { token?: string }) => h.token === 't' } }),
+      }),
+    ]);
+    const wrong = await dial(app, 'x');
+    expect(await wrong.outcome).toBe('error UNAUTHORIZED');
+    await wrong.dialer.close();
+    const right = await dial(app, 't');
+    expect(await right.outcome).toMatch(/^hello /);
+    await right.dialer.close();
+    await app.close();
+  });
+
+  it('forRootAsync whose factory asks for a gateway the module did not declare fails at start, saying why', async () => {
+    const at = path();
+    const start = boot([SyncomModule.forRootAsync({ useFactory: () => ({ path: at, gateway: { access: 'public' as const } }) })]);
+    await expect(start).rejects.toMatchObject({ code: 'GATEWAY_UNDECLARED', message: expect.stringContaining('gateway: true') });
+    expect(existsSync(at)).toBe(false);
+  });
+
+  it('forRootAsync with gateway: true and a factory that gives no guard refuses to start', async () => {
+    const start = boot([SyncomModule.forRootAsync({ gateway: true, useFactory: () => ({ path: path(), backend: 'memory' as const }) })]);
+    await expect(start).rejects.toMatchObject({ code: 'GATEWAY_UNGUARDED' });
+  });
+});
