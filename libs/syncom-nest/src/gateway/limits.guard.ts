@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
-import { checkLimits, PeerBuckets, Storage } from 'syncom';
+import { checkLimits, limitKey, PeerBuckets, Storage } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
@@ -9,15 +9,20 @@ import { wsRefusal } from './syncom-refusal';
 
 /**
  * The gateway's push limits (HOST-9..12), the engine's checkLimits over its
- * per-node token buckets: more ops than opsPerPush or more UTF-8 bytes than
- * bytesPerPush -> 413 OPS_PER_PUSH / BYTES_PER_PUSH; beyond opsPerSecond for
- * the peer's node id -> 429 OPS_PER_SECOND. A refusal is reported through
- * `storage.sync.limited()` (the `limited` event) and answered; the socket
- * stays open (HOST-13).
+ * token buckets: more ops than opsPerPush or more UTF-8 bytes than
+ * bytesPerPush -> 413 OPS_PER_PUSH / BYTES_PER_PUSH; beyond opsPerSecond ->
+ * 429 OPS_PER_SECOND. A bucket is the peer's identity's (the engine's
+ * limitKey), never the node id its hello claims: the handshake session's
+ * token, else the token of the socket's last hello when an `authorize` is
+ * set (a push is only counted once that hello was accepted, hence
+ * authorized: before, the unit answers 428), else the socket. A refusal is reported through `storage.sync.limited()` (the
+ * `limited` event) and answered; the socket stays open (HOST-13).
  */
 @Injectable()
 export class SyncomLimitsGuard implements CanActivate {
   private readonly buckets: PeerBuckets;
+  /** The token of each socket's last hello (it keys the bucket once that hello is accepted). */
+  private readonly tokens = new WeakMap<object, string>();
 
   constructor(
     @Inject(Storage) private readonly storage: Storage,
@@ -30,14 +35,24 @@ export class SyncomLimitsGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const ws = context.switchToWs();
     const limits = this.options.limits;
+    const peer = peerOf(ws.getClient<Socket>()).context;
+    if (ws.getPattern() === SYNCOM_EVENTS.hello) this.noteToken(peer, ws.getData());
     if (!limits || ws.getPattern() !== SYNCOM_EVENTS.push) return true;
-    const node = peerOf(ws.getClient<Socket>()).context.node;
+    const node = peer.node;
     const ops = (ws.getData() as { ops?: unknown } | null)?.ops;
     // Before a hello the unit answers 428; a push without an ops array is the pipe's 400.
     if (node === undefined || !Array.isArray(ops)) return true;
-    const refused = checkLimits(limits, ops, this.buckets.for(node));
+    const key = limitKey(peer, this.tokens.get(peer), this.options.authorize !== undefined);
+    const refused = checkLimits(limits, ops, this.buckets.for(key));
     if (!refused) return true;
     this.storage.sync.limited(refused.code, node);
     throw wsRefusal(refused.code, refused.status ?? 413, refused.message);
+  }
+
+  /** A hello's token is who the socket is, once the hello is accepted. */
+  private noteToken(peer: object, hello: unknown): void {
+    const token = (hello as { token?: unknown } | null)?.token;
+    if (typeof token === 'string') this.tokens.set(peer, token);
+    else this.tokens.delete(peer);
   }
 }
