@@ -1,0 +1,68 @@
+import type { MemoryBackend } from '../../src/backend';
+import type { SyncomError } from '../../src';
+import { nodeFile } from '../../src/sync/registry';
+import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
+
+/**
+ * No swallowed failure in the dialer or the registry (REG-5, LIFE-19): a
+ * registry file that cannot be written — a full disk — is a sync 'error'
+ * with code REGISTRY_UNSAVED, the url and the cause, never a silent loss of
+ * a cursor; addNode() rejects with it.
+ */
+
+const URL = 'memory://h';
+
+async function pair() {
+  const net = new Net();
+  const h = await hub();
+  net.units.set(URL, h.unit);
+  const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+  const errors: SyncomError[] = [];
+  d.sync.on('error', (e) => errors.push(e));
+  return { net, h, d, errors, backend: d.parts.backend as MemoryBackend };
+}
+
+describe('a registry file that cannot be saved', () => {
+  it('REG-5, LIFE-19: a dialer whose save fails (ENOSPC) reports REGISTRY_UNSAVED with url and cause; the next save writes the newer state', async () => {
+    const { net, h, d, errors, backend } = await pair();
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
+    const link = net.links[0];
+    link.cut();
+    backend.failAt(1, { code: 'ENOSPC', persistent: true, ops: ['write'] });
+    link.restore();
+    await until(() => errors.length > 0, [d]);
+    expect(errors[0]).toMatchObject({ code: 'REGISTRY_UNSAVED', url: URL, cause: { code: 'ENOSPC' } });
+    expect(d.sync.peers()[0].lastError).toMatchObject({ code: 'REGISTRY_UNSAVED' });
+    backend.clearFaults();
+    const x = await h.s.insert({ after: 'the disk has room again' });
+    await until(async () => d.has(x), [d]);
+    await until(() => d.sync.listNodes()[0].cursor !== null, [d]);
+    await d.sync.flush();
+    const saved = JSON.parse(backend.files().get(nodeFile(URL)) ?? '{}') as { cursor?: string };
+    expect(saved.cursor).toBe(d.sync.listNodes()[0].cursor);
+    await closeAll(d, h.s);
+  });
+
+  it('LOG-17, LIFE-19: the save after an answered push (acked) that fails is reported, not swallowed', async () => {
+    const { h, d, errors, backend } = await pair();
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
+    // Only the registry's files fail: the log and the record files take the write.
+    const write = backend.write.bind(backend);
+    backend.write = (path, text, o) => (path.startsWith('remote/') ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })) : write(path, text, o));
+    const x = await d.insert({ pushed: true });
+    await until(async () => (await h.s.has(x)) && errors.length > 0, [d, h.s]);
+    expect(errors.map((e) => [e.code, e.url])).toEqual([['REGISTRY_UNSAVED', URL]]);
+    backend.write = write;
+    await closeAll(d, h.s);
+  });
+
+  it('REG-5: addNode() rejects with REGISTRY_UNSAVED when the node\'s file cannot be written', async () => {
+    const { h, d, backend } = await pair();
+    backend.failAt(1, { code: 'ENOSPC', persistent: true, ops: ['write'] });
+    await expect(d.sync.addNode({ url: URL, token: 't' })).rejects.toMatchObject({ code: 'REGISTRY_UNSAVED', url: URL });
+    backend.clearFaults();
+    await closeAll(d, h.s);
+  });
+});
