@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { lockDirectory } from './fs-lock';
 import { checkPath, isTempName } from './paths';
 import type { PathCheck } from './paths';
 import type { Backend } from './types';
@@ -17,6 +18,7 @@ const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoExceptio
  * no rename (the purge scrub, GUAR-20); `{ durable: true }` fsyncs the data, and
  * for `write` the parent directory after the rename (GUAR-17). `list` returns
  * the names of plain files only, sorted by code unit, without leftover temp files.
+ * `lock` takes `<root>/LOCK` (see lockDirectory): one open storage per root.
  * OS errors (ENOSPC, EIO, ...) propagate unchanged, for the caller to wrap.
  *
  * @throws TypeError when `root` is not a non-empty string.
@@ -36,6 +38,7 @@ export function createFsBackend(root: string): Backend {
     list: async (dir) => listFiles(at(dir, { dir: true })),
     mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),
     exists: async (path) => existsAt(at(path, { dir: true })),
+    lock: async () => lockDirectory(base),
   };
 }
 

@@ -1,4 +1,7 @@
 export type { Backend } from './types';
+export type { BackendLock, LockHolder } from './lock';
+export { lockedError } from './lock';
+export { LOCK_FILE, lockDirectory, lockHolder } from './fs-lock';
 export { checkPath, isTempName } from './paths';
 export type { PathCheck } from './paths';
 export { createFsBackend } from './fs-backend';

@@ -1,3 +1,4 @@
+import { lockedError } from './lock';
 import { checkPath } from './paths';
 import type { PathCheck } from './paths';
 import { damageSnapshot } from './memory-damage';
@@ -9,6 +10,8 @@ import type { MemorySnapshot } from './memory-files';
 import type { Backend } from './types';
 
 const DEFAULT_SEED = 0x5eed;
+/** The memory backend's host, for a LOCKED message: this process. */
+const HERE = 'memory';
 
 /** Options of `createMemoryBackend`. */
 export interface MemoryBackendOptions {
@@ -97,7 +100,15 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     faults.check('fsync', p);
     table.put(p, data, { durable: true, inPlace: false });
   };
+  let locked = false;
   return {
+    // One open storage per memory backend, as per fs path; a crash() hands over a new, unlocked disk.
+    async lock(path) {
+      if (locked) throw lockedError(path, { pid: process.pid, host: HERE }, { pid: process.pid, host: HERE });
+      locked = true;
+      let released = false;
+      return { release: async () => { if (!released) { released = true; locked = false; } } };
+    },
     read: (path) => run('read', path, (p) => table.read(p)),
     write: (path, data, o) => run('write', path, (p) => write(p, data, o?.durable), { creating: true }),
     overwrite: (path, data, o) => run('overwrite', path, (p) => overwrite(p, data, o?.durable), { creating: true }),

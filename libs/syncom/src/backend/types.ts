@@ -1,3 +1,5 @@
+import type { BackendLock } from './lock';
+
 /**
  * The pluggable file backend: everything syncom stores goes through it, so a
  * browser (OPFS) backend stays possible. Paths are relative to the storage
@@ -27,4 +29,13 @@ export interface Backend {
   exists(path: string): Promise<boolean>;
   /** Release what the backend holds (file handles, locks). */
   close?(): Promise<void>;
+  /**
+   * Take the storage's exclusive lock (DESIGN: one owner per storage path):
+   * open() calls it first and releases it at close(). A backend without it
+   * is not locked (the CLI's read-only backend; your own, unless you add one).
+   * `path` is open()'s path, for the message.
+   *
+   * @throws SyncomError LOCKED (status 423) while another open storage holds it.
+   */
+  lock?(path: string): Promise<BackendLock>;
 }

@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { lockHolder } from '../backend/fs-lock';
 import { isSyncomError } from '../errors';
 import { type CliArgs, parseArgs } from './args';
 import { exportCommand } from './export';
@@ -11,7 +14,8 @@ import { verifyCommand } from './verify';
 /** The usage text of `syncom --help`. */
 export const USAGE = `usage: syncom <command> <path> [options]
 
-Inspect a syncom storage directory (nothing in it is changed), or pull one from a hub.
+Inspect a syncom storage directory (nothing in it is changed; one another
+process has open is read as it is at that moment), or pull one from a hub.
 
 commands:
   info <path>      id, epoch, floor, vector, segments, records, registered nodes
@@ -22,7 +26,8 @@ commands:
   log <path>       the ops of the log, one line each
   pull <path>      sync this storage (created if absent) with a hub until it
                    holds what the hub holds; a first contact bootstraps, with
-                   a progress bar (this command writes; it needs syncom-nest)
+                   a progress bar (this command writes; it needs syncom-nest,
+                   and fails with LOCKED while another process has the storage open)
 
 options:
   --json           info, verify, log: JSON instead of text
@@ -45,8 +50,19 @@ export interface CliDeps {
   connect?: PullConnect;
 }
 
-function run(args: CliArgs, io: CliIo, deps: CliDeps): Promise<number> {
+/**
+ * Say so when a live process holds the storage: the read-only commands read
+ * it all the same (they take no lock), and what they see may change under them.
+ */
+async function noteHolder(path: string, io: CliIo): Promise<void> {
+  const holder = await lockHolder(resolve(path)).catch(() => undefined);
+  if (holder) io.stderr.write(`syncom: note: ${path} is open in process ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}; this reads it as it is now, while it may change\n`);
+}
+
+async function run(args: CliArgs, io: CliIo, deps: CliDeps): Promise<number> {
   const path = args.path as string;
+  // pull opens the storage itself: a held one fails there with LOCKED.
+  if (args.command !== 'pull') await noteHolder(path, io);
   switch (args.command) {
     case 'pull': return pullCommand(path, { hub: args.hub as string, token: args.token, timeoutMs: (args.timeout ?? 120) * 1000, connect: deps.connect }, io);
     case 'info': return infoCommand(path, args.json, io);
@@ -83,7 +99,8 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps =
       io.stderr.write(`syncom: ${e.message}\n`);
       return e.exitCode;
     }
-    // An engine error met on a damaged storage (a key file that is no key, ...): a fault, with its code.
+    // An engine error met on a damaged storage (a key file that is no key, ...), or a storage
+    // another process holds (LOCKED, for pull): a fault, with its code.
     const what = isSyncomError(e) ? `${e.code}: ${e.message}` : ((e as Error)?.stack ?? String(e));
     io.stderr.write(`syncom: ${what}\n`);
     return EXIT_FAULTS;

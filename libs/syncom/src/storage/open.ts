@@ -1,6 +1,7 @@
 import { SyncomError } from '../errors';
 import { createFsBackend, createMemoryBackend } from '../backend';
 import type { Backend } from '../backend/types';
+import type { BackendLock } from '../backend/lock';
 import { applyOp, type Entry, isEntry } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
@@ -96,7 +97,12 @@ function commitHooks(ref: { storage?: Storage }): CommitHooks {
  * the keys at the first open, reads the log and the record files, and replays
  * the unsealed tail of the log onto the records.
  *
+ * The path is this storage's alone until close(): a second open() of it, in
+ * this process or another, fails with LOCKED; a lock left by a process that
+ * is gone is taken over.
+ *
  * @throws SyncomError INVALID_ARGUMENT for bad options.
+ * @throws SyncomError LOCKED (status 423) while another open storage holds the path.
  * @example
  * const storage = await open({ path: 'data' });
  * const id = await storage.insert({ title: 'Draft' });
@@ -104,6 +110,18 @@ function commitHooks(ref: { storage?: Storage }): CommitHooks {
 export async function open(options: OpenOptions): Promise<Storage> {
   checkOptions(options);
   const backend = backendOf(options);
+  // One owner per storage path: two open storages on one path would both take writes and lose some.
+  const lock = await backend.lock?.(options.path);
+  try {
+    return await openLocked(options, backend, lock);
+  } catch (e) {
+    await lock?.release().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** open() once the path is this storage's alone. */
+async function openLocked(options: OpenOptions, backend: Backend, lock: BackendLock | undefined): Promise<Storage> {
   const events = new Emitter<StorageEvents>();
   const startup: SyncomError[] = [];
   const onError = (e: Error) => startup.push(e as SyncomError);
@@ -125,7 +143,7 @@ export async function open(options: OpenOptions): Promise<Storage> {
   if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), { schema, sealed });
   committer.adoptTail(log.batches.map((b) => b.from), tail);
   const clock = createClock(options.now, log.maxTs);
-  const storage = new Storage({ options, keys, clock, log, committer, records, schema, events, backend, sealed });
+  const storage = new Storage({ options, keys, clock, log, committer, records, schema, events, backend, sealed, lock });
   ref.storage = storage;
   for (const e of committer.committed.values()) storage.rescope(e);
   storage.sync = new SyncManager(storage, (options.sync ?? {}) as DialOptions);

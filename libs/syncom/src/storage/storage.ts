@@ -7,6 +7,7 @@ import { FLAG_SEALED } from '../op/pack';
 import { GLOBAL_SCOPE, type Op, streamKey, type Vector } from '../op/types';
 import type { Schema } from '../schema';
 import type { Backend } from '../backend/types';
+import type { BackendLock } from '../backend/lock';
 import type { SyncManager } from '../sync/manager';
 import type { Clock } from './clock';
 import type { RecordStore } from './records';
@@ -42,6 +43,8 @@ export interface StorageParts {
   events: Emitter<StorageEvents>;
   /** Ids sealed for this node alone, as open() read them from the records and the log (GUAR-19). */
   sealed?: Set<string>;
+  /** The path's exclusive lock, released at close() (one owner per storage path). */
+  lock?: BackendLock;
 }
 
 /**
@@ -175,10 +178,14 @@ export class Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.sync?.stop();
-    await this.parts.committer.close();
-    await this.sync?.flush();
-    this.parts.events.removeAll();
+    try {
+      await this.sync?.stop();
+      await this.parts.committer.close();
+      await this.sync?.flush();
+      this.parts.events.removeAll();
+    } finally {
+      await this.parts.lock?.release();
+    }
   }
 
   get isClosed(): boolean {
