@@ -1,0 +1,53 @@
+import { ByteBudget, SendWindow } from '../../src/sync/frames';
+
+/** Whether a promise settled by the next macrotask. */
+async function settled<T>(p: Promise<T>): Promise<boolean> {
+  let done = false;
+  void p.then(() => (done = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+describe('send windows count bytes against a shared budget', () => {
+  it('issue 6.3: past the budget a window with a frame out waits; one with none out still gets one; acks wake waiters in order', async () => {
+    const budget = new ByteBudget(100);
+    const idle = new SendWindow(16, { budget });
+    const honest = new SendWindow(16, { budget });
+    const a = await idle.acquire();
+    a?.charge(60);
+    const b = await idle.acquire();
+    b?.charge(60);
+    expect([budget.inFlight, idle.inFlightBytes]).toEqual([120, 120]);
+    const blocked = idle.acquire();
+    expect(await settled(blocked)).toBe(false);
+    const first = await honest.acquire();
+    first?.charge(50);
+    const second = honest.acquire();
+    expect(await settled(second)).toBe(false);
+    // The honest window's ack serves its own next frame at once: it has none out.
+    first?.release();
+    expect(await settled(second)).toBe(true);
+    (await second)?.charge(10);
+    expect(await settled(blocked)).toBe(false);
+    a?.release();
+    b?.release();
+    expect(await settled(blocked)).toBe(true);
+    expect(budget.inFlight).toBe(10);
+  });
+
+  it('issue 6.3: a window over its own byte bound waits for its acks; close gives its bytes back to the budget', async () => {
+    const budget = new ByteBudget(1000);
+    const w = new SendWindow(16, { maxBytes: 100, budget });
+    const a = await w.acquire();
+    a?.charge(150);
+    const next = w.acquire();
+    expect(await settled(next)).toBe(false);
+    a?.charge(Number.NaN);
+    expect(w.inFlightBytes).toBe(150);
+    w.close();
+    expect(await next).toBeUndefined();
+    expect([budget.inFlight, w.inFlightBytes]).toEqual([0, 0]);
+    a?.release();
+    expect(budget.inFlight).toBe(0);
+  });
+});
