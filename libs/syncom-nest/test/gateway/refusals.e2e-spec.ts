@@ -85,7 +85,7 @@ describe('refusals at the socket.io gateway', () => {
     expect(limited).toContainEqual({ node: d.storage.id, reason: 'OPS_PER_SECOND' });
   });
 
-  it('HOST-12 HOST-13 the bucket is per node id; a refused push leaves the socket open and the next small one passes', async () => {
+  it('HOST-12 HOST-13 the bucket is the peer\'s (here, without authorize, its socket\'s); a refused push leaves the socket open and the next small one passes', async () => {
     hub = await startHub({ options: { limits: { opsPerSecond: 3 } } });
     const socket = await raw(hub);
     await socket.timeout(5000).emitWithAck('hello', HELLO);

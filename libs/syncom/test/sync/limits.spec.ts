@@ -102,7 +102,7 @@ describe('hosting: limits', () => {
     expect(b.take(1)).toBe(false);
   });
 
-  it('HOST-12: PeerBuckets keeps one bucket per node and forgets only idle (full) ones when many peers were seen', () => {
+  it('HOST-12: PeerBuckets keeps one bucket per key and forgets only idle (full) ones when many peers were seen', () => {
     let t = 0;
     const buckets = new PeerBuckets(2, () => t, 2);
     expect(new PeerBuckets(undefined, () => t).for('a')).toBeUndefined();
