@@ -3,7 +3,7 @@ import { SyncomError } from '../errors';
 import type { Vector } from '../op/types';
 import type { Storage } from '../storage/storage';
 import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from './reconcile';
-import { inLabel, labelGranted, labelItems } from './reconcile-sets';
+import { inLabel, labelGranted, labelSet } from './reconcile-sets';
 import { jsonBytes } from './frames';
 import { servedVector } from './scopes';
 import { outsideIds } from './reconcile-outside';
@@ -19,18 +19,11 @@ export interface ReconcileAnswer {
 /** Ids one records call may name: the envelope's bound (the host takes its pageSize of them). */
 const MAX_IDS = 10_000;
 
-/** Responders kept at most: one per (label, grant) a peer used, rebuilt when the records move. */
-const MAX_CACHED = 64;
-
 /**
  * The host's side of reconciliation (issue 6.2): the `reconcile` and
- * `records` procedures over the sets a session was granted. The responder
- * keeps no state between messages, so one per (label, grant) answers every
- * peer, until the committed point moves.
+ * `records` procedures over the sets a session was granted.
  */
 export class ReconcileHost {
-  private readonly cache = new Map<string, { chead: number; r: Reconciler }>();
-
   constructor(private readonly storage: Storage, private readonly o: { pageSize: number; pageBytes?: number; frameLimit?: number }) {}
 
   /** The largest reconcile message taken and sent; hello tells the dialer, whose messages must fit it. */
@@ -85,16 +78,16 @@ export class ReconcileHost {
     return outside.length ? { entries, taken, outside } : { entries, taken };
   }
 
+  /**
+   * A responder over the label's set as it is now. The set comes from the
+   * storage's digest index, kept up to date at commit time: a write costs
+   * the next reconcile the digests of the records it touched, not a rebuild
+   * of the whole set (a peer alternating pushes and reconciles must not make
+   * the host digest every record each time). The responder keeps no state,
+   * so one per message costs nothing but its options' check.
+   */
   private responder(label: string, granted: readonly string[]): Reconciler {
-    // A label's set depends on the grant only through '*': label '*' is every record or the global scope's.
-    const key = label === '*' && granted.includes('*') ? '*all' : `:${label}`;
-    const chead = this.storage.parts.committer.chead;
-    const hit = this.cache.get(key);
-    if (hit && hit.chead === chead) return hit.r;
-    if (!hit && this.cache.size >= MAX_CACHED) this.cache.clear();
-    const r = createReconciler({ items: labelItems(this.storage, label, granted), frameLimit: this.frameLimit });
-    this.cache.set(key, { chead, r });
-    return r;
+    return createReconciler({ set: labelSet(this.storage, label, granted), frameLimit: this.frameLimit });
   }
 }
 

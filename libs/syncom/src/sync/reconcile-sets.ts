@@ -1,6 +1,7 @@
 import type { Entry } from '../crdt';
+import { recordDigests } from '../storage/digests';
 import type { Storage } from '../storage/storage';
-import { entryItem, type ReconcileItem } from './reconcile';
+import { entryItem, type ItemSet, type ReconcileItem } from './reconcile';
 
 /**
  * The labels a grant reconciles (RECONCILE.md, Scopes): '*' alone over every
@@ -35,7 +36,22 @@ export function labelEntries(storage: Storage, label: string, granted: readonly 
   return out;
 }
 
-/** A label's set as reconciliation items. */
+/**
+ * A label's set as reconciliation items, digested from scratch: one
+ * entryDigest per record. What labelSet keeps up to date, and what tests
+ * compare it with; a reconciliation reads labelSet.
+ */
 export function labelItems(storage: Storage, label: string, granted: readonly string[]): ReconcileItem[] {
   return labelEntries(storage, label, granted).map(entryItem);
+}
+
+/**
+ * A label's set as it is now, for createReconciler({ set }): read from the
+ * storage's digest index, which commits keep up to date (only the records a
+ * batch touched are digested again), so neither the host's responder nor the
+ * dialer digests every record on each run. Immutable: later commits do not
+ * change it.
+ */
+export function labelSet(storage: Storage, label: string, granted: readonly string[]): ItemSet {
+  return recordDigests(storage).labelSet(label, granted);
 }
