@@ -21,6 +21,8 @@ export type SyncomErrorCode =
   | 'FOREIGN_EPOCH'
   | 'BAD_EVENT_ID'
   | 'NOT_SEALABLE'
+  /** open() of a storage path another open storage holds (status 423). */
+  | 'LOCKED'
   | (string & {});
 
 /** Extra facts an error may carry: the peer, the op, counts, the host's status. */
