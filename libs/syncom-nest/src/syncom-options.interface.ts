@@ -34,10 +34,21 @@ export interface SyncomGatewayOptions {
   pageBytes?: number;
   /** Frames (changes pages, snapshot stream chunks) out to one socket unacknowledged at once (default 16). */
   maxInFlightFrames?: number;
+  /** The unit's per-peer bounds (UnitOptions): bytes out unacknowledged over all sockets and per socket, feeds per socket, snapshot pagings. */
+  maxInFlightBytes?: number;
+  maxConnectionInFlightBytes?: number;
+  maxFeedsPerConnection?: number;
+  maxPagings?: number;
+  maxPagingsPerConnection?: number;
   meta?: Record<string, unknown>;
   tracked?: UnitOptions['tracked'];
   /** How long a changes page waits for the subscriber's ack, from the ack of the page before it, before the feed ends (default 30 s). */
   ackTimeout?: number;
+  /**
+   * The most a message may weigh, in UTF-8 bytes, before a hello succeeds on its socket (default 64 KiB, about a
+   * thousand origins in a hello's vector); a larger one closes the connection unparsed. Keys and items: a sixteenth of it.
+   */
+  preAuthBytes?: number;
 }
 
 /** SyncomModule.forRoot()'s options: open()'s, plus `scope` and the gateway. */

@@ -1,39 +1,61 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
-import { checkHello, type Hello } from 'syncom';
+import type { Hello } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
-import type { SyncomGatewayOptions } from '../syncom-options.interface';
+import type { SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
+import { breachOf, MAX_ENVELOPE_DEPTH } from './envelope-bounds';
+import { preAuthBounds, preAuthBytesOf } from './pre-auth';
 import { peerOf } from './socket-peer';
 import { wsRefusal } from './syncom-refusal';
 
 /**
- * Gates `hello` with the gateway's `authorize(context, hello)` (HOST-3): an
- * answer of false, or a throw, refuses it with 401 UNAUTHORIZED. Without
- * authorize every hello passes; other messages are not this guard's.
+ * Runs the gateway's `authorize(context, hello)` on a checked hello (HOST-3):
+ * an answer of false, or a throw, refuses it with 401 UNAUTHORIZED. Without
+ * authorize every hello passes.
+ * @throws WsException 401 UNAUTHORIZED
+ */
+export async function authorizeHello(options: SyncomGatewayOptions, context: SyncomSocketContext, hello: Hello): Promise<void> {
+  const authorize = options.authorize;
+  if (!authorize) return;
+  let ok = false;
+  try {
+    ok = (await authorize(context, hello)) !== false;
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw wsRefusal('UNAUTHORIZED', 401, 'authorize refused the hello: check the token registered for this host');
+}
+
+/**
+ * The session line of the gateway. A hello first ends the socket's earlier
+ * session, whatever its own outcome (a refused re-hello must not leave the
+ * old grant in place, HOST-21). A message from a socket without a session
+ * (a hello included) is held to the pre-authentication bounds before any
+ * envelope check reads it: at most a few thousand keys and items, counted
+ * in one pass that stops at the bound (413 MESSAGE_TOO_LARGE), nesting at
+ * most MAX_ENVELOPE_DEPTH (400). Its bytes were bounded before socket.io
+ * parsed it (PreAuthGate). The hello itself is read once, by the hello
+ * handler's pipe, which then runs authorizeHello.
  */
 @Injectable()
 export class SyncomAuthorizeGuard implements CanActivate {
-  constructor(@Inject(SYNCOM_GATEWAY_OPTIONS) private readonly options: SyncomGatewayOptions) {}
+  private readonly bounds;
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  constructor(@Inject(SYNCOM_GATEWAY_OPTIONS) options: SyncomGatewayOptions) {
+    this.bounds = preAuthBounds(preAuthBytesOf(options.preAuthBytes));
+  }
+
+  canActivate(context: ExecutionContext): boolean {
     const ws = context.switchToWs();
-    const authorize = this.options.authorize;
-    if (ws.getPattern() !== SYNCOM_EVENTS.hello || !authorize) return true;
-    let hello: Hello;
-    try {
-      hello = checkHello(ws.getData());
-    } catch {
-      // Guards run before pipes: a malformed hello is the pipe's to refuse (400).
-      return true;
+    const peer = peerOf(ws.getClient<Socket>());
+    if (ws.getPattern() === SYNCOM_EVENTS.hello) peer.endSession();
+    if (peer.greeted) return true;
+    const breach = breachOf(ws.getData(), this.bounds);
+    if (breach === 'depth') throw wsRefusal('BAD_REQUEST', 400, `the message nests deeper than ${MAX_ENVELOPE_DEPTH} levels`);
+    if (breach === 'entries') {
+      throw wsRefusal('MESSAGE_TOO_LARGE', 413, `before a hello succeeds a message may hold at most ${this.bounds.maxEntries} keys and items`);
     }
-    let ok = false;
-    try {
-      ok = (await authorize(peerOf(ws.getClient<Socket>()).context, hello)) !== false;
-    } catch {
-      ok = false;
-    }
-    if (ok) return true;
-    throw wsRefusal('UNAUTHORIZED', 401, 'authorize refused the hello: check the token registered for this host');
+    return true;
   }
 }

@@ -1,12 +1,16 @@
 export { createSyncomGateway, DEFAULT_ACK_TIMEOUT, SyncomGateway } from './syncom.gateway';
 export { SyncomAckGuard } from './ack.guard';
-export { SyncomAuthorizeGuard } from './authorize.guard';
+export { authorizeHello, SyncomAuthorizeGuard } from './authorize.guard';
 export { SyncomLimitsGuard } from './limits.guard';
 export { SyncomExceptionFilter } from './syncom-exception.filter';
-export { OpaqueArray, SyncomValidationPipe } from './syncom-validation.pipe';
+export { SyncomValidationPipe } from './syncom-validation.pipe';
+export { envelope, type Envelope, type EnvelopeOf, OpaqueArray } from './envelope-schema';
+export { breachOf, MAX_ENVELOPE_DEPTH } from './envelope-bounds';
+export { DEFAULT_PRE_AUTH_BYTES, PreAuthGate, preAuthBounds } from './pre-auth';
 export { toWireError, wsRefusal } from './syncom-refusal';
 export { HelloDto, SchemaInfoDto } from './hello.dto';
 export { PushDto, SnapshotDto } from './push.dto';
+export { ReconcileDto, RecordsDto } from './reconcile.dto';
 export { ChangesArgsDto, ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
 export { applyMessageLimit, DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, maxMessageBytes, messageLimitOf } from './message-size';
 export { createSessionMiddleware } from './session.middleware';

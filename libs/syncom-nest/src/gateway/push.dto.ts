@@ -1,31 +1,16 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
-import { OpaqueArray } from './syncom-validation.pipe';
+import { bool, envelope, type EnvelopeOf, int, OpaqueArray, optional, str, strings } from './envelope-schema';
 
 /** The `push` envelope: `{ ops }`, packed ops the engine checks one by one (PROTO-5). */
-export class PushDto {
-  @OpaqueArray()
-  ops!: unknown[];
-}
+export const PushDto = envelope('push', { ops: OpaqueArray() });
+/** The `push` envelope. */
+export type PushDto = EnvelopeOf<typeof PushDto>;
 
 /** The `snapshot` envelope: which page of which paging, for which scopes, streamed or inline (PROTO-7). */
-export class SnapshotDto {
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  token?: string;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  offset?: number;
-
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(256)
-  @IsString({ each: true })
-  scopes?: string[];
-
-  @IsOptional()
-  @IsBoolean()
-  stream?: boolean;
-}
+export const SnapshotDto = envelope('snapshot', {
+  token: optional(str(64)),
+  offset: optional(int(0)),
+  scopes: optional(strings(256)),
+  stream: optional(bool()),
+});
+/** The `snapshot` envelope. */
+export type SnapshotDto = EnvelopeOf<typeof SnapshotDto>;

@@ -1,32 +1,15 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsObject, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { bool, envelope, type EnvelopeOf, opaqueObject, optional, str, strings } from './envelope-schema';
 
 /**
  * The `reconcile` envelope (issue 6.2): a scope label, one reconciliation
  * message and, on a run's first call, `start`. The engine decodes the message
  * and refuses a malformed one (400 RECONCILE_MALFORMED); this checks the envelope.
  */
-export class ReconcileDto {
-  @IsString()
-  @Length(1, 128)
-  scope!: string;
-
-  @IsObject()
-  msg!: Record<string, unknown>;
-
-  @IsOptional()
-  @IsBoolean()
-  start?: boolean;
-}
+export const ReconcileDto = envelope('reconcile', { scope: str(128, 1), msg: opaqueObject(), start: optional(bool()) }, ['msg']);
+/** The `reconcile` envelope. */
+export type ReconcileDto = EnvelopeOf<typeof ReconcileDto>;
 
 /** The `records` envelope: a scope label and the ids to fetch (the unit caps them at its pageSize). */
-export class RecordsDto {
-  @IsString()
-  @Length(1, 128)
-  scope!: string;
-
-  @IsArray()
-  @ArrayMaxSize(10_000)
-  @IsString({ each: true })
-  @MaxLength(512, { each: true })
-  ids!: string[];
-}
+export const RecordsDto = envelope('records', { scope: str(128, 1), ids: strings(10_000, 512) });
+/** The `records` envelope. */
+export type RecordsDto = EnvelopeOf<typeof RecordsDto>;

@@ -1,7 +1,9 @@
 import { SyncomError, type HostUnit, type Subscription } from 'syncom';
 import type { Socket } from 'socket.io';
+import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import type { SyncomSocketContext } from '../syncom-options.interface';
 import { PeerStreams } from './peer-streams';
+import { toWireError } from './syncom-refusal';
 
 /** The room of a scope's subscribers: `server.in(scopeRoom('Doc')).fetchSockets()`. */
 export function scopeRoom(scope: string): string {
@@ -9,6 +11,14 @@ export function scopeRoom(scope: string): string {
 }
 
 const gone = () => new SyncomError('LINK_DOWN', 'the socket disconnected');
+const noSession = () => new SyncomError('HELLO_REQUIRED', 'no current hello on this connection: greet again', { status: 428 });
+
+/** Ends a unit's session on a context: the engine's endSession where the unit has one, else what a closed link does. */
+function endUnitSession(unit: HostUnit, context: object): void {
+  const u = unit as HostUnit & { endSession?: (context: object) => void };
+  if (typeof u.endSession === 'function') u.endSession(context);
+  else u.disconnect(context);
+}
 
 /**
  * What the gateway keeps per socket: the context the host unit keys its
@@ -20,6 +30,8 @@ const gone = () => new SyncomError('LINK_DOWN', 'the socket disconnected');
 export class SocketPeer {
   /** What the unit and authorize see for this socket. */
   readonly context: SyncomSocketContext;
+  /** The unit this socket's session lives in, once the gateway took the connection. */
+  unit?: HostUnit;
   /** The snapshot streams this socket is pulling. */
   readonly streams = new PeerStreams();
   private readonly feeds = new Map<string, Subscription>();
@@ -41,10 +53,34 @@ export class SocketPeer {
   }
 
   /** hello succeeded: the node id the limits guard keys its bucket on, and the scopes the rooms follow. */
-  greeted(node: string, scopes: string[]): void {
+  greet(node: string, scopes: string[]): void {
     this.context.node = node;
     this.context.scopes = scopes;
     (this.socket.data as Record<string, unknown>).syncom = { node, scopes };
+  }
+
+  /** Whether a hello succeeded on this socket and its session stands. */
+  get greeted(): boolean {
+    return this.context.node !== undefined;
+  }
+
+  /**
+   * Ends the socket's session, as every hello does before it is judged
+   * (HOST-21): a refused re-hello must not leave the earlier grant in place.
+   * Its feeds end, each subscriber told 428 HELLO_REQUIRED so it greets
+   * again; its snapshot streams and rooms go; the unit forgets the session;
+   * and until a hello succeeds the socket is held to the pre-authentication
+   * bounds.
+   */
+  endSession(): void {
+    for (const sub of [...this.feeds.keys()]) {
+      if (this.dropFeed(sub) && !this.ended) this.socket.emit(SYNCOM_EVENTS.feedError, { sub, error: toWireError(noSession()) });
+    }
+    this.streams.close();
+    delete this.context.node;
+    delete this.context.scopes;
+    delete (this.socket.data as Record<string, unknown>).syncom;
+    if (this.unit) endUnitSession(this.unit, this.context);
   }
 
   /** Keeps a feed under the client's sub id, ending one it replaces (and the feed itself if the socket is gone). */

@@ -1,4 +1,4 @@
-import { Inject, Logger, type Type, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { Inject, Logger, type Type, UseFilters, UseGuards } from '@nestjs/common';
 import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
@@ -8,12 +8,13 @@ import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '..
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import { SyncomAckGuard } from './ack.guard';
-import { SyncomAuthorizeGuard } from './authorize.guard';
+import { authorizeHello, SyncomAuthorizeGuard } from './authorize.guard';
 import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
 import { openFeed } from './gateway-feeds';
 import { HelloDto } from './hello.dto';
 import { SyncomLimitsGuard } from './limits.guard';
 import { applyMessageLimit, maxMessageBytes, reconcileFrameFor } from './message-size';
+import { PreAuthGate, preAuthBytesOf } from './pre-auth';
 import { PushDto, SnapshotDto } from './push.dto';
 import { ReconcileDto, RecordsDto } from './reconcile.dto';
 import { createSessionMiddleware } from './session.middleware';
@@ -24,24 +25,35 @@ import { SyncomValidationPipe } from './syncom-validation.pipe';
 /** How long a changes page waits for the subscriber's ack by default. */
 export const DEFAULT_ACK_TIMEOUT = 30_000;
 
+const hello$ = new SyncomValidationPipe(HelloDto);
+const push$ = new SyncomValidationPipe(PushDto);
+const snapshot$ = new SyncomValidationPipe(SnapshotDto);
+const reconcile$ = new SyncomValidationPipe(ReconcileDto);
+const records$ = new SyncomValidationPipe(RecordsDto);
+const changes$ = new SyncomValidationPipe(ChangesDto);
+const unsubscribe$ = new SyncomValidationPipe(UnsubscribeDto);
+const chunk$ = new SyncomValidationPipe(ChunkDto);
+
 /**
  * Hosts peers over socket.io (DESIGN: Adaptations of the spec): the
  * procedures of the storage's host unit as acknowledged messages (hello,
  * push, snapshot, reconcile, records; changes as a subscription whose pages are acknowledged;
  * snapshot streams pulled chunk by chunk), one unit context per socket.
- * authorize and limits are guards; malformed envelopes are refused by the
- * validation pipe; every refusal is answered on the message's ack by the
+ * Until a hello succeeds on a socket its messages are held to small bounds
+ * (PreAuthGate, SyncomAuthorizeGuard); each envelope is read once, in linear
+ * time, by its validation pipe; authorize runs on the checked hello; limits
+ * are a guard; every refusal is answered on the message's ack by the
  * exception filter. Wiring only: the engine's unit does the sync.
  * Use createSyncomGateway(namespace) to get a decorated class.
  */
 @UseGuards(SyncomAckGuard, SyncomAuthorizeGuard, SyncomLimitsGuard)
 @UseFilters(SyncomExceptionFilter)
-@UsePipes(new SyncomValidationPipe())
 export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
   /** The namespace served, once initialized. */
   server?: Namespace;
   private readonly logger = new Logger('SyncomGateway');
   private hostUnit?: HostUnit;
+  private gate?: PreAuthGate;
 
   constructor(
     @Inject(Storage) protected readonly storage: Storage,
@@ -54,7 +66,9 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const reconcileFrame = reconcileFrameFor(limits);
     // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
     const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);
-    this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, maxInFlightFrames, meta, tracked, reconcileFrame, pushBytes });
+    const { maxInFlightBytes, maxConnectionInFlightBytes, maxFeedsPerConnection, maxPagings, maxPagingsPerConnection } = this.options;
+    const bounds = { maxInFlightBytes, maxConnectionInFlightBytes, maxFeedsPerConnection, maxPagings, maxPagingsPerConnection };
+    this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, maxInFlightFrames, meta, tracked, reconcileFrame, pushBytes, ...bounds });
     return this.hostUnit;
   }
 
@@ -63,13 +77,17 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     this.server = server;
     const bytes = maxMessageBytes(this.options.limits);
     applyMessageLimit(server, bytes);
+    const preAuth = preAuthBytesOf(this.options.preAuthBytes);
+    this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, logger: this.logger, greeted: (socket) => peerOf(socket).greeted });
     if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, this.logger));
-    this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes)`);
+    this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes, ${preAuth} before a hello)`);
   }
 
   /** One context per socket; when the socket goes, its feeds and streams end and the unit forgets its session. */
   handleConnection(socket: Socket): void {
     const peer = peerOf(socket);
+    peer.unit = this.unit;
+    this.gate?.track(socket);
     this.logger.log(`peer connected: socket ${socket.id} from ${socket.handshake.address}`);
     socket.once('disconnect', (reason: string) => {
       try {
@@ -83,56 +101,61 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     });
   }
 
-  /** hello: the unit greets the peer; the socket then knows its node id and scopes. */
+  /**
+   * hello, read once by its pipe (the guard already ended any earlier
+   * session): authorize, then the unit greets the peer; the socket then
+   * knows its node id and scopes.
+   */
   @SubscribeMessage(SYNCOM_EVENTS.hello)
-  async hello(@ConnectedSocket() socket: Socket, @MessageBody() body: HelloDto): Promise<SyncomAnswer> {
+  async hello(@ConnectedSocket() socket: Socket, @MessageBody(hello$) body: HelloDto): Promise<SyncomAnswer> {
     const peer = peerOf(socket);
+    await authorizeHello(this.options, peer.context, body);
     const value = await this.unit.call('hello', body, peer.context);
-    peer.greeted(body.node, body.scopes ?? ['*']);
+    peer.greet(body.node, body.scopes);
     return answerOk(value);
   }
 
   /** push: the ops the host lacks (the limits guard ran first). */
   @SubscribeMessage(SYNCOM_EVENTS.push)
-  async push(@ConnectedSocket() socket: Socket, @MessageBody() body: PushDto): Promise<SyncomAnswer> {
+  async push(@ConnectedSocket() socket: Socket, @MessageBody(push$) body: PushDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('push', body, peerOf(socket).context));
   }
 
   /** snapshot: one page, inline or as a stream id. */
   @SubscribeMessage(SYNCOM_EVENTS.snapshot)
-  async snapshot(@ConnectedSocket() socket: Socket, @MessageBody() body: SnapshotDto): Promise<SyncomAnswer> {
+  async snapshot(@ConnectedSocket() socket: Socket, @MessageBody(snapshot$) body: SnapshotDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('snapshot', body, peerOf(socket).context));
   }
 
   /** reconcile: one round of a scope's set reconciliation (capability reconcile/1, issue 6.2). */
   @SubscribeMessage(SYNCOM_EVENTS.reconcile)
-  async reconcile(@ConnectedSocket() socket: Socket, @MessageBody() body: ReconcileDto): Promise<SyncomAnswer> {
+  async reconcile(@ConnectedSocket() socket: Socket, @MessageBody(reconcile$) body: ReconcileDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('reconcile', body, peerOf(socket).context));
   }
 
   /** records: the merge states of records a reconciliation found different. */
   @SubscribeMessage(SYNCOM_EVENTS.records)
-  async records(@ConnectedSocket() socket: Socket, @MessageBody() body: RecordsDto): Promise<SyncomAnswer> {
+  async records(@ConnectedSocket() socket: Socket, @MessageBody(records$) body: RecordsDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('records', body, peerOf(socket).context));
   }
 
   /** changes: opens a feed whose pages go out as acknowledged `changes:data` messages. */
   @SubscribeMessage(SYNCOM_EVENTS.changes)
-  async changes(@ConnectedSocket() socket: Socket, @MessageBody() body: ChangesDto): Promise<SyncomAnswer> {
+  async changes(@ConnectedSocket() socket: Socket, @MessageBody(changes$) body: ChangesDto): Promise<SyncomAnswer> {
     await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT });
     return answerOk(null);
   }
 
   /** unsubscribe: ends a feed. */
   @SubscribeMessage(SYNCOM_EVENTS.unsubscribe)
-  unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: UnsubscribeDto): SyncomAnswer {
+  unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody(unsubscribe$) body: UnsubscribeDto): SyncomAnswer {
     peerOf(socket).dropFeed(body.sub);
     return answerOk(null);
   }
 
   /** chunk: the next chunk of a streamed snapshot page, or (cancel) drops the stream. */
   @SubscribeMessage(SYNCOM_EVENTS.chunk)
-  async chunk(@ConnectedSocket() socket: Socket, @MessageBody() body: ChunkDto): Promise<SyncomAnswer<ChunkAnswer | null>> {
+  async chunk(@ConnectedSocket() socket: Socket, @MessageBody(chunk$) body: ChunkDto): Promise<SyncomAnswer<ChunkAnswer | null>> {
     const peer = peerOf(socket);
     if (body.cancel) {
       peer.streams.cancel(body.stream);

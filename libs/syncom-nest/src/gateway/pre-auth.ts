@@ -1,0 +1,109 @@
+import type { Logger } from '@nestjs/common';
+import type { Namespace, Socket } from 'socket.io';
+import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
+import { MAX_ENVELOPE_DEPTH, type EnvelopeBounds } from './envelope-bounds';
+
+/**
+ * The most a message may weigh, in UTF-8 bytes, on a socket without a
+ * current hello (the handshake's connect packet included). An honest hello
+ * is the largest such message: about 60 bytes per origin of its vector, so
+ * 64 KiB fits about a thousand origins; a hub whose peers know more raises
+ * the gateway's `preAuthBytes`.
+ */
+export const DEFAULT_PRE_AUTH_BYTES = 64 * 1024;
+
+/** The bounds a message from a socket without a current hello is held to: keys and items at most a sixteenth of its bytes (4,096 by default). */
+export function preAuthBounds(bytes: number = DEFAULT_PRE_AUTH_BYTES): EnvelopeBounds {
+  return { maxDepth: MAX_ENVELOPE_DEPTH, maxEntries: Math.max(4096, Math.floor(bytes / 16)) };
+}
+
+/** The gateway's pre-authentication byte limit from its option, the default when unset or invalid. */
+export function preAuthBytesOf(option: number | undefined): number {
+  return option !== undefined && Number.isFinite(option) && option > 0 ? Math.floor(option) : DEFAULT_PRE_AUTH_BYTES;
+}
+
+interface EnginePacket { type: string; data?: unknown }
+interface EngineConn {
+  readyState: string;
+  on(event: 'packet', listener: (packet: EnginePacket) => void): void;
+  close(discard?: boolean): void;
+}
+
+/** socket.io's packet types whose attachments follow as binary packets. */
+const BINARY_TYPES = new Set(['5', '6']);
+
+/**
+ * A socket.io packet's namespace and whether it has binary attachments,
+ * read from its header (`<type>[<n>-][/<nsp>,][<ack>]<json>`) without
+ * parsing it; at most the namespace's length plus a few characters.
+ */
+export function packetHeader(data: string): { nsp: string; binary: boolean } {
+  let i = 1;
+  const binary = BINARY_TYPES.has(data[0]);
+  if (binary) while (i < data.length && i < 16 && data[i] !== '-') i++;
+  if (binary) i++;
+  if (data[i] !== '/') return { nsp: '/', binary };
+  const end = data.indexOf(',', i);
+  return { nsp: end < 0 ? data.slice(i) : data.slice(i, end), binary };
+}
+
+/** Whether a string passes `max` UTF-8 bytes; measured only near the bound (a code unit is 1 to 3 bytes). */
+function over(data: string, max: number): boolean {
+  if (data.length > max) return true;
+  return data.length * 3 > max && Buffer.byteLength(data) > max;
+}
+
+/** What the gate needs of the gateway: its namespace, the pre-auth limit, and whether a socket has a session. */
+export interface PreAuthOptions {
+  namespace: Namespace;
+  bytes: number;
+  logger: Logger;
+  /** Whether a hello succeeded on that socket and its session stands. */
+  greeted(socket: Socket): boolean;
+}
+
+/**
+ * Holds every engine.io connection to the pre-authentication limit for the
+ * packets it sends to this namespace until a hello succeeds there: a text
+ * packet over `bytes`, or one with binary attachments (no syncom message
+ * has any), closes the connection before socket.io parses it. The engine
+ * emits `packet` before it hands the data to socket.io's decoder, and
+ * closing the socket.io client there takes the decoder off the connection
+ * synchronously; the size is known without reading the text. socket.io's
+ * maxHttpBufferSize bounds every packet of the server; this bounds, per
+ * connection, what is parsed before anyone knows who sent it.
+ */
+export class PreAuthGate {
+  private readonly sockets = new WeakMap<object, Socket>();
+
+  constructor(private readonly o: PreAuthOptions) {
+    const engine = o.namespace.server.engine as unknown as { on(event: 'connection', listener: (conn: EngineConn) => void): void };
+    engine.on('connection', (conn) => conn.on('packet', (packet) => this.onPacket(conn, packet)));
+  }
+
+  /** The gateway's socket on its engine.io connection: its session lifts the limit. */
+  track(socket: Socket): void {
+    this.sockets.set(socket.conn, socket);
+  }
+
+  private onPacket(conn: EngineConn, packet: EnginePacket): void {
+    const data = packet.data;
+    // Binary packets follow a text header, which is refused first when it is this namespace's.
+    if (packet.type !== 'message' || typeof data !== 'string' || conn.readyState !== 'open') return;
+    const socket = this.sockets.get(conn);
+    if (socket && this.o.greeted(socket)) return;
+    const { nsp, binary } = packetHeader(data);
+    if (nsp === this.o.namespace.name && (binary || over(data, this.o.bytes))) this.refuse(conn, socket);
+  }
+
+  private refuse(conn: EngineConn, socket: Socket | undefined): void {
+    const message = `before a hello succeeds a message may be at most ${this.o.bytes} bytes, with no binary attachments`;
+    this.o.logger.warn(`closed the connection of ${socket?.handshake.address ?? 'a client'}: ${message}`);
+    if (socket?.connected) {
+      socket.emit(SYNCOM_EVENTS.exception, { ok: false, error: { code: 'MESSAGE_TOO_LARGE', status: 413, message } });
+      // Closes the socket.io client at once (the packet is never decoded), then the transport once the notice is out.
+      socket.disconnect(true);
+    }
+    if (conn.readyState === 'open') conn.close(true);
+  }
+}
