@@ -63,9 +63,8 @@ export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOp
   let early: unknown;
   let feed: Subscription | undefined;
   let previous: Promise<unknown> = Promise.resolve();
-  // Told once: a feed the socket already dropped (its session ended, the client unsubscribed) is not signalled again.
   const signal = (event: string, payload: object) => {
-    if (!feed || !peer.dropFeed(sub, feed)) return;
+    if (feed) peer.dropFeed(sub, feed);
     if (!peer.closed) peer.socket.emit(event, { sub, ...payload });
   };
   feed = o.unit.subscribe('changes', envelope.args ?? {}, peer.context, {
