@@ -78,6 +78,25 @@ describe('hostile: what a socket can make the hub hold, and whose limits it spen
     expect(unit.usage().inFlightBytes).toBeLessThanOrEqual(budget + 41 * pageBytes);
   });
 
+  it('HOST-3 HOST-21: a re-hello that authorize refuses ends the socket\'s earlier session: its feed ends 428, its pushes are 428, its paging is gone', async () => {
+    const h = await startHub({ options: { pageSize: 1, authorize: (_c, x) => x.token === 'good' } });
+    for (let i = 0; i < 2; i++) await h.storage.insert({ i });
+    const p = await greeted(h, 'regreeter', 'good');
+    const ended = new Signal();
+    const errors: { sub: string; error: { code: string; status: number } }[] = [];
+    p.socket.on('changes:error', (m: (typeof errors)[number]) => (errors.push(m), ended.notify()));
+    p.socket.on('changes:data', (_m: unknown, ack: (a: Answer) => void) => ack({ ok: true, value: null }));
+    expect(await ask(p.socket, 'changes', { sub: 'f', lastEventId: p.from })).toMatchObject({ ok: true });
+    expect(await ask(p.socket, 'snapshot', {})).toMatchObject({ ok: true });
+    const unit = h.gateway.unit as SyncUnit;
+    expect(unit.usage()).toMatchObject({ feeds: 1, pagings: 1 });
+    expect(await ask(p.socket, 'hello', hello('regreeter', 'bad'))).toMatchObject({ ok: false, error: { status: 401 } });
+    await ended.until(() => errors.length > 0, 'the feed to end');
+    expect(errors[0]).toMatchObject({ sub: 'f', error: { code: 'HELLO_REQUIRED', status: 428 } });
+    expect(await ask(p.socket, 'push', { ops: [1] })).toMatchObject({ ok: false, error: { status: 428 } });
+    expect(unit.usage()).toMatchObject({ feeds: 0, pagings: 0 });
+  });
+
   it('issue 6.3: a socket holds at most maxFeedsPerConnection feeds; one more is refused 429 TOO_MANY_FEEDS', async () => {
     const h = await startHub({ options: { maxFeedsPerConnection: 2 } });
     const p = await greeted(h, 'many-feeds');
