@@ -9,14 +9,11 @@ interface Held {
   scope: string;
 }
 
-/** The empty set: a label no record is in. */
-const EMPTY = new ItemIndex().snapshot();
-
 /**
  * The reconciliation items of a storage's records (RECONCILE.md, The set),
  * kept up to date as batches commit: one index over every record a peer may
  * be served (sealed ones never, tombstones and purge markers included) and
- * one per scope. A commit only marks the ids it touched (the storage's
+ * one per scope a peer asked for. A commit only marks the ids it touched (the storage's
  * 'change' event, emitted at the commit point for every op applied, once the
  * batch's records were rescoped); the next read digests those ids again and
  * moves their items, so a reconciliation after k writes costs O(k log n),
@@ -28,22 +25,18 @@ export class RecordDigests {
   private readonly held = new Map<string, Held>();
   private readonly all: ItemIndex;
   private readonly scopes = new Map<string, ItemIndex>();
+  /** Held items per scope: a label no record is in is answered without a scan and never kept. */
+  private readonly counts = new Map<string, number>();
   private readonly dirty = new Set<string>();
 
   constructor(private readonly storage: Storage) {
     // Subscribed before the scan, in the same synchronous turn: no commit falls between them.
     storage.parts.events.on('change', (op) => this.touched(op.id));
-    const byScope = new Map<string, Held[]>();
     for (const [id, e] of storage.parts.committer.committed) {
       const h = this.heldOf(id, e);
-      if (!h) continue;
-      this.held.set(id, h);
-      const list = byScope.get(h.scope) ?? [];
-      if (list.length === 0) byScope.set(h.scope, list);
-      list.push(h);
+      if (h) this.hold(h);
     }
     this.all = new ItemIndex(this.held.values());
-    for (const [scope, list] of byScope) this.scopes.set(scope, new ItemIndex(list));
   }
 
   /** An id whose committed entry changed: digested again at the next read. */
@@ -59,7 +52,23 @@ export class RecordDigests {
   labelSet(label: string, granted: readonly string[]): ItemSet {
     this.flush();
     if (label === '*' && granted.includes('*')) return this.all.snapshot();
-    return this.scopes.get(label)?.snapshot() ?? EMPTY;
+    return this.scoped(label).snapshot();
+  }
+
+  /**
+   * A scope's index, built from the held items at its first ask (no digest:
+   * they are held) and kept up to date from then on. A node whose peers are
+   * all granted '*' never builds one.
+   */
+  private scoped(scope: string): ItemIndex {
+    let index = this.scopes.get(scope);
+    if (!index && !this.counts.get(scope)) return EMPTY;
+    if (!index) {
+      const mine: Held[] = [];
+      for (const h of this.held.values()) if (h.scope === scope) mine.push(h);
+      this.scopes.set(scope, (index = new ItemIndex(mine)));
+    }
+    return index;
   }
 
   /** Items held, every scope together. */
@@ -70,6 +79,19 @@ export class RecordDigests {
   private flush(): void {
     for (const id of this.dirty) this.refresh(id);
     this.dirty.clear();
+  }
+
+  private hold(h: Held): void {
+    this.held.set(h.item.id, h);
+    this.counts.set(h.scope, (this.counts.get(h.scope) ?? 0) + 1);
+  }
+
+  /** One item fewer in a scope; a scope left empty keeps no index (a later ask builds one again). */
+  private release(scope: string): void {
+    const left = (this.counts.get(scope) ?? 1) - 1;
+    if (left > 0) return void this.counts.set(scope, left);
+    this.counts.delete(scope);
+    this.scopes.delete(scope);
   }
 
   /** A record as the index holds it, or undefined when it is never served. */
@@ -88,15 +110,17 @@ export class RecordDigests {
       this.all.delete(id);
       this.scopes.get(old.scope)?.delete(id);
       this.held.delete(id);
+      this.release(old.scope);
     }
     if (!now) return;
-    this.held.set(id, now);
+    this.hold(now);
     this.all.put(now.item, now.hash);
-    let scoped = this.scopes.get(now.scope);
-    if (!scoped) this.scopes.set(now.scope, (scoped = new ItemIndex()));
-    scoped.put(now.item, now.hash);
+    this.scopes.get(now.scope)?.put(now.item, now.hash);
   }
 }
+
+/** The set of a label no record is in; never changed (nothing is put in it). */
+const EMPTY = new ItemIndex();
 
 const indexes = new WeakMap<Storage, RecordDigests>();
 
