@@ -37,6 +37,7 @@ export interface PagingCaps {
 interface Paging extends PagingOwner {
   /** The sorted ids served, shared by every paging started at the same committed point with the same scopes. */
   ids: readonly string[];
+  scopes: string[];
   at: number;
 }
 
@@ -101,7 +102,7 @@ export class SnapshotPager {
     const paging = first ? this.start(token, scopes, owner) : this.resume(token, owner);
     // Not below 0: take() walks from the offset up, and -2^53 would walk (and block the host) for ever.
     const offset = Number.isSafeInteger(args.offset) && (args.offset as number) > 0 ? (args.offset as number) : 0;
-    const { entries, json, bytes, end } = this.take(paging.ids, offset, size, maxBytes);
+    const { entries, json, bytes, end } = this.take(paging, offset, size, maxBytes);
     const next = end < paging.ids.length ? end : null;
     if (next === null) this.pagings.delete(token);
     this.unshare();
@@ -160,7 +161,7 @@ export class SnapshotPager {
   }
 
   private start(token: string, scopes: string[], owner: PagingOwner): Paging {
-    const p: Paging = { ids: this.idsFor(scopes), at: this.now(), ...owner };
+    const p: Paging = { ids: this.idsFor(scopes), scopes, at: this.now(), ...owner };
     this.pagings.set(token, p);
     this.cap(this.pagings, owner.context);
     return p;
@@ -198,16 +199,18 @@ export class SnapshotPager {
     }
   }
 
-  /** The entries of a page from `offset`: up to `size` records within `maxBytes` (one larger record alone), and where the next page starts. */
-  private take(ids: readonly string[], offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
+  /** The entries of a paging's page from `offset`: up to `size` records within `maxBytes` (one larger record alone), and where the next page starts. */
+  private take(paging: Paging, offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
     const c = this.storage.parts.committer.committed;
+    const { ids, scopes } = paging;
     const entries: Entry[] = [];
     const json: string[] = [];
     let bytes = 1;
     let end = offset;
     for (; end < ids.length && entries.length < size; end++) {
       const e = c.get(ids[end]);
-      if (!e) continue;
+      // Read live, so checked live: a record moved out of the served scopes, or sealed, since the first page is not served.
+      if (!e || !inServed(this.storage.scopeOf(ids[end]), scopes) || this.storage.isSealed(ids[end])) continue;
       const text = JSON.stringify(e);
       const n = Buffer.byteLength(text) + 1;
       if (entries.length > 0 && bytes + n > maxBytes) break;

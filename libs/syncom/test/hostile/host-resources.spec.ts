@@ -98,6 +98,26 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
     await closeAll(h.s, p);
   });
 
+  it('SCOPE-20 BOOT-2: a record moved out of the paging\'s scopes after its first page is not served by a later page', async () => {
+    const typed = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
+    const h = await hub({ pageSize: 1 }, { sync: { scope: typed } });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await h.s.insert({ $type: 'A', i }));
+    ids.sort();
+    const p = await node();
+    const ctx = await greet(h.unit, p, ['A']);
+    type Page = { token: string; next: number | null; entries: { id: string }[] };
+    let page = (await h.unit.call('snapshot', {}, ctx)) as Page;
+    const served = page.entries.map((e) => e.id);
+    await h.s.update(ids[3], { $type: 'B', secret: 'of B' });
+    while (page.next !== null) {
+      page = (await h.unit.call('snapshot', { token: page.token, offset: page.next }, ctx)) as Page;
+      served.push(...page.entries.map((e) => e.id));
+    }
+    expect(served).toEqual(ids.slice(0, 3));
+    await closeAll(h.s, p);
+  });
+
   it('issue 6.3: many subscribers that never acknowledge hold the unit under its byte budget; one that acknowledges gets every page', async () => {
     const budget = 64 * 1024;
     const pageBytes = 2048;
