@@ -2,10 +2,9 @@ import type { Entry } from '../crdt';
 import { entryDigest, hashItem, ItemIndex, type ItemSet, type ReconcileItem } from '../sync/reconcile';
 import type { Storage } from './storage';
 
-/** What the index holds of one record: its item, the item's hash, and the scope it is filed under. */
+/** What the index holds of one record: its item, and the scope it is filed under. */
 interface Held {
   item: ReconcileItem;
-  hash: Buffer;
   scope: string;
 }
 
@@ -36,7 +35,7 @@ export class RecordDigests {
       const h = this.heldOf(id, e);
       if (h) this.hold(h);
     }
-    this.all = new ItemIndex(this.held.values());
+    this.all = new ItemIndex(Array.from(this.held.values(), (h) => h.item));
   }
 
   /** An id whose committed entry changed: digested again at the next read. */
@@ -56,16 +55,16 @@ export class RecordDigests {
   }
 
   /**
-   * A scope's index, built from the held items at its first ask (no digest:
-   * they are held) and kept up to date from then on. A node whose peers are
+   * A scope's index, built from the held items at its first ask (hashed
+   * again, not digested) and kept up to date from then on. A node whose peers are
    * all granted '*' never builds one.
    */
   private scoped(scope: string): ItemIndex {
     let index = this.scopes.get(scope);
     if (!index && !this.counts.get(scope)) return EMPTY;
     if (!index) {
-      const mine: Held[] = [];
-      for (const h of this.held.values()) if (h.scope === scope) mine.push(h);
+      const mine: ReconcileItem[] = [];
+      for (const h of this.held.values()) if (h.scope === scope) mine.push(h.item);
       this.scopes.set(scope, (index = new ItemIndex(mine)));
     }
     return index;
@@ -97,8 +96,7 @@ export class RecordDigests {
   /** A record as the index holds it, or undefined when it is never served. */
   private heldOf(id: string, e: Entry | undefined): Held | undefined {
     if (!e || this.storage.isSealed(id)) return undefined;
-    const item: ReconcileItem = { ts: e.latest[0], id, digest: entryDigest(e) };
-    return { item, hash: hashItem(item), scope: this.storage.scopeOf(id) };
+    return { item: { ts: e.latest[0], id, digest: entryDigest(e) }, scope: this.storage.scopeOf(id) };
   }
 
   /** Bring one id's item up to date: moved, changed or taken out. */
@@ -114,8 +112,9 @@ export class RecordDigests {
     }
     if (!now) return;
     this.hold(now);
-    this.all.put(now.item, now.hash);
-    this.scopes.get(now.scope)?.put(now.item, now.hash);
+    const hash = hashItem(now.item);
+    this.all.put(now.item, hash);
+    this.scopes.get(now.scope)?.put(now.item, hash);
   }
 }
 
