@@ -141,10 +141,18 @@ export class Dialer {
       } catch (e) {
         await this.failed(e);
       }
-      // The first greeting that lands opens the subscription, at start or after a reconnect:
-      // a first hello that failed must not leave the dialer deaf to this host for good.
-      if (this.greeted && !this.sub && !this.stopped) this.subscribe(this.rec.cursor);
+      this.resume();
     });
+  }
+
+  /**
+   * Open the subscription once greeted when none runs: at the first greeting
+   * (a first hello that failed must not leave the dialer deaf to this host),
+   * or after the host ended the last one — a feed error, or a new hello that
+   * ended the session the feed belonged to.
+   */
+  private resume(): void {
+    if (this.greeted && !this.stopped && !this.stuck && !this.bootstrapping && (!this.sub || !this.subscribed)) this.subscribe(this.rec.cursor);
   }
 
   private async hello(reconnected: boolean): Promise<void> {
@@ -319,7 +327,7 @@ export class Dialer {
         await this.hello(false);
         if (this.stopped) return;
         await this.pushLacking();
-        return;
+        return this.resume();
       } catch (e) {
         if (statusOf(e) !== 428) return this.failed(e);
       }

@@ -1,4 +1,5 @@
 import { applyPeerOps, createMemoryBackend, createMemoryLink, type MemoryLink, open, type Storage, type SyncLink, unpackOps } from '../../src';
+import { describeFailure, simulate } from '../../src/testing';
 import { closeAll, hub, node, until } from '../sync/helpers';
 
 /** Resolve once `check` holds, looking after each turn of the event loop (for states no event announces). */
@@ -92,4 +93,11 @@ describe('regressions found by the simulation', () => {
       await closeAll(s, peer);
     }
   });
+
+  it('PROTO-12 PROTO-13: a dialer whose feed the host ended (a new hello ends the session the resumed feed belonged to) subscribes again after its hello (sim star seeds 3, 4, 5)', async () => {
+    for (const seed of [3, 4, 5]) {
+      const r = await simulate({ seed, writes: 300, topology: 'star' });
+      expect(r.problems.length ? describeFailure(r) : '').toBe('');
+    }
+  }, 120_000);
 });
