@@ -42,7 +42,10 @@ export interface UnitOptions {
   maxConnectionInFlightBytes?: number;
   /** Changes feeds one connection may hold open; one more is refused 429 TOO_MANY_FEEDS (default 8). */
   maxFeedsPerConnection?: number;
-  /** Snapshot pagings (and snapshot streams) kept open over every connection; past it the least recently used is dropped (default 64). */
+  /**
+   * Snapshot pagings (and snapshot streams) kept open over every connection (default 64). Past it the
+   * least recently used paging goes if unused for 30 s, else a new one is refused 503 SNAPSHOT_BUSY.
+   */
   maxPagings?: number;
   /** Snapshot pagings (and snapshot streams) one connection may keep open; past it its least recently used is dropped (default 4). */
   maxPagingsPerConnection?: number;

@@ -48,6 +48,9 @@ interface KeptStream extends PagingOwner {
 
 const TTL = 10 * 60_000;
 
+/** How long a paging must have gone unused before a new one may take its place at the unit's cap. */
+const IDLE = 30_000;
+
 /** Open snapshot pagings a unit keeps by default, over all connections and on one. */
 export const DEFAULT_MAX_PAGINGS = 64;
 export const DEFAULT_MAX_PAGINGS_PER_CONNECTION = 4;
@@ -68,8 +71,10 @@ const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${wh
  * A paging (its token) and a stream belong to the connection and session
  * that started it: anyone else is answered 404 SNAPSHOT_NOT_FOUND. They end
  * on their last page, on release(context) (the connection went, its session
- * ended), after 10 minutes unused, or when the caps are met: the least
- * recently used is dropped (its next page: 410 SNAPSHOT_EXPIRED). Id lists
+ * ended), after 10 minutes unused, or when a cap is met (its next page: 410
+ * SNAPSHOT_EXPIRED): a connection's least recently used past its own cap;
+ * past the unit's cap the least recently used if idle 30 s, else the new
+ * paging is refused 503 SNAPSHOT_BUSY. Streams past either cap: the oldest. Id lists
  * are references into the record map, shared between pagings of the same
  * point and scopes: at most `max` lists of 8 bytes a record.
  */
@@ -161,9 +166,9 @@ export class SnapshotPager {
   }
 
   private start(token: string, scopes: string[], owner: PagingOwner): Paging {
+    this.admit(owner.context);
     const p: Paging = { ids: this.idsFor(scopes), scopes, at: this.now(), ...owner };
     this.pagings.set(token, p);
-    this.cap(this.pagings, owner.context);
     return p;
   }
 
@@ -187,6 +192,24 @@ export class SnapshotPager {
       .sort();
     this.shared = { key, ids };
     return ids;
+  }
+
+  /**
+   * Room for a new paging: the connection's least recently used go past its
+   * cap (it abandoned them); past the unit's cap the least recently used goes
+   * only if idle for IDLE ms — evicting pagings in use would let a crowd of
+   * honest bootstraps evict each other for ever — else the new one is refused.
+   * @throws SyncomError 503 SNAPSHOT_BUSY
+   */
+  private admit(context: object): void {
+    const mine = [...this.pagings].filter(([, p]) => p.context === context);
+    for (let i = 0; i <= mine.length - this.perConnection; i++) this.pagings.delete(mine[i][0]);
+    if (this.pagings.size < this.max) return;
+    const [oldest, p] = this.pagings.entries().next().value as [string, Paging];
+    if (this.now() - p.at < IDLE) {
+      throw new SyncomError('SNAPSHOT_BUSY', `${this.max} snapshot pagings are open on this host: try again shortly`, { status: 503 });
+    }
+    this.pagings.delete(oldest);
   }
 
   /** Over a cap, the oldest of the connection's, then of all, go (a Map iterates oldest first). */
