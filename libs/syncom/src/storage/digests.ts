@@ -2,6 +2,9 @@ import type { Entry } from '../crdt';
 import { entryDigest, hashItem, ItemIndex, type ItemSet, type ReconcileItem } from '../sync/reconcile';
 import type { Storage } from './storage';
 
+/** Ids waiting to be digested again at most: past this a commit brings them up to date (about 10-30 ms of digests). */
+const FLUSH_AT = 1024;
+
 /** What the index holds of one record: its item, and the scope it is filed under. */
 interface Held {
   item: ReconcileItem;
@@ -12,13 +15,14 @@ interface Held {
  * The reconciliation items of a storage's records (RECONCILE.md, The set),
  * kept up to date as batches commit: one index over every record a peer may
  * be served (sealed ones never, tombstones and purge markers included) and
- * one per scope a peer asked for. A commit only marks the ids it touched (the storage's
- * 'change' event, emitted at the commit point for every op applied, once the
- * batch's records were rescoped); the next read digests those ids again and
- * moves their items, so a reconciliation after k writes costs O(k log n),
- * not a digest of every record. Scopes and the sealed mark are read at that
- * read, as a full build reads them. Built at the first read (one digest per
- * record, once): a node that never reconciles pays nothing.
+ * one per scope a peer asked for. A commit marks the ids it touched (the
+ * storage's 'change' event, emitted at the commit point for every op
+ * applied, once the batch's records were rescoped); the next read, or the
+ * commit that marks the 1024th, digests those ids again and moves their
+ * items, so a reconciliation after k writes costs O(k log n), not a digest
+ * of every record. Scopes and the sealed mark are read then, as a full
+ * build reads them. Built at the first read (one digest per record, once):
+ * a node that never reconciles pays nothing.
  */
 export class RecordDigests {
   private readonly held = new Map<string, Held>();
@@ -38,9 +42,14 @@ export class RecordDigests {
     this.all = new ItemIndex(Array.from(this.held.values(), (h) => h.item));
   }
 
-  /** An id whose committed entry changed: digested again at the next read. */
+  /**
+   * An id whose committed entry changed: digested again at the next read, or
+   * at once when many wait, so that a store written hard between two
+   * reconciliations does not make the next one digest them all in one go.
+   */
   touched(id: string): void {
     this.dirty.add(id);
+    if (this.dirty.size >= FLUSH_AT) this.flush();
   }
 
   /**

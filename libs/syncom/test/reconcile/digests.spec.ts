@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Storage } from '../../src';
 import { buildItemSet } from '../../src/sync/reconcile';
+import * as digest from '../../src/sync/reconcile/digest';
 import { labelItems, labelSet } from '../../src/sync/reconcile-sets';
 import { closeAll, node } from '../sync/helpers';
 import { fcRuns } from './helpers';
@@ -73,6 +74,25 @@ describe('RECON digest index: kept up to date at commit time, equal to a full re
       expectUpToDate(s);
       expect(labelSet(s, '*', ['*'])).toBe(labelSet(s, '*', ['*']));
     } finally {
+      await closeAll(s);
+    }
+  });
+
+  it('a store written hard between two reads: commits digest the waiting ids by 1024, the next read only the rest', async () => {
+    const s = await node({ durable: false, sync: { signatures: false, scope: (_id, d) => String(d.$type ?? '*') } });
+    const spy = jest.spyOn(digest, 'entryDigest');
+    try {
+      expectUpToDate(s);
+      spy.mockClear();
+      for (let k = 0; k < 1100; k += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => s.set(`r${k + j}`, { $type: j % 2 ? 'A' : 'B', n: k })));
+      await s.parts.committer.idle();
+      expect(spy.mock.calls.length).toBeGreaterThanOrEqual(1024);
+      spy.mockClear();
+      labelSet(s, '*', ['*']);
+      expect(spy.mock.calls.length).toBeLessThan(1100 - 1024 + 1);
+      expectUpToDate(s);
+    } finally {
+      spy.mockRestore();
       await closeAll(s);
     }
   });
