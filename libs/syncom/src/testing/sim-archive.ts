@@ -1,8 +1,12 @@
 import type { LogEntry } from '../log/op-log';
 import { opStreamKey, type Op } from '../op/types';
 
-/** What identifies an op beyond its position in its stream: two different ops with one seq differ here. */
-const identity = (op: Op) => `${op.type}|${op.id}|${op.ts}|${op.sig ?? op.digest ?? ''}`;
+/**
+ * What identifies an op beyond its position in its stream: two different ops
+ * with one seq differ here. Not the digest: a purge's scrub gives an unsigned
+ * op one (SIG-10), so the same op is relayed with and without it.
+ */
+const identity = (op: Op) => `${op.type}|${op.id}|${op.ts}|${op.sig ?? ''}`;
 
 /**
  * Every op any node logged during a run, once each: the union the oracle

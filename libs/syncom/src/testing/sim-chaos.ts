@@ -1,4 +1,5 @@
 import { type CrashDamage, IO_POINTS } from '../backend';
+import { purgeStep } from './sim-purge';
 import type { Simulation } from './simulation';
 
 /** The damages a crash may leave on what was not synced; 'none' is a process crash. */
@@ -94,6 +95,7 @@ export async function runChaos(sim: Simulation): Promise<void> {
   const kinds = ['faults', 'faults', 'jump', 'reconcile'];
   if (settings.partitions) kinds.push('cut', 'cut', 'restore', 'restore', 'restore', 'partition');
   if (settings.crashes) kinds.push('crash');
+  if (settings.purges) kinds.push('purge', 'purge', 'purge', 'purge');
   const kind = rng.pick(kinds);
   if (kind === 'faults') redraw(sim);
   else if (kind === 'cut') cut(sim);
@@ -101,5 +103,6 @@ export async function runChaos(sim: Simulation): Promise<void> {
   else if (kind === 'partition') partition(sim);
   else if (kind === 'crash') await crash(sim);
   else if (kind === 'reconcile') reconcile(sim);
+  else if (kind === 'purge') purgeStep(sim);
   else await jump(sim);
 }

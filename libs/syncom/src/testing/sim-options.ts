@@ -39,6 +39,12 @@ export interface SimulationOptions {
   rollAfter?: number;
   /** sync.retention.ops of every node (at least 1000, GUAR-28). Default the engine's (10,000). */
   retention?: number;
+  /**
+   * Purge records during the run (a fault step: a node purges, another
+   * reconciles at once) and check that every node holds them purged and
+   * scrubbed, however the purge reached it (OPS-10, OPS-11). Default false.
+   */
+  purges?: boolean;
 }
 
 /** The options with every default filled in. */
@@ -52,6 +58,7 @@ export function simSettings(o: SimulationOptions): SimSettings {
     drop: o.drop ?? 0.3, duplicate: o.duplicate ?? 0.5, maxSkew: o.maxSkew ?? 60_000,
     crashes: o.crashes ?? true, partitions: o.partitions ?? true, signatures: o.signatures ?? true,
     pageSize: o.pageSize, parallel: o.parallel ?? 3, rollAfter: o.rollAfter ?? 8, retention: o.retention,
+    purges: o.purges ?? false,
   };
 }
 

@@ -7,6 +7,7 @@ import { SimLink } from './sim-link';
 import { type LinkFaultState, SimNetwork } from './sim-network';
 import { SimNode, type SimNodeOptions } from './sim-node';
 import { handInputs } from './sim-inputs';
+import { checkScrubbedNow, markerMerges } from './sim-purge';
 import { edgesOf, MAX_ROUNDS, type SimSettings, simSettings, type SimulationOptions } from './sim-options';
 import { createRandom, type SimRandom } from './sim-random';
 import { createTrace, type SimTrace } from './sim-trace';
@@ -41,6 +42,9 @@ export interface SimStats {
   errors: Record<string, number>;
   /** Deliveries by fate (SimNetwork.counts). */
   network?: SimNetwork['counts'];
+  /** With purges on: the records purged, and the purge markers joined by reconciliation or bootstrap, all nodes. */
+  purged?: number;
+  purgeMerges?: number;
 }
 
 /**
@@ -66,6 +70,10 @@ export class Simulation {
   partition: Set<number> | undefined;
   /** Nodes whose disk is set to die at a coming I/O point, with the damage it will leave. */
   readonly armed = new Map<number, CrashDamage>();
+  /** Records a purge step purged (with purges on). */
+  readonly purged = new Set<string>();
+  /** What the scrub check after each step found (with purges on; the first few). */
+  readonly scrubProblems: string[] = [];
   private readonly faults = new Map<string, LinkFaultState>();
   private readonly linkCount = new Map<string, number>();
 
@@ -104,6 +112,7 @@ export class Simulation {
     await heal(this);
     this.stats.rejected = this.nodes.reduce((n, node) => n + node.rejected, 0);
     this.stats.network = { ...this.net.counts };
+    if (this.settings.purges) Object.assign(this.stats, { purged: this.purged.size, purgeMerges: markerMerges(this) });
     this.trace.record('end', ...this.nodes.map((n) => `${n.acked.length}/${n.storage.parts.log.head}`));
   }
 
@@ -180,7 +189,8 @@ export class Simulation {
   private async start(): Promise<void> {
     const { count, edges } = edgesOf(this.settings);
     // The schedule does not depend on signatures: a signed and an unsigned run of one seed trace alike.
-    this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined }));
+    // Purges off leave the settings' text as it was before they existed: older seeds keep their trace hashes.
+    this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, purges: this.settings.purges || undefined }));
     const half = Math.floor(this.settings.maxSkew / 2);
     for (let i = 0; i < count; i++) {
       const offset = this.rng.range(-half, half);
@@ -236,6 +246,7 @@ export class Simulation {
     else writes = handInputs(this, left);
     await this.quiesce();
     await this.reap();
+    if (this.settings.purges) checkScrubbedNow(this);
     return writes;
   }
 }

@@ -1,0 +1,26 @@
+import { describeFailure, simulate, type SimReport } from 'syncom/testing';
+
+/**
+ * Purges under the simulation's faults (OPS-10, OPS-11): with `purges` on, a
+ * fault step purges a record on one node and makes another reconcile at
+ * once, so purges reach nodes by their op, as a marker joined by
+ * reconciliation, and by bootstrap. After every step, a node holding a
+ * record purged keeps no payload of it in its log, even before the purge's
+ * op reached it; after healing every node holds each purged record purged,
+ * and no log entry or record file of a node that never crashed keeps its
+ * payload (sim-purge.ts).
+ */
+
+const SEEDS = [1, 2, 3, 5, 7, 8, 13, 18];
+
+describe('simulation: purges arriving by every path', () => {
+  it(`OPS-10 OPS-11 GUAR-1: seeds ${SEEDS.join(', ')} (odd mesh, even star; 300 writes, purges on): the nodes converge, every purged record is purged and scrubbed everywhere, and purges reached nodes as reconciled markers`, async () => {
+    const reports: SimReport[] = [];
+    for (const seed of SEEDS) {
+      reports.push(await simulate({ seed, writes: 300, purges: true, topology: seed % 2 ? 'mesh' : 'star', keys: { records: 6 } }));
+    }
+    expect(reports.filter((r) => r.problems.length).map((r) => describeFailure(r))).toEqual([]);
+    expect(reports.every((r) => (r.stats.purged ?? 0) > 0)).toBe(true);
+    expect(reports.reduce((n, r) => n + (r.stats.purgeMerges ?? 0), 0)).toBeGreaterThan(20);
+  }, 300_000);
+});
