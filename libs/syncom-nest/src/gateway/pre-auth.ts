@@ -91,7 +91,7 @@ export class PreAuthGate {
     // Binary packets follow a text header, which is refused first when it is this namespace's.
     if (packet.type !== 'message' || typeof data !== 'string' || conn.readyState !== 'open') return;
     const socket = this.sockets.get(conn);
-    if (socket && this.o.greeted(socket)) return;
+    if (socket?.connected && this.o.greeted(socket)) return;
     const { nsp, binary } = packetHeader(data);
     if (nsp === this.o.namespace.name && (binary || over(data, this.o.bytes))) this.refuse(conn, socket);
   }

@@ -25,14 +25,15 @@ import { SyncomValidationPipe } from './syncom-validation.pipe';
 /** How long a changes page waits for the subscriber's ack by default. */
 export const DEFAULT_ACK_TIMEOUT = 30_000;
 
-const hello$ = new SyncomValidationPipe(HelloDto);
-const push$ = new SyncomValidationPipe(PushDto);
-const snapshot$ = new SyncomValidationPipe(SnapshotDto);
-const reconcile$ = new SyncomValidationPipe(ReconcileDto);
-const records$ = new SyncomValidationPipe(RecordsDto);
-const changes$ = new SyncomValidationPipe(ChangesDto);
-const unsubscribe$ = new SyncomValidationPipe(UnsubscribeDto);
-const chunk$ = new SyncomValidationPipe(ChunkDto);
+/** One validation pipe per envelope (stateless, shared by every gateway class). */
+const helloPipe = new SyncomValidationPipe(HelloDto);
+const pushPipe = new SyncomValidationPipe(PushDto);
+const snapshotPipe = new SyncomValidationPipe(SnapshotDto);
+const reconcilePipe = new SyncomValidationPipe(ReconcileDto);
+const recordsPipe = new SyncomValidationPipe(RecordsDto);
+const changesPipe = new SyncomValidationPipe(ChangesDto);
+const unsubscribePipe = new SyncomValidationPipe(UnsubscribeDto);
+const chunkPipe = new SyncomValidationPipe(ChunkDto);
 
 /**
  * Hosts peers over socket.io (DESIGN: Adaptations of the spec): the
@@ -107,7 +108,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
    * knows its node id and scopes.
    */
   @SubscribeMessage(SYNCOM_EVENTS.hello)
-  async hello(@ConnectedSocket() socket: Socket, @MessageBody(hello$) body: HelloDto): Promise<SyncomAnswer> {
+  async hello(@ConnectedSocket() socket: Socket, @MessageBody(helloPipe) body: HelloDto): Promise<SyncomAnswer> {
     const peer = peerOf(socket);
     await authorizeHello(this.options, peer.context, body);
     const value = await this.unit.call('hello', body, peer.context);
@@ -117,45 +118,45 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
 
   /** push: the ops the host lacks (the limits guard ran first). */
   @SubscribeMessage(SYNCOM_EVENTS.push)
-  async push(@ConnectedSocket() socket: Socket, @MessageBody(push$) body: PushDto): Promise<SyncomAnswer> {
+  async push(@ConnectedSocket() socket: Socket, @MessageBody(pushPipe) body: PushDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('push', body, peerOf(socket).context));
   }
 
   /** snapshot: one page, inline or as a stream id. */
   @SubscribeMessage(SYNCOM_EVENTS.snapshot)
-  async snapshot(@ConnectedSocket() socket: Socket, @MessageBody(snapshot$) body: SnapshotDto): Promise<SyncomAnswer> {
+  async snapshot(@ConnectedSocket() socket: Socket, @MessageBody(snapshotPipe) body: SnapshotDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('snapshot', body, peerOf(socket).context));
   }
 
   /** reconcile: one round of a scope's set reconciliation (capability reconcile/1, issue 6.2). */
   @SubscribeMessage(SYNCOM_EVENTS.reconcile)
-  async reconcile(@ConnectedSocket() socket: Socket, @MessageBody(reconcile$) body: ReconcileDto): Promise<SyncomAnswer> {
+  async reconcile(@ConnectedSocket() socket: Socket, @MessageBody(reconcilePipe) body: ReconcileDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('reconcile', body, peerOf(socket).context));
   }
 
   /** records: the merge states of records a reconciliation found different. */
   @SubscribeMessage(SYNCOM_EVENTS.records)
-  async records(@ConnectedSocket() socket: Socket, @MessageBody(records$) body: RecordsDto): Promise<SyncomAnswer> {
+  async records(@ConnectedSocket() socket: Socket, @MessageBody(recordsPipe) body: RecordsDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('records', body, peerOf(socket).context));
   }
 
   /** changes: opens a feed whose pages go out as acknowledged `changes:data` messages. */
   @SubscribeMessage(SYNCOM_EVENTS.changes)
-  async changes(@ConnectedSocket() socket: Socket, @MessageBody(changes$) body: ChangesDto): Promise<SyncomAnswer> {
+  async changes(@ConnectedSocket() socket: Socket, @MessageBody(changesPipe) body: ChangesDto): Promise<SyncomAnswer> {
     await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT });
     return answerOk(null);
   }
 
   /** unsubscribe: ends a feed. */
   @SubscribeMessage(SYNCOM_EVENTS.unsubscribe)
-  unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody(unsubscribe$) body: UnsubscribeDto): SyncomAnswer {
+  unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody(unsubscribePipe) body: UnsubscribeDto): SyncomAnswer {
     peerOf(socket).dropFeed(body.sub);
     return answerOk(null);
   }
 
   /** chunk: the next chunk of a streamed snapshot page, or (cancel) drops the stream. */
   @SubscribeMessage(SYNCOM_EVENTS.chunk)
-  async chunk(@ConnectedSocket() socket: Socket, @MessageBody(chunk$) body: ChunkDto): Promise<SyncomAnswer<ChunkAnswer | null>> {
+  async chunk(@ConnectedSocket() socket: Socket, @MessageBody(chunkPipe) body: ChunkDto): Promise<SyncomAnswer<ChunkAnswer | null>> {
     const peer = peerOf(socket);
     if (body.cancel) {
       peer.streams.cancel(body.stream);

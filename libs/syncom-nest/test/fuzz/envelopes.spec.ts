@@ -4,13 +4,14 @@ import { isSyncomError } from 'syncom';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expand } from '../../../syncom/test/fuzz/corpus';
-import { describeError, fuzzSync, inputsOf, type Outcome, RUNS, SLOW_MS } from '../../../syncom/test/fuzz/fuzz';
+import { describeError, fuzzAsync, fuzzSync, inputsOf, type Outcome, RUNS, SLOW_MS } from '../../../syncom/test/fuzz/fuzz';
 import { makeSamples, pieces, type Samples } from '../../../syncom/test/fuzz/samples';
-import { ChangesDto, ChunkDto, HelloDto, PushDto, SnapshotDto, SyncomValidationPipe, UnsubscribeDto } from '../../src/gateway';
+import { breachOf, ChangesDto, ChunkDto, HelloDto, MAX_ENVELOPE_DEPTH, PushDto, SnapshotDto, SyncomValidationPipe, UnsubscribeDto } from '../../src/gateway';
 import type { Envelope } from '../../src/gateway/envelope-schema';
 import { ReconcileDto, RecordsDto } from '../../src/gateway/reconcile.dto';
 import { toWireError } from '../../src/gateway/syncom-refusal';
 import { fromWireError, unwrapAnswer } from '../../src/link';
+import { REFERENCE, referenceTakes } from './reference-dtos';
 
 let samples: Samples;
 beforeAll(async () => {
@@ -57,6 +58,40 @@ describe('fuzz: gateway envelopes are refused 400 BAD_REQUEST by the validation 
       const t = fuzzSync(inputsOf(list, { wire: true }), (value) => pipe.transform(value), (o) => judgePipe(o));
       expect(t.taken).toBeGreaterThan(RUNS / 50);
       expect(t.refused).toBeGreaterThan(RUNS / 10);
+    });
+  }
+});
+
+/**
+ * The readers against the class-validator DTOs the gateway used before
+ * (reference-dtos.ts), on a fiftieth of the count: whatever a reader takes,
+ * the old check took too, so no envelope got laxer. The readers may refuse
+ * more (an empty node id or scope list, a schema or args that is an array,
+ * strings measured in code units rather than characters: what the engine
+ * refused one step later anyway), and they drop an extra field unread
+ * however deep it nests, where the old check refused one deeper than
+ * MAX_ENVELOPE_DEPTH.
+ */
+const REFERENCE_RUNS = Math.max(1, Math.floor(RUNS / 50));
+
+describe('fuzz: what the pipe takes, the former class-validator DTOs took (PROTO-4..7, HOST-1)', () => {
+  for (const name of NAMES) {
+    it(`${name}: ${REFERENCE_RUNS} generated and mutated envelopes`, async () => {
+      const [, envelope, list] = envelopeNamed(name);
+      const pipe = pipeOf(envelope);
+      let compared = 0;
+      await fuzzAsync(inputsOf(list, { wire: true }), async (value) => {
+        let taken = true;
+        try { pipe.transform(structuredClone(value)); } catch { taken = false; }
+        const deep = breachOf(value, { maxDepth: MAX_ENVELOPE_DEPTH, maxEntries: Infinity }) === 'depth';
+        return { taken, old: taken && !deep ? await referenceTakes(REFERENCE[name], value) : true };
+      }, (o) => {
+        if (o.threw) return { fault: `threw ${describeError(o.error)}` };
+        const { taken, old } = o.value as { taken: boolean; old: boolean };
+        if (taken) compared++;
+        return taken && !old ? { fault: 'taken now, refused by the former DTOs' } : { fault: null };
+      }, REFERENCE_RUNS);
+      expect(compared).toBeGreaterThan(REFERENCE_RUNS / 50);
     });
   }
 });
