@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createMemoryLink, open, type Entry, type HostUnit, type MemoryLink, type Stamp, type Storage } from '../../libs/syncom/src';
-import { createReconciler, entryItem, type Message, type ReconcileItem, type Reconciler } from '../../libs/syncom/src/sync/reconcile';
+import { createReconciler, entryItem, ItemIndex, type Message, type ReconcileItem, type Reconciler } from '../../libs/syncom/src/sync/reconcile';
 import { SharedRuns, timed } from '../lib/measure';
 import { bootstrapFrom, memoryBackend, reached } from '../lib/nodes';
 import { makeRecord, randomIndexes } from '../lib/record';
@@ -209,6 +209,7 @@ export function reconcileSetSuite(n: number, profile: Profile): Suite {
       },
     });
   }
+  benchmarks.push(indexedUnchanged(n, () => base));
   for (const k of DIFFS) {
     const at = `${SET}/${size}/diff=${k}`;
     const names = { rounds: `${at}/round-trips`, sent: `${at}/bytes-sent`, answered: `${at}/bytes-answered`, ms: `${at}/time`, build: `${at}/build-host-set` };
@@ -237,6 +238,40 @@ export function reconcileSetSuite(n: number, profile: Profile): Suite {
     async teardown() {
       base = [];
       dialer = undefined;
+    },
+  };
+}
+
+/**
+ * `reconcile/set/<n>/indexed-unchanged-cpu`: both sides keep their set in an
+ * ItemIndex (as a storage's digest index does); per run one record changes
+ * the same way on both (one put each), then a whole reconciliation runs
+ * between fresh snapshots and finds nothing. CPU ms of the process: both
+ * sides' snapshot, reconciler and messages. The indexes are built at the
+ * first (warm-up) run.
+ */
+function indexedUnchanged(n: number, base: () => readonly ReconcileItem[]): Benchmark {
+  let sides: [ItemIndex, ItemIndex] | undefined;
+  let turn = 0;
+  return {
+    name: `${SET}/${sizeName(n)}/indexed-unchanged-cpu`, unit: 'ms', baseline: null, ops: n,
+    run: async () => {
+      sides ??= [new ItemIndex(base()), new ItemIndex(base())];
+      const changed = entryItem(updatedEntry(turn % n, T0 + Math.ceil(n / PER_MS) + 10 * ++turn));
+      for (const side of sides) side.put(changed);
+      const before = process.cpuUsage();
+      const a = createReconciler({ set: sides[0].snapshot() });
+      const b = createReconciler({ set: sides[1].snapshot() });
+      let rounds = 0;
+      for (let msg: Message | null = a.initiate(); msg; rounds++) {
+        const answer = b.reconcile(JSON.parse(JSON.stringify(msg)));
+        if (!answer.ok || !answer.next) throw new Error(`${SET}: the responder refused`);
+        const step = a.reconcile(JSON.parse(JSON.stringify(answer.next)));
+        if (!step.ok || step.have.length + step.need.length > 0 || rounds > 0) throw new Error(`${SET}: equal indexed sets did not match in one round`);
+        msg = step.next;
+      }
+      const d = process.cpuUsage(before);
+      return (d.user + d.system) / 1000;
     },
   };
 }
