@@ -146,6 +146,16 @@ describe('one owner per storage path', () => {
     await openAt(path);
   });
 
+  it('a lock written on another host is never taken over: LOCKED names the host and says how to free it', async () => {
+    const path = join(dir, 'foreign');
+    await (await openAt(path)).close();
+    writeFileSync(join(path, LOCK_FILE), JSON.stringify({ pid: 999_999, host: 'elsewhere', token: 'd'.repeat(32) }));
+    const e = await open({ path }).catch((err: unknown) => err);
+    expect(e).toMatchObject({ code: 'LOCKED', status: 423, pid: 999_999, host: 'elsewhere' });
+    expect((e as Error).message).toContain(`process 999999 on elsewhere has it open`);
+    expect((e as Error).message).toContain(`If that process is gone, remove ${path}/LOCK.`);
+  });
+
   it('the read-only CLI commands work on a locked storage, noting who holds it; a writing command (pull) fails with LOCKED', async () => {
     const path = join(dir, 'busy');
     const s = await openAt(path);
