@@ -1,12 +1,10 @@
 import { SyncomError } from '../errors';
-import type { LinkEvent, Subscription, SyncLink } from '../link/contract';
+import type { LinkEvent, SyncLink } from '../link/contract';
 import type { LogEntry } from '../log/op-log';
 import { mergeVectors } from '../log/vector';
-import { unpackOps } from '../op';
 import type { Vector } from '../op/types';
-import { applyPeerOps, reportUnpacked } from '../storage/peer';
-import { ackOwn, hostLacks, markHeld, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
-import { catchUp } from './incremental-bootstrap';
+import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
+import { DialerFeed } from './dialer-feed';
 import { sendHello } from './dialer-hello';
 import type { SyncManager } from './manager';
 import type { NodeRecord } from './registry';
@@ -28,9 +26,7 @@ const statusOf = (e: unknown) => (e as { status?: number })?.status;
 export class Dialer {
   link?: SyncLink;
   connected = false;
-  subscribed = false;
   behind = false;
-  stuck = false;
   lastError: SyncomError | null = null;
   hv: Vector = {};
   /** Pages of a snapshot are being joined (peers() says so: the vector may already look caught up). */
@@ -42,28 +38,26 @@ export class Dialer {
   /** What the host's hello said it takes: the largest reconcile message and push, in bytes (absent: it did not say). */
   private takes: { frame?: number; pushBytes?: number } = {};
   private chain: Promise<unknown> = Promise.resolve();
-  private pages: Promise<void> = Promise.resolve();
   private outbox: LogEntry[] = [];
   /** A recovery queued on the push chain and not started yet (see recover). */
   private recovery: Promise<void> | undefined;
-  private sub?: Subscription;
-  private gen = 0;
   private greeted = false;
   private loops = 0;
   private looped = false;
-  private failures = 0;
   private backoff = 0;
   private timer?: NodeJS.Timeout;
   private antiEntropy?: NodeJS.Timeout;
-  private stopped = false;
+  /** Stopped for good (removed, disabled, closed): nothing more is sent or taken. */
+  stopped = false;
   private readonly stalls = new ScopeStalls();
+  private readonly feed = new DialerFeed(this);
   private readonly listeners: [LinkEvent, () => void][] = [
     ['close', () => this.onClose()],
     ['reconnect', () => void this.handshake(true)],
   ];
   private readonly onAppend = (from: number, to: number) => this.relay(from, to);
 
-  constructor(private readonly m: SyncManager, readonly rec: NodeRecord) {}
+  constructor(readonly m: SyncManager, readonly rec: NodeRecord) {}
 
   private get storage() { return this.m.storage; }
   private get pageSize() { return this.m.options.pageSize ?? 500; }
@@ -91,24 +85,22 @@ export class Dialer {
     clearTimeout(this.timer);
     clearInterval(this.antiEntropy);
     this.storage.parts.log.appended.delete(this.onAppend);
-    this.sub?.unsubscribe();
-    this.gen++;
+    this.feed.close();
     if (this.link) {
       for (const [ev, l] of this.listeners) this.link.off(ev, l);
       this.link.close();
       if (this.connected) this.emitPeer(false, false);
     }
     this.connected = false;
-    this.subscribed = false;
     await this.chain.catch(() => undefined);
-    await this.pages.catch(() => undefined);
+    await this.feed.idle();
   }
 
   state() {
     const r = this.rec;
     return {
-      url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.subscribed, cursor: r.cursor, lastSync: r.lastSync,
-      pending: this.outbox.length, behind: this.behind, stuck: this.stuck, lastError: this.lastError, bootstrapping: this.bootstrapping,
+      url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.feed.subscribed, cursor: r.cursor, lastSync: r.lastSync,
+      pending: this.outbox.length, behind: this.behind, stuck: this.feed.stuck, lastError: this.lastError, bootstrapping: this.bootstrapping,
       incompatible: this.shares === false,
       incoming: this.connected ? vectorAhead(this.hv, this.storage.parts.log.vector, { self: this.storage.id, allowed: this.allowed() }) : null,
     };
@@ -152,7 +144,7 @@ export class Dialer {
    * ended the session the feed belonged to.
    */
   private resume(): void {
-    if (this.greeted && !this.stopped && !this.stuck && !this.bootstrapping && (!this.sub || !this.subscribed)) this.subscribe(this.rec.cursor);
+    if (this.greeted && !this.stopped && !this.feed.stuck && !this.bootstrapping && !this.feed.running) this.feed.subscribe(this.rec.cursor);
   }
 
   private async hello(reconnected: boolean): Promise<void> {
@@ -174,7 +166,7 @@ export class Dialer {
     this.ack();
     await this.save();
     this.emitPeer(true, reconnected);
-    if (checks.rewound && this.sub) this.subscribe(null);
+    if (checks.rewound && this.feed.opened) this.feed.subscribe(null);
   }
 
   /** No shared wire version: say so and stop dialing — no retry loop — until added or enabled again, or a restart. */
@@ -230,7 +222,7 @@ export class Dialer {
   }
 
   /** Save this node's registry file; a failure (REGISTRY_UNSAVED) is reported, and the next save writes the newer state. */
-  private async save(): Promise<void> {
+  async save(): Promise<void> {
     try {
       await this.m.registry.save(this.rec);
     } catch (e) {
@@ -299,7 +291,7 @@ export class Dialer {
   }
 
   /** A call failed: 428 greets again, a limit drops the outbox, a lost link waits for reconnect. */
-  private async failed(e: unknown): Promise<void> {
+  async failed(e: unknown): Promise<void> {
     const status = statusOf(e);
     if (status === 428) return this.regreet();
     if (status === 413 || status === 429) {
@@ -340,7 +332,8 @@ export class Dialer {
     this.report(e instanceof SyncomError ? e : new SyncomError(code ?? 'SYNC_FAILED', (e as Error)?.message ?? String(e), { status: statusOf(e), cause: e }));
   }
 
-  private report(e: SyncomError): void {
+  /** Report a failure about this host: lastError, and the sync 'error' event with its url. */
+  report(e: SyncomError): void {
     e.url ??= this.rec.url;
     this.lastError = e;
     this.m.events.emit('error', e);
@@ -351,93 +344,5 @@ export class Dialer {
     this.connected = false;
     this.greeted = false;
     if (was) this.emitPeer(false, false);
-  }
-
-  /** (Re)open the changes subscription from a cursor; pages of an older one are dropped. */
-  private subscribe(cursor: string | null): void {
-    this.sub?.unsubscribe();
-    const gen = ++this.gen;
-    this.subscribed = true;
-    this.sub = (this.link as SyncLink).subscribe('changes', { scopes: this.rec.scopes }, {
-      lastEventId: cursor ?? undefined,
-      onData: (v, id) => {
-        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen));
-        this.pages = next;
-        return next;
-      },
-      onError: (e) => { if (gen === this.gen) { this.subscribed = false; this.failed(e).catch(() => undefined); } },
-      onEnd: () => { if (gen === this.gen) this.subscribed = false; },
-    });
-  }
-
-  /** Take one changes page: apply, then save the cursor; a break reopens from the saved cursor (PROTO-14). */
-  private async take(value: unknown, eventId: string | undefined, gen: number): Promise<void> {
-    if (gen !== this.gen || this.stopped || this.stuck) return;
-    const page = value as { bootstrap?: boolean; ops?: unknown; prev?: unknown; reason?: unknown };
-    if (page?.bootstrap) return this.bootstrap(gen, page.reason);
-    // PROTO-18: only the page that follows the last one taken moves the cursor. A repeat of that one adds
-    // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
-    if (eventId !== undefined && eventId === this.rec.cursor) return;
-    if (typeof page?.prev === 'string' && this.rec.cursor !== null && page.prev !== this.rec.cursor) return this.subscribe(this.rec.cursor);
-    const unpacked = unpackOps(page?.ops);
-    const { ops, malformed } = unpacked;
-    reportUnpacked(this.storage, unpacked, this.rec.url);
-    markHeld(this.hv, ops);
-    const res = await this.m.telemetry.changesPage(this.rec.url, ops.length + malformed, async (span) => {
-      const r = await applyPeerOps(this.storage, ops, { via: { url: this.rec.url, node: this.rec.remote.id ?? '' }, feedHost: this.rec.remote.id ?? undefined });
-      this.m.telemetry.pageApplied(span, { role: 'dialer', peer: this.rec.url }, r, malformed);
-      return r;
-    });
-    if (res.refused) return this.pageFailed(res.refused);
-    for (const e of res.errors) this.report(e);
-    this.failures = 0;
-    this.m.events.emit('sync', { url: this.rec.url, pushed: 0, received: ops.length + malformed, applied: res.applied, skipped: res.skipped, duplicates: res.duplicates, gaps: res.gaps, malformed: res.malformed + malformed, unsigned: res.unsigned, forged: res.forged });
-    if (res.gaps > 0 || eventId === undefined) {
-      if (res.gaps > 0) this.subscribe(this.rec.cursor);
-    } else {
-      this.rec.cursor = eventId;
-      this.rec.lastSync = this.storage.parts.clock.now();
-      await this.save();
-    }
-    if (this.behind) void this.recover(false);
-  }
-
-  /** A page that cannot be applied: PAGE_FAILED, then STUCK at the third in a row (PROTO-15, PROTO-16). */
-  private pageFailed(cause: SyncomError): void {
-    const { cursor, url } = this.rec;
-    this.report(new SyncomError('PAGE_FAILED', `a changes page could not be applied: ${cause.message}`, { cursor, attempt: ++this.failures, cause, url }));
-    if (this.failures < 3) return this.subscribe(cursor);
-    this.stuck = true;
-    this.sub?.unsubscribe();
-    this.gen++;
-    this.subscribed = false;
-    this.report(new SyncomError('STUCK', 'three pages in a row failed: nothing past this page is taken until the node is disabled and enabled again', { cursor, url }));
-  }
-
-  /** Switch to snapshot, then re-subscribe from the first page's event id (BOOT-1, BOOT-6). */
-  private async bootstrap(gen: number, reason?: unknown): Promise<void> {
-    this.sub?.unsubscribe();
-    this.gen++;
-    const { url, cursor } = this.rec;
-    const fell = reason === 'floor' && cursor !== null; // a cursor the host's retention passed, not a first contact
-    const allowed = (await this.m.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(this.rec.remote) })) ?? true;
-    if (!allowed || gen + 1 !== this.gen) return;
-    this.bootstrapping = true;
-    try {
-      // With data here and a host that reconciles, only what differs crosses (issue 6.2).
-      const progress = (received: number, total: number) => this.m.events.emit('progress', { url, received, total });
-      const { eventId, records } = await this.m.telemetry.bootstrap(url, (span) => catchUp(this.reconcileRun(), this.caps, { progress, span, fell }));
-      this.rec.cursor = eventId || null;
-      this.rec.lastSync = this.storage.parts.clock.now();
-      await this.save();
-      // Over when its event fires: a listener reading peers() sees it so.
-      this.bootstrapping = false;
-      this.m.events.emit('bootstrap', { url, records });
-      if (!this.stopped) this.subscribe(this.rec.cursor);
-    } catch (e) {
-      await this.failed(e);
-    } finally {
-      this.bootstrapping = false;
-    }
   }
 }

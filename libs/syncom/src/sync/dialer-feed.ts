@@ -1,0 +1,164 @@
+import { SyncomError } from '../errors';
+import type { Subscription, SyncLink } from '../link/contract';
+import { unpackOps } from '../op';
+import type { Vector } from '../op/types';
+import { applyPeerOps, type PeerApplyResult, reportUnpacked } from '../storage/peer';
+import type { ReconcileRun } from './anti-entropy';
+import { markHeld } from './dialer-push';
+import type { SyncEvents } from './events';
+import { catchUp } from './incremental-bootstrap';
+import type { SyncManager } from './manager';
+import type { NodeRecord } from './registry';
+
+/** What the feed needs of its dialer. */
+export interface FeedOwner {
+  readonly m: SyncManager;
+  readonly rec: NodeRecord;
+  readonly link?: SyncLink;
+  readonly caps: string[];
+  readonly stopped: boolean;
+  hv: Vector;
+  behind: boolean;
+  bootstrapping: boolean;
+  report(e: SyncomError): void;
+  failed(e: unknown): Promise<void>;
+  save(): Promise<void>;
+  recover(now: boolean): Promise<void>;
+  reconcileRun(): ReconcileRun;
+}
+
+/**
+ * The changes subscription of one dialer (Protocol): pages taken in order,
+ * the cursor saved after each, a break reopened from the saved cursor, a
+ * bootstrap when the host cannot resume it, STUCK after three failed pages.
+ */
+export class DialerFeed {
+  subscribed = false;
+  stuck = false;
+  private sub?: Subscription;
+  private gen = 0;
+  private pages: Promise<void> = Promise.resolve();
+  private failures = 0;
+
+  constructor(private readonly d: FeedOwner) {}
+
+  /** Whether a subscription was ever opened. */
+  get opened(): boolean {
+    return this.sub !== undefined;
+  }
+
+  /** Whether a subscription runs (opened, and not ended by an error or the host). */
+  get running(): boolean {
+    return this.sub !== undefined && this.subscribed;
+  }
+
+  /** Close the subscription; pages of it still arriving are dropped. */
+  close(): void {
+    this.sub?.unsubscribe();
+    this.gen++;
+    this.subscribed = false;
+  }
+
+  /** Resolves once the page being taken, if any, is done. */
+  async idle(): Promise<void> {
+    await this.pages.catch(() => undefined);
+  }
+
+  /** (Re)open the changes subscription from a cursor; pages of an older one are dropped. */
+  subscribe(cursor: string | null): void {
+    this.sub?.unsubscribe();
+    const gen = ++this.gen;
+    this.subscribed = true;
+    const { d } = this;
+    this.sub = (d.link as SyncLink).subscribe('changes', { scopes: d.rec.scopes }, {
+      lastEventId: cursor ?? undefined,
+      onData: (v, id) => {
+        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen));
+        this.pages = next;
+        return next;
+      },
+      // failed() reports and never rejects; the catch only keeps a broken promise from going unhandled.
+      onError: (e) => { if (gen === this.gen) { this.subscribed = false; d.failed(e).catch(() => undefined); } },
+      onEnd: () => { if (gen === this.gen) this.subscribed = false; },
+    });
+  }
+
+  /** Take one changes page: apply, then save the cursor; a break reopens from the saved cursor (PROTO-14). */
+  private async take(value: unknown, eventId: string | undefined, gen: number): Promise<void> {
+    const { d } = this;
+    if (gen !== this.gen || d.stopped || this.stuck) return;
+    const page = value as { bootstrap?: boolean; ops?: unknown; prev?: unknown; reason?: unknown };
+    if (page?.bootstrap) return this.bootstrap(gen, page.reason);
+    // PROTO-18: only the page that follows the last one taken moves the cursor. A repeat of that one adds
+    // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
+    if (eventId !== undefined && eventId === d.rec.cursor) return;
+    if (typeof page?.prev === 'string' && d.rec.cursor !== null && page.prev !== d.rec.cursor) return this.subscribe(d.rec.cursor);
+    const { res, event } = await this.apply(page?.ops);
+    if (res.refused) return this.pageFailed(res.refused);
+    for (const e of res.errors) d.report(e);
+    this.failures = 0;
+    d.m.events.emit('sync', event);
+    if (res.gaps > 0 || eventId === undefined) {
+      if (res.gaps > 0) this.subscribe(d.rec.cursor);
+    } else {
+      d.rec.cursor = eventId;
+      d.rec.lastSync = d.m.storage.parts.clock.now();
+      await d.save();
+    }
+    if (d.behind) void d.recover(false);
+  }
+
+  /** Apply a page's ops through the peer pipeline, in a changes-page span, with the sync event that tells what it did. */
+  private async apply(packed: unknown): Promise<{ res: PeerApplyResult; event: SyncEvents['sync'][0] }> {
+    const { m, rec } = this.d;
+    const unpacked = unpackOps(packed);
+    const { ops, malformed } = unpacked;
+    reportUnpacked(m.storage, unpacked, rec.url);
+    markHeld(this.d.hv, ops);
+    const res = await m.telemetry.changesPage(rec.url, ops.length + malformed, async (span) => {
+      const r = await applyPeerOps(m.storage, ops, { via: { url: rec.url, node: rec.remote.id ?? '' }, feedHost: rec.remote.id ?? undefined });
+      m.telemetry.pageApplied(span, { role: 'dialer', peer: rec.url }, r, malformed);
+      return r;
+    });
+    const event = { url: rec.url, pushed: 0, received: ops.length + malformed, applied: res.applied, skipped: res.skipped, duplicates: res.duplicates, gaps: res.gaps, malformed: res.malformed + malformed, unsigned: res.unsigned, forged: res.forged };
+    return { res, event };
+  }
+
+  /** A page that cannot be applied: PAGE_FAILED, then STUCK at the third in a row (PROTO-15, PROTO-16). */
+  private pageFailed(cause: SyncomError): void {
+    const { cursor, url } = this.d.rec;
+    this.d.report(new SyncomError('PAGE_FAILED', `a changes page could not be applied: ${cause.message}`, { cursor, attempt: ++this.failures, cause, url }));
+    if (this.failures < 3) return this.subscribe(cursor);
+    this.stuck = true;
+    this.close();
+    this.d.report(new SyncomError('STUCK', 'three pages in a row failed: nothing past this page is taken until the node is disabled and enabled again', { cursor, url }));
+  }
+
+  /** Switch to snapshot, then re-subscribe from the first page's event id (BOOT-1, BOOT-6). */
+  private async bootstrap(gen: number, reason?: unknown): Promise<void> {
+    const { d } = this;
+    this.sub?.unsubscribe();
+    this.gen++;
+    const { url, cursor } = d.rec;
+    const fell = reason === 'floor' && cursor !== null; // a cursor the host's retention passed, not a first contact
+    const allowed = (await d.m.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) })) ?? true;
+    if (!allowed || gen + 1 !== this.gen) return;
+    d.bootstrapping = true;
+    try {
+      // With data here and a host that reconciles, only what differs crosses (issue 6.2).
+      const progress = (received: number, total: number) => d.m.events.emit('progress', { url, received, total });
+      const { eventId, records } = await d.m.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell }));
+      d.rec.cursor = eventId || null;
+      d.rec.lastSync = d.m.storage.parts.clock.now();
+      await d.save();
+      // Over when its event fires: a listener reading peers() sees it so.
+      d.bootstrapping = false;
+      d.m.events.emit('bootstrap', { url, records });
+      if (!d.stopped) this.subscribe(d.rec.cursor);
+    } catch (e) {
+      await d.failed(e);
+    } finally {
+      d.bootstrapping = false;
+    }
+  }
+}
