@@ -34,6 +34,7 @@ export function runBackendTests(name: string, make: () => Promise<BackendFixture
     listTests(get);
     pathTests(get);
     concurrencyTests(get);
+    lockTests(get);
   });
 }
 
@@ -156,5 +157,20 @@ function concurrencyTests(b: Get): void {
     const contents = Array.from({ length: 10 }, (_, i) => String(i).repeat(10_000 + i));
     await Promise.all(contents.map((c) => b().write('same', c)));
     expect(contents).toContain(await b().read('same'));
+  });
+}
+
+/** One open storage per store (DESIGN: one owner per storage path): a backend that can lock holds one lock at a time. */
+function lockTests(b: Get): void {
+  it('lock: a second lock while one is held is LOCKED (423); after release it is taken again; releasing twice is harmless', async () => {
+    const backend = b();
+    if (!backend.lock) return;
+    const first = await backend.lock('store');
+    await expect(backend.lock('store')).rejects.toMatchObject({ code: 'LOCKED', status: 423, pid: process.pid });
+    await first.release();
+    await first.release();
+    const second = await backend.lock('store');
+    await expect(backend.lock('store')).rejects.toMatchObject({ code: 'LOCKED' });
+    await second.release();
   });
 }
