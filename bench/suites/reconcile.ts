@@ -1,13 +1,14 @@
-import { createHash } from 'node:crypto';
-import { createMemoryLink, open, type Entry, type HostUnit, type MemoryLink, type Stamp, type Storage } from '../../libs/syncom/src';
+import { createMemoryLink, open, type HostUnit, type MemoryLink, type Storage } from '../../libs/syncom/src';
 import { createReconciler, entryItem, ItemIndex, type Message, type ReconcileItem, type Reconciler } from '../../libs/syncom/src/sync/reconcile';
 import { SharedRuns, timed } from '../lib/measure';
+import { baseEntry, baseItems, PER_MS, T0, updatedEntry } from './reconcile-entries';
+import { reconcileUnchangedSuite } from './reconcile-unchanged';
 import { bootstrapFrom, memoryBackend, reached } from '../lib/nodes';
 import { makeRecord, randomIndexes } from '../lib/record';
 import type { Benchmark, Profile, Suite } from '../lib/types';
 
 /*
- * Reconciliation (issue 6, point 5), two parts:
+ * Reconciliation (issue 6, point 5), three parts:
  *
  * - Set level: the pure module (createReconciler) on two sets of n items built
  *   as the engine builds them from records (entryItem of an entry shaped like
@@ -18,56 +19,13 @@ import type { Benchmark, Profile, Suite } from '../lib/types';
  *   off, a dialer away past the host's retention while 100 records change;
  *   bytes on the memory link and time, against a full snapshot of the same
  *   store to the same dialer with a fresh cursor.
+ * - Unchanged stores (reconcile-unchanged.ts): anti-entropy between a hub
+ *   and a dialer holding the same records, both reading the digest index
+ *   kept at commit time; CPU, not wall time.
  */
 
 const SET = 'reconcile/set';
 const BOOT = 'reconcile/bootstrap';
-
-/** Stamps of the base set: 8 writes a millisecond from T0 (about the rate the bench hubs are built at). */
-const T0 = 1_796_000_000_000;
-const PER_MS = 8;
-/** Node ids as the engine has them: base64url SHA-256 (43 characters), a hub and a writer. */
-const nodeId = (name: string) => createHash('sha256').update(name).digest('base64url');
-const HUB = nodeId('bench-hub');
-const WRITER = nodeId('bench-writer');
-
-/** murmur3's 32-bit finalizer: a bijection, so distinct inputs give distinct words. */
-function mix32(x: number): number {
-  let h = x >>> 0;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-const hex8 = (x: number) => x.toString(16).padStart(8, '0');
-
-/** Record i's id, shaped like the randomUUID() an insert gets; distinct for every i below 2^30 (its first word is). */
-function idOf(i: number): string {
-  const [a, b, c, d] = [mix32(4 * i), mix32(4 * i + 1), mix32(4 * i + 2), mix32(4 * i + 3)].map(hex8);
-  return `${a}-${b.slice(0, 4)}-4${b.slice(5)}-a${c.slice(1, 4)}-${c.slice(4)}${d}`;
-}
-
-/** Record i as the engine holds it once inserted at the hub (at `ts`): three register fields, all stamped by its insert. */
-function baseEntry(i: number, ts = T0 + Math.floor(i / PER_MS)): Entry {
-  const s: Stamp = [ts, HUB];
-  const fields: Entry['fields'] = {};
-  for (const [name, val] of Object.entries(makeRecord(i))) fields[name] = { k: 'r', s, val };
-  return { id: idOf(i), latest: s, fields, reset: s };
-}
-
-/** Record i after an update of its `n` at another node, stamped `ts`. */
-function updatedEntry(i: number, ts: number): Entry {
-  const e = baseEntry(i);
-  const s: Stamp = [ts, WRITER];
-  return { ...e, latest: s, fields: { ...e.fields, n: { k: 'r', s, val: -i } } };
-}
-
-/** The base set of n records, as items in key order. */
-function baseItems(n: number): ReconcileItem[] {
-  const out: ReconcileItem[] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = entryItem(baseEntry(i));
-  return out;
-}
 
 /** How the responder's set differs from the initiator's base set in one run. */
 interface Drift {
@@ -421,67 +379,6 @@ export function reconcileBootstrapSuite(profile: Profile): Suite {
       await hub?.close();
       ids = [];
       links.length = 0;
-    },
-  };
-}
-
-const UNCHANGED = 'reconcile/unchanged';
-
-/** CPU milliseconds of the whole process (every thread) spent in `fn`. */
-async function cpuMs(fn: () => Promise<unknown>): Promise<number> {
-  const before = process.cpuUsage();
-  await fn();
-  const d = process.cpuUsage(before);
-  return (d.user + d.system) / 1000;
-}
-
-/**
- * Anti-entropy over an unchanged store: a hub of n records (100k; 20k with
- * --quick) and a dialer bootstrapped from it, both on memory backends with
- * signatures off; per run one `forceSync()` (the dialer reconciles every
- * label with the hub), which must find nothing. The figure is CPU ms of the
- * process, every thread: the dialer's and the hub's side together (one
- * process, memory link), so an upper bound of the dialer's. Both read their
- * sets from the digest index kept at commit time; the index is built at the
- * first reconciliation (one digest per record, once), timed in setup and
- * given as `first-run-cpu` (one run, no warm-up).
- */
-export function reconcileUnchangedSuite(profile: Profile): Suite {
-  const size = profile.quick ? 20_000 : 100_000;
-  const at = `${UNCHANGED}/${sizeName(size)}`;
-  const names = { cpu: `${at}/dialer-cpu`, first: `${at}/first-run-cpu` };
-  let hub: Storage | undefined;
-  let dialer: Storage | undefined;
-  let first = 0;
-  const once = async () => {
-    const d = dialer as Storage;
-    const heads = [d.parts.committer.chead, hub?.parts.committer.chead];
-    const ms = await cpuMs(() => d.sync.forceSync());
-    if (d.parts.committer.chead !== heads[0] || hub?.parts.committer.chead !== heads[1]) throw new Error(`${UNCHANGED}: a reconciliation of equal stores logged ops`);
-    return ms;
-  };
-  return {
-    benchmarks: [
-      { name: names.cpu, unit: 'ms', baseline: null, ops: size, run: once },
-      { name: names.first, unit: 'ms', baseline: null, ops: size, runs: 1, warmup: false, run: async () => first },
-    ],
-    async setup() {
-      const h = await open({ path: 'unchanged-hub', backend: memoryBackend(), sync: { signatures: false } });
-      hub = h;
-      const unit: HostUnit = h.sync.unit({ access: 'public' });
-      for (let i = 0; i < size; i += BATCH) await Promise.all(Array.from({ length: Math.min(BATCH, size - i) }, (_, k) => h.insert(makeRecord(i + k))));
-      const d = await open({ path: 'unchanged-dialer', backend: memoryBackend(), sync: { signatures: false, antiEntropyInterval: 0, connect: () => createMemoryLink(unit) } });
-      dialer = d;
-      const records = await bootstrapFrom(d, HUB_URL);
-      if (records !== size) throw new Error(`${UNCHANGED}: the bootstrap carried ${records} records, not ${size}`);
-      await reached(d, () => d.sync.peers()[0]?.subscribed === true, `${UNCHANGED}: the dialer subscribed`);
-      await Promise.all([h.parts.committer.idle(), d.parts.committer.idle()]);
-      first = await once();
-      process.stderr.write(`  ${at}: the first reconciliation (both digest indexes built) took ${first.toFixed(0)} ms of CPU\n`);
-    },
-    async teardown() {
-      await dialer?.close();
-      await hub?.close();
     },
   };
 }
