@@ -1,5 +1,5 @@
 import type { Entry } from '../crdt';
-import { entryDigest, hashItem, ItemIndex, type ItemSet, type ReconcileItem } from '../sync/reconcile';
+import { entryDigest, hashItem, ItemIndex, type ItemSet, type ReconcileItem, WIRE_LIMITS } from '../sync/reconcile';
 import type { Storage } from './storage';
 
 /** Ids waiting to be digested again at most: past this a commit brings them up to date (about 10-30 ms of digests). */
@@ -102,9 +102,16 @@ export class RecordDigests {
     this.scopes.delete(scope);
   }
 
-  /** A record as the index holds it, or undefined when it is never served. */
+  /**
+   * A record as the index holds it, or undefined when it is never served. A
+   * record no reconciliation can key (the op checks keep them out: an id
+   * past the wire's 512 characters, a ts that is no safe integer) is left
+   * out rather than failing every reconciliation of the store.
+   */
   private heldOf(id: string, e: Entry | undefined): Held | undefined {
     if (!e || this.storage.isSealed(id)) return undefined;
+    const ts = e.latest?.[0];
+    if (id.length === 0 || id.length > WIRE_LIMITS.id || !Number.isSafeInteger(ts) || ts < 0) return undefined;
     return { item: { ts: e.latest[0], id, digest: entryDigest(e) }, scope: this.storage.scopeOf(id) };
   }
 
