@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createMemoryLink, packOps, signOp, type Op, type Storage } from '../../src';
+import { createMemoryBackend, createMemoryLink, open, packOps, signOp, type Op, type Storage } from '../../src';
 import type { HostUnit, MemoryLink } from '../../src/link';
 import { applyPeerOps } from '../../src/storage/peer';
 import { closeAll, node, until } from '../sync/helpers';
@@ -114,6 +114,39 @@ describe('the signing step signs only ops this node made', () => {
       expect(s.parts.log.read(0).map((e) => typeof e.op.sig)).toEqual(['undefined', 'string']);
     } finally {
       await s.close();
+    }
+  });
+
+  it('LOG-22 LOG-23 SIG-15: a node restored from an older copy takes its own ops back from a peer as it signed them, and goes on from there; the same ops unsigned are refused (taken unverified, never signed, under signatures false)', async () => {
+    const disk = createMemoryBackend();
+    await (await open({ path: 'r', backend: disk })).close();
+    const older = disk.snapshot();
+    const before = await open({ path: 'r', backend: disk });
+    const id = await before.insert({ n: 1 });
+    const mine = before.parts.log.read(0).map((e) => e.op);
+    await before.close();
+    const via = { url: 'memory://hub', node: 'hub' };
+    for (const signatures of ['verify', 'require'] as const) {
+      const restored = await open({ path: 'r', backend: createMemoryBackend({ from: older }), sync: { signatures } });
+      try {
+        const stripped = mine.map(({ sig: _s, ...op }) => op as Op);
+        expect(await applyPeerOps(restored, stripped, { via })).toMatchObject({ applied: 0, unsigned: 1 });
+        expect(await applyPeerOps(restored, mine, { via })).toMatchObject({ applied: 1, unsigned: 0, forged: 0 });
+        expect(await restored.get(id)).toEqual({ n: 1 });
+        await restored.insert({ n: 2 });
+        expect(restored.parts.log.read(0).map((e) => [e.op.origin === restored.id, e.op.seq, typeof e.op.sig])).toEqual([[true, 1, 'string'], [true, 2, 'string']]);
+      } finally {
+        await restored.close();
+      }
+    }
+    // signatures false verifies nothing: its own ops come back unverified, and are logged as they came, unsigned.
+    const trusting = await open({ path: 'r', backend: createMemoryBackend({ from: older }), sync: { signatures: false } });
+    try {
+      const stripped = mine.map(({ sig: _s, ...op }) => op as Op);
+      expect(await applyPeerOps(trusting, stripped, { via })).toMatchObject({ applied: 1, unsigned: 0 });
+      expect(trusting.parts.log.read(0).map((e) => e.op.sig)).toEqual([undefined]);
+    } finally {
+      await trusting.close();
     }
   });
 
