@@ -28,7 +28,7 @@ export type Reading<T> = { ok: true; value: T } | { ok: false; why: string };
 /** An envelope: its name (for messages) and its reader. */
 export interface Envelope<T> {
   readonly name: string;
-  /** The whitelisted envelope or a refusal; never throws. */
+  /** The whitelisted envelope or a refusal; throws only on what no JSON makes (a getter or a proxy that throws), which the pipe refuses alike. */
   read(value: unknown): Reading<T>;
   /**
    * Its fields handed on as they came whose structure the engine decodes
