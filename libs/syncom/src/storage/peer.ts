@@ -107,11 +107,16 @@ function judge(ops: Op[], verdicts: Verdict[] | undefined, o: { mode: 'verify' |
   return kept;
 }
 
+/** Why an unsigned op is refused under 'verify': it names this node as its origin. */
+function ownName(op: Op, url: string, self: string): string {
+  return op.origin === self ? `, the first in this node's own name: ${url} sent ops as this node without its signature` : '';
+}
+
 /** BAD_SIGNATURE / UNSIGNED, once per page (SIG-17). */
-function signatureErrors(counts: ApplyCounts, first: { forged?: Op; unsigned?: Op }, url: string): SyncomError[] {
+function signatureErrors(counts: ApplyCounts, first: { forged?: Op; unsigned?: Op }, url: string, self: string): SyncomError[] {
   const errors: SyncomError[] = [];
   if (first.forged) errors.push(new SyncomError('BAD_SIGNATURE', `${counts.forged} op(s) failed their signature`, { op: first.forged, count: counts.forged, url }));
-  if (first.unsigned) errors.push(new SyncomError('UNSIGNED', `${counts.unsigned} unsigned op(s) refused`, { op: first.unsigned, count: counts.unsigned, url }));
+  if (first.unsigned) errors.push(new SyncomError('UNSIGNED', `${counts.unsigned} unsigned op(s) refused${ownName(first.unsigned, url, self)}`, { op: first.unsigned, count: counts.unsigned, url }));
   return errors;
 }
 
@@ -205,7 +210,7 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
   try {
     allowed = await decide(hook, ops, o.via);
   } catch (e) {
-    return { ...counts, touched: {}, errors: signatureErrors(counts, first, o.via.url), refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
+    return { ...counts, touched: {}, errors: signatureErrors(counts, first, o.via.url, storage.id), refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
   }
   const touched: Vector = {};
   // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
@@ -216,5 +221,5 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
   });
   await Promise.all(commits);
   if (counts.applied + counts.skipped > 0) storage.parts.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
-  return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url) };
+  return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url, storage.id) };
 }

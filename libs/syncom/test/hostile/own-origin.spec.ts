@@ -159,6 +159,7 @@ describe('the signing step signs only ops this node made', () => {
       const res = await applyPeerOps(s, [own, theirs], { via: { url: 'memory://peer', node: intruder.id } });
       expect(res).toMatchObject({ applied: 1, unsigned: 1 });
       expect(res.errors.map((e) => [e.code, e.count])).toEqual([['UNSIGNED', 1]]);
+      expect(res.errors[0].message).toContain("in this node's own name: memory://peer sent ops as this node without its signature");
       expect([await s.has('mine'), await s.has('theirs')]).toEqual([false, true]);
       expect(s.parts.log.vector[s.id]).toBeUndefined();
     } finally {
