@@ -7,6 +7,8 @@ const HUB_URL = 'memory://hub';
 /** Inserts in flight while the hub is filled. */
 const BATCH = 1_000;
 const sizeName = (n: number) => `${n / 1000}k`;
+/** Records updated at the hub before each after-writes run. */
+const WRITES = 100;
 
 const UNCHANGED = 'reconcile/unchanged';
 
@@ -27,15 +29,19 @@ async function cpuMs(fn: () => Promise<unknown>): Promise<number> {
  * process, memory link), so an upper bound of the dialer's. Both read their
  * sets from the digest index kept at commit time; the index is built at the
  * first reconciliation (one digest per record, once), timed in setup and
- * given as `first-run-cpu` (one run, no warm-up).
+ * given as `first-run-cpu` (one run, no warm-up). `after-writes-cpu`: the
+ * same after 100 records were updated at the hub and reached the dialer by
+ * its feed (so nothing differs either): each side digests those 100 again.
  */
 export function reconcileUnchangedSuite(profile: Profile): Suite {
   const size = profile.quick ? 20_000 : 100_000;
   const at = `${UNCHANGED}/${sizeName(size)}`;
-  const names = { cpu: `${at}/dialer-cpu`, first: `${at}/first-run-cpu` };
+  const names = { cpu: `${at}/dialer-cpu`, first: `${at}/first-run-cpu`, writes: `${at}/after-writes-cpu` };
   let hub: Storage | undefined;
   let dialer: Storage | undefined;
   let first = 0;
+  let ids: string[] = [];
+  let turn = 0;
   const once = async () => {
     const d = dialer as Storage;
     const heads = [d.parts.committer.chead, hub?.parts.committer.chead];
@@ -47,12 +53,24 @@ export function reconcileUnchangedSuite(profile: Profile): Suite {
     benchmarks: [
       { name: names.cpu, unit: 'ms', baseline: null, ops: size, run: once },
       { name: names.first, unit: 'ms', baseline: null, ops: size, runs: 1, warmup: false, run: async () => first },
+      {
+        name: names.writes, unit: 'ms', baseline: null, ops: WRITES,
+        run: async () => {
+          const [h, d] = [hub as Storage, dialer as Storage];
+          turn++;
+          await Promise.all(ids.slice(0, WRITES).map((id) => h.update(id, { n: -turn })));
+          const target = h.parts.committer.cvec[h.id];
+          await reached(d, () => (d.parts.committer.cvec[h.id] ?? 0) >= target, `${UNCHANGED}: the dialer applied the writes`);
+          await Promise.all([h.parts.committer.idle(), d.parts.committer.idle()]);
+          return once();
+        },
+      },
     ],
     async setup() {
       const h = await open({ path: 'unchanged-hub', backend: memoryBackend(), sync: { signatures: false } });
       hub = h;
       const unit: HostUnit = h.sync.unit({ access: 'public' });
-      for (let i = 0; i < size; i += BATCH) await Promise.all(Array.from({ length: Math.min(BATCH, size - i) }, (_, k) => h.insert(makeRecord(i + k))));
+      for (let i = 0; i < size; i += BATCH) ids.push(...(await Promise.all(Array.from({ length: Math.min(BATCH, size - i) }, (_, k) => h.insert(makeRecord(i + k))))));
       const d = await open({ path: 'unchanged-dialer', backend: memoryBackend(), sync: { signatures: false, antiEntropyInterval: 0, connect: () => createMemoryLink(unit) } });
       dialer = d;
       const records = await bootstrapFrom(d, HUB_URL);
@@ -65,6 +83,7 @@ export function reconcileUnchangedSuite(profile: Profile): Suite {
     async teardown() {
       await dialer?.close();
       await hub?.close();
+      ids = [];
     },
   };
 }

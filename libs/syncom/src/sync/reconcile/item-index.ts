@@ -6,11 +6,11 @@ import type { ReconcileItem } from './types';
 
 /** ItemIndex's options. */
 export interface ItemIndexOptions {
-  /** The most items a bucket holds before it is cut in two (4-65,536, default 1024). */
+  /** The most items a bucket holds before it is cut in two (4-65,536, default 512). */
   bucket?: number;
 }
 
-const DEFAULT_BUCKET = 1024;
+const DEFAULT_BUCKET = 512;
 
 function checkBucket(x: unknown): number {
   const n = x ?? DEFAULT_BUCKET;

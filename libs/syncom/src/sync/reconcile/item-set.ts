@@ -28,7 +28,7 @@ export interface ItemSet {
   sum(i: number, j: number): Buffer;
 }
 
-/** Items a bucket of a bulk-built set holds: half the default most, so the first writes split none. */
+/** Items a bucket of a set built at once holds (an ItemIndex fills its own to half its most, so that the first writes split none). */
 const BULK_BUCKET = 512;
 
 /**
