@@ -55,9 +55,10 @@ async function differences(o: ReconcileRun, label: string, start: boolean) {
   return { have: [...have], need: [...need], ...at };
 }
 
-/** What fetching a label's differing records found: the digests joined, and the ids the host holds outside this node's scopes. */
+/** What fetching a label's differing records found: the digests joined, the ids held for a newer schema, and those the host holds outside this node's scopes. */
 interface Fetched {
   digests: Map<string, string>;
+  held: Set<string>;
   outside: Set<string>;
 }
 
@@ -68,7 +69,7 @@ interface Fetched {
  * that moved out of the label), whose merge it would refuse.
  */
 async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promise<Fetched> {
-  const got: Fetched = { digests: new Map(), outside: new Set() };
+  const got: Fetched = { digests: new Map(), held: new Set(), outside: new Set() };
   const via = { url: o.url, node: o.host };
   for (let i = 0; i < ids.length;) {
     const asked = ids.slice(i, i + o.pageSize);
@@ -78,7 +79,7 @@ async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promi
     const taken = Number.isSafeInteger(ans?.taken) ? (ans.taken as number) : asked.length;
     if (taken <= 0) throw new SyncomError('RECONCILE_MALFORMED', 'the host took none of the records asked', { url: o.url });
     i += Math.min(taken, asked.length);
-    await Promise.all(joinPage(o.storage, entries, o.host, via));
+    await Promise.all(joinPage(o.storage, entries, o.host, via, got.held));
     for (const e of entries as Entry[]) got.digests.set(e.id, entryDigest(e));
     if (Array.isArray(ans?.outside)) for (const id of ans.outside) if (typeof id === 'string') got.outside.add(id);
   }
@@ -98,7 +99,8 @@ async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: F
   const out: Promise<void>[] = [];
   for (const id of ids) {
     const e = committer.current(id);
-    if (!e || storage.isSealed(id) || fetched.outside.has(id) || !inLabel(storage.scopeOf(id), label, o.scopes)) continue;
+    // A record whose newer state is held here differs at every run until the upgrade; a merge of ours each run would only repeat (our ops went as ops).
+    if (!e || storage.isSealed(id) || fetched.outside.has(id) || fetched.held.has(id) || !inLabel(storage.scopeOf(id), label, o.scopes)) continue;
     if (fetched.digests.get(id) === entryDigest(e)) continue;
     const op = storage.makeOp({ type: 'merge', id, data: e as never }, mergeScope(storage, id, e));
     out.push(committer.submit({ op, flags: 0, via: null, after: applyOp(e, op).entry }));

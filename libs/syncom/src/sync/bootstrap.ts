@@ -3,14 +3,14 @@ import { SyncomError } from '../errors';
 import { applyOp, type Entry, isEntry, isHidden, joinEntries, newestTs, readEntry } from '../crdt';
 import type { SyncLink } from '../link/contract';
 import { FLAG_GRANTED } from '../log/op-log';
-import { DEFAULT_MAX_SKEW, FLAG_HELD } from '../op';
+import { DEFAULT_MAX_SKEW } from '../op';
 import type { Vector } from '../op/types';
 import type { Via } from '../storage/commit';
 import type { Storage } from '../storage/storage';
 import { ATTRS, type SyncTelemetry } from '../telemetry';
 import type { SnapshotPage } from './snapshot';
 import { readNdjson, readSnapshotPage } from './snapshot-page';
-import { entryDigest } from './reconcile';
+import { HeldJoins } from './join-hold';
 
 /** Read a streamed snapshot page: NDJSON, one entry a line. */
 async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
@@ -27,9 +27,12 @@ async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
 /**
  * Join one page as one batch of merge ops of this node's own, signed (BOOT-4,
  * SIG-22), marked from the host so they never go back to it. Reconciliation
- * joins the records it fetched the same way.
+ * joins the records it fetched the same way. The rules of a live op hold: a
+ * purged record takes nothing (OPS-10), a purge marker scrubs the id (the
+ * commit pipeline does it), and a newer schema's state waits held under
+ * `ahead: 'hold'` (GUAR-26; the ids held go to `heldIds`).
  */
-export function joinPage(storage: Storage, entries: unknown[], host: string, via: Via): Promise<void>[] {
+export function joinPage(storage: Storage, entries: unknown[], host: string, via: Via, heldIds?: Set<string>): Promise<void>[] {
   const { committer, clock } = storage.parts;
   const maxSkew = storage.parts.options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
   // The whole page is checked before any of it is submitted: a refused page leaves nothing half joined.
@@ -41,7 +44,7 @@ export function joinPage(storage: Storage, entries: unknown[], host: string, via
     if (ts - clock.now() > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot page carries an entry stamped ${ts}, more than ${maxSkew} ms ahead (SKEW)`);
   }
   const out: Promise<void>[] = [];
-  const held = heldMerges(storage);
+  const held = new HeldJoins(storage);
   for (const raw of entries as Entry[]) {
     const { id } = raw;
     if (storage.isSealed(id)) continue;
@@ -49,8 +52,9 @@ export function joinPage(storage: Storage, entries: unknown[], host: string, via
     const current = committer.current(id);
     // A purge is final (OPS-10): nothing joins a purged record, and no payload of it enters the log.
     if (current?.purged) continue;
-    if (!raw.purged && holdsFor(storage, raw)) {
-      const p = holdMerge(storage, { raw, host, via, held });
+    if (held.holds(raw)) {
+      heldIds?.add(id);
+      const p = held.hold(raw, host, via);
       if (p) out.push(p);
       continue;
     }
@@ -59,45 +63,6 @@ export function joinPage(storage: Storage, entries: unknown[], host: string, via
     out.push(committer.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
   }
   return out;
-}
-
-/** Whether an entry is of a newer schema version than this node's and ahead is 'hold' (GUAR-27): it waits, as a held op does. */
-function holdsFor(storage: Storage, e: Entry): boolean {
-  const schema = storage.parts.schema;
-  return !!schema && schema.ahead === 'hold' && (e.v ?? 0) > schema.version;
-}
-
-/** The digests of the held merges in the log, per id, read once per page and only when a page holds one. */
-function heldMerges(storage: Storage): () => Map<string, Set<string>> {
-  let map: Map<string, Set<string>> | undefined;
-  return () => {
-    if (map) return map;
-    map = new Map();
-    const log = storage.parts.log;
-    for (const e of log.read(log.floor)) {
-      if (!(e.flags & FLAG_HELD) || e.op.type !== 'merge' || !isEntry(e.op.data, e.op.id)) continue;
-      const set = map.get(e.op.id) ?? new Set<string>();
-      map.set(e.op.id, set.add(entryDigest(e.op.data as Entry)));
-    }
-    return map;
-  };
-}
-
-/**
- * Log a newer schema's entry as a held merge (flagged, not applied), its op
- * carrying the entry's version so a reopen with that schema applies it, as it
- * does a held op. The same state held already is not logged again: a
- * reconciliation finds the record differing at every run until the upgrade.
- */
-function holdMerge(storage: Storage, o: { raw: Entry; host: string; via: Via; held: () => Map<string, Set<string>> }): Promise<void> | undefined {
-  const { raw } = o;
-  const digest = entryDigest(raw);
-  const same = o.held().get(raw.id);
-  if (same?.has(digest)) return undefined;
-  o.held().set(raw.id, (same ?? new Set<string>()).add(digest));
-  const op = storage.makeOp({ type: 'merge', id: raw.id, from: o.host, data: raw as never }, mergeScope(storage, raw.id, raw));
-  op.v = raw.v;
-  return storage.parts.committer.submit({ op, flags: FLAG_HELD, via: o.via });
 }
 
 /** The scope of a merge op leaving a record as `e`: a tombstone keeps the scope it had; '*' when the scope function throws. */

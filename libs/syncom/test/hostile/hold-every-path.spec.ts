@@ -90,4 +90,21 @@ describe('ahead: hold holds on every path', () => {
     const up = await upgraded(d, x);
     await closeAll(up, h.s);
   });
+
+  it('GUAR-26: a v1 record whose v2 update is held here stays held when reconciliation brings the host\'s state; later runs log no merge of it', async () => {
+    const { h, d } = await pair();
+    await greet(d);
+    const x = await d.insert(note('from v1'));
+    await until(async () => h.s.has(x), [d, h.s]);
+    await h.s.update(x, { title: 'from v2' });
+    await until(() => d.sync.schemaInfo()?.held.count === 1, [d]);
+    const before = d.parts.log.head;
+    for (let i = 0; i < 3; i++) await d.sync.forceSync();
+    await d.parts.committer.idle();
+    expect(await d.get(x)).toMatchObject({ title: 'from v1' });
+    const logged = d.parts.log.read(before).filter((e) => e.op.id === x);
+    expect(logged.map((e) => [e.op.type, !!(e.flags & FLAG_HELD), e.op.v])).toEqual([['merge', true, 2]]);
+    const up = await upgraded(d, x);
+    await closeAll(up, h.s);
+  });
 });
