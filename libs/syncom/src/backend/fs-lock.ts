@@ -147,6 +147,8 @@ async function take(file: string, text: string, depth: number): Promise<LockHold
     const raw = await readOrUndefined(file);
     if (raw === undefined) continue;
     const h = parseHolder(raw);
+    // Where there are no hard links the lock is created empty, then written: give its writer a moment.
+    if (!h && i < ATTEMPTS - 1) { await pause(); continue; }
     if (!h) throw new SyncomError('LOCKED', `${file} is no lock file syncom wrote; if no process uses this storage, remove it`, { status: 423, path: file });
     last = h;
     if (holderAlive(h) || depth >= MAX_DEPTH) return h;

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,13 +78,19 @@ describe('one owner per storage path', () => {
     expect((await again.list()).map((r) => r.data)).toEqual([{ a: 1 }]);
   });
 
-  it('opens of one path raced in one process: exactly one wins, the others get LOCKED', async () => {
+  it.each(['a free path', 'a stale lock'])('opens raced in one process on %s: exactly one wins, the others get LOCKED', async (what) => {
     const path = join(dir, 'race');
+    if (what === 'a stale lock') {
+      await (await open({ path })).close();
+      // This process as holder with a token it does not hold: a lock it left, taken over by whichever open wins.
+      writeFileSync(join(path, LOCK_FILE), JSON.stringify({ pid: process.pid, host: hostname(), token: 'c'.repeat(32), start: ownStart() }));
+    }
     const results = await Promise.allSettled([1, 2, 3, 4, 5].map(() => open({ path })));
     const won = results.filter((r): r is PromiseFulfilledResult<Storage> => r.status === 'fulfilled');
     opened.push(...won.map((r) => r.value));
     expect(won).toHaveLength(1);
     expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(['LOCKED', 'LOCKED', 'LOCKED', 'LOCKED']);
+    expect(readdirSync(path).filter((n) => n.startsWith(LOCK_FILE))).toEqual([LOCK_FILE]);
   });
 
   it('a memory backend is one store: a second open() on it is LOCKED until close(); separate memory backends and a crash()\'s new disk are free', async () => {
@@ -154,6 +160,15 @@ describe('one owner per storage path', () => {
     expect(e).toMatchObject({ code: 'LOCKED', status: 423, pid: 999_999, host: 'elsewhere' });
     expect((e as Error).message).toContain(`process 999999 on elsewhere has it open`);
     expect((e as Error).message).toContain(`If that process is gone, remove ${path}/LOCK.`);
+  });
+
+  it('a LOCK file that is no lock (garbage, or empty) is not taken over: LOCKED says to remove it if no process uses the storage', async () => {
+    const path = join(dir, 'garbage');
+    await (await openAt(path)).close();
+    for (const text of ['not json', '', JSON.stringify({ pid: -1, host: hostname(), token: 'x' })]) {
+      writeFileSync(join(path, LOCK_FILE), text);
+      await expect(open({ path })).rejects.toMatchObject({ code: 'LOCKED', status: 423, message: expect.stringContaining('is no lock file syncom wrote; if no process uses this storage, remove it') });
+    }
   });
 
   it('the read-only CLI commands work on a locked storage, noting who holds it; a writing command (pull) fails with LOCKED', async () => {
