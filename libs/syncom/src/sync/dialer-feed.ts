@@ -73,7 +73,7 @@ export class DialerFeed {
     this.sub = (d.link as SyncLink).subscribe('changes', { scopes: d.rec.scopes }, {
       lastEventId: cursor ?? undefined,
       onData: (v, id) => {
-        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen));
+        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen)).catch((e: unknown) => this.untaken(e));
         this.pages = next;
         return next;
       },
@@ -81,6 +81,17 @@ export class DialerFeed {
       onError: (e) => { if (gen === this.gen) { this.subscribed = false; d.failed(e).catch(() => undefined); } },
       onEnd: () => { if (gen === this.gen) this.subscribed = false; },
     });
+  }
+
+  /**
+   * A page that could not be taken (its log append failed: IO_ERROR). The
+   * link offers it again on resume and never says why; the dialer reports
+   * it, and rejects so the link does not count the page as taken.
+   */
+  private untaken(e: unknown): never {
+    const error = e instanceof SyncomError ? e : new SyncomError('SYNC_FAILED', (e as Error)?.message ?? String(e), { cause: e });
+    this.d.report(error);
+    throw error;
   }
 
   /** Take one changes page: apply, then save the cursor; a break reopens from the saved cursor (PROTO-14). */
