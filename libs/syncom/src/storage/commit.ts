@@ -208,7 +208,8 @@ export class Committer {
     this.overlay.clear();
     this.pvec = { ...this.log.vector };
     this.sealedSeq = this.log.sealedSeq;
-    await this.log.discard().catch(() => undefined);
+    // The ops are refused either way; a batch file the discard could not remove is the storage's to report (the reopen reads past it).
+    await this.log.discard().catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `the failed append's batch was not discarded: ${e?.message}`, { cause: e })));
     const error = new SyncomError('IO_ERROR', `the log append failed (${(cause as Error)?.message}); the write was not made`, { cause });
     for (const p of all) p.reject(error);
   }
