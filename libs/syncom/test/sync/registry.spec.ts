@@ -115,10 +115,12 @@ describe('the registry', () => {
     await d.sync.stop();
     await d.sync.start();
     expect(net.links).toHaveLength(1);
+    // One owner per storage path: the restart opens it once the first process closed it.
+    await d.close();
     const again = await reopen(d, { sync: { connect: net.connect } });
     expect(again.sync.listNodes()).toEqual([]);
     expect(net.links).toHaveLength(1);
-    await closeAll(d, again, h.s);
+    await closeAll(again, h.s);
   });
 
   it('REG-6 REG-9: each node is a file under remote/ named encodeURIComponent(url); the url is opaque, whatever it holds', async () => {
