@@ -28,8 +28,8 @@ export class RecordDigests {
   private readonly held = new Map<string, Held>();
   private readonly all: ItemIndex;
   private readonly scopes = new Map<string, ItemIndex>();
-  /** Held items per scope: a label no record is in is answered without a scan and never kept. */
-  private readonly counts = new Map<string, number>();
+  /** Held ids per scope: a scope's index is built from its own records, and a label no record is in is never kept. */
+  private readonly members = new Map<string, Set<string>>();
   private readonly dirty = new Set<string>();
 
   constructor(private readonly storage: Storage) {
@@ -64,24 +64,19 @@ export class RecordDigests {
   }
 
   /**
-   * A scope's index, built from the held items at its first ask (hashed
-   * again, not digested) and kept up to date from then on. A node whose peers are
-   * all granted '*' never builds one.
+   * A scope's index, built from its held items at its first ask (hashed
+   * again, not digested) and kept up to date from then on. A node whose
+   * peers are all granted '*' never builds one.
    */
   private scoped(scope: string): ItemIndex {
     let index = this.scopes.get(scope);
-    if (!index && !this.counts.get(scope)) return EMPTY;
+    const ids = this.members.get(scope);
+    if (!index && !ids) return EMPTY;
     if (!index) {
-      const mine: ReconcileItem[] = [];
-      for (const h of this.held.values()) if (h.scope === scope) mine.push(h.item);
+      const mine = Array.from(ids ?? [], (id) => (this.held.get(id) as Held).item);
       this.scopes.set(scope, (index = new ItemIndex(mine)));
     }
     return index;
-  }
-
-  /** Items held, every scope together. */
-  get size(): number {
-    return this.held.size;
   }
 
   private flush(): void {
@@ -91,14 +86,17 @@ export class RecordDigests {
 
   private hold(h: Held): void {
     this.held.set(h.item.id, h);
-    this.counts.set(h.scope, (this.counts.get(h.scope) ?? 0) + 1);
+    let ids = this.members.get(h.scope);
+    if (!ids) this.members.set(h.scope, (ids = new Set()));
+    ids.add(h.item.id);
   }
 
-  /** One item fewer in a scope; a scope left empty keeps no index (a later ask builds one again). */
-  private release(scope: string): void {
-    const left = (this.counts.get(scope) ?? 1) - 1;
-    if (left > 0) return void this.counts.set(scope, left);
-    this.counts.delete(scope);
+  /** An id out of a scope; a scope left empty keeps no index (a later ask builds one again, from its own records). */
+  private release(scope: string, id: string): void {
+    const ids = this.members.get(scope);
+    ids?.delete(id);
+    if (ids?.size) return;
+    this.members.delete(scope);
     this.scopes.delete(scope);
   }
 
@@ -124,7 +122,7 @@ export class RecordDigests {
       this.all.delete(id);
       this.scopes.get(old.scope)?.delete(id);
       this.held.delete(id);
-      this.release(old.scope);
+      if (old.scope !== now?.scope) this.release(old.scope, id);
     }
     if (!now) return;
     this.hold(now);
