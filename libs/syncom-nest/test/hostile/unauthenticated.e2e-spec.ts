@@ -4,6 +4,7 @@ import { Test } from '@nestjs/testing';
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { Storage } from 'syncom';
 import { createSyncomGateway, DEFAULT_PRE_AUTH_BYTES } from '../../src/gateway';
 import { SYNCOM_GATEWAY_OPTIONS } from '../../src/syncom.constants';
@@ -21,8 +22,17 @@ import { memoryStorage } from '../helpers/hub';
  * (unauthenticated-attacker.js), so its own work never delays the hub's loop.
  */
 
-/** The bound the hub's answers must keep while it is attacked: generous against a loaded machine, far below the old stalls. */
+/**
+ * The bound the hub's answers must keep while it is attacked, for what the
+ * hub itself made them wait: a request's wall time outside the garbage
+ * collector's pauses, or, where that is longer, the CPU the process spent
+ * meanwhile (on a loaded machine a scavenge of this process, the test
+ * runner's heap included, was seen to take 120 ms, and a request can wait
+ * for a core while the process does nothing). Whole, a request still answers
+ * within RESPONSIVE_WITH_GC_MS, far below the old stalls of seconds.
+ */
 const RESPONSIVE_MS = 100;
+const RESPONSIVE_WITH_GC_MS = 1000;
 /**
  * The CPU the hub's process may spend on one attack (receiving the frames
  * included): class-transformer's copy cost seconds. CPU, not wall time,
@@ -72,6 +82,27 @@ function attack(url: string, steps: Step[]): Promise<Outcome[]> {
   });
 }
 
+/** The garbage collector's pauses in this process while `work` runs, as [start, end] on performance.now()'s clock. */
+async function withGcPauses<T>(work: () => Promise<T>): Promise<{ result: T; pauses: [number, number][] }> {
+  const entries: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => void entries.push(...list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  try {
+    const result = await work();
+    entries.push(...observer.takeRecords());
+    return { result, pauses: entries.map((e) => [e.startTime, e.startTime + e.duration]) };
+  } finally {
+    observer.disconnect();
+  }
+}
+
+/** How long [start, end] was not spent in a pause. */
+function outsidePauses(start: number, end: number, pauses: [number, number][]): number {
+  let paused = 0;
+  for (const [a, b] of pauses) paused += Math.max(0, Math.min(end, b) - Math.max(start, a));
+  return end - start - paused;
+}
+
 /** The CPU this process (the hub's) spent while `work` ran, in milliseconds. */
 async function cpuOf<T>(work: () => Promise<T>): Promise<{ ms: number; result: T }> {
   const start = process.cpuUsage();
@@ -95,7 +126,7 @@ describe('hostile: what a socket without a token costs the hub', () => {
     await hub.storage.close();
   });
 
-  it(`HOST-1 HOST-3: during a stream of many-key messages, big hello vectors and big reconcile messages from sockets without a token, GET on the same app answers within ${RESPONSIVE_MS} ms`, async () => {
+  it(`HOST-1 HOST-3: during a stream of many-key messages, big hello vectors and big reconcile messages from sockets without a token, GET on the same app answers within ${RESPONSIVE_MS} ms of the hub's own time`, async () => {
     const steps: Step[] = [
       // Within the pre-auth bytes: read and refused or taken in linear time.
       { event: 'hello', build: { entries: 1000, bad: 500 }, repeat: 40 },
@@ -107,25 +138,30 @@ describe('hostile: what a socket without a token costs the hub', () => {
       { event: 'reconcile', build: { keys: 40_000 }, repeat: 4 },
       { event: 'chunk', build: { extra: 40_000 }, repeat: 4 },
     ];
-    const latencies: number[] = [];
     // The first request of a process sets up its HTTP client: not the hub's cost.
     expect(await (await fetch(hub.http)).text()).toBe('pong');
-    let attacking = true;
-    const attacked = attack(hub.url, steps).finally(() => (attacking = false));
-    while (attacking) {
-      const start = performance.now();
-      expect(await (await fetch(hub.http)).text()).toBe('pong');
-      latencies.push(performance.now() - start);
-    }
-    const outcomes = await attacked;
+    const requests: { start: number; end: number; cpu: number }[] = [];
+    const { result: outcomes, pauses } = await withGcPauses(async () => {
+      let attacking = true;
+      const attacked = attack(hub.url, steps).finally(() => (attacking = false));
+      while (attacking) {
+        const [start, cpu] = [performance.now(), process.cpuUsage()];
+        expect(await (await fetch(hub.http)).text()).toBe('pong');
+        const used = process.cpuUsage(cpu);
+        requests.push({ start, end: performance.now(), cpu: (used.user + used.system) / 1000 });
+      }
+      return attacked;
+    });
     expect(outcomes).toHaveLength(132);
     const of = (step: number) => outcomes.filter((o) => o.step === step);
     for (const o of of(0)) expect(o).toMatchObject(refusedWith('BAD_REQUEST', 400));
     for (const o of of(1)) expect(o).toMatchObject({ ack: { ok: false, error: { status: 428 } } });
     for (const o of of(2)) expect(o).toMatchObject(refusedWith('MESSAGE_TOO_LARGE', 413));
     for (const step of [3, 4, 5]) for (const o of of(step)) expect(o).toMatchObject(closedTooLarge);
-    expect(latencies.length).toBeGreaterThan(5);
-    expect(Math.max(...latencies)).toBeLessThan(RESPONSIVE_MS);
+    expect(requests.length).toBeGreaterThan(5);
+    const hubsPart = requests.map((r) => Math.min(outsidePauses(r.start, r.end, pauses), r.cpu));
+    expect(Math.max(...hubsPart)).toBeLessThan(RESPONSIVE_MS);
+    expect(Math.max(...requests.map((r) => r.end - r.start))).toBeLessThan(RESPONSIVE_WITH_GC_MS);
   });
 
   it('HOST-1: an extra property of 60,000 keys is never parsed before a hello: the connection closes, 413 MESSAGE_TOO_LARGE told', async () => {
