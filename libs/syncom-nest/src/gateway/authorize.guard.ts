@@ -4,7 +4,7 @@ import type { Hello } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
 import type { SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
-import { breachOf, MAX_ENVELOPE_DEPTH } from './envelope-bounds';
+import { breachOf, type EnvelopeBounds, MAX_ENVELOPE_DEPTH } from './envelope-bounds';
 import { preAuthBounds, preAuthBytesOf } from './pre-auth';
 import { peerOf } from './socket-peer';
 import { wsRefusal } from './syncom-refusal';
@@ -40,7 +40,7 @@ export async function authorizeHello(options: SyncomGatewayOptions, context: Syn
  */
 @Injectable()
 export class SyncomAuthorizeGuard implements CanActivate {
-  private readonly bounds;
+  private readonly bounds: EnvelopeBounds;
 
   constructor(@Inject(SYNCOM_GATEWAY_OPTIONS) options: SyncomGatewayOptions) {
     this.bounds = preAuthBounds(preAuthBytesOf(options.preAuthBytes));

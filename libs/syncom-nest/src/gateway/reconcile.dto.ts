@@ -1,7 +1,7 @@
 import { bool, envelope, type EnvelopeOf, opaqueObject, optional, str, strings } from './envelope-schema';
 
 /**
- * The `reconcile` envelope (issue 6.2): a scope label, one reconciliation
+ * The `reconcile` envelope: a scope label, one reconciliation
  * message and, on a run's first call, `start`. The engine decodes the message
  * and refuses a malformed one (400 RECONCILE_MALFORMED); this checks the envelope.
  */

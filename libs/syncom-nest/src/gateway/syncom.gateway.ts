@@ -128,7 +128,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     return answerOk(await this.unit.call('snapshot', body, peerOf(socket).context));
   }
 
-  /** reconcile: one round of a scope's set reconciliation (capability reconcile/1, issue 6.2). */
+  /** reconcile: one round of a scope's set reconciliation (capability reconcile/1). */
   @SubscribeMessage(SYNCOM_EVENTS.reconcile)
   async reconcile(@ConnectedSocket() socket: Socket, @MessageBody(reconcilePipe) body: ReconcileDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('reconcile', body, peerOf(socket).context));
