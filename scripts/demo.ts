@@ -52,7 +52,8 @@ async function main(): Promise<number> {
   const [hub, a, b] = await freePorts(3);
   const hubUrl = `http://127.0.0.1:${hub}/syncom`;
   console.log(`syncom demo: a hub on :${hub}, nodes A on :${a} and B on :${b} (data in ${dir})`);
-  await start('hub', 'apps/hub/src/main.ts', { PORT: String(hub), SYNCOM_PATH: join(dir, 'hub'), SYNCOM_TOKENS: 'demo' });
+  // The demo reads the hub's vector from GET /health, which names writers only with the detail on.
+  await start('hub', 'apps/hub/src/main.ts', { PORT: String(hub), SYNCOM_PATH: join(dir, 'hub'), SYNCOM_TOKENS: 'demo', SYNCOM_HEALTH_DETAIL: '1' });
   const node = (port: number, name: string) => ({ PORT: String(port), SYNCOM_PATH: join(dir, name), SYNCOM_HUB: hubUrl, SYNCOM_TOKEN: 'demo' });
   await start('A', 'apps/example-api/src/main.ts', node(a, 'a'));
   // A writes before B exists, so B's first contact is a bootstrap (with its progress lines).

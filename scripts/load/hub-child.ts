@@ -30,7 +30,9 @@ export class HubChild {
     const log = openSync(join(dir, 'hub.log'), 'a');
     const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', SYNCOM_PATH: join(dir, 'data'), SYNCOM_TOKENS: token, SYNCOM_LOAD_PROBE: '1',
       // Every load peer shares one token: the hub's per-token socket cap (32 by default) would refuse most of them.
-      SYNCOM_SOCKETS_PER_TOKEN: process.env.SYNCOM_SOCKETS_PER_TOKEN ?? '0' };
+      SYNCOM_SOCKETS_PER_TOKEN: process.env.SYNCOM_SOCKETS_PER_TOKEN ?? '0',
+      // The tool reads the hub's vector from GET /health, which names writers only with the detail on.
+      SYNCOM_HEALTH_DETAIL: '1' };
     // --expose-gc lets the probe weigh the heap after a full collection; LOAD_HUB_ARGS adds flags (--cpu-prof).
     const flags = ['--expose-gc', ...(process.env.LOAD_HUB_ARGS ?? '').split(' ').filter(Boolean)];
     const child = spawn(process.execPath, [...flags, '-r', join(ROOT, 'scripts/register-src.js'), join(ROOT, 'apps/hub/src/main.ts')], {

@@ -27,7 +27,8 @@ function limitsLine(config: HubConfig): string {
   const rate = l.opsPerSecond > 0 ? `${l.opsPerSecond} ops/s per peer` : 'no ops/s limit';
   const sockets = config.tokens.length === 0 ? 'no socket cap (open hub)' : l.socketsPerToken > 0 ? `${l.socketsPerToken} sockets per token` : 'no socket cap';
   return `limits: ${l.opsPerPush} ops and ${size(l.bytesPerPush)} per push, ${rate}; pages of ${l.pageSize} records and ${size(l.pageBytes)}, `
-    + `${l.maxInFlightFrames} in flight per socket; ${sockets}; /health ${config.healthDetail ? 'detailed' : 'brief'}`;
+    + `${l.maxInFlightFrames} in flight per socket, ${size(l.inFlightBytes)} in all; ${sockets}, ${l.feedsPerSocket} feeds per socket; `
+    + `/health ${config.healthDetail ? 'detailed' : 'brief'}`;
 }
 
 /** The two lines logged once the hub listens on `url`: where its data is, who may sync, and the limits. */

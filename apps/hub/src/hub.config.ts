@@ -20,6 +20,10 @@ export interface HubLimits {
   maxInFlightFrames: number;
   /** Sockets one token may hold open at this hub process; the next is refused at the handshake; 0: no cap (SYNCOM_SOCKETS_PER_TOKEN). */
   socketsPerToken: number;
+  /** Changes feeds one socket may hold open; one more is refused 429 TOO_MANY_FEEDS (SYNCOM_FEEDS_PER_SOCKET). */
+  feedsPerSocket: number;
+  /** UTF-8 bytes of pages out unacknowledged over every socket, before each socket is held to one page out (SYNCOM_IN_FLIGHT_BYTES). */
+  inFlightBytes: number;
 }
 
 const MiB = 1024 * 1024;
@@ -27,6 +31,7 @@ const MiB = 1024 * 1024;
 /** The hub's limits when nothing else is said. */
 export const HUB_LIMITS: Readonly<HubLimits> = Object.freeze({
   opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32,
+  feedsPerSocket: 8, inFlightBytes: 64 * MiB,
 });
 
 /** The field whose value is a record's scope in the hub when nothing else is said (SYNCOM_SCOPE_FIELD). */
@@ -88,6 +93,8 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): HubLimits {
     pageBytes: int('SYNCOM_PAGE_BYTES', d.pageBytes, 1024),
     maxInFlightFrames: int('SYNCOM_MAX_IN_FLIGHT_FRAMES', d.maxInFlightFrames),
     socketsPerToken: int('SYNCOM_SOCKETS_PER_TOKEN', d.socketsPerToken, 0),
+    feedsPerSocket: int('SYNCOM_FEEDS_PER_SOCKET', d.feedsPerSocket),
+    inFlightBytes: int('SYNCOM_IN_FLIGHT_BYTES', d.inFlightBytes, 1024),
   };
 }
 

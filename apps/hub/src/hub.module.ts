@@ -19,7 +19,10 @@ import { MetricsController } from './metrics.controller';
  */
 function gatewayOptions(config: HubConfig, limits: HubLimits): SyncomGatewayOptions {
   const { opsPerPush, bytesPerPush, opsPerSecond, pageSize, pageBytes, maxInFlightFrames } = limits;
-  const sizes = { pageSize, pageBytes, maxInFlightFrames, limits: { opsPerPush, bytesPerPush, ...(opsPerSecond > 0 && { opsPerSecond }) } };
+  const sizes = {
+    pageSize, pageBytes, maxInFlightFrames, maxFeedsPerConnection: limits.feedsPerSocket, maxInFlightBytes: limits.inFlightBytes,
+    limits: { opsPerPush, bytesPerPush, ...(opsPerSecond > 0 && { opsPerSecond }) },
+  };
   if (config.tokens.length === 0) return { access: 'public', ...sizes };
   return { access: 'session', authorize: hubAuthorize(config.tokens, config.tokenScopes), ...sizes };
 }

@@ -1,4 +1,5 @@
 import type { Socket } from 'socket.io';
+import { formatEventId } from 'syncom';
 import { SyncomGateway } from 'syncom-nest';
 import { HUB_LIMITS, hubConfigFromEnv } from '../src/hub.config';
 import { RawClient, refusalOf } from './raw-client';
@@ -21,14 +22,20 @@ describe('apps/hub: limits (hostile, e2e)', () => {
   const hubs = new TestHubs();
   afterAll(() => hubs.stopAll());
 
-  it('the limits default to 500 ops and 4 MiB per push, 2000 ops/s, pages of 500 and 4 MiB, 16 frames, 32 sockets per token; each has its variable', () => {
-    expect(HUB_LIMITS).toEqual({ opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32 });
+  it('the limits default to 500 ops and 4 MiB per push, 2000 ops/s, pages of 500 and 4 MiB, 16 frames and 64 MiB in flight, 32 sockets per token, 8 feeds per socket; each has its variable', () => {
+    expect(HUB_LIMITS).toEqual({
+      opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32,
+      feedsPerSocket: 8, inFlightBytes: 64 * MiB,
+    });
     expect(hubConfigFromEnv({}).limits).toEqual(HUB_LIMITS);
     const env = {
-      SYNCOM_OPS_PER_PUSH: '100', SYNCOM_BYTES_PER_PUSH: '65536', SYNCOM_OPS_PER_SECOND: '0', SYNCOM_PAGE_SIZE: '50',
-      SYNCOM_PAGE_BYTES: '131072', SYNCOM_MAX_IN_FLIGHT_FRAMES: '4', SYNCOM_SOCKETS_PER_TOKEN: '3',
+      SYNCOM_OPS_PER_PUSH: '100', SYNCOM_BYTES_PER_PUSH: '65536', SYNCOM_OPS_PER_SECOND: '0', SYNCOM_PAGE_SIZE: '50', SYNCOM_PAGE_BYTES: '131072',
+      SYNCOM_MAX_IN_FLIGHT_FRAMES: '4', SYNCOM_SOCKETS_PER_TOKEN: '3', SYNCOM_FEEDS_PER_SOCKET: '2', SYNCOM_IN_FLIGHT_BYTES: '1048576',
     };
-    expect(hubConfigFromEnv(env).limits).toEqual({ opsPerPush: 100, bytesPerPush: 65536, opsPerSecond: 0, pageSize: 50, pageBytes: 131072, maxInFlightFrames: 4, socketsPerToken: 3 });
+    expect(hubConfigFromEnv(env).limits).toEqual({
+      opsPerPush: 100, bytesPerPush: 65536, opsPerSecond: 0, pageSize: 50, pageBytes: 131072, maxInFlightFrames: 4, socketsPerToken: 3,
+      feedsPerSocket: 2, inFlightBytes: MiB,
+    });
   });
 
   it('HOST-10: by default a push of 5,000 ops is refused with 413 OPS_PER_PUSH, and nothing of it is applied', async () => {
@@ -52,6 +59,17 @@ describe('apps/hub: limits (hostile, e2e)', () => {
     const again = await RawClient.connect(hub.syncomUrl, 't');
     expect(await refusalOf(hub.syncomUrl, 't')).toBeDefined();
     for (const c of [again, held[1]]) c.close();
+  });
+
+  it('SYNCOM_FEEDS_PER_SOCKET: a socket\'s feed over the cap is refused 429 TOO_MANY_FEEDS', async () => {
+    const hub = await hubs.start('feeds', { limits: { feedsPerSocket: 2 } });
+    const client = await RawClient.connect(hub.syncomUrl, 't');
+    const hello = await client.hello(['*'], 't');
+    const epoch = (hello as { value: { epoch: string } }).value.epoch;
+    const feed = (sub: string) => client.call('changes', { sub, lastEventId: formatEventId(epoch, 0) });
+    expect([await feed('a'), await feed('b')]).toEqual([{ ok: true, value: null }, { ok: true, value: null }]);
+    expect(await feed('c')).toEqual({ ok: false, error: expect.objectContaining({ code: 'TOO_MANY_FEEDS', status: 429 }) });
+    client.close();
   });
 
   it('with tokens, a socket whose handshake carries no token, or a wrong one, never connects (401 UNAUTHORIZED)', async () => {

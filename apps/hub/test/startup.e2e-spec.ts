@@ -35,6 +35,8 @@ describe('apps/hub: start (hostile, e2e)', () => {
       [{ SYNCOM_PAGE_BYTES: 'x' }, /^SYNCOM_PAGE_BYTES="x"/],
       [{ SYNCOM_MAX_IN_FLIGHT_FRAMES: 'ten' }, /^SYNCOM_MAX_IN_FLIGHT_FRAMES="ten"/],
       [{ SYNCOM_SOCKETS_PER_TOKEN: 'many' }, /^SYNCOM_SOCKETS_PER_TOKEN="many"/],
+      [{ SYNCOM_FEEDS_PER_SOCKET: '0' }, /^SYNCOM_FEEDS_PER_SOCKET="0"/],
+      [{ SYNCOM_IN_FLIGHT_BYTES: '1e9' }, /^SYNCOM_IN_FLIGHT_BYTES="1e9"/],
     ];
     for (const [env, message] of cases) expect(() => hubConfigFromEnv(env)).toThrow(message);
   });
@@ -54,7 +56,8 @@ describe('apps/hub: start (hostile, e2e)', () => {
       await secured.printed(/limits: /);
       const out = secured.output();
       expect(out).toContain(`data ${join(dir, 'secured')}; peers dial http://127.0.0.1:${port}/syncom; tokens required (2, 1 bound to scopes); signatures require; scope field $type`);
-      expect(out).toContain('limits: 500 ops and 4 MiB per push, 300 ops/s per peer; pages of 500 records and 4 MiB, 16 in flight per socket; 32 sockets per token; /health brief');
+      expect(out).toContain('limits: 500 ops and 4 MiB per push, 300 ops/s per peer; pages of 500 records and 4 MiB, 16 in flight per socket, 64 MiB in all; '
+        + '32 sockets per token, 8 feeds per socket; /health brief');
       expect(out).not.toMatch(/WARN/);
     } finally {
       await secured.kill();
