@@ -50,7 +50,7 @@ export class SyncomAuthorizeGuard implements CanActivate {
     const ws = context.switchToWs();
     const peer = peerOf(ws.getClient<Socket>());
     if (ws.getPattern() === SYNCOM_EVENTS.hello) peer.endSession();
-    if (peer.greeted) return true;
+    if (peer.authenticated) return true;
     const breach = breachOf(ws.getData(), this.bounds);
     if (breach === 'depth') throw wsRefusal('BAD_REQUEST', 400, `the message nests deeper than ${MAX_ENVELOPE_DEPTH} levels`);
     if (breach === 'entries') {

@@ -5,10 +5,12 @@ import { MAX_ENVELOPE_DEPTH, type EnvelopeBounds } from './envelope-bounds';
 
 /**
  * The most a message may weigh, in UTF-8 bytes, on a socket without a
- * current hello (the handshake's connect packet included). An honest hello
- * is the largest such message: about 60 bytes per origin of its vector, so
- * 64 KiB fits about a thousand origins; a hub whose peers know more raises
- * the gateway's `preAuthBytes`.
+ * current hello whose handshake was not authenticated either (the connect
+ * packet included). An honest hello is the largest such message: about 60
+ * bytes per origin of its vector, so 64 KiB fits about a thousand origins. A
+ * socket whose handshake passed authorize (access 'session') is held to the
+ * full bounds; a public gateway whose peers know more origins raises
+ * `preAuthBytes`.
  */
 export const DEFAULT_PRE_AUTH_BYTES = 64 * 1024;
 
@@ -58,7 +60,7 @@ export interface PreAuthOptions {
   namespace: Namespace;
   bytes: number;
   logger: Logger;
-  /** Whether a hello succeeded on that socket and its session stands. */
+  /** Whether that socket's handshake passed authorize (access 'session') or a hello succeeded on it. */
   greeted(socket: Socket): boolean;
 }
 

@@ -65,6 +65,16 @@ export class SocketPeer {
   }
 
   /**
+   * Whether someone known sent what arrives on this socket: its handshake passed authorize
+   * (access 'session'), or a hello succeeded. Only then is a message held to the full bounds
+   * rather than the pre-authentication ones: an honest hello of a node that knows many
+   * origins is larger than what an unknown socket may make the gateway parse.
+   */
+  get authenticated(): boolean {
+    return this.context.session !== undefined || this.greeted;
+  }
+
+  /**
    * Ends the socket's session, as every hello does before it is judged
    * (HOST-21): a refused re-hello must not leave the earlier grant in place.
    * Its feeds end, each subscriber told 428 HELLO_REQUIRED so it greets

@@ -79,7 +79,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const bytes = maxMessageBytes(this.options.limits);
     applyMessageLimit(server, bytes);
     const preAuth = preAuthBytesOf(this.options.preAuthBytes);
-    this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, logger: this.logger, greeted: (socket) => peerOf(socket).greeted });
+    this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, logger: this.logger, greeted: (socket) => peerOf(socket).authenticated });
     if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, this.logger));
     this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes, ${preAuth} before a hello)`);
   }

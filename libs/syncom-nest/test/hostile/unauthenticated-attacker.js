@@ -34,7 +34,9 @@ const builders = {
 };
 
 function connect() {
-  const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+  // ATTACK_TOKEN: a handshake token, for the one honest client of the suite (a session hub's).
+  const auth = process.env.ATTACK_TOKEN ? { token: process.env.ATTACK_TOKEN } : undefined;
+  const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false, auth });
   return new Promise((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
     socket.once('connect_error', reject);

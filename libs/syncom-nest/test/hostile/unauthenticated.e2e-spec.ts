@@ -67,8 +67,9 @@ async function startHub(options: SyncomGatewayOptions): Promise<Hub> {
 }
 
 /** Runs the attacker's steps against `url`; resolves with every message's outcome once it exited. */
-function attack(url: string, steps: Step[]): Promise<Outcome[]> {
-  const child = spawn(process.execPath, [join(__dirname, 'unauthenticated-attacker.js'), url, JSON.stringify(steps)], { stdio: ['ignore', 'pipe', 'pipe'] });
+function attack(url: string, steps: Step[], token?: string): Promise<Outcome[]> {
+  const env = { ...process.env, ATTACK_TOKEN: token ?? '' };
+  const child = spawn(process.execPath, [join(__dirname, 'unauthenticated-attacker.js'), url, JSON.stringify(steps)], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -194,5 +195,19 @@ describe('hostile: what a socket without a token costs the hub', () => {
   it(`HOST-3: an honest hello of about a thousand origins fits the ${DEFAULT_PRE_AUTH_BYTES} pre-auth bytes and greets`, async () => {
     const result = await attack(hub.url, [{ event: 'hello', build: { entries: 1000, token: 'right' } }]);
     expect(result).toEqual([expect.objectContaining({ ack: expect.objectContaining({ ok: true }) })]);
+  });
+});
+
+describe('hostile: a socket whose handshake passed authorize', () => {
+  it("HOST-2 HOST-3: under access 'session' an honest hello of 5,000 origins (about 300 KB, past the pre-auth bytes) greets; without the handshake token the socket never connects", async () => {
+    const hub = await startHub({ access: 'session', authorize: (_ctx, hello) => hello.token === 'right' });
+    try {
+      const result = await attack(hub.url, [{ event: 'hello', build: { entries: 5000, token: 'right' } }], 'right');
+      expect(result).toEqual([expect.objectContaining({ ack: expect.objectContaining({ ok: true }) })]);
+      await expect(attack(hub.url, [{ event: 'hello', build: { entries: 10, token: 'right' } }], 'wrong')).rejects.toThrow(/failed/);
+    } finally {
+      await hub.app.close();
+      await hub.storage.close();
+    }
   });
 });
