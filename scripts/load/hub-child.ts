@@ -29,8 +29,10 @@ export class HubChild {
     const [[port], dir] = [await freePorts(1), mkdtempSync(join(tmpdir(), 'syncom-load-'))];
     const log = openSync(join(dir, 'hub.log'), 'a');
     const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', SYNCOM_PATH: join(dir, 'data'), SYNCOM_TOKENS: token, SYNCOM_LOAD_PROBE: '1',
-      // Every load peer shares one token: the hub's per-token socket cap (32 by default) would refuse most of them.
+      // Every load peer shares one token: the hub's per-token socket cap (32 by default) would refuse most of
+      // them, and its per-token rate (2000 ops/s by default) would measure the limit rather than the hub.
       SYNCOM_SOCKETS_PER_TOKEN: process.env.SYNCOM_SOCKETS_PER_TOKEN ?? '0',
+      SYNCOM_OPS_PER_SECOND: process.env.SYNCOM_OPS_PER_SECOND ?? '0',
       // The tool reads the hub's vector from GET /health, which names writers only with the detail on.
       SYNCOM_HEALTH_DETAIL: '1' };
     // --expose-gc lets the probe weigh the heap after a full collection; LOAD_HUB_ARGS adds flags (--cpu-prof).

@@ -24,7 +24,8 @@ function accessLine(config: HubConfig, url: string): string {
 /** The limits in force: the second line of the summary. */
 function limitsLine(config: HubConfig): string {
   const l = hubLimits(config);
-  const rate = l.opsPerSecond > 0 ? `${l.opsPerSecond} ops/s per peer` : 'no ops/s limit';
+  // The gateway keys the rate on the token (all its sockets share it), or on the socket of an open hub.
+  const rate = l.opsPerSecond > 0 ? `${l.opsPerSecond} ops/s per ${config.tokens.length > 0 ? 'token' : 'socket'}` : 'no ops/s limit';
   const sockets = config.tokens.length === 0 ? 'no socket cap (open hub)' : l.socketsPerToken > 0 ? `${l.socketsPerToken} sockets per token` : 'no socket cap';
   return `limits: ${l.opsPerPush} ops and ${size(l.bytesPerPush)} per push, ${rate}; pages of ${l.pageSize} records and ${size(l.pageBytes)}, `
     + `${l.maxInFlightFrames} in flight per socket, ${size(l.inFlightBytes)} in all; ${sockets}, ${l.feedsPerSocket} feeds per socket; `

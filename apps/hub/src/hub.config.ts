@@ -10,7 +10,7 @@ export interface HubLimits {
   opsPerPush: number;
   /** UTF-8 bytes of one push's ops; more -> 413 BYTES_PER_PUSH (SYNCOM_BYTES_PER_PUSH). */
   bytesPerPush: number;
-  /** Ops per second per peer (a token bucket holding one second's worth); more -> 429; 0: no rate limit (SYNCOM_OPS_PER_SECOND). */
+  /** Ops per second per token, all its sockets together (a bucket holding one second's worth); more -> 429; 0: off (SYNCOM_OPS_PER_SECOND). */
   opsPerSecond: number;
   /** Records per snapshot page, ops per changes page (SYNCOM_PAGE_SIZE). */
   pageSize: number;
