@@ -7,6 +7,7 @@ import type { Storage } from '../storage/storage';
 import { simKeyFiles } from './sim-keys';
 import type { SimRandom } from './sim-random';
 import { purgeProblems } from './sim-purge';
+import { fullNodes, scopeProblems, simScope } from './sim-scopes';
 import type { Simulation } from './simulation';
 
 /** Codes no healthy run reports: each means a generator slip or an engine bug. */
@@ -24,7 +25,7 @@ export async function stateOf(s: Storage): Promise<string> {
 
 /** Every node holds the same records and vector (GUAR-1). */
 async function agree(sim: Simulation): Promise<{ state: string; problems: string[] }> {
-  const states = await Promise.all(sim.nodes.map((n) => stateOf(n.storage)));
+  const states = await Promise.all(fullNodes(sim).map((n) => stateOf(n.storage)));
   const problems = states.flatMap((st, i) => (st === states[0] ? [] : [`node ${i} differs from node 0:\n  ${st.slice(0, 1500)}\n  ${states[0].slice(0, 1500)}`]));
   return { state: states[0], problems };
 }
@@ -36,7 +37,7 @@ function acked(sim: Simulation): string[] {
     for (const w of n.acked) {
       const op = sim.archive.at(streamKey(w.origin, '*'), w.seq);
       if (!op || op.type !== w.type || op.id !== w.id) problems.push(`acknowledged write lost: node ${w.node} seq ${w.seq} ${w.type} ${w.id}`);
-      for (const m of sim.nodes) if ((m.storage.parts.log.vector[w.origin] ?? 0) < w.seq) problems.push(`node ${m.index} lacks node ${w.node}'s acknowledged seq ${w.seq}`);
+      for (const m of fullNodes(sim)) if ((m.storage.parts.log.vector[w.origin] ?? 0) < w.seq) problems.push(`node ${m.index} lacks node ${w.node}'s acknowledged seq ${w.seq}`);
     }
   }
   return problems;
@@ -67,7 +68,7 @@ const wireCopy = (ops: Op[]): Op[] => unpackOps(packOps(ops)).ops;
  */
 async function oracle(sim: Simulation, rng: SimRandom): Promise<string> {
   const backend = createMemoryBackend({ files: await simKeyFiles(sim.seed, 'oracle') });
-  const s = await open({ path: 'oracle', backend, now: () => sim.timers.now, sync: { signatures: false, maxSkew: Infinity } });
+  const s = await open({ path: 'oracle', backend, now: () => sim.timers.now, sync: { signatures: false, maxSkew: Infinity, scope: sim.settings.scopes ? simScope : undefined } });
   try {
     const ops = wireCopy(shuffled(sim, rng));
     for (let i = 0; i < ops.length; ) {
@@ -90,7 +91,7 @@ async function oracle(sim: Simulation, rng: SimRandom): Promise<string> {
 async function redeliver(sim: Simulation): Promise<string[]> {
   const history = sim.archive.streams().flat();
   const problems: string[] = [];
-  for (const n of sim.nodes) {
+  for (const n of fullNodes(sim)) {
     const s = n.storage;
     const before = await stateOf(s);
     const fresh = history.filter((op) => (s.parts.log.vector[opStreamKey(op)] ?? 0) < op.seq);
@@ -122,5 +123,6 @@ export async function checkConvergence(sim: Simulation): Promise<string[]> {
   if (expected !== state) problems.push(`the nodes differ from the oracle:\n  ${state.slice(0, 1500)}\n  ${expected.slice(0, 1500)}`);
   problems.push(...(await redeliver(sim)));
   if (sim.settings.purges) problems.push(...purgeProblems(sim));
+  problems.push(...(await scopeProblems(sim)));
   return problems;
 }

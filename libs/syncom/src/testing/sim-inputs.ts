@@ -39,7 +39,8 @@ export function handInputs(sim: Simulation, left: number): number {
   let writes = 0;
   for (let i = sim.rng.range(1, sim.settings.parallel); i > 0; i--) {
     const ready = sim.net.ready(busy);
-    const idle = sim.nodes.filter((n) => !busy.has(n.index));
+    // The scope-A reader never writes (with scopes on).
+    const idle = sim.nodes.filter((n) => !busy.has(n.index) && n.index !== sim.scoped);
     if (writes < left && idle.length > 0 && (ready.length === 0 || sim.rng.chance(WRITE_RATE))) {
       const node = sim.rng.pick(idle);
       busy.add(node.index);

@@ -45,6 +45,14 @@ export interface SimulationOptions {
    * scrubbed, however the purge reached it (OPS-10, OPS-11). Default false.
    */
   purges?: boolean;
+  /**
+   * Scope moves (star only): every node scopes records by field a (1: A,
+   * 2: B, else global), and the last client carries only A, reads and never
+   * writes; its reconciliations run while records move out of A. Checked:
+   * the hub refuses nothing, and after healing the reader holds every A and
+   * global record as the hub does. Default false.
+   */
+  scopes?: boolean;
 }
 
 /** The options with every default filled in. */
@@ -58,7 +66,7 @@ export function simSettings(o: SimulationOptions): SimSettings {
     drop: o.drop ?? 0.3, duplicate: o.duplicate ?? 0.5, maxSkew: o.maxSkew ?? 60_000,
     crashes: o.crashes ?? true, partitions: o.partitions ?? true, signatures: o.signatures ?? true,
     pageSize: o.pageSize, parallel: o.parallel ?? 3, rollAfter: o.rollAfter ?? 8, retention: o.retention,
-    purges: o.purges ?? false,
+    purges: o.purges ?? false, scopes: o.scopes ?? false,
   };
 }
 

@@ -12,7 +12,7 @@ import type { Simulation } from './simulation';
  */
 export function purgeStep(sim: Simulation): void {
   const { rng, nodes } = sim;
-  const node = rng.pick(nodes);
+  const node = rng.pick(nodes.filter((n) => n.index !== sim.scoped));
   const other = rng.pick(nodes);
   const id = `r${rng.int(sim.settings.keys.records)}`;
   sim.trace.record('purge', node.index, id, other.index);
@@ -68,7 +68,8 @@ export function purgeProblems(sim: Simulation): string[] {
   const problems = [...sim.scrubProblems];
   for (const n of sim.nodes) {
     for (const id of [...sim.purged].sort()) {
-      if (!n.storage.parts.committer.committed.get(id)?.purged) problems.push(`node ${n.index}: purged ${id} is not purged here`);
+      // The scope-A reader hears only of a purge of a record in A or the global scope.
+      if (n.index !== sim.scoped && !n.storage.parts.committer.committed.get(id)?.purged) problems.push(`node ${n.index}: purged ${id} is not purged here`);
       if (n.boots > 1) continue;
       const logged = unscrubbed(n.storage, id);
       if (logged.length) problems.push(`node ${n.index}: ${logged.length} log entr(ies) of purged ${id} keep their payload: ${logged.slice(0, 3).join(', ')}`);

@@ -8,6 +8,7 @@ import { type LinkFaultState, SimNetwork } from './sim-network';
 import { SimNode, type SimNodeOptions } from './sim-node';
 import { handInputs } from './sim-inputs';
 import { checkScrubbedNow, markerMerges } from './sim-purge';
+import { scopedIndex, simScope } from './sim-scopes';
 import { edgesOf, MAX_ROUNDS, type SimSettings, simSettings, type SimulationOptions } from './sim-options';
 import { createRandom, type SimRandom } from './sim-random';
 import { createTrace, type SimTrace } from './sim-trace';
@@ -45,6 +46,8 @@ export interface SimStats {
   /** With purges on: the records purged, and the purge markers joined by reconciliation or bootstrap, all nodes. */
   purged?: number;
   purgeMerges?: number;
+  /** With scopes on: ops the hub refused as out of a peer's scopes (a healthy run has none). */
+  refused?: number;
 }
 
 /**
@@ -72,6 +75,8 @@ export class Simulation {
   readonly armed = new Map<number, CrashDamage>();
   /** Records a purge step purged (with purges on). */
   readonly purged = new Set<string>();
+  /** With scopes on: the node that carries scope A only (it never writes). */
+  scoped: number | undefined;
   /** What the scrub check after each step found (with purges on; the first few). */
   readonly scrubProblems: string[] = [];
   private readonly faults = new Map<string, LinkFaultState>();
@@ -190,7 +195,10 @@ export class Simulation {
     const { count, edges } = edgesOf(this.settings);
     // The schedule does not depend on signatures: a signed and an unsigned run of one seed trace alike.
     // Purges off leave the settings' text as it was before they existed: older seeds keep their trace hashes.
-    this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, purges: this.settings.purges || undefined }));
+    const { purges, scopes } = this.settings;
+    this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, purges: purges || undefined, scopes: scopes || undefined }));
+    this.scoped = scopedIndex(this.settings, count);
+    if (scopes) this.stats.refused = 0;
     const half = Math.floor(this.settings.maxSkew / 2);
     for (let i = 0; i < count; i++) {
       const offset = this.rng.range(-half, half);
@@ -205,7 +213,7 @@ export class Simulation {
     }
     // Counter records exist on every node before the run: they are never reset (RESET-6).
     for (let c = 0; c < this.settings.keys.counters; c++) await this.nodes[0].storage.set(`c${c}`, {});
-    for (const [from, to] of edges) await this.nodes[from].storage.sync.addNode({ url: `${URL_PREFIX}${to}` });
+    for (const [from, to] of edges) await this.nodes[from].storage.sync.addNode({ url: `${URL_PREFIX}${to}`, scopes: from === this.scoped ? ['A'] : undefined });
     await drain(this);
     // The run starts with every link faulty (a quarter of them calm); fault steps draw again.
     for (const [from, to] of edges) drawFaults(this, from, to);
@@ -216,6 +224,7 @@ export class Simulation {
     return {
       maxSkew: s.maxSkew, pageSize: s.pageSize, signatures: s.signatures ? 'verify' : false,
       log: { rollAfter: s.rollAfter }, retention: s.retention === undefined ? undefined : { ops: s.retention },
+      scope: s.scopes ? simScope : undefined,
     };
   }
 
@@ -223,6 +232,7 @@ export class Simulation {
   private watch(node: SimNode): void {
     const log = node.storage.parts.log;
     log.appended.add((from, to) => this.archive.add(log.read(from - 1, to - from + 1)));
+    if (this.settings.scopes) node.storage.sync.on('refused', (e) => void (this.stats.refused = (this.stats.refused ?? 0) + e.count));
   }
 
   private connect(from: number, rec: NodeRecord): SimLink {

@@ -1,0 +1,55 @@
+import { entryDigest } from '../sync/reconcile';
+import { drain } from './sim-heal';
+import type { Simulation } from './simulation';
+
+/**
+ * The scope of a simulated record (with `scopes` on): field a of a record
+ * r<k> decides, so a write of a moves it — 1 puts it in A, 2 in B, anything
+ * else in the global scope; records move between scopes all the time.
+ * Counter records c<k> stay global: a counter keeps one slot per origin
+ * that takes increments in stamp order, and one origin's increments in
+ * several scope streams may arrive out of that order.
+ */
+export function simScope(id: string, data: Record<string, unknown>): string {
+  if (!id.startsWith('r')) return '*';
+  return data.a === 1 ? 'A' : data.a === 2 ? 'B' : '*';
+}
+
+/** The node that carries only scope A (with `scopes` on, in a star: the last client); it reads, never writes. */
+export function scopedIndex(s: { scopes: boolean; topology: string }, count: number): number | undefined {
+  return s.scopes && s.topology === 'star' ? count - 1 : undefined;
+}
+
+/** The nodes the full-replica checks compare: all but the scoped reader. */
+export function fullNodes(sim: Simulation): Simulation['nodes'] {
+  return sim.nodes.filter((n) => n.index !== sim.scoped);
+}
+
+/**
+ * Anti-entropy never stalls a stream (SCOPE-14, SCOPE-19): the hub refused
+ * nothing the whole run though records kept moving out of the reader's
+ * scope under its reconciliations; and once the reader reconciles after
+ * healing, it holds every record of A and of the global scope as the hub
+ * does (the ops it was sent carry only what each op changed; reconciliation
+ * brings the rest). Records the hub holds in B are left out: the reader may
+ * keep a stale copy of one that moved away (the move's op is of B).
+ */
+export async function scopeProblems(sim: Simulation): Promise<string[]> {
+  if (sim.scoped === undefined) return [];
+  const problems: string[] = [];
+  const reader = sim.nodes[sim.scoped].storage;
+  const syncing = reader.sync.forceSync();
+  await drain(sim);
+  await syncing;
+  await drain(sim);
+  if (sim.stats.refused) problems.push(`the hub refused ${sim.stats.refused} op(s) as out of scope`);
+  const stalled = sim.stats.errors.OUT_OF_SCOPE ?? 0;
+  if (stalled) problems.push(`${stalled} error(s) OUT_OF_SCOPE: a stream stopped at a refusal`);
+  const hub = sim.nodes[0].storage;
+  for (const [id, e] of hub.parts.committer.committed) {
+    if (hub.scopeOf(id) === 'B') continue;
+    const mine = reader.parts.committer.committed.get(id);
+    if (!mine || entryDigest(mine) !== entryDigest(e)) problems.push(`the A reader holds ${id} (scope ${hub.scopeOf(id)} at the hub) ${mine ? 'differently' : 'not at all'}`);
+  }
+  return problems;
+}
