@@ -40,6 +40,8 @@ export interface SyncomGatewayOptions {
   maxFeedsPerConnection?: number;
   maxPagings?: number;
   maxPagingsPerConnection?: number;
+  /** Refuse a pushed op whose declared scope is not the one this host gives its record (UnitOptions.exactScopes): set it where tokens are bound to scopes. */
+  exactScopes?: boolean;
   meta?: Record<string, unknown>;
   tracked?: UnitOptions['tracked'];
   /** How long a changes page waits for the subscriber's ack, from the ack of the page before it, before the feed ends (default 30 s). */

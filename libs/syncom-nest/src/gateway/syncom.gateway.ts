@@ -67,8 +67,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const reconcileFrame = reconcileFrameFor(limits);
     // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
     const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);
-    const { maxInFlightBytes, maxConnectionInFlightBytes, maxFeedsPerConnection, maxPagings, maxPagingsPerConnection } = this.options;
-    const bounds = { maxInFlightBytes, maxConnectionInFlightBytes, maxFeedsPerConnection, maxPagings, maxPagingsPerConnection };
+    const { maxInFlightBytes, maxConnectionInFlightBytes, maxFeedsPerConnection, maxPagings, maxPagingsPerConnection, exactScopes } = this.options;
+    const bounds = { maxInFlightBytes, maxConnectionInFlightBytes, maxFeedsPerConnection, maxPagings, maxPagingsPerConnection, exactScopes };
     this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, maxInFlightFrames, meta, tracked, reconcileFrame, pushBytes, ...bounds });
     return this.hostUnit;
   }

@@ -184,6 +184,25 @@ function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptio
 }
 
 /**
+ * The ops of a page inside a host's scope boundary, counting the others outOfScope. Each op is
+ * judged on the record as the page's earlier kept ops leave it (they are not committed yet), so a
+ * record written and then changed in one page is scoped as it will be. A sealed record plays no
+ * part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
+ */
+function withinScope(storage: Storage, ops: Op[], inScope: NonNullable<PeerApplyOptions['inScope']>, counts: ApplyCounts): Op[] {
+  const page = new Map<string, Entry | undefined>();
+  const seen = (id: string) => (storage.sealed.has(id) ? undefined : page.has(id) ? page.get(id) : storage.parts.committer.current(id));
+  return ops.filter((op) => {
+    const entry = seen(op.id);
+    if (!inScope(op, entry)) return (counts.outOfScope++, false);
+    if (op.type !== 'advance' && !isScrubbed(op)) {
+      try { page.set(op.id, applyOp(entry, op).entry); } catch { /* judged again on the committed record when applied */ }
+    }
+    return true;
+  });
+}
+
+/**
  * Apply a peer's page through the one pipeline (point 7 of the engine
  * issue): shape and skew (malformed), signatures, the scope boundary, the
  * beforeApply hook, duplicates and gaps, validators, kind clashes per field.
@@ -200,12 +219,7 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
   // hub ingest (0.61 of verify at 64-op chunks, 0.55 at 256, against 0.655), smaller commit batches costing more.
   const first: { forged?: Op; unsigned?: Op } = {};
   let ops = judge(checked, mode === false ? undefined : await verifyOps(checked), { mode, self: storage.id }, counts, first);
-  if (o.inScope) {
-    const inScope = o.inScope;
-    // A sealed record plays no part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
-    const seen = (op: Op) => (storage.sealed.has(op.id) ? undefined : storage.parts.committer.current(op.id));
-    ops = ops.filter((op) => inScope(op, seen(op)) || (counts.outOfScope++, false));
-  }
+  if (o.inScope) ops = withinScope(storage, ops, o.inScope, counts);
   let allowed: boolean[];
   try {
     allowed = await decide(hook, ops, o.via);

@@ -51,6 +51,13 @@ export interface UnitOptions {
   maxPagingsPerConnection?: number;
   /** The largest push taken, in UTF-8 bytes, told to dialers in hello so their pages fit (default limits.bytesPerPush). */
   pushBytes?: number;
+  /**
+   * Refuse (outOfScope) a pushed op, from any peer, whose declared scope is not the one this
+   * host's sync.scope gives its record (default false). Feeds serve ops by their declared scope:
+   * turn this on where peers are granted less than '*', so a writer with another scope rule
+   * cannot reach subscribers of scopes its records are not in.
+   */
+  exactScopes?: boolean;
   limits?: Limits;
   meta?: Record<string, unknown>;
   /** The largest reconcile message taken and sent, in UTF-8 bytes (default 512 KiB, RECONCILE.md). */
@@ -216,7 +223,7 @@ export class SyncUnit implements HostUnit {
     const res = await applyPeerOps(this.storage, ops, {
       via: { url: s.url, node: s.node },
       signatures: this.manager.signatures,
-      inScope: (op, entry) => opInScope(op, entry, allowed, scoping),
+      inScope: (op, entry) => opInScope(op, entry, allowed, scoping, this.o.exactScopes === true),
     });
     if (res.refused) throw Object.assign(res.refused, { status: 503 });
     this.manager.telemetry.pageApplied(span, { role: 'host', peer: s.node }, res, malformed);

@@ -1,5 +1,6 @@
 import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
+import { isScrubbed } from '../op/payload';
 import type { Op, Vector } from '../op/types';
 
 /** The scopes a peer may read and write: what it was granted, plus the global scope (SCOPE-3). */
@@ -72,7 +73,8 @@ function scopeBefore(id: string, entry: Entry | undefined, s: HostScoping): stri
  * after it must all be ones the peer may write; a scope function that throws
  * refuses the op.
  */
-export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string> | 'all', scoping: HostScoping): boolean {
+export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string> | 'all', scoping: HostScoping, exact = false): boolean {
+  if (exact && !declaresHostScope(op, entry, scoping)) return false;
   if (allowed === 'all') return true;
   if (!allowed.has(op.scope ?? '*')) return false;
   if (op.type === 'advance') return true;
@@ -81,6 +83,25 @@ export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string>
     if (before !== undefined && !allowed.has(before)) return false;
     const after = applyOp(entry, op).entry;
     return isHidden(after) || allowed.has(scoping.scopeOf(op.id, readEntry(after)));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether an op declares the scope this host gives its record as the op leaves it: the record's
+ * scope after the op, or before it for one that hides the record (a delete, a purge). Feeds serve
+ * ops by the scope they declare, so where tokens are bound to scopes a writer whose scope rule
+ * differs from the host's would reach subscribers of scopes its record is not in; a unit with
+ * `exactScopes` refuses such an op, from any peer. An advance and a scrubbed op carry no record
+ * state to scope, and pass.
+ */
+function declaresHostScope(op: Op, entry: Entry | undefined, s: HostScoping): boolean {
+  if (op.type === 'advance' || isScrubbed(op)) return true;
+  try {
+    const after = applyOp(entry, op).entry;
+    const scope = isHidden(after) ? scopeBefore(op.id, entry, s) ?? s.lastScope(op.id) ?? '*' : s.scopeOf(op.id, readEntry(after));
+    return (op.scope ?? '*') === scope;
   } catch {
     return false;
   }
