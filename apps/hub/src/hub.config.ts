@@ -24,6 +24,8 @@ export interface HubLimits {
   feedsPerSocket: number;
   /** UTF-8 bytes of pages out unacknowledged over every socket, before each socket is held to one page out (SYNCOM_IN_FLIGHT_BYTES). */
   inFlightBytes: number;
+  /** UTF-8 bytes a message may weigh on an open hub's socket before its hello succeeds; more closes it unparsed (SYNCOM_PRE_AUTH_BYTES). */
+  preAuthBytes: number;
 }
 
 const MiB = 1024 * 1024;
@@ -31,7 +33,7 @@ const MiB = 1024 * 1024;
 /** The hub's limits when nothing else is said. */
 export const HUB_LIMITS: Readonly<HubLimits> = Object.freeze({
   opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32,
-  feedsPerSocket: 8, inFlightBytes: 64 * MiB,
+  feedsPerSocket: 8, inFlightBytes: 64 * MiB, preAuthBytes: 64 * 1024,
 });
 
 /** The field whose value is a record's scope in the hub when nothing else is said (SYNCOM_SCOPE_FIELD). */
@@ -95,6 +97,7 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): HubLimits {
     socketsPerToken: int('SYNCOM_SOCKETS_PER_TOKEN', d.socketsPerToken, 0),
     feedsPerSocket: int('SYNCOM_FEEDS_PER_SOCKET', d.feedsPerSocket),
     inFlightBytes: int('SYNCOM_IN_FLIGHT_BYTES', d.inFlightBytes, 1024),
+    preAuthBytes: int('SYNCOM_PRE_AUTH_BYTES', d.preAuthBytes, 1024),
   };
 }
 

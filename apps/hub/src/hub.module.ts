@@ -21,10 +21,14 @@ function gatewayOptions(config: HubConfig, limits: HubLimits): SyncomGatewayOpti
   const { opsPerPush, bytesPerPush, opsPerSecond, pageSize, pageBytes, maxInFlightFrames } = limits;
   const sizes = {
     pageSize, pageBytes, maxInFlightFrames, maxFeedsPerConnection: limits.feedsPerSocket, maxInFlightBytes: limits.inFlightBytes,
-    limits: { opsPerPush, bytesPerPush, ...(opsPerSecond > 0 && { opsPerSecond }) },
+    preAuthBytes: limits.preAuthBytes, limits: { opsPerPush, bytesPerPush, ...(opsPerSecond > 0 && { opsPerSecond }) },
   };
   if (config.tokens.length === 0) return { access: 'public', ...sizes };
-  return { access: 'session', authorize: hubAuthorize(config.tokens, config.tokenScopes), ...sizes };
+  // Feeds serve ops by the scope they declare: once a token is bound to scopes, every pushed op
+  // must declare the scope the hub's own rule gives its record, or a writer with another rule
+  // would reach that token's feeds with records of other scopes.
+  const exactScopes = Object.keys(config.tokenScopes ?? {}).length > 0;
+  return { access: 'session', authorize: hubAuthorize(config.tokens, config.tokenScopes), exactScopes, ...sizes };
 }
 
 /** SyncomModule's options for the hub, from what ConfigService holds. */

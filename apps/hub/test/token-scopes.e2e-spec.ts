@@ -73,6 +73,18 @@ describe('apps/hub: tokens bound to scopes (hostile, e2e)', () => {
     client.close();
   });
 
+  it('SCOPE-12, SCOPE-20: once a token is bound to scopes, even a full token\'s op must declare the hub\'s scope of its record: a Note written as global is refused, so no Doc feed can get it', async () => {
+    const client = await RawClient.connect(hub.syncomUrl, 'full');
+    expect(await client.hello(['*'], 'full')).toMatchObject({ ok: true });
+    const ts = Date.now();
+    const global = client.signed({ seq: 1, ts, type: 'write', id: 'note-full-as-global', data: { $type: 'Note', title: 'leak?' } });
+    expect(await client.push([global])).toMatchObject({ ok: true, value: { applied: 0, outOfScope: 1 } });
+    const declared = client.signed({ seq: 1, ts, type: 'write', id: 'note-full', scope: 'Note', data: { $type: 'Note', title: 'ok' } });
+    expect(await client.push([declared])).toMatchObject({ ok: true, value: { applied: 1, outOfScope: 0 } });
+    expect(await hub.storage.has('note-full-as-global')).toBe(false);
+    client.close();
+  });
+
   it('SCOPE-3, SCOPE-20: a node dialing with the Doc token gets Doc and global records, by snapshot and by its feed, and never a Note', async () => {
     const s = hub.storage;
     const [note1, doc1, global1] = [await s.insert({ $type: 'Note', title: 'n1' }), await s.insert({ $type: 'Doc', title: 'd1' }), await s.insert({ title: 'g1' })];
