@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { getMetadataStorage } from 'class-validator';
 import { canonicalJson } from '../op';
+import { loadSchemaPeers } from './peers';
 import type { RecordClass } from './types';
 
 /** One class-validator constraint as the schema hash sees it. */
@@ -38,7 +38,7 @@ function compareConstraints(a: ConstraintDescription, b: ConstraintDescription):
 
 /** The class-validator constraints of `cls` (inherited ones included), sorted by property then name. */
 export function describeConstraints(cls: RecordClass): ConstraintDescription[] {
-  const metadatas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+  const metadatas = loadSchemaPeers().validator.getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
   const out = metadatas.map((m): ConstraintDescription => {
     const d: ConstraintDescription = {
       property: m.propertyName,

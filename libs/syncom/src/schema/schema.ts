@@ -1,5 +1,6 @@
 import { SyncomError } from '../errors';
 import { schemaHash } from './describe';
+import { loadSchemaPeers } from './peers';
 import { resolveSchemaOptions } from './options';
 import type { RecordClass, Schema, SchemaOptions, Validation } from './types';
 import { validateRecord, type ValidationMode } from './validate';
@@ -20,7 +21,7 @@ function classOf(
  * the version ops carry as `v`, and the hash hello carries for drift checks.
  * A record with no type field, or a type not in `types`, passes unchanged.
  *
- * @throws SyncomError INVALID_ARGUMENT for a bad option, or a class whose defaults cannot be built or have no JSON form.
+ * @throws SyncomError INVALID_ARGUMENT for a bad option, class-validator or class-transformer not installed, or a class whose defaults cannot be built or have no JSON form.
  * @example
  * class Note { @IsString() title!: string; tags: string[] = []; }
  * const schema = createSchema({ version: 1, types: { Note } });
@@ -28,6 +29,7 @@ function classOf(
  */
 export function createSchema(options: SchemaOptions): Schema {
   const { version, typeField, ahead, types } = resolveSchemaOptions(options);
+  loadSchemaPeers();
   let hash: string;
   try {
     hash = schemaHash(version, typeField, types);

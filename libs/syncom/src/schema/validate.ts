@@ -1,6 +1,5 @@
-import 'reflect-metadata';
-import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import type { ValidationError } from 'class-validator';
+import { loadSchemaPeers } from './peers';
 import { copyFields, defineField, isPlainObject, plainDefault, sanitizeValue } from './plain';
 import type { RecordClass, Validation } from './types';
 
@@ -26,7 +25,7 @@ export function errorMessages(errors: ValidationError[], prefix = ''): string[] 
 /** The class instance class-validator checks: built from a sanitized copy, class defaults filled in. */
 function toInstance(cls: RecordClass, data: Record<string, unknown>): object {
   const source = sanitizeValue(data) as Record<string, unknown>;
-  return plainToInstance(cls, source, { exposeDefaultValues: true });
+  return loadSchemaPeers().transformer.plainToInstance(cls, source, { exposeDefaultValues: true });
 }
 
 /**
@@ -53,7 +52,7 @@ export function validateRecord(cls: RecordClass, data: Record<string, unknown>, 
   try {
     if (!isPlainObject(data)) return { ok: false, errors: ['data must be a plain object'] };
     const instance = toInstance(cls, data);
-    const errors = validateSync(instance, { forbidUnknownValues: false, skipMissingProperties: mode === 'update' });
+    const errors = loadSchemaPeers().validator.validateSync(instance, { forbidUnknownValues: false, skipMissingProperties: mode === 'update' });
     if (errors.length > 0) return { ok: false, errors: errorMessages(errors) };
     return { ok: true, data: mode === 'write' ? foldDefaults(data, instance) : data };
   } catch (e) {

@@ -1,0 +1,47 @@
+import type * as ClassTransformer from 'class-transformer';
+import type * as ClassValidator from 'class-validator';
+import { SyncomError } from '../errors';
+
+/** The optional peer packages a schema runs on: loaded on first use, so a store without a schema installs neither. */
+export interface SchemaPeers {
+  validator: typeof ClassValidator;
+  transformer: typeof ClassTransformer;
+}
+
+let loaded: SchemaPeers | undefined;
+
+/** `require(name)`, or undefined when the package is not installed (any other failure is thrown). */
+function optionalRequire<T>(name: string): T | undefined {
+  try {
+    return require(name) as T;
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'MODULE_NOT_FOUND' && String((e as Error).message).includes(`'${name}'`)) return undefined;
+    throw e;
+  }
+}
+
+// Loaded with the engine when installed, as the engine always did: record classes
+// decorated with class-transformer's `@Type()` read design types through it as their
+// module loads, before any schema is built.
+optionalRequire('reflect-metadata');
+
+/**
+ * class-validator and class-transformer, required once.
+ *
+ * @throws SyncomError INVALID_ARGUMENT naming the packages to install when either is missing.
+ */
+export function loadSchemaPeers(): SchemaPeers {
+  if (loaded !== undefined) return loaded;
+  const validator = optionalRequire<typeof ClassValidator>('class-validator');
+  const transformer = optionalRequire<typeof ClassTransformer>('class-transformer');
+  const missing = [validator ? null : 'class-validator', transformer ? null : 'class-transformer'].filter(Boolean);
+  if (validator === undefined || transformer === undefined) {
+    throw new SyncomError(
+      'INVALID_ARGUMENT',
+      `schema: a schema validates records with class-validator and class-transformer, optional peer dependencies of syncom; install ${missing.join(' and ')} (npm install ${missing.join(' ')})`,
+    );
+  }
+  loaded = { validator, transformer };
+  return loaded;
+}
