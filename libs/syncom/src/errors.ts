@@ -1,29 +1,6 @@
-/**
- * Stable error codes. Codes are API: tests and applications match on them,
- * messages are for people.
- */
-export type SyncomErrorCode =
-  | 'OP_REFUSED'
-  | 'OP_INVALID'
-  | 'OP_MALFORMED'
-  | 'OP_UNREADABLE'
-  | 'SKEW'
-  | 'UNPERSISTED'
-  | 'BAD_SIGNATURE'
-  | 'UNSIGNED'
-  | 'KIND_CLASH'
-  | 'NOT_FOUND'
-  | 'PURGED'
-  | 'CLOSED'
-  | 'INVALID_ARGUMENT'
-  | 'IO_ERROR'
-  | 'NOT_A_STORAGE'
-  | 'FOREIGN_EPOCH'
-  | 'BAD_EVENT_ID'
-  | 'NOT_SEALABLE'
-  /** open() of a storage path another open storage holds (status 423). */
-  | 'LOCKED'
-  | (string & {});
+import { ERROR_CODES, type ErrorCodeInfo, type SyncomErrorCode } from './error-codes';
+
+export { ERROR_CODES, type ErrorCodeGroup, type ErrorCodeInfo, type SyncomErrorCode } from './error-codes';
 
 /** Extra facts an error may carry: the peer, the op, counts, the host's status. */
 export interface SyncomErrorDetails {
@@ -37,8 +14,9 @@ export interface SyncomErrorDetails {
 }
 
 /**
- * The one error class of syncom. `code` is stable; `status` is the host's
- * numeric answer where there was one (403, 413, 428, 429).
+ * The one error class of syncom. `code` is one of ERROR_CODES (a closed
+ * union: the compiler refuses a code the table lacks); `status` is the
+ * host's numeric answer where there was one (403, 413, 428, 429).
  *
  * @example
  * try { await storage.update(id, { views: 10 }) }
@@ -64,4 +42,33 @@ export class SyncomError extends Error {
 /** True when `e` is a SyncomError, optionally with the given code. */
 export function isSyncomError(e: unknown, code?: SyncomErrorCode): e is SyncomError {
   return e instanceof SyncomError && (code === undefined || e.code === code);
+}
+
+/** True when `value` is a code of ERROR_CODES (own keys only: `toString` is none). */
+export function isSyncomErrorCode(value: unknown): value is SyncomErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
+}
+
+/** What ERROR_CODES says of a code: its status where one applies, and its meaning. */
+export function errorCodeInfo(code: SyncomErrorCode): ErrorCodeInfo {
+  return ERROR_CODES[code];
+}
+
+/** The longest unlisted code kept, as `remoteCode`, from a far side's error. */
+export const MAX_REMOTE_CODE = 64;
+
+/**
+ * The code of an error that came from the far side of a link. A listed code
+ * stays; anything else (a newer host's code, a hostile host's arbitrary
+ * string) becomes `fallback`, so codes stay a closed, bounded set on this
+ * side too: callers match on them and metrics are keyed by them. An unlisted
+ * string is returned cut short as `remoteCode`, for people.
+ *
+ * @example
+ * const { code, remoteCode } = remoteErrorCode(wire.code);
+ * throw new SyncomError(code, wire.message, { remoteCode });
+ */
+export function remoteErrorCode(value: unknown, fallback: SyncomErrorCode = 'REMOTE_ERROR'): { code: SyncomErrorCode; remoteCode?: string } {
+  if (isSyncomErrorCode(value)) return { code: value };
+  return { code: fallback, remoteCode: typeof value === 'string' ? value.slice(0, MAX_REMOTE_CODE) : undefined };
 }

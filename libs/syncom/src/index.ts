@@ -1,4 +1,6 @@
 export { SyncomError, isSyncomError } from './errors';
+export { ERROR_CODES, errorCodeInfo, isSyncomErrorCode, MAX_REMOTE_CODE, remoteErrorCode } from './errors';
+export type { ErrorCodeGroup, ErrorCodeInfo } from './errors';
 export type { SyncomErrorCode, SyncomErrorDetails } from './errors';
 export { open, Storage, RecordHandle, applyPeerOps, createClock } from './storage';
 export type {

@@ -1,4 +1,4 @@
-import { SyncomError } from 'syncom';
+import { remoteErrorCode, SyncomError } from 'syncom';
 
 /**
  * The socket.io event names of the syncom protocol (PROTOCOL-SOCKETIO.md).
@@ -57,12 +57,15 @@ export function answerOk<T>(value: T): SyncomAnswer<T> {
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
 
-/** The SyncomError a refusal on the wire stands for, with its code, status and message. */
+/**
+ * The SyncomError a refusal on the wire stands for, with its code, status and
+ * message; REMOTE_ERROR (the host's string in `remoteCode`) for a code none of ERROR_CODES.
+ */
 export function fromWireError(error: unknown): SyncomError {
   const e = isObject(error) ? error : {};
-  const code = typeof e.code === 'string' ? e.code : 'REMOTE_ERROR';
-  const message = typeof e.message === 'string' ? e.message : `the host refused: ${code}`;
-  const details: Record<string, unknown> = typeof e.status === 'number' ? { status: e.status } : {};
+  const { code, remoteCode } = remoteErrorCode(e.code);
+  const message = typeof e.message === 'string' ? e.message : `the host refused: ${remoteCode ?? code}`;
+  const details: Record<string, unknown> = typeof e.status === 'number' ? { status: e.status, remoteCode } : { remoteCode };
   if (Array.isArray(e.versions) && e.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...e.versions];
   return new SyncomError(code, message, details);
 }

@@ -42,7 +42,7 @@ export class ConformanceUnit implements HostUnit {
     this.calls.push({ method, args, context });
     this.signal.notify();
     if (method === 'hello') this.sessions.add(context);
-    else if (this.session && !this.sessions.has(context)) throw new SyncomError('NO_SESSION', 'greet first', { status: 428 });
+    else if (this.session && !this.sessions.has(context)) throw new SyncomError('HELLO_REQUIRED', 'greet first', { status: 428 });
     const first = (args as { ops?: unknown[] } | null)?.ops?.[0];
     if (first === 'fail') throw new SyncomError('OPS_PER_PUSH', 'too many ops', { status: 413 });
     if (first === 'kept') return this.answer;
@@ -62,7 +62,7 @@ export class ConformanceUnit implements HostUnit {
     this.signal.notify();
     if (this.session && !this.sessions.has(context)) {
       sub.closed = true;
-      options.onError?.(new SyncomError('NO_SESSION', 'greet first', { status: 428 }));
+      options.onError?.(new SyncomError('HELLO_REQUIRED', 'greet first', { status: 428 }));
     } else void this.pump(sub);
     return { unsubscribe: () => void ((sub.closed = true), this.signal.notify()) };
   }

@@ -22,7 +22,7 @@ export function connectionConformance(run: ConformanceRun): void {
     await h.cut();
     await h.restore();
     const refused = (await h.link.call('push', { ops: [] }).catch((e: unknown) => e)) as SyncomError;
-    expect(refused).toMatchObject({ code: 'NO_SESSION', status: 428 });
+    expect(refused).toMatchObject({ code: 'HELLO_REQUIRED', status: 428 });
     await h.link.call('hello', HELLO);
     await expect(h.link.call('push', { ops: [] })).resolves.toMatchObject({ method: 'push' });
     expect(unit.calls[0].context).not.toBe(unit.calls[2].context);

@@ -1,4 +1,4 @@
-import { SyncomError } from '../errors';
+import { remoteErrorCode, SyncomError } from '../errors';
 
 /** Traffic counted by a memory link. Bytes are JSON lengths (stream chunks: their byte length). */
 export interface LinkStats {
@@ -38,13 +38,14 @@ export function fromWire(json: string): unknown {
 
 /**
  * The far side's error as it reaches this side: a new SyncomError with the
- * same code, status and message (REMOTE_ERROR where it had no code).
+ * same code, status and message; REMOTE_ERROR where its code is none of
+ * ERROR_CODES (the far side's string, cut short, stays in `remoteCode`).
  */
 export function wireError(error: unknown): SyncomError {
   const src = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
-  const code = typeof src.code === 'string' ? src.code : 'REMOTE_ERROR';
+  const { code, remoteCode } = remoteErrorCode(src.code);
   const message = typeof src.message === 'string' ? src.message : String(error);
-  const details: Record<string, unknown> = typeof src.status === 'number' ? { status: src.status } : {};
+  const details: Record<string, unknown> = typeof src.status === 'number' ? { status: src.status, remoteCode } : { remoteCode };
   // A 426 names the versions the far side speaks (issue 6): the dialer reports them.
   if (Array.isArray(src.versions) && src.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...src.versions];
   return new SyncomError(code, message, details);

@@ -71,7 +71,7 @@ function mergeFault(op: Op, now: number, maxSkew: number): { code: 'OP_MALFORMED
 function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCounts & { skew: number }): Op[] {
   const { clock, options } = storage.parts;
   const ops: Op[] = [];
-  const bad = new Map<string, { first: unknown; count: number; reason: string }>();
+  const bad = new Map<'OP_MALFORMED' | 'SKEW', { first: unknown; count: number; reason: string }>();
   const maxSkew = options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
   for (const raw of input) {
     const now = clock.now();

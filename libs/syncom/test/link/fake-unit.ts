@@ -42,7 +42,7 @@ export class FakeUnit implements HostUnit {
   async call(method: string, args: unknown, context: object): Promise<unknown> {
     this.calls.push({ method, args, context });
     if (method === 'hello') this.sessions.add(context);
-    else if (this.session && !this.sessions.has(context)) throw new SyncomError('NO_SESSION', 'greet first', { status: 428 });
+    else if (this.session && !this.sessions.has(context)) throw new SyncomError('HELLO_REQUIRED', 'greet first', { status: 428 });
     if (method === 'fail') throw new SyncomError('OPS_PER_PUSH', 'too many ops', { status: 413 });
     if (method === 'kept') return this.answer;
     if (method === 'hold') await new Promise<void>((resolve) => this.held.push(resolve));
@@ -59,7 +59,7 @@ export class FakeUnit implements HostUnit {
     this.subs.push(sub);
     if (this.session && !this.sessions.has(context)) {
       sub.closed = true;
-      options.onError?.(new SyncomError('NO_SESSION', 'greet first', { status: 428 }));
+      options.onError?.(new SyncomError('HELLO_REQUIRED', 'greet first', { status: 428 }));
     } else void this.pump(sub);
     return { unsubscribe: () => void (sub.closed = true) };
   }

@@ -27,7 +27,7 @@ describe('memory link: cut and restore', () => {
     link.restore();
     expect(link.connections).toBe(2);
     const refused = (await link.call('push', {}).catch((e: unknown) => e)) as SyncomError;
-    expect(refused).toMatchObject({ code: 'NO_SESSION', status: 428 });
+    expect(refused).toMatchObject({ code: 'HELLO_REQUIRED', status: 428 });
     await link.call('hello', {});
     await expect(link.call('push', {})).resolves.toMatchObject({ context: { token: 't', connection: 2 } });
     expect(unit.calls[0].context).not.toBe(unit.calls[2].context);
