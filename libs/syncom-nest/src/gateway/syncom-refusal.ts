@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { WsException } from '@nestjs/websockets';
-import { isSyncomError } from 'syncom';
+import { isSyncomError, type SyncomErrorCode } from 'syncom';
 import type { WireError } from '../link/socket-io-protocol';
 
 /**
@@ -10,8 +10,9 @@ import type { WireError } from '../link/socket-io-protocol';
  * a fault: it carries no stack, which nothing reads (the filter logs the
  * stacks of 5xx only) and which costs more to capture than the check that
  * refused (tens of microseconds under a deep stack), malformed message after message.
+ * `code` is one of ERROR_CODES, and `status` its status there (a test checks the literals).
  */
-export function wsRefusal(code: string, status: number, message: string): WsException {
+export function wsRefusal(code: SyncomErrorCode, status: number, message: string): WsException {
   if (status >= 500) return new WsException({ code, status, message });
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
