@@ -297,9 +297,9 @@ export class Dialer {
     if (status === 413 || status === 429) {
       this.outbox = [];
       this.behind = true;
-      const { code } = remoteErrorCode(codeOf(e), 'LIMITED');
+      const { code, remoteCode = (e as SyncomError).remoteCode } = remoteErrorCode(codeOf(e), 'LIMITED');
       this.m.telemetry.limited('dialer', this.rec.url, code);
-      this.report(new SyncomError(code, (e as Error).message, { status, url: this.rec.url }));
+      this.report(new SyncomError(code, (e as Error).message, { status, url: this.rec.url, remoteCode }));
       return;
     }
     this.behind = true;
