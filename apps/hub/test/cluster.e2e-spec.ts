@@ -6,7 +6,9 @@ import { Apps, http, type Running, until } from '../../example-api/test/apps';
 import { createHub } from '../src/create-hub';
 import { freePorts } from '../../../scripts/free-port';
 import { type HubProcess, spawnHub } from './hub-process';
-import { type RedisServer, skipRedis, startRedis } from './redis-server';
+import { noteRedisSkip, type RedisServer, redisSkipped, skipRedis, startRedis } from './redis-server';
+
+noteRedisSkip('cluster.e2e-spec');
 
 /** The socket.io-client options of the in-process hubs' links: a peer down comes back within 200 ms. */
 const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
@@ -131,7 +133,8 @@ describe('several hubs as one service (e2e)', () => {
     }
   }
 
-  (skipRedis ? it.skip : it)('SYNCOM_REDIS_URL: fetchSockets() on one hub sees the subscribers of the other hubs', async () => {
+  const redisTitle = `SYNCOM_REDIS_URL: fetchSockets() on one hub sees the subscribers of the other hubs${skipRedis ? ` (skipped: ${redisSkipped})` : ''}`;
+  (skipRedis ? it.skip : it)(redisTitle, async () => {
     await expectClusterView();
   });
 

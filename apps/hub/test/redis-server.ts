@@ -1,8 +1,40 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { freePorts } from '../../../scripts/free-port';
 
-/** SYNCOM_SKIP_REDIS=1 skips the Redis tests (a developer without redis-server); CI never sets it. */
-export const skipRedis = process.env.SYNCOM_SKIP_REDIS === '1';
+/** Whether `command` is an executable file in a directory of PATH. */
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).filter(Boolean).some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Why the Redis tests are skipped, or null when they run. They run whenever
+ * redis-server is installed, and always under SYNCOM_REQUIRE_REDIS=1 (.ci/run
+ * sets it, so a missing redis-server fails CI instead of skipping);
+ * SYNCOM_SKIP_REDIS=1 skips them even when it is installed.
+ */
+function redisSkipReason(): string | null {
+  if (process.env.SYNCOM_SKIP_REDIS === '1') return 'SYNCOM_SKIP_REDIS=1';
+  if (process.env.SYNCOM_REQUIRE_REDIS === '1' || onPath('redis-server')) return null;
+  return 'redis-server is not installed (`apt-get install -y redis-server` runs them)';
+}
+
+/** Null when the Redis tests run; otherwise the reason they are skipped. */
+export const redisSkipped = redisSkipReason();
+export const skipRedis = redisSkipped !== null;
+
+/** Says once, on one line, that the Redis tests of `file` are skipped and why. */
+export function noteRedisSkip(file: string): void {
+  if (redisSkipped !== null) process.stderr.write(`${file}: the Redis tests are skipped: ${redisSkipped}\n`);
+}
 
 /** A redis-server of this test run. */
 export interface RedisServer {
