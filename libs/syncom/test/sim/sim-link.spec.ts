@@ -13,7 +13,7 @@ function fakeUnit() {
     async call(method: string, args: unknown, ctx: object) {
       const connection = (ctx as { connection: number }).connection;
       calls.push({ method, args, connection });
-      if (method === 'fail') throw Object.assign(new Error('no such thing'), { code: 'NOPE', status: 404 });
+      if (method === 'fail') throw Object.assign(new Error('no such thing'), { code: 'UNKNOWN_METHOD', status: 404 });
       return { method, connection };
     },
     subscribe(_m: string, _a: unknown, ctx: object, options: SubscribeOptions) {
@@ -58,7 +58,7 @@ describe('SimLink: the link contract over the simulated network', () => {
     await deliver('answers');
     await deliver('answers');
     await expect(answer).resolves.toEqual({ method: 'hello', connection: 1 });
-    await expect(failed).rejects.toMatchObject({ code: 'NOPE', status: 404 });
+    await expect(failed).rejects.toMatchObject({ code: 'UNKNOWN_METHOD', status: 404 });
   });
 
   it('a lost call rejects with LINK_TIMEOUT when its timeout comes; a copied call runs twice at the host, answered once', async () => {
