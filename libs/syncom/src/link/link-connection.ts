@@ -3,7 +3,21 @@ import { invoke, linkDown, safely, wireError, type LinkStats } from './link-wire
 
 const noop = () => undefined;
 
-/** One connection of a memory link: its context (where the host keeps the session) and what dies with it. */
+/** How a pending call ended: its answer, or the error it rejects with. */
+export type CallResult<T> = { value: T } | { error: unknown };
+
+/** A call waiting on a connection for its answer; settle() is a no-op once it settled or the connection died. */
+export interface PendingCall<T> {
+  readonly promise: Promise<T>;
+  /** Settles the call; false when it had already settled (a late or duplicated answer). */
+  settle(result: CallResult<T>): boolean;
+}
+
+/**
+ * One connection of a link: its context (where the host keeps the session,
+ * one object per connection) and the calls waiting on it, which fail with
+ * LINK_DOWN when it ends.
+ */
 export class LinkConnection {
   alive = true;
   private readonly onCut = new Set<() => void>();
@@ -17,6 +31,23 @@ export class LinkConnection {
     return conn;
   }
 
+  /** A call whose answer a transport delivers later through settle(); LINK_DOWN if the connection ends first. */
+  pending<T>(): PendingCall<T> {
+    let settle: (r: CallResult<T>) => boolean = () => false;
+    const promise = new Promise<T>((resolve, reject) => {
+      if (!this.alive) return reject(linkDown());
+      const hook = () => void settle({ error: linkDown() });
+      this.onCut.add(hook);
+      settle = (r) => {
+        if (!this.onCut.delete(hook)) return false;
+        if ('error' in r) reject(r.error);
+        else resolve(r.value);
+        return true;
+      };
+    });
+    return { promise, settle: (r) => settle(r) };
+  }
+
   /** `work`, unless the connection is cut first: then LINK_DOWN, and a late answer is ignored. */
   guard<T>(work: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -27,7 +58,7 @@ export class LinkConnection {
     });
   }
 
-  /** The connection is gone: everything guarded on it fails with LINK_DOWN. */
+  /** The connection is gone: everything waiting on it fails with LINK_DOWN, in the order it began. */
   end(): void {
     this.alive = false;
     for (const hook of [...this.onCut]) hook();

@@ -1,10 +1,10 @@
 import type { HostUnit, SubscribeOptions } from './contract';
-import { FeedCursor } from './feed-cursor';
+import { FeedCursor, type FeedHome } from './feed-cursor';
 import type { FaultDice } from './link-faults';
-import { fromWire, safely, toWire, wireError, type LinkStats } from './link-wire';
+import { fromWire, toWire, wireError, type LinkStats } from './link-wire';
 
 /** What a feed needs of its memory link. */
-export interface FeedLink {
+export interface FeedLink extends FeedHome {
   readonly unit: HostUnit;
   readonly stats: LinkStats;
   /** The live connection's context; undefined while the link is cut. */
@@ -13,8 +13,6 @@ export interface FeedLink {
   sleep(ms: number): Promise<void>;
   /** Counts `work` as in flight until it settles (settle()). */
   track<T>(work: Promise<T>): Promise<T>;
-  /** The feed ended for good: forget it. */
-  gone(feed: LinkFeed): void;
 }
 
 /** What the dice decided for one page, drawn when the host sent it. */
@@ -33,19 +31,15 @@ interface Fate {
  * successful call — its hello — and opens again.
  */
 export class LinkFeed extends FeedCursor {
-  private queue: Promise<void> = Promise.resolve();
-
   constructor(private readonly link: FeedLink, method: string, args: string, options: SubscribeOptions) {
-    super(method, args, options);
+    super(link, method, args, options);
   }
 
   /** Opens the feed at the host on the live connection, after the last event id taken. */
   open(resumed: boolean): void {
     const context = this.link.context();
     if (this.ended || context === undefined) return;
-    const gen = ++this.gen;
-    this.resumed = resumed;
-    this.parked = false;
+    const gen = this.begin(resumed);
     this.link.stats.bytesOut += this.args.length;
     try {
       const host = this.link.unit.subscribe(this.method, fromWire(this.args), context, {
@@ -60,34 +54,14 @@ export class LinkFeed extends FeedCursor {
     }
   }
 
-  /** Ends the feed for good, at the host too. */
-  unsubscribe(): void {
-    this.close();
-  }
-
-  protected forget(): void {
-    this.link.gone(this);
-  }
-
-  /** Ends a feed that could not start, telling the subscriber why. */
-  fail(error: unknown): void {
-    this.ended = true;
-    this.signal(this.gen, () => this.options.onError?.(error));
-  }
-
   private refused(gen: number, error: unknown): void {
     if (gen !== this.gen) return;
     const e = wireError(error);
     if (!this.parkOn428(e)) this.signal(gen, () => this.options.onError?.(e));
   }
 
-  /** Queues `fn` behind the pages already sent, so errors and ends keep their place. */
-  private signal(gen: number, fn: () => unknown): void {
-    const step = this.queue.then(() => {
-      if (gen === this.gen) safely(fn);
-    });
-    this.queue = step;
-    void this.link.track(step);
+  protected track(work: Promise<void>): void {
+    void this.link.track(work);
   }
 
   private page(gen: number, value: unknown, eventId?: string): Promise<void> {
@@ -132,6 +106,6 @@ export class LinkFeed extends FeedCursor {
     if (gen !== this.gen) return;
     this.link.stats.pagesDelivered++;
     this.link.stats.bytesIn += json.length;
-    await this.deliver(json, eventId);
+    await this.deliver(fromWire(json), eventId);
   }
 }

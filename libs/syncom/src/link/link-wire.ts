@@ -53,7 +53,7 @@ export function wireError(error: unknown): SyncomError {
 
 /** The link is cut or closed. */
 export function linkDown(): SyncomError {
-  return new SyncomError('LINK_DOWN', 'The link is down; calls fail until it reconnects (restore) and subscriptions resume then');
+  return new SyncomError('LINK_DOWN', 'The link is down; calls fail until it reconnects, and subscriptions resume then');
 }
 
 /** A call whose request or answer was lost. */

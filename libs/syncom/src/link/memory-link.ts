@@ -1,5 +1,6 @@
 import type { HostUnit, LinkEvent, SubscribeOptions, Subscription, SyncLink } from './contract';
-import { LinkConnection, LinkListeners, pullStream } from './link-connection';
+import { LinkConnection, pullStream } from './link-connection';
+import { LinkSession } from './link-session';
 import { LinkFeed, type FeedLink } from './link-feed';
 import { createFaultDice, createSleeper, type FaultDice, type LinkFaults } from './link-faults';
 import { emptyStats, fromWire, invoke, linkDown, linkTimeout, safely, toWire, wireError, type LinkStats } from './link-wire';
@@ -58,14 +59,10 @@ export function createMemoryLink(unit: HostUnit, options: MemoryLinkOptions = {}
 }
 
 class InProcessLink implements MemoryLink {
-  private conn: LinkConnection | undefined;
-  private closed = false;
-  private count = 0;
   private dice: FaultDice;
   private readonly sleeper = createSleeper();
   private readonly counters = emptyStats();
-  private readonly listeners = new LinkListeners();
-  private readonly feeds = new Set<LinkFeed>();
+  private readonly session: LinkSession;
   private inflight = 0;
   private idle: Array<() => void> = [];
   /** Answers leave in the order the host gave them unless reorder is on. */
@@ -77,29 +74,39 @@ class InProcessLink implements MemoryLink {
     private readonly options: MemoryLinkOptions,
   ) {
     this.dice = createFaultDice(options.faults);
+    this.session = new LinkSession({
+      release: (conn) => {
+        this.sleeper.wakeAll();
+        safely(() => this.unit.disconnect(conn.context));
+      },
+    });
+    const session = this.session;
     this.core = {
       unit,
       stats: this.counters,
-      context: () => this.conn?.context,
+      get answered() {
+        return session.answered;
+      },
+      context: () => session.live?.context,
       dice: () => this.dice,
       sleep: (ms) => this.sleeper.sleep(ms),
       track: (work) => this.track(work),
-      gone: (feed) => this.feeds.delete(feed),
+      forget: (feed) => session.forget(feed),
     };
-    if (options.connected !== false) this.connect();
+    if (options.connected !== false) this.session.begin(this.connection);
   }
 
   get connected(): boolean {
-    return this.conn !== undefined;
+    return this.session.live !== undefined;
   }
 
   get connections(): number {
-    return this.count;
+    return this.session.connections;
   }
 
   call(method: string, args: unknown): Promise<unknown> {
     this.counters.calls++;
-    const conn = this.conn;
+    const conn = this.session.live;
     if (!conn) return Promise.reject(linkDown());
     let json: string;
     try {
@@ -111,54 +118,39 @@ class InProcessLink implements MemoryLink {
   }
 
   subscribe(method: string, args: unknown, options: SubscribeOptions): Subscription {
-    let json = 'null';
-    let bad: unknown;
+    let json: string;
     try {
       json = toWire(args);
     } catch (error) {
-      bad = error;
+      const feed = new LinkFeed(this.core, method, 'null', options);
+      feed.fail(error);
+      return { unsubscribe: () => feed.unsubscribe() };
     }
-    const feed = new LinkFeed(this.core, method, json, options);
-    if (this.closed || bad !== undefined) feed.fail(this.closed ? linkDown() : bad);
-    else {
-      this.feeds.add(feed);
-      feed.open(false);
-    }
-    return { unsubscribe: () => feed.unsubscribe() };
+    return this.session.subscribe(new LinkFeed(this.core, method, json, options));
   }
 
   stream(id: string): AsyncIterable<Uint8Array> {
-    return pullStream(this.unit, this.conn ?? LinkConnection.dead(), id, this.core);
+    return pullStream(this.unit, this.session.live ?? LinkConnection.dead(), id, this.core);
   }
 
   on(event: LinkEvent, listener: Listener): void {
-    this.listeners.on(event, listener);
+    this.session.on(event, listener);
   }
 
   off(event: LinkEvent, listener: Listener): void {
-    this.listeners.off(event, listener);
+    this.session.off(event, listener);
   }
 
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    const wasUp = this.drop();
-    for (const feed of [...this.feeds]) feed.unsubscribe();
-    if (wasUp) this.listeners.emit('close');
+    this.session.close();
   }
 
   cut(): void {
-    if (this.drop()) this.listeners.emit('close');
+    this.session.dropped();
   }
 
   restore(): void {
-    if (this.closed || this.conn) return;
-    const again = this.count > 0;
-    this.connect();
-    this.listeners.emit('open');
-    if (again) this.listeners.emit('reconnect');
-    // After the listeners, so the dialer's hello reaches the host before the feeds reopen.
-    for (const feed of [...this.feeds]) feed.open(true);
+    this.session.connected(this.connection);
   }
 
   faults(faults: LinkFaults): void {
@@ -178,22 +170,8 @@ class InProcessLink implements MemoryLink {
     }
   }
 
-  private connect(): void {
-    this.count++;
-    this.conn = new LinkConnection({ ...this.options.context, connection: this.count });
-  }
-
-  /** Tears the connection down; false when there was none. */
-  private drop(): boolean {
-    const conn = this.conn;
-    if (!conn) return false;
-    this.conn = undefined;
-    for (const feed of this.feeds) feed.suspend();
-    conn.end();
-    this.sleeper.wakeAll();
-    safely(() => this.unit.disconnect(conn.context));
-    return true;
-  }
+  /** Connection n's context: the options' context beside `connection`. */
+  private readonly connection = (n: number) => new LinkConnection({ ...this.options.context, connection: n });
 
   private track<T>(work: Promise<T>): Promise<T> {
     this.inflight++;
@@ -237,7 +215,7 @@ class InProcessLink implements MemoryLink {
     if ('error' in r) throw wireError(r.error);
     this.counters.bytesIn += r.json.length;
     // A greeting may have just landed: feeds refused for want of one open now.
-    for (const feed of [...this.feeds]) feed.unpark();
+    this.session.answer();
     return fromWire(r.json);
   }
 

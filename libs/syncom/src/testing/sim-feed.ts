@@ -1,11 +1,11 @@
 import type { SubscribeOptions, Subscription } from '../link/contract';
-import { FeedCursor } from '../link/feed-cursor';
+import { FeedCursor, type FeedHome } from '../link/feed-cursor';
 import { fromWire, safely, toWire, wireError } from '../link/link-wire';
 import type { Channel, Packet, SimNetwork } from './sim-network';
 import type { SimConnection } from './sim-link';
 
 /** What a feed needs of its link. */
-export interface FeedPort {
+export interface FeedPort extends FeedHome {
   readonly net: SimNetwork;
   /** Dialer to host: where the subscribe request goes. */
   readonly up: Channel;
@@ -15,8 +15,6 @@ export interface FeedPort {
   readonly acks: Channel;
   /** The live connection, if any. */
   connection(): SimConnection | undefined;
-  /** The feed ended for good. */
-  forget(feed: SimFeed): void;
 }
 
 const isBootstrap = (json: string) => json.startsWith('{"bootstrap":true');
@@ -31,40 +29,31 @@ const isBootstrap = (json: string) => json.startsWith('{"bootstrap":true');
  */
 export class SimFeed extends FeedCursor {
   constructor(private readonly port: FeedPort, method: string, args: string, options: SubscribeOptions) {
-    super(method, args, options);
+    super(port, method, args, options);
+    // A 428 that a greeting overtook parks until the next answer, as it always did here: the seeds' traces stay the same.
+    this.reopenWhenGreeted = false;
   }
 
   /** Ask the host, on the live connection, for the pages after the last event id taken. */
   open(resumed: boolean): void {
     const conn = this.port.connection();
     if (this.ended || !conn) return;
-    const gen = ++this.gen;
-    this.resumed = resumed;
-    this.parked = false;
+    const gen = this.begin(resumed);
     this.port.net.send(this.port.up, { label: `${this.method}:open`, deliver: () => this.attach(conn, gen) });
-  }
-
-  /** The subscriber unsubscribed: end for good, at the host too. */
-  end(): void {
-    this.close();
-  }
-
-  protected forget(): void {
-    this.port.forget(this);
   }
 
   private attach(conn: SimConnection, gen: number): void {
     if (gen !== this.gen || !conn.alive) return;
     let host: Subscription;
     try {
-      host = conn.unit.subscribe(this.method, fromWire(this.args), conn.ctx, {
+      host = conn.unit.subscribe(this.method, fromWire(this.args), conn.context, {
         lastEventId: this.lastEventId,
         onData: (value, eventId) => this.page(gen, value, eventId),
-        onError: (error) => this.signal(gen, 'error', error),
-        onEnd: () => this.signal(gen, 'end'),
+        onError: (error) => this.post(gen, 'error', error),
+        onEnd: () => this.post(gen, 'end'),
       });
     } catch (error) {
-      return this.signal(gen, 'error', error);
+      return this.post(gen, 'error', error);
     }
     this.adopt(gen, host);
   }
@@ -104,10 +93,11 @@ export class SimFeed extends FeedCursor {
   private async take(gen: number, json: string, eventId: string | undefined): Promise<void> {
     if (gen !== this.gen) return;
     this.resumed = false;
-    await this.deliver(json, eventId);
+    await this.deliver(fromWire(json), eventId);
   }
 
-  private signal(gen: number, kind: 'error' | 'end', error?: unknown): void {
+  /** The subscription's error or end, a packet behind the pages already sent. */
+  private post(gen: number, kind: 'error' | 'end', error?: unknown): void {
     this.port.net.send(this.port.pages, {
       label: `${this.method}:${kind}`,
       deliver: () => {

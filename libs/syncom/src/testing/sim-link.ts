@@ -1,21 +1,15 @@
 import type { HostUnit, LinkEvent, SubscribeOptions, Subscription, SyncLink } from '../link/contract';
+import { LinkConnection, type CallResult, type PendingCall } from '../link/link-connection';
+import { LinkSession } from '../link/link-session';
 import { fromWire, invoke, linkDown, linkTimeout, safely, toWire, wireError } from '../link/link-wire';
-import type { SyncomError } from '../errors';
-import { SimFeed } from './sim-feed';
+import { SimFeed, type FeedPort } from './sim-feed';
 import type { Channel, LinkFaultState, Packet, SimNetwork } from './sim-network';
 
-/** A call waiting for its answer. */
-interface PendingCall {
-  resolve(value: unknown): void;
-  reject(error: SyncomError): void;
-}
-
-/** One connection of a simulated link: a fresh context at the host, alive until cut. */
-export interface SimConnection {
-  readonly ctx: object;
-  readonly unit: HostUnit;
-  alive: boolean;
-  readonly calls: Set<PendingCall>;
+/** One connection of a simulated link: a fresh context at the host's unit of the moment, alive until cut. */
+export class SimConnection extends LinkConnection {
+  constructor(context: object, readonly unit: HostUnit) {
+    super(context);
+  }
 }
 
 /** Options of a SimLink. */
@@ -31,7 +25,7 @@ export interface SimLinkOptions {
   faults: LinkFaultState;
 }
 
-type Answer = { json: string } | { error: SyncomError };
+type Call = PendingCall<unknown>;
 
 /**
  * A SyncLink over the simulated network (LINK-9): calls, answers, pages and
@@ -48,11 +42,7 @@ export class SimLink implements SyncLink {
   readonly pages: Channel;
   /** Dialer to host: "page taken", in order. */
   readonly acks: Channel;
-  private conn: SimConnection | undefined;
-  private closed = false;
-  private count = 0;
-  private readonly feeds = new Set<SimFeed>();
-  private readonly listeners = new Map<LinkEvent, Set<(...args: unknown[]) => void>>();
+  private readonly session: LinkSession<SimConnection>;
 
   constructor(readonly o: SimLinkOptions) {
     const { net, name, from, to, faults } = o;
@@ -60,139 +50,120 @@ export class SimLink implements SyncLink {
     this.answers = net.open(`${name}/answers`, from, false, faults);
     this.pages = net.open(`${name}/pages`, from, true, faults);
     this.acks = net.open(`${name}/acks`, to, true, faults);
-    this.connect();
+    this.session = new LinkSession<SimConnection>({
+      // What is queued on the link's channels is gone with the connection.
+      sever: () => {
+        for (const ch of this.channels()) net.purge(ch);
+      },
+      release: (conn) => safely(() => conn.unit.disconnect(conn.context)),
+      closed: () => {
+        for (const ch of this.channels()) net.close(ch);
+      },
+    });
+    this.session.begin(this.connection);
   }
 
   /** Whether a connection is up. */
   get connected(): boolean {
-    return this.conn !== undefined;
+    return this.session.live !== undefined;
   }
 
   /** Whether the dialer closed the link for good. */
   get isClosed(): boolean {
-    return this.closed;
+    return this.session.closed;
   }
 
   call(method: string, args: unknown): Promise<unknown> {
-    const conn = this.conn;
-    if (this.closed || !conn) return Promise.reject(linkDown());
+    const conn = this.session.live;
+    if (this.session.closed || !conn) return Promise.reject(linkDown());
     let json: string;
     try {
       json = toWire(args);
     } catch (error) {
       return Promise.reject(error);
     }
-    return new Promise((resolve, reject) => {
-      const call: PendingCall = { resolve, reject };
-      conn.calls.add(call);
-      this.o.net.send(this.up, this.request(conn, method, json, call));
-    });
+    const call = conn.pending<unknown>();
+    this.o.net.send(this.up, this.request(conn, method, json, call));
+    return call.promise;
   }
 
   subscribe(method: string, args: unknown, options: SubscribeOptions): Subscription {
-    const feed = new SimFeed(this.port(), method, toWire(args), options);
-    if (this.closed) {
-      queueMicrotask(() => options.onError?.(linkDown()));
-      return { unsubscribe: () => undefined };
-    }
-    this.feeds.add(feed);
-    feed.open(false);
-    return { unsubscribe: () => feed.end() };
+    return this.session.subscribe(new SimFeed(this.port, method, toWire(args), options));
   }
 
   on(event: LinkEvent, listener: (...args: unknown[]) => void): void {
-    const set = this.listeners.get(event) ?? new Set();
-    this.listeners.set(event, set.add(listener));
+    this.session.on(event, listener);
   }
 
   off(event: LinkEvent, listener: (...args: unknown[]) => void): void {
-    this.listeners.get(event)?.delete(listener);
+    this.session.off(event, listener);
   }
 
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    const wasUp = this.drop();
-    for (const feed of [...this.feeds]) feed.end();
-    for (const ch of [this.up, this.answers, this.pages, this.acks]) this.o.net.close(ch);
-    if (wasUp) this.emit('close');
+    this.session.close();
   }
 
   /** Drop the connection: what is queued is gone, calls in flight fail with LINK_DOWN, 'close' fires. */
   cut(): void {
-    if (this.drop()) this.emit('close');
+    this.session.dropped();
   }
 
   /** Connect again: 'open', 'reconnect', then every feed asks to resume from its last event id. */
   restore(): void {
-    if (this.closed || this.conn) return;
-    this.connect();
-    this.emit('open');
-    if (this.count > 1) this.emit('reconnect');
-    for (const feed of [...this.feeds]) feed.open(true);
+    this.session.connected(this.connection);
   }
 
-  private port() {
+  /** What the feeds need of this link. */
+  private get port(): FeedPort {
+    const session = this.session;
     return {
       net: this.o.net, up: this.up, pages: this.pages, acks: this.acks,
-      connection: () => this.conn,
-      forget: (feed: SimFeed) => void this.feeds.delete(feed),
+      connection: () => session.live,
+      forget: (feed) => session.forget(feed),
+      get answered() {
+        return session.answered;
+      },
     };
   }
 
-  private connect(): void {
-    this.count++;
-    this.conn = { ctx: { connection: this.count }, unit: this.o.unitOf(this.o.to), alive: true, calls: new Set() };
+  private channels(): Channel[] {
+    return [this.up, this.answers, this.pages, this.acks];
   }
 
-  private drop(): boolean {
-    const conn = this.conn;
-    if (!conn) return false;
-    this.conn = undefined;
-    conn.alive = false;
-    for (const ch of [this.up, this.answers, this.pages, this.acks]) this.o.net.purge(ch);
-    for (const feed of this.feeds) feed.suspend();
-    for (const call of [...conn.calls]) this.settle(conn, call, { error: linkDown() });
-    safely(() => conn.unit.disconnect(conn.ctx));
-    return true;
-  }
-
-  private emit(event: LinkEvent): void {
-    for (const l of [...(this.listeners.get(event) ?? [])]) safely(() => l());
-  }
+  /** Connection n: a fresh context at the host's unit of the moment (a rebooted node has a new one). */
+  private readonly connection = (n: number) => new SimConnection({ connection: n }, this.o.unitOf(this.o.to));
 
   /** A request packet; its copy (duplicate fault) runs at the host again, and its answer goes nowhere. */
-  private request(conn: SimConnection, method: string, json: string, call?: PendingCall): Packet {
+  private request(conn: SimConnection, method: string, json: string, call?: Call): Packet {
     return {
       label: method,
       deliver: () => this.serve(conn, method, json, call),
       lose: () => {
-        if (call) this.o.net.send(this.answers, { label: `${method}:timeout`, deliver: () => this.settle(conn, call, { error: linkTimeout() }) });
+        if (call) this.o.net.send(this.answers, { label: `${method}:timeout`, deliver: () => this.settle(call, { error: linkTimeout() }) });
       },
       again: () => this.request(conn, method, json),
     };
   }
 
-  private serve(conn: SimConnection, method: string, json: string, call?: PendingCall): Promise<void> {
-    const reply = (r: Answer) => {
+  private serve(conn: SimConnection, method: string, json: string, call?: Call): Promise<void> {
+    const reply = (r: CallResult<unknown>) => {
       if (!call || !conn.alive) return;
       this.o.net.send(this.answers, {
         label: `${method}:answer`,
-        deliver: () => this.settle(conn, call, r),
-        lose: () => this.settle(conn, call, { error: linkTimeout() }),
+        deliver: () => this.settle(call, r),
+        lose: () => this.settle(call, { error: linkTimeout() }),
       });
     };
-    return invoke(() => conn.unit.call(method, fromWire(json), conn.ctx)).then(
-      (value) => reply({ json: toWire(value) }),
+    return invoke(() => conn.unit.call(method, fromWire(json), conn.context)).then(
+      (value) => reply({ value: toWire(value) }),
       (error: unknown) => reply({ error: wireError(error) }),
     );
   }
 
-  private settle(conn: SimConnection, call: PendingCall, r: Answer): void {
-    if (!conn.calls.delete(call)) return;
-    if ('error' in r) return call.reject(r.error);
-    call.resolve(fromWire(r.json));
+  private settle(call: Call, r: CallResult<unknown>): void {
+    if (!call.settle('error' in r ? r : { value: fromWire(r.value as string) })) return;
+    if ('error' in r) return;
     // A greeting may just have landed: feeds refused for want of one ask again.
-    for (const feed of [...this.feeds]) feed.unpark();
+    this.session.answer();
   }
 }
