@@ -1,4 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpStatus } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
 import { SyncomError } from 'syncom';
 
 /** HTTP statuses for the storage's error codes; anything else is a 500. */
@@ -19,6 +20,6 @@ type HttpResponse = { status(code: number): { json(body: unknown): void } };
 export class SyncomErrorFilter implements ExceptionFilter {
   catch(error: SyncomError, host: ArgumentsHost): void {
     const status = STATUS[error.code] ?? HttpStatus.INTERNAL_SERVER_ERROR;
-    host.switchToHttp().getResponse<HttpResponse>().status(status).json({ statusCode: status, code: error.code, message: error.message });
+    host.switchToHttp().getResponse<HttpResponse>().status(status).json({ statusCode: status, error: STATUS_CODES[status], code: error.code, message: error.message });
   }
 }

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 
 /** POST /notes. */
 export class CreateNoteDto {
@@ -6,10 +6,22 @@ export class CreateNoteDto {
   @IsOptional() @IsString() @MaxLength(100_000) body?: string;
 }
 
-/** PATCH /notes/:id: the listed fields, last writer wins per field. */
+/**
+ * PATCH /notes/:id: the listed fields, last writer wins per field. `views` and
+ * `tags` are accepted so that setting a counter or a set this way answers 409
+ * KIND_CLASH naming the right call (POST views, POST/DELETE tags), as the
+ * storage says; on a note that never had them they become plain fields.
+ */
 export class UpdateNoteDto {
   @IsOptional() @IsString() @MaxLength(500) title?: string;
   @IsOptional() @IsString() @MaxLength(100_000) body?: string;
+  @IsOptional() @IsInt() views?: number;
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(100, { each: true }) tags?: string[];
+}
+
+/** POST /notes/:id/views: adds `by` (1 when absent); a null is refused like any other non-integer. */
+export class AddViewsDto {
+  @ValidateIf((o: AddViewsDto) => o.by !== undefined) @IsInt() @Min(1) @Max(1_000_000) by?: number;
 }
 
 /** POST /notes/:id/tags. */

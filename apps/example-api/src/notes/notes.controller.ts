@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Patch, Post } from '@nestjs/common';
 import type { Storage } from 'syncom';
 import { InjectStorage } from 'syncom-nest';
-import { AddTagsDto, CreateNoteDto, RemoveTagsDto, UpdateNoteDto } from './note.dto';
+import { AddTagsDto, AddViewsDto, CreateNoteDto, RemoveTagsDto, UpdateNoteDto } from './note.dto';
 
 const NOTE = 'Note';
 
@@ -34,9 +34,9 @@ export class NotesController {
   }
 
   @Post(':id/views')
-  async view(@Param('id') id: string) {
+  async view(@Param('id') id: string, @Body() body: AddViewsDto) {
     await this.note(id);
-    await this.storage.inc(id, 'views');
+    await this.storage.inc(id, 'views', body?.by ?? 1);
     return { id, views: (await this.note(id)).views };
   }
 

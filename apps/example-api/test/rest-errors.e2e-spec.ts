@@ -1,0 +1,66 @@
+import type { INestApplication } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createExampleApi } from '../src/create-example-api';
+import { http } from './apps';
+
+/** A local example-api (no hub): these answers are the REST layer's own. */
+describe('example-api REST answers (e2e, HTTP on loopback)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncom-rest-'));
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    app = await createExampleApi({ port: 0, host: '127.0.0.1', path: join(dir, 'a') }, false);
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  });
+
+  afterAll(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const note = async () => (await http(`${url}/notes`, 'POST', { title: 'n' })).body.id as string;
+
+  it('every error answer has statusCode, error and message: 400, 404 and a body past the 100 KB limit (413)', async () => {
+    const bad = await http(`${url}/notes`, 'POST', { title: 42 });
+    expect(bad).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request' } });
+    const missing = await http(`${url}/notes/nope`);
+    expect(missing).toMatchObject({ status: 404, body: { statusCode: 404, error: 'Not Found' } });
+    const big = await http(`${url}/notes`, 'POST', { title: 'x', body: 'y'.repeat(200_000) });
+    expect(big.status).toBe(413);
+    expect(big.body).toEqual({ statusCode: 413, error: 'Payload Too Large', message: expect.any(String) });
+  });
+
+  it('POST /notes/:id/views adds { by } (1 when the body is empty); a by that is no positive integer is refused 400', async () => {
+    const id = await note();
+    expect((await http(`${url}/notes/${id}/views`, 'POST')).body).toEqual({ id, views: 1 });
+    expect((await http(`${url}/notes/${id}/views`, 'POST', {})).body).toEqual({ id, views: 2 });
+    expect((await http(`${url}/notes/${id}/views`, 'POST', { by: 5 })).body).toEqual({ id, views: 7 });
+    const noBody = await fetch(`${url}/notes/${id}/views`, { method: 'POST' });
+    expect(await noBody.json()).toEqual({ id, views: 8 });
+    for (const by of [0, -1, 1.5, '5', null]) {
+      const res = await http(`${url}/notes/${id}/views`, 'POST', { by });
+      expect(res).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request' } });
+    }
+    expect((await http(`${url}/notes/${id}/views`, 'POST', { by: 1, extra: 1 })).status).toBe(400);
+    expect((await http(`${url}/notes/${id}`)).body.views).toBe(8);
+  });
+
+  it('KIND-10 KIND-11 KIND-12: a field used as a second kind answers 409 KIND_CLASH naming the right call', async () => {
+    const id = await note();
+    await http(`${url}/notes/${id}/views`, 'POST');
+    await http(`${url}/notes/${id}/tags`, 'POST', { add: ['a'] });
+    const counter = await http(`${url}/notes/${id}`, 'PATCH', { views: 10 });
+    expect(counter).toMatchObject({ status: 409, body: { statusCode: 409, error: 'Conflict', code: 'KIND_CLASH' } });
+    expect(counter.body.message).toMatch(/views is a counter; use inc\(\)/);
+    const set = await http(`${url}/notes/${id}`, 'PATCH', { tags: ['b'] });
+    expect(set).toMatchObject({ status: 409, body: { code: 'KIND_CLASH', message: expect.stringMatching(/tags is a set/) } });
+    const other = await note();
+    expect((await http(`${url}/notes/${other}`, 'PATCH', { views: 3 })).status).toBe(200);
+    const register = await http(`${url}/notes/${other}/views`, 'POST');
+    expect(register).toMatchObject({ status: 409, body: { code: 'KIND_CLASH', message: expect.stringMatching(/views is a register/) } });
+    expect((await http(`${url}/notes/${id}`)).body).toMatchObject({ views: 1, tags: ['a'] });
+  });
+});
