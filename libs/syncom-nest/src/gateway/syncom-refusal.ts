@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { WsException } from '@nestjs/websockets';
-import { isSyncomError, type SyncomErrorCode } from 'syncom';
+import { errorCodeInfo, isSyncomError, isSyncomErrorCode, type SyncomError, type SyncomErrorCode } from 'syncom';
 import type { WireError } from '../link/socket-io-protocol';
 
 /**
@@ -35,15 +35,22 @@ function fromWsException(e: WsException): WireError {
   return { code: 'FORBIDDEN', status: 403, message: typeof error === 'string' ? error : 'refused' };
 }
 
+/** A SyncomError's own status, else its code's status in ERROR_CODES, else 500. */
+function statusOf(e: SyncomError): number {
+  if (typeof e.status === 'number') return e.status;
+  return (isSyncomErrorCode(e.code) ? errorCodeInfo(e.code).status : undefined) ?? 500;
+}
+
 /**
  * What any thrown value becomes on the wire: a SyncomError keeps its code
- * and status (500 without one), a WsException its payload, an HttpException
- * its status; anything else is INTERNAL 500 with no detail (it is logged).
+ * and status (its code's listed status without one, else 500), a WsException
+ * its payload, an HttpException its status; anything else is INTERNAL 500
+ * with no detail (it is logged).
  */
 export function toWireError(e: unknown): WireError {
   if (e instanceof WsException) return fromWsException(e);
   if (isSyncomError(e)) {
-    const wire: WireError = { code: e.code, status: typeof e.status === 'number' ? e.status : 500, message: e.message };
+    const wire: WireError = { code: e.code, status: statusOf(e), message: e.message };
     // A 426 names the versions the host speaks (issue 6): the dialer reports them.
     if (Array.isArray(e.versions)) wire.versions = (e.versions as unknown[]).filter((v): v is number => Number.isSafeInteger(v));
     return wire;
