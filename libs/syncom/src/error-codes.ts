@@ -53,7 +53,7 @@ export const ERROR_CODES = {
   OPS_PER_SECOND: { status: 429, group: 'sync', what: 'a push over the token\'s rate' },
   TOO_MANY_FEEDS: { status: 429, group: 'sync', what: 'more changes feeds on one connection than the host allows' },
   TOO_MANY_STREAMS: { status: 429, group: 'sync', what: 'more snapshot streams on one connection than the host allows' },
-  LIMITED: { group: 'sync', what: 'a 413 or 429 from a host that named no listed code' },
+  LIMITED: { group: 'sync', what: 'a 413 or 429 refusal that carried no listed code through a link of the application\'s own (syncom\'s links make that REMOTE_ERROR)' },
   RECONCILE_TOO_LARGE: { status: 413, group: 'sync', what: 'a reconcile message over the host\'s frame' },
   RECONCILE_MALFORMED: { status: 400, group: 'sync', what: 'a reconcile message the module refuses (either side)' },
   RECONCILE_UNFINISHED: { group: 'sync', what: 'a reconciliation that did not end in 64 rounds' },

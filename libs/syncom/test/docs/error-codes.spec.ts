@@ -19,14 +19,15 @@ function statuses(cell: string, count: number): Array<number | undefined> {
   return Array.from({ length: count }, (_, i) => (found.length === count ? found[i] : found[0]));
 }
 
-/** The rows of every table in docs/api.md's "Error codes" section: code -> status, and codes documented twice. */
-function documented(): { rows: Map<string, number | undefined>; twice: string[] } {
+/** The rows of every table in docs/api.md's "Error codes" section: code -> status and when, and codes documented twice. */
+function documented(): { rows: Map<string, number | undefined>; when: Map<string, string>; twice: string[] } {
   const md = readFileSync(join(root, 'docs/api.md'), 'utf8');
   const start = md.indexOf('\n## Error codes');
   expect(start).toBeGreaterThan(-1);
   const end = md.indexOf('\n## ', start + 1);
   const section = md.slice(start, end === -1 ? undefined : end);
   const rows = new Map<string, number | undefined>();
+  const when = new Map<string, string>();
   const twice: string[] = [];
   for (const line of section.split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
@@ -36,9 +37,10 @@ function documented(): { rows: Map<string, number | undefined>; twice: string[] 
     codes.forEach((code, i) => {
       if (rows.has(code)) twice.push(code);
       rows.set(code, status[i]);
+      when.set(code, cells[3]);
     });
   }
-  return { rows, twice };
+  return { rows, when, twice };
 }
 
 function sources(dir: string, out: string[] = []): string[] {
@@ -86,12 +88,25 @@ describe('ERROR_CODES', () => {
     }
   });
 
+  it('LIFE-9, LIFE-18, LOG-20, PROTO-15, PROTO-16, SIG-17, GUAR-4, GUAR-9, GUAR-12, HOST-14: every code the spec names is listed, the limits with their statuses', () => {
+    const named = ['OP_REFUSED', 'OP_INVALID', 'OP_UNREADABLE', 'SKEW', 'UNPERSISTED', 'BAD_SIGNATURE', 'UNSIGNED', 'PAGE_FAILED', 'STUCK',
+      'HANDSHAKE_LOOP', 'UNDELIVERABLE', 'REWOUND', 'SCOPES', 'OPS_PER_PUSH', 'BYTES_PER_PUSH', 'OPS_PER_SECOND'];
+    expect(named.filter((code) => !isSyncomErrorCode(code))).toEqual([]);
+    expect([ERROR_CODES.OPS_PER_PUSH.status, ERROR_CODES.BYTES_PER_PUSH.status, ERROR_CODES.OPS_PER_SECOND.status]).toEqual([413, 413, 429]);
+  });
+
   it('docs/api.md lists every code with the same status, once', () => {
     const { rows, twice } = documented();
     expect(twice).toEqual([]);
     const want = Object.entries(table).map(([code, info]) => [code, info.status]);
     const have = Object.keys(table).map((code) => [code, rows.has(code) ? rows.get(code) : 'missing']);
     expect(have).toEqual(want);
+  });
+
+  it('docs/api.md says when each code is raised in the table\'s words', () => {
+    const { when } = documented();
+    const differ = Object.entries(table).filter(([code, info]) => when.get(code) !== info.what).map(([code, info]) => [code, info.what, when.get(code)]);
+    expect(differ).toEqual([]);
   });
 
   it('docs/api.md lists no code ERROR_CODES lacks', () => {
