@@ -9,6 +9,7 @@ require('ts-node').register({ transpileOnly: true, project: path.join(__dirname,
 const libs = {
   syncom: path.join(__dirname, '..', 'libs', 'syncom', 'src', 'index.ts'),
   'syncom/testing': path.join(__dirname, '..', 'libs', 'syncom', 'src', 'testing', 'index.ts'),
+  'syncom/socket.io': path.join(__dirname, '..', 'libs', 'syncom', 'src', 'socket.io', 'index.ts'),
   'syncom-nest': path.join(__dirname, '..', 'libs', 'syncom-nest', 'src', 'index.ts'),
 };
 const resolve = Module._resolveFilename;

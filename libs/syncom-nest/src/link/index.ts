@@ -1,4 +1,3 @@
-export { createSocketIoLink } from './socket-io-link';
-export type { SocketIoLink, SocketIoLinkOptions } from './socket-io-link';
-export { answerOk, fromWireError, SYNCOM_EVENTS, unwrapAnswer } from './socket-io-protocol';
-export type { ChunkAnswer, FeedErrorMessage, PageMessage, SyncomAnswer, WireError } from './socket-io-protocol';
+// The socket.io client link lives in the engine ('syncom/socket.io', no Nest needed); the module re-exports it.
+export { answerOk, createSocketIoLink, fromWireError, SYNCOM_EVENTS, unwrapAnswer } from 'syncom/socket.io';
+export type { ChunkAnswer, FeedErrorMessage, PageMessage, SocketIoLink, SocketIoLinkOptions, SyncomAnswer, WireError } from 'syncom/socket.io';

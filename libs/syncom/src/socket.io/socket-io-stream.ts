@@ -1,11 +1,11 @@
-import { SyncomError } from 'syncom';
-import { linkDown } from './link-errors';
+import { SyncomError } from '../errors';
+import { linkDown } from '../link/link-wire';
 import { SYNCOM_EVENTS } from './socket-io-protocol';
 
 /** What pullChunks needs of its link. */
 export interface StreamPort {
-  /** The live connection's number; undefined while the socket is down. */
-  connection(): number | undefined;
+  /** The live connection; undefined while the socket is down. */
+  connection(): object | undefined;
   /** Sends an acknowledged message; resolves with the answer's value, rejects with a SyncomError. */
   send(event: string, payload: unknown): Promise<unknown>;
 }

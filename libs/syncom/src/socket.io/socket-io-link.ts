@@ -1,7 +1,10 @@
-import { LinkListeners, SyncomError, type LinkEvent, type SubscribeOptions, type Subscription, type SyncLink } from 'syncom';
 import type { Socket as ClientSocket } from 'socket.io-client';
-import { linkDown, linkTimeout } from './link-errors';
-import { SocketIoFeed } from './socket-io-feed';
+import type { LinkEvent, SubscribeOptions, Subscription, SyncLink } from '../link/contract';
+import { SyncomError } from '../errors';
+import { LinkConnection } from '../link/link-connection';
+import { LinkSession } from '../link/link-session';
+import { linkDown } from '../link/link-wire';
+import { SocketIoFeed, type FeedPort } from './socket-io-feed';
 import { pullChunks } from './socket-io-stream';
 import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageMessage } from './socket-io-protocol';
 
@@ -23,15 +26,24 @@ type Waiter = { resolve: () => void; reject: (e: SyncomError) => void };
 
 const noop = () => undefined;
 
+/** No answer came back in time; the host may or may not have run the call. */
+function linkTimeout(ms: number): SyncomError {
+  return new SyncomError('LINK_TIMEOUT', `No answer within ${ms} ms; the host may or may not have run the call — retry`);
+}
+
 /**
  * The dialer's side of the socket.io gateway (LINK-2): a SyncLink over a
- * socket.io-client socket. The link owns the socket: close() disconnects it.
- * Calls made before the socket first connected wait for it; calls made while
- * it is down after that reject with LINK_DOWN at once (the dialer greets
- * again on 'reconnect'). socket.io reconnects; this link re-opens every
- * subscription from the last event id taken.
+ * socket.io-client socket the caller made, so this module never loads
+ * socket.io-client itself. The link owns the socket: close() disconnects
+ * it. Calls made before the socket first connected wait for it; calls made
+ * while it is down after that reject with LINK_DOWN at once (the dialer
+ * greets again on 'reconnect'). socket.io reconnects; the link's session
+ * reopens every subscription from the last event id taken.
  *
+ * @throws TypeError when `timeout` is not a positive number.
  * @example
+ * import { io } from 'socket.io-client';
+ * import { createSocketIoLink } from 'syncom/socket.io';
  * const connect = (node) => createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'] }));
  * const storage = await open({ path: 'data', sync: { connect } });
  */
@@ -42,18 +54,11 @@ export function createSocketIoLink(socket: ClientSocket, options: SocketIoLinkOp
 }
 
 class SocketLink implements SocketIoLink {
-  private closed = false;
-  private everConnected: boolean;
-  /** Bumped on every connect: a stream or answer from an older connection is stale. */
-  private connection = 0;
+  private readonly session = new LinkSession({ closed: () => this.shutdown() });
   private refusal: SyncomError | undefined;
   private waiters = new Set<Waiter>();
-  private readonly inflight = new Set<() => void>();
-  private readonly feeds = new Set<SocketIoFeed>();
   private readonly subs = new Map<string, SocketIoFeed>();
-  private readonly listeners = new LinkListeners();
   private feedCount = 0;
-  private answers = 0;
   private redial?: ReturnType<typeof setTimeout>;
   private readonly handlers: [string, (...args: never[]) => void][] = [
     ['connect', () => this.onConnect()],
@@ -67,15 +72,27 @@ class SocketLink implements SocketIoLink {
   /** The manager ran out of reconnection attempts: nothing will connect unless the app redials. */
   private readonly onGaveUp = () => this.release((this.refusal = linkDown()));
 
+  private readonly port: FeedPort;
+
   constructor(private readonly socket: ClientSocket, private readonly timeout: number) {
-    this.everConnected = socket.connected;
+    const session = this.session;
+    this.port = {
+      get answered() {
+        return session.answered;
+      },
+      forget: (feed) => session.forget(feed),
+      connected: () => this.connected,
+      send: (event, payload) => this.send(event, payload),
+      bind: (sub, feed) => void (feed ? this.subs.set(sub, feed) : this.subs.delete(sub)),
+    };
     for (const [event, handler] of this.handlers) socket.on(event, handler as Listener);
     socket.io.on('reconnect_failed', this.onGaveUp);
-    if (!socket.connected && !socket.active) socket.connect();
+    if (socket.connected) session.begin(connection);
+    else if (!socket.active) socket.connect();
   }
 
   get connected(): boolean {
-    return !this.closed && this.socket.connected;
+    return this.session.live !== undefined && this.socket.connected;
   }
 
   async call(method: string, args: unknown): Promise<unknown> {
@@ -91,101 +108,81 @@ class SocketLink implements SocketIoLink {
       // The gateway serves one subscription; the unit would answer anything else the same way.
       if (method !== SYNCOM_EVENTS.changes) throw new SyncomError('UNKNOWN_METHOD', `no subscription ${method}`, { status: 404 });
       JSON.stringify(args);
-      if (this.closed) throw linkDown();
-      this.feeds.add(feed);
-      feed.open(false);
     } catch (error) {
       feed.fail(error);
+      return { unsubscribe: () => feed.unsubscribe() };
     }
-    return { unsubscribe: () => feed.unsubscribe() };
+    return this.session.subscribe(feed);
   }
 
   stream(id: string): AsyncIterable<Uint8Array> {
     return pullChunks(id, {
-      connection: () => (this.connected ? this.connection : undefined),
+      connection: () => (this.connected ? this.session.live : undefined),
       send: (event, payload) => this.send(event, payload),
     });
   }
 
   on(event: LinkEvent, listener: Listener): void {
-    this.listeners.on(event, listener);
+    this.session.on(event, listener);
   }
 
   off(event: LinkEvent, listener: Listener): void {
-    this.listeners.off(event, listener);
+    this.session.off(event, listener);
   }
 
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
+    this.session.close();
+  }
+
+  /** The session closed: waiting calls fail, the socket goes, and so do the link's handlers on it. */
+  private shutdown(): void {
     clearTimeout(this.redial);
-    for (const feed of [...this.feeds]) feed.unsubscribe();
     this.release(linkDown());
-    // disconnect() fires 'disconnect' (calls in flight fail, 'close' fires) before the handlers go.
     this.socket.disconnect();
     for (const [event, handler] of this.handlers) this.socket.off(event, handler as Listener);
     this.socket.io.off('reconnect_failed', this.onGaveUp);
   }
 
-  private readonly port = {
-    connected: () => this.connected,
-    send: (event: string, payload: unknown) => this.send(event, payload),
-    bind: (sub: string, feed: SocketIoFeed | undefined) => (feed ? this.subs.set(sub, feed) : this.subs.delete(sub)),
-    gone: (feed: SocketIoFeed) => this.feeds.delete(feed),
-    answered: () => this.answers,
-  };
-
   /** Resolves once the socket is up: at once, or at its first connect; LINK_DOWN or the host's refusal otherwise. */
   private ready(): Promise<void> {
     if (this.connected) return Promise.resolve();
-    if (this.closed || this.everConnected) return Promise.reject(linkDown());
+    if (this.session.closed || this.session.connections > 0) return Promise.reject(linkDown());
     if (this.refusal) return Promise.reject(this.refusal);
     return new Promise((resolve, reject) => this.waiters.add({ resolve, reject }));
   }
 
-  /** One acknowledged message; the answer's value, or a SyncomError. */
+  /** One acknowledged message on the live connection; the answer's value, or a SyncomError (LINK_DOWN if the connection goes first). */
   private send(event: string, payload: unknown): Promise<unknown> {
-    if (!this.connected) return Promise.reject(linkDown());
-    return new Promise((resolve, reject) => {
-      const conn = this.connection;
-      const down = () => reject(linkDown());
-      this.inflight.add(down);
+    const conn = this.connected ? this.session.live : undefined;
+    if (!conn) return Promise.reject(linkDown());
+    const answered = new Promise<unknown>((resolve, reject) => {
       this.socket.timeout(this.timeout).emit(event, payload, (err: Error | null, answer: unknown) => {
-        this.inflight.delete(down);
-        if (err) return reject(conn !== this.connection || !this.socket.connected ? linkDown() : linkTimeout(this.timeout));
+        if (err) return reject(this.socket.connected ? linkTimeout(this.timeout) : linkDown());
         try {
           resolve(unwrapAnswer(answer));
         } catch (e) {
           return reject(e);
         }
         // An answered call may be the hello that a resumed feed waits for.
-        this.answers++;
-        for (const feed of [...this.feeds]) feed.unpark();
+        this.session.answer();
       });
     });
+    return conn.guard(answered);
   }
 
   private onConnect(): void {
-    if (this.closed) return void this.socket.disconnect();
-    this.connection++;
-    const again = this.everConnected;
-    this.everConnected = true;
+    if (this.session.closed) return void this.socket.disconnect();
     this.refusal = undefined;
-    for (const w of this.takeWaiters()) w.resolve();
-    this.listeners.emit('open');
-    if (again) this.listeners.emit('reconnect');
-    // After the listeners: the dialer's hello is on its way before the feeds reopen.
-    for (const feed of [...this.feeds]) feed.open(again);
+    const waiting = this.takeWaiters();
+    this.session.connected(connection);
+    for (const w of waiting) w.resolve();
   }
 
   private onDisconnect(reason: string): void {
-    for (const down of [...this.inflight]) down();
-    this.inflight.clear();
-    for (const feed of this.feeds) feed.suspend();
-    this.listeners.emit('close');
+    this.session.dropped();
     // socket.io does not come back by itself after the server dropped the socket; a sync link does.
-    if (reason === 'io server disconnect' && !this.closed) {
-      this.redial = setTimeout(() => this.closed || this.socket.connect(), this.socket.io.reconnectionDelay());
+    if (reason === 'io server disconnect' && !this.session.closed) {
+      this.redial = setTimeout(() => this.session.closed || this.socket.connect(), this.socket.io.reconnectionDelay());
       this.redial.unref?.();
     }
   }
@@ -215,3 +212,6 @@ class SocketLink implements SocketIoLink {
     for (const w of this.takeWaiters()) w.reject(error);
   }
 }
+
+/** A socket's connection n: its context is the host's, on the far side; this one only marks the connection. */
+const connection = (n: number) => new LinkConnection({ connection: n });

@@ -1,0 +1,83 @@
+import { remoteErrorCode, SyncomError } from '../errors';
+
+/**
+ * The socket.io event names of the syncom protocol (syncom-nest's PROTOCOL-SOCKETIO.md).
+ * Dialer → host: hello, push, snapshot, reconcile, records, changes, unsubscribe, chunk, each
+ * acknowledged. Host → dialer: a changes page (acknowledged: backpressure),
+ * a feed's error and end, and `exception` for a message that came without
+ * an ack to answer on.
+ */
+export const SYNCOM_EVENTS = {
+  hello: 'hello',
+  push: 'push',
+  snapshot: 'snapshot',
+  reconcile: 'reconcile',
+  records: 'records',
+  changes: 'changes',
+  unsubscribe: 'unsubscribe',
+  chunk: 'chunk',
+  page: 'changes:data',
+  feedError: 'changes:error',
+  feedEnd: 'changes:end',
+  exception: 'exception',
+} as const;
+
+/** What a refusal carries on the wire: the engine's code, the host's status, a message for people. */
+export interface WireError {
+  code: string;
+  status: number;
+  message?: string;
+  /** On 426 INCOMPATIBLE: the wire versions the host speaks. */
+  versions?: number[];
+}
+
+/** Every acknowledged message is answered with one of these. */
+export type SyncomAnswer<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError };
+
+/** A changes page as the host sends it; the ack tells the host the subscriber took it. */
+export interface PageMessage {
+  sub: string;
+  eventId?: string;
+  value: unknown;
+}
+
+/** A feed's refusal or failure after it was opened. */
+export interface FeedErrorMessage {
+  sub: string;
+  error: WireError;
+}
+
+/** One pulled chunk of a streamed snapshot page. */
+export type ChunkAnswer = { done: true } | { done: false; chunk: Uint8Array };
+
+/** The answer to a message that went through. */
+export function answerOk<T>(value: T): SyncomAnswer<T> {
+  return { ok: true, value };
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
+
+/**
+ * The SyncomError a refusal on the wire stands for, with its code, status and
+ * message; REMOTE_ERROR (the host's string in `remoteCode`) for a code none of ERROR_CODES.
+ */
+export function fromWireError(error: unknown): SyncomError {
+  const e = isObject(error) ? error : {};
+  const { code, remoteCode } = remoteErrorCode(e.code);
+  const message = typeof e.message === 'string' ? e.message : `the host refused: ${remoteCode ?? code}`;
+  const details: Record<string, unknown> = typeof e.status === 'number' ? { status: e.status, remoteCode } : { remoteCode };
+  if (Array.isArray(e.versions) && e.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...e.versions];
+  return new SyncomError(code, message, details);
+}
+
+/**
+ * The value of an answer.
+ * @throws SyncomError with the host's code and status for a refusal, BAD_ANSWER for anything not shaped as an answer.
+ */
+export function unwrapAnswer(answer: unknown): unknown {
+  if (!isObject(answer) || typeof answer.ok !== 'boolean') {
+    throw new SyncomError('BAD_ANSWER', 'the host answered with something that is no syncom answer; is the url a syncom gateway?');
+  }
+  if (answer.ok) return answer.value;
+  throw fromWireError(answer.error);
+}
