@@ -1,7 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { type OpenOptions, open, type Storage, type SyncLink } from 'syncom';
 import { io } from 'socket.io-client';
-import { createSocketIoLink } from './link';
+import { createSocketIoLink } from 'syncom/socket.io';
 import { checkHosting } from './hosting';
 import { SYNCOM_HOSTING } from './syncom.constants';
 import { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
@@ -10,7 +10,7 @@ import { getStorageToken } from './storage.decorators';
 
 type Dialed = { url: string; token?: string };
 
-/** The default `sync.connect` of a Nest app: the socket.io link to the node's url (DESIGN: Using it from Nest). */
+/** The default `sync.connect` of a Nest app: the engine's socket.io link ('syncom/socket.io') to the node's url (DESIGN: Using it from Nest). */
 export function socketIoConnect(io$: SyncomModuleOptions['io'] = {}): (node: Dialed) => SyncLink {
   return (node) => createSocketIoLink(io(node.url, { transports: ['websocket'], ...io$, auth: { token: node.token } }));
 }
