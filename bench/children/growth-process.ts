@@ -63,7 +63,7 @@ async function freshFills(n: number, samples: number): Promise<number[]> {
 }
 
 async function getRates(s: Storage, n: number, samples: number, ops: number): Promise<number[]> {
-  const ids = [...s.parts.committer.committed.keys()];
+  const ids = [...s.replica.records.keys()];
   if (ids.length !== n) throw new Error(`growth: the store holds ${ids.length} records, not ${n}`);
   const picks = randomIndexes(ops, n, 11);
   const rates: number[] = [];
@@ -126,7 +126,7 @@ async function run(plan: GrowthPlan): Promise<Record<number, SizeSamples>> {
   const { path, storage } = await openStore('growth');
   try {
     const unit = storage.sync.unit({ access: 'public', pageSize: PAGE_SIZE });
-    await storage.parts.committer.idle();
+    await storage.replica.idle();
     const heap0 = heapAfterGc();
     let at = 0;
     for (const p of sizes) {
@@ -138,7 +138,7 @@ async function run(plan: GrowthPlan): Promise<Record<number, SizeSamples>> {
       const t = performance.now();
       await fill(storage, at, p.n, stamps);
       at = p.n;
-      await storage.parts.committer.idle();
+      await storage.replica.idle();
       log(`filled to ${label(p.n)}: ${((performance.now() - t) / 1000).toFixed(1)} s`);
       if (p.insert && slice > 0) {
         o.insert = Array.from({ length: samples }, (_, k) => sliceRate(stamps, first + k * slice, first + (k + 1) * slice));

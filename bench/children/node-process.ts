@@ -51,7 +51,7 @@ serve({
     storage = s;
     if (url) {
       await bootstrapFrom(s, { url, token });
-      await s.parts.committer.idle();
+      await s.replica.idle();
     }
     return { id: s.id };
   },
@@ -61,7 +61,7 @@ serve({
   async register(args) {
     const { url, token } = args as { url: string; token: string };
     const s = the();
-    await s.parts.committer.idle();
+    await s.replica.idle();
     const startedAt = clockMs();
     await s.sync.addNode({ url, token });
     return { startedAt };

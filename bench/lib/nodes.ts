@@ -88,7 +88,7 @@ export function bootstrapFrom(dialer: Storage, node: string | { url: string; tok
 export function armReached(storage: Storage, stream: string, target: number): Promise<number> {
   let at = 0;
   const check = () => {
-    if ((storage.parts.committer.cvec[stream] ?? 0) < target) return false;
+    if ((storage.replica.committedVector[stream] ?? 0) < target) return false;
     at ||= clockMs();
     return true;
   };

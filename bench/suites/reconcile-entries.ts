@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Entry, Stamp } from '../../libs/syncom/src';
-import { entryItem, type ReconcileItem } from '../../libs/syncom/src/sync/reconcile';
+import { entryItem, type ReconcileItem } from '../../libs/syncom/src/reconcile';
 import { makeRecord } from '../lib/record';
 
 /*

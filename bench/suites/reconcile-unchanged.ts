@@ -44,9 +44,9 @@ export function reconcileUnchangedSuite(profile: Profile): Suite {
   let turn = 0;
   const once = async () => {
     const d = dialer as Storage;
-    const heads = [d.parts.committer.chead, hub?.parts.committer.chead];
+    const heads = [d.replica.committedHead, hub?.replica.committedHead];
     const ms = await cpuMs(() => d.sync.forceSync());
-    if (d.parts.committer.chead !== heads[0] || hub?.parts.committer.chead !== heads[1]) throw new Error(`${UNCHANGED}: a reconciliation of equal stores logged ops`);
+    if (d.replica.committedHead !== heads[0] || hub?.replica.committedHead !== heads[1]) throw new Error(`${UNCHANGED}: a reconciliation of equal stores logged ops`);
     return ms;
   };
   return {
@@ -59,9 +59,9 @@ export function reconcileUnchangedSuite(profile: Profile): Suite {
           const [h, d] = [hub as Storage, dialer as Storage];
           turn++;
           await Promise.all(ids.slice(0, WRITES).map((id) => h.update(id, { n: -turn })));
-          const target = h.parts.committer.cvec[h.id];
-          await reached(d, () => (d.parts.committer.cvec[h.id] ?? 0) >= target, `${UNCHANGED}: the dialer applied the writes`);
-          await Promise.all([h.parts.committer.idle(), d.parts.committer.idle()]);
+          const target = h.replica.committedVector[h.id];
+          await reached(d, () => (d.replica.committedVector[h.id] ?? 0) >= target, `${UNCHANGED}: the dialer applied the writes`);
+          await Promise.all([h.replica.idle(), d.replica.idle()]);
           return once();
         },
       },
@@ -76,7 +76,7 @@ export function reconcileUnchangedSuite(profile: Profile): Suite {
       const records = await bootstrapFrom(d, HUB_URL);
       if (records !== size) throw new Error(`${UNCHANGED}: the bootstrap carried ${records} records, not ${size}`);
       await reached(d, () => d.sync.peers()[0]?.subscribed === true, `${UNCHANGED}: the dialer subscribed`);
-      await Promise.all([h.parts.committer.idle(), d.parts.committer.idle()]);
+      await Promise.all([h.replica.idle(), d.replica.idle()]);
       first = await once();
       process.stderr.write(`  ${at}: the first reconciliation (both digest indexes built) took ${first.toFixed(0)} ms of CPU\n`);
     },

@@ -1,5 +1,5 @@
 import { createMemoryLink, open, type HostUnit, type MemoryLink, type Storage } from '../../libs/syncom/src';
-import { createReconciler, entryItem, ItemIndex, type Message, type ReconcileItem, type Reconciler } from '../../libs/syncom/src/sync/reconcile';
+import { createReconciler, entryItem, ItemIndex, type Message, type ReconcileItem, type Reconciler } from '../../libs/syncom/src/reconcile';
 import { SharedRuns, timed } from '../lib/measure';
 import { baseEntry, baseItems, PER_MS, T0, updatedEntry } from './reconcile-entries';
 import { reconcileUnchangedSuite } from './reconcile-unchanged';
@@ -305,14 +305,14 @@ export function reconcileBootstrapSuite(profile: Profile): Suite {
   /** Cut the dialer off, change 100 records at the host until its retention passed the dialer's cursor. */
   const away = async (h: Storage, d: Storage) => {
     const cursor = d.sync.peers()[0]?.cursor;
-    if (!cursor || !h.parts.log.cursor(cursor).ok) throw new Error(`${BOOT}: the dialer holds no live cursor before going away`);
+    if (!cursor || !h.replica.cursor(cursor).ok) throw new Error(`${BOOT}: the dialer holds no live cursor before going away`);
     link().cut();
     const changed = [...new Set(Array.from(randomIndexes(CHANGED * 4, size, 1000 + cycle), (i) => ids[i]))].slice(0, CHANGED);
     if (changed.length < CHANGED) throw new Error(`${BOOT}: picked ${changed.length} records, not ${CHANGED}`);
-    for (let r = 0; h.parts.log.cursor(cursor).ok; r++) {
+    for (let r = 0; h.replica.cursor(cursor).ok; r++) {
       if (r >= 100) throw new Error(`${BOOT}: the host's retention never passed the dialer's cursor`);
       await Promise.all(changed.map((id) => h.update(id, { n: -(cycle * 1000 + r) })));
-      await h.parts.committer.idle();
+      await h.replica.idle();
     }
   };
 

@@ -30,7 +30,7 @@ async function openLine(): Promise<Line> {
   const b = await openDialer('b', unit);
   await Promise.all([bootstrapFrom(a), bootstrapFrom(b)]);
   // The bootstraps' commits settle first, so timing starts on a quiet line.
-  await Promise.all([hub, a, b].map((s) => s.parts.committer.idle()));
+  await Promise.all([hub, a, b].map((s) => s.replica.idle()));
   return { hub, a, b };
 }
 
@@ -39,7 +39,7 @@ async function closeLine(line: Line): Promise<void> {
 }
 
 /** How many of A's ops B has applied: its committed vector at A's stream. */
-const appliedAtB = ({ a, b }: Line) => b.parts.committer.cvec[a.id] ?? 0;
+const appliedAtB = ({ a, b }: Line) => b.replica.committedVector[a.id] ?? 0;
 
 /** One run: A inserts `ops` records, 100 in flight; timed from the first insert until B has applied the last. */
 async function runThroughput(ops: number): Promise<number> {

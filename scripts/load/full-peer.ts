@@ -82,7 +82,7 @@ export class FullPeer {
 
   /** Whether this peer's log holds every stream of `vector`. */
   covers(vector: Vector): boolean {
-    const mine = this.storage.parts.log.vector;
+    const mine = this.storage.replica.vector;
     return Object.entries(vector).every(([k, n]) => (mine[k] ?? 0) >= n);
   }
 

@@ -49,12 +49,12 @@ export class HealthController {
     const s = this.storage;
     const peers = s.sync.peers();
     const hosted = s.sync.hosted();
-    const log = s.parts.log;
+    const log = s.replica;
     const brief: HubHealth = {
       ok: true,
       id: s.id,
       uptime: Math.round(process.uptime()),
-      counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted.length, records: s.parts.committer.committed.size },
+      counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted.length, records: log.records.size },
       log: { floor: log.floor, head: log.head, size: log.head - log.floor },
     };
     return this.detail ? { ...brief, vector: log.vector, peers, hosted } : brief;

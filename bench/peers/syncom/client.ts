@@ -21,11 +21,11 @@ const connect = (node: { url: string; token?: string }) =>
 serveClient(async ({ url, token, role, writer, signatures }) => {
   const s = await open({ path: role, backend: memoryBackend(), sync: { connect, signatures } });
   await bootstrapFrom(s, { url, token });
-  await s.parts.committer.idle();
+  await s.replica.idle();
   const stream = writer?.id ?? s.id;
   return {
     info: { id: s.id },
-    held: () => s.parts.committer.cvec[stream] ?? 0,
+    held: () => s.replica.committedVector[stream] ?? 0,
     onChange(listener) {
       // Not 'change' alone: a reader whose feed fell behind the server's log is caught up by a bootstrap
       // (reconciled records, then a vector granted), which moves the vector without a 'change' at the end.

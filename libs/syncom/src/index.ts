@@ -2,9 +2,10 @@ export { SyncomError, isSyncomError } from './errors';
 export { ERROR_CODES, errorCodeInfo, isSyncomErrorCode, MAX_REMOTE_CODE, remoteErrorCode } from './errors';
 export type { ErrorCodeGroup, ErrorCodeInfo } from './errors';
 export type { SyncomErrorCode, SyncomErrorDetails } from './errors';
-export { open, Storage, RecordHandle, applyPeerOps, createClock } from './storage';
+export { open } from './open';
+export { Storage, RecordHandle, Replica, applyPeerOps, createClock } from './storage';
 export type {
-  ApplyCounts, Clock, ListedRecord, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,
+  ApplyCounts, Clock, ListedRecord, ReplicaSubmit, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,
   StorageEvents, StorageHooks, SyncOptions, Via, WriteOptions,
 } from './storage';
 export type { Backend } from './backend';

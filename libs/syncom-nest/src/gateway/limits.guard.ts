@@ -29,7 +29,7 @@ export class SyncomLimitsGuard implements CanActivate {
     @Inject(SYNCOM_GATEWAY_OPTIONS) private readonly options: SyncomGatewayOptions,
   ) {
     // The storage's clock, as the engine's own unit uses: a test clock drives the refill too.
-    this.buckets = new PeerBuckets(options.limits?.opsPerSecond, () => this.storage.parts.clock.now());
+    this.buckets = new PeerBuckets(options.limits?.opsPerSecond, () => this.storage.replica.now());
   }
 
   canActivate(context: ExecutionContext): boolean {

@@ -45,7 +45,7 @@ const CHUNK = 64 * 1024;
 export async function exportCommand(path: string, o: ExportOptions, io: CliIo): Promise<number> {
   const { storage, problems, close } = await openReadOnly(await findStorage(path));
   try {
-    const committed = storage.parts.committer.committed;
+    const committed = storage.replica.records;
     let chunk = '';
     for (const id of [...committed.keys()].sort()) {
       const line = exportLine(committed.get(id) as Entry, storage.isSealed(id), o);

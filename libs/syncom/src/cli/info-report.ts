@@ -74,18 +74,17 @@ function countRecords(entries: Iterable<Entry>, sealed: ReadonlySet<string>): In
 
 /** Gather the report from a storage opened read-only. */
 export function infoReport(storage: Storage, path: string, problems: string[]): InfoReport {
-  const { log, committer } = storage.parts;
+  const log = storage.replica;
+  const shape = log.describeLog();
   const nodes = storage.sync.listNodes().map((rec): NodeInfo => ({
     url: rec.url, enabled: rec.enabled, scopes: rec.scopes, hasToken: rec.token !== undefined, cursor: rec.cursor,
     lastSync: rec.lastSync, lag: lagOf(rec, storage.id, log.vector), acked: rec.acked, remote: rec.remote,
   }));
   return {
     path, id: storage.id, epoch: log.epoch, floor: log.floor, head: log.head, eventId: log.eventId(), chain: log.chain,
-    vector: { ...log.vector }, sealedSeq: log.sealedSeq,
-    segments: log.segments.map(({ from, to, minTs, maxTs }) => ({ from, to, minTs, maxTs })),
-    openBatches: log.batches.map(({ from, to }) => ({ from, to })),
+    vector: { ...log.vector }, sealedSeq: shape.sealedSeq, segments: shape.segments, openBatches: shape.openBatches,
     ops: log.read(log.floor).length,
-    records: countRecords(committer.committed.values(), storage.sealed),
+    records: countRecords(log.records.values(), storage.sealed),
     nodes, problems,
   };
 }

@@ -46,7 +46,7 @@ export function formatInfo(r: InfoReport): string {
 export async function infoCommand(path: string, json: boolean, io: CliIo): Promise<number> {
   const inspected = await openReadOnly(await findStorage(path));
   try {
-    const report = infoReport(inspected.storage, inspected.storage.parts.options.path, inspected.problems);
+    const report = infoReport(inspected.storage, inspected.storage.replica.options.path, inspected.problems);
     await writeOut(io.stdout, json ? JSON.stringify(report, null, 2) + '\n' : formatInfo(report));
     return report.problems.length ? EXIT_FAULTS : EXIT_OK;
   } finally {

@@ -1,5 +1,5 @@
 import { formatEventId } from '../log/event-id';
-import type { OpLog } from '../log/op-log';
+import type { Replica } from '../storage/replica';
 import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK, writeOut } from './io';
 import { opJson, opLine } from './op-line';
 import { openReadOnly } from './open-read-only';
@@ -19,7 +19,7 @@ export interface LogOptions {
  *
  * @throws CliError exit 2 naming why the id does not fit this log.
  */
-export function startOf(log: OpLog, from: string | undefined): number {
+export function startOf(log: Replica, from: string | undefined): number {
   if (from === undefined) return log.floor + 1;
   const value = /^\d+$/.test(from) ? formatEventId(log.epoch, Number(from)) : from;
   const c = log.cursor(value);
@@ -42,7 +42,7 @@ export function startOf(log: OpLog, from: string | undefined): number {
 export async function logCommand(path: string, o: LogOptions, io: CliIo): Promise<number> {
   const { storage, problems, close } = await openReadOnly(await findStorage(path));
   try {
-    const { log } = storage.parts;
+    const log = storage.replica;
     const start = startOf(log, o.from);
     const entries = log.read(start - 1, o.limit);
     const lines = entries.map((e) => (o.json ? JSON.stringify(opJson(log.eventId(e.pos), e)) : opLine(log.eventId(e.pos), e)));

@@ -1,4 +1,4 @@
-import { open } from '../storage/open';
+import { open } from '../open';
 import type { Storage } from '../storage/storage';
 import { REMOTE_DIR } from '../sync/registry';
 import { requireIntact, type StorageDir } from './storage-dir';

@@ -1,4 +1,4 @@
-import { open } from '../storage/open';
+import { open } from '../open';
 import type { Storage } from '../storage/storage';
 import type { SyncLink } from '../link/contract';
 import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK } from './io';

@@ -36,8 +36,8 @@ export interface CommitHooks {
   committed(batch: readonly Pending[], from: number): void;
   /** A record write or a seal failed after the commit point. */
   failed(e: SyncomError): void;
-  /** Scrub a purged id from the log and the record files. */
-  scrub(id: string): Promise<void>;
+  /** Scrub a purged id from the log and the record files (`committed`: the records as they stand). */
+  scrub(id: string, committed: Map<string, Entry>): Promise<void>;
   /** Start signing an op of this node's (one without a sig); undefined when nothing is to sign. */
   sign(op: Op): Promise<void> | undefined;
 }
@@ -198,7 +198,7 @@ export class Committer {
   private async persist(batch: Pending[]): Promise<void> {
     await this.record(false);
     for (const p of batch) {
-      if (p.scrub) await this.hooks.scrub(p.op.id).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
+      if (p.scrub) await this.hooks.scrub(p.op.id, this.committed).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
       if (p.afterPersist) p.resolve();
     }
   }

@@ -1,6 +1,6 @@
 import type { Entry } from '../crdt';
-import { entryDigest, hashItem, ItemIndex, type ItemSet, type ReconcileItem, WIRE_LIMITS } from '../sync/reconcile';
-import type { Storage } from './storage';
+import { entryDigest, hashItem, ItemIndex, type ItemSet, type ReconcileItem, WIRE_LIMITS } from '../reconcile';
+import type { Replica } from './replica';
 
 /** Ids waiting to be digested again at most: past this a commit brings them up to date (about 10-30 ms of digests). */
 const FLUSH_AT = 1024;
@@ -32,10 +32,10 @@ export class RecordDigests {
   private readonly members = new Map<string, Set<string>>();
   private readonly dirty = new Set<string>();
 
-  constructor(private readonly storage: Storage) {
+  constructor(private readonly storage: Replica) {
     // Subscribed before the scan, in the same synchronous turn: no commit falls between them.
-    storage.parts.events.on('change', (op) => this.touched(op.id));
-    for (const [id, e] of storage.parts.committer.committed) {
+    storage.onChange((op) => this.touched(op.id));
+    for (const [id, e] of storage.records) {
       const h = this.heldOf(id, e);
       if (h) this.hold(h);
     }
@@ -116,7 +116,7 @@ export class RecordDigests {
   /** Bring one id's item up to date: moved, changed or taken out. */
   private refresh(id: string): void {
     const old = this.held.get(id);
-    const now = this.heldOf(id, this.storage.parts.committer.committed.get(id));
+    const now = this.heldOf(id, this.storage.records.get(id));
     if (old && now && old.scope === now.scope && old.item.ts === now.item.ts && old.item.digest === now.item.digest) return;
     if (old) {
       this.all.delete(id);
@@ -135,10 +135,10 @@ export class RecordDigests {
 /** The set of a label no record is in; never changed (nothing is put in it). */
 const EMPTY = new ItemIndex();
 
-const indexes = new WeakMap<Storage, RecordDigests>();
+const indexes = new WeakMap<Replica, RecordDigests>();
 
-/** A storage's digest index, built at the first call. */
-export function recordDigests(storage: Storage): RecordDigests {
+/** A replica's digest index, built at the first call. */
+export function recordDigests(storage: Replica): RecordDigests {
   let d = indexes.get(storage);
   if (!d) indexes.set(storage, (d = new RecordDigests(storage)));
   return d;

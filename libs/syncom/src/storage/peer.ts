@@ -6,6 +6,7 @@ import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubFo
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import type { StorageHooks } from './options';
+import { partsOf, type StorageParts } from './parts';
 import type { Storage } from './storage';
 
 /** The counts of one page applied (the `sync` event's fields). */
@@ -49,9 +50,9 @@ export interface PeerApplyOptions {
  * shape): one OP_MALFORMED on storage.on('error') with their count and the
  * first reason, as checkAll does for the ops that unpacked but failed a check.
  */
-export function reportUnpacked(storage: Storage, page: { malformed: number; reason?: string }, url: string): void {
+export function reportUnpackedOps(storage: StorageParts, page: { malformed: number; reason?: string }, url: string): void {
   if (page.malformed === 0) return;
-  storage.parts.events.emit('error', new SyncomError('OP_MALFORMED', `${page.malformed} op(s) malformed: ${page.reason ?? 'not an op'}`, { count: page.malformed, url }));
+  storage.events.emit('error', new SyncomError('OP_MALFORMED', `${page.malformed} op(s) malformed: ${page.reason ?? 'not an op'}`, { count: page.malformed, url }));
 }
 
 const zero = (): ApplyCounts => ({ applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, outOfScope: 0 });
@@ -68,8 +69,8 @@ function mergeFault(op: Op, now: number, maxSkew: number): { code: 'OP_MALFORMED
   return ts - now > maxSkew ? { code: 'SKEW', reason: `its entry holds ts ${ts}, more than ${maxSkew} ms ahead of ${now}` } : undefined;
 }
 
-function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCounts & { skew: number }): Op[] {
-  const { clock, options } = storage.parts;
+function checkAll(storage: StorageParts, input: readonly unknown[], counts: ApplyCounts & { skew: number }): Op[] {
+  const { clock, options } = storage;
   const ops: Op[] = [];
   const bad = new Map<'OP_MALFORMED' | 'SKEW', { first: unknown; count: number; reason: string }>();
   const maxSkew = options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
@@ -85,7 +86,7 @@ function checkAll(storage: Storage, input: readonly unknown[], counts: ApplyCoun
     b.count++;
     bad.set(code, b);
   }
-  for (const [code, b] of bad) storage.parts.events.emit('error', new SyncomError(code, `${b.count} op(s) malformed: ${b.reason}`, { op: b.first, count: b.count }));
+  for (const [code, b] of bad) storage.events.emit('error', new SyncomError(code, `${b.count} op(s) malformed: ${b.reason}`, { op: b.first, count: b.count }));
   return ops;
 }
 
@@ -122,8 +123,8 @@ function signatureErrors(counts: ApplyCounts, first: { forged?: Op; unsigned?: O
 
 type BeforeApply = NonNullable<StorageHooks['beforeApply']>;
 
-function beforeApplyOf(storage: Storage): BeforeApply | undefined {
-  return storage.parts.options.hooks?.beforeApply ?? storage.parts.options.sync?.hooks?.beforeApply;
+function beforeApplyOf(storage: StorageParts): BeforeApply | undefined {
+  return storage.options.hooks?.beforeApply ?? storage.options.sync?.hooks?.beforeApply;
 }
 
 async function decide(hook: BeforeApply | undefined, ops: Op[], via: Via): Promise<boolean[]> {
@@ -133,8 +134,8 @@ async function decide(hook: BeforeApply | undefined, ops: Op[], via: Via): Promi
   return out;
 }
 
-function validatorSays(storage: Storage, op: Op, entry: Entry | undefined): string[] | undefined {
-  const schema = storage.parts.schema;
+function validatorSays(storage: StorageParts, op: Op, entry: Entry | undefined): string[] | undefined {
+  const schema = storage.schema;
   if (!schema || isScrubbed(op)) return undefined;
   if (op.type === 'write') { const r = schema.validateWrite(op.data ?? {}); return r.ok ? undefined : r.errors; }
   if (op.type === 'set') {
@@ -149,13 +150,13 @@ function validatorSays(storage: Storage, op: Op, entry: Entry | undefined): stri
  * page): skipped — logged and relayed, so its origin's stream has no hole,
  * and counted — and the sealed record stays as it is here.
  */
-function keptSealed(storage: Storage, op: Op): boolean {
+function keptSealed(storage: StorageParts, op: Op): boolean {
   return op.type !== 'advance' && storage.sealed.has(op.id);
 }
 
 /** Queue one checked op; returns its commit promise, or undefined for a duplicate or a gap. */
-function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts & { invalid: number }): Promise<void> | undefined {
-  const { committer, schema, clock, events } = storage.parts;
+function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts & { invalid: number }): Promise<void> | undefined {
+  const { committer, schema, clock, events } = storage;
   const cls = classifyOp(committer.pvec, op);
   if (cls !== 'next') { counts[cls === 'duplicate' ? 'duplicates' : 'gaps']++; return undefined; }
   const entry = committer.current(op.id);
@@ -189,9 +190,9 @@ function submitOne(storage: Storage, op: Op, allowed: boolean, o: PeerApplyOptio
  * record written and then changed in one page is scoped as it will be. A sealed record plays no
  * part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
  */
-function withinScope(storage: Storage, ops: Op[], inScope: NonNullable<PeerApplyOptions['inScope']>, counts: ApplyCounts): Op[] {
+function withinScope(storage: StorageParts, ops: Op[], inScope: NonNullable<PeerApplyOptions['inScope']>, counts: ApplyCounts): Op[] {
   const page = new Map<string, Entry | undefined>();
-  const seen = (id: string) => (storage.sealed.has(id) ? undefined : page.has(id) ? page.get(id) : storage.parts.committer.current(id));
+  const seen = (id: string) => (storage.sealed.has(id) ? undefined : page.has(id) ? page.get(id) : storage.committer.current(id));
   return ops.filter((op) => {
     const entry = seen(op.id);
     if (!inScope(op, entry)) return (counts.outOfScope++, false);
@@ -210,21 +211,21 @@ function withinScope(storage: Storage, ops: Op[], inScope: NonNullable<PeerApply
  * The whole page is verified and judged before any of it is queued, so a
  * beforeApply hook that throws leaves nothing of it taken (GUAR-16).
  */
-export async function applyPeerOps(storage: Storage, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
+export async function applyPeerPage(storage: StorageParts, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
   const counts = { ...zero(), skew: 0, invalid: 0 };
-  const mode = o.signatures ?? storage.parts.options.sync?.signatures ?? 'verify';
+  const mode = o.signatures ?? storage.options.sync?.signatures ?? 'verify';
   const checked = checkAll(storage, input, counts);
   const hook = beforeApplyOf(storage);
   // The whole page at once: verifying chunk k+1 while chunk k was applied was measured slower on
   // hub ingest (0.61 of verify at 64-op chunks, 0.55 at 256, against 0.655), smaller commit batches costing more.
   const first: { forged?: Op; unsigned?: Op } = {};
-  let ops = judge(checked, mode === false ? undefined : await verifyOps(checked), { mode, self: storage.id }, counts, first);
+  let ops = judge(checked, mode === false ? undefined : await verifyOps(checked), { mode, self: storage.keys.id }, counts, first);
   if (o.inScope) ops = withinScope(storage, ops, o.inScope, counts);
   let allowed: boolean[];
   try {
     allowed = await decide(hook, ops, o.via);
   } catch (e) {
-    return { ...counts, touched: {}, errors: signatureErrors(counts, first, o.via.url, storage.id), refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
+    return { ...counts, touched: {}, errors: signatureErrors(counts, first, o.via.url, storage.keys.id), refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
   }
   const touched: Vector = {};
   // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
@@ -234,6 +235,14 @@ export async function applyPeerOps(storage: Storage, input: readonly unknown[], 
     if (p) { commits.push(p); touched[opStreamKey(op)] = op.seq; }
   });
   await Promise.all(commits);
-  if (counts.applied + counts.skipped > 0) storage.parts.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
-  return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url, storage.id) };
+  if (counts.applied + counts.skipped > 0) storage.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
+  return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url, storage.keys.id) };
+}
+
+/**
+ * Apply a peer's page to a storage through the one pipeline (see
+ * applyPeerPage): what a host of your own calls with the ops a peer pushed.
+ */
+export function applyPeerOps(storage: Storage, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
+  return applyPeerPage(partsOf(storage), input, o);
 }

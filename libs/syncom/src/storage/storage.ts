@@ -1,51 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
-import type { LogEvent, OpLog } from '../log';
-import { addDigest } from '../op';
 import { FLAG_SEALED } from '../op/pack';
-import { GLOBAL_SCOPE, type Op, streamKey, type Vector } from '../op/types';
-import type { Schema } from '../schema';
-import type { Backend } from '../backend/types';
-import type { BackendLock } from '../backend/lock';
+import { GLOBAL_SCOPE, type Op } from '../op/types';
 import type { SyncManager } from '../sync/manager';
-import type { Clock } from './clock';
-import type { RecordStore } from './records';
-import type { Committer, Via } from './commit';
-import { Emitter } from './emitter';
-import { markMade } from './own-ops';
-import type { NodeKeys } from './keys';
 import {
   addBody, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite,
 } from './local-ops';
-import type { ListedRecord, OpenOptions, RecordMeta, WriteOptions } from './options';
+import { makeOwnOp, type OwnOpBody } from './make-op';
+import type { ListedRecord, RecordMeta, WriteOptions } from './options';
+import { bindParts, type StorageEvents, type StorageParts } from './parts';
 import { RecordHandle } from './record-handle';
+import type { Replica } from './replica';
 
-/** The events of a storage (Lifecycle and events). */
-export type StorageEvents = {
-  change: [op: Op, via: Via | null];
-  log: [event: LogEvent];
-  apply: [event: { peer: Via; applied: number; skipped: number }];
-  error: [error: SyncomError];
-  schema: [event: { kind: 'drift'; peer: string; version: number; hash: string; local: { version: number; hash: string } | null } | { kind: 'held-lost'; lost: number }];
-};
-
-/** What open() wires together. */
-export interface StorageParts {
-  options: OpenOptions;
-  keys: NodeKeys;
-  clock: Clock;
-  log: OpLog;
-  committer: Committer;
-  records: RecordStore;
-  backend: Backend;
-  schema?: Schema;
-  events: Emitter<StorageEvents>;
-  /** Ids sealed for this node alone, as open() read them from the records and the log (GUAR-19). */
-  sealed?: Set<string>;
-  /** The path's exclusive lock, released at close() (one owner per storage path). */
-  lock?: BackendLock;
-}
+export type { StorageEvents, StorageParts } from './parts';
 
 /**
  * A storage (DESIGN: Storage API): writes become signed ops, logged, then
@@ -54,17 +22,28 @@ export interface StorageParts {
 export class Storage {
   /** This node's id: its raw Ed25519 public key, base64url (SIG-2). */
   readonly id: string;
-  /** The sync API (storage.sync). */
-  sync!: SyncManager;
   /** Ids of records sealed for this node alone: their ops never leave it (GUAR-19). */
   readonly sealed: Set<string>;
-  protected closed = false;
-  private readonly views = new WeakMap<Entry, Record<string, unknown>>();
-  readonly scopes = new Map<string, string>();
 
-  constructor(readonly parts: StorageParts) {
+  /**
+   * Made by open(), which builds the parts, the replica port over them and
+   * the sync manager over the port, in that order.
+   * @param sync The sync API (storage.sync).
+   * @param replica The replica port: what replication, tools and apps read of this storage beside its API.
+   */
+  constructor(private readonly parts: StorageParts, readonly sync: SyncManager, readonly replica: Replica) {
     this.id = parts.keys.id;
-    this.sealed = parts.sealed ?? new Set<string>();
+    this.sealed = parts.sealed;
+    bindParts(this, parts);
+  }
+
+  /** The scope of each record a scope function placed (absent: '*'). */
+  get scopes(): Map<string, string> {
+    return this.parts.scopes.map;
+  }
+
+  private get closed(): boolean {
+    return this.parts.state.closed;
   }
 
   on<K extends keyof StorageEvents>(event: K, listener: (...args: StorageEvents[K]) => void): () => void {
@@ -177,11 +156,11 @@ export class Storage {
   /** Stop sync, stop taking writes, wait for the pipeline, seal the log (LIFE-24, LIFE-25). */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
+    this.parts.state.closed = true;
     try {
-      await this.sync?.stop();
+      await this.sync.stop();
       await this.parts.committer.close();
-      await this.sync?.flush();
+      await this.sync.flush();
       this.parts.events.removeAll();
     } finally {
       await this.parts.lock?.release();
@@ -208,7 +187,7 @@ export class Storage {
 
   /** The scope the record is in (default '*'). */
   scopeOf(id: string): string {
-    return this.scopes.get(id) ?? '*';
+    return this.parts.scopes.scopeOf(id);
   }
 
   /** The record's meta. */
@@ -221,29 +200,17 @@ export class Storage {
 
   /** The record's fields as read (cached per entry state; callers clone). */
   view(e: Entry): Record<string, unknown> {
-    let v = this.views.get(e);
-    if (!v) this.views.set(e, (v = readEntry(e)));
-    return v;
+    return this.parts.scopes.view(e);
   }
 
   /** Recompute a record's scope from its data (after an op changed it). */
   rescope(e: Entry): void {
-    // Without a scope function every record is '*' (scopeOf's default): nothing to keep.
-    if (!this.parts.options.sync?.scope || e.purged || isHidden(e)) return;
-    try {
-      this.scopes.set(e.id, this.scopeFor(e.id, this.view(e)));
-    } catch {
-      // A scope function that throws leaves the record where it was (SCOPE-18 is the host's refusal).
-    }
+    this.parts.scopes.rescope(e);
   }
 
-  /** The scope function of sync options, over a record's data; '*' when it throws. */
+  /** The scope function of sync options, over a record's data; '*' without one. */
   scopeFor(id: string, data: Record<string, unknown>): string {
-    const fn = this.parts.options.sync?.scope;
-    if (!fn) return '*';
-    const s = fn(id, data);
-    if (typeof s !== 'string' || s.length === 0) throw new SyncomError('INVALID_ARGUMENT', `the scope function gave ${String(s)} for ${id}`);
-    return s;
+    return this.parts.scopes.scopeFor(id, data);
   }
 
   /** Validate a write (a fresh copy) and fold the validator's defaults into it (KIND-16). */
@@ -264,10 +231,10 @@ export class Storage {
   /** The scope an op of this body leaves the record in (SCOPE-4..8). */
   private scopeOfBody(e: Entry | undefined, body: OpBody): string {
     // Without a scope function every record is '*': no view of the record to build on every write.
-    if (!this.parts.options.sync?.scope) return GLOBAL_SCOPE;
+    if (!this.parts.scopes.scoped) return GLOBAL_SCOPE;
     if (body.type === 'write') return this.scopeFor(body.id, body.data ?? {});
     if (body.type === 'set') return this.scopeFor(body.id, mergedView(e, body.data ?? {}));
-    return this.scopes.get(body.id) ?? (e && !isHidden(e) ? this.scopeFor(body.id, readEntry(e)) : '*');
+    return this.parts.scopes.map.get(body.id) ?? (e && !isHidden(e) ? this.scopeFor(body.id, readEntry(e)) : '*');
   }
 
   /**
@@ -293,31 +260,11 @@ export class Storage {
     }
   }
 
-  private actorFor(options?: WriteOptions): string | undefined {
-    if (options?.actor !== undefined) return options.actor;
-    const a = this.parts.options.actor;
-    return typeof a === 'function' ? a() : a;
-  }
-
   /**
-   * Stamp (Clocks), sequence (per origin, scope and, for bootstrap ops, the
-   * node joined from; a sealed op in the sealed stream, GUAR-19) and sign
-   * (Signatures) an op of this node. Internal: the sync layer makes its merge
-   * and advance ops here.
+   * Stamp, sequence and sign an op of this node (see makeOwnOp). Internal:
+   * the sync layer makes its merge and advance ops through the replica port.
    */
-  makeOp(body: OpBody & { from?: string; vector?: Vector }, scope: string, options?: WriteOptions): Op {
-    const { committer, clock, schema } = this.parts;
-    const seq = (options?.sealed ? committer.sealedSeq : (committer.pvec[streamKey(this.id, scope, body.from)] ?? 0)) + 1;
-    const op: Op = { origin: this.id, seq, ts: clock.next(), type: body.type, id: body.id, scope };
-    if (body.from !== undefined) op.from = body.from;
-    if (body.data !== undefined) op.data = body.data;
-    if (body.key !== undefined) op.key = body.key;
-    if (body.value !== undefined) op.value = body.value;
-    if (body.vector !== undefined) op.vector = body.vector;
-    if (schema && body.type !== 'merge' && body.type !== 'advance') op.v = schema.version;
-    const actor = this.actorFor(options);
-    if (actor !== undefined) op.actor = actor;
-    // The sig itself is made by the committer, off the main thread, before the append.
-    return markMade(this.parts.options.sync?.signatures === false ? op : addDigest(op));
+  makeOp(body: OwnOpBody, scope: string, options?: WriteOptions): Op {
+    return makeOwnOp(this.parts, body, scope, options);
   }
 }

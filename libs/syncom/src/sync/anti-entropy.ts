@@ -2,10 +2,10 @@ import { applyOp, type Entry } from '../crdt';
 import { SyncomError } from '../errors';
 import type { SyncLink } from '../link/contract';
 import type { Vector } from '../op/types';
-import type { Storage } from '../storage/storage';
+import type { Replica } from '../storage/replica';
 import type { SyncTelemetry } from '../telemetry';
 import { joinPage, mergeScope } from './bootstrap';
-import { createReconciler, entryDigest, type Message, MIN_FRAME_LIMIT, RECONCILE_DEFAULTS } from './reconcile';
+import { createReconciler, entryDigest, type Message, MIN_FRAME_LIMIT, RECONCILE_DEFAULTS } from '../reconcile';
 import type { ReconcileAnswer } from './reconcile-host';
 import { inLabel, labelSet, reconcileLabels } from './reconcile-sets';
 
@@ -14,7 +14,7 @@ const MAX_ROUNDS = 64;
 
 /** What a reconciliation with one host needs. */
 export interface ReconcileRun {
-  storage: Storage; link: SyncLink; host: string; url: string; scopes: string[]; pageSize: number;
+  storage: Replica; link: SyncLink; host: string; url: string; scopes: string[]; pageSize: number;
   telemetry: SyncTelemetry;
   /** The host's reconcile frame from hello: this side's messages must fit it. */
   frame?: number;
@@ -95,15 +95,14 @@ async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promi
  */
 async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: Fetched): Promise<number> {
   const { storage } = o;
-  const { committer } = storage.parts;
   const out: Promise<void>[] = [];
   for (const id of ids) {
-    const e = committer.current(id);
+    const e = storage.current(id);
     // A record whose newer state is held here differs at every run until the upgrade; a merge of ours each run would only repeat (our ops went as ops).
     if (!e || storage.isSealed(id) || fetched.outside.has(id) || fetched.held.has(id) || !inLabel(storage.scopeOf(id), label, o.scopes)) continue;
     if (fetched.digests.get(id) === entryDigest(e)) continue;
     const op = storage.makeOp({ type: 'merge', id, data: e as never }, mergeScope(storage, id, e));
-    out.push(committer.submit({ op, flags: 0, via: null, after: applyOp(e, op).entry }));
+    out.push(storage.submit({ op, flags: 0, via: null, after: applyOp(e, op).entry }));
   }
   await Promise.all(out);
   return out.length;

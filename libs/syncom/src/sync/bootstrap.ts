@@ -6,7 +6,7 @@ import { FLAG_GRANTED } from '../log/op-log';
 import { DEFAULT_MAX_SKEW } from '../op';
 import type { Vector } from '../op/types';
 import type { Via } from '../storage/commit';
-import type { Storage } from '../storage/storage';
+import type { Replica } from '../storage/replica';
 import { ATTRS, type SyncTelemetry } from '../telemetry';
 import type { SnapshotPage } from './snapshot';
 import { readNdjson, readSnapshotPage } from './snapshot-page';
@@ -32,24 +32,23 @@ async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
  * commit pipeline does it), and a newer schema's state waits held under
  * `ahead: 'hold'` (GUAR-26; the ids held go to `heldIds`).
  */
-export function joinPage(storage: Storage, entries: unknown[], host: string, via: Via, heldIds?: Set<string>): Promise<void>[] {
-  const { committer, clock } = storage.parts;
-  const maxSkew = storage.parts.options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
+export function joinPage(storage: Replica, entries: unknown[], host: string, via: Via, heldIds?: Set<string>): Promise<void>[] {
+  const maxSkew = storage.options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
   // The whole page is checked before any of it is submitted: a refused page leaves nothing half joined.
   for (const raw of entries) {
     const id = (raw as Entry)?.id;
     if (typeof id !== 'string' || !isEntry(raw, id)) throw new SyncomError('PAGE_FAILED', 'a snapshot page carries a malformed entry');
     // A stamp more than maxSkew ahead would win against every later write here and drag the clock along (GUAR-5).
     const ts = newestTs(raw);
-    if (ts - clock.now() > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot page carries an entry stamped ${ts}, more than ${maxSkew} ms ahead (SKEW)`);
+    if (ts - storage.now() > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot page carries an entry stamped ${ts}, more than ${maxSkew} ms ahead (SKEW)`);
   }
   const out: Promise<void>[] = [];
   const held = new HeldJoins(storage);
   for (const raw of entries as Entry[]) {
     const { id } = raw;
     if (storage.isSealed(id)) continue;
-    clock.observe(raw.latest[0]);
-    const current = committer.current(id);
+    storage.observe(raw.latest[0]);
+    const current = storage.current(id);
     // A purge is final (OPS-10): nothing joins a purged record, and no payload of it enters the log.
     if (current?.purged) continue;
     if (held.holds(raw)) {
@@ -60,13 +59,13 @@ export function joinPage(storage: Storage, entries: unknown[], host: string, via
     }
     const joined = current ? joinEntries(current, raw) : raw;
     const op = storage.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never }, mergeScope(storage, id, joined));
-    out.push(committer.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
+    out.push(storage.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
   }
   return out;
 }
 
 /** The scope of a merge op leaving a record as `e`: a tombstone keeps the scope it had; '*' when the scope function throws. */
-export function mergeScope(storage: Storage, id: string, e: Entry): string {
+export function mergeScope(storage: Replica, id: string, e: Entry): string {
   if (isHidden(e)) return storage.scopeOf(id);
   try {
     return storage.scopeFor(id, readEntry(e));
@@ -76,14 +75,14 @@ export function mergeScope(storage: Storage, id: string, e: Entry): string {
 }
 
 /** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen. */
-export function adopt(storage: Storage, host: string, vector: Vector, via: Via): Promise<void> {
+export function adopt(storage: Replica, host: string, vector: Vector, via: Via): Promise<void> {
   const op = storage.makeOp({ type: 'advance', id: host, from: host, vector }, '*');
-  return storage.parts.committer.submit({ op, flags: FLAG_GRANTED, via });
+  return storage.submit({ op, flags: FLAG_GRANTED, via });
 }
 
 /** What runBootstrap needs: the storage, the link and host, and where progress goes. */
 export interface BootstrapRun {
-  storage: Storage; link: SyncLink; host: string; url: string; scopes: string[];
+  storage: Replica; link: SyncLink; host: string; url: string; scopes: string[];
   progress(received: number, total: number): void;
   /** The bootstrap's span: each snapshot page runs in a child of it (issue 7). */
   traced?: { telemetry: SyncTelemetry; span: Span };

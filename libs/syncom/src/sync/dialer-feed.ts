@@ -2,7 +2,7 @@ import { SyncomError } from '../errors';
 import type { Subscription, SyncLink } from '../link/contract';
 import { unpackOps } from '../op';
 import type { Vector } from '../op/types';
-import { applyPeerOps, type PeerApplyResult, reportUnpacked } from '../storage/peer';
+import type { PeerApplyResult } from '../storage/peer';
 import type { ReconcileRun } from './anti-entropy';
 import { markHeld } from './dialer-push';
 import type { SyncEvents } from './events';
@@ -113,7 +113,7 @@ export class DialerFeed {
       if (res.gaps > 0) this.subscribe(d.rec.cursor);
     } else {
       d.rec.cursor = eventId;
-      d.rec.lastSync = d.m.storage.parts.clock.now();
+      d.rec.lastSync = d.m.storage.now();
       await d.save();
     }
     if (d.behind) void d.recover(false);
@@ -124,10 +124,10 @@ export class DialerFeed {
     const { m, rec } = this.d;
     const unpacked = unpackOps(packed);
     const { ops, malformed } = unpacked;
-    reportUnpacked(m.storage, unpacked, rec.url);
+    m.storage.reportUnpacked(unpacked, rec.url);
     markHeld(this.d.hv, ops);
     const res = await m.telemetry.changesPage(rec.url, ops.length + malformed, async (span) => {
-      const r = await applyPeerOps(m.storage, ops, { via: { url: rec.url, node: rec.remote.id ?? '' }, feedHost: rec.remote.id ?? undefined });
+      const r = await m.storage.applyPage(ops, { via: { url: rec.url, node: rec.remote.id ?? '' }, feedHost: rec.remote.id ?? undefined });
       m.telemetry.pageApplied(span, { role: 'dialer', peer: rec.url }, r, malformed);
       return r;
     });
@@ -160,7 +160,7 @@ export class DialerFeed {
       const progress = (received: number, total: number) => d.m.events.emit('progress', { url, received, total });
       const { eventId, records } = await d.m.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell }));
       d.rec.cursor = eventId || null;
-      d.rec.lastSync = d.m.storage.parts.clock.now();
+      d.rec.lastSync = d.m.storage.now();
       await d.save();
       // Over when its event fires: a listener reading peers() sees it so.
       d.bootstrapping = false;

@@ -16,7 +16,7 @@ export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; version
  */
 export async function sendHello(m: SyncManager, link: SyncLink, rec: NodeRecord): Promise<HelloOutcome> {
   const { storage } = m;
-  const log = storage.parts.log;
+  const log = storage;
   const hello = {
     node: storage.id, vector: log.vector, epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
     versions: [...m.wireVersions], caps: [...CAPABILITIES],

@@ -72,7 +72,7 @@ export class Dialer {
       this.link = link;
       for (const [ev, l] of this.listeners) link.on(ev, l);
       this.m.events.emit('connect', { url: this.rec.url });
-      this.storage.parts.log.appended.add(this.onAppend);
+      this.storage.onAppend(this.onAppend);
       await this.handshake(false);
     } catch (e) {
       this.fail(e);
@@ -84,7 +84,7 @@ export class Dialer {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.antiEntropy);
-    this.storage.parts.log.appended.delete(this.onAppend);
+    this.storage.offAppend(this.onAppend);
     this.feed.close();
     if (this.link) {
       for (const [ev, l] of this.listeners) this.link.off(ev, l);
@@ -102,7 +102,7 @@ export class Dialer {
       url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.feed.subscribed, cursor: r.cursor, lastSync: r.lastSync,
       pending: this.outbox.length, behind: this.behind, stuck: this.feed.stuck, lastError: this.lastError, bootstrapping: this.bootstrapping,
       incompatible: this.shares === false,
-      incoming: this.connected ? vectorAhead(this.hv, this.storage.parts.log.vector, { self: this.storage.id, allowed: this.allowed() }) : null,
+      incoming: this.connected ? vectorAhead(this.hv, this.storage.vector, { self: this.storage.id, allowed: this.allowed() }) : null,
     };
   }
 
@@ -194,7 +194,7 @@ export class Dialer {
   /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
   private async pushLacking(): Promise<void> {
     this.outbox = [];
-    const log = this.storage.parts.log;
+    const log = this.storage;
     // A stream the host refused stays behind: its next ops are gaps there until the refused op is taken.
     this.behind = await this.pushEntries(log.read(log.floor).filter((e) => this.lacks(e)));
     this.backoff = 0;
@@ -209,7 +209,7 @@ export class Dialer {
       this.hv = mergeVectors(this.hv, ans?.vector ?? {});
       this.loops = 0;
       this.ack();
-      this.rec.lastSync = this.storage.parts.clock.now();
+      this.rec.lastSync = this.storage.now();
       const event = pushedEvent(this.rec.url, frame.length, ans);
       this.m.events.emit('sync', event);
       if (event.gaps > 0) this.behind = true;
@@ -239,7 +239,7 @@ export class Dialer {
   private relay(from: number, to: number): void {
     if (!this.greeted || this.stopped) return;
     if (this.behind) return void this.recover(false);
-    const entries = this.storage.parts.log.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
+    const entries = this.storage.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
     if (entries.length === 0) return;
     this.outbox.push(...entries);
     if (this.outbox.length > (this.m.options.maxOutbox ?? 10_000)) {

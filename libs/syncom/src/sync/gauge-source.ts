@@ -1,5 +1,5 @@
 import { parseEventId } from '../log';
-import type { OpLog } from '../log';
+import type { Replica } from '../storage/replica';
 import type { GaugeSource, PeerGauge } from '../telemetry';
 import type { Dialer } from './dialer';
 import { vectorLag } from './lag';
@@ -7,7 +7,7 @@ import type { SyncManager } from './manager';
 import { allowedScopes } from './scopes';
 
 /** One gauge per hosted node (a node may hold several feeds): its lag is the farthest behind of them. */
-function hostedGauges(hosted: ReturnType<SyncManager['hosted']>, log: OpLog): PeerGauge[] {
+function hostedGauges(hosted: ReturnType<SyncManager['hosted']>, log: Replica): PeerGauge[] {
   const lag = new Map<string, number>();
   for (const f of hosted) {
     // A feed's cursor is a position in this log: what lies past it is not sent yet.
@@ -18,7 +18,7 @@ function hostedGauges(hosted: ReturnType<SyncManager['hosted']>, log: OpLog): Pe
 }
 
 /** One gauge per dialed host; its lag is known while it is connected, by the vector it last answered. */
-function dialerGauges(dialers: Iterable<Dialer>, log: OpLog): PeerGauge[] {
+function dialerGauges(dialers: Iterable<Dialer>, log: Replica): PeerGauge[] {
   return [...dialers].map((d) => {
     const host = d.rec.remote.id;
     const lag = d.connected && host ? vectorLag(log.vector, d.hv, { host, allowed: allowedScopes(d.rec.scopes) }) : undefined;
@@ -32,7 +32,7 @@ function dialerGauges(dialers: Iterable<Dialer>, log: OpLog): PeerGauge[] {
  * manager holds it; the meter only weakly.
  */
 export function gaugeSource(m: SyncManager, dialers: () => Iterable<Dialer>): GaugeSource {
-  const log = m.storage.parts.log;
+  const log = m.storage;
   return {
     live: () => !m.storage.isClosed,
     log: () => ({ ops: log.head - log.floor, floor: log.floor }),

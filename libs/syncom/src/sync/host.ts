@@ -3,8 +3,7 @@ import { SyncomError } from '../errors';
 import type { HostUnit, SubscribeOptions, Subscription } from '../link/contract';
 import { publicKeyOf, unpackOps } from '../op';
 import type { Vector } from '../op/types';
-import { applyPeerOps, reportUnpacked } from '../storage/peer';
-import type { Storage } from '../storage/storage';
+import type { Replica } from '../storage/replica';
 import { ATTRS } from '../telemetry';
 import { Feed } from './feed';
 import {
@@ -93,7 +92,7 @@ export class SyncUnit implements HostUnit {
   private readonly buckets: PeerBuckets;
   private readonly recon: ReconcileHost;
 
-  constructor(private readonly storage: Storage, private readonly manager: SyncManager, private readonly o: UnitOptions = {}) {
+  constructor(private readonly storage: Replica, private readonly manager: SyncManager, private readonly o: UnitOptions = {}) {
     this.access = o.access ?? 'session';
     this.meta = o.meta;
     this.pageSize = positiveInt(o.pageSize, 500, 'pageSize');
@@ -104,11 +103,11 @@ export class SyncUnit implements HostUnit {
       maxConnectionInFlightBytes: positiveInt(o.maxConnectionInFlightBytes, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, 'maxConnectionInFlightBytes'),
       maxFeedsPerConnection: positiveInt(o.maxFeedsPerConnection, 8, 'maxFeedsPerConnection'),
     });
-    this.pager = new SnapshotPager(storage, storage.parts.clock.now, {
+    this.pager = new SnapshotPager(storage, () => storage.now(), {
       max: positiveInt(o.maxPagings, DEFAULT_MAX_PAGINGS, 'maxPagings'),
       perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
     });
-    this.buckets = new PeerBuckets(o.limits?.opsPerSecond, storage.parts.clock.now);
+    this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => storage.now());
     this.recon = new ReconcileHost(storage, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
   }
 
@@ -196,7 +195,7 @@ export class SyncUnit implements HostUnit {
     const key = limitKey(context, hello.token, this.o.authorize !== undefined);
     this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key) });
     this.manager.greeted(hello);
-    const log = this.storage.parts.log;
+    const log = this.storage;
     return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema(),
       version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit, ...this.pushBytes() };
   }
@@ -217,10 +216,10 @@ export class SyncUnit implements HostUnit {
     }
     const unpacked = unpackOps(raw);
     const { ops, malformed } = unpacked;
-    reportUnpacked(this.storage, unpacked, s.url);
+    this.storage.reportUnpacked(unpacked, s.url);
     const allowed = allowedScopes(s.scopes);
-    const scoping = { scopeOf: (id: string, d: Record<string, unknown>) => this.storage.scopeFor(id, d), lastScope: (id: string) => this.storage.scopes.get(id) };
-    const res = await applyPeerOps(this.storage, ops, {
+    const scoping = { scopeOf: (id: string, d: Record<string, unknown>) => this.storage.scopeFor(id, d), lastScope: (id: string) => this.storage.lastScope(id) };
+    const res = await this.storage.applyPage(ops, {
       via: { url: s.url, node: s.node },
       signatures: this.manager.signatures,
       inScope: (op, entry) => opInScope(op, entry, allowed, scoping, this.o.exactScopes === true),
@@ -247,7 +246,7 @@ export class SyncUnit implements HostUnit {
 
   private changes(args: unknown, s: Session, context: object, options: SubscribeOptions): Subscription {
     const scopes = servedScopes((args as { scopes?: unknown })?.scopes, s.scopes);
-    const log = this.storage.parts.log;
+    const log = this.storage;
     const at = log.cursor(options.lastEventId);
     const track = this.o.tracked ?? ((d: unknown) => d);
     if (!at.ok) {
@@ -258,7 +257,7 @@ export class SyncUnit implements HostUnit {
     let feed: Feed | undefined;
     feed = new Feed({
       storage: this.storage, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes,
-      window: this.peers.windowOf(context), now: this.storage.parts.clock.now(),
+      window: this.peers.windowOf(context), now: this.storage.now(),
       send: (page, eventId) => options.onData(track(page, eventId), eventId),
       bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),
       ended: () => this.peers.forget(context, feed),

@@ -1,6 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import { isVector } from '../op/shape';
-import type { Storage } from '../storage/storage';
+import type { Replica } from '../storage/replica';
 import { type ReconcileRun, reconcileLabel } from './anti-entropy';
 import { adopt, type BootstrapRun, runBootstrap } from './bootstrap';
 import { inLabel, reconcileLabels } from './reconcile-sets';
@@ -14,9 +14,9 @@ export interface CaughtUp {
 }
 
 /** Whether this node holds any record of the sets it reconciles with the host: else there is nothing to spare. */
-function holdsData(storage: Storage, scopes: readonly string[]): boolean {
+function holdsData(storage: Replica, scopes: readonly string[]): boolean {
   const labels = reconcileLabels(scopes);
-  for (const id of storage.parts.committer.committed.keys()) {
+  for (const id of storage.records.keys()) {
     if (!storage.isSealed(id) && labels.some((l) => inLabel(storage.scopeOf(id), l, scopes))) return true;
   }
   return false;

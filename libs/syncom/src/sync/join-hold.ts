@@ -1,9 +1,9 @@
 import { type Entry, isEntry } from '../crdt';
 import { FLAG_HELD } from '../op';
 import type { Via } from '../storage/commit';
-import type { Storage } from '../storage/storage';
+import type { Replica } from '../storage/replica';
 import { mergeScope } from './bootstrap';
-import { entryDigest } from './reconcile';
+import { entryDigest } from '../reconcile';
 
 /** What the log holds for a newer schema: the ids with held ops (and their newest version), the held merges' states. */
 interface HeldLog {
@@ -22,11 +22,11 @@ interface HeldLog {
 export class HeldJoins {
   private log?: HeldLog;
 
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: Replica) {}
 
   /** Whether a joined entry waits instead of applying. */
   holds(e: Entry): boolean {
-    const schema = this.storage.parts.schema;
+    const schema = this.storage.schema;
     if (!schema || schema.ahead !== 'hold' || e.purged) return false;
     return (e.v ?? 0) > schema.version || this.read().versions.has(e.id);
   }
@@ -47,13 +47,13 @@ export class HeldJoins {
     const op = storage.makeOp({ type: 'merge', id: raw.id, from: host, data: raw as never }, mergeScope(storage, raw.id, raw));
     op.v = Math.max(raw.v ?? 0, held.versions.get(raw.id) ?? 0);
     held.versions.set(raw.id, op.v);
-    return storage.parts.committer.submit({ op, flags: FLAG_HELD, via });
+    return storage.submit({ op, flags: FLAG_HELD, via });
   }
 
   private read(): HeldLog {
     if (this.log) return this.log;
-    const log = this.storage.parts.log;
-    const version = this.storage.parts.schema?.version ?? 0;
+    const log = this.storage;
+    const version = this.storage.schema?.version ?? 0;
     const held: HeldLog = { versions: new Map(), merges: new Map() };
     for (const e of log.read(log.floor)) {
       const v = e.op.v ?? 0;

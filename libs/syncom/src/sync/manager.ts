@@ -6,7 +6,7 @@ import { opStreamKey } from '../op/types';
 import { FLAG_HELD, FLAG_SEALED } from '../op';
 import { schemaDrift, type SchemaInfo } from '../schema';
 import { Emitter } from '../storage/emitter';
-import type { Storage } from '../storage/storage';
+import type { Replica } from '../storage/replica';
 import { type GaugeSource, SyncTelemetry } from '../telemetry';
 import { Dialer } from './dialer';
 import type { SyncEvents } from './events';
@@ -62,10 +62,10 @@ export class SyncManager {
   /** Held here for as long as the storage lives: the meter holds it only weakly. */
   private readonly gauges: GaugeSource;
 
-  constructor(readonly storage: Storage, readonly options: DialOptions) {
+  constructor(readonly storage: Replica, readonly options: DialOptions) {
     this.events = new Emitter<SyncEvents>();
-    this.registry = new Registry(storage.parts.backend, !!storage.parts.options.durable);
-    this.telemetry = new SyncTelemetry(storage.parts.options.telemetry, storage.id);
+    this.registry = new Registry(storage.backend, !!storage.options.durable);
+    this.telemetry = new SyncTelemetry(storage.options.telemetry, storage.id);
     this.gauges = gaugeSource(this, () => this.dialers.values());
     this.telemetry.observe(this.gauges);
   }
@@ -73,7 +73,7 @@ export class SyncManager {
   /** Load the registry; pin own ops for the registered nodes (LOG-16). */
   async init(): Promise<void> {
     await this.registry.load((e) => this.events.emit('error', e));
-    if (this.options.connect) this.storage.parts.log.options.pinned = (s, entries) => this.pinned(s, entries);
+    if (this.options.connect) this.storage.pinRetention((s, entries) => this.pinned(s, entries));
   }
 
   /** The wire versions this node speaks. */
@@ -200,16 +200,16 @@ export class SyncManager {
    * `held.count` waiting in the log, `held.lost` dropped by retention first (GUAR-27).
    */
   schemaInfo(): (SchemaInfo & { held: { count: number; lost: number } }) | null {
-    const info = this.storage.parts.schema?.info();
+    const info = this.storage.schema?.info();
     if (!info) return null;
-    const { log } = this.storage.parts;
+    const log = this.storage;
     const count = log.read(log.floor).filter((e) => e.flags & FLAG_HELD && (e.op.v ?? 0) > info.version).length;
     return { ...info, held: { count, lost: log.heldLost } };
   }
 
   /** The schema as hello carries it: { version, hash } or null. */
   helloSchema(): SchemaInfo | null {
-    return this.storage.parts.schema?.info() ?? null;
+    return this.storage.schema?.info() ?? null;
   }
 
   /** Drift: the same version with another hash is reported on the storage (SCHEMA-5). */
@@ -217,7 +217,7 @@ export class SyncManager {
     const local = this.helloSchema();
     if (!schema || !schemaDrift(local, schema)) return;
     console.warn(`syncom: schema drift with ${peer}: version ${schema.version}, hash ${schema.hash} here ${local?.hash}`);
-    this.storage.parts.events.emit('schema', { kind: 'drift', peer, version: schema.version, hash: schema.hash, local });
+    this.storage.reportDrift({ kind: 'drift', peer, version: schema.version, hash: schema.hash, local });
   }
 
   /** A host unit greeted a peer (LIFE-14). */

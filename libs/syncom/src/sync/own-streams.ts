@@ -1,7 +1,7 @@
 import { SyncomError } from '../errors';
 import { FLAG_SEALED } from '../op/pack';
 import { opStreamKey, type Vector } from '../op/types';
-import type { Storage } from '../storage/storage';
+import type { Replica } from '../storage/replica';
 
 /**
  * At hello, compare the host's vector with this node's own streams (The log):
@@ -10,15 +10,14 @@ import type { Storage } from '../storage/storage';
  *   the host holds, so nothing minted collides (LOG-23); the caller bootstraps.
  * - the host lacks own ops the log no longer holds (UNDELIVERABLE, LOG-20).
  */
-export function ownStreamChecks(storage: Storage, hv: Vector, url: string): { errors: SyncomError[]; rewound: boolean } {
-  const { log, committer } = storage.parts;
+export function ownStreamChecks(storage: Replica, hv: Vector, url: string): { errors: SyncomError[]; rewound: boolean } {
+  const log = storage;
   const id = storage.id;
   const own = (k: string) => (k === id || k.startsWith(`${id}@`)) && !k.includes('<');
   const errors: SyncomError[] = [];
   const ahead = Object.entries(hv).filter(([k, n]) => own(k) && n > (log.vector[k] ?? 0));
   for (const [k, n] of ahead) {
-    log.vector[k] = n;
-    if (!((committer.pvec[k] ?? 0) >= n)) committer.pvec[k] = n;
+    storage.raiseOwnStream(k, n);
   }
   if (ahead.length) {
     errors.push(new SyncomError('REWOUND', `the host holds more of this node's own streams than its log: restored from an older copy? Bootstrapping from ${url}`, { url, streams: Object.fromEntries(ahead) }));

@@ -1,8 +1,8 @@
 import type { Entry } from '../crdt';
 import { SyncomError } from '../errors';
 import type { Vector } from '../op/types';
-import type { Storage } from '../storage/storage';
-import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from './reconcile';
+import type { Replica } from '../storage/replica';
+import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from '../reconcile';
 import { inLabel, labelGranted, labelSet } from './reconcile-sets';
 import { jsonBytes } from './frames';
 import { servedVector } from './scopes';
@@ -24,7 +24,7 @@ const MAX_IDS = 10_000;
  * `records` procedures over the sets a session was granted.
  */
 export class ReconcileHost {
-  constructor(private readonly storage: Storage, private readonly o: { pageSize: number; pageBytes?: number; frameLimit?: number }) {}
+  constructor(private readonly storage: Replica, private readonly o: { pageSize: number; pageBytes?: number; frameLimit?: number }) {}
 
   /** The largest reconcile message taken and sent; hello tells the dialer, whose messages must fit it. */
   get frameLimit(): number {
@@ -38,9 +38,9 @@ export class ReconcileHost {
     // Measured before decoding: a peer must not make the host parse more than one frame.
     const bytes = jsonBytes(a.msg);
     if (bytes > this.frameLimit) throw new SyncomError('RECONCILE_TOO_LARGE', `a reconcile message of ${bytes} bytes is over the frame of ${this.frameLimit}`, { status: 413 });
-    const { committer, log } = this.storage.parts;
+    const log = this.storage;
     // Taken before the set is built: the set covers at least what this vector says.
-    const at = a.start === true ? { vector: servedVector(committer.cvec, granted), eventId: log.eventId(committer.chead) } : {};
+    const at = a.start === true ? { vector: servedVector(log.committedVector, granted), eventId: log.eventId(log.committedHead) } : {};
     const out = this.responder(label, granted).reconcile(a.msg);
     if (!out.ok) throw new SyncomError('RECONCILE_MALFORMED', out.reason, { status: 400 });
     return { msg: out.next as Message, ...at };
@@ -61,7 +61,7 @@ export class ReconcileHost {
       throw new SyncomError('BAD_REQUEST', `records takes { scope, ids: [at most ${MAX_IDS} ids] }`, { status: 400 });
     }
     const asked = (ids as string[]).slice(0, this.o.pageSize);
-    const c = this.storage.parts.committer.committed;
+    const c = this.storage.records;
     const entries: Entry[] = [];
     let [taken, bytes] = [0, 1];
     for (const id of asked) {

@@ -1,7 +1,7 @@
 import type { Entry } from '../crdt';
 import { recordDigests } from '../storage/digests';
-import type { Storage } from '../storage/storage';
-import { entryItem, type ItemSet, type ReconcileItem } from './reconcile';
+import type { Replica } from '../storage/replica';
+import { entryItem, type ItemSet, type ReconcileItem } from '../reconcile';
 
 /**
  * The labels a grant reconciles (RECONCILE.md, Scopes): '*' alone over every
@@ -28,9 +28,9 @@ export function inLabel(scope: string | undefined, label: string, granted: reado
  * The committed entries of a label's set: tombstones and purge markers
  * included, sealed records never (they never leave this node, GUAR-19).
  */
-export function labelEntries(storage: Storage, label: string, granted: readonly string[]): Entry[] {
+export function labelEntries(storage: Replica, label: string, granted: readonly string[]): Entry[] {
   const out: Entry[] = [];
-  for (const [id, e] of storage.parts.committer.committed) {
+  for (const [id, e] of storage.records) {
     if (!storage.isSealed(id) && inLabel(storage.scopeOf(id), label, granted)) out.push(e);
   }
   return out;
@@ -41,7 +41,7 @@ export function labelEntries(storage: Storage, label: string, granted: readonly 
  * entryDigest per record. What labelSet keeps up to date, and what tests
  * compare it with; a reconciliation reads labelSet.
  */
-export function labelItems(storage: Storage, label: string, granted: readonly string[]): ReconcileItem[] {
+export function labelItems(storage: Replica, label: string, granted: readonly string[]): ReconcileItem[] {
   return labelEntries(storage, label, granted).map(entryItem);
 }
 
@@ -52,6 +52,6 @@ export function labelItems(storage: Storage, label: string, granted: readonly st
  * dialer digests every record on each run. Immutable: later commits do not
  * change it.
  */
-export function labelSet(storage: Storage, label: string, granted: readonly string[]): ItemSet {
+export function labelSet(storage: Replica, label: string, granted: readonly string[]): ItemSet {
   return recordDigests(storage).labelSet(label, granted);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SyncomError } from '../errors';
 import type { Entry } from '../crdt';
 import type { Vector } from '../op/types';
-import type { Storage } from '../storage/storage';
+import type { Replica } from '../storage/replica';
 import { frameEnds, type SendWindow } from './frames';
 import { inServed, servedVector } from './scopes';
 
@@ -85,7 +85,7 @@ export class SnapshotPager {
   private readonly max: number;
   private readonly perConnection: number;
 
-  constructor(private readonly storage: Storage, private readonly now: () => number, caps: PagingCaps = {}) {
+  constructor(private readonly storage: Replica, private readonly now: () => number, caps: PagingCaps = {}) {
     this.max = caps.max ?? DEFAULT_MAX_PAGINGS;
     this.perConnection = caps.perConnection ?? DEFAULT_MAX_PAGINGS_PER_CONNECTION;
   }
@@ -114,8 +114,8 @@ export class SnapshotPager {
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
     if (first) {
       // The committed point, not the log's head: an append not yet applied to the records is not in them.
-      page.vector = servedVector(this.storage.parts.committer.cvec, scopes);
-      page.eventId = this.storage.parts.log.eventId(this.storage.parts.committer.chead);
+      page.vector = servedVector(this.storage.committedVector, scopes);
+      page.eventId = this.storage.eventId(this.storage.committedHead);
     }
     // Only a record above maxBytes makes a page over it (HOST-6): streamed where the link can stream.
     if (args.stream === true && bytes > maxBytes) page.stream = this.keep(json, owner);
@@ -185,9 +185,9 @@ export class SnapshotPager {
 
   /** The sorted ids a new paging serves: the last list made, when nothing was committed since and the scopes are the same. */
   private idsFor(scopes: string[]): readonly string[] {
-    const key = `${this.storage.parts.committer.chead} ${JSON.stringify(scopes)}`;
+    const key = `${this.storage.committedHead} ${JSON.stringify(scopes)}`;
     if (this.shared?.key === key) return this.shared.ids;
-    const ids = [...this.storage.parts.committer.committed.keys()]
+    const ids = [...this.storage.records.keys()]
       .filter((id) => inServed(this.storage.scopeOf(id), scopes) && !this.storage.isSealed(id))
       .sort();
     this.shared = { key, ids };
@@ -224,7 +224,7 @@ export class SnapshotPager {
 
   /** The entries of a paging's page from `offset`: up to `size` records within `maxBytes` (one larger record alone), and where the next page starts. */
   private take(paging: Paging, offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
-    const c = this.storage.parts.committer.committed;
+    const c = this.storage.records;
     const { ids, scopes } = paging;
     const entries: Entry[] = [];
     const json: string[] = [];

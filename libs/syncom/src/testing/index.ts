@@ -26,3 +26,5 @@ export { OpArchive } from './sim-archive';
 export { simulate, describeFailure } from './simulate';
 export type { SimReport } from './simulate';
 export { heapAfterGc } from './heap';
+export { internals } from './internals';
+export type { StorageParts } from './internals';

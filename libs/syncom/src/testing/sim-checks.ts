@@ -1,7 +1,8 @@
+import { internals } from './internals';
 import { createMemoryBackend } from '../backend';
 import { canonicalJson, packOps, unpackOps } from '../op';
 import { opStreamKey, type Op, streamKey } from '../op/types';
-import { open } from '../storage/open';
+import { open } from '../open';
 import { applyPeerOps } from '../storage/peer';
 import type { Storage } from '../storage/storage';
 import { simKeyFiles } from './sim-keys';
@@ -15,7 +16,7 @@ const NEVER = ['OP_REFUSED', 'OP_INVALID', 'OP_MALFORMED', 'SKEW', 'BAD_SIGNATUR
 
 /** The streams peers compare: bootstrap streams (origin<host) differ between nodes by design (BOOT-10). */
 export function mainVector(s: Storage): Record<string, number> {
-  return Object.fromEntries(Object.entries(s.parts.log.vector).filter(([k]) => !k.includes('<')).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return Object.fromEntries(Object.entries(internals(s).log.vector).filter(([k]) => !k.includes('<')).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /** A node's records (canonical JSON of list(): data and meta) and main vector, as one text. */
@@ -37,7 +38,7 @@ function acked(sim: Simulation): string[] {
     for (const w of n.acked) {
       const op = sim.archive.at(streamKey(w.origin, '*'), w.seq);
       if (!op || op.type !== w.type || op.id !== w.id) problems.push(`acknowledged write lost: node ${w.node} seq ${w.seq} ${w.type} ${w.id}`);
-      for (const m of fullNodes(sim)) if ((m.storage.parts.log.vector[w.origin] ?? 0) < w.seq) problems.push(`node ${m.index} lacks node ${w.node}'s acknowledged seq ${w.seq}`);
+      for (const m of fullNodes(sim)) if ((internals(m.storage).log.vector[w.origin] ?? 0) < w.seq) problems.push(`node ${m.index} lacks node ${w.node}'s acknowledged seq ${w.seq}`);
     }
   }
   return problems;
@@ -94,11 +95,11 @@ async function redeliver(sim: Simulation): Promise<string[]> {
   for (const n of fullNodes(sim)) {
     const s = n.storage;
     const before = await stateOf(s);
-    const fresh = history.filter((op) => (s.parts.log.vector[opStreamKey(op)] ?? 0) < op.seq);
+    const fresh = history.filter((op) => (internals(s).log.vector[opStreamKey(op)] ?? 0) < op.seq);
     const res = await applyPeerOps(s, wireCopy(history), { via: { url: 'replay', node: 'replay' }, signatures: false });
     const lost = fresh.filter((op) => op.from === undefined);
     // An op of a purged record is logged scrubbed and counted nowhere (OPS-10): it is not expected to apply.
-    const applies = fresh.filter((op) => op.type === 'purge' || !s.parts.committer.committed.get(op.id)?.purged);
+    const applies = fresh.filter((op) => op.type === 'purge' || !internals(s).committer.committed.get(op.id)?.purged);
     if (lost.length) problems.push(`node ${n.index} lacks ${lost.length} op(s) outside bootstrap streams, e.g. ${lost[0].origin}#${lost[0].seq}`);
     if (res.applied !== applies.length || res.skipped || res.gaps || res.malformed) problems.push(`node ${n.index}: re-delivery applied ${res.applied} (expected ${applies.length}), ${res.gaps} gaps`);
     if ((await stateOf(s)) !== before) problems.push(`node ${n.index}: re-delivering the history changed its records or vector`);

@@ -1,7 +1,7 @@
 import { createMemoryBackend, type CrashDamage, type MemoryBackend } from '../backend';
 import type { HostUnit, SyncLink } from '../link/contract';
 import type { OpType } from '../op/types';
-import { open } from '../storage/open';
+import { open } from '../open';
 import type { SyncOptions } from '../storage/options';
 import type { Storage } from '../storage/storage';
 import type { NodeRecord } from '../sync/registry';

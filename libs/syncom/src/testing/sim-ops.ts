@@ -1,3 +1,4 @@
+import { internals } from './internals';
 import { isHidden } from '../crdt';
 import type { OpType } from '../op/types';
 import type { Storage } from '../storage/storage';
@@ -69,7 +70,7 @@ function call(s: Storage, w: SimWrite, exists: boolean): { call: Issued['call'];
  * whole instead; the choice reads the node's state as of its queued writes.
  */
 export function issueWrite(s: Storage, w: SimWrite): Issued {
-  const { committer } = s.parts;
+  const { committer } = internals(s);
   const entry = committer.current(w.id);
   const before = committer.pvec[s.id] ?? 0;
   const made = call(s, w, !!entry && !isHidden(entry));

@@ -1,3 +1,4 @@
+import { internals } from './internals';
 import { isPurgeMarkerOp } from '../log/seal';
 import { hasPayload } from '../op';
 import type { Storage } from '../storage/storage';
@@ -23,7 +24,7 @@ export function purgeStep(sim: Simulation): void {
 
 /** Log entries of `id` that still carry a payload: only a purge marker's merge may (it holds none of the record). */
 function unscrubbed(s: Storage, id: string): string[] {
-  const log = s.parts.log;
+  const log = internals(s).log;
   return log.read(log.floor).filter((e) => e.op.id === id && hasPayload(e.op) && !isPurgeMarkerOp(e.op)).map((e) => `${e.op.type} ${e.op.origin.slice(0, 8)}#${e.op.seq}`);
 }
 
@@ -38,7 +39,7 @@ export function checkScrubbedNow(sim: Simulation): void {
   if (sim.scrubProblems.length >= 8) return;
   for (const n of sim.nodes) {
     if (n.boots > 1) continue;
-    for (const [id, e] of n.storage.parts.committer.committed) {
+    for (const [id, e] of internals(n.storage).committer.committed) {
       if (!e.purged) continue;
       const logged = unscrubbed(n.storage, id);
       if (logged.length) sim.scrubProblems.push(`step ${sim.stats.steps}: node ${n.index} holds ${id} purged but its log keeps the payload of ${logged.join(', ')}`);
@@ -69,7 +70,7 @@ export function purgeProblems(sim: Simulation): string[] {
   for (const n of sim.nodes) {
     for (const id of [...sim.purged].sort()) {
       // The scope-A reader hears only of a purge of a record in A or the global scope.
-      if (n.index !== sim.scoped && !n.storage.parts.committer.committed.get(id)?.purged) problems.push(`node ${n.index}: purged ${id} is not purged here`);
+      if (n.index !== sim.scoped && !internals(n.storage).committer.committed.get(id)?.purged) problems.push(`node ${n.index}: purged ${id} is not purged here`);
       if (n.boots > 1) continue;
       const logged = unscrubbed(n.storage, id);
       if (logged.length) problems.push(`node ${n.index}: ${logged.length} log entr(ies) of purged ${id} keep their payload: ${logged.slice(0, 3).join(', ')}`);
@@ -84,7 +85,7 @@ export function purgeProblems(sim: Simulation): string[] {
 export function markerMerges(sim: Simulation): number {
   let n = 0;
   for (const node of sim.nodes) {
-    const log = node.storage.parts.log;
+    const log = internals(node.storage).log;
     n += log.read(log.floor).filter((e) => isPurgeMarkerOp(e.op)).length;
   }
   return n;

@@ -1,4 +1,5 @@
-import { entryDigest } from '../sync/reconcile';
+import { internals } from './internals';
+import { entryDigest } from '../reconcile';
 import { drain } from './sim-heal';
 import type { Simulation } from './simulation';
 
@@ -46,9 +47,9 @@ export async function scopeProblems(sim: Simulation): Promise<string[]> {
   const stalled = sim.stats.errors.OUT_OF_SCOPE ?? 0;
   if (stalled) problems.push(`${stalled} error(s) OUT_OF_SCOPE: a stream stopped at a refusal`);
   const hub = sim.nodes[0].storage;
-  for (const [id, e] of hub.parts.committer.committed) {
+  for (const [id, e] of internals(hub).committer.committed) {
     if (hub.scopeOf(id) === 'B') continue;
-    const mine = reader.parts.committer.committed.get(id);
+    const mine = internals(reader).committer.committed.get(id);
     if (!mine || entryDigest(mine) !== entryDigest(e)) problems.push(`the A reader holds ${id} (scope ${hub.scopeOf(id)} at the hub) ${mine ? 'differently' : 'not at all'}`);
   }
   return problems;

@@ -1,3 +1,4 @@
+import { internals } from './internals';
 import type { CrashDamage } from '../backend';
 import type { NodeRecord } from '../sync/registry';
 import { OpArchive } from './sim-archive';
@@ -27,7 +28,7 @@ const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
  * running: only the committer's own drain loop tells (a private field, read
  * here because nothing public says it).
  */
-const committing = (n: SimNode): boolean => (n.storage.parts.committer as unknown as { running: unknown }).running !== null;
+const committing = (n: SimNode): boolean => (internals(n.storage).committer as unknown as { running: unknown }).running !== null;
 
 /** What happened in a run, for the report. */
 export interface SimStats {
@@ -118,7 +119,7 @@ export class Simulation {
     this.stats.rejected = this.nodes.reduce((n, node) => n + node.rejected, 0);
     this.stats.network = { ...this.net.counts };
     if (this.settings.purges) Object.assign(this.stats, { purged: this.purged.size, purgeMerges: markerMerges(this) });
-    this.trace.record('end', ...this.nodes.map((n) => `${n.acked.length}/${n.storage.parts.log.head}`));
+    this.trace.record('end', ...this.nodes.map((n) => `${n.acked.length}/${internals(n.storage).log.head}`));
   }
 
   /** Close every storage and give the timers back. */
@@ -156,7 +157,7 @@ export class Simulation {
     const busy = () => this.net.busy || this.nodes.some(committing);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       await this.net.settle();
-      await Promise.all(this.nodes.map((n) => n.storage.parts.committer.idle()));
+      await Promise.all(this.nodes.map((n) => internals(n.storage).committer.idle()));
       await tick();
       if (busy()) continue;
       await tick();
@@ -230,7 +231,7 @@ export class Simulation {
 
   /** Archive what a node's log appends (the union of all ops, for the checks). */
   private watch(node: SimNode): void {
-    const log = node.storage.parts.log;
+    const log = internals(node.storage).log;
     log.appended.add((from, to) => this.archive.add(log.read(from - 1, to - from + 1)));
     if (this.settings.scopes) node.storage.sync.on('refused', (e) => void (this.stats.refused = (this.stats.refused ?? 0) + e.count));
   }

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { open } from '../../src';
 import type { ExportLine } from '../../src/cli/export';
 import { cleanup, cli, tempDir } from './helpers';
@@ -33,7 +34,7 @@ describe('syncom export', () => {
     await original.insert({ title: 'b', flag: true });
     const id = await original.insert({ title: 'c' });
     await original.inc(id, 'views', 2);
-    const path = original.parts.options.path;
+    const path = internals(original).options.path;
     const expected = await original.list();
     await original.close();
     const copy = await open({ path: await tempDir() });

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, createMemoryLink, open } from '../../src';
 import { until } from '../sync/helpers';
 
@@ -50,8 +51,8 @@ export async function usedStorage(path: string): Promise<UsedIds> {
   const purged = await s.insert({ title: 'Secret' });
   await s.purge(purged);
   const tail = [await s.insert({ n: 1 }), await s.insert({ n: 2, title: 'tail' })];
-  await s.parts.committer.idle();
+  await internals(s).committer.idle();
   // A dead process holds no lock: let go of it, or the CLI would rightly note the storage is in use.
-  await s.parts.lock?.release();
+  await internals(s).lock?.release();
   return { ...first, purged, tail };
 }

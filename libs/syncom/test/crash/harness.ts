@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, type CrashDamage, type MemoryBackend, type MemorySnapshot, mulberry32 } from '../../src/backend';
 import { type Op, streamKey } from '../../src/op';
 import type { Storage } from '../../src/storage';
@@ -109,7 +110,7 @@ export interface Run {
 
 /** Issue one call; its outcome (seq made, resolved or the error) is filled in as it settles. */
 export function issue(s: Storage, a: Action, out: Outcome[]): Promise<void> {
-  const before = s.parts.committer.pvec[s.id] ?? 0;
+  const before = internals(s).committer.pvec[s.id] ?? 0;
   let p: Promise<unknown>;
   switch (a.t) {
     case 'set': p = s.set(a.id, a.data); break;
@@ -121,7 +122,7 @@ export function issue(s: Storage, a: Action, out: Outcome[]): Promise<void> {
     case 'delete': p = s.delete(a.id); break;
     case 'purge': p = s.purge(a.id); break;
   }
-  const after = s.parts.committer.pvec[s.id] ?? 0;
+  const after = internals(s).committer.pvec[s.id] ?? 0;
   const o: Outcome = { action: a, resolved: false };
   if (after > before) o.seq = after;
   out.push(o);
@@ -148,8 +149,8 @@ export async function runScript(b: MemoryBackend, script: Step[], options: RunOp
   run.node = s.id;
   s.on('change', (op) => run.announced.push(op));
   for (const step of script) await Promise.all(step.map((a) => issue(s, a, run.outcomes)));
-  await s.parts.committer.idle();
-  run.views = viewsOf(s.parts.committer.committed);
+  await internals(s).committer.idle();
+  run.views = viewsOf(internals(s).committer.committed);
   await s.close().catch(() => undefined);
   return run;
 }
@@ -200,8 +201,8 @@ export interface Recovered {
 export async function readState(b: MemoryBackend, options: RunOptions): Promise<Recovered> {
   const s = await openOn(b, options);
   try {
-    const entries = s.parts.log.read(s.parts.log.floor);
-    const views = viewsOf(s.parts.committer.committed);
+    const entries = internals(s).log.read(internals(s).log.floor);
+    const views = viewsOf(internals(s).committer.committed);
     const foldOk = JSON.stringify(viewsOf(fold(entries))) === JSON.stringify(views);
     const streams = entries.map((e) => `${streamKey(e.op.origin, e.op.scope)}#${e.op.seq}`);
     const log = entries.filter((e) => e.op.id !== 'marker').map((e) => opKey(e.op));
@@ -216,7 +217,7 @@ export async function recover(b: MemoryBackend, options: RunOptions): Promise<vo
   const s = await openOn(b, options);
   try {
     await s.set('marker', { title: 'recovered' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
   } finally {
     await s.close();
   }

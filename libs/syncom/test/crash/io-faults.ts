@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { MemoryBackend, MemoryOp } from '../../src/backend';
 import type { SyncomError } from '../../src/errors';
 import { openOn, viewsOf } from '../log/helpers';
@@ -45,8 +46,8 @@ export async function runFaulted(b: MemoryBackend, o: { script: Step[]; options:
   }
   b.clearFaults();
   await issue(s, { t: 'set', id: 'after-fault', data: { title: 'the disk has room again' } }, run.outcomes);
-  await s.parts.committer.idle();
-  run.views = viewsOf(s.parts.committer.committed);
+  await internals(s).committer.idle();
+  run.views = viewsOf(internals(s).committer.committed);
   await s.close();
   return run;
 }

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { MemoryBackend } from '../../src/backend';
 import { applyOp, type Entry } from '../../src/crdt';
 import type { LogEntry } from '../../src/log';
@@ -55,11 +56,11 @@ export async function checkRecovery(b: MemoryBackend, run: Run, options: RunOpti
     throw new Error(`${label}${torn ? ' (a log file torn mid-scrub)' : ''}: ${what}${detail === undefined ? '' : `\n${JSON.stringify(detail, null, 1).slice(0, 3000)}`}`);
   };
   try {
-    const entries = s.parts.log.read(s.parts.log.floor);
-    if (s.parts.log.floor !== 0) fail('retention dropped part of a short log');
+    const entries = internals(s).log.read(internals(s).log.floor);
+    if (internals(s).log.floor !== 0) fail('retention dropped part of a short log');
     // LOG-5: index.json lists each sealed segment once, in order, one after the other.
-    const segs = s.parts.log.segments;
-    if (segs.some((g, i) => g.from !== (i === 0 ? s.parts.log.floor + 1 : segs[i - 1].to + 1))) fail('index.json lists overlapping segments', segs.map((g) => [g.from, g.to]));
+    const segs = internals(s).log.segments;
+    if (segs.some((g, i) => g.from !== (i === 0 ? internals(s).log.floor + 1 : segs[i - 1].to + 1))) fail('index.json lists overlapping segments', segs.map((g) => [g.from, g.to]));
     const ops = entries.map((e) => e.op);
     // GUAR-6: no (stream, seq) twice, and the own stream has no holes (but in a file torn mid-scrub).
     const seen = new Set<string>();
@@ -84,15 +85,15 @@ export async function checkRecovery(b: MemoryBackend, run: Run, options: RunOpti
     const made = torn ? logged.some((k) => !announced.includes(k)) : JSON.stringify(announced) !== JSON.stringify(logged);
     if (made) fail('the log is not the announced ops', { announced: announced.length, logged: logged.length });
     // No record half-applied: records == fold(log) (a hole in the log cannot be folded).
-    const views = viewsOf(s.parts.committer.committed);
+    const views = viewsOf(internals(s).committer.committed);
     const folded = viewsOf(fold(entries));
     if (!torn && JSON.stringify(views) !== JSON.stringify(folded)) fail('records differ from a replay of the log', { views, folded });
     // What was read before the crash is what is read after it.
     if (JSON.stringify(views) !== JSON.stringify(run.views)) fail('records differ from the state before the crash', { views, before: run.views });
     // The next own op takes a seq above every seq of this origin ever logged.
-    const max = Math.max(own.length ? own[own.length - 1] : 0, s.parts.log.vector[s.id] ?? 0);
+    const max = Math.max(own.length ? own[own.length - 1] : 0, internals(s).log.vector[s.id] ?? 0);
     await s.set('after-crash', { title: label });
-    const next = s.parts.log.read(s.parts.log.head - 1).map((e) => e.op);
+    const next = internals(s).log.read(internals(s).log.head - 1).map((e) => e.op);
     if (next.length !== 1 || next[0].seq !== max + 1) fail(`next seq is not ${max + 1}`, next);
     return views;
   } finally {

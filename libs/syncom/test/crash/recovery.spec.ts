@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { SyncomError } from '../../src/errors';
 import { openBatches, openOn, segmentFiles, T0 } from '../log/helpers';
 import { checkRecovery, copyOf, keyedBackend, makeScript, runOptions, runScript } from './harness';
@@ -9,13 +10,13 @@ describe('crash recovery: the log is the commit point', () => {
     const b = await keyedBackend();
     const s = await openOn(b, { now: () => T0 });
     await s.set('a', { title: 'kept' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     const before = recordFiles(b.files());
     // The next append lands; the process dies at the record write after it.
     b.crashAt(2);
     await s.update('a', { title: 'logged, not recorded' });
     await s.inc('a', 'n', 1).catch(() => undefined);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     const b2 = b.crash('none');
     expect(openBatches(b2)).toEqual([1, 2]);
     expect(recordFiles(b2.files())).toEqual(before);
@@ -24,7 +25,7 @@ describe('crash recovery: the log is the commit point', () => {
     expect(await s2.get('a')).toEqual({ title: 'logged, not recorded' });
     // The next write persists the replayed tail too.
     await s2.set('b', { title: 'next' });
-    await s2.parts.committer.idle();
+    await internals(s2).committer.idle();
     expect([...b2.files()].some(([p, c]) => p.startsWith('records/') && c.includes('logged, not recorded'))).toBe(true);
     await s2.close();
   });
@@ -35,12 +36,12 @@ describe('crash recovery: the log is the commit point', () => {
     const errors: SyncomError[] = [];
     s.on('error', (e) => errors.push(e));
     await s.set('a', { title: 'one' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(segmentFiles(b)).toEqual([1]);
     // The record write of the next batch fails.
     b.failAt(2, { code: 'EIO' });
     await s.update('a', { title: 'two' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(errors.map((e) => e.code)).toEqual(['UNPERSISTED']);
     // The write stands and reads see it, but its batch is not sealed, even with rollAfter 1.
     expect(await s.get('a')).toEqual({ title: 'two' });
@@ -55,14 +56,14 @@ describe('crash recovery: the log is the commit point', () => {
     const b3 = copyOf(snap);
     const s3 = await openOn(b3, { now: () => T0, sync: { log: { rollAfter: 1 } } });
     await s3.inc('a', 'n', 1);
-    await s3.parts.committer.idle();
+    await internals(s3).committer.idle();
     expect(segmentFiles(b3)).toEqual(expect.arrayContaining([1, 2]));
     expect([...b3.files()].some(([p, c]) => p.startsWith('records/') && c.includes('two'))).toBe(true);
     await s3.close();
     expect(openBatches(b3)).toEqual([]);
     const s4 = await openOn(b3.crash('none'), { now: () => T0 });
     expect(await s4.get('a')).toEqual({ title: 'two', n: 1 });
-    expect(s4.parts.log.batches).toEqual([]);
+    expect(internals(s4).log.batches).toEqual([]);
     await s4.close();
   });
 
@@ -70,17 +71,17 @@ describe('crash recovery: the log is the commit point', () => {
     const b = await keyedBackend();
     const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 1 } } });
     await s.set('a', { title: 'one' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     b.failAt(2, { code: 'EIO' });
     await s.update('a', { title: 'two' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(openBatches(b)).toEqual([2]);
     await s.inc('a', 'n', 1);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     // Batches 2 and 3 are both recorded now; with rollAfter 1 neither should wait in open/.
     expect(openBatches(b)).toEqual([]);
     for (let i = 0; i < 3; i++) await s.inc('a', 'n', 1);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(openBatches(b)).toEqual([]);
     await s.close();
   });
@@ -89,17 +90,17 @@ describe('crash recovery: the log is the commit point', () => {
     const b = await keyedBackend();
     const s = await openOn(b, { now: () => T0 });
     await s.set('a', { title: 'one' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     b.failAt(1, { code: 'ENOSPC' });
     const failed = await Promise.allSettled([s.update('a', { title: 'x' }), s.inc('a', 'n', 1)]);
     expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(await s.get('a')).toEqual({ title: 'one' });
     await s.update('a', { title: 'two' });
-    expect(s.parts.log.read(0).map((e) => e.op.seq)).toEqual([1, 2]);
+    expect(internals(s).log.read(0).map((e) => e.op.seq)).toEqual([1, 2]);
     await s.close();
     const s2 = await openOn(b.crash('none'), { now: () => T0 });
     await s2.inc('a', 'n', 1);
-    expect(s2.parts.log.read(0).map((e) => e.op.seq)).toEqual([1, 2, 3]);
+    expect(internals(s2).log.read(0).map((e) => e.op.seq)).toEqual([1, 2, 3]);
     expect(await s2.get('a')).toEqual({ title: 'two', n: 1 });
     await s2.close();
   });
@@ -110,13 +111,13 @@ describe('crash recovery: the log is the commit point', () => {
       const s = await openOn(b, { now: () => T0, durable });
       await s.set('a', { title: 'one' });
       await Promise.all([s.update('a', { title: 'two' }), s.inc('a', 'n', 3)]);
-      await s.parts.committer.idle();
+      await internals(s).committer.idle();
       const s2 = await openOn(b.crash('lost'), { now: () => T0, durable });
       if (durable) expect(await s2.get('a')).toEqual({ title: 'two', n: 3 });
       else expect(await s2.get('a')).toBeUndefined();
       // Either way the reopened node goes on from what its log holds.
       await s2.set('b', { title: 'b' });
-      expect(s2.parts.log.read(0).map((e) => e.op.seq)).toEqual(durable ? [1, 2, 3, 4] : [1]);
+      expect(internals(s2).log.read(0).map((e) => e.op.seq)).toEqual(durable ? [1, 2, 3, 4] : [1]);
       await s2.close();
     }
   });

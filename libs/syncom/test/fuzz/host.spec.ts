@@ -1,6 +1,6 @@
 import { isSyncomError, type Storage } from '../../src';
 import type { HostUnit } from '../../src/link';
-import { createReconciler } from '../../src/sync/reconcile';
+import { createReconciler } from '../../src/reconcile';
 import { labelItems } from '../../src/sync/reconcile-sets';
 import { closeAll, hub } from '../sync/helpers';
 import { describeError, fuzzAsync, inputsOf, type Outcome, RUNS } from './fuzz';
@@ -96,7 +96,7 @@ describe('fuzz: the host unit refuses malformed requests with a typed SyncomErro
   });
 
   it(`reconcile: ${RUNS} generated and mutated reconcile envelopes (issue 6.2)`, async () => {
-    const msg = createReconciler({ items: labelItems(host.s, '*', ['*']) }).initiate();
+    const msg = createReconciler({ items: labelItems(host.s.replica, '*', ['*']) }).initiate();
     const asks = [{ scope: '*', msg, start: true }, { scope: '*', msg }];
     const t = await fuzzAsync(inputsOf(asks, { wire: true }), call('reconcile'), judgeCall);
     expect(t.taken).toBeGreaterThan(RUNS / 20);

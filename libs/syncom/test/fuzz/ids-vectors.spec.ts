@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import fc from 'fast-check';
 import { formatEventId, parseEventId } from '../../src/log';
 import type { OpLog } from '../../src/log';
@@ -17,7 +18,7 @@ beforeAll(async () => {
   samples = await makeSamples();
   const s = await node();
   for (let i = 0; i < 5; i++) await s.insert({ i });
-  log = s.parts.log;
+  log = internals(s).log;
   close = () => closeAll(s);
 });
 afterAll(() => close());

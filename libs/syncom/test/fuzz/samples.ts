@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { Storage } from '../../src';
 import { packOp, packOps, type Op } from '../../src/op';
 import { opsOfEachType } from '../op/fixtures';
@@ -53,11 +54,11 @@ export async function makeSamples(): Promise<Samples> {
   const h = await hub();
   try {
     await writeAll(writer);
-    const own = writer.parts.log.read(0).map((e) => e.op);
+    const own = internals(writer).log.read(0).map((e) => e.op);
     const ops = [...own, ...opsOfEachType(writer.id)];
     const packed = ops.map((op) => packOp(op));
     const ctx = {};
-    const hello = { node: writer.id, vector: writer.parts.log.vector, epoch: writer.parts.log.epoch, schema: null, scopes: ['*'], token: 't', versions: [1], caps: ['reconcile/1'] };
+    const hello = { node: writer.id, vector: internals(writer).log.vector, epoch: internals(writer).log.epoch, schema: null, scopes: ['*'], token: 't', versions: [1], caps: ['reconcile/1'] };
     const answer = await h.unit.call('hello', hello, ctx);
     const pushes = [{ ops: packOps(own) }, { ops: packOps(own.slice(0, 3)) }, { ops: [] }];
     for (const p of pushes.slice(0, 1)) await h.unit.call('push', p, ctx);
@@ -65,13 +66,13 @@ export async function makeSamples(): Promise<Samples> {
     const { entries: all, ...head } = first;
     // The first page's head (vector, eventId) on each piece of its entries, and later pages without it.
     const pages: unknown[] = pieces(all, 3).map((entries, k) => (k === 0 ? { ...head, entries } : { token: head.token, next: null, total: all.length, count: entries.length, entries }));
-    const ids = h.s.parts.log.read(0).map((e) => e.op.id);
+    const ids = internals(h.s).log.read(0).map((e) => e.op.id);
     const recordsAsked = [{ scope: '*', ids }, { scope: '*', ids: ids.slice(0, 2) }];
     const recordsAnswers: unknown[] = [];
     for (const r of recordsAsked) recordsAnswers.push(await h.unit.call('records', r, ctx));
-    const log = h.s.parts.log;
-    const eventIds = [log.eventId(0), log.eventId(log.head), writer.parts.log.eventId(3), `${log.epoch}.9007199254740991`];
-    const vectors = [log.vector, writer.parts.log.vector, { [writer.id]: 3, [`${writer.id}@team`]: 1 }, {}];
+    const log = internals(h.s).log;
+    const eventIds = [log.eventId(0), log.eventId(log.head), internals(writer).log.eventId(3), `${log.epoch}.9007199254740991`];
+    const vectors = [log.vector, internals(writer).log.vector, { [writer.id]: 3, [`${writer.id}@team`]: 1 }, {}];
     return {
       ops, packed, pushes, pages, entries: first.entries, hello, answer, eventIds, vectors, recordsAsked, recordsAnswers,
     };

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { streamKey } from '../../src';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
 import { craft, greet, push } from '../sync/scenario-helpers';
@@ -23,16 +24,16 @@ describe('an advance that is not the feed host\'s own grants nothing', () => {
     await expect(push(h.unit, ctx, [advance])).resolves.toMatchObject({ malformed: 0, forged: 0, vector: { [key]: 1 } });
 
     // The host logged it and keeps it in its own stream, but adopted none of its vector.
-    const atHost = h.s.parts.log.read(0).filter((e) => e.op.type === 'advance' && e.op.origin === p.id);
+    const atHost = internals(h.s).log.read(0).filter((e) => e.op.type === 'advance' && e.op.origin === p.id);
     expect(atHost.map((e) => e.op.vector)).toEqual([claimed]);
-    expect(h.s.parts.log.vector[key]).toBe(1);
-    for (const k of Object.keys(claimed)) expect(h.s.parts.log.vector[k]).toBeUndefined();
+    expect(internals(h.s).log.vector[key]).toBe(1);
+    for (const k of Object.keys(claimed)) expect(internals(h.s).log.vector[k]).toBeUndefined();
 
     // Relayed on to C, which logs it and grants nothing either (its own stream included).
-    await until(() => c.parts.log.vector[key] === 1, [c]);
-    const atC = c.parts.log.read(0).filter((e) => e.op.type === 'advance' && e.op.origin === p.id);
+    await until(() => internals(c).log.vector[key] === 1, [c]);
+    const atC = internals(c).log.read(0).filter((e) => e.op.type === 'advance' && e.op.origin === p.id);
     expect(atC.map((e) => e.op.vector)).toEqual([claimed]);
-    for (const k of Object.keys(claimed)) expect(c.parts.log.vector[k]).toBeUndefined();
+    for (const k of Object.keys(claimed)) expect(internals(c).log.vector[k]).toBeUndefined();
     await closeAll(c, h.s, p, x);
   });
 
@@ -49,17 +50,17 @@ describe('an advance that is not the feed host\'s own grants nothing', () => {
     await b.sync.addNode({ url: 'memory://a', token: 't' });
     await until(() => booted === 1, [b]);
     // At B, the advance read from A's own feed granted A's vector (BOOT-11).
-    expect(b.parts.log.vector[a.s.id]).toBe(3);
-    const own = b.parts.log.read(0).find((e) => e.op.type === 'advance');
+    expect(internals(b).log.vector[a.s.id]).toBe(3);
+    const own = internals(b).log.read(0).find((e) => e.op.type === 'advance');
     expect(own?.op).toMatchObject({ origin: b.id, from: a.s.id, vector: { [a.s.id]: 3 } });
 
     await b.sync.addNode({ url: 'memory://h', token: 't' });
     const key = streamKey(b.id, '*', a.s.id);
     // B's merges and its advance share one stream (<b><a>): the advance is its last op.
-    await until(() => h.s.parts.log.vector[key] === own!.op.seq, [b, h.s]);
-    const atHost = h.s.parts.log.read(0).find((e) => e.op.type === 'advance');
+    await until(() => internals(h.s).log.vector[key] === own!.op.seq, [b, h.s]);
+    const atHost = internals(h.s).log.read(0).find((e) => e.op.type === 'advance');
     expect(atHost?.op).toMatchObject({ origin: b.id, from: a.s.id, vector: { [a.s.id]: 3 } });
-    expect(h.s.parts.log.vector[a.s.id]).toBeUndefined();
+    expect(internals(h.s).log.vector[a.s.id]).toBeUndefined();
     // The records came across as B's merges all the same.
     expect((await h.s.list()).length).toBe(3);
     await closeAll(b, a.s, h.s);

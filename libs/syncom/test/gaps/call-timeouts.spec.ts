@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryLink, SyncomError, type SyncLink } from '../../src';
 import { closeAll, hub, node } from '../sync/helpers';
 import { record, waitFor } from '../sync/scenario-helpers';
@@ -39,7 +40,7 @@ describe('timeouts are the link\'s', () => {
     expect(hung).toHaveLength(1);
     expect(errors).toEqual([]);
     expect(d.sync.peers()[0]).toMatchObject({ connected: true, lastError: null });
-    expect(h.s.parts.log.vector[d.id]).toBeUndefined();
+    expect(internals(h.s).log.vector[d.id]).toBeUndefined();
     await closeAll(d, h.s);
   });
 });

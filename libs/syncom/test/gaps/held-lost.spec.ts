@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { LogEvent, Op, Storage } from '../../src';
 import { FLAG_HELD } from '../../src/op';
 import { logOps, node, ship } from '../storage/helpers';
@@ -26,7 +27,7 @@ async function heldThenDropped() {
   const { s: filler } = await node(1_000_000);
   const held: Op = craft(newer, { type: 'write', id: 'held', data: { $type: 'Note', title: 'from v2', tags: [] }, v: 2 }, '*', 1);
   await ship(newer, x, [held]);
-  expect(x.parts.log.read(0).map((e) => [e.op.id, e.flags & FLAG_HELD])).toEqual([['held', FLAG_HELD]]);
+  expect(internals(x).log.read(0).map((e) => [e.op.id, e.flags & FLAG_HELD])).toEqual([['held', FLAG_HELD]]);
   expect(await x.has('held')).toBe(false);
   const ops = Array.from({ length: 1000 }, (_, i) => craft(filler, { type: 'write', id: `f${i}`, data: { i } }, '*', i + 1));
   const dropped = nextDrop(x);

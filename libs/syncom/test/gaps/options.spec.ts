@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { applyPeerOps, open, type HostUnit, type NodeRecord } from '../../src';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
 import { craft, gate, record, waitFor, wrapUnit } from '../sync/scenario-helpers';
@@ -44,7 +45,7 @@ describe('sync options', () => {
     expect(d.sync.peers()[0]).toMatchObject({ pending: 0, behind: true });
     await d.insert({ n: 5 });
     g.open();
-    await waitFor(() => h.s.parts.log.vector[d.id] === 5 && !d.sync.peers()[0].behind, [d, h.s]);
+    await waitFor(() => internals(h.s).log.vector[d.id] === 5 && !d.sync.peers()[0].behind, [d, h.s]);
     // The held push carried op 1; the recovery pushed 2..5 from the host's vector, none twice.
     expect(h.sizes).toEqual([1, 4]);
     expect(d.sync.peers()[0]).toMatchObject({ pending: 0, behind: false, lastError: null });
@@ -56,7 +57,7 @@ describe('sync options', () => {
     for (let n = 1; n <= 4; n++) await d.insert({ n });
     expect(d.sync.peers()[0]).toMatchObject({ behind: true });
     // Count the whole-log reads of a recovery (read(floor), no count) from here on.
-    const log = d.parts.log;
+    const log = internals(d).log;
     const read = log.read.bind(log);
     let scans = 0;
     log.read = ((from: number, count?: number) => {
@@ -65,7 +66,7 @@ describe('sync options', () => {
     }) as typeof log.read;
     for (let n = 5; n <= 24; n++) await d.insert({ n });
     g.open();
-    await waitFor(() => h.s.parts.log.vector[d.id] === 24 && !d.sync.peers()[0].behind, [d, h.s]);
+    await waitFor(() => internals(h.s).log.vector[d.id] === 24 && !d.sync.peers()[0].behind, [d, h.s]);
     expect(scans).toBeLessThanOrEqual(2);
     expect(h.sizes.reduce((a, b) => a + b, 0)).toBe(24);
     await closeAll(d, h.s);
@@ -82,7 +83,7 @@ describe('sync options', () => {
     const boots = record(d, 'bootstrap');
     await d.sync.addNode({ url: URL, token: 't' });
     await d.sync.start();
-    await waitFor(() => boots.length === 1 && h.s.parts.log.vector[d.id] === 7, [d, h.s]);
+    await waitFor(() => boots.length === 1 && internals(h.s).log.vector[d.id] === 7, [d, h.s]);
     expect(h.sizes).toEqual([3, 3, 1]);
     // The handshake pushed before the subscription asked for a snapshot: the host pages 17 records, 4 a page.
     expect(progress.map((p, i) => p.received - (progress[i - 1]?.received ?? 0))).toEqual([4, 4, 4, 4, 1]);
@@ -128,7 +129,7 @@ describe('sync options', () => {
       const a = await applyPeerOps(s, [unsigned], { via });
       const b = await applyPeerOps(s, [forged], { via });
       await s.insert({ own: 1 });
-      taken.push([a.applied, b.applied, typeof s.parts.log.read(0).at(-1)!.op.sig === 'string']);
+      taken.push([a.applied, b.applied, typeof internals(s).log.read(0).at(-1)!.op.sig === 'string']);
     }
     expect(taken).toEqual([[1, 0, true], [1, 0, true], [0, 0, true], [1, 1, false]]);
     for (const bad of ['strict', true, 'Require', 0, null, 'none']) {

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { Op, Storage } from '../../src';
 import { FLAG_SKIPPED } from '../../src/op';
 import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
@@ -16,7 +17,7 @@ async function subscribed(net: Net, options: Parameters<typeof dialer>[1] = {}):
 }
 
 /** The log entry of a record's write op. */
-const entryOf = (s: Storage, id: string) => s.parts.log.read(0).find((e) => e.op.id === id && e.op.type === 'write');
+const entryOf = (s: Storage, id: string) => internals(s).log.read(0).find((e) => e.op.id === id && e.op.type === 'write');
 
 describe('a host checks, every node decides', () => {
   it('GUAR-14 GUAR-13: an op the host\'s beforeApply skipped still reaches a third node, whose own hook runs on it and which applies it', async () => {
@@ -29,7 +30,7 @@ describe('a host checks, every node decides', () => {
     const a = await subscribed(net);
 
     const id = await a.insert({ skip: true });
-    await until(() => c.parts.committer.committed.has(id), [c, h.s]);
+    await until(() => internals(c).committer.committed.has(id), [c, h.s]);
     // Skipped at the host: logged (flagged), not applied.
     expect(atHost.filter((op) => op.id === id)).toHaveLength(1);
     expect(entryOf(h.s, id)!.flags & FLAG_SKIPPED).toBe(FLAG_SKIPPED);
@@ -55,7 +56,7 @@ describe('a host checks, every node decides', () => {
     const a = await subscribed(net);
 
     const id = await a.insert({ $type: 'Note', title: 5 });
-    await until(() => loose.parts.committer.committed.has(id) && entryOf(alsoStrict, id) !== undefined, [loose, alsoStrict, h.s]);
+    await until(() => internals(loose).committer.committed.has(id) && entryOf(alsoStrict, id) !== undefined, [loose, alsoStrict, h.s]);
     expect(hostErrors).toEqual(['OP_INVALID']);
     expect(await h.s.has(id)).toBe(false);
     // No validator for Note here: applied.

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { SubscribeOptions } from '../../src';
 import { closeAll, dialer, hub } from '../sync/helpers';
 import { record, waitFor, WatchedNet } from '../sync/scenario-helpers';
@@ -17,7 +18,7 @@ describe('resuming a subscription', () => {
     await d.sync.addNode({ url: URL, token: 't' });
     await waitFor(() => boots.length === 1, [d]);
     const ids = [await h.s.insert({ n: 1 }), await h.s.insert({ n: 2 })];
-    const head = h.s.parts.log.eventId();
+    const head = internals(h.s).log.eventId();
     await waitFor(() => d.sync.listNodes()[0].cursor === head, [d]);
     for (const id of ids) expect(await d.has(id)).toBe(true);
 

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createPublicKey } from 'node:crypto';
 import { createMemoryBackend, open, packOps, signOp, verifyOps, type Op, type Storage } from '../../src';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
@@ -56,7 +57,7 @@ describe('signatures', () => {
     await joining.sync.addNode({ url: URL, token: 't' });
     await until(() => joining.has('unsigned'), [joining]);
     expect(await joining.get('unsigned')).toEqual({ u: 1 });
-    const merge = joining.parts.log.read(0).find((e) => e.op.id === 'unsigned')!.op;
+    const merge = internals(joining).log.read(0).find((e) => e.op.id === 'unsigned')!.op;
     expect(merge).toMatchObject({ type: 'merge', origin: joining.id, from: h.s.id, sig: expect.any(String) });
     // Unless beforeBootstrap declines it.
     let asked!: () => void;
@@ -76,11 +77,11 @@ describe('signatures', () => {
     const refused = record(h.s, 'refused');
     const ctx = await greet(h.unit, impostor, ['*'], { token: 't', node: victim.id });
     expect(hellos).toEqual([expect.objectContaining({ node: victim.id })]);
-    const op = signOp({ origin: victim.id, seq: 1, ts: Date.now(), type: 'write', id: 'x', scope: '*', data: { by: 'impostor' } }, impostor.parts.keys.signPrivate);
+    const op = signOp({ origin: victim.id, seq: 1, ts: Date.now(), type: 'write', id: 'x', scope: '*', data: { by: 'impostor' } }, internals(impostor).keys.signPrivate);
     await expect(push(h.unit, ctx, [op])).resolves.toMatchObject({ applied: 0, forged: 1 });
     expect(refused).toEqual([{ node: victim.id, reason: 'forged', count: 1 }]);
     expect(await h.s.has('x')).toBe(false);
-    expect(h.s.parts.log.vector[victim.id]).toBeUndefined();
+    expect(internals(h.s).log.vector[victim.id]).toBeUndefined();
     await closeAll(h.s, impostor, victim);
   });
 
@@ -90,16 +91,16 @@ describe('signatures', () => {
     const data = { title: 'the same write', n: 1 };
     await signing.set('rec-1', data);
     await plain.set('rec-1', data);
-    const signed = signing.parts.log.read(0)[0].op;
-    expect(plain.parts.log.read(0)[0].op.sig).toBeUndefined();
+    const signed = internals(signing).log.read(0)[0].op;
+    expect(internals(plain).log.read(0)[0].op.sig).toBeUndefined();
     // On the wire: the packed page. Three slots go from null to quoted base64url: a 64-byte
     // Ed25519 signature (86 chars), a SHA-256 digest (43) and a 16-byte nonce (22) — 145 bytes in
     // packOps' positional form (the seed's "about 190" is of the same order; keyed JSON adds the names).
     const extra = pageBytes([signed]) - pageBytes([unsignedOf(signed)]);
     expect(extra).toBe(86 + 2 + 43 + 2 + 22 + 2 - 3 * 'null'.length);
     // In the log: the same write's batch file, from a signing node and from one that signs nothing.
-    await Promise.all([signing, plain].map((s) => s.parts.committer.idle()));
-    const logFile = (s: Storage) => (s.parts.backend as unknown as { files(): Map<string, string> }).files().get('log/open/1.json')!;
+    await Promise.all([signing, plain].map((s) => internals(s).committer.idle()));
+    const logFile = (s: Storage) => (internals(s).backend as unknown as { files(): Map<string, string> }).files().get('log/open/1.json')!;
     const inLog = logFile(signing).length - logFile(plain).length;
     expect(inLog).toBe(extra);
     // bytesPerPush counts them: just below the signed page, above the unsigned one.
@@ -110,7 +111,7 @@ describe('signatures', () => {
     // Informative (SIG-29): signing and verifying cost well under a few ms an op (a loose bound; the bench reports the numbers).
     const ops = Array.from({ length: 200 }, (_, i) => ({ ...unsignedOf(signed), seq: i + 1 }));
     const t0 = process.hrtime.bigint();
-    const many = ops.map((op) => signOp(op, signing.parts.keys.signPrivate));
+    const many = ops.map((op) => signOp(op, internals(signing).keys.signPrivate));
     const t1 = process.hrtime.bigint();
     const verdicts = await verifyOps(many);
     const t2 = process.hrtime.bigint();

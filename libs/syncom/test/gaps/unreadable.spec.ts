@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, open, type MemoryBackend, type Storage, type SyncomError } from '../../src';
 
 /** The first `error` event of a storage. */
@@ -12,7 +13,7 @@ async function threeBatches(backend: MemoryBackend) {
   const s = await open({ path: 'p', backend });
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push(await s.insert({ i }));
-  await s.parts.committer.idle();
+  await internals(s).committer.idle();
   return { s, ids };
 }
 
@@ -44,7 +45,7 @@ describe('OP_UNREADABLE', () => {
     const again = await open({ path: 'p', backend: damaged });
     const error = await firstError(again);
     expect(error).toMatchObject({ code: 'OP_UNREADABLE', file: 'log/open/2.json' });
-    expect(again.parts.log.read(0).map((e) => e.op.id)).toEqual([ids[0], ids[2]]);
+    expect(internals(again).log.read(0).map((e) => e.op.id)).toEqual([ids[0], ids[2]]);
     for (const [i, id] of ids.entries()) expect(await again.get(id)).toEqual({ i });
     await again.close();
   });

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,7 +108,7 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
 
   /** What the hub held before a case: its records and its log. */
   async function held() {
-    return { records: await hub.list(), log: hub.parts.log.read(0).map((e) => JSON.stringify(packOp(e.op))) };
+    return { records: await hub.list(), log: internals(hub).log.read(0).map((e) => JSON.stringify(packOp(e.op))) };
   }
 
   /** The hub still serves (an honest write replicates) and lost nothing of what it held. */
@@ -116,7 +117,7 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     await replicated();
     expect(await hub.get(id)).toEqual({ honest });
     for (const r of before.records) expect([r.id, await hub.get(r.id)]).toEqual([r.id, r.data]);
-    expect(hub.parts.log.read(0).slice(0, before.log.length).map((e) => JSON.stringify(packOp(e.op)))).toEqual(before.log);
+    expect(internals(hub).log.read(0).slice(0, before.log.length).map((e) => JSON.stringify(packOp(e.op)))).toEqual(before.log);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   }
 
@@ -176,8 +177,8 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     await expect(push([long])).resolves.toMatchObject({ applied: 0, malformed: 1 });
     await expect(hub.set('y'.repeat(513), {})).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await hub.set('../../local-escape', { local: true });
-    await hub.parts.committer.idle();
-    await writer.parts.committer.idle();
+    await internals(hub).committer.idle();
+    await internals(writer).committer.idle();
     // No file outside the storages, none named after an id: only new log batches and record files.
     for (const target of ['escape', 'x', 'local-escape', '../escape', '../local-escape', 'hub/escape', 'hub/x']) expect([target, existsSync(join(root, target))]).toEqual([target, false]);
     // '.tmp-' names are atomic writes in flight (renamed over their target).
@@ -230,13 +231,13 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     const skewed = signOp({ origin: p.id, seq: 1, ts: future, type: 'write', id: 'future', data: { f: 1 } }, p.key);
     await expect(push([skewed])).resolves.toMatchObject({ applied: 0, malformed: 1 });
     expect(storageErrors).toContainEqual(expect.objectContaining({ code: 'SKEW', count: 1 }));
-    expect(hub.parts.clock.last).toBeLessThan(now() + 60_000);
+    expect(internals(hub).clock.last).toBeLessThan(now() + 60_000);
     await hub.set('clock-probe', { at: 1 });
-    expect(hub.parts.log.read(0).at(-1)?.op.ts).toBeLessThan(now() + 60_000);
+    expect(internals(hub).log.read(0).at(-1)?.op.ts).toBeLessThan(now() + 60_000);
     // Within maxSkew a stamp is a concurrent write, and the clock does follow it (CLK-6).
     const ahead = now() + 3_600_000;
     await expect(push([signOp({ origin: p.id, seq: 1, ts: ahead, type: 'write', id: 'ahead', data: { f: 2 } }, p.key)])).resolves.toMatchObject({ applied: 1 });
-    expect(hub.parts.clock.last).toBeGreaterThanOrEqual(ahead);
+    expect(internals(hub).clock.last).toBeGreaterThanOrEqual(ahead);
     expect(await hub.has('future')).toBe(false);
     await servesAndKept(before);
   });
@@ -253,11 +254,11 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     expect(await hub.has('smuggled')).toBe(false);
     const pages = [entry('paged-1'), entry('paged-2')];
     pages[0].fields.a.s = [now(), p.id];
-    expect(() => joinPage(hub, pages, p.id, { url: 'memory://hostile', node: p.id })).toThrow(expect.objectContaining({ code: 'PAGE_FAILED' }));
+    expect(() => joinPage(hub.replica, pages, p.id, { url: 'memory://hostile', node: p.id })).toThrow(expect.objectContaining({ code: 'PAGE_FAILED' }));
     // Checked before anything is submitted: the honest first entry of the refused page is not joined either.
     expect(await hub.has('paged-1')).toBe(false);
     // (An earlier case moved the clock an hour ahead, within maxSkew; the refused stamps are a day beyond that.)
-    expect(hub.parts.clock.last).toBeLessThan(future - DEFAULT_MAX_SKEW);
+    expect(internals(hub).clock.last).toBeLessThan(future - DEFAULT_MAX_SKEW);
     await servesAndKept(before);
   });
 
@@ -278,8 +279,8 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
       { node: p.id, reason: 'forged', count: 1 }, { node: p.id, reason: 'forged', count: 1 },
       { node: p.id, reason: 'unsigned', count: 1 }, { node: p.id, reason: 'unsigned', count: 1 },
     ]);
-    expect(hub.parts.log.read(0).some((e) => e.op.id === 'signed')).toBe(false);
-    expect(hub.parts.log.vector[p.id]).toBeUndefined();
+    expect(internals(hub).log.read(0).some((e) => e.op.id === 'signed')).toBe(false);
+    expect(internals(hub).log.vector[p.id]).toBeUndefined();
     await expect(push([op])).resolves.toMatchObject({ applied: 1 });
     expect(await hub.get('signed')).toEqual({ v: 'original' });
     await servesAndKept(before);
@@ -298,7 +299,7 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     const op = p.op({ type: 'write', id: 'big-s', data: { s: 1 } });
     await expect(push([withNonCanonicalS(op)])).resolves.toMatchObject({ applied: 0, forged: 1 });
     await expect(push([op])).resolves.toMatchObject({ applied: 1 });
-    for (const id of [...SMALL_ORDER, ...NON_CANONICAL]) expect(hub.parts.log.vector[id]).toBeUndefined();
+    for (const id of [...SMALL_ORDER, ...NON_CANONICAL]) expect(internals(hub).log.vector[id]).toBeUndefined();
     await servesAndKept(before);
   });
 
@@ -315,7 +316,7 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     await expect(push([c, d])).resolves.toMatchObject({ applied: 1, duplicates: 1 });
     expect(await hub.get('equivocal')).toEqual({ says: 'a' });
     expect(await hub.get('equivocal-2')).toEqual({ says: 'c' });
-    const logged = hub.parts.log.read(0).filter((e) => e.op.origin === p.id);
+    const logged = internals(hub).log.read(0).filter((e) => e.op.origin === p.id);
     expect(logged.map((e) => [e.op.seq, e.op.data])).toEqual([[1, { says: 'a' }], [2, { says: 'c' }]]);
     await servesAndKept(before);
   });
@@ -326,11 +327,11 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     const { push } = await connect(p);
     const ops = [p.op({ type: 'write', id: 'replayed', data: { n: 1 } }), p.op({ type: 'inc', id: 'replayed', key: 'views', value: 1 })];
     await expect(push(ops)).resolves.toMatchObject({ applied: 2 });
-    const length = hub.parts.log.read(0).length;
+    const length = internals(hub).log.read(0).length;
     await expect(push(ops)).resolves.toMatchObject({ applied: 0, duplicates: 2 });
-    const honestOps = hub.parts.log.read(0).filter((e) => e.op.origin === writer.id).map((e) => e.op);
+    const honestOps = internals(hub).log.read(0).filter((e) => e.op.origin === writer.id).map((e) => e.op);
     await expect(push(honestOps)).resolves.toMatchObject({ applied: 0, duplicates: honestOps.length });
-    expect(hub.parts.log.read(0)).toHaveLength(length);
+    expect(internals(hub).log.read(0)).toHaveLength(length);
     expect(await hub.get('replayed')).toEqual({ n: 1, views: 1 });
     await servesAndKept(before);
   });
@@ -383,8 +384,8 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
       await expect(link.call('push', { ops: packOps(odd.map(op)) })).resolves.toMatchObject({ applied: 0, gaps: 0, malformed: odd.length });
       await expect(link.call('push', { ops: packOps([op('plain-origin')]) })).resolves.toMatchObject({ applied: 1 });
       for (const origin of odd) expect(await verifying.has(`by-${origin}`)).toBe(false);
-      expect(verifying.parts.log.read(0).map((e) => e.op.origin)).toEqual(['plain-origin']);
-      expect(Object.keys(verifying.parts.log.vector)).toEqual(['plain-origin']);
+      expect(internals(verifying).log.read(0).map((e) => e.op.origin)).toEqual(['plain-origin']);
+      expect(Object.keys(internals(verifying).log.vector)).toEqual(['plain-origin']);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     } finally {
       await verifying.close();

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { MemoryBackend } from '../../src/backend';
 import type { SyncomError } from '../../src';
 import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
@@ -20,7 +21,7 @@ describe('a changes page the dialer cannot take', () => {
     d.sync.on('error', (e) => errors.push(e));
     await d.sync.addNode({ url: URL, token: 't' });
     await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
-    (d.parts.backend as MemoryBackend).failAt(1, { code: 'ENOSPC', ops: ['write'] });
+    (internals(d).backend as MemoryBackend).failAt(1, { code: 'ENOSPC', ops: ['write'] });
     const x = await h.s.insert({ first: true });
     await until(() => errors.length > 0, [d, h.s]);
     expect(errors.map((e) => [e.code, e.url])).toEqual([['IO_ERROR', URL]]);

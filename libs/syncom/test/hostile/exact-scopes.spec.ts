@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { OpenOptions } from '../../src';
 import { hub, node } from '../sync/helpers';
 import { craft, greet, push, record } from '../sync/scenario-helpers';
@@ -17,7 +18,7 @@ describe('hostile: a writer whose scope rule differs from the host\'s', () => {
     expect(refused).toEqual([{ node: writer.id, reason: 'scope', count: 1 }]);
     expect(await h.s.get('n1')).toBeUndefined();
     // Never logged, so no feed of any scope can serve it.
-    expect(h.s.parts.log.read(0).map((e) => e.op.id)).toEqual(['d1']);
+    expect(internals(h.s).log.read(0).map((e) => e.op.id)).toEqual(['d1']);
     await Promise.all([h.s.close(), writer.close()]);
   });
 
@@ -29,7 +30,7 @@ describe('hostile: a writer whose scope rule differs from the host\'s', () => {
     await writer.inc(id, 'views', 1);
     await writer.update(id, { $type: 'Doc' });
     await writer.delete(id);
-    const ops = writer.parts.log.read(0).map((e) => e.op);
+    const ops = internals(writer).log.read(0).map((e) => e.op);
     const answer = await push(h.unit, await greet(h.unit, writer, ['*']), ops);
     expect(answer).toMatchObject({ applied: ops.length, outOfScope: 0 });
     await Promise.all([h.s.close(), writer.close()]);

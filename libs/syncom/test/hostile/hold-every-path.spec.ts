@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import 'reflect-metadata';
 import type { Storage } from '../../src';
 import { FLAG_HELD } from '../../src/op';
@@ -35,7 +36,7 @@ async function greet(d: Storage): Promise<void> {
 }
 
 /** The held merge ops of an id in a storage's log. */
-const heldMerges = (s: Storage, id: string) => s.parts.log.read(s.parts.log.floor).filter((e) => e.op.id === id && e.op.type === 'merge' && e.flags & FLAG_HELD);
+const heldMerges = (s: Storage, id: string) => internals(s).log.read(internals(s).log.floor).filter((e) => e.op.id === id && e.op.type === 'merge' && e.flags & FLAG_HELD);
 
 /** The dialer's Dialer for the hub (test access to its reconcile run). */
 const dialerOf = (d: Storage) => (d.sync as unknown as { dialers: Map<string, Dialer> }).dialers.get(URL) as Dialer;
@@ -53,7 +54,7 @@ describe('ahead: hold holds on every path', () => {
     const { h, d } = await pair();
     const x = await h.s.insert(note('from v2'));
     await greet(d);
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     expect(await d.has(x)).toBe(false);
     expect(heldMerges(d, x).map((e) => e.op.v)).toEqual([2]);
     expect(d.sync.schemaInfo()?.held.count).toBeGreaterThanOrEqual(1);
@@ -68,9 +69,9 @@ describe('ahead: hold holds on every path', () => {
     await until(() => d.sync.schemaInfo()?.held.count === 1, [d]);
     await d.sync.forceSync();
     await d.sync.forceSync();
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     expect(await d.has(x)).toBe(false);
-    expect(d.parts.committer.committed.get(x)).toBeUndefined();
+    expect(internals(d).committer.committed.get(x)).toBeUndefined();
     expect(heldMerges(d, x)).toHaveLength(1);
     expect(d.sync.schemaInfo()?.held.count).toBe(2);
     const up = await upgraded(d, x);
@@ -84,7 +85,7 @@ describe('ahead: hold holds on every path', () => {
     const x = await h.s.insert(note('from v2'));
     await until(() => d.sync.schemaInfo()?.held.count === 1, [d]);
     await reconcileBootstrap(dialerOf(d).reconcileRun());
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     expect(await d.has(x)).toBe(false);
     expect(heldMerges(d, x)).toHaveLength(1);
     const up = await upgraded(d, x);
@@ -98,11 +99,11 @@ describe('ahead: hold holds on every path', () => {
     await until(async () => h.s.has(x), [d, h.s]);
     await h.s.update(x, { title: 'from v2' });
     await until(() => d.sync.schemaInfo()?.held.count === 1, [d]);
-    const before = d.parts.log.head;
+    const before = internals(d).log.head;
     for (let i = 0; i < 3; i++) await d.sync.forceSync();
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     expect(await d.get(x)).toMatchObject({ title: 'from v1' });
-    const logged = d.parts.log.read(before).filter((e) => e.op.id === x);
+    const logged = internals(d).log.read(before).filter((e) => e.op.id === x);
     expect(logged.map((e) => [e.op.type, !!(e.flags & FLAG_HELD), e.op.v])).toEqual([['merge', true, 2]]);
     const up = await upgraded(d, x);
     await closeAll(up, h.s);

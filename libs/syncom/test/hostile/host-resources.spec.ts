@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { unpackOps, type Storage } from '../../src';
 import type { HostUnit, SubscribeOptions } from '../../src/link';
 import { closeAll, hub, node } from '../sync/helpers';
@@ -142,7 +143,7 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
     const h = await hub({ pageSize: 10, pageBytes, maxInFlightBytes: budget });
     const p = await node();
     const idle = Array.from({ length: 200 }, () => ({}));
-    const from = h.s.parts.log.eventId(h.s.parts.log.head);
+    const from = internals(h.s).log.eventId(internals(h.s).log.head);
     const feeds = await Promise.all(idle.map(async (ctx) => feed(h.unit, await greet(h.unit, p, ['*'], { token: 't' }, ctx), false, from)));
     const honest = feed(h.unit, await greet(h.unit, p), true, from);
     const ids: string[] = [];
@@ -162,7 +163,7 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
     const h = await hub({ maxFeedsPerConnection: 2 });
     const p = await node();
     const ctx = await greet(h.unit, p);
-    const at = h.s.parts.log.eventId(h.s.parts.log.head);
+    const at = internals(h.s).log.eventId(internals(h.s).log.head);
     const a = feed(h.unit, ctx, true, at);
     feed(h.unit, ctx, true, at);
     const c = feed(h.unit, ctx, true, at);
@@ -187,7 +188,7 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
     const h = await hub({}, options);
     const p = await node(options);
     const ctx = await greet(h.unit, p);
-    const f = feed(h.unit, ctx, true, h.s.parts.log.eventId(h.s.parts.log.head));
+    const f = feed(h.unit, ctx, true, internals(h.s).log.eventId(internals(h.s).log.head));
     expect(h.unit.usage().feeds).toBe(1);
     await expect(h.unit.call('hello', hello(p), ctx)).rejects.toMatchObject({ code });
     await tick();

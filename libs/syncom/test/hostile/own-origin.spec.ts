@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createMemoryBackend, createMemoryLink, open, packOps, signOp, type Op, type Storage } from '../../src';
 import type { HostUnit, MemoryLink } from '../../src/link';
@@ -45,7 +46,7 @@ async function rig(signatures: Mode): Promise<Rig> {
 
 /** The next op of the hub's own stream, as an intruder makes it: unsigned, or signed with its own key. */
 function inHubsName(r: Rig, how: 'unsigned' | 'forged' | 'no digest', intruder: Intruder): Op {
-  const seq = (r.hub.parts.log.vector[r.hub.id] ?? 0) + 1;
+  const seq = (internals(r.hub).log.vector[r.hub.id] ?? 0) + 1;
   const op: Op = { origin: r.hub.id, seq, ts: Date.now(), type: 'write', id: 'stolen', data: { owner: 'intruder' } };
   if (how === 'unsigned') return op;
   const signed = signOp(op, intruder.key);
@@ -65,7 +66,7 @@ async function hubStreamWhole(r: Rig): Promise<void> {
   const id = await r.hub.insert({ after: 'intrusion' });
   await until(async () => r.reader.has(id), [r.reader]);
   expect(await r.reader.get(id)).toEqual({ after: 'intrusion' });
-  const logged = r.hub.parts.log.read(0).map((e) => e.op).filter((op) => op.origin === r.hub.id);
+  const logged = internals(r.hub).log.read(0).map((e) => e.op).filter((op) => op.origin === r.hub.id);
   expect(logged.map((op) => op.seq)).toEqual(logged.map((_op, i) => i + 1));
   expect(logged.every((op) => typeof op.sig === 'string')).toBe(true);
 }
@@ -85,11 +86,11 @@ describe.each<Mode>(['verify', 'require'])('an op in the host\'s own name, signa
     try {
       await r.hub.insert({ before: 1 });
       const intruder = new Intruder();
-      const before = r.hub.parts.log.read(0).length;
+      const before = internals(r.hub).log.read(0).length;
       const answer = await pushAs(r, intruder, [inHubsName(r, how, intruder)]);
       expect(answer).toMatchObject({ applied: 0, [reason]: 1 });
       expect(r.refused).toEqual([{ node: intruder.id, reason, count: 1 }]);
-      expect(r.hub.parts.log.read(0)).toHaveLength(before);
+      expect(internals(r.hub).log.read(0)).toHaveLength(before);
       expect(await r.hub.has('stolen')).toBe(false);
       await hubStreamWhole(r);
       expect(await r.reader.has('stolen')).toBe(false);
@@ -107,11 +108,11 @@ describe('the signing step signs only ops this node made', () => {
       // signatures: false for this page only: the op passes unverified, as on a node that verifies nothing.
       const res = await applyPeerOps(s, [op], { via: { url: 'memory://peer', node: 'peer' }, signatures: false });
       expect(res).toMatchObject({ applied: 1, unsigned: 0 });
-      const logged = s.parts.log.read(0).map((e) => e.op);
+      const logged = internals(s).log.read(0).map((e) => e.op);
       expect(logged).toHaveLength(1);
       expect(logged[0].sig).toBeUndefined();
       await s.insert({ b: 2 });
-      expect(s.parts.log.read(0).map((e) => typeof e.op.sig)).toEqual(['undefined', 'string']);
+      expect(internals(s).log.read(0).map((e) => typeof e.op.sig)).toEqual(['undefined', 'string']);
     } finally {
       await s.close();
     }
@@ -123,7 +124,7 @@ describe('the signing step signs only ops this node made', () => {
     const older = disk.snapshot();
     const before = await open({ path: 'r', backend: disk });
     const id = await before.insert({ n: 1 });
-    const mine = before.parts.log.read(0).map((e) => e.op);
+    const mine = internals(before).log.read(0).map((e) => e.op);
     await before.close();
     const via = { url: 'memory://hub', node: 'hub' };
     for (const signatures of ['verify', 'require'] as const) {
@@ -134,7 +135,7 @@ describe('the signing step signs only ops this node made', () => {
         expect(await applyPeerOps(restored, mine, { via })).toMatchObject({ applied: 1, unsigned: 0, forged: 0 });
         expect(await restored.get(id)).toEqual({ n: 1 });
         await restored.insert({ n: 2 });
-        expect(restored.parts.log.read(0).map((e) => [e.op.origin === restored.id, e.op.seq, typeof e.op.sig])).toEqual([[true, 1, 'string'], [true, 2, 'string']]);
+        expect(internals(restored).log.read(0).map((e) => [e.op.origin === restored.id, e.op.seq, typeof e.op.sig])).toEqual([[true, 1, 'string'], [true, 2, 'string']]);
       } finally {
         await restored.close();
       }
@@ -144,7 +145,7 @@ describe('the signing step signs only ops this node made', () => {
     try {
       const stripped = mine.map(({ sig: _s, ...op }) => op as Op);
       expect(await applyPeerOps(trusting, stripped, { via })).toMatchObject({ applied: 1, unsigned: 0 });
-      expect(trusting.parts.log.read(0).map((e) => e.op.sig)).toEqual([undefined]);
+      expect(internals(trusting).log.read(0).map((e) => e.op.sig)).toEqual([undefined]);
     } finally {
       await trusting.close();
     }
@@ -161,7 +162,7 @@ describe('the signing step signs only ops this node made', () => {
       expect(res.errors.map((e) => [e.code, e.count])).toEqual([['UNSIGNED', 1]]);
       expect(res.errors[0].message).toContain("in this node's own name: memory://peer sent ops as this node without its signature");
       expect([await s.has('mine'), await s.has('theirs')]).toEqual([false, true]);
-      expect(s.parts.log.vector[s.id]).toBeUndefined();
+      expect(internals(s).log.vector[s.id]).toBeUndefined();
     } finally {
       await s.close();
     }

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { Entry } from '../../src/crdt';
 import type { MemoryBackend } from '../../src/backend';
 import type { Storage } from '../../src';
@@ -19,7 +20,7 @@ const SECRET = 'PURGE-SECRET-4c1d';
 
 /** Files of a storage's backend whose text holds the string. */
 function holding(s: Storage, text: string): string[] {
-  const b = s.parts.backend as MemoryBackend;
+  const b = internals(s).backend as MemoryBackend;
   return [...b.files()].filter(([, content]) => content.includes(text)).map(([path]) => path);
 }
 
@@ -39,12 +40,12 @@ async function pair(o: { skipPurge?: boolean } = {}) {
 async function purgedAtHub(h: { s: Storage }, d: Storage): Promise<string> {
   const x = await h.s.insert({ title: SECRET, body: `${SECRET}-body` });
   await until(async () => (await d.get(x)) !== undefined, [d]);
-  await d.parts.committer.idle();
+  await internals(d).committer.idle();
   expect(holding(d, SECRET).length).toBeGreaterThan(0);
-  const purges = h.s.parts.log.vector[h.s.id];
+  const purges = internals(h.s).log.vector[h.s.id];
   await h.s.purge(x);
-  await until(() => (d.parts.log.vector[h.s.id] ?? 0) > purges, [d]);
-  await d.parts.committer.idle();
+  await until(() => (internals(d).log.vector[h.s.id] ?? 0) > purges, [d]);
+  await internals(d).committer.idle();
   return x;
 }
 
@@ -65,12 +66,12 @@ describe('purge is final on every path', () => {
     const x = await purgedAtHub(h, d);
     expect(await d.get(x)).toMatchObject({ title: SECRET });
     await d.sync.forceSync();
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     expect(await d.get(x)).toBeUndefined();
-    expect(d.parts.committer.committed.get(x)?.purged).toBeDefined();
+    expect(internals(d).committer.committed.get(x)?.purged).toBeDefined();
     expect(holding(d, SECRET)).toEqual([]);
     // The purge travels on: the merge that joined the marker keeps its data, which holds no payload.
-    const markers = d.parts.log.read(d.parts.log.floor).filter((e) => e.op.id === x && e.op.type === 'merge');
+    const markers = internals(d).log.read(internals(d).log.floor).filter((e) => e.op.id === x && e.op.type === 'merge');
     expect(markers.map((e) => (e.op.data as Entry | undefined)?.purged !== undefined)).toEqual([true]);
     await closeAll(d, h.s);
   });
@@ -79,7 +80,7 @@ describe('purge is final on every path', () => {
     const { h, d } = await pair({ skipPurge: true });
     const x = await purgedAtHub(h, d);
     await reconcileBootstrap(dialerOf(d).reconcileRun());
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     expect(await d.get(x)).toBeUndefined();
     expect(holding(d, SECRET)).toEqual([]);
     await closeAll(d, h.s);
@@ -93,13 +94,13 @@ describe('purge is final on every path', () => {
     await h.s.purge('x');
     const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
     await d.set('x', { title: SECRET });
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     expect(holding(d, SECRET).length).toBeGreaterThan(0);
     const boots: unknown[] = [];
     d.sync.on('bootstrap', (e) => boots.push(e));
     await d.sync.addNode({ url: URL, token: 't' });
     await until(() => boots.length === 1, [d]);
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     expect(await d.get('x')).toBeUndefined();
     expect(holding(d, SECRET)).toEqual([]);
     await expect(d.set('x', { title: 'again' })).rejects.toMatchObject({ code: 'PURGED' });
@@ -112,11 +113,11 @@ describe('purge is final on every path', () => {
     // A stale copy of x, as a host that never saw the purge would serve it.
     const stale = await hub();
     await stale.s.set(x, { title: `${SECRET}-late` });
-    const entry = stale.s.parts.committer.committed.get(x) as Entry;
-    const head = d.parts.log.head;
-    await Promise.all(joinPage(d, [entry], stale.s.id, { url: 'memory://stale', node: stale.s.id }));
-    await d.parts.committer.idle();
-    expect(d.parts.log.head).toBe(head);
+    const entry = internals(stale.s).committer.committed.get(x) as Entry;
+    const head = internals(d).log.head;
+    await Promise.all(joinPage(d.replica, [entry], stale.s.id, { url: 'memory://stale', node: stale.s.id }));
+    await internals(d).committer.idle();
+    expect(internals(d).log.head).toBe(head);
     expect(await d.get(x)).toBeUndefined();
     expect(holding(d, SECRET)).toEqual([]);
     await closeAll(d, h.s, stale.s);

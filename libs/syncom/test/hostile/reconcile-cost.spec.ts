@@ -1,9 +1,10 @@
+import { internals } from '../../src/testing/internals';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { packOps, signOp, type Op, type Storage } from '../../src';
 import type { HostUnit } from '../../src/link';
-import * as digest from '../../src/sync/reconcile/digest';
-import * as fingerprint from '../../src/sync/reconcile/fingerprint';
-import { createReconciler, type Message } from '../../src/sync/reconcile';
+import * as digest from '../../src/reconcile/digest';
+import * as fingerprint from '../../src/reconcile/fingerprint';
+import { createReconciler, type Message } from '../../src/reconcile';
 import { closeAll, hub } from '../sync/helpers';
 
 /**
@@ -57,7 +58,7 @@ describe('hostile: a peer alternating pushes and reconcile starts does not make 
       for (let r = 0; r < ROUNDS; r++) {
         const pushed = (await host.unit.call('push', { ops: packOps([peer.op(`rec-${r * 7}`, { n: -r })]) }, ctx)) as { applied: number };
         expect(pushed.applied).toBe(1);
-        await host.s.parts.committer.idle();
+        await internals(host.s).committer.idle();
         digests.mockClear();
         hashes.mockClear();
         const answer = (await host.unit.call('reconcile', { scope: '*', msg, start: true }, ctx)) as { msg: Message };

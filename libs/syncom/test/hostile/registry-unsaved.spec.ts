@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { MemoryBackend } from '../../src/backend';
 import type { SyncomError } from '../../src';
 import { nodeFile } from '../../src/sync/registry';
@@ -19,7 +20,7 @@ async function pair() {
   const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
   const errors: SyncomError[] = [];
   d.sync.on('error', (e) => errors.push(e));
-  return { net, h, d, errors, backend: d.parts.backend as MemoryBackend };
+  return { net, h, d, errors, backend: internals(d).backend as MemoryBackend };
 }
 
 describe('a registry file that cannot be saved', () => {

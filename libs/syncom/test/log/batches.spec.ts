@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { LogEvent } from '../../src/log';
 import { SyncomError } from '../../src/errors';
 import {
@@ -34,7 +35,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     await s.update('a', { title: 'two' });
     await s.inc('a', 'n', 1);
     await s.add('a', 'tags', ['x']);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(openBatches(b)).toEqual([1, 2, 3, 4]);
     for (const from of [1, 2, 3, 4]) {
       const f = logFile(b, `log/open/${from}.json`);
@@ -55,14 +56,14 @@ describe('the log: open batches, sealed segments, index.json', () => {
       s.add('a', 'tags', ['x', 'y']),
       s.set('b', { title: 'bee' }),
     ]);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(openBatches(b)).toEqual([1, 2]);
     const ops = fileOps(b, 'log/open/2.json');
     expect(ops.map((o) => o?.type)).toEqual(['set', 'inc', 'add', 'write']);
     expect(ops.map((o) => o?.seq)).toEqual([2, 3, 4, 5]);
     // The next batch starts after the last position of this one.
     await s.update('b', { title: 'bee2' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(openBatches(b)).toEqual([1, 2, 6]);
     await s.close();
   });
@@ -74,7 +75,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     const seen = new Map<string, string>();
     for (let i = 0; i < 7; i++) {
       await s.set(`r${i % 3}`, { title: `v${i}` });
-      await s.parts.committer.idle();
+      await internals(s).committer.idle();
       for (const from of openBatches(inner)) {
         const path = `log/open/${from}.json`;
         const text = inner.files().get(path) as string;
@@ -94,18 +95,18 @@ describe('the log: open batches, sealed segments, index.json', () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     for (let i = 0; i < 63; i++) await s.set('a', { title: `v${i}` });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(segmentFiles(b)).toEqual([]);
     expect(openBatches(b)).toHaveLength(63);
     await s.set('a', { title: 'v63' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(segmentFiles(b)).toEqual([1]);
     expect(openBatches(b)).toEqual([]);
     const seg = fileOps(b, 'log/seg-1.json');
     expect(seg).toHaveLength(64);
     expect(seg.map((o) => o?.seq)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
     await s.set('a', { title: 'v64' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(openBatches(b)).toEqual([65]);
     await s.close();
   });
@@ -116,7 +117,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     // Batches of 2 ops: positions 1-2, 3-4, 5-6 -> seg-1; 7-8, 9-10, 11-12 -> seg-7.
     for (let i = 0; i < 7; i++) {
       await Promise.all([s.set('a', { title: `a${i}` }), s.set('b', { title: `b${i}` })]);
-      await s.parts.committer.idle();
+      await internals(s).committer.idle();
     }
     expect(segmentFiles(b)).toEqual([1, 7]);
     expect(openBatches(b)).toEqual([13]);
@@ -132,14 +133,14 @@ describe('the log: open batches, sealed segments, index.json', () => {
     const events: LogEvent[] = [];
     s.on('log', (e) => events.push(e));
     await s.set('a', { title: '1' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(events).toEqual([]);
     await s.set('a', { title: '2' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(events).toEqual([{ kind: 'seal', sealed: { from: 1, to: 2 }, dropped: [], floor: 0, segments: 1 }]);
     await s.set('a', { title: '3' });
     await s.set('a', { title: '4' });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(events[1]).toEqual({ kind: 'seal', sealed: { from: 3, to: 4 }, dropped: [], floor: 0, segments: 2 });
     await s.close();
   });
@@ -148,13 +149,13 @@ describe('the log: open batches, sealed segments, index.json', () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 2 } } });
     const fresh = indexJson(b);
-    expect(fresh).toMatchObject({ epoch: s.parts.log.epoch, floor: 0, vector: {}, segments: [] });
+    expect(fresh).toMatchObject({ epoch: internals(s).log.epoch, floor: 0, vector: {}, segments: [] });
     await s.set('a', { title: '1' });
     await s.inc('a', 'n', 1);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     const index = indexJson(b);
     expect(Object.keys(index)).toEqual(expect.arrayContaining(['epoch', 'floor', 'vector', 'segments']));
-    expect(index.epoch).toBe(s.parts.log.epoch);
+    expect(index.epoch).toBe(internals(s).log.epoch);
     expect(typeof index.epoch).toBe('string');
     expect(index.floor).toBe(0);
     expect(index.vector).toEqual({ [s.id]: 2 });
@@ -168,7 +169,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     await s.set('a', { title: '1' });
     await Promise.all([s.update('a', { title: '2' }), s.inc('a', 'n', 3)]);
     await s.add('a', 'tags', ['x']);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(openBatches(b)).toEqual([1, 2, 4]);
     expect(segmentFiles(b)).toEqual([]);
     await s.close();
@@ -187,7 +188,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     const s = await openOn(b, { now: () => T0 });
     await s.set('a', { title: '1' });
     await s.inc('a', 'n', 2);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     // The process dies before close(): two batches in open/.
     const b2 = b.crash('none');
     expect(openBatches(b2)).toEqual([1, 2]);
@@ -218,7 +219,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     }
     // Nothing more reached the log.
     const s2 = await openOn(b.crash('none'), { now: () => T0 });
-    expect(s2.parts.log.head).toBe(1);
+    expect(internals(s2).log.head).toBe(1);
     expect(await s2.get('a')).toEqual({ title: '1' });
     await s2.close();
   });

@@ -1,5 +1,7 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend } from '../../src/backend';
-import { applyPeerOps, open } from '../../src/storage';
+import { open } from '../../src/open';
+import { applyPeerOps } from '../../src/storage';
 import { freshBackend, indexJson, openOn, T0 } from './helpers';
 
 const HOUR = 3_600_000;
@@ -10,14 +12,14 @@ describe('the log seeds the clock', () => {
     const s = await openOn(b, { now: () => T0 + HOUR });
     await s.set('a', { title: '1' });
     await Promise.all([s.update('a', { title: '2' }), s.inc('a', 'n', 1)]);
-    const newest = Math.max(...s.parts.log.read(0).map((e) => e.op.ts));
+    const newest = Math.max(...internals(s).log.read(0).map((e) => e.op.ts));
     expect(newest).toBeGreaterThanOrEqual(T0 + HOUR);
     await s.close();
     expect(indexJson(b).ts).toBe(newest);
 
     const s2 = await openOn(b.crash('none'), { now: () => T0 });
     await s2.update('a', { title: '3' });
-    const op = s2.parts.log.read(3)[0].op;
+    const op = internals(s2).log.read(3)[0].op;
     expect(op.ts).toBeGreaterThan(newest);
     // And the write outranks what it follows.
     expect(await s2.get('a')).toEqual({ title: '3', n: 1 });
@@ -32,12 +34,12 @@ describe('the log seeds the clock', () => {
     await s.set('a', { title: '2' });
     now = T0 + 2 * HOUR;
     await s.set('a', { title: '3' });
-    await s.parts.committer.idle();
-    const newest = Math.max(...s.parts.log.read(0).map((e) => e.op.ts));
+    await internals(s).committer.idle();
+    const newest = Math.max(...internals(s).log.read(0).map((e) => e.op.ts));
     expect(newest).toBe(T0 + 2 * HOUR);
     const s2 = await openOn(b.crash('none'), { now: () => T0, sync: { log: { rollAfter: 2 } } });
     await s2.set('a', { title: '4' });
-    expect(s2.parts.log.read(3)[0].op.ts).toBeGreaterThan(newest);
+    expect(internals(s2).log.read(3)[0].op.ts).toBeGreaterThan(newest);
     expect(await s2.get('a')).toEqual({ title: '4' });
     await s2.close();
   });
@@ -45,7 +47,7 @@ describe('the log seeds the clock', () => {
   it("CLK-8: a peer's stamp ahead, logged here, also seeds the clock on reopen", async () => {
     const peer = await open({ path: 'peer', backend: createMemoryBackend(), now: () => T0 + 5 * HOUR });
     await peer.set('p', { title: 'ahead' });
-    const ops = peer.parts.log.read(0).map((e) => e.op);
+    const ops = internals(peer).log.read(0).map((e) => e.op);
     await peer.close();
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
@@ -53,7 +55,7 @@ describe('the log seeds the clock', () => {
     await s.close();
     const s2 = await openOn(b.crash('none'), { now: () => T0 });
     await s2.update('p', { title: 'mine' });
-    expect(s2.parts.log.read(1)[0].op.ts).toBeGreaterThan(T0 + 5 * HOUR);
+    expect(internals(s2).log.read(1)[0].op.ts).toBeGreaterThan(T0 + 5 * HOUR);
     expect(await s2.get('p')).toEqual({ title: 'mine' });
     await s2.close();
   });

@@ -1,13 +1,15 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend } from '../../src/backend';
 import { formatEventId, parseEventId } from '../../src/log';
-import { applyPeerOps, open } from '../../src/storage';
+import { open } from '../../src/open';
+import { applyPeerOps } from '../../src/storage';
 import { freshBackend, indexJson, openOn, T0 } from './helpers';
 
 describe('the log: event ids and version vectors', () => {
   it('LOG-6: an event id is <epoch>.<seq>, naming a position in this log', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
-    const { log } = s.parts;
+    const { log } = internals(s);
     expect(log.epoch).toMatch(/^[A-Za-z0-9]+$/);
     expect(log.eventId()).toBe(`${log.epoch}.0`);
     await s.set('a', { title: '1' });
@@ -28,37 +30,37 @@ describe('the log: event ids and version vectors', () => {
   it('LOG-6, LOG-8: the epoch is stable across reopen and positions continue after it', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
-    const epoch = s.parts.log.epoch;
+    const epoch = internals(s).log.epoch;
     await s.set('a', { title: '1' });
     await s.set('a', { title: '2' });
-    const before = s.parts.log.eventId();
+    const before = internals(s).log.eventId();
     expect(before).toBe(`${epoch}.2`);
     await s.close();
 
     const s2 = await openOn(b.crash('none'), { now: () => T0 });
-    expect(s2.parts.log.epoch).toBe(epoch);
+    expect(internals(s2).log.epoch).toBe(epoch);
     expect(indexJson(b.crash('none')).epoch).toBe(epoch);
-    expect(s2.parts.log.eventId()).toBe(before);
-    expect(s2.parts.log.cursor(before)).toEqual({ ok: true, pos: 2 });
+    expect(internals(s2).log.eventId()).toBe(before);
+    expect(internals(s2).log.cursor(before)).toEqual({ ok: true, pos: 2 });
     await s2.set('b', { title: '3' });
-    expect(s2.parts.log.eventId()).toBe(`${epoch}.3`);
-    expect(s2.parts.log.read(2).map((e) => [e.pos, e.op.id, e.op.seq])).toEqual([[3, 'b', 3]]);
+    expect(internals(s2).log.eventId()).toBe(`${epoch}.3`);
+    expect(internals(s2).log.read(2).map((e) => [e.pos, e.op.id, e.op.seq])).toEqual([[3, 'b', 3]]);
     await s2.close();
   });
 
   it('LOG-6, LOG-8: positions continue after a reopen that replays an unsealed tail', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
-    const epoch = s.parts.log.epoch;
+    const epoch = internals(s).log.epoch;
     await s.set('a', { title: '1' });
     await Promise.all([s.set('b', { title: '2' }), s.set('c', { title: '3' })]);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     // Crash without close: three positions sit in open/.
     const s2 = await openOn(b.crash('none'), { now: () => T0 });
-    expect(s2.parts.log.epoch).toBe(epoch);
-    expect(s2.parts.log.eventId()).toBe(`${epoch}.3`);
+    expect(internals(s2).log.epoch).toBe(epoch);
+    expect(internals(s2).log.eventId()).toBe(`${epoch}.3`);
     await s2.set('d', { title: '4' });
-    expect(s2.parts.log.eventId()).toBe(`${epoch}.4`);
+    expect(internals(s2).log.eventId()).toBe(`${epoch}.4`);
     await s2.close();
   });
 
@@ -66,20 +68,20 @@ describe('the log: event ids and version vectors', () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     await s.set('a', { title: '1' });
-    const old = s.parts.log.eventId();
+    const old = internals(s).log.eventId();
     await s.close();
 
     // Wiped: the same node keys, no log.
     const wiped = await freshBackend();
     const w = await openOn(wiped, { now: () => T0 });
     expect(w.id).toBe(s.id);
-    expect(w.parts.log.epoch).not.toBe(s.parts.log.epoch);
-    expect(w.parts.log.cursor(old)).toEqual({ ok: false, reason: 'foreign' });
+    expect(internals(w).log.epoch).not.toBe(internals(s).log.epoch);
+    expect(internals(w).log.cursor(old)).toEqual({ ok: false, reason: 'foreign' });
     await w.set('a', { title: '1' });
     // Even at a position both logs have, the other epoch is not taken as one.
-    expect(w.parts.log.cursor(old)).toEqual({ ok: false, reason: 'foreign' });
-    expect(s.parts.log.cursor(w.parts.log.eventId())).toEqual({ ok: false, reason: 'foreign' });
-    expect(w.parts.log.cursor('someOtherEpoch.0')).toEqual({ ok: false, reason: 'foreign' });
+    expect(internals(w).log.cursor(old)).toEqual({ ok: false, reason: 'foreign' });
+    expect(internals(s).log.cursor(internals(w).log.eventId())).toEqual({ ok: false, reason: 'foreign' });
+    expect(internals(w).log.cursor('someOtherEpoch.0')).toEqual({ ok: false, reason: 'foreign' });
     await w.close();
   });
 
@@ -87,7 +89,7 @@ describe('the log: event ids and version vectors', () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     await s.set('a', { title: '1' });
-    const { log } = s.parts;
+    const { log } = internals(s);
     const bad: unknown[] = [
       'nodot', `${log.epoch}.`, `.1`, `${log.epoch}.-1`, `${log.epoch}.01`, `${log.epoch}.1.5`, `${log.epoch}.x`,
       `${log.epoch}.1e3`, `ep och.1`, `${log.epoch}.99999999999999999`, 'a'.repeat(70) + '.1', 42, {}, ['x.1'], true,
@@ -107,20 +109,20 @@ describe('the log: event ids and version vectors', () => {
     await s.set('n1', { $type: 'Note', title: 'note' });
     await s.update('g1', { title: 'global2' });
     await s.inc('d1', 'n', 1);
-    const ops = s.parts.log.read(0).map((e) => e.op);
+    const ops = internals(s).log.read(0).map((e) => e.op);
     // Sequence numbers run per origin and scope: no holes in any stream.
     expect(ops.map((o) => [o.id, o.scope, o.seq])).toEqual([
       ['g1', '*', 1], ['d1', 'Doc', 1], ['d2', 'Doc', 2], ['n1', 'Note', 1], ['g1', '*', 2], ['d1', 'Doc', 3],
     ]);
-    expect(s.parts.log.vector).toEqual({ [s.id]: 2, [`${s.id}@Doc`]: 3, [`${s.id}@Note`]: 1 });
+    expect(internals(s).log.vector).toEqual({ [s.id]: 2, [`${s.id}@Doc`]: 3, [`${s.id}@Note`]: 1 });
     await s.close();
     // index.json carries the same vector once sealed, and a reopen continues every stream.
     expect(indexJson(b).vector).toEqual({ [s.id]: 2, [`${s.id}@Doc`]: 3, [`${s.id}@Note`]: 1 });
     const s2 = await openOn(b.crash('none'), { now: () => T0, sync: { scope, log: { rollAfter: 100 } } });
-    expect(s2.parts.log.vector).toEqual({ [s.id]: 2, [`${s.id}@Doc`]: 3, [`${s.id}@Note`]: 1 });
+    expect(internals(s2).log.vector).toEqual({ [s.id]: 2, [`${s.id}@Doc`]: 3, [`${s.id}@Note`]: 1 });
     await s2.set('n2', { $type: 'Note', title: 'n2' });
     await s2.update('g1', { title: 'g3' });
-    expect(s2.parts.log.read(6).map((e) => [e.op.scope, e.op.seq])).toEqual([['Note', 2], ['*', 3]]);
+    expect(internals(s2).log.read(6).map((e) => [e.op.scope, e.op.seq])).toEqual([['Note', 2], ['*', 3]]);
     await s2.close();
   });
 
@@ -129,14 +131,14 @@ describe('the log: event ids and version vectors', () => {
     const peer = await openOn(pb, { now: () => T0 });
     await peer.set('p', { title: 'from the peer' });
     await peer.update('p', { title: 'again' });
-    const peerOps = peer.parts.log.read(0).map((e) => e.op);
+    const peerOps = internals(peer).log.read(0).map((e) => e.op);
     await peer.close();
     // A second node with its own keys.
     const other = await open({ path: 'o', backend: createMemoryBackend(), now: () => T0 });
     await other.set('mine', { title: 'own' });
     const r = await applyPeerOps(other, peerOps, { via: { url: 'memory://peer', node: peer.id } });
     expect(r.applied).toBe(2);
-    expect(other.parts.log.vector).toEqual({ [other.id]: 1, [peer.id]: 2 });
+    expect(internals(other).log.vector).toEqual({ [other.id]: 1, [peer.id]: 2 });
     await other.close();
   });
 });

@@ -2,7 +2,8 @@ import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import type { Backend } from '../../src/backend/types';
 import { isHidden, readEntry, type Entry } from '../../src/crdt';
 import { unpackEntry, type Op } from '../../src/op';
-import { open, type Storage } from '../../src/storage';
+import { open } from '../../src/open';
+import { type Storage } from '../../src/storage';
 import type { OpenOptions } from '../../src/storage/options';
 
 /** A fixed wall clock for tests: 2025-01-01T00:00:00Z. */

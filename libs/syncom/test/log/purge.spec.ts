@@ -1,7 +1,9 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import { SyncomError } from '../../src/errors';
 import { hasPayload, isScrubbed, type Op, PAYLOAD_FIELDS, verifyOps } from '../../src/op';
-import { applyPeerOps, open, type Storage } from '../../src/storage';
+import { open } from '../../src/open';
+import { applyPeerOps, type Storage } from '../../src/storage';
 import { FAN } from '../../src/storage/records';
 import { fileOps, freshBackend, logFile, logPaths, openBatches, openOn, recording, segmentFiles, T0 } from './helpers';
 
@@ -31,7 +33,7 @@ async function setup(b: MemoryBackend | ReturnType<typeof recording>['backend'])
     s.add('x', 'tags', [`${SECRET}-tag`]),
     s.update('y', { title: 'keep-y-2' }),
   ]);
-  await s.parts.committer.idle();
+  await internals(s).committer.idle();
   return s;
 }
 
@@ -49,7 +51,7 @@ describe('the log: purge scrubs the id from every log file', () => {
     expect(filesHolding(b, SECRET).filter((p) => p.startsWith('log/'))).toEqual(['log/open/4.json', 'log/seg-1.json']);
 
     await s.purge('x');
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
 
     const after = allLogOps(b);
     const xAfter = after.filter((e) => e.op.id === 'x');
@@ -103,7 +105,7 @@ describe('the log: purge scrubs the id from every log file', () => {
     const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 2 } } });
     await s.set('x', { title: SECRET });
     await Promise.all([s.update('x', { title: `${SECRET}-2` }), s.set('y', { title: 'y' }), s.purge('x')]);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(segmentFiles(b)).toEqual([1]);
     expect(filesHolding(b, SECRET)).toEqual([]);
     const xs = fileOps(b, 'log/seg-1.json').filter((o): o is Op => o?.id === 'x');
@@ -116,13 +118,13 @@ describe('the log: purge scrubs the id from every log file', () => {
     const b = await freshBackend();
     const s = await setup(b);
     await s.purge('x');
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     // Crash without close: open/ still holds the scrubbed batch.
     const b2 = b.crash('none');
     const s2 = await openOn(b2, { now: () => T0, sync: { log: { rollAfter: 3 } } });
     expect(await s2.get('x')).toBeUndefined();
     expect(await s2.get('y')).toEqual({ title: 'keep-y-2', tags: 'plain' });
-    const xs = s2.parts.log.read(0).filter((e) => e.op.id === 'x').map((e) => e.op);
+    const xs = internals(s2).log.read(0).filter((e) => e.op.id === 'x').map((e) => e.op);
     expect(xs.map((o) => [o.type, isScrubbed(o)])).toEqual([['write', true], ['set', true], ['inc', true], ['add', true], ['purge', false]]);
     await expect(s2.set('x', { title: 'back' })).rejects.toMatchObject({ code: 'PURGED' });
     await s2.close();
@@ -133,7 +135,7 @@ describe('the log: purge scrubs the id from every log file', () => {
     const b = await freshBackend();
     const s = await setup(b);
     await s.purge('x');
-    const head = s.parts.log.head;
+    const head = internals(s).log.head;
     const writes: Promise<unknown>[] = [
       s.set('x', { title: 'again' }), s.update('x', { title: 'again' }), s.inc('x', 'n', 1), s.add('x', 'tags', ['a']),
       s.remove('x', 'tags', [`${SECRET}-tag`]), s.delete('x'), s.saveData('x', { title: 'again' }),
@@ -142,8 +144,8 @@ describe('the log: purge scrubs the id from every log file', () => {
       await expect(p).rejects.toBeInstanceOf(SyncomError);
       await expect(p).rejects.toMatchObject({ code: 'PURGED' });
     }
-    await s.parts.committer.idle();
-    expect(s.parts.log.head).toBe(head);
+    await internals(s).committer.idle();
+    expect(internals(s).log.head).toBe(head);
     await s.close();
   });
 
@@ -157,7 +159,7 @@ describe('the log: purge scrubs the id from every log file', () => {
       await s.set('y', { title: 'keep-y' });
       await s.inc('x', 'n', 1);
       await s.purge('x');
-      await s.parts.committer.idle();
+      await internals(s).committer.idle();
       expect(filesHolding(b, SECRET)).toEqual([]);
       return s;
     }
@@ -171,7 +173,7 @@ describe('the log: purge scrubs the id from every log file', () => {
       s2.on('error', (e) => errors.push(e));
       await new Promise((r) => setImmediate(r)); // open() reports what it met on the next turn
       expect(errors.map((e) => e.code)).toEqual([]);
-      const entries = s2.parts.log.read(0);
+      const entries = internals(s2).log.read(0);
       expect(entries.map((e) => e.pos)).toEqual([1, 2, 3, 4, 5]);
       expect(entries.map((e) => [e.op.id, e.op.type])).toEqual([['x', 'write'], ['x', 'add'], ['y', 'write'], ['x', 'inc'], ['x', 'purge']]);
       expect(await s2.get('y')).toEqual({ title: 'keep-y' });
@@ -182,12 +184,12 @@ describe('the log: purge scrubs the id from every log file', () => {
     it('OPS-11, SIG-11: a peer resuming across the scrubbed entries takes them as no-ops, not as malformed ops (no gap)', async () => {
       const b = await freshBackend();
       const s = await purgedUnsigned(b);
-      const feed = s.parts.log.read(0).map((e) => e.op);
+      const feed = internals(s).log.read(0).map((e) => e.op);
       await s.close();
       const peer = await open({ path: 'peer', backend: createMemoryBackend(), now: () => T0, sync: { signatures: false } });
       const r = await applyPeerOps(peer, feed, { via: { url: 'memory://n', node: s.id } });
       expect({ malformed: r.malformed, gaps: r.gaps }).toEqual({ malformed: 0, gaps: 0 });
-      expect(peer.parts.log.vector[s.id]).toBe(5);
+      expect(internals(peer).log.vector[s.id]).toBe(5);
       expect(await peer.get('y')).toEqual({ title: 'keep-y' });
       expect(await peer.get('x')).toBeUndefined();
       await peer.close();
@@ -212,13 +214,13 @@ describe('the log: purge scrubs the id from every log file', () => {
     // The first in-place rewrite of a log file fails.
     b.failAt(1, { ops: ['overwrite'] });
     await s.purge('x');
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(errors.map((e) => e.code)).toContain('IO_ERROR');
     expect(await s.get('x')).toBeUndefined();
     expect(filesHolding(b, SECRET).length).toBeGreaterThan(0);
     // Running it again finishes the scrub (GUAR-22: "Idempotent: run it again").
     await s.purge('x');
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(filesHolding(b, SECRET)).toEqual([]);
     await s.close();
   });
@@ -231,7 +233,7 @@ describe('the log: purge scrubs the id from every log file', () => {
     // FAN - 1 more record files: the FAN of them are merged into one and removed.
     for (let i = 1; i < FAN; i++) await s.set(`r${i}`, { title: `r${i}` });
     await s.purge('x');
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(filesHolding(b, SECRET)).toEqual([]);
     const b2 = b.crash('lost');
     // The removed record file holding x came back.
@@ -239,7 +241,7 @@ describe('the log: purge scrubs the id from every log file', () => {
     const s2 = await openOn(b2, opts);
     expect(await s2.get('x')).toBeUndefined();
     await s2.purge('x');
-    await s2.parts.committer.idle();
+    await internals(s2).committer.idle();
     expect(filesHolding(b2, SECRET)).toEqual([]);
     await s2.close();
   });
@@ -250,13 +252,13 @@ describe('the log: purge scrubs the id from every log file', () => {
     // The purge's batch (1 write) and its record file (1 write) land, then the process dies in the scrub.
     b.crashAt(3);
     await s.purge('x').catch(() => undefined);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     const b2 = b.crash('none');
     expect(filesHolding(b2, SECRET).length).toBeGreaterThan(0);
     const s2 = await openOn(b2, { now: () => T0, sync: { log: { rollAfter: 3 } } });
     expect(await s2.get('x')).toBeUndefined();
     await s2.purge('x');
-    await s2.parts.committer.idle();
+    await internals(s2).committer.idle();
     expect(filesHolding(b2, SECRET)).toEqual([]);
     await s2.close();
   });

@@ -1,7 +1,9 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend } from '../../src/backend';
 import type { LogEvent } from '../../src/log';
 import type { Op } from '../../src/op';
-import { applyPeerOps, open, type Storage } from '../../src/storage';
+import { open } from '../../src/open';
+import { applyPeerOps, type Storage } from '../../src/storage';
 import { DAY, freshBackend, indexJson, openBatches, openOn, segmentFiles, T0 } from './helpers';
 
 /** Write `batches` batches of `per` concurrent ops each, on a few records. */
@@ -9,14 +11,14 @@ async function writeBatches(s: Storage, batches: number, per: number, tag = ''):
   for (let i = 0; i < batches; i++) {
     await Promise.all(Array.from({ length: per }, (_, j) => s.set(`r${j % 7}`, { title: `${tag}${i}.${j}` })));
   }
-  await s.parts.committer.idle();
+  await internals(s).committer.idle();
 }
 
 /** The ops a peer node (its own keys) made, stamped by its own clock. */
 async function peerOps(now: number, n: number): Promise<{ id: string; ops: Op[] }> {
   const peer = await open({ path: 'peer', backend: createMemoryBackend(), now: () => now });
   for (let i = 0; i < n; i++) await peer.set(`p${i}`, { title: `peer ${i}` });
-  const ops = peer.parts.log.read(0).map((e) => e.op);
+  const ops = internals(peer).log.read(0).map((e) => e.op);
   await peer.close();
   return { id: peer.id, ops };
 }
@@ -29,21 +31,21 @@ describe('the log: retention and the floor', () => {
     s.on('log', (e) => events.push(e));
     // 20 ops per batch, 5 batches per segment: segments of 100 positions.
     await writeBatches(s, 50, 20);
-    expect(s.parts.log.head).toBe(1000);
-    expect(s.parts.log.floor).toBe(0);
+    expect(internals(s).log.head).toBe(1000);
+    expect(internals(s).log.floor).toBe(0);
     expect(events.every((e) => e.dropped.length === 0)).toBe(true);
     await writeBatches(s, 5, 20);
     // head 1100: segment 1-100 has 1000 ops after it.
-    expect(s.parts.log.floor).toBe(100);
+    expect(internals(s).log.floor).toBe(100);
     expect(events.at(-1)).toEqual({ kind: 'seal', sealed: { from: 1001, to: 1100 }, dropped: [{ from: 1, to: 100 }], floor: 100, segments: 10 });
     await writeBatches(s, 5, 20);
-    expect(s.parts.log.floor).toBe(200);
+    expect(internals(s).log.floor).toBe(200);
     expect(segmentFiles(b)).toEqual(Array.from({ length: 10 }, (_, i) => 201 + i * 100));
     expect(indexJson(b)).toMatchObject({ floor: 200 });
     expect((indexJson(b).segments as { from: number }[]).map((x) => x.from)).toEqual(segmentFiles(b));
     // What is kept is at least retention.ops.
-    expect(s.parts.log.head - s.parts.log.floor).toBeGreaterThanOrEqual(1000);
-    expect(s.parts.log.read(s.parts.log.floor)[0].pos).toBe(201);
+    expect(internals(s).log.head - internals(s).log.floor).toBeGreaterThanOrEqual(1000);
+    expect(internals(s).log.read(internals(s).log.floor)[0].pos).toBe(201);
     await s.close();
   });
 
@@ -51,7 +53,7 @@ describe('the log: retention and the floor', () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0, sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
     await writeBatches(s, 60, 20);
-    const { log } = s.parts;
+    const { log } = internals(s);
     expect(log.floor).toBe(200);
     expect(log.cursor(log.eventId(199))).toEqual({ ok: false, reason: 'floor' });
     expect(log.cursor(log.eventId(0))).toEqual({ ok: false, reason: 'floor' });
@@ -61,9 +63,9 @@ describe('the log: retention and the floor', () => {
     await s.close();
     // The floor survives a reopen.
     const s2 = await openOn(b.crash('none'), { now: () => T0, sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
-    expect(s2.parts.log.floor).toBe(200);
-    expect(s2.parts.log.cursor(s2.parts.log.eventId(150))).toEqual({ ok: false, reason: 'floor' });
-    expect(s2.parts.log.read(0)[0].pos).toBe(201);
+    expect(internals(s2).log.floor).toBe(200);
+    expect(internals(s2).log.cursor(internals(s2).log.eventId(150))).toEqual({ ok: false, reason: 'floor' });
+    expect(internals(s2).log.read(0)[0].pos).toBe(201);
     await s2.close();
   });
 
@@ -74,9 +76,9 @@ describe('the log: retention and the floor', () => {
     await writeBatches(s, 60, 20);
     await s.close();
     const s2 = await openOn(b.crash('none'), opts);
-    expect(s2.parts.log.vector).toEqual({ [s.id]: 1200 });
+    expect(internals(s2).log.vector).toEqual({ [s.id]: 1200 });
     await s2.set('new', { title: 'after' });
-    expect(s2.parts.log.read(1200).map((e) => e.op.seq)).toEqual([1201]);
+    expect(internals(s2).log.read(1200).map((e) => e.op.seq)).toEqual([1201]);
     expect(await s2.get('r3')).toEqual({ title: '59.17' });
     await s2.close();
   });
@@ -86,9 +88,9 @@ describe('the log: retention and the floor', () => {
     for (const ops of [1, 10, 999, 1000]) {
       const b = await freshBackend();
       const s = await openOn(b, { now: () => T0, sync: { retention: { ops }, log: { rollAfter: 5 } } });
-      expect(s.parts.log.retention.ops).toBe(1000);
+      expect(internals(s).log.retention.ops).toBe(1000);
       await writeBatches(s, 55, 20);
-      floors.push(s.parts.log.floor);
+      floors.push(internals(s).log.floor);
       await s.close();
     }
     expect(floors).toEqual([100, 100, 100, 100]);
@@ -97,14 +99,14 @@ describe('the log: retention and the floor', () => {
   it('OPT-5: retention.ops defaults to 10000', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 10 } } });
-    expect(s.parts.log.retention.ops).toBe(10_000);
+    expect(internals(s).log.retention.ops).toBe(10_000);
     // Segments of 10 batches x 100 ops = 1000 positions.
     await writeBatches(s, 100, 100);
-    expect(s.parts.log.head).toBe(10_000);
-    expect(s.parts.log.floor).toBe(0);
+    expect(internals(s).log.head).toBe(10_000);
+    expect(internals(s).log.floor).toBe(0);
     await writeBatches(s, 10, 100);
-    expect(s.parts.log.floor).toBe(1000);
-    expect(s.parts.log.head - s.parts.log.floor).toBe(10_000);
+    expect(internals(s).log.floor).toBe(1000);
+    expect(internals(s).log.head - internals(s).log.floor).toBe(10_000);
     await s.close();
   }, 30_000);
 
@@ -119,7 +121,7 @@ describe('the log: retention and the floor', () => {
       const b = await freshBackend();
       const s = await openOn(b, { now: make(), sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
       await writeBatches(s, 60, 20);
-      floors.push(s.parts.log.floor);
+      floors.push(internals(s).log.floor);
       await s.close();
     }
     expect(floors).toEqual([200, 200, 200]);
@@ -136,16 +138,16 @@ describe('the log: retention and the floor', () => {
     now = T0 + DAY / 2;
     await writeBatches(s, 2, 3, 'mid');
     // Not a day old yet: nothing dropped.
-    expect(s.parts.log.floor).toBe(0);
+    expect(internals(s).log.floor).toBe(0);
     expect(segmentFiles(b)).toEqual([1, 7, 13]);
     now = T0 + DAY + DAY / 4;
     await writeBatches(s, 2, 3, 'new');
     // The two segments stamped at T0 are over a day old; the one at T0 + 12 h is not.
     expect(events.at(-1)).toMatchObject({ sealed: { from: 19, to: 24 }, dropped: [{ from: 1, to: 6 }, { from: 7, to: 12 }], floor: 12 });
-    expect(s.parts.log.floor).toBe(12);
+    expect(internals(s).log.floor).toBe(12);
     expect(segmentFiles(b)).toEqual([13, 19]);
     expect(indexJson(b)).toMatchObject({ floor: 12 });
-    expect(s.parts.log.cursor(s.parts.log.eventId(6))).toEqual({ ok: false, reason: 'floor' });
+    expect(internals(s).log.cursor(internals(s).log.eventId(6))).toEqual({ ok: false, reason: 'floor' });
     // Records are not touched by retention.
     expect(await s.get('r0')).toEqual({ title: 'new1.0' });
     await s.close();
@@ -158,8 +160,8 @@ describe('the log: retention and the floor', () => {
     await writeBatches(s, 4, 3);
     now = T0 + 3650 * DAY;
     await writeBatches(s, 4, 3);
-    expect(s.parts.log.retention.days).toBeUndefined();
-    expect(s.parts.log.floor).toBe(0);
+    expect(internals(s).log.retention.days).toBeUndefined();
+    expect(internals(s).log.floor).toBe(0);
     expect(segmentFiles(b)).toEqual([1, 7, 13, 19]);
     expect(openBatches(b)).toEqual([]);
     await s.close();
@@ -176,26 +178,26 @@ describe('the log: retention and the floor', () => {
     // Behind: stamped 10 days ago, it is dropped by the very seal that took it in.
     const r1 = await applyPeerOps(s, behind.ops, { via: { url: 'memory://behind', node: behind.id } });
     expect(r1.applied).toBe(2);
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(events[0]).toMatchObject({ sealed: { from: 1, to: 2 }, dropped: [{ from: 1, to: 2 }], floor: 2 });
     expect(await s.get('p0')).toEqual({ title: 'peer 0' });
     // Own op at T0, then the peer's ops stamped 5 days ahead.
     await s.set('own', { title: 'own at T0' });
     await applyPeerOps(s, ahead.ops, { via: { url: 'memory://ahead', node: ahead.id } });
-    await s.parts.committer.idle();
-    expect(s.parts.log.floor).toBe(2);
+    await internals(s).committer.idle();
+    expect(internals(s).log.floor).toBe(2);
     // Three days later by this clock: the own segment is dropped, the one stamped ahead stays.
     now = T0 + 3 * DAY;
     await s.update('own', { title: 'later' });
-    await s.parts.committer.idle();
-    expect(s.parts.log.floor).toBe(3);
-    expect(s.parts.log.read(0).map((e) => e.op.origin)).toEqual([ahead.id, ahead.id, s.id]);
+    await internals(s).committer.idle();
+    expect(internals(s).log.floor).toBe(3);
+    expect(internals(s).log.read(0).map((e) => e.op.origin)).toEqual([ahead.id, ahead.id, s.id]);
     // Once this clock passes their stamps by a day, they go too.
     now = T0 + 6 * DAY + 10;
     await s.update('own', { title: 'much later' });
-    await s.parts.committer.idle();
-    expect(s.parts.log.floor).toBe(6);
-    expect(s.parts.log.read(0).map((e) => [e.pos, e.op.origin])).toEqual([[7, s.id]]);
+    await internals(s).committer.idle();
+    expect(internals(s).log.floor).toBe(6);
+    expect(internals(s).log.read(0).map((e) => [e.pos, e.op.origin])).toEqual([[7, s.id]]);
     await s.close();
   });
 });

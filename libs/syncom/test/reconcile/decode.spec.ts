@@ -1,4 +1,4 @@
-import { decodeMessage, WIRE_LIMITS } from '../../src/sync/reconcile';
+import { decodeMessage, WIRE_LIMITS } from '../../src/reconcile';
 
 const TAG = 'AAAAAAAAAAAAAAAAAAAAAA';
 const refusal = (reason: RegExp) => ({ ok: false, code: 'RECONCILE_MALFORMED', reason: expect.stringMatching(reason) });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { applyOp, type Entry, joinEntries } from '../../src/crdt';
 import type { Op } from '../../src/op/types';
-import { entryDigest, entryItem } from '../../src/sync/reconcile';
+import { entryDigest, entryItem } from '../../src/reconcile';
 import { fcRuns } from './helpers';
 
 const base: Entry = {

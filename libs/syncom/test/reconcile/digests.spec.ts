@@ -1,7 +1,8 @@
+import { internals } from '../../src/testing/internals';
 import fc from 'fast-check';
 import type { Storage } from '../../src';
-import { buildItemSet } from '../../src/sync/reconcile';
-import * as digest from '../../src/sync/reconcile/digest';
+import { buildItemSet } from '../../src/reconcile';
+import * as digest from '../../src/reconcile/digest';
 import { labelItems, labelSet } from '../../src/sync/reconcile-sets';
 import { closeAll, node } from '../sync/helpers';
 import { fcRuns } from './helpers';
@@ -17,7 +18,7 @@ const ASKS: [label: string, granted: string[]][] = [['*', ['*']], ['*', ['A']], 
  */
 function expectUpToDate(s: Storage, mask = 31): void {
   ASKS.forEach(([label, granted], k) => {
-    if (mask & (1 << k)) expectSameSet(labelSet(s, label, granted), buildItemSet(labelItems(s, label, granted)));
+    if (mask & (1 << k)) expectSameSet(labelSet(s.replica, label, granted), buildItemSet(labelItems(s.replica, label, granted)));
   });
 }
 
@@ -61,7 +62,7 @@ describe('RECON digest index: kept up to date at commit time, equal to a full re
           // Built before the writes (kept up to date by them) or only at the end (built from what is committed).
           if (early) expectUpToDate(s, 1);
           for (const w of writes) await apply(s, w);
-          await s.parts.committer.idle();
+          await internals(s).committer.idle();
           expectUpToDate(s);
         } finally {
           await closeAll(s);
@@ -96,12 +97,12 @@ describe('RECON digest index: kept up to date at commit time, equal to a full re
     const s = await node({ durable: false, sync: { signatures: false } });
     try {
       for (let k = 0; k < 50; k++) await s.set(`r${k}`, { n: k });
-      const before = labelSet(s, '*', ['*']);
-      const items = labelItems(s, '*', ['*']);
+      const before = labelSet(s.replica, '*', ['*']);
+      const items = labelItems(s.replica, '*', ['*']);
       await s.update('r7', { n: -1 });
       expectSameSet(before, buildItemSet(items));
       expectUpToDate(s);
-      expect(labelSet(s, '*', ['*'])).toBe(labelSet(s, '*', ['*']));
+      expect(labelSet(s.replica, '*', ['*'])).toBe(labelSet(s.replica, '*', ['*']));
     } finally {
       await closeAll(s);
     }
@@ -114,10 +115,10 @@ describe('RECON digest index: kept up to date at commit time, equal to a full re
       expectUpToDate(s);
       spy.mockClear();
       for (let k = 0; k < 1100; k += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => s.set(`r${k + j}`, { $type: j % 2 ? 'A' : 'B', n: k })));
-      await s.parts.committer.idle();
+      await internals(s).committer.idle();
       expect(spy.mock.calls.length).toBeGreaterThanOrEqual(1024);
       spy.mockClear();
-      labelSet(s, '*', ['*']);
+      labelSet(s.replica, '*', ['*']);
       expect(spy.mock.calls.length).toBeLessThan(1100 - 1024 + 1);
       expectUpToDate(s);
     } finally {

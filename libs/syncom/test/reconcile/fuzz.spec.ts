@@ -1,4 +1,4 @@
-import { createReconciler, decodeMessage, type Message, MODE, type Reconciler } from '../../src/sync/reconcile';
+import { createReconciler, decodeMessage, type Message, MODE, type Reconciler } from '../../src/reconcile';
 import { driftedSets, runProtocol, seeded } from './helpers';
 import { corpusOf, mutate, randomMessage, reshape } from './mutate';
 

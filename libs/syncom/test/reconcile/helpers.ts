@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createReconciler, type Message, type ReconcileItem, type ReconcilerOptions } from '../../src/sync/reconcile';
+import { createReconciler, type Message, type ReconcileItem, type ReconcilerOptions } from '../../src/reconcile';
 
 /** How a run between two reconcilers went. */
 export interface Run {

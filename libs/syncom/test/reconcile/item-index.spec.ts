@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { buildItemSet, createReconciler, ItemIndex, type ItemSet, type ReconcileItem } from '../../src/sync/reconcile';
+import { buildItemSet, createReconciler, ItemIndex, type ItemSet, type ReconcileItem } from '../../src/reconcile';
 import { fcRuns, runProtocol } from './helpers';
 import { expectSameSet } from './same-set';
 

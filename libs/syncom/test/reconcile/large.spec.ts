@@ -1,4 +1,4 @@
-import { RECONCILE_DEFAULTS } from '../../src/sync/reconcile';
+import { RECONCILE_DEFAULTS } from '../../src/reconcile';
 import { driftedSets, expectedDiff, runProtocol } from './helpers';
 
 const sorted = (xs: string[]) => [...xs].sort();

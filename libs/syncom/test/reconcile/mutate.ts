@@ -1,4 +1,4 @@
-import type { Message } from '../../src/sync/reconcile';
+import type { Message } from '../../src/reconcile';
 
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ReconcileItem } from '../../src/sync/reconcile';
+import type { ReconcileItem } from '../../src/reconcile';
 import { driftedSets, expectedDiff, fcRuns, pairArb, runProtocol } from './helpers';
 
 const sorted = (xs: string[]) => [...xs].sort();

@@ -1,4 +1,4 @@
-import { createReconciler, type Message, MODE, type ReconcileItem } from '../../src/sync/reconcile';
+import { createReconciler, type Message, MODE, type ReconcileItem } from '../../src/reconcile';
 import { driftedSets, expectedDiff, runProtocol } from './helpers';
 
 const item = (ts: number, id: string, digest = 'd'): ReconcileItem => ({ ts, id, digest });

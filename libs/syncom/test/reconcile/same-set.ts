@@ -1,4 +1,4 @@
-import type { ItemSet } from '../../src/sync/reconcile';
+import type { ItemSet } from '../../src/reconcile';
 
 /**
  * Two sets are the same set: same items in the same order, same tags, same

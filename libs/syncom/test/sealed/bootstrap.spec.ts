@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { FLAG_SEALED } from '../../src/op';
 import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
 import { allSealed, MARK } from './helpers';
@@ -18,7 +19,7 @@ describe('bootstrap next to a sealed record', () => {
     expect(await d.get('shared')).toEqual({ mine: MARK });
     expect(allSealed(d, 'shared')).toBe(true);
     for (const [i, id] of ids.entries()) expect(await d.get(id)).toEqual({ i });
-    expect(d.parts.log.vector[h.s.id]).toBe(h.s.parts.log.vector[h.s.id]);
+    expect(internals(d).log.vector[h.s.id]).toBe(internals(h.s).log.vector[h.s.id]);
     // Nor does the sealed record travel the other way.
     expect(await h.s.get('shared')).toEqual({ theirs: 1 });
     await closeAll(d, h.s);
@@ -32,7 +33,7 @@ describe('bootstrap next to a sealed record', () => {
     const d = await dialer(net);
     await d.set('shared', { mine: MARK }, { sealed: true });
     await d.sync.addNode({ url: 'memory://h', token: 't' });
-    await until(() => d.sync.peers()[0]?.subscribed === true && d.parts.log.vector[h.s.id] === 1, [d]);
+    await until(() => d.sync.peers()[0]?.subscribed === true && internals(d).log.vector[h.s.id] === 1, [d]);
     const skipped: number[] = [];
     d.on('apply', (e) => skipped.push(e.skipped));
     await h.s.update('shared', { theirs: 2 });
@@ -40,8 +41,8 @@ describe('bootstrap next to a sealed record', () => {
     await until(async () => d.has(after), [d]);
     expect(skipped.reduce((x, y) => x + y, 0)).toBe(1);
     expect(await d.get('shared')).toEqual({ mine: MARK });
-    expect(d.parts.log.read(0).filter((e) => e.op.id === 'shared' && !(e.flags & FLAG_SEALED)).map((e) => e.op.type)).toEqual(['set']);
-    expect(d.parts.log.vector[h.s.id]).toBe(3);
+    expect(internals(d).log.read(0).filter((e) => e.op.id === 'shared' && !(e.flags & FLAG_SEALED)).map((e) => e.op.type)).toEqual(['set']);
+    expect(internals(d).log.vector[h.s.id]).toBe(3);
     await closeAll(d, h.s);
   });
 });

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostUnit } from '../../src/link';
@@ -26,7 +27,7 @@ export async function grepFiles(dir: string, text: string): Promise<string[]> {
 
 /** The log entries a storage holds for an id. */
 export function entriesOf(s: Storage, id: string): LogEntry[] {
-  return s.parts.log.read(0).filter((e) => e.op.id === id);
+  return internals(s).log.read(0).filter((e) => e.op.id === id);
 }
 
 /** Whether every entry of the id is flagged sealed. */

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { SyncomError } from '../../src/errors';
 import type { MemoryBackend } from '../../src/backend';
 import { FLAG_SEALED } from '../../src/op';
@@ -13,7 +14,7 @@ describe('sealed records in the log', () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     await s.set('x', { title: MARK }, { sealed: true });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     const [packed] = logFile(b, 'log/open/1.json').ops as unknown[][];
     expect(packed).toHaveLength(19);
     expect(packed.slice(0, 9)).toEqual([s.id, 1, T0, 'write', 'x', '*', null, null, null]);
@@ -28,10 +29,10 @@ describe('sealed records in the log', () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     await s.set('a', { title: 'kept' }, { sealed: true });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     b.crashAt(2);
     await s.update('a', { title: `${MARK}-logged` });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     const b2 = b.crash('none');
     expect(openBatches(b2)).toEqual([1, 2]);
     const s2 = await openOn(b2, { now: () => T0 });
@@ -57,7 +58,7 @@ describe('sealed records in the log', () => {
     // open() reports startup errors on a setImmediate it queued before returning: one turn later they are in.
     await new Promise((resolve) => setImmediate(resolve));
     expect(errors.map((e) => e.code)).toEqual(['OP_UNREADABLE']);
-    expect(s2.parts.log.read(0).map((e) => e.op.id)).toEqual(['b']);
+    expect(internals(s2).log.read(0).map((e) => e.op.id)).toEqual(['b']);
     await s2.close();
   });
 
@@ -73,21 +74,21 @@ describe('sealed records in the log', () => {
     await d.insert({ plain: 0 });
     await acked(1);
     for (let i = 0; i < 12; i++) await Promise.all(Array.from({ length: 100 }, () => d.insert({ secret: MARK }, { sealed: true })));
-    await d.parts.committer.idle();
+    await internals(d).committer.idle();
     // No host waits for a sealed op: the segments before them go (LOG-16 pins only what a host lacks).
-    expect(d.parts.log.floor).toBeGreaterThan(0);
-    expect(d.parts.log.sealedSeq).toBe(1200);
+    expect(internals(d).log.floor).toBeGreaterThan(0);
+    expect(internals(d).log.sealedSeq).toBe(1200);
     for (let i = 0; i < 11; i++) await Promise.all(Array.from({ length: 100 }, (_, j) => d.insert({ plain: i * 100 + j })));
     await acked(1101);
     for (let i = 0; i < 2; i++) await d.insert({ last: i });
-    await d.parts.committer.idle();
-    expect(d.parts.log.read(d.parts.log.floor).some((e) => e.flags & FLAG_SEALED)).toBe(false);
+    await internals(d).committer.idle();
+    expect(internals(d).log.read(internals(d).log.floor).some((e) => e.flags & FLAG_SEALED)).toBe(false);
     expect(indexJson(b).sealedSeq).toBe(1200);
     expect(Math.max(...Object.values(indexJson(b).vector as Record<string, number>))).toBeLessThan(1200);
     await d.close();
     d = await dialer(net, options);
     await d.set('next', { secret: MARK }, { sealed: true });
-    expect(d.parts.log.read(0).at(-1)?.op.seq).toBe(1201);
+    expect(internals(d).log.read(0).at(-1)?.op.seq).toBe(1201);
     expect(holding(b, MARK)).toEqual([]);
     await closeAll(d, h.s);
   });

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { applyPeerOps, type Storage } from '../../src';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED } from '../../src/op';
 import { buildNoteClass } from '../schema/fixtures';
@@ -32,9 +33,9 @@ describe('sealed records do not replicate', () => {
     await until(async () => h.s.has(c), [h.s, d]);
     expect(await h.s.has(secret)).toBe(false);
     expect(entriesOf(h.s, secret)).toEqual([]);
-    expect(h.s.parts.log.vector[d.id]).toBe(3);
-    expect(d.parts.log.vector[d.id]).toBe(3);
-    expect(d.parts.log.sealedSeq).toBe(3);
+    expect(internals(h.s).log.vector[d.id]).toBe(3);
+    expect(internals(d).log.vector[d.id]).toBe(3);
+    expect(internals(d).log.sealedSeq).toBe(3);
     expect(gaps.gaps).toBe(0);
     const sent = wire.calls.map((x) => x.args).join('\n');
     expect(sent).not.toContain(secret);
@@ -68,8 +69,8 @@ describe('sealed records do not replicate', () => {
     const snapshot = wire.answers.map((x) => JSON.parse(x) as { vector?: Record<string, number>; token?: string }).find((x) => x.token);
     expect(snapshot?.vector).toEqual({ [h.s.id]: 1 });
     // The dialer holds the host's stream whole: the sealed ops took no seq of it.
-    expect(d.parts.log.vector[h.s.id]).toBe(2);
-    expect(h.s.parts.log.vector[h.s.id]).toBe(2);
+    expect(internals(d).log.vector[h.s.id]).toBe(2);
+    expect(internals(h.s).log.vector[h.s.id]).toBe(2);
     expect(gaps.gaps).toBe(0);
     await closeAll(d, h.s);
   });
@@ -81,8 +82,8 @@ describe('sealed records do not replicate', () => {
     const d = await dialer(net, { sync: { retention: { ops: 1000 }, log: { rollAfter: 2 } } });
     for (let i = 0; i < 12; i++) await Promise.all(Array.from({ length: 100 }, () => d.insert({ secret: MARK }, { sealed: true })));
     const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => d.insert({ i })));
-    await d.parts.committer.idle();
-    expect(d.parts.log.floor).toBeGreaterThan(0);
+    await internals(d).committer.idle();
+    expect(internals(d).log.floor).toBeGreaterThan(0);
     const codes: string[] = [];
     d.sync.on('error', (e) => codes.push(e.code));
     const gaps = gapsOf(d);
@@ -120,10 +121,10 @@ describe('sealed records do not replicate', () => {
     await p.set('shared', { theirs: 1 });
     await p.inc('shared', 'n', 2);
     await p.insert({ other: true });
-    const res = await applyPeerOps(s, p.parts.log.read(0).map((e) => e.op), { via: { url: 'memory://p', node: p.id } });
+    const res = await applyPeerOps(s, internals(p).log.read(0).map((e) => e.op), { via: { url: 'memory://p', node: p.id } });
     expect(res).toMatchObject({ applied: 1, skipped: 2, gaps: 0, duplicates: 0 });
     expect(await s.get('shared')).toEqual({ mine: MARK });
-    expect(s.parts.log.vector[p.id]).toBe(3);
+    expect(internals(s).log.vector[p.id]).toBe(3);
     await closeAll(s, p);
   });
 
@@ -134,7 +135,7 @@ describe('sealed records do not replicate', () => {
     const p = await node();
     const held = craft(p, { type: 'write', id: 'x', data: { $type: 'Note', title: 'from v2', tags: [] }, v: 2 }, '*', 1);
     await applyPeerOps(s, [held], { via: { url: 'memory://p', node: p.id } });
-    expect(s.parts.log.read(0).map((e) => e.flags)).toEqual([FLAG_HELD]);
+    expect(internals(s).log.read(0).map((e) => e.flags)).toEqual([FLAG_HELD]);
     await s.set('x', { $type: 'Note', title: MARK, tags: [] }, { sealed: true });
     await s.close();
     const upgraded = await reopen(s, { schema: v2 });

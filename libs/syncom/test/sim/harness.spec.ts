@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { open } from 'syncom';
 import { checkConvergence, createMemoryBackend, createTrace, createVirtualTimers, describeFailure, simKeyFiles, simulate, Simulation } from 'syncom/testing';
 
@@ -43,7 +44,7 @@ describe('simulation harness: the checks catch a broken run', () => {
       // An op in the union no node holds: all nodes agree, and all differ from the oracle.
       const outsider = await open({ path: 'x', backend: createMemoryBackend({ files: await simKeyFiles(5, 'outsider') }), sync: { signatures: false } });
       await outsider.set('r0', { a: 42 });
-      sim.archive.add(outsider.parts.log.read(0));
+      sim.archive.add(internals(outsider).log.read(0));
       await outsider.close();
       let problems = (await checkConvergence(sim)).join('\n');
       expect(problems).toMatch(/the nodes differ from the oracle/);

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryBackend, createMemoryLink, type MemoryLink, open, type Storage, type SyncLink, unpackOps } from '../../src';
 import { describeFailure, simulate } from '../../src/testing';
 import { closeAll, hub, node, until } from '../sync/helpers';
@@ -42,7 +43,7 @@ describe('regressions found by the simulation', () => {
     const x = await node();
     await x.set('x1', { n: 1 });
     await x.set('x2', { n: 2 });
-    const [x1, x2] = x.parts.log.read(0).map((e) => e.op);
+    const [x1, x2] = internals(x).log.read(0).map((e) => e.op);
     let lost = false;
     // The first page carrying x's op vanishes, as a page does under the link's drop fault.
     const drop = (v: unknown) => !lost && unpackOps((v as { ops?: unknown })?.ops).ops.some((op) => op.origin === x.id) && (lost = true);
@@ -82,7 +83,7 @@ describe('regressions found by the simulation', () => {
     const s = await open({ path: 'n', backend: disk });
     try {
       disk.failAt(1, { code: 'ENOSPC' });
-      const ops = peer.parts.log.read(0).map((e) => e.op);
+      const ops = internals(peer).log.read(0).map((e) => e.op);
       await expect(applyPeerOps(s, ops, { via: { url: 'memory://peer', node: peer.id } })).rejects.toMatchObject({ code: 'IO_ERROR' });
       await idle(20);
       expect(unhandled).toEqual([]);

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryBackend, open, type OpenOptions, type Storage } from '../../src';
 import { generateSealingKeys } from '../../src/op';
 import type { Op } from '../../src/op/types';
@@ -28,7 +29,7 @@ export async function node(t = 1_000_000, options: Partial<OpenOptions> = {}): P
 
 /** Every op in a storage's log, in log order. */
 export function logOps(s: Storage): Op[] {
-  return s.parts.log.read(0).map((e) => e.op);
+  return internals(s).log.read(0).map((e) => e.op);
 }
 
 /** Deliver ops (default: all of `from`'s log) to `to`, as a peer's page. */

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { errors, logOps, node, ship } from './helpers';
 
 describe('registers, counters and sets', () => {
@@ -41,7 +42,7 @@ describe('registers, counters and sets', () => {
     const id = await s.insert({});
     await s.inc(id, 'n', 5);
     await s.add(id, 'tags', ['a']);
-    const e = s.parts.committer.committed.get(id)!;
+    const e = internals(s).committer.committed.get(id)!;
     expect(e.fields.n.k).toBe('c');
     expect(e.fields.tags.k).toBe('s');
   });
@@ -78,7 +79,7 @@ describe('registers, counters and sets', () => {
     await ship(a.s, b.s);
     await ship(b.s, a.s);
     for (const n of [a, b]) expect(await n.s.get('r')).toEqual({ title: 'from b', views: 2, tags: ['a', 'b'] });
-    const views = a.s.parts.committer.committed.get('r')!.fields.views;
+    const views = internals(a.s).committer.committed.get('r')!.fields.views;
     expect(views.k === 'c' && Object.keys(views.by).sort()).toEqual([a.s.id, b.s.id].sort());
   });
 

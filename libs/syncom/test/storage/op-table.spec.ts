@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { applyOp, joinEntries } from '../../src';
 import type { Entry } from '../../src/crdt';
 import { logOps, node, ship } from './helpers';
@@ -58,7 +59,7 @@ describe('the op table (Operations)', () => {
     expect(await s.get(id)).toBeUndefined();
     expect(await s.has(id)).toBe(false);
     expect((await s.list()).map((r) => r.id)).toEqual([other]);
-    expect(s.parts.committer.committed.get(id)?.del).toBe(true);
+    expect(internals(s).committer.committed.get(id)?.del).toBe(true);
     const r = (await s.record(other))!;
     await r.delete();
     expect(await s.has(other)).toBe(false);
@@ -77,7 +78,7 @@ describe('the op table (Operations)', () => {
     await ship(a.s, b.s);
     for (const n of [a, b]) {
       expect(await n.s.get(id)).toBeUndefined();
-      expect(n.s.parts.committer.committed.get(id)?.purged).toBeDefined();
+      expect(internals(n.s).committer.committed.get(id)?.purged).toBeDefined();
     }
     await expect(a.s.set(id, { v: 3 })).rejects.toMatchObject({ code: 'PURGED' });
   });

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, open } from '../../src';
 import { FLAG_HELD, FLAG_SKIPPED, packOp } from '../../src/op';
 import { errors, logOps, node, ship } from './helpers';
@@ -13,7 +14,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(res).toMatchObject({ malformed: 2, applied: 0 });
     expect(errs.map((e) => e.code)).toEqual(['OP_MALFORMED']);
     expect(logOps(b.s)).toEqual([]);
-    expect(b.s.parts.clock.last).toBeLessThan(9e12);
+    expect(internals(b.s).clock.last).toBeLessThan(9e12);
   });
 
   it('GUAR-4 OPT-7 OPT-8: a stamp more than maxSkew ahead is malformed with SKEW; Infinity disables the check', async () => {
@@ -38,7 +39,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(res).toMatchObject({ forged: 2, applied: 0 });
     expect(res.errors).toEqual([expect.objectContaining({ code: 'BAD_SIGNATURE', count: 2 })]);
     expect(logOps(b.s)).toEqual([]);
-    expect(b.s.parts.log.vector).toEqual({});
+    expect(internals(b.s).log.vector).toEqual({});
     expect(await ship(a.s, b.s)).toMatchObject({ applied: 2, forged: 0 });
   });
 
@@ -89,7 +90,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(await ship(a.s, host.s)).toMatchObject({ skipped: 1, applied: 0 });
     expect(errs.map((e) => e.code)).toEqual(['OP_INVALID']);
     expect(await host.s.has('r')).toBe(false);
-    expect(host.s.parts.log.read(0)[0].flags & FLAG_SKIPPED).toBeTruthy();
+    expect(internals(host.s).log.read(0)[0].flags & FLAG_SKIPPED).toBeTruthy();
     expect(await ship(host.s, c.s)).toMatchObject({ applied: 1 });
     expect(await c.s.get('r')).toEqual({ $type: 'Note', title: 42 });
   });
@@ -130,7 +131,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(res.errors).toEqual([expect.objectContaining({ code: 'BAD_SIGNATURE', count: 2 })]);
     expect(errs).toEqual([]);
     expect(applies).toEqual([expect.objectContaining({ applied: 90, skipped: 0 })]);
-    expect(b.s.parts.log.vector).toEqual({ [a.s.id]: 40, [c.s.id]: 50 });
+    expect(internals(b.s).log.vector).toEqual({ [a.s.id]: 40, [c.s.id]: 50 });
     expect(res.touched).toEqual({ [a.s.id]: 40, [c.s.id]: 50 });
   });
 
@@ -142,7 +143,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     const res = await ship(a.s, host.s);
     expect(res.refused).toMatchObject({ code: 'PAGE_FAILED' });
     expect(logOps(host.s)).toEqual([]);
-    expect(host.s.parts.log.vector).toEqual({});
+    expect(internals(host.s).log.vector).toEqual({});
   });
 
   it('LIFE-15 LIFE-17: change fires per applied op with via (null for local); apply fires once a peer batch is durable', async () => {
@@ -178,7 +179,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     await newer.s.set('r', { $type: 'Note', title: 'v2' });
     await ship(newer.s, old);
     expect(await old.has('r')).toBe(false);
-    expect(old.parts.log.read(0)[0].flags & FLAG_HELD).toBeTruthy();
+    expect(internals(old).log.read(0)[0].flags & FLAG_HELD).toBeTruthy();
     await old.close();
     const upgraded = await open({ path: 'o', backend, schema: { version: 2, types: { Note } } });
     expect(await upgraded.get('r')).toEqual({ $type: 'Note', title: 'v2' });
@@ -190,7 +191,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     const errs = errors(s);
     backend.failAt(2);
     const id = await s.insert({ x: 1 });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     expect(errs.map((e) => e.code)).toEqual(['UNPERSISTED']);
     expect(await s.get(id)).toEqual({ x: 1 });
     const again = await open({ path: 'u', backend: backend.crash('none') });
@@ -201,7 +202,7 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     const backend = createMemoryBackend();
     const s = await open({ path: 'f', backend });
     await s.insert({ a: 1 });
-    await s.parts.committer.idle();
+    await internals(s).committer.idle();
     backend.failAt(1, { code: 'ENOSPC' });
     await expect(s.insert({ b: 1 })).rejects.toMatchObject({ code: 'IO_ERROR' });
     expect((await s.list()).length).toBe(1);

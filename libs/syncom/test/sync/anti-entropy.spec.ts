@@ -1,6 +1,7 @@
+import { internals } from '../../src/testing/internals';
 import type { Storage } from '../../src';
 import { createMemoryLink } from '../../src';
-import { createReconciler } from '../../src/sync/reconcile';
+import { createReconciler } from '../../src/reconcile';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 import { field, skipOnce } from './repair-helpers';
 
@@ -54,15 +55,15 @@ describe('RECON anti-entropy (issue 6.2)', () => {
     for (let i = 0; i < 60; i++) await Promise.all(Array.from({ length: 25 }, (_, j) => d.insert({ i, j })));
     await until(() => d.sync.listNodes()[0].acked[d.id] === 1501, [d]);
     await net.links[0].settle();
-    const aAt = (s: Storage) => s.parts.log.read(0).some((e) => e.op.id === a);
+    const aAt = (s: Storage) => internals(s).log.read(0).some((e) => e.op.id === a);
     // Retention drops segments as the log grows: a few more local writes let each side's floor pass the op.
     for (const s of [d, h.s]) {
-      for (let k = 0; k < 50 && (aAt(s) || s.parts.log.floor === 0); k++) {
+      for (let k = 0; k < 50 && (aAt(s) || internals(s).log.floor === 0); k++) {
         await s.insert({ pad: k });
-        await s.parts.committer.idle();
+        await internals(s).committer.idle();
       }
     }
-    expect([aAt(d), aAt(h.s), d.parts.log.floor > 0, h.s.parts.log.floor > 0]).toEqual([false, false, true, true]);
+    expect([aAt(d), aAt(h.s), internals(d).log.floor > 0, internals(h.s).log.floor > 0]).toEqual([false, false, true, true]);
     expect(await h.s.has(a)).toBe(false);
     await d.sync.forceSync();
     expect(field(h.s, a, 'x')).toBe('old');
@@ -133,7 +134,7 @@ describe('RECON anti-entropy (issue 6.2)', () => {
     await d.sync.addNode({ url: URL, token: 't' });
     await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
     const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => h.s.insert({ i, tag: 'bulk' })));
-    await until(() => (d.parts.log.vector[h.s.id] ?? 0) >= 30, [d]);
+    await until(() => (internals(d).log.vector[h.s.id] ?? 0) >= 30, [d]);
     expect(await d.has(ids[0])).toBe(false);
     await d.sync.forceSync();
     expect((await Promise.all(ids.map((id) => d.has(id)))).every(Boolean)).toBe(true);
@@ -174,9 +175,9 @@ describe('RECON anti-entropy (issue 6.2)', () => {
     await d.sync.addNode({ url: URL, token: 't' });
     await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
     const ids = await Promise.all(Array.from({ length: 3000 }, (_, i) => h.s.insert({ i })));
-    await until(() => (d.parts.log.vector[h.s.id] ?? 0) >= 3000, [d]);
+    await until(() => (internals(d).log.vector[h.s.id] ?? 0) >= 3000, [d]);
     await Promise.all(ids.map((id) => h.s.update(id, { v: 'bulk' })));
-    await until(() => (d.parts.log.vector[h.s.id] ?? 0) >= 6000, [d]);
+    await until(() => (internals(d).log.vector[h.s.id] ?? 0) >= 6000, [d]);
     await d.sync.forceSync();
     expect(errors).toEqual([]);
     expect(await records(d)).toEqual(await records(h.s));

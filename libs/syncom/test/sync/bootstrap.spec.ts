@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, createMemoryLink, open } from '../../src';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 
@@ -18,21 +19,21 @@ describe('bootstrap', () => {
     const boots: unknown[] = [];
     d.sync.on('bootstrap', (e) => boots.push(e));
     const appends: number[] = [];
-    const before = d.parts.log.head;
-    d.parts.log.appended.add((from, to) => appends.push(to - from + 1));
+    const before = internals(d).log.head;
+    internals(d).log.appended.add((from, to) => appends.push(to - from + 1));
     await d.sync.addNode({ url: 'memory://h', token: 't' });
     await until(() => boots.length === 1, [d]);
     expect(boots).toEqual([{ url: 'memory://h', records: 5000 }]);
     expect(pages).toBe(10);
     expect(appends.slice(0, 1)).toEqual([501]);
     expect(appends.slice(1, 10).every((n) => n === 500)).toBe(true);
-    expect(d.parts.log.head - before).toBeGreaterThanOrEqual(5001);
-    await until(() => [1, 2, 3, 4, 5].every((k) => d.parts.committer.committed.get(ids[k])?.fields.i?.k === 'r' && (d.parts.committer.committed.get(ids[k])!.fields.i as { val: unknown }).val === -k), [d]);
+    expect(internals(d).log.head - before).toBeGreaterThanOrEqual(5001);
+    await until(() => [1, 2, 3, 4, 5].every((k) => internals(d).committer.committed.get(ids[k])?.fields.i?.k === 'r' && (internals(d).committer.committed.get(ids[k])!.fields.i as { val: unknown }).val === -k), [d]);
     expect(await records(d)).toEqual(await records(h.s));
     expect(await d.has(ids[0])).toBe(false);
-    expect(d.parts.committer.committed.get(ids[0])?.del).toBe(true);
+    expect(internals(d).committer.committed.get(ids[0])?.del).toBe(true);
     // The updates' effects may come in a snapshot page before their ops replay on the feed: wait for the vector too.
-    const covered = () => Object.entries(h.s.parts.log.vector).every(([k, n]) => (d.parts.log.vector[k] ?? 0) >= n);
+    const covered = () => Object.entries(internals(h.s).log.vector).every(([k, n]) => (internals(d).log.vector[k] ?? 0) >= n);
     await until(covered, [d]);
     expect(await records(d)).toEqual(await records(h.s));
     await closeAll(d, h.s);
@@ -48,7 +49,7 @@ describe('bootstrap', () => {
     await d.sync.addNode({ url: 'memory://h', token: 't' });
     await until(async () => d.has(id), [d]);
     await d.update(id, { x: 2 });
-    expect(d.parts.log.read(0).at(-1)!.op.ts).toBeGreaterThan(ahead);
+    expect(internals(d).log.read(0).at(-1)!.op.ts).toBeGreaterThan(ahead);
     await closeAll(d, h.s);
   });
 

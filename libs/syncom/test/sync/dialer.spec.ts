@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, createMemoryLink, open, type Storage } from '../../src';
 import { packOps } from '../../src/op';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
@@ -19,7 +20,7 @@ describe('the dialing side', () => {
     net.links[0].cut();
     const ids: string[] = [];
     for (let i = 0; i < 150; i++) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => d.insert({ i, j })))));
-    expect(d.parts.log.floor).toBe(0);
+    expect(internals(d).log.floor).toBe(0);
     expect(d.sync.listNodes()[0].acked[d.id] ?? 0).toBe(0);
     net.links[0].restore();
     // A cheap check: list() on every change event would make the wait quadratic.
@@ -27,8 +28,8 @@ describe('the dialing side', () => {
     expect((await h.s.list()).length).toBe(3000);
     expect(d.sync.listNodes()[0].acked[d.id]).toBe(3000);
     for (let i = 0; i < 10; i++) await d.insert({ last: i });
-    await d.parts.committer.idle();
-    expect(d.parts.log.floor).toBeGreaterThan(0);
+    await internals(d).committer.idle();
+    expect(internals(d).log.floor).toBeGreaterThan(0);
     await closeAll(d, h.s);
   });
 
@@ -38,12 +39,12 @@ describe('the dialing side', () => {
     net.units.set('memory://h', h.unit);
     const d = await dialer(net, { sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
     for (let i = 0; i < 60; i++) await Promise.all(Array.from({ length: 25 }, () => d.insert({ i })));
-    await d.parts.committer.idle();
-    expect(d.parts.log.floor).toBeGreaterThan(0);
+    await internals(d).committer.idle();
+    expect(internals(d).log.floor).toBeGreaterThan(0);
     const errs = errorsOf(d);
     await d.sync.addNode({ url: 'memory://h', token: 't' });
     await until(() => errs.some((e) => e.code === 'UNDELIVERABLE'), [d]);
-    expect(errs.find((e) => e.code === 'UNDELIVERABLE')).toMatchObject({ count: d.parts.log.floor > 0 ? expect.any(Number) : 0 });
+    expect(errs.find((e) => e.code === 'UNDELIVERABLE')).toMatchObject({ count: internals(d).log.floor > 0 ? expect.any(Number) : 0 });
     await closeAll(d, h.s);
   });
 
@@ -52,13 +53,13 @@ describe('the dialing side', () => {
     const d = await dialer(net, { sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
     await d.sync.addNode({ url: 'memory://nowhere' });
     for (let i = 0; i < 60; i++) await Promise.all(Array.from({ length: 25 }, () => d.insert({ i })));
-    await d.parts.committer.idle();
-    expect(d.parts.log.floor).toBe(0);
+    await internals(d).committer.idle();
+    expect(internals(d).log.floor).toBe(0);
     await d.sync.enableNode('memory://nowhere', false);
     await d.insert({ more: 1 });
     for (let i = 0; i < 10; i++) await d.insert({ i });
-    await d.parts.committer.idle();
-    expect(d.parts.log.floor).toBeGreaterThan(0);
+    await internals(d).committer.idle();
+    expect(internals(d).log.floor).toBeGreaterThan(0);
     await closeAll(d);
   });
 
@@ -74,7 +75,7 @@ describe('the dialing side', () => {
     h.s.sync.on('refused', (e) => refused.push(e));
     const other = await open({ path: 'x', backend: 'memory' });
     await other.insert({ x: 1 });
-    const op = { ...other.parts.log.read(0)[0].op, data: { x: 666 } };
+    const op = { ...internals(other).log.read(0)[0].op, data: { x: 666 } };
     const link = createMemoryLink(h.unit);
     await link.call('hello', { node: other.id, vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' });
     const ans = (await link.call('push', { ops: packOps([op]) })) as { forged: number };
@@ -83,7 +84,7 @@ describe('the dialing side', () => {
     const id = await a.insert({ ok: 1 });
     await until(async () => c.has(id), [c]);
     expect((await records(c)).length).toBe(1);
-    expect(h.s.parts.log.read(0).some((e) => e.op.origin === other.id)).toBe(false);
+    expect(internals(h.s).log.read(0).some((e) => e.op.origin === other.id)).toBe(false);
     link.close();
     await closeAll(a, c, h.s, other);
   });
@@ -94,7 +95,7 @@ describe('the dialing side', () => {
     await expect(link.call('hello', { node: 'not-a-key', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' })).rejects.toMatchObject({ code: 'UNSIGNED', status: 403 });
     const other = await open({ path: 'y', backend: 'memory' });
     await other.insert({ x: 1 });
-    const { sig: _s, ...unsigned } = other.parts.log.read(0)[0].op;
+    const { sig: _s, ...unsigned } = internals(other).log.read(0)[0].op;
     await link.call('hello', { node: other.id, vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' });
     expect(await link.call('push', { ops: packOps([unsigned]) })).toMatchObject({ unsigned: 1, applied: 0 });
     link.close();
@@ -124,7 +125,7 @@ describe('the dialing side', () => {
     await until(() => errs.some((e) => e.code === 'REWOUND') && boots.length > 0, [r]);
     expect(await r.get(lost)).toEqual({ n: 2 });
     const fresh = await r.insert({ n: 3 });
-    const seq = r.parts.log.read(0).at(-1)!.op.seq;
+    const seq = internals(r).log.read(0).at(-1)!.op.seq;
     expect(seq).toBeGreaterThan(2);
     await until(async () => h.s.has(fresh), [h.s]);
     await closeAll(r, h.s);

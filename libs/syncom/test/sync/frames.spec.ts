@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import fc from 'fast-check';
 import { unpackOps, type Storage } from '../../src';
 import type { HostUnit, SubscribeOptions } from '../../src/link';
@@ -293,7 +294,7 @@ describe('issue 6.3: the send window', () => {
       expect(f.out).toBe(window);
       // It stopped reading: its cursor is the last page it sent, not the log's head.
       const cursor = h.s.sync.hosted()[0].cursor;
-      expect(cursor).not.toBe(h.s.parts.log.eventId());
+      expect(cursor).not.toBe(internals(h.s).log.eventId());
       slow.open();
       await until(async () => (await records(live)).length === 200, [live]);
       await f.until(() => f.out === 0);
@@ -332,7 +333,7 @@ describe('issue 6.3: the send window', () => {
     const acks: Array<() => void> = [];
     const pages: unknown[] = [];
     h.unit.subscribe('changes', {}, ctx, {
-      lastEventId: h.s.parts.log.eventId(0),
+      lastEventId: internals(h.s).log.eventId(0),
       onData: (value) => { pages.push(value); return new Promise<void>((resolve) => acks.push(resolve)); },
     });
     await flush();

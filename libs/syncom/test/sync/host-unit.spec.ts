@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryLink, unpackOps, type HostUnit, type SyncEvents } from '../../src';
 import type { SubscribeOptions } from '../../src/link';
 import { closeAll, dialer, hub, Net, node, records, until } from './helpers';
@@ -31,17 +32,17 @@ describe('hosting: the unit', () => {
     const ctx = {};
     const answer = await h.unit.call('hello', helloOf(p, ['*'], { token: 't' }), ctx);
     expect(answer).toEqual({
-      node: h.s.id, vector: h.s.parts.log.vector, epoch: h.s.parts.log.epoch, floor: h.s.parts.log.floor, schema: null,
+      node: h.s.id, vector: internals(h.s).log.vector, epoch: internals(h.s).log.epoch, floor: internals(h.s).log.floor, schema: null,
       version: 1, versions: [1], caps: ['reconcile/1'], reconcileFrame: 512 * 1024,
     });
     const pushed = await push(h.unit, ctx, opsOf(p));
     expect(pushed).toMatchObject({ applied: 1, duplicates: 0, gaps: 0, outOfScope: 0 });
-    const f = feed(h.unit, ctx, {}, h.s.parts.log.eventId(0));
+    const f = feed(h.unit, ctx, {}, internals(h.s).log.eventId(0));
     await waitFor(() => f.pages.length === 1, [h.s]);
     const { ops } = unpackOps(f.pages[0].value.ops);
     expect(ops.map((o) => o.id)).toEqual([mine]);
     const page = (await h.unit.call('snapshot', {}, ctx)) as { entries: { id: string }[]; next: unknown; total: number };
-    expect(page).toMatchObject({ next: null, total: 2, vector: h.s.parts.log.vector, eventId: h.s.parts.log.eventId() });
+    expect(page).toMatchObject({ next: null, total: 2, vector: internals(h.s).log.vector, eventId: internals(h.s).log.eventId() });
     expect(page.entries.map((e) => e.id).sort()).toEqual((await h.s.list()).map((r) => r.id).sort());
     await expect(h.unit.call('nope', {}, ctx)).rejects.toMatchObject({ code: 'UNKNOWN_METHOD', status: 404 });
     f.sub.unsubscribe();
@@ -127,7 +128,7 @@ describe('hosting: the unit', () => {
     const id = await h.s.insert({ n: 1 });
     await until(() => d.has(id), [d]);
     expect(calls[0]).toEqual([{ bootstrap: true, reason: 'floor' }, '']);
-    expect(calls.at(-1)?.[1]).toBe(h.s.parts.log.eventId());
+    expect(calls.at(-1)?.[1]).toBe(internals(h.s).log.eventId());
     expect(calls.at(-1)?.[0]).toMatchObject({ ops: expect.any(Array) });
     await closeAll(d, h.s);
   });
@@ -243,7 +244,7 @@ describe('hosting: the unit', () => {
     expect(await push(lax.unit, lctx, opsOf(u))).toMatchObject({ applied: 1, unsigned: 0 });
     expect(events).toEqual([{ node: p.id, reason: 'forged', count: 1 }, { node: u.id, reason: 'unsigned', count: 1 }]);
     expect(opsOf(strict.s).map((o) => o.id)).toEqual(['r1']);
-    expect(strict.s.parts.log.vector[p.id]).toBe(1);
+    expect(internals(strict.s).log.vector[p.id]).toBe(1);
     await closeAll(strict.s, lax.s, p, u);
   });
 
@@ -277,7 +278,7 @@ describe('hosting: live feeds', () => {
     let told = () => undefined as void;
     const bootstrap = new Promise<void>((resolve) => { told = resolve; });
     h.unit.subscribe('changes', {}, ctx, {
-      lastEventId: h.s.parts.log.eventId(0),
+      lastEventId: internals(h.s).log.eventId(0),
       // A subscriber that acks nothing: the feed stops once its send window is full (issue 6.3).
       onData: (value) => {
         pages.push(value);
@@ -289,7 +290,7 @@ describe('hosting: live feeds', () => {
     // Past the 16 pages of 10 ops the window let out: the feed stopped at 151, retention passes it.
     for (let i = 0; i < 15; i++) await Promise.all(Array.from({ length: 100 }, (_, j) => h.s.insert({ i, j })));
     expect(pages).toHaveLength(16);
-    expect(h.s.parts.log.floor).toBeGreaterThan(151);
+    expect(internals(h.s).log.floor).toBeGreaterThan(151);
     expect(h.s.sync.hosted()).toHaveLength(1);
     release();
     await bootstrap;
@@ -304,7 +305,7 @@ describe('hosting: live feeds', () => {
     const ctx = await greet(h.unit, p);
     const errors: unknown[] = [];
     h.unit.subscribe('changes', {}, ctx, {
-      lastEventId: h.s.parts.log.eventId(0),
+      lastEventId: internals(h.s).log.eventId(0),
       onData: () => Promise.reject(new Error('the socket is gone')),
       onError: (e) => void errors.push(e),
     });

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 
 const URL = 'memory://h';
@@ -18,13 +19,13 @@ describe('RECON incremental bootstrap (issue 6.2)', () => {
     link.cut();
     const own = await d.insert({ mine: 'written offline' });
     for (let r = 0; r < 25; r++) await Promise.all(ids.slice(0, 60).map((id) => h.s.update(id, { i: -r })));
-    await h.s.parts.committer.idle();
+    await internals(h.s).committer.idle();
     // Retention drops segments as the log grows: a few more writes to a record already changed let the floor pass the cursor.
-    for (let k = 0; k < 50 && h.s.parts.log.floor === 0; k++) {
+    for (let k = 0; k < 50 && internals(h.s).log.floor === 0; k++) {
       await h.s.update(ids[0], { i: -100 - k });
-      await h.s.parts.committer.idle();
+      await internals(h.s).committer.idle();
     }
-    expect(h.s.parts.log.floor).toBeGreaterThan(0);
+    expect(internals(h.s).log.floor).toBeGreaterThan(0);
     const before = link.stats();
     link.restore();
     await until(() => boots.length === 2, [d, h.s]);
@@ -51,7 +52,7 @@ describe('RECON incremental bootstrap (issue 6.2)', () => {
     const h = await hub({}, { sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
     net.units.set(URL, h.unit);
     for (let r = 0; r < 60; r++) await Promise.all(Array.from({ length: 25 }, (_, i) => h.s.insert({ r, i })));
-    await h.s.parts.committer.idle();
+    await internals(h.s).committer.idle();
     const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
     const boots: { records: number }[] = [];
     d.sync.on('bootstrap', (e) => boots.push(e));

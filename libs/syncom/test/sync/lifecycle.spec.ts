@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { SyncomError } from '../../src';
 import { closeAll, dialer, hub, Net, node, until } from './helpers';
 import { gate, record, waitFor, WatchedNet, wrapUnit } from './scenario-helpers';
@@ -24,7 +25,7 @@ describe('lifecycle and events', () => {
     await first.sync.enableNode('memory://off', false);
     await first.close();
     const links = net.links.length;
-    const again = await node({ path: first.parts.options.path, backend: first.parts.backend, sync: { connect: net.connect } });
+    const again = await node({ path: internals(first).options.path, backend: internals(first).backend, sync: { connect: net.connect } });
     expect(net.links.length).toBe(links + 1);
     expect(again.sync.peers().map((p) => p.url)).toEqual([URL]);
     await waitFor(() => again.sync.peers()[0].connected, [again]);
@@ -75,7 +76,7 @@ describe('lifecycle and events', () => {
     expect(hosted[0].since).toBeLessThanOrEqual(before);
     expect(Object.keys(hosted[0]).sort()).toEqual(['cursor', 'node', 'scopes', 'since']);
     await b.s.insert({ n: 1 });
-    await waitFor(() => b.s.sync.hosted()[0].cursor === b.s.parts.log.eventId(), [d, b.s]);
+    await waitFor(() => b.s.sync.hosted()[0].cursor === internals(b.s).log.eventId(), [d, b.s]);
     await d.sync.stop();
     expect(net.links.every((l) => !l.connected)).toBe(true);
     expect(a.s.sync.hosted()).toEqual([]);
@@ -110,11 +111,11 @@ describe('lifecycle and events', () => {
     await d.sync.addNode({ url: URL, token: 't' });
     await waitFor(() => boots.length === 1, [d]);
     await h.s.insert({ n: 1 });
-    await waitFor(() => d.sync.peers()[0]?.cursor === h.s.parts.log.eventId(), [d]);
+    await waitFor(() => d.sync.peers()[0]?.cursor === internals(h.s).log.eventId(), [d]);
     const [p] = d.sync.peers();
     expect(Object.keys(p).sort()).toEqual(['behind', 'bootstrapping', 'connected', 'cursor', 'incoming', 'incompatible', 'lastError', 'lastSync', 'node', 'pending', 'stuck', 'subscribed', 'url']);
     expect(p).toEqual({
-      url: URL, node: h.s.id, connected: true, subscribed: true, cursor: h.s.parts.log.eventId(), lastSync: expect.any(Number),
+      url: URL, node: h.s.id, connected: true, subscribed: true, cursor: internals(h.s).log.eventId(), lastSync: expect.any(Number),
       pending: 0, behind: false, stuck: false, lastError: null, bootstrapping: false, incoming: 0, incompatible: false,
     });
     await closeAll(d, h.s);
@@ -216,7 +217,7 @@ describe('lifecycle and events', () => {
     const peers = record(d, 'peer');
     await d.sync.addNode({ url: URL, token: 't' });
     await h.s.insert({ before: true });
-    await waitFor(() => d.sync.peers()[0]?.cursor === h.s.parts.log.eventId(), [d]);
+    await waitFor(() => d.sync.peers()[0]?.cursor === internals(h.s).log.eventId(), [d]);
     const link = net.links[0];
     const w = net.watches[0];
     const calls = [...w.calls];
@@ -226,7 +227,7 @@ describe('lifecycle and events', () => {
     link.cut();
     const mine = await d.insert({ offline: 'dialer' });
     const theirs = await h.s.insert({ offline: 'hub' });
-    const at = h.s.parts.log.eventId();
+    const at = internals(h.s).log.eventId();
     link.restore();
     await until(async () => (await h.s.has(mine)) && (await d.has(theirs)), [d, h.s]);
     await waitFor(() => peers.filter((p) => p.connected).length === 2, [d]);

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 
 describe('a line A - B - C', () => {
@@ -37,10 +38,10 @@ describe('a line A - B - C', () => {
     await b.sync.addNode({ url: 'memory://a', token: 't' });
     await until(() => boots.length === 1, [b]);
     expect(boots).toEqual([{ url: 'memory://a', records: 20 }]);
-    const merges = b.parts.log.read(0).filter((e) => e.op.type === 'merge');
+    const merges = internals(b).log.read(0).filter((e) => e.op.type === 'merge');
     expect(merges).toHaveLength(20);
     expect(merges.every((e) => e.op.origin === b.id && e.op.from === a.s.id && typeof e.op.sig === 'string')).toBe(true);
-    expect(a.s.parts.log.read(0).filter((e) => e.op.origin === b.id)).toEqual([]);
+    expect(internals(a.s).log.read(0).filter((e) => e.op.origin === b.id)).toEqual([]);
     const c = await dialer(net);
     await c.sync.addNode({ url: 'memory://b' });
     await until(async () => (await c.list()).length === 20, [c]);

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,16 +42,16 @@ describe('the registry', () => {
     const d = await dialer(net);
     await d.sync.addNode({ url: URL, token: 'one' });
     await h.s.insert({ n: 1 });
-    await waitFor(() => d.sync.listNodes()[0].cursor === h.s.parts.log.eventId(), [d]);
+    await waitFor(() => d.sync.listNodes()[0].cursor === internals(h.s).log.eventId(), [d]);
     const cursor = d.sync.listNodes()[0].cursor;
     await d.sync.addNode({ url: URL, token: 'two', scopes: ['Doc'] });
     await waitFor(() => hellos.length === 2, [d, h.s]);
     expect(hellos).toEqual([{ scopes: ['*'], token: 'one' }, { scopes: ['Doc'], token: 'two' }]);
     await h.s.insert({ n: 2 });
-    await waitFor(() => d.sync.listNodes()[0].cursor === h.s.parts.log.eventId(), [d]);
+    await waitFor(() => d.sync.listNodes()[0].cursor === internals(h.s).log.eventId(), [d]);
     expect(d.sync.listNodes()[0]).toMatchObject({ token: 'two', scopes: ['Doc'], enabled: true });
     expect(d.sync.listNodes()[0].cursor).not.toBe(cursor);
-    expect(nodeFileOf(d, URL)).toMatchObject({ token: 'two', scopes: ['Doc'], cursor: h.s.parts.log.eventId() });
+    expect(nodeFileOf(d, URL)).toMatchObject({ token: 'two', scopes: ['Doc'], cursor: internals(h.s).log.eventId() });
     await closeAll(d, h.s);
   });
 
@@ -64,8 +65,8 @@ describe('the registry', () => {
     const theirs = await h.s.insert({ from: 'hub' });
     await until(async () => (await h.s.has(mine)) && (await d.has(theirs)), [d, h.s]);
     const [n] = d.sync.listNodes();
-    expect(n.remote).toEqual({ id: h.s.id, epoch: h.s.parts.log.epoch, schema: null });
-    expect(n.cursor).toMatch(new RegExp(`^${h.s.parts.log.epoch}\\.\\d+$`));
+    expect(n.remote).toEqual({ id: h.s.id, epoch: internals(h.s).log.epoch, schema: null });
+    expect(n.cursor).toMatch(new RegExp(`^${internals(h.s).log.epoch}\\.\\d+$`));
     expect(typeof n.lastSync).toBe('number');
     expect(n.acked[d.id]).toBe(1);
     await closeAll(d, h.s);
@@ -151,11 +152,11 @@ describe('the registry', () => {
     await d.sync.addNode({ url: URL, token: 't' });
     await until(() => boots.length === 1, [d]);
     await h.s.insert({ n: 2 });
-    await waitFor(() => d.sync.listNodes()[0].cursor === h.s.parts.log.eventId(), [d]);
+    await waitFor(() => d.sync.listNodes()[0].cursor === internals(h.s).log.eventId(), [d]);
     await d.close();
     const saved = nodeFileOf(d, URL);
-    expect(saved?.cursor).toBe(h.s.parts.log.eventId());
-    expect(saved?.remote).toEqual({ id: h.s.id, epoch: h.s.parts.log.epoch, schema: null });
+    expect(saved?.cursor).toBe(internals(h.s).log.eventId());
+    expect(saved?.remote).toEqual({ id: h.s.id, epoch: internals(h.s).log.epoch, schema: null });
     const missed = await h.s.insert({ n: 3 });
     const again = await reopen(d, { sync: { connect: net.connect } });
     const boots2 = record(again, 'bootstrap');
@@ -163,7 +164,7 @@ describe('the registry', () => {
     expect(boots2).toEqual([]);
     expect(net.watches[1].subscribes).toEqual([saved?.cursor]);
     expect(net.watches[1].calls).not.toContain('snapshot');
-    await waitFor(() => again.sync.listNodes()[0].cursor === h.s.parts.log.eventId(), [again]);
+    await waitFor(() => again.sync.listNodes()[0].cursor === internals(h.s).log.eventId(), [again]);
     await closeAll(again, h.s);
   });
 
@@ -184,9 +185,9 @@ describe('the registry', () => {
     // (ops the feed steps over without a page, like the dialer's own, may lie beyond it).
     for (const [url, host, id] of [['memory://a', a.s, ia], ['memory://b', b.s, ib]] as const) {
       const cursor = d.sync.listNodes().find((n) => n.url === url)!.cursor!;
-      const at = host.parts.log.cursor(cursor);
+      const at = internals(host).log.cursor(cursor);
       expect(at.ok).toBe(true);
-      const pos = host.parts.log.read(0).find((e) => e.op.id === id)!.pos;
+      const pos = internals(host).log.read(0).find((e) => e.op.id === id)!.pos;
       expect(at.ok && at.pos).toBeGreaterThanOrEqual(pos);
     }
     await closeAll(d, a.s, b.s);

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { open, packOps, signOp, type OpenOptions, type Storage, type SyncEvents } from '../../src';
 import type { HostUnit, MemoryLink, SubscribeOptions } from '../../src/link';
 import type { Op } from '../../src/op/types';
@@ -21,7 +22,7 @@ export function dialerOf(s: Storage, url: string): { backoff: number; hv: Record
 
 /** Reopen a storage on its backend (a restart), with new options. */
 export function reopen(s: Storage, options: Partial<OpenOptions> = {}): Promise<Storage> {
-  return open({ path: s.parts.options.path, backend: s.parts.backend, ...options });
+  return open({ path: internals(s).options.path, backend: internals(s).backend, ...options });
 }
 
 /** What a call intercept may do: answer itself, or pass on with next(). */
@@ -113,7 +114,7 @@ export class WatchedNet {
 
 /** A hello as a dialer sends it, for driving a unit by hand. */
 export function helloOf(p: Storage, scopes: string[] = ['*'], extra: Record<string, unknown> = {}) {
-  return { node: p.id, vector: { ...p.parts.log.vector }, epoch: p.parts.log.epoch, schema: p.sync.schemaInfo(), scopes, ...extra };
+  return { node: p.id, vector: { ...internals(p).log.vector }, epoch: internals(p).log.epoch, schema: p.sync.schemaInfo(), scopes, ...extra };
 }
 
 /** Greet a unit by hand (token 't' unless told) on a fresh connection context; returns the context. */
@@ -129,25 +130,25 @@ export function push(unit: HostUnit, context: object, ops: Op[]): Promise<Record
 
 /** Every op in a storage's log, in order. */
 export function opsOf(s: Storage): Op[] {
-  return s.parts.log.read(0).map((e) => e.op);
+  return internals(s).log.read(0).map((e) => e.op);
 }
 
 /** An op of `p`'s, signed, with the scope and seq the test chooses (a peer's word, SCOPE-14). */
 export function craft(p: Storage, body: Pick<Op, 'type' | 'id'> & Partial<Op>, scope: string, seq: number): Op {
-  const op: Op = { origin: p.id, seq, ts: p.parts.clock.next(), scope, ...body } as Op;
-  return signOp(op, p.parts.keys.signPrivate);
+  const op: Op = { origin: p.id, seq, ts: internals(p).clock.next(), scope, ...body } as Op;
+  return signOp(op, internals(p).keys.signPrivate);
 }
 
 /** A node file's contents under remote/ (REG-6). */
 export function nodeFileOf(s: Storage, url: string): NodeRecord | undefined {
-  const files = (s.parts.backend as unknown as { files(): Map<string, string> }).files();
+  const files = (internals(s).backend as unknown as { files(): Map<string, string> }).files();
   const text = files.get(nodeFile(url));
   return text === undefined ? undefined : (JSON.parse(text) as NodeRecord);
 }
 
 /** The names of the files under remote/. */
 export function remoteFiles(s: Storage): string[] {
-  const files = (s.parts.backend as unknown as { files(): Map<string, string> }).files();
+  const files = (internals(s).backend as unknown as { files(): Map<string, string> }).files();
   return [...files.keys()].filter((k) => k.startsWith('remote/')).sort();
 }
 

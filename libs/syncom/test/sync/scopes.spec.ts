@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { unpackOps, type Op, type OpenOptions, type Storage, type SyncEvents } from '../../src';
 import type { SubscribeOptions } from '../../src/link';
 import { closeAll, dialer, hub, Net, node, until } from './helpers';
@@ -65,7 +66,7 @@ describe('scopes', () => {
       ['write', 'Doc', 1], ['set', 'Doc', 2], ['inc', 'Doc', 3], ['add', 'Doc', 4], ['remove', 'Doc', 5],
       ['set', 'Note', 1], ['inc', 'Note', 2], ['delete', 'Note', 3], ['write', '*', 1],
     ]);
-    expect(s.parts.log.vector).toEqual({ [`${s.id}@Doc`]: 5, [`${s.id}@Note`]: 3, [s.id]: 1 });
+    expect(internals(s).log.vector).toEqual({ [`${s.id}@Doc`]: 5, [`${s.id}@Note`]: 3, [s.id]: 1 });
     expect((await s.list()).map((r) => [r.id, r.meta.scope])).toEqual([[g, '*']]);
     await closeAll(s);
   });
@@ -108,11 +109,11 @@ describe('scopes', () => {
     for (let i = 0; i < 10; i++) await h.s.insert({ $type: 'Note', i });
     const doc = await h.s.insert({ $type: 'Doc' });
     await until(() => d.has(doc), [d]);
-    await waitFor(() => d.sync.peers()[0].cursor === h.s.parts.log.eventId(), [d]);
+    await waitFor(() => d.sync.peers()[0].cursor === internals(h.s).log.eventId(), [d]);
     expect(link.stats().pagesDelivered - pages).toBe(1);
     expect(syncs.filter((e) => e.received > 0)).toEqual([expect.objectContaining({ received: 1, applied: 1 })]);
     for (let i = 0; i < 3; i++) await h.s.insert({ $type: 'Note', i });
-    await waitFor(() => h.s.sync.hosted()[0].cursor === h.s.parts.log.eventId(), [h.s]);
+    await waitFor(() => h.s.sync.hosted()[0].cursor === internals(h.s).log.eventId(), [h.s]);
     expect(link.stats().pagesDelivered - pages).toBe(1);
     await closeAll(d, h.s);
   });
@@ -139,7 +140,7 @@ describe('scopes', () => {
     expect(refused).toEqual([{ node: p.id, reason: 'scope', count: 1 }]);
     expect(await types(h.s)).toEqual(['*', 'Doc']);
     expect(opsOf(h.s).map((o) => o.scope)).toEqual(['Doc', '*']);
-    expect(h.s.parts.log.vector[`${p.id}@Note`]).toBeUndefined();
+    expect(internals(h.s).log.vector[`${p.id}@Note`]).toBeUndefined();
     await closeAll(h.s, p);
   });
 
@@ -176,7 +177,7 @@ describe('scopes', () => {
     expect(await push(h.unit, ctx, [purge])).toMatchObject({ applied: 0, outOfScope: 1 });
     expect(refused.map((r) => r.reason)).toEqual(['scope', 'scope', 'scope']);
     expect(await h.s.has(doc)).toBe(false);
-    expect(h.s.parts.committer.current(doc)?.purged).toBeFalsy();
+    expect(internals(h.s).committer.current(doc)?.purged).toBeFalsy();
     expect(h.s.scopeOf(doc)).toBe('Doc');
     const docs = await greet(h.unit, p, ['Doc']);
     expect(await push(h.unit, docs, [craft(p, { type: 'set', id: doc, data: { title: 'back' } }, 'Doc', 1)])).toMatchObject({ applied: 1 });
@@ -227,7 +228,7 @@ describe('scopes', () => {
     const outside = craft(p, { type: 'write', id: 'x1', data: { $type: 'Note' } }, 'Doc', 1);
     const after = craft(p, { type: 'write', id: 'x2', data: { $type: 'Doc' } }, 'Doc', 2);
     expect(await push(h.unit, ctx, [outside, after])).toMatchObject({ applied: 0, outOfScope: 1, gaps: 1 });
-    expect(h.s.parts.log.vector[`${p.id}@Doc`]).toBeUndefined();
+    expect(internals(h.s).log.vector[`${p.id}@Doc`]).toBeUndefined();
     await closeAll(h.s, p);
   });
 
@@ -245,7 +246,7 @@ describe('scopes', () => {
     expect(await snap(['*'])).toEqual(['*', 'Doc', 'Note']);
     expect(await snap()).toEqual(['*', 'Doc', 'Note']);
     await expect(snap(['Task'])).rejects.toMatchObject({ code: 'SCOPES', status: 403 });
-    const from = h.s.parts.log.eventId(0);
+    const from = internals(h.s).log.eventId(0);
     const asked = feed(h, ctx, { scopes: ['Note', 'Task'] }, from);
     const all = feed(h, ctx, {}, from);
     const none = feed(h, ctx, { scopes: ['Task'] }, from);
@@ -266,7 +267,7 @@ describe('scopes', () => {
     const page = (await h.unit.call('snapshot', {}, ctx)) as { vector: Record<string, number> };
     expect(page.vector).toEqual({ [h.s.id]: 1, [`${h.s.id}@Doc`]: 1 });
     const all = (await h.unit.call('snapshot', {}, await greet(h.unit, p, ['*']))) as { vector: Record<string, number> };
-    expect(all.vector).toEqual(h.s.parts.log.vector);
+    expect(all.vector).toEqual(internals(h.s).log.vector);
     await closeAll(h.s, p);
   });
 

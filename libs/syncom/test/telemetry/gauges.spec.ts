@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { Meter, MeterProvider } from '@opentelemetry/api';
 import { ATTRS, METRICS } from '../../src/telemetry';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
@@ -58,7 +59,7 @@ describe('telemetry: gauges, read at collection', () => {
     expect(await otel.value(METRICS.peersConnected, { ...dialerSide, [ATTRS.role]: 'dialer' })).toBe(1);
     // The hub's log: the dialer's pushed op and its own.
     expect(await otel.value(METRICS.logOps, hubSide)).toBe(2);
-    expect(await otel.value(METRICS.logOps, dialerSide)).toBe(d.parts.log.head);
+    expect(await otel.value(METRICS.logOps, dialerSide)).toBe(internals(d).log.head);
     expect(await otel.points(METRICS.syncLag, hubSide)).toEqual([{ attributes: hostLag, value: 1 }]);
     expect(await otel.points(METRICS.syncLag, dialerSide)).toEqual([{ attributes: { ...dialerSide, [ATTRS.role]: 'dialer', [ATTRS.peer]: URL }, value: 0 }]);
     // A second write while the first page is held: two ops past the cursor.
@@ -99,7 +100,7 @@ describe('telemetry: gauges, read at collection', () => {
     const seals = new Promise<void>((resolve) => s.on('log', (e) => { if (e.kind === 'seal' && e.dropped.length) resolve(); }));
     await s.insert({ n: 3 });
     await seals;
-    const floor = s.parts.log.floor;
+    const floor = internals(s).log.floor;
     expect(floor).toBeGreaterThan(0);
     expect(await otel.value(METRICS.logFloor, attrs)).toBe(floor);
     expect(await otel.value(METRICS.logOps, attrs)).toBe(3 - floor);

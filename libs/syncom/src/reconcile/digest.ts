@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Entry, Field } from '../../crdt/entry';
-import { canonicalJson } from '../../op/canonical';
+import type { Entry, Field } from '../crdt/entry';
+import { canonicalJson } from '../op/canonical';
 import type { ReconcileItem } from './types';
 
 const sortedUnique = (tags: readonly string[]) => [...new Set(tags)].sort();
@@ -23,7 +23,7 @@ function normalField(f: Field): Field {
  * entry (set tags sorted), cut to 128 bits, base64url. Equal digests mean
  * replicas that need nothing from each other for this record.
  * @example
- * entryDigest(storage.parts.committer.current(id)) // 'q3Vb…' (22 characters)
+ * entryDigest(storage.replica.current(id)) // 'q3Vb…' (22 characters)
  */
 export function entryDigest(entry: Entry): string {
   const fields: Record<string, Field> = Object.create(null);

@@ -1,0 +1,72 @@
+import { SyncomError } from './errors';
+import { createFsBackend, createMemoryBackend } from './backend';
+import type { Backend } from './backend/types';
+import type { BackendLock } from './backend/lock';
+import { loadStorage } from './storage/load';
+import type { OpenOptions } from './storage/options';
+import { Replica } from './storage/replica';
+import { Storage } from './storage/storage';
+import { type DialOptions, SyncManager } from './sync/manager';
+
+function backendOf(options: OpenOptions): Backend {
+  if (typeof options.backend === 'object' && options.backend !== null) return options.backend;
+  if (options.backend === 'memory') return createMemoryBackend();
+  return createFsBackend(options.path);
+}
+
+function checkOptions(options: OpenOptions): void {
+  if (typeof options !== 'object' || options === null) throw new SyncomError('INVALID_ARGUMENT', 'open() takes an options object: open({ path })');
+  if (typeof options.path !== 'string' || options.path.length === 0) throw new SyncomError('INVALID_ARGUMENT', 'open() needs a path: open({ path: "data" })');
+  const sig = options.sync?.signatures;
+  if (sig !== undefined && sig !== 'verify' && sig !== 'require' && sig !== false) {
+    throw new SyncomError('INVALID_ARGUMENT', `sync.signatures is 'verify', 'require' or false, not ${String(sig)}`);
+  }
+  const t: unknown = options.telemetry;
+  if (t !== undefined && t !== false && (typeof t !== 'object' || t === null)) {
+    throw new SyncomError('INVALID_ARGUMENT', 'telemetry is false or { tracerProvider?, meterProvider? }');
+  }
+}
+
+/**
+ * Open (or create) a storage at `options.path` (DESIGN: Storage API). Makes
+ * the keys at the first open, reads the log and the record files, and replays
+ * the unsealed tail of the log onto the records.
+ *
+ * The path is this storage's alone until close(): a second open() of it, in
+ * this process or another, fails with LOCKED; a lock left by a process that
+ * is gone is taken over.
+ *
+ * @throws SyncomError INVALID_ARGUMENT for bad options.
+ * @throws SyncomError LOCKED (status 423) while another open storage holds the path.
+ * @example
+ * const storage = await open({ path: 'data' });
+ * const id = await storage.insert({ title: 'Draft' });
+ */
+export async function open(options: OpenOptions): Promise<Storage> {
+  checkOptions(options);
+  const backend = backendOf(options);
+  // One owner per storage path: two open storages on one path would both take writes and lose some.
+  const lock = await backend.lock?.(options.path);
+  try {
+    return await openLocked(options, backend, lock);
+  } catch (e) {
+    await lock?.release().catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * The composition root: storage parts, then the replica port over them, then
+ * sync over the port, then the Storage facade over both. Each is whole
+ * before the next is built; storage/ never reaches into sync/.
+ */
+async function openLocked(options: OpenOptions, backend: Backend, lock: BackendLock | undefined): Promise<Storage> {
+  const { parts, startup } = await loadStorage(options, backend, lock);
+  const replica = new Replica(parts);
+  const sync = new SyncManager(replica, (options.sync ?? {}) as DialOptions);
+  const storage = new Storage(parts, sync, replica);
+  await sync.init();
+  if (options.sync?.connect && options.sync.autoStart !== false) await sync.start();
+  if (startup.length) setImmediate(() => startup.forEach((e) => parts.events.emit('error', e)));
+  return storage;
+}

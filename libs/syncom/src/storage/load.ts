@@ -1,0 +1,113 @@
+import { SyncomError } from '../errors';
+import type { Backend } from '../backend/types';
+import type { BackendLock } from '../backend/lock';
+import { applyOp, type Entry, isEntry } from '../crdt';
+import { type LogEntry, OpLog } from '../log';
+import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
+import { signOff } from '../op/signer';
+import { createLogCipher, createRecordCipher } from '../sealed';
+import { createSchema, type Schema } from '../schema';
+import { createClock } from './clock';
+import { Committer, type CommitHooks } from './commit';
+import { Emitter } from './emitter';
+import { loadKeys } from './keys';
+import { isMadeHere } from './own-ops';
+import type { OpenOptions } from './options';
+import { RecordStore } from './records';
+import type { StorageEvents, StorageParts } from './parts';
+import { RecordScopes } from './record-scopes';
+
+/** What a replay knows: the schema, and the ids this node keeps sealed. */
+interface ReplayContext {
+  schema?: Schema;
+  sealed: ReadonlySet<string>;
+}
+
+/** Whether a logged entry is applied to the records on replay. */
+function applies(e: LogEntry, c: ReplayContext): boolean {
+  if (e.flags & FLAG_SKIPPED || isScrubbed(e.op) || e.op.type === 'advance') return false;
+  // Only this node's sealed ops land on a sealed record: a peer's op held for a newer schema does not (GUAR-19).
+  if (c.sealed.has(e.op.id) && !(e.flags & FLAG_SEALED)) return false;
+  if (e.flags & FLAG_HELD) return !!c.schema && (e.op.v ?? 0) <= c.schema.version;
+  return e.op.type !== 'merge' || isEntry(e.op.data, e.op.id);
+}
+
+/** Replay log entries onto the records (LOG-2, GUAR-7); also held ops a newer schema now takes. */
+function replay(committed: Map<string, Entry>, entries: readonly LogEntry[], c: ReplayContext): void {
+  for (const e of entries) {
+    if (!applies(e, c)) continue;
+    const have = committed.get(e.op.id);
+    if (have?.purged && e.op.type !== 'purge') continue;
+    committed.set(e.op.id, applyOp(have, e.op).entry);
+  }
+}
+
+/** Add the ids the log holds sealed ops of (GUAR-19): a record file may not have them yet. */
+function addSealedIds(sealed: Set<string>, log: OpLog, fromRecords: Set<string>): void {
+  for (const id of fromRecords) sealed.add(id);
+  for (const e of log.read(log.floor)) if (e.flags & FLAG_SEALED) sealed.add(e.op.id);
+}
+
+/** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */
+function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'options' | 'keys' | 'log' | 'records'>): CommitHooks {
+  return {
+    committed(batch) {
+      for (const x of batch) if (x.after) p.scopes.rescope(x.after);
+      for (const x of batch) if (x.after) p.events.emit('change', x.op, x.via);
+    },
+    failed(e) {
+      p.events.emit('error', e);
+    },
+    sign(op) {
+      // Only an op made here: a peer's op with this node's origin is never signed, even if it got this far.
+      if (p.options.sync?.signatures === false || !isMadeHere(op) || op.origin !== p.keys.id || op.sig !== undefined) return undefined;
+      return signOff(op, p.keys.signPrivate);
+    },
+    async scrub(id, committed) {
+      await p.log.scrub(id);
+      await p.records.scrub(id, committed);
+    },
+  };
+}
+
+/** What loadStorage gives open(): the parts, and the errors met while reading (emitted once listeners could be added). */
+export interface LoadedStorage {
+  parts: StorageParts;
+  startup: SyncomError[];
+}
+
+/**
+ * Read a storage's keys, log and record files, and replay the unsealed tail
+ * of the log onto the records (LOG-2, GUAR-7): the parts open() wires the
+ * replica port, the sync manager and the Storage over. The path's lock is
+ * taken already.
+ */
+export async function loadStorage(options: OpenOptions, backend: Backend, lock: BackendLock | undefined): Promise<LoadedStorage> {
+  const events = new Emitter<StorageEvents>();
+  const startup: SyncomError[] = [];
+  // Until open() returns, nobody listens: errors wait in `startup`.
+  const phase = { loading: true };
+  const onError = (e: Error) => (phase.loading ? startup.push(e as SyncomError) : events.emit('error', e as SyncomError));
+  const schema = options.schema ? createSchema(options.schema) : undefined;
+  const keys = await loadKeys(backend);
+  const sealed = new Set<string>();
+  const { log, tail } = await OpLog.open({
+    backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, retention: options.sync?.retention,
+    now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys),
+    onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError,
+  });
+  const cipher = createRecordCipher(keys, (id) => sealed.has(id));
+  const { store: records, entries, sealed: sealedRecords } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher });
+  addSealedIds(sealed, log, sealedRecords);
+  const scopes = new RecordScopes(options.sync?.scope);
+  const committer = new Committer(log, records, commitHooks({ events, scopes, options, keys, log, records }));
+  for (const [id, e] of entries) committer.committed.set(id, e);
+  replay(committer.committed, tail, { schema, sealed });
+  if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), { schema, sealed });
+  committer.adoptTail(log.batches.map((b) => b.from), tail);
+  for (const e of committer.committed.values()) scopes.rescope(e);
+  const clock = createClock(options.now, log.maxTs);
+  phase.loading = false;
+  const parts: StorageParts = { options, keys, clock, log, committer, records, schema, events, backend, sealed, scopes, state: { closed: false }, lock };
+  return { parts, startup };
+}

@@ -1,0 +1,48 @@
+import { addDigest } from '../op';
+import { type Op, streamKey, type Vector } from '../op/types';
+import type { Clock } from './clock';
+import type { Committer } from './commit';
+import type { NodeKeys } from './keys';
+import type { OpBody } from './local-ops';
+import type { OpenOptions, WriteOptions } from './options';
+import { markMade } from './own-ops';
+import type { Schema } from '../schema';
+
+/** What stamping, sequencing and digesting an own op reads. */
+export interface OpMaking {
+  options: OpenOptions;
+  keys: NodeKeys;
+  clock: Clock;
+  committer: Committer;
+  schema?: Schema;
+}
+
+/** The body of an own op, with the fields only the sync layer's merge and advance ops carry. */
+export type OwnOpBody = OpBody & { from?: string; vector?: Vector };
+
+function actorFor(options: OpenOptions, w?: WriteOptions): string | undefined {
+  if (w?.actor !== undefined) return w.actor;
+  const a = options.actor;
+  return typeof a === 'function' ? a() : a;
+}
+
+/**
+ * Stamp (Clocks), sequence (per origin, scope and, for bootstrap ops, the
+ * node joined from; a sealed op in the sealed stream, GUAR-19) and digest
+ * (Signatures) an op of this node. The sig itself is made by the committer,
+ * off the main thread, before the append.
+ */
+export function makeOwnOp(m: OpMaking, body: OwnOpBody, scope: string, w?: WriteOptions): Op {
+  const { committer, clock, schema, keys } = m;
+  const seq = (w?.sealed ? committer.sealedSeq : (committer.pvec[streamKey(keys.id, scope, body.from)] ?? 0)) + 1;
+  const op: Op = { origin: keys.id, seq, ts: clock.next(), type: body.type, id: body.id, scope };
+  if (body.from !== undefined) op.from = body.from;
+  if (body.data !== undefined) op.data = body.data;
+  if (body.key !== undefined) op.key = body.key;
+  if (body.value !== undefined) op.value = body.value;
+  if (body.vector !== undefined) op.vector = body.vector;
+  if (schema && body.type !== 'merge' && body.type !== 'advance') op.v = schema.version;
+  const actor = actorFor(m.options, w);
+  if (actor !== undefined) op.actor = actor;
+  return markMade(m.options.sync?.signatures === false ? op : addDigest(op));
+}

@@ -1,0 +1,57 @@
+import { SyncomError } from '../errors';
+import { type Entry, isHidden, readEntry } from '../crdt';
+
+/** The scope function of open({ sync: { scope } }). */
+export type ScopeFunction = (id: string, data: Record<string, unknown>) => string;
+
+/**
+ * The scope each record is in (Scopes), and the records' read views it is
+ * computed from. Built before the commit pipeline, which rescopes every
+ * record a batch changed at its commit point.
+ */
+export class RecordScopes {
+  /** The scope of each record a scope function placed; absent means '*'. */
+  readonly map = new Map<string, string>();
+  private readonly views = new WeakMap<Entry, Record<string, unknown>>();
+
+  constructor(private readonly fn: ScopeFunction | undefined) {}
+
+  /** Whether a scope function is set: without one every record is '*'. */
+  get scoped(): boolean {
+    return this.fn !== undefined;
+  }
+
+  /** The scope the record is in (default '*'). */
+  scopeOf(id: string): string {
+    return this.map.get(id) ?? '*';
+  }
+
+  /**
+   * The scope function over a record's data; '*' without one.
+   * @throws SyncomError INVALID_ARGUMENT when it gives no non-empty string (or whatever it throws).
+   */
+  scopeFor(id: string, data: Record<string, unknown>): string {
+    if (!this.fn) return '*';
+    const s = this.fn(id, data);
+    if (typeof s !== 'string' || s.length === 0) throw new SyncomError('INVALID_ARGUMENT', `the scope function gave ${String(s)} for ${id}`);
+    return s;
+  }
+
+  /** Recompute a record's scope from its data (after an op changed it). */
+  rescope(e: Entry): void {
+    // Without a scope function every record is '*' (scopeOf's default): nothing to keep.
+    if (!this.fn || e.purged || isHidden(e)) return;
+    try {
+      this.map.set(e.id, this.scopeFor(e.id, this.view(e)));
+    } catch {
+      // A scope function that throws leaves the record where it was (SCOPE-18 is the host's refusal).
+    }
+  }
+
+  /** The record's fields as read (cached per entry state; callers clone). */
+  view(e: Entry): Record<string, unknown> {
+    let v = this.views.get(e);
+    if (!v) this.views.set(e, (v = readEntry(e)));
+    return v;
+  }
+}

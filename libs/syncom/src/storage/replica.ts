@@ -1,0 +1,231 @@
+import type { Entry } from '../crdt';
+import type { LogEntry, SegmentInfo } from '../log';
+import type { CursorCheck } from '../log/op-log';
+import type { Op, Vector } from '../op/types';
+import type { Schema } from '../schema';
+import type { Backend } from '../backend/types';
+import type { Pending } from './commit';
+import { makeOwnOp, type OwnOpBody } from './make-op';
+import type { OpenOptions } from './options';
+import type { StorageEvents, StorageParts } from './parts';
+import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpackedOps } from './peer';
+import { type RecordDigests, recordDigests } from './digests';
+
+/** An op for the commit pipeline: what a join, a hold or an adopted vector submits. */
+export type ReplicaSubmit = Omit<Pending, 'resolve' | 'reject'>;
+
+/** How the log lies in its files (Replica.describeLog). */
+export interface LogShape {
+  /** The highest seq of this node's sealed stream (GUAR-19). */
+  sealedSeq: number;
+  /** The sealed segments: positions and stamps. */
+  segments: { from: number; to: number; minTs: number; maxTs: number }[];
+  /** The batches appended and not sealed yet. */
+  openBatches: { from: number; to: number }[];
+}
+
+/**
+ * The replica port: everything replication (dialing and hosting), the CLI
+ * and the apps read of a storage or hand to it, beside the storage API. The
+ * log from a position and its appends; the vectors, epoch and floor; the
+ * committed records (a snapshot's consistent point); peer pages and joined
+ * state into the one commit pipeline; own ops made; the clock; retention
+ * pins. The log object, the committer and the clock stay inside storage/.
+ */
+export class Replica {
+  constructor(private readonly p: StorageParts) {}
+
+  /** This node's id (SIG-2). */
+  get id(): string {
+    return this.p.keys.id;
+  }
+
+  /** open()'s options, as given. */
+  get options(): OpenOptions {
+    return this.p.options;
+  }
+
+  /** The file backend: where the sync registry keeps its files. */
+  get backend(): Backend {
+    return this.p.backend;
+  }
+
+  get schema(): Schema | undefined {
+    return this.p.schema;
+  }
+
+  get isClosed(): boolean {
+    return this.p.state.closed;
+  }
+
+  /** The log's epoch (LOG-4). */
+  get epoch(): string {
+    return this.p.log.epoch;
+  }
+
+  /** The last position retention dropped. */
+  get floor(): number {
+    return this.p.log.floor;
+  }
+
+  /** The last position logged. */
+  get head(): number {
+    return this.p.log.head;
+  }
+
+  /** Everything logged: the highest seq per stream (do not change it). */
+  get vector(): Readonly<Vector> {
+    return this.p.log.vector;
+  }
+
+  /** Held ops retention dropped before an upgrade applied them (GUAR-27). */
+  get heldLost(): number {
+    return this.p.log.heldLost;
+  }
+
+  /** The audit chain's head (GUAR-23). */
+  get chain(): string {
+    return this.p.log.chain;
+  }
+
+  /** How the log lies in its files, for tools that describe a storage (the CLI's info). */
+  describeLog(): LogShape {
+    const { log } = this.p;
+    return {
+      sealedSeq: log.sealedSeq,
+      segments: log.segments.map(({ from, to, minTs, maxTs }) => ({ from, to, minTs, maxTs })),
+      openBatches: log.batches.map(({ from, to }) => ({ from, to })),
+    };
+  }
+
+  /** The event id of a position (the head by default). */
+  eventId(pos?: number): string {
+    return this.p.log.eventId(pos);
+  }
+
+  /** Where a subscriber's cursor stands in this log. */
+  cursor(eventId: unknown): CursorCheck {
+    return this.p.log.cursor(eventId);
+  }
+
+  /** The retained entries after a position, at most `limit`. */
+  read(after: number, limit?: number): LogEntry[] {
+    return this.p.log.read(after, limit);
+  }
+
+  /** Call `listener(from, to)` after every append; returns the unsubscribe. */
+  onAppend(listener: (from: number, to: number) => void): () => void {
+    this.p.log.appended.add(listener);
+    return () => this.offAppend(listener);
+  }
+
+  /** Stop calling a listener onAppend() added. */
+  offAppend(listener: (from: number, to: number) => void): void {
+    this.p.log.appended.delete(listener);
+  }
+
+  /** Call `listener` for every op at its commit point, after its record was rescoped; returns the unsubscribe. */
+  onChange(listener: (...args: StorageEvents['change']) => void): () => void {
+    return this.p.events.on('change', listener);
+  }
+
+  /** Keep the segments `pinned` says retention must keep (a dialer's unacked own ops, LOG-16). */
+  pinRetention(pinned: (segment: SegmentInfo, entries: readonly LogEntry[]) => boolean): void {
+    this.p.log.options.pinned = pinned;
+  }
+
+  /**
+   * Move an own stream past what a host holds of it (REWOUND, LOG-23): nothing
+   * minted after collides with what the host has.
+   */
+  raiseOwnStream(key: string, seq: number): void {
+    this.p.log.vector[key] = seq;
+    const { committer } = this.p;
+    if (!((committer.pvec[key] ?? 0) >= seq)) committer.pvec[key] = seq;
+  }
+
+  /** The committed records (the state a snapshot serves). */
+  get records(): ReadonlyMap<string, Entry> {
+    return this.p.committer.committed;
+  }
+
+  /** What the committed records cover: a snapshot's vector. */
+  get committedVector(): Readonly<Vector> {
+    return this.p.committer.cvec;
+  }
+
+  /** The last log position the committed records include: a snapshot's point. */
+  get committedHead(): number {
+    return this.p.committer.chead;
+  }
+
+  /** A record's entry as the next op sees it (queued ops included). */
+  current(id: string): Entry | undefined {
+    return this.p.committer.current(id);
+  }
+
+  /** Queue an op into the commit pipeline; resolves at its commit point. */
+  submit(pending: ReplicaSubmit): Promise<void> {
+    return this.p.committer.submit(pending);
+  }
+
+  /** Resolves once the commit pipeline is empty. */
+  idle(): Promise<void> {
+    return this.p.committer.idle();
+  }
+
+  /** Stamp, sequence and digest an own op (the sync layer's merge and advance ops). */
+  makeOp(body: OwnOpBody, scope: string): Op {
+    return makeOwnOp(this.p, body, scope);
+  }
+
+  /** Apply a peer's page through the one pipeline (checks, signatures, scope, hooks). */
+  applyPage(input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
+    return applyPeerPage(this.p, input, o);
+  }
+
+  /** Report a page's ops that did not unpack (OP_MALFORMED on storage.on('error')). */
+  reportUnpacked(page: { malformed: number; reason?: string }, url: string): void {
+    reportUnpackedOps(this.p, page, url);
+  }
+
+  /** Tell storage.on('schema') of a peer's schema drift. */
+  reportDrift(event: Extract<StorageEvents['schema'][0], { kind: 'drift' }>): void {
+    this.p.events.emit('schema', event);
+  }
+
+  /** The wall clock as injected. */
+  now(): number {
+    return this.p.clock.now();
+  }
+
+  /** Take a stamp seen into account (CLK-8). */
+  observe(ts: number): void {
+    this.p.clock.observe(ts);
+  }
+
+  /** The scope a record is in ('*' by default). */
+  scopeOf(id: string): string {
+    return this.p.scopes.scopeOf(id);
+  }
+
+  /** The scope function over a record's data. @throws what the scope function throws. */
+  scopeFor(id: string, data: Record<string, unknown>): string {
+    return this.p.scopes.scopeFor(id, data);
+  }
+
+  /** The scope a scope function last placed the record in, if any. */
+  lastScope(id: string): string | undefined {
+    return this.p.scopes.map.get(id);
+  }
+
+  /** Whether a record is sealed for this node alone (GUAR-19). */
+  isSealed(id: string): boolean {
+    return this.p.sealed.has(id);
+  }
+
+  /** The reconciliation index of the records, built at the first call. */
+  digests(): RecordDigests {
+    return recordDigests(this);
+  }
+}

@@ -1,0 +1,16 @@
+import { partsOf, type StorageParts } from '../storage/parts';
+import type { Storage } from '../storage/storage';
+
+export type { StorageParts };
+
+/**
+ * A storage's internals (its log, committer, clock, record store), for
+ * tests only: the one door to them outside storage/. Code that ships uses the
+ * storage API and its replica port (`storage.replica`).
+ * @throws TypeError for an object open() did not make.
+ * @example
+ * expect(internals(storage).log.head).toBe(3);
+ */
+export function internals(storage: Storage): StorageParts {
+  return partsOf(storage);
+}
