@@ -8,7 +8,7 @@ import { makeRecord, randomIndexes } from '../lib/record';
 import type { Benchmark, Profile, Suite } from '../lib/types';
 
 /*
- * Reconciliation (issue 6, point 5), three parts:
+ * Reconciliation, three parts:
  *
  * - Set level: the pure module (createReconciler) on two sets of n items built
  *   as the engine builds them from records (entryItem of an entry shaped like

@@ -204,8 +204,8 @@ function withinScope(storage: StorageParts, ops: Op[], inScope: NonNullable<Peer
 }
 
 /**
- * Apply a peer's page through the one pipeline (point 7 of the engine
- * issue): shape and skew (malformed), signatures, the scope boundary, the
+ * Apply a peer's page through the one pipeline (the engine's one path for
+ * peer ops): shape and skew (malformed), signatures, the scope boundary, the
  * beforeApply hook, duplicates and gaps, validators, kind clashes per field.
  * Refused ops are neither logged nor relayed; skipped ones are logged, not applied.
  * The whole page is verified and judged before any of it is queued, so a

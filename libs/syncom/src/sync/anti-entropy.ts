@@ -118,7 +118,7 @@ export function reconcileLabel(o: ReconcileRun, label: string, start = false): P
   });
 }
 
-/** Reconcile every label the node was registered with (anti-entropy, issue 6.2). */
+/** Reconcile every label the node was registered with (anti-entropy). */
 export async function reconcileAll(o: ReconcileRun): Promise<ReconcileResult> {
   const sum: ReconcileResult = { need: 0, have: 0 };
   for (const label of reconcileLabels(o.scopes)) {

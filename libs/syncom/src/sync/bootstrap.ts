@@ -84,7 +84,7 @@ export function adopt(storage: Replica, host: string, vector: Vector, via: Via):
 export interface BootstrapRun {
   storage: Replica; link: SyncLink; host: string; url: string; scopes: string[];
   progress(received: number, total: number): void;
-  /** The bootstrap's span: each snapshot page runs in a child of it (issue 7). */
+  /** The bootstrap's span: each snapshot page runs in a child of it. */
   traced?: { telemetry: SyncTelemetry; span: Span };
 }
 

@@ -156,7 +156,7 @@ export class DialerFeed {
     if (!allowed || gen + 1 !== this.gen) return;
     d.bootstrapping = true;
     try {
-      // With data here and a host that reconciles, only what differs crosses (issue 6.2).
+      // With data here and a host that reconciles, only what differs crosses (set reconciliation, RECONCILE.md).
       const progress = (received: number, total: number) => d.m.events.emit('progress', { url, received, total });
       const { eventId, records } = await d.m.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell }));
       d.rec.cursor = eventId || null;

@@ -12,7 +12,7 @@ export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; version
 /**
  * Send hello (PROTO-4) with this node's wire versions and capabilities. A 426
  * from the host, or an answer on a version this node does not speak (an older
- * host answers none, which is 1), is no shared version (issue 6.1).
+ * host answers none, which is 1), is no shared version (wire versions).
  */
 export async function sendHello(m: SyncManager, link: SyncLink, rec: NodeRecord): Promise<HelloOutcome> {
   const { storage } = m;

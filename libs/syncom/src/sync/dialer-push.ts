@@ -34,7 +34,7 @@ export interface PushBounds {
  * The pushes of `entries`, in log order: pages of pageSize entries, each
  * filtered by `lacks` when its turn comes (the host's vector moves with each
  * answer), cut into pushes of at most pageSize ops and min(pageBytes,
- * pushBytes) bytes of their JSON. An op above that goes alone (issue 6.3).
+ * pushBytes) bytes of their JSON. An op above that goes alone (bounded frames).
  */
 export function* pushFrames(entries: LogEntry[], lacks: (e: LogEntry) => boolean, b: PushBounds): Generator<LogEntry[]> {
   const maxBytes = Math.min(b.pageBytes ?? DEFAULT_PAGE_BYTES, b.pushBytes ?? Infinity);

@@ -33,7 +33,7 @@ export class Dialer {
   bootstrapping = false;
   /** The host's capabilities from its last hello answer. */
   caps: string[] = [];
-  /** Whether the host shares a wire version with this node: unknown until a hello is answered (issue 6.1). */
+  /** Whether the host shares a wire version with this node: unknown until a hello is answered (wire versions). */
   private shares: boolean | undefined;
   /** What the host's hello said it takes: the largest reconcile message and push, in bytes (absent: it did not say). */
   private takes: { frame?: number; pushBytes?: number } = {};
@@ -250,7 +250,7 @@ export class Dialer {
     void this.guarded(async () => { if (await this.pushEntries(this.outbox.splice(0))) this.behind = true; });
   }
 
-  /** Reconcile every granted scope with the host on the push chain, then push what it lacks (issue 6.2). */
+  /** Reconcile every granted scope with the host on the push chain, then push what it lacks (set reconciliation, RECONCILE.md). */
   reconcile(): Promise<void> {
     if (!this.greeted || this.stopped || !this.caps.includes(RECONCILE_CAP)) return Promise.resolve();
     return this.guarded(() => reconcileAll(this.reconcileRun()).then(() => this.pushLacking()));

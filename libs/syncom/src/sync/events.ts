@@ -14,7 +14,7 @@ export type SyncEvents = {
   stop: [];
   node: [e: { url: string; action: 'add' | 'remove' | 'enable' | 'disable' }];
   connect: [e: { url: string }];
-  /** A peer shares no wire version with this node: nothing further is exchanged with it (issue 6). */
+  /** A peer shares no wire version with this node: nothing further is exchanged with it (wire versions). */
   incompatible: [e: { peer: string; versions: number[] }];
   hello: [e: { node: string; scopes: string[]; schema: SchemaInfo | null }];
 };

@@ -21,7 +21,7 @@ export interface FeedOptions {
   pageSize: number;
   /** The most a page's ops weigh, UTF-8 bytes of their JSON (a larger op goes alone). */
   pageBytes: number;
-  /** The frames out to this peer: a full window pauses the feed until an ack (issue 6.3). */
+  /** The frames out to this peer: a full window pauses the feed until an ack (bounded frames). */
   window: SendWindow;
   /** Sends a page; the returned promise is its ack (the subscriber took it). */
   send(page: unknown, eventId: string): void | Promise<void>;
@@ -46,7 +46,7 @@ function frameBytes(sizes: readonly number[], start: number, end: number): numbe
  * (SCOPE-24, BOOT-10); each op is looked at once (SCOPE-25). A page holds
  * at most pageSize ops and pageBytes bytes; up to the window's size of pages
  * are out unacknowledged at once, in order, and a full window stops the feed
- * reading the log until an ack comes (issue 6.3).
+ * reading the log until an ack comes (bounded frames).
  */
 export class Feed {
   pos: number;

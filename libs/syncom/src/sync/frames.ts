@@ -1,6 +1,6 @@
 import { SyncomError } from '../errors';
 
-/** Frames a host has out to one peer, unacknowledged, by default (issue 6.3). */
+/** Frames a host has out to one peer, unacknowledged, by default (bounded frames). */
 export const DEFAULT_MAX_IN_FLIGHT_FRAMES = 16;
 
 /** The most a page carries by default, in UTF-8 bytes of its JSON (HOST-6): 4 MiB. */
@@ -20,7 +20,7 @@ export function jsonBytes(value: unknown): number {
 }
 
 /**
- * Where to cut a list of records into frames (issue 6.3): consecutive runs of
+ * Where to cut a list of records into frames (bounded frames): consecutive runs of
  * at most `maxCount` records whose JSON array (`[a,b]`: the records, a comma
  * between, the brackets) is at most `maxBytes`. A record above `maxBytes`
  * goes alone in its frame; a record is never split. Returns each frame's end
@@ -118,7 +118,7 @@ export interface WindowBytes {
 }
 
 /**
- * The frames sent to one peer and not yet acknowledged (issue 6.3): at most
+ * The frames sent to one peer and not yet acknowledged (bounded frames): at most
  * `size` frames and, while more than one is out, at most `maxBytes` of them
  * and no more than the unit's byte budget lets out. A connection with nothing
  * out always gets one frame, so an acknowledging peer is never starved by

@@ -27,7 +27,7 @@ function dialerGauges(dialers: Iterable<Dialer>, log: Replica): PeerGauge[] {
 }
 
 /**
- * What syncom's gauges read of a storage, at collection time (issue 7):
+ * What syncom's gauges read of a storage, at collection time:
  * the log's size and floor, the dialed hosts and the hosted peers. The
  * manager holds it; the meter only weakly.
  */

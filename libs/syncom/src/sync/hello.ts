@@ -30,7 +30,7 @@ export interface HelloAnswer {
   caps: string[];
   /** The largest reconcile message the host takes, in UTF-8 bytes (absent from an older host). */
   reconcileFrame?: number;
-  /** The largest push the host takes, in UTF-8 bytes, when it says (issue 6.3): the dialer's pages stay within it. */
+  /** The largest push the host takes, in UTF-8 bytes, when it says (bounded frames): the dialer's pages stay within it. */
   pushBytes?: number;
 }
 

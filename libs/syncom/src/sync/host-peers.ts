@@ -45,7 +45,7 @@ export function endHostSessions(context: object): void {
 /**
  * The per-connection state of a host unit: the session of the last accepted
  * hello, the changes feeds with their subscribers, and the send window, whose
- * bytes count against the unit's shared budget (issue 6.3).
+ * bytes count against the unit's shared budget (bounded frames).
  */
 export class HostPeers {
   private readonly sessions = new WeakMap<object, Session>();
@@ -92,7 +92,7 @@ export class HostPeers {
   disconnect(context: object): void {
     this.sessions.delete(context);
     holders.get(context)?.delete(this.owner);
-    // The link is gone: what was out on it is no longer waited for (issue 6.3).
+    // The link is gone: what was out on it is no longer waited for (bounded frames).
     this.windows.get(context)?.close();
     this.windows.delete(context);
     const feeds = this.feeds.get(context);

@@ -28,7 +28,7 @@ export interface UnitOptions {
   pageSize?: number;
   /** The most a snapshot or changes page weighs, UTF-8 bytes of its JSON (default 4 MiB, HOST-6); a larger record goes alone. */
   pageBytes?: number;
-  /** Frames (changes pages, snapshot stream chunks) out to one peer unacknowledged at once (default 16, issue 6.3). */
+  /** Frames (changes pages, snapshot stream chunks) out to one peer unacknowledged at once (default 16; the send window). */
   maxInFlightFrames?: number;
   /**
    * UTF-8 bytes of frames out unacknowledged over every connection of this
@@ -80,7 +80,7 @@ async function* refused(error: Error): AsyncIterable<Uint8Array> {
 
 /**
  * The unit of procedures a host mounts (HOST-1): hello, push, changes and
- * snapshot, with reconcile and records (issue 6), over any link. Sessions live on the connection's context object.
+ * snapshot, with reconcile and records, over any link. Sessions live on the connection's context object.
  */
 export class SyncUnit implements HostUnit {
   readonly access: 'session' | 'public';

@@ -23,7 +23,7 @@ function holdsData(storage: Replica, scopes: readonly string[]): boolean {
 }
 
 /**
- * An incremental bootstrap (issue 6.2): reconcile every label instead of
+ * An incremental bootstrap (set reconciliation, RECONCILE.md): reconcile every label instead of
  * paging the whole snapshot. The first call (start) names the host's
  * committed point, its vector and event id, taken before its set was built;
  * what differs is joined, the vector adopted as a snapshot's would be, and

@@ -33,13 +33,13 @@ export interface DialOptions {
   pageSize?: number;
   /**
    * The most a push weighs, UTF-8 bytes of its ops' JSON (default 4 MiB, and never above the
-   * host's `pushBytes` from hello); a larger op goes alone (issue 6.3).
+   * host's `pushBytes` from hello); a larger op goes alone (bounded frames).
    */
   pageBytes?: number;
   signatures?: 'verify' | 'require' | false;
   /** The wire versions this node speaks, both roles (default WIRE_VERSIONS; tests pin others). */
   wireVersions?: number[];
-  /** Reconcile every scope with each host this often, in ms (default 180000, 3 minutes; 0 disables; issue 6.2). */
+  /** Reconcile every scope with each host this often, in ms (default 180000, 3 minutes; 0 disables). */
   antiEntropyInterval?: number;
   hooks?: {
     beforeConnect?: (node: NodeRecord) => boolean | Promise<boolean>;
@@ -81,7 +81,7 @@ export class SyncManager {
     return this.options.wireVersions ?? WIRE_VERSIONS;
   }
 
-  /** A peer shares no version with this node (issue 6). */
+  /** A peer shares no version with this node (wire versions). */
   incompatible(peer: string, versions: number[]): void {
     this.events.emit('incompatible', { peer, versions });
   }
@@ -177,7 +177,7 @@ export class SyncManager {
   }
 
   /**
-   * Anti-entropy now (issue 6.2): each dialer reconciles each granted scope
+   * Anti-entropy now (set reconciliation, RECONCILE.md): each dialer reconciles each granted scope
    * with its host, joins what differs and pushes what the host lacks.
    * Resolves when every dialer is done.
    */

@@ -20,7 +20,7 @@ export interface ReconcileAnswer {
 const MAX_IDS = 10_000;
 
 /**
- * The host's side of reconciliation (issue 6.2): the `reconcile` and
+ * The host's side of reconciliation (set reconciliation, RECONCILE.md): the `reconcile` and
  * `records` procedures over the sets a session was granted.
  */
 export class ReconcileHost {
@@ -49,7 +49,7 @@ export class ReconcileHost {
   /**
    * Records of a label's set by id, in the order asked; missing and sealed
    * ones left out. At most pageSize ids are taken, and no more than keep the
-   * entries' JSON within pageBytes (one larger entry alone, issue 6.3):
+   * entries' JSON within pageBytes (one larger entry alone):
    * `taken` says how many, and the dialer asks the rest again (its own
    * pageSize may be larger).
    */

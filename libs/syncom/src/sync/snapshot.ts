@@ -66,7 +66,7 @@ const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${wh
  * state. The id list is fixed at the first page; entries are read live, so
  * what lands while paging is in them or replays on the feed as a no-op.
  * A page holds at most `size` records and `maxBytes` of their JSON, cut
- * between records; a record above maxBytes goes alone (issue 6.3).
+ * between records; a record above maxBytes goes alone (bounded frames).
  *
  * A paging (its token) and a stream belong to the connection and session
  * that started it: anyone else is answered 404 SNAPSHOT_NOT_FOUND. They end

@@ -1,5 +1,5 @@
 /**
- * The span names syncom emits (issue 7, OPT-16). One name per protocol step;
+ * The span names syncom emits (OPT-16). One name per protocol step;
  * `syncom.role` and the span kind say which side of the link made it.
  */
 export const SPANS = {
@@ -17,7 +17,7 @@ export const SPANS = {
   reconciliation: 'syncom.reconciliation',
 } as const;
 
-/** The metric names syncom emits (issue 7, OPT-16). */
+/** The metric names syncom emits (OPT-16). */
 export const METRICS = {
   /** Counter: peer ops applied, by role. */
   opsApplied: 'syncom.ops.applied',

@@ -23,7 +23,7 @@ export interface PageOutcome {
 const kindOf = (role: Role) => (role === 'dialer' ? SpanKind.CLIENT : SpanKind.SERVER);
 
 /**
- * Every span and instrument syncom makes, in one place (issue 7). Spans go
+ * Every span and instrument syncom makes, in one place. Spans go
  * round a protocol step; counters move once per page, never per local write;
  * gauges are read at collection. `false` makes all of it a pass-through.
  */

@@ -42,7 +42,7 @@ describe('fuzz: hello and its answer refuse with 400 BAD_HELLO, nothing else (PR
     expect(t.taken).toBeGreaterThan(RUNS / 20);
   });
 
-  it(`readVersions and readCaps: ${RUNS} generated and mutated lists, a list or null (issue 6.1)`, () => {
+  it(`readVersions and readCaps: ${RUNS} generated and mutated lists, a list or null`, () => {
     const lists = [[1], [1, 2, 3], ['reconcile/1'], ['reconcile/1', 'x'], [], null];
     const t = fuzzSync(inputsOf(lists), (x) => [readVersions(x), readCaps(x)], (o) => {
       if (o.threw) return { fault: `threw ${describeError(o.error)}` };

@@ -84,7 +84,7 @@ describe('fuzz: the host unit refuses malformed requests with a typed SyncomErro
     expect(t.taken).toBeGreaterThan(RUNS / 10);
   });
 
-  it(`records: ${RUNS} generated and mutated records requests (issue 6.2)`, async () => {
+  it(`records: ${RUNS} generated and mutated records requests`, async () => {
     const t = await fuzzAsync(inputsOf(samples.recordsAsked, { wire: true }), call('records'), (o) => {
       const j = judgeCall(o);
       if (o.threw) return j;
@@ -95,7 +95,7 @@ describe('fuzz: the host unit refuses malformed requests with a typed SyncomErro
     expect(t.codes).toContain('BAD_REQUEST');
   });
 
-  it(`reconcile: ${RUNS} generated and mutated reconcile envelopes (issue 6.2)`, async () => {
+  it(`reconcile: ${RUNS} generated and mutated reconcile envelopes`, async () => {
     const msg = createReconciler({ items: labelItems(host.s.replica, '*', ['*']) }).initiate();
     const asks = [{ scope: '*', msg, start: true }, { scope: '*', msg }];
     const t = await fuzzAsync(inputsOf(asks, { wire: true }), call('reconcile'), judgeCall);

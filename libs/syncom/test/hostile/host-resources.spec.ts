@@ -137,7 +137,7 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
     await closeAll(h.s, p);
   });
 
-  it('issue 6.3: many subscribers that never acknowledge hold the unit under its byte budget; one that acknowledges gets every page', async () => {
+  it('many subscribers that never acknowledge hold the unit under its byte budget; one that acknowledges gets every page', async () => {
     const budget = 64 * 1024;
     const pageBytes = 2048;
     const h = await hub({ pageSize: 10, pageBytes, maxInFlightBytes: budget });
@@ -159,7 +159,7 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
     await closeAll(h.s, p);
   });
 
-  it('issue 6.3: one connection holds at most maxFeedsPerConnection feeds; one more is refused 429 TOO_MANY_FEEDS', async () => {
+  it('one connection holds at most maxFeedsPerConnection feeds; one more is refused 429 TOO_MANY_FEEDS', async () => {
     const h = await hub({ maxFeedsPerConnection: 2 });
     const p = await node();
     const ctx = await greet(h.unit, p);

@@ -22,7 +22,7 @@ async function pair(o: { hostSkip?: string; dialerSkip?: string; interval?: numb
   return { net, h, d, hs, ds };
 }
 
-describe('RECON anti-entropy (issue 6.2)', () => {
+describe('RECON anti-entropy', () => {
   it('RECON: forceSync repairs a host that skipped a dialer op and a dialer that skipped a host op; both converge', async () => {
     const { net, h, d, hs, ds } = await pair({ hostSkip: 'from-d', dialerSkip: 'from-h' });
     const a = await d.insert({ x: 1 });

@@ -126,8 +126,8 @@ function checkSnapshots(f: Frames, pageSize: number, pageBytes: number): number 
   return entries;
 }
 
-describe('issue 6.3: bounded frames', () => {
-  it('issue 6.3: frameEnds cuts in order between records, at most maxCount records and maxBytes of JSON a frame, a larger record alone (property, fixed seed)', () => {
+describe('bounded frames', () => {
+  it('frameEnds cuts in order between records, at most maxCount records and maxBytes of JSON a frame, a larger record alone (property, fixed seed)', () => {
     fc.assert(
       fc.property(fc.array(fc.nat(300), { maxLength: 60 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 2, max: 800 }), (sizes, maxCount, maxBytes) => {
         const ends = frameEnds(sizes, maxCount, maxBytes);
@@ -148,7 +148,7 @@ describe('issue 6.3: bounded frames', () => {
     );
   });
 
-  it('issue 6.3 OPT-12 HOST-5 HOST-6 HOST-7 PROTO-6 PROTO-7: every push, changes page and snapshot page holds at most pageSize records and pageBytes bytes, cut on record boundaries, whatever the record sizes; everyone converges (property, fixed seed)', async () => {
+  it('OPT-12 HOST-5 HOST-6 HOST-7 PROTO-6 PROTO-7: every push, changes page and snapshot page holds at most pageSize records and pageBytes bytes, cut on record boundaries, whatever the record sizes; everyone converges (property, fixed seed)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.nat(1500), { minLength: 1, maxLength: 30 }), fc.integer({ min: 2, max: 7 }), fc.integer({ min: 700, max: 3000 }),
@@ -184,7 +184,7 @@ describe('issue 6.3: bounded frames', () => {
     );
   });
 
-  it('issue 6.3 OPT-12 HOST-6 HOST-7: a record bigger than pageBytes goes alone, whole, in its push, its changes page and its snapshot page (streamed: one chunk)', async () => {
+  it('OPT-12 HOST-6 HOST-7: a record bigger than pageBytes goes alone, whole, in its push, its changes page and its snapshot page (streamed: one chunk)', async () => {
     const pageBytes = 2000;
     const h = await watchedHub({ pageSize: 10, pageBytes });
     const live = await reader(h.net);
@@ -211,7 +211,7 @@ describe('issue 6.3: bounded frames', () => {
     await closeAll(live, writer, fresh, h.s);
   });
 
-  it('issue 6.3 HOST-7: a dialer keeps its pushes within the host\'s pushBytes from hello (the host\'s bytesPerPush): no 413', async () => {
+  it('HOST-7: a dialer keeps its pushes within the host\'s pushBytes from hello (the host\'s bytesPerPush): no 413', async () => {
     const h = await watchedHub({ pageSize: 100, limits: { bytesPerPush: 3000 } });
     const writer = await node({ sync: { connect: h.net.connect } });
     for (let i = 0; i < 20; i++) await writer.insert({ i, pad: 'x'.repeat(500) });
@@ -226,8 +226,8 @@ describe('issue 6.3: bounded frames', () => {
   });
 });
 
-describe('issue 6.3: records answers', () => {
-  it('issue 6.3: a records answer (reconcile/1) holds at most pageSize entries within pageBytes, one larger alone; `taken` says how many ids, and the dialer asks the rest', async () => {
+describe('records answers', () => {
+  it('a records answer (reconcile/1) holds at most pageSize entries within pageBytes, one larger alone; `taken` says how many ids, and the dialer asks the rest', async () => {
     const h = await hub({ pageSize: 50, pageBytes: 1500 });
     const p = await node();
     const ids: string[] = [];
@@ -246,8 +246,8 @@ describe('issue 6.3: records answers', () => {
   });
 });
 
-describe('issue 6.3: the send window', () => {
-  it('issue 6.3: a SendWindow grants at most its size of slots, in order of asking; an ack frees one; close() answers every waiter and frees all', async () => {
+describe('the send window', () => {
+  it('a SendWindow grants at most its size of slots, in order of asking; an ack frees one; close() answers every waiter and frees all', async () => {
     const w = new SendWindow(2);
     const a = await w.acquire();
     const b = await w.acquire();
@@ -267,7 +267,7 @@ describe('issue 6.3: the send window', () => {
     expect(await w.acquire()).toBeUndefined();
   });
 
-  it('issue 6.3 HOST-5: maxInFlightFrames is a positive integer (INVALID_ARGUMENT otherwise)', async () => {
+  it('HOST-5: maxInFlightFrames is a positive integer (INVALID_ARGUMENT otherwise)', async () => {
     const s = await node();
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => s.sync.unit({ maxInFlightFrames: bad })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
@@ -277,7 +277,7 @@ describe('issue 6.3: the send window', () => {
   });
 
   it.each([['default', undefined, 16], ['3', 3, 3]])(
-    'issue 6.3 PROTO-6 LOG-7: a receiver that takes nothing holds the host at exactly maxInFlightFrames (%s) pages out; the feed stops reading the log; acks let it finish and the receiver converges',
+    'PROTO-6 LOG-7: a receiver that takes nothing holds the host at exactly maxInFlightFrames (%s) pages out; the feed stops reading the log; acks let it finish and the receiver converges',
     async (_name, maxInFlightFrames, window) => {
       const h = await watchedHub({ pageSize: 5, maxInFlightFrames });
       const slow = gate();
@@ -305,7 +305,7 @@ describe('issue 6.3: the send window', () => {
     },
   );
 
-  it('issue 6.3 PROTO-12 LOG-7: a link that closes with the window full releases it; the feed ends, and after restore it resumes from the last page taken and the receiver converges', async () => {
+  it('PROTO-12 LOG-7: a link that closes with the window full releases it; the feed ends, and after restore it resumes from the last page taken and the receiver converges', async () => {
     const h = await watchedHub({ pageSize: 5 });
     const slow = gate();
     const live = await reader(h.net, { hooks: { beforeApply: () => slow.wait.then(() => true) } });
@@ -324,7 +324,7 @@ describe('issue 6.3: the send window', () => {
     await closeAll(live, h.s);
   });
 
-  it('issue 6.3 LINK-5: snapshot stream chunks take slots of the same window: with it full of unacknowledged pages, the next chunk waits for an ack', async () => {
+  it('LINK-5: snapshot stream chunks take slots of the same window: with it full of unacknowledged pages, the next chunk waits for an ack', async () => {
     const h = await hub({ pageSize: 1, pageBytes: 1000, maxInFlightFrames: 4 });
     const p = await node();
     for (let i = 0; i < 6; i++) await h.s.insert({ i });

@@ -158,7 +158,7 @@ describe('hosting: the unit', () => {
     await closeAll(d, h.s);
   });
 
-  it('HOST-6 BOOT-3 LINK-5 (issue 6.3): pages stay within pageBytes; only a record above it makes a page over it, alone, streamed as NDJSON where the link can stream, inline where it cannot', async () => {
+  it('HOST-6 BOOT-3 LINK-5: pages stay within pageBytes; only a record above it makes a page over it, alone, streamed as NDJSON where the link can stream, inline where it cannot', async () => {
     const h = await hub({ pageBytes: 600 });
     for (let i = 0; i < 12; i++) await h.s.insert({ i, text: 'x'.repeat(40) });
     await h.s.insert({ big: 'y'.repeat(1000) });
@@ -279,7 +279,7 @@ describe('hosting: live feeds', () => {
     const bootstrap = new Promise<void>((resolve) => { told = resolve; });
     h.unit.subscribe('changes', {}, ctx, {
       lastEventId: internals(h.s).log.eventId(0),
-      // A subscriber that acks nothing: the feed stops once its send window is full (issue 6.3).
+      // A subscriber that acks nothing: the feed stops once its send window is full.
       onData: (value) => {
         pages.push(value);
         if ((value as { bootstrap?: boolean }).bootstrap) told();

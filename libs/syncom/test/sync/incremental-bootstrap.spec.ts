@@ -4,7 +4,7 @@ import { closeAll, dialer, hub, Net, records, until } from './helpers';
 const URL = 'memory://h';
 const bytes = (s: { bytesIn: number; bytesOut: number }) => s.bytesIn + s.bytesOut;
 
-describe('RECON incremental bootstrap (issue 6.2)', () => {
+describe('RECON incremental bootstrap', () => {
   it('RECON BOOT-1: a dialer with data whose cursor fell below the floor reconciles instead of paging the snapshot: fewer bytes, the same records', async () => {
     const net = new Net();
     const h = await hub({ pageSize: 500 }, { sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });

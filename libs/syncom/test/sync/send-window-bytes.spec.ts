@@ -9,7 +9,7 @@ async function settled<T>(p: Promise<T>): Promise<boolean> {
 }
 
 describe('send windows count bytes against a shared budget', () => {
-  it('issue 6.3: past the budget a window with a frame out waits; one with none out still gets one; acks wake waiters in order', async () => {
+  it('past the budget a window with a frame out waits; one with none out still gets one; acks wake waiters in order', async () => {
     const budget = new ByteBudget(100);
     const idle = new SendWindow(16, { budget });
     const honest = new SendWindow(16, { budget });
@@ -35,7 +35,7 @@ describe('send windows count bytes against a shared budget', () => {
     expect(budget.inFlight).toBe(10);
   });
 
-  it('issue 6.3: a window over its own byte bound waits for its acks; close gives its bytes back to the budget', async () => {
+  it('a window over its own byte bound waits for its acks; close gives its bytes back to the budget', async () => {
     const budget = new ByteBudget(1000);
     const w = new SendWindow(16, { maxBytes: 100, budget });
     const a = await w.acquire();

@@ -2,7 +2,7 @@ import { closeAll, dialer, hub, Net, until } from './helpers';
 
 const hello = (node: string, extra: Record<string, unknown> = {}) => ({ node, vector: {}, epoch: 'e1', schema: null, scopes: ['*'], token: 't', ...extra });
 
-describe('WIRE versions and capabilities (issue 6.1)', () => {
+describe('WIRE versions and capabilities', () => {
   it('WIRE: the host answers the highest shared version and its capabilities; a peer sending no versions speaks 1', async () => {
     const h = await hub({ wireVersions: [1, 2, 5] });
     const ctx = {};
