@@ -46,7 +46,7 @@ export function wireError(error: unknown): SyncomError {
   const { code, remoteCode } = remoteErrorCode(src.code);
   const message = typeof src.message === 'string' ? src.message : String(error);
   const details: Record<string, unknown> = typeof src.status === 'number' ? { status: src.status, remoteCode } : { remoteCode };
-  // A 426 names the versions the far side speaks (issue 6): the dialer reports them.
+  // A 426 names the versions the far side speaks: the dialer reports them.
   if (Array.isArray(src.versions) && src.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...src.versions];
   return new SyncomError(code, message, details);
 }
