@@ -27,10 +27,10 @@ export { checkHello, checkLimits, endHostSessions, limitKey, PeerBuckets, TokenB
 export { ATTRS as TELEMETRY_ATTRS, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry } from './telemetry';
 export type { PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';
 export {
-  createReconciler, decodeReconcileMessage, entryDigest, entryItem, RECONCILE_DEFAULTS, RECONCILE_LIMITS, RECONCILE_MAX_FRAME_LIMIT,
-  RECONCILE_MIN_FRAME_LIMIT, RECONCILE_MODES, RECONCILE_VERSION,
-} from './sync';
+  createReconciler, decodeMessage as decodeReconcileMessage, entryDigest, entryItem, MAX_FRAME_LIMIT as RECONCILE_MAX_FRAME_LIMIT,
+  MIN_FRAME_LIMIT as RECONCILE_MIN_FRAME_LIMIT, MODE as RECONCILE_MODES, RECONCILE_DEFAULTS, RECONCILE_VERSION, WIRE_LIMITS as RECONCILE_LIMITS,
+} from './reconcile';
 export type {
-  ReconcileBound, ReconcileDecodeResult, ReconcileItem, ReconcileMessage, ReconcileOutcome, ReconcileRange, ReconcileRefusal, ReconcileStep,
-  Reconciler, ReconcilerOptions,
-} from './sync';
+  Bound as ReconcileBound, DecodeResult as ReconcileDecodeResult, Message as ReconcileMessage, Range as ReconcileRange,
+  ReconcileItem, ReconcileOutcome, ReconcileRefusal, ReconcileStep, Reconciler, ReconcilerOptions,
+} from './reconcile';

@@ -1,7 +1,7 @@
 import { type Entry, isHidden } from '../crdt';
 import type { Vector } from '../op/types';
 import type { Storage } from '../storage/storage';
-import type { NodeRecord } from '../sync/registry';
+import type { NodeRecord } from '../sync/dial/registry';
 
 /** A registered node as info shows it; the token itself is never printed. */
 export interface NodeInfo {

@@ -1,6 +1,6 @@
 import { open } from '../open';
 import type { Storage } from '../storage/storage';
-import { REMOTE_DIR } from '../sync/registry';
+import { REMOTE_DIR } from '../sync/dial/registry';
 import { requireIntact, type StorageDir } from './storage-dir';
 
 /** A storage opened for inspection, with what the engine could not read. */

@@ -6,6 +6,7 @@ import { formatEventId, parseEventId } from './event-id';
 import { batchFile, type EntryCipher, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
 import { loadLog, type OpenBatch } from './load';
 import { type Retention, retentionOf } from './retention';
+import { FLAG_GRANTED } from './flags';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
 import { advanceVector, mergeVectors } from './vector';
 
@@ -26,8 +27,7 @@ export interface LogEntry {
   flags: number;
 }
 
-/** Flag of an advance whose vector was granted here (BOOT-11): replay grants it again. */
-export const FLAG_GRANTED = 8;
+export { FLAG_GRANTED } from './flags';
 
 /** The `log` event: a segment was sealed (and maybe old ones dropped). */
 export interface LogEvent {

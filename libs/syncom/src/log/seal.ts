@@ -1,7 +1,8 @@
 import { FLAG_HELD, FLAG_SEALED, hasPayload, scrubForPurge } from '../op';
 import type { Op } from '../op/types';
 import { batchFile, segmentFile, type SegmentInfo } from './files';
-import { FLAG_GRANTED, type LogEntry, type OpLog } from './op-log';
+import { FLAG_GRANTED } from './flags';
+import type { LogEntry, OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
 import { advanceVector, mergeVectors } from './vector';
 

@@ -1,10 +1,10 @@
 import { parseEventId } from '../log';
 import type { Replica } from '../storage/replica';
 import type { GaugeSource, PeerGauge } from '../telemetry';
-import type { Dialer } from './dialer';
-import { vectorLag } from './lag';
+import type { Dialer } from './dial/dialer';
+import { vectorLag } from './protocol/lag';
 import type { SyncManager } from './manager';
-import { allowedScopes } from './scopes';
+import { allowedScopes } from './protocol/scopes';
 
 /** One gauge per hosted node (a node may hold several feeds): its lag is the farthest behind of them. */
 function hostedGauges(hosted: ReturnType<SyncManager['hosted']>, log: Replica): PeerGauge[] {

@@ -8,13 +8,13 @@ import { schemaDrift, type SchemaInfo } from '../schema';
 import { Emitter } from '../storage/emitter';
 import type { Replica } from '../storage/replica';
 import { type GaugeSource, SyncTelemetry } from '../telemetry';
-import { Dialer } from './dialer';
+import { Dialer } from './dial/dialer';
 import type { SyncEvents } from './events';
 import { gaugeSource } from './gauge-source';
-import type { Hello } from './hello';
-import { SyncUnit, type UnitOptions } from './host';
-import { WIRE_VERSIONS } from './versions';
-import { newNodeRecord, type NodeRecord, Registry } from './registry';
+import type { Hello } from './protocol/hello';
+import { SyncUnit, type UnitOptions } from './host/unit';
+import { WIRE_VERSIONS } from './protocol/versions';
+import { newNodeRecord, type NodeRecord, Registry } from './dial/registry';
 
 /** A registered node's record with a re-added node's token and scopes, changed in place. */
 function updateNode(had: NodeRecord, fresh: NodeRecord): NodeRecord {

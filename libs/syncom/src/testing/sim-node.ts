@@ -4,7 +4,7 @@ import type { OpType } from '../op/types';
 import { open } from '../open';
 import type { SyncOptions } from '../storage/options';
 import type { Storage } from '../storage/storage';
-import type { NodeRecord } from '../sync/registry';
+import type { NodeRecord } from '../sync/dial/registry';
 import { simKeyFiles } from './sim-keys';
 import { issueWrite, type Issued, type SimWrite } from './sim-ops';
 

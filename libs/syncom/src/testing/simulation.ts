@@ -1,6 +1,6 @@
 import { internals } from './internals';
 import type { CrashDamage } from '../backend';
-import type { NodeRecord } from '../sync/registry';
+import type { NodeRecord } from '../sync/dial/registry';
 import { OpArchive } from './sim-archive';
 import { drawFaults, runChaos } from './sim-chaos';
 import { drain, heal } from './sim-heal';

@@ -1,7 +1,7 @@
 import { isSyncomError } from '../../src';
-import { checkHello, type Hello } from '../../src/sync/hello';
-import { checkHelloAnswer } from '../../src/sync/hello';
-import { readCaps, readVersions } from '../../src/sync/versions';
+import { checkHello, type Hello } from '../../src/sync/protocol/hello';
+import { checkHelloAnswer } from '../../src/sync/protocol/hello';
+import { readCaps, readVersions } from '../../src/sync/protocol/versions';
 import { describeError, fuzzSync, inputsOf, type Outcome, RUNS } from './fuzz';
 import { makeSamples, type Samples } from './samples';
 

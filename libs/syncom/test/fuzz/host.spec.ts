@@ -1,7 +1,7 @@
 import { isSyncomError, type Storage } from '../../src';
 import type { HostUnit } from '../../src/link';
 import { createReconciler } from '../../src/reconcile';
-import { labelItems } from '../../src/sync/reconcile-sets';
+import { labelItems } from '../../src/reconcile/record-sets';
 import { closeAll, hub } from '../sync/helpers';
 import { describeError, fuzzAsync, inputsOf, type Outcome, RUNS } from './fuzz';
 import { makeSamples, pieces, type Samples } from './samples';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isEntry } from '../../src/crdt';
-import { readNdjson, readSnapshotPage } from '../../src/sync/snapshot-page';
+import { readNdjson, readSnapshotPage } from '../../src/sync/protocol/snapshot-page';
 import { describeError, fuzzSync, inputsOf, type Outcome, RUNS, show } from './fuzz';
 import { makeSamples, pieces, type Samples } from './samples';
 

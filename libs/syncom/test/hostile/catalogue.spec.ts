@@ -7,7 +7,7 @@ import { createMemoryLink, open, type OpenOptions, packOps, signOp, type Op, typ
 import type { HostUnit, MemoryLink } from '../../src/link';
 import { DEFAULT_MAX_SKEW, generateSealingKeys, packOp } from '../../src/op';
 import { forgedBySmallOrder, NON_CANONICAL, SMALL_ORDER, withNonCanonicalS } from './weak-keys';
-import { joinPage } from '../../src/sync/bootstrap';
+import { joinPage } from '../../src/sync/dial/bootstrap';
 
 /**
  * Issue 5 point 6: the hostile-input catalogue, engine side. One hub on the

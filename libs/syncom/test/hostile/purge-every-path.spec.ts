@@ -2,9 +2,9 @@ import { internals } from '../../src/testing/internals';
 import type { Entry } from '../../src/crdt';
 import type { MemoryBackend } from '../../src/backend';
 import type { Storage } from '../../src';
-import type { Dialer } from '../../src/sync/dialer';
-import { joinPage } from '../../src/sync/bootstrap';
-import { reconcileBootstrap } from '../../src/sync/incremental-bootstrap';
+import type { Dialer } from '../../src/sync/dial/dialer';
+import { joinPage } from '../../src/sync/dial/bootstrap';
+import { reconcileBootstrap } from '../../src/sync/dial/incremental-bootstrap';
 import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
 
 /**

@@ -1,7 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import type { MemoryBackend } from '../../src/backend';
 import type { SyncomError } from '../../src';
-import { nodeFile } from '../../src/sync/registry';
+import { nodeFile } from '../../src/sync/dial/registry';
 import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
 
 /**

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Storage } from '../../src';
 import { buildItemSet } from '../../src/reconcile';
 import * as digest from '../../src/reconcile/digest';
-import { labelItems, labelSet } from '../../src/sync/reconcile-sets';
+import { labelItems, labelSet } from '../../src/reconcile/record-sets';
 import { closeAll, node } from '../sync/helpers';
 import { fcRuns } from './helpers';
 import { expectSameSet } from './same-set';

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { unpackOps, type Storage } from '../../src';
 import type { HostUnit, SubscribeOptions } from '../../src/link';
 import { isEntry } from '../../src/crdt';
-import { frameEnds, jsonBytes, SendWindow } from '../../src/sync/frames';
-import type { SnapshotPage } from '../../src/sync/snapshot';
+import { frameEnds, jsonBytes, SendWindow } from '../../src/sync/protocol/frames';
+import type { SnapshotPage } from '../../src/sync/host/snapshot';
 import { closeAll, dialer, hub, Net, node, records, until } from './helpers';
 import { gate, greet, record } from './scenario-helpers';
 

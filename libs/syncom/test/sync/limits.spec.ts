@@ -1,6 +1,6 @@
 import { internals } from '../../src/testing/internals';
 import { packOps, SyncomError, type Limits, type Storage } from '../../src';
-import { PeerBuckets, TokenBucket } from '../../src/sync/limits';
+import { PeerBuckets, TokenBucket } from '../../src/sync/protocol/limits';
 import { closeAll, dialer, hub, Net, node, until } from './helpers';
 import { craft, dialerOf, gate, greet, push, record, waitFor, wrapUnit } from './scenario-helpers';
 

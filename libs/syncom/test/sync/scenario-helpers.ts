@@ -2,8 +2,8 @@ import { internals } from '../../src/testing/internals';
 import { open, packOps, signOp, type OpenOptions, type Storage, type SyncEvents } from '../../src';
 import type { HostUnit, MemoryLink, SubscribeOptions } from '../../src/link';
 import type { Op } from '../../src/op/types';
-import type { Dialer } from '../../src/sync/dialer';
-import { nodeFile, type NodeRecord } from '../../src/sync/registry';
+import type { Dialer } from '../../src/sync/dial/dialer';
+import { nodeFile, type NodeRecord } from '../../src/sync/dial/registry';
 import { Net } from './helpers';
 
 /** Collect every event of one kind a storage.sync emits. */

@@ -1,4 +1,4 @@
-import { ByteBudget, SendWindow } from '../../src/sync/frames';
+import { ByteBudget, SendWindow } from '../../src/sync/protocol/frames';
 
 /** Whether a promise settled by the next macrotask. */
 async function settled<T>(p: Promise<T>): Promise<boolean> {

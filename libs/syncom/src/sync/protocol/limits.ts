@@ -1,4 +1,4 @@
-import { SyncomError } from '../errors';
+import { SyncomError } from '../../errors';
 import { jsonBytes } from './frames';
 
 /** Per-peer push limits of a host unit (Hosting). */

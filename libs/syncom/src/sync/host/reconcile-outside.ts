@@ -1,5 +1,5 @@
-import type { Replica } from '../storage/replica';
-import { allowedFor } from './scopes';
+import type { Replica } from '../../storage/replica';
+import { allowedFor } from '../protocol/scopes';
 
 /**
  * Of the ids a peer asked for, those the host holds (sealed ones aside) in a

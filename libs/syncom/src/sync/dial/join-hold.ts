@@ -1,9 +1,9 @@
-import { type Entry, isEntry } from '../crdt';
-import { FLAG_HELD } from '../op';
-import type { Via } from '../storage/commit';
-import type { Replica } from '../storage/replica';
-import { mergeScope } from './bootstrap';
-import { entryDigest } from '../reconcile';
+import { type Entry, isEntry } from '../../crdt';
+import { FLAG_HELD } from '../../op';
+import type { Via } from '../../storage/commit';
+import type { Replica } from '../../storage/replica';
+import { mergeScope } from './merge-scope';
+import { entryDigest } from '../../reconcile';
 
 /** What the log holds for a newer schema: the ids with held ops (and their newest version), the held merges' states. */
 interface HeldLog {

@@ -1,7 +1,7 @@
-import { SyncomError } from '../errors';
-import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
-import { isScrubbed } from '../op/payload';
-import type { Op, Vector } from '../op/types';
+import { SyncomError } from '../../errors';
+import { applyOp, type Entry, isHidden, readEntry } from '../../crdt';
+import { isScrubbed } from '../../op/payload';
+import type { Op, Vector } from '../../op/types';
 
 /** The scopes a peer may read and write: what it was granted, plus the global scope (SCOPE-3). */
 export function allowedScopes(granted: readonly string[]): Set<string> | 'all' {

@@ -1,10 +1,10 @@
 import type { Span } from '@opentelemetry/api';
-import { isVector } from '../op/shape';
-import type { Replica } from '../storage/replica';
+import { isVector } from '../../op/shape';
+import type { Replica } from '../../storage/replica';
 import { type ReconcileRun, reconcileLabel } from './anti-entropy';
 import { adopt, type BootstrapRun, runBootstrap } from './bootstrap';
-import { inLabel, reconcileLabels } from './reconcile-sets';
-import { RECONCILE_CAP } from './versions';
+import { inLabel, reconcileLabels } from '../../reconcile/record-sets';
+import { RECONCILE_CAP } from '../protocol/versions';
 
 /** What a bootstrap ends with: the event id to resume the feed from, the records joined, and how. */
 export interface CaughtUp {

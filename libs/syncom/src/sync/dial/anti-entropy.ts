@@ -1,13 +1,14 @@
-import { applyOp, type Entry } from '../crdt';
-import { SyncomError } from '../errors';
-import type { SyncLink } from '../link/contract';
-import type { Vector } from '../op/types';
-import type { Replica } from '../storage/replica';
-import type { SyncTelemetry } from '../telemetry';
-import { joinPage, mergeScope } from './bootstrap';
-import { createReconciler, entryDigest, type Message, MIN_FRAME_LIMIT, RECONCILE_DEFAULTS } from '../reconcile';
-import type { ReconcileAnswer } from './reconcile-host';
-import { inLabel, labelSet, reconcileLabels } from './reconcile-sets';
+import { applyOp, type Entry } from '../../crdt';
+import { SyncomError } from '../../errors';
+import type { SyncLink } from '../../link/contract';
+import type { Vector } from '../../op/types';
+import type { Replica } from '../../storage/replica';
+import type { SyncTelemetry } from '../../telemetry';
+import { joinPage } from './bootstrap';
+import { mergeScope } from './merge-scope';
+import { createReconciler, entryDigest, type Message, MIN_FRAME_LIMIT, RECONCILE_DEFAULTS } from '../../reconcile';
+import type { ReconcileAnswer } from '../protocol/reconcile-answer';
+import { inLabel, labelSet, reconcileLabels } from '../../reconcile/record-sets';
 
 /** Rounds of one label's run at most: a run takes about log_B(n)/2 + 1, so this only stops a host that never ends one. */
 const MAX_ROUNDS = 64;

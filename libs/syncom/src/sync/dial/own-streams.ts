@@ -1,7 +1,7 @@
-import { SyncomError } from '../errors';
-import { FLAG_SEALED } from '../op/pack';
-import { opStreamKey, type Vector } from '../op/types';
-import type { Replica } from '../storage/replica';
+import { SyncomError } from '../../errors';
+import { FLAG_SEALED } from '../../op/pack';
+import { opStreamKey, type Vector } from '../../op/types';
+import type { Replica } from '../../storage/replica';
 
 /**
  * At hello, compare the host's vector with this node's own streams (The log):

@@ -1,13 +1,13 @@
-import { SyncomError } from '../errors';
-import type { Subscription, SyncLink } from '../link/contract';
-import { unpackOps } from '../op';
-import type { Vector } from '../op/types';
-import type { PeerApplyResult } from '../storage/peer';
+import { SyncomError } from '../../errors';
+import type { Subscription, SyncLink } from '../../link/contract';
+import { unpackOps } from '../../op';
+import type { Vector } from '../../op/types';
+import type { PeerApplyResult } from '../../storage/peer';
 import type { ReconcileRun } from './anti-entropy';
 import { markHeld } from './dialer-push';
-import type { SyncEvents } from './events';
+import type { SyncEvents } from '../events';
 import { catchUp } from './incremental-bootstrap';
-import type { SyncManager } from './manager';
+import type { SyncManager } from '../manager';
 import type { NodeRecord } from './registry';
 
 /** What the feed needs of its dialer. */

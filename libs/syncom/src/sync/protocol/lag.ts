@@ -1,4 +1,4 @@
-import type { Vector } from '../op/types';
+import type { Vector } from '../../op/types';
 import { keyScope } from './scopes';
 
 /** The origin of a vector key: node ids hold neither '@' nor '<' (streamKey). */

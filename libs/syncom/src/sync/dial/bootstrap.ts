@@ -1,16 +1,17 @@
 import type { Span } from '@opentelemetry/api';
-import { SyncomError } from '../errors';
-import { applyOp, type Entry, isEntry, isHidden, joinEntries, newestTs, readEntry } from '../crdt';
-import type { SyncLink } from '../link/contract';
-import { FLAG_GRANTED } from '../log/op-log';
-import { DEFAULT_MAX_SKEW } from '../op';
-import type { Vector } from '../op/types';
-import type { Via } from '../storage/commit';
-import type { Replica } from '../storage/replica';
-import { ATTRS, type SyncTelemetry } from '../telemetry';
-import type { SnapshotPage } from './snapshot';
-import { readNdjson, readSnapshotPage } from './snapshot-page';
+import { SyncomError } from '../../errors';
+import { applyOp, type Entry, isEntry, joinEntries, newestTs } from '../../crdt';
+import type { SyncLink } from '../../link/contract';
+import { FLAG_GRANTED } from '../../log/op-log';
+import { DEFAULT_MAX_SKEW } from '../../op';
+import type { Vector } from '../../op/types';
+import type { Via } from '../../storage/commit';
+import type { Replica } from '../../storage/replica';
+import { ATTRS, type SyncTelemetry } from '../../telemetry';
+import type { SnapshotPage } from '../protocol/snapshot-page';
+import { readNdjson, readSnapshotPage } from '../protocol/snapshot-page';
 import { HeldJoins } from './join-hold';
+import { mergeScope } from './merge-scope';
 
 /** Read a streamed snapshot page: NDJSON, one entry a line. */
 async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
@@ -62,16 +63,6 @@ export function joinPage(storage: Replica, entries: unknown[], host: string, via
     out.push(storage.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
   }
   return out;
-}
-
-/** The scope of a merge op leaving a record as `e`: a tombstone keeps the scope it had; '*' when the scope function throws. */
-export function mergeScope(storage: Replica, id: string, e: Entry): string {
-  if (isHidden(e)) return storage.scopeOf(id);
-  try {
-    return storage.scopeFor(id, readEntry(e));
-  } catch {
-    return '*';
-  }
 }
 
 /** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen. */

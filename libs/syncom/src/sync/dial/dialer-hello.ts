@@ -1,8 +1,8 @@
-import type { SyncLink } from '../link/contract';
-import { checkHelloAnswer, type HelloAnswer } from './hello';
-import type { SyncManager } from './manager';
+import type { SyncLink } from '../../link/contract';
+import { checkHelloAnswer, type HelloAnswer } from '../protocol/hello';
+import type { SyncManager } from '../manager';
 import type { NodeRecord } from './registry';
-import { CAPABILITIES } from './versions';
+import { CAPABILITIES } from '../protocol/versions';
 
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
 

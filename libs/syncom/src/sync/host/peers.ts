@@ -1,8 +1,8 @@
-import { SyncomError } from '../errors';
-import type { SubscribeOptions } from '../link/contract';
+import { SyncomError } from '../../errors';
+import type { SubscribeOptions } from '../../link/contract';
 import type { Feed } from './feed';
-import { ByteBudget, SendWindow } from './frames';
-import type { TokenBucket } from './limits';
+import { ByteBudget, SendWindow } from '../protocol/frames';
+import type { TokenBucket } from '../protocol/limits';
 
 /** A greeted peer on one connection. */
 export interface Session {

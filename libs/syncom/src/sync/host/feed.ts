@@ -1,8 +1,8 @@
-import type { LogEntry } from '../log/op-log';
-import { FLAG_SEALED, packedBytes, packOps } from '../op';
-import type { Replica } from '../storage/replica';
-import { type FrameSlot, frameEnds, type SendWindow } from './frames';
-import { inServed } from './scopes';
+import type { LogEntry } from '../../log/op-log';
+import { FLAG_SEALED, packedBytes, packOps } from '../../op';
+import type { Replica } from '../../storage/replica';
+import { type FrameSlot, frameEnds, type SendWindow } from '../protocol/frames';
+import { inServed } from '../protocol/scopes';
 
 /** A live changes feed at the host, for hosted(). */
 export interface FeedInfo {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { SyncomError } from '../errors';
-import type { Backend } from '../backend/types';
-import type { SchemaInfo } from '../schema';
-import type { Vector } from '../op/types';
+import { SyncomError } from '../../errors';
+import type { Backend } from '../../backend/types';
+import type { SchemaInfo } from '../../schema';
+import type { Vector } from '../../op/types';
 
 export const REMOTE_DIR = 'remote';
 

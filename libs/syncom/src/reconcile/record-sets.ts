@@ -1,7 +1,8 @@
 import type { Entry } from '../crdt';
-import { recordDigests } from '../storage/digests';
 import type { Replica } from '../storage/replica';
-import { entryItem, type ItemSet, type ReconcileItem } from '../reconcile';
+import { entryItem } from './digest';
+import type { ItemSet } from './item-set';
+import type { ReconcileItem } from './types';
 
 /**
  * The labels a grant reconciles (RECONCILE.md, Scopes): '*' alone over every
@@ -53,5 +54,5 @@ export function labelItems(storage: Replica, label: string, granted: readonly st
  * change it.
  */
 export function labelSet(storage: Replica, label: string, granted: readonly string[]): ItemSet {
-  return recordDigests(storage).labelSet(label, granted);
+  return storage.digests().labelSet(label, granted);
 }

@@ -1,6 +1,20 @@
-import { isEntry } from '../crdt';
-import { isCount, isPlainObject, isVector } from '../op/shape';
-import type { SnapshotPage } from './snapshot';
+import { type Entry, isEntry } from '../../crdt';
+import { isCount, isPlainObject, isVector } from '../../op/shape';
+import type { Vector } from '../../op/types';
+
+/** One snapshot page as the host answers it (inline), or the id of its NDJSON stream. */
+export interface SnapshotPage {
+  token: string;
+  /** Offset of the next page; null on the last. */
+  next: number | null;
+  total: number;
+  entries?: Entry[];
+  stream?: string;
+  count: number;
+  /** As of the first page: what the state covers and where to resume the feed (BOOT-5, BOOT-6). */
+  vector?: Vector;
+  eventId?: string;
+}
 
 /** Why a host's snapshot page was not taken: code PAGE_FAILED, as the dialer reports it. */
 export interface PageRefusal {

@@ -1,20 +1,16 @@
-import type { Entry } from '../crdt';
-import { SyncomError } from '../errors';
-import type { Vector } from '../op/types';
-import type { Replica } from '../storage/replica';
-import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from '../reconcile';
-import { inLabel, labelGranted, labelSet } from './reconcile-sets';
-import { jsonBytes } from './frames';
-import { servedVector } from './scopes';
+import type { Entry } from '../../crdt';
+import { SyncomError } from '../../errors';
+import type { Vector } from '../../op/types';
+import type { Replica } from '../../storage/replica';
+import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from '../../reconcile';
+import { inLabel, labelGranted, labelSet } from '../../reconcile/record-sets';
+import { jsonBytes } from '../protocol/frames';
+import { servedVector } from '../protocol/scopes';
 import { outsideIds } from './reconcile-outside';
-import { everyItem } from './versions';
+import { everyItem } from '../protocol/versions';
+import type { ReconcileAnswer } from '../protocol/reconcile-answer';
 
-/** What `reconcile` answers; on `start`, where the set was taken (as a first snapshot page). */
-export interface ReconcileAnswer {
-  msg: Message;
-  vector?: Vector;
-  eventId?: string;
-}
+export type { ReconcileAnswer };
 
 /** Ids one records call may name: the envelope's bound (the host takes its pageSize of them). */
 const MAX_IDS = 10_000;

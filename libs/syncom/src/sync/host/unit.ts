@@ -1,22 +1,22 @@
 import type { Span } from '@opentelemetry/api';
-import { SyncomError } from '../errors';
-import type { HostUnit, SubscribeOptions, Subscription } from '../link/contract';
-import { publicKeyOf, unpackOps } from '../op';
-import type { Vector } from '../op/types';
-import type { Replica } from '../storage/replica';
-import { ATTRS } from '../telemetry';
+import { SyncomError } from '../../errors';
+import type { HostUnit, SubscribeOptions, Subscription } from '../../link/contract';
+import { publicKeyOf, unpackOps } from '../../op';
+import type { Vector } from '../../op/types';
+import type { Replica } from '../../storage/replica';
+import { ATTRS } from '../../telemetry';
 import { Feed } from './feed';
 import {
   DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, positiveInt,
-} from './frames';
-import { checkHello, type Hello } from './hello';
-import { HostPeers, type Session, session428 } from './host-peers';
-import { checkLimits, limitKey, type Limits, PeerBuckets } from './limits';
-import type { SyncManager } from './manager';
-import { allowedScopes, opInScope, servedScopes } from './scopes';
+} from '../protocol/frames';
+import { checkHello, type Hello } from '../protocol/hello';
+import { HostPeers, type Session, session428 } from './peers';
+import { checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
+import type { SyncManager } from '../manager';
+import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
 import { DEFAULT_MAX_PAGINGS, DEFAULT_MAX_PAGINGS_PER_CONNECTION, SnapshotPager } from './snapshot';
-import { CAPABILITIES, chooseVersion, incompatible } from './versions';
+import { CAPABILITIES, chooseVersion, incompatible } from '../protocol/versions';
 
 /** storage.sync.unit()'s options (Hosting). */
 export interface UnitOptions {
@@ -65,7 +65,7 @@ export interface UnitOptions {
   wireVersions?: number[];
 }
 
-export type { Session } from './host-peers';
+export type { Session } from './peers';
 
 /** The ops of a push's arguments, for its span (the push itself checks them). */
 const lengthOf = (args: unknown) => {

@@ -1,4 +1,4 @@
-import { SyncomError } from '../errors';
+import { SyncomError } from '../../errors';
 
 /** Frames a host has out to one peer, unacknowledged, by default (bounded frames). */
 export const DEFAULT_MAX_IN_FLIGHT_FRAMES = 16;

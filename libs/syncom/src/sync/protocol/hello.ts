@@ -1,6 +1,6 @@
-import { isSyncomError, SyncomError } from '../errors';
-import type { Vector } from '../op/types';
-import type { SchemaInfo } from '../schema';
+import { isSyncomError, SyncomError } from '../../errors';
+import type { Vector } from '../../op/types';
+import type { SchemaInfo } from '../../schema';
 import { everyItem, readCaps, readVersions } from './versions';
 
 /** What a dialer sends in hello (PROTO-4, SCHEMA-1). */

@@ -1,4 +1,4 @@
-import { SyncomError } from '../errors';
+import { SyncomError } from '../../errors';
 
 /** The wire versions this build speaks (Protocol: version negotiation). */
 export const WIRE_VERSIONS: readonly number[] = [1];

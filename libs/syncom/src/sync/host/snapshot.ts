@@ -1,24 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { SyncomError } from '../errors';
-import type { Entry } from '../crdt';
-import type { Vector } from '../op/types';
-import type { Replica } from '../storage/replica';
-import { frameEnds, type SendWindow } from './frames';
-import { inServed, servedVector } from './scopes';
+import { SyncomError } from '../../errors';
+import type { Entry } from '../../crdt';
+import type { Vector } from '../../op/types';
+import type { Replica } from '../../storage/replica';
+import { frameEnds, type SendWindow } from '../protocol/frames';
+import { inServed, servedVector } from '../protocol/scopes';
+import type { SnapshotPage } from '../protocol/snapshot-page';
 
-/** One snapshot page as the host answers it (inline), or the id of its NDJSON stream. */
-export interface SnapshotPage {
-  token: string;
-  /** Offset of the next page; null on the last. */
-  next: number | null;
-  total: number;
-  entries?: Entry[];
-  stream?: string;
-  count: number;
-  /** As of the first page: what the state covers and where to resume the feed (BOOT-5, BOOT-6). */
-  vector?: Vector;
-  eventId?: string;
-}
+export type { SnapshotPage };
 
 /** Who a paging or a stream belongs to: the connection, and the session on it that started it. */
 export interface PagingOwner {

@@ -1,12 +1,12 @@
-import { SyncomError } from '../errors';
-import type { SyncLink } from '../link/contract';
-import type { LogEntry } from '../log/op-log';
-import { FLAG_SEALED, packedBytes, packOps } from '../op';
-import { type Op, opStreamKey, type Vector } from '../op/types';
-import type { PeerApplyResult } from '../storage/peer';
-import { ATTRS, type SyncTelemetry } from '../telemetry';
-import type { SyncEvents } from './events';
-import { DEFAULT_PAGE_BYTES, frameEnds } from './frames';
+import { SyncomError } from '../../errors';
+import type { SyncLink } from '../../link/contract';
+import type { LogEntry } from '../../log/op-log';
+import { FLAG_SEALED, packedBytes, packOps } from '../../op';
+import { type Op, opStreamKey, type Vector } from '../../op/types';
+import type { PeerApplyResult } from '../../storage/peer';
+import { ATTRS, type SyncTelemetry } from '../../telemetry';
+import type { SyncEvents } from '../events';
+import { DEFAULT_PAGE_BYTES, frameEnds } from '../protocol/frames';
 
 /** What a host answers to push: its apply counts and the stream keys the page touched. */
 export type PushAnswer = Partial<PeerApplyResult> & { vector?: Vector };

@@ -1,17 +1,17 @@
-import { remoteErrorCode, SyncomError } from '../errors';
-import type { LinkEvent, SyncLink } from '../link/contract';
-import type { LogEntry } from '../log/op-log';
-import { mergeVectors } from '../log/vector';
-import type { Vector } from '../op/types';
+import { remoteErrorCode, SyncomError } from '../../errors';
+import type { LinkEvent, SyncLink } from '../../link/contract';
+import type { LogEntry } from '../../log/op-log';
+import { mergeVectors } from '../../log/vector';
+import type { Vector } from '../../op/types';
 import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
 import { DialerFeed } from './dialer-feed';
 import { sendHello } from './dialer-hello';
-import type { SyncManager } from './manager';
+import type { SyncManager } from '../manager';
 import type { NodeRecord } from './registry';
-import { vectorAhead } from './lag';
-import { allowedFor, type allowedScopes } from './scopes';
+import { vectorAhead } from '../protocol/lag';
+import { allowedFor, type allowedScopes } from '../protocol/scopes';
 import { ownStreamChecks } from './own-streams';
-import { RECONCILE_CAP } from './versions';
+import { RECONCILE_CAP } from '../protocol/versions';
 import { antiEntropyTimer, reconcileAll, type ReconcileRun } from './anti-entropy';
 
 const MAX_BACKOFF = 60_000;
