@@ -3,11 +3,16 @@ import type { Replica } from '../storage/replica';
 import type { GaugeSource, PeerGauge } from '../telemetry';
 import type { Dialer } from './dial/dialer';
 import { vectorLag } from './protocol/lag';
-import type { SyncManager } from './manager';
 import { allowedScopes } from './protocol/scopes';
 
+/** A hosted feed as the gauges read it: its peer and its cursor in this log. */
+interface HostedFeed {
+  node: string;
+  cursor: string;
+}
+
 /** One gauge per hosted node (a node may hold several feeds): its lag is the farthest behind of them. */
-function hostedGauges(hosted: ReturnType<SyncManager['hosted']>, log: Replica): PeerGauge[] {
+function hostedGauges(hosted: readonly HostedFeed[], log: Replica): PeerGauge[] {
   const lag = new Map<string, number>();
   for (const f of hosted) {
     // A feed's cursor is a position in this log: what lies past it is not sent yet.
@@ -31,11 +36,10 @@ function dialerGauges(dialers: Iterable<Dialer>, log: Replica): PeerGauge[] {
  * the log's size and floor, the dialed hosts and the hosted peers. The
  * manager holds it; the meter only weakly.
  */
-export function gaugeSource(m: SyncManager, dialers: () => Iterable<Dialer>): GaugeSource {
-  const log = m.storage;
+export function gaugeSource(log: Replica, dialers: () => Iterable<Dialer>, hosted: () => HostedFeed[]): GaugeSource {
   return {
-    live: () => !m.storage.isClosed,
+    live: () => !log.isClosed,
     log: () => ({ ops: log.head - log.floor, floor: log.floor }),
-    peers: () => [...dialerGauges(dialers(), log), ...hostedGauges(m.hosted(), log)],
+    peers: () => [...dialerGauges(dialers(), log), ...hostedGauges(hosted(), log)],
   };
 }

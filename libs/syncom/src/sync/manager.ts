@@ -1,20 +1,20 @@
 import { SyncomError } from '../errors';
-import type { SyncLink } from '../link/contract';
 import type { LogEntry } from '../log/op-log';
 import type { SegmentInfo } from '../log/files';
 import { opStreamKey } from '../op/types';
 import { FLAG_HELD, FLAG_SEALED } from '../op';
-import { schemaDrift, type SchemaInfo } from '../schema';
-import { Emitter } from '../storage/emitter';
+import type { SchemaInfo } from '../schema';
 import type { Replica } from '../storage/replica';
-import { type GaugeSource, SyncTelemetry } from '../telemetry';
+import type { GaugeSource, SyncTelemetry } from '../telemetry';
+import { SyncContext } from './context';
 import { Dialer } from './dial/dialer';
+import type { DialOptions } from './dial/options';
+import { newNodeRecord, type NodeRecord } from './dial/registry';
 import type { SyncEvents } from './events';
 import { gaugeSource } from './gauge-source';
-import type { Hello } from './protocol/hello';
 import { SyncUnit, type UnitOptions } from './host/unit';
-import { WIRE_VERSIONS } from './protocol/versions';
-import { newNodeRecord, type NodeRecord, Registry } from './dial/registry';
+
+export type { DialOptions };
 
 /** A registered node's record with a re-added node's token and scopes, changed in place. */
 function updateNode(had: NodeRecord, fresh: NodeRecord): NodeRecord {
@@ -24,70 +24,51 @@ function updateNode(had: NodeRecord, fresh: NodeRecord): NodeRecord {
   return had;
 }
 
-/** The dialer's options under open({ sync }) (Options). */
-export interface DialOptions {
-  connect?: (node: NodeRecord) => SyncLink | Promise<SyncLink>;
-  autoStart?: boolean;
-  maxOutbox?: number;
-  /** Ops per push (default 500, OPT-12). */
-  pageSize?: number;
-  /**
-   * The most a push weighs, UTF-8 bytes of its ops' JSON (default 4 MiB, and never above the
-   * host's `pushBytes` from hello); a larger op goes alone (bounded frames).
-   */
-  pageBytes?: number;
-  signatures?: 'verify' | 'require' | false;
-  /** The wire versions this node speaks, both roles (default WIRE_VERSIONS; tests pin others). */
-  wireVersions?: number[];
-  /** Reconcile every scope with each host this often, in ms (default 180000, 3 minutes; 0 disables). */
-  antiEntropyInterval?: number;
-  hooks?: {
-    beforeConnect?: (node: NodeRecord) => boolean | Promise<boolean>;
-    beforeBootstrap?: (ctx: { url: string; remote: NodeRecord['remote'] }) => boolean | Promise<boolean>;
-  };
-}
-
 /**
  * storage.sync (Sync): the registry, the dialer of each registered node, the
  * host units, and the events of both roles.
  */
 export class SyncManager {
-  readonly events: Emitter<SyncEvents>;
-  readonly registry: Registry;
-  /** Spans and metrics of both roles, from open({ telemetry }) (OPT-16). */
-  readonly telemetry: SyncTelemetry;
+  /** What the dialers and units share (internal: none of it is the user's API). */
+  private readonly ctx: SyncContext;
   private readonly dialers = new Map<string, Dialer>();
   private readonly units = new Set<SyncUnit>();
   private started = false;
   /** Held here for as long as the storage lives: the meter holds it only weakly. */
   private readonly gauges: GaugeSource;
 
-  constructor(readonly storage: Replica, readonly options: DialOptions) {
-    this.events = new Emitter<SyncEvents>();
-    this.registry = new Registry(storage.backend, !!storage.options.durable);
-    this.telemetry = new SyncTelemetry(storage.options.telemetry, storage.id);
-    this.gauges = gaugeSource(this, () => this.dialers.values());
-    this.telemetry.observe(this.gauges);
+  constructor(replica: Replica, options: DialOptions) {
+    this.ctx = new SyncContext(replica, options);
+    this.gauges = gaugeSource(replica, () => this.dialers.values(), () => this.hosted());
+    this.ctx.telemetry.observe(this.gauges);
+  }
+
+  private get events() {
+    return this.ctx.events;
+  }
+
+  private get registry() {
+    return this.ctx.registry;
+  }
+
+  private get storage(): Replica {
+    return this.ctx.replica;
+  }
+
+  /** Spans and metrics of both roles, from open({ telemetry }) (OPT-16). */
+  get telemetry(): SyncTelemetry {
+    return this.ctx.telemetry;
   }
 
   /** Load the registry; pin own ops for the registered nodes (LOG-16). */
   async init(): Promise<void> {
     await this.registry.load((e) => this.events.emit('error', e));
-    if (this.options.connect) this.storage.pinRetention((s, entries) => this.pinned(s, entries));
+    if (this.ctx.options.connect) this.storage.pinRetention((s, entries) => this.pinned(s, entries));
   }
 
-  /** The wire versions this node speaks. */
-  get wireVersions(): readonly number[] {
-    return this.options.wireVersions ?? WIRE_VERSIONS;
-  }
-
-  /** A peer shares no version with this node (wire versions). */
-  incompatible(peer: string, versions: number[]): void {
-    this.events.emit('incompatible', { peer, versions });
-  }
-
+  /** 'verify' (default), 'require' or false (SIG-13..15). */
   get signatures(): 'verify' | 'require' | false {
-    return this.options.signatures ?? 'verify';
+    return this.ctx.signatures;
   }
 
   on<K extends keyof SyncEvents>(event: K, listener: (...args: SyncEvents[K]) => void): () => void {
@@ -105,7 +86,7 @@ export class SyncManager {
 
   /** The unit a host mounts (HOST-1). */
   unit(options: UnitOptions = {}): SyncUnit {
-    const u = new SyncUnit(this.storage, this, options);
+    const u = new SyncUnit(this.ctx, options);
     this.units.add(u);
     return u;
   }
@@ -207,32 +188,13 @@ export class SyncManager {
     return { ...info, held: { count, lost: log.heldLost } };
   }
 
-  /** The schema as hello carries it: { version, hash } or null. */
-  helloSchema(): SchemaInfo | null {
-    return this.storage.schema?.info() ?? null;
-  }
-
-  /** Drift: the same version with another hash is reported on the storage (SCHEMA-5). */
-  checkDrift(peer: string, schema: SchemaInfo | null): void {
-    const local = this.helloSchema();
-    if (!schema || !schemaDrift(local, schema)) return;
-    console.warn(`syncom: schema drift with ${peer}: version ${schema.version}, hash ${schema.hash} here ${local?.hash}`);
-    this.storage.reportDrift({ kind: 'drift', peer, version: schema.version, hash: schema.hash, local });
-  }
-
-  /** A host unit greeted a peer (LIFE-14). */
-  greeted(hello: Hello): void {
-    this.checkDrift(hello.node, hello.schema);
-    this.events.emit('hello', { node: hello.node, scopes: hello.scopes, schema: hello.schema });
-  }
-
-  refused(e: SyncEvents['refused'][0]): void {
-    this.events.emit('refused', e);
-  }
-
+  /**
+   * Report a push a host refused for a limit outside its unit (a gateway's
+   * limits guard): the `limited` event and telemetry, as the unit's own
+   * refusals are (HOST-9..12).
+   */
   limited(reason: string, node: string): void {
-    this.telemetry.limited('host', node, reason);
-    this.events.emit('limited', { node, reason });
+    this.ctx.limited(reason, node);
   }
 
   private node(url: string): NodeRecord {
@@ -249,8 +211,8 @@ export class SyncManager {
   }
 
   private dial(rec: NodeRecord): void {
-    if (!this.options.connect || this.dialers.has(rec.url)) return;
-    const d = new Dialer(this, rec);
+    if (!this.ctx.options.connect || this.dialers.has(rec.url)) return;
+    const d = new Dialer(this.ctx, rec);
     this.dialers.set(rec.url, d);
     void d.start();
   }

@@ -7,12 +7,12 @@ import type { ReconcileRun } from './anti-entropy';
 import { markHeld } from './dialer-push';
 import type { SyncEvents } from '../events';
 import { catchUp } from './incremental-bootstrap';
-import type { SyncManager } from '../manager';
+import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 
 /** What the feed needs of its dialer. */
 export interface FeedOwner {
-  readonly m: SyncManager;
+  readonly ctx: SyncContext;
   readonly rec: NodeRecord;
   readonly link?: SyncLink;
   readonly caps: string[];
@@ -108,12 +108,12 @@ export class DialerFeed {
     if (res.refused) return this.pageFailed(res.refused);
     for (const e of res.errors) d.report(e);
     this.failures = 0;
-    d.m.events.emit('sync', event);
+    d.ctx.events.emit('sync', event);
     if (res.gaps > 0 || eventId === undefined) {
       if (res.gaps > 0) this.subscribe(d.rec.cursor);
     } else {
       d.rec.cursor = eventId;
-      d.rec.lastSync = d.m.storage.now();
+      d.rec.lastSync = d.ctx.replica.now();
       await d.save();
     }
     if (d.behind) void d.recover(false);
@@ -121,13 +121,13 @@ export class DialerFeed {
 
   /** Apply a page's ops through the peer pipeline, in a changes-page span, with the sync event that tells what it did. */
   private async apply(packed: unknown): Promise<{ res: PeerApplyResult; event: SyncEvents['sync'][0] }> {
-    const { m, rec } = this.d;
+    const { ctx: m, rec } = this.d;
     const unpacked = unpackOps(packed);
     const { ops, malformed } = unpacked;
-    m.storage.reportUnpacked(unpacked, rec.url);
+    m.replica.reportUnpacked(unpacked, rec.url);
     markHeld(this.d.hv, ops);
     const res = await m.telemetry.changesPage(rec.url, ops.length + malformed, async (span) => {
-      const r = await m.storage.applyPage(ops, { via: { url: rec.url, node: rec.remote.id ?? '' }, feedHost: rec.remote.id ?? undefined });
+      const r = await m.replica.applyPage(ops, { via: { url: rec.url, node: rec.remote.id ?? '' }, feedHost: rec.remote.id ?? undefined });
       m.telemetry.pageApplied(span, { role: 'dialer', peer: rec.url }, r, malformed);
       return r;
     });
@@ -152,19 +152,19 @@ export class DialerFeed {
     this.gen++;
     const { url, cursor } = d.rec;
     const fell = reason === 'floor' && cursor !== null; // a cursor the host's retention passed, not a first contact
-    const allowed = (await d.m.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) })) ?? true;
+    const allowed = (await d.ctx.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) })) ?? true;
     if (!allowed || gen + 1 !== this.gen) return;
     d.bootstrapping = true;
     try {
       // With data here and a host that reconciles, only what differs crosses (set reconciliation, RECONCILE.md).
-      const progress = (received: number, total: number) => d.m.events.emit('progress', { url, received, total });
-      const { eventId, records } = await d.m.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell }));
+      const progress = (received: number, total: number) => d.ctx.events.emit('progress', { url, received, total });
+      const { eventId, records } = await d.ctx.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell }));
       d.rec.cursor = eventId || null;
-      d.rec.lastSync = d.m.storage.now();
+      d.rec.lastSync = d.ctx.replica.now();
       await d.save();
       // Over when its event fires: a listener reading peers() sees it so.
       d.bootstrapping = false;
-      d.m.events.emit('bootstrap', { url, records });
+      d.ctx.events.emit('bootstrap', { url, records });
       if (!d.stopped) this.subscribe(d.rec.cursor);
     } catch (e) {
       await d.failed(e);

@@ -1,6 +1,6 @@
 import type { SyncLink } from '../../link/contract';
 import { checkHelloAnswer, type HelloAnswer } from '../protocol/hello';
-import type { SyncManager } from '../manager';
+import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { CAPABILITIES } from '../protocol/versions';
 
@@ -14,11 +14,10 @@ export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; version
  * from the host, or an answer on a version this node does not speak (an older
  * host answers none, which is 1), is no shared version (wire versions).
  */
-export async function sendHello(m: SyncManager, link: SyncLink, rec: NodeRecord): Promise<HelloOutcome> {
-  const { storage } = m;
-  const log = storage;
+export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord): Promise<HelloOutcome> {
+  const log = m.replica;
   const hello = {
-    node: storage.id, vector: log.vector, epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
+    node: log.id, vector: log.vector, epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
     versions: [...m.wireVersions], caps: [...CAPABILITIES],
   };
   try {

@@ -6,7 +6,7 @@ import type { Vector } from '../../op/types';
 import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
 import { DialerFeed } from './dialer-feed';
 import { sendHello } from './dialer-hello';
-import type { SyncManager } from '../manager';
+import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { vectorAhead } from '../protocol/lag';
 import { allowedFor, type allowedScopes } from '../protocol/scopes';
@@ -57,21 +57,21 @@ export class Dialer {
   ];
   private readonly onAppend = (from: number, to: number) => this.relay(from, to);
 
-  constructor(readonly m: SyncManager, readonly rec: NodeRecord) {}
+  constructor(readonly ctx: SyncContext, readonly rec: NodeRecord) {}
 
-  private get storage() { return this.m.storage; }
-  private get pageSize() { return this.m.options.pageSize ?? 500; }
+  private get storage() { return this.ctx.replica; }
+  private get pageSize() { return this.ctx.options.pageSize ?? 500; }
 
   /** Connect, greet, subscribe (PROTO-2). */
   async start(): Promise<void> {
     try {
-      const ok = (await this.m.options.hooks?.beforeConnect?.(structuredClone(this.rec))) ?? true;
+      const ok = (await this.ctx.options.hooks?.beforeConnect?.(structuredClone(this.rec))) ?? true;
       if (!ok || this.stopped) return;
-      const link = await (this.m.options.connect as NonNullable<typeof this.m.options.connect>)(structuredClone(this.rec));
+      const link = await (this.ctx.options.connect as NonNullable<typeof this.ctx.options.connect>)(structuredClone(this.rec));
       if (this.stopped) return link.close();
       this.link = link;
       for (const [ev, l] of this.listeners) link.on(ev, l);
-      this.m.events.emit('connect', { url: this.rec.url });
+      this.ctx.events.emit('connect', { url: this.rec.url });
       this.storage.onAppend(this.onAppend);
       await this.handshake(false);
     } catch (e) {
@@ -149,17 +149,17 @@ export class Dialer {
 
   private async hello(reconnected: boolean): Promise<void> {
     const { storage, rec } = this;
-    const said = await sendHello(this.m, this.link as SyncLink, rec);
+    const said = await sendHello(this.ctx, this.link as SyncLink, rec);
     if (!said.ok) return this.incompatible(said.versions);
     const { ans } = said;
     this.shares = true;
     [this.caps, this.takes] = [ans.caps, { frame: ans.reconcileFrame, pushBytes: ans.pushBytes }];
-    this.antiEntropy ??= antiEntropyTimer(this.m.options.antiEntropyInterval, () => void this.reconcile());
+    this.antiEntropy ??= antiEntropyTimer(this.ctx.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...ans.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     this.greeted = true;
     this.connected = true;
-    this.m.checkDrift(ans.node, ans.schema);
+    this.ctx.checkDrift(ans.node, ans.schema);
     const checks = ownStreamChecks(storage, this.hv, rec.url);
     for (const e of checks.errors) this.report(e);
     if (checks.rewound) rec.cursor = null;
@@ -173,12 +173,12 @@ export class Dialer {
   private incompatible(versions: number[]): void {
     this.shares = false;
     this.lastError = new SyncomError('INCOMPATIBLE', `${this.rec.url} shares no wire version with this node`, { status: 426, url: this.rec.url, versions });
-    this.m.incompatible(this.rec.url, versions);
+    this.ctx.incompatible(this.rec.url, versions);
     void this.stop();
   }
 
   private emitPeer(connected: boolean, reconnected: boolean): void {
-    this.m.events.emit('peer', { url: this.rec.url, connected, node: this.rec.remote.id, reconnected, schema: this.rec.remote.schema });
+    this.ctx.events.emit('peer', { url: this.rec.url, connected, node: this.rec.remote.id, reconnected, schema: this.rec.remote.schema });
   }
 
   /** The scopes this node was registered with, as a set (recomputed when addNode changes them). */
@@ -204,14 +204,14 @@ export class Dialer {
   private async pushEntries(entries: LogEntry[]): Promise<boolean> {
     let refused = false;
     // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
-    for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.m.options.pageBytes })) {
-      const ans = await pushPage(this.link as SyncLink, this.m.telemetry, this.rec.url, frame);
+    for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.ctx.options.pageBytes })) {
+      const ans = await pushPage(this.link as SyncLink, this.ctx.telemetry, this.rec.url, frame);
       this.hv = mergeVectors(this.hv, ans?.vector ?? {});
       this.loops = 0;
       this.ack();
       this.rec.lastSync = this.storage.now();
       const event = pushedEvent(this.rec.url, frame.length, ans);
-      this.m.events.emit('sync', event);
+      this.ctx.events.emit('sync', event);
       if (event.gaps > 0) this.behind = true;
       const stall = this.stalls.judge(frame, this.hv, ans, this.rec.url);
       if (stall.error) this.report(stall.error);
@@ -224,7 +224,7 @@ export class Dialer {
   /** Save this node's registry file; a failure (REGISTRY_UNSAVED) is reported, and the next save writes the newer state. */
   async save(): Promise<void> {
     try {
-      await this.m.registry.save(this.rec);
+      await this.ctx.registry.save(this.rec);
     } catch (e) {
       this.report(e as SyncomError);
     }
@@ -242,7 +242,7 @@ export class Dialer {
     const entries = this.storage.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
     if (entries.length === 0) return;
     this.outbox.push(...entries);
-    if (this.outbox.length > (this.m.options.maxOutbox ?? 10_000)) {
+    if (this.outbox.length > (this.ctx.options.maxOutbox ?? 10_000)) {
       this.outbox = [];
       this.behind = true;
       return void this.recover(false);
@@ -258,7 +258,7 @@ export class Dialer {
 
   /** What a reconciliation (or a bootstrap) with this host needs. */
   reconcileRun(): ReconcileRun {
-    const { storage, rec: { remote, url, scopes }, pageSize, m: { telemetry } } = this;
+    const { storage, rec: { remote, url, scopes }, pageSize, ctx: { telemetry } } = this;
     return { storage, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame };
   }
 
@@ -298,7 +298,7 @@ export class Dialer {
       this.outbox = [];
       this.behind = true;
       const { code, remoteCode = (e as SyncomError).remoteCode } = remoteErrorCode(codeOf(e), 'LIMITED');
-      this.m.telemetry.limited('dialer', this.rec.url, code);
+      this.ctx.telemetry.limited('dialer', this.rec.url, code);
       this.report(new SyncomError(code, (e as Error).message, { status, url: this.rec.url, remoteCode }));
       return;
     }
@@ -337,7 +337,7 @@ export class Dialer {
   report(e: SyncomError): void {
     e.url ??= this.rec.url;
     this.lastError = e;
-    this.m.events.emit('error', e);
+    this.ctx.events.emit('error', e);
   }
 
   private onClose(): void {

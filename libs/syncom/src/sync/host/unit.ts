@@ -12,7 +12,7 @@ import {
 import { checkHello, type Hello } from '../protocol/hello';
 import { HostPeers, type Session, session428 } from './peers';
 import { checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
-import type { SyncManager } from '../manager';
+import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
 import { DEFAULT_MAX_PAGINGS, DEFAULT_MAX_PAGINGS_PER_CONNECTION, SnapshotPager } from './snapshot';
@@ -91,8 +91,10 @@ export class SyncUnit implements HostUnit {
   private readonly pageBytes: number;
   private readonly buckets: PeerBuckets;
   private readonly recon: ReconcileHost;
+  private readonly storage: Replica;
 
-  constructor(private readonly storage: Replica, private readonly manager: SyncManager, private readonly o: UnitOptions = {}) {
+  constructor(private readonly ctx: SyncContext, private readonly o: UnitOptions = {}) {
+    this.storage = ctx.replica;
     this.access = o.access ?? 'session';
     this.meta = o.meta;
     this.pageSize = positiveInt(o.pageSize, 500, 'pageSize');
@@ -103,16 +105,16 @@ export class SyncUnit implements HostUnit {
       maxConnectionInFlightBytes: positiveInt(o.maxConnectionInFlightBytes, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, 'maxConnectionInFlightBytes'),
       maxFeedsPerConnection: positiveInt(o.maxFeedsPerConnection, 8, 'maxFeedsPerConnection'),
     });
-    this.pager = new SnapshotPager(storage, () => storage.now(), {
+    this.pager = new SnapshotPager(this.storage, () => this.storage.now(), {
       max: positiveInt(o.maxPagings, DEFAULT_MAX_PAGINGS, 'maxPagings'),
       perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
     });
-    this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => storage.now());
-    this.recon = new ReconcileHost(storage, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
+    this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => this.storage.now());
+    this.recon = new ReconcileHost(this.storage, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
   }
 
   async call(method: string, args: unknown, context: object): Promise<unknown> {
-    const t = this.manager.telemetry;
+    const t = this.ctx.telemetry;
     if (method === 'hello') return t.hello('host', undefined, (span) => this.hello(args, context, span));
     const s = this.peers.session(context);
     if (method === 'push') return t.push('host', s.node, lengthOf(args), (span) => this.push(args, s, span));
@@ -179,24 +181,24 @@ export class SyncUnit implements HostUnit {
     span.setAttribute(ATTRS.peer, hello.node);
     const ctx = context as { session?: unknown };
     if (this.access === 'session' && !ctx.session) throw new SyncomError('UNAUTHORIZED', 'this host needs an authenticated session', { status: 401 });
-    if (this.manager.signatures === 'require' && !publicKeyOf(hello.node)) {
+    if (this.ctx.signatures === 'require' && !publicKeyOf(hello.node)) {
       throw new SyncomError('UNSIGNED', 'this host requires signatures and the node id is no key', { status: 403 });
     }
     let ok = true;
     try { ok = this.o.authorize ? (await this.o.authorize(context, hello)) !== false : true; } catch { ok = false; }
     if (!ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
-    const ours = this.o.wireVersions ?? this.manager.wireVersions;
+    const ours = this.o.wireVersions ?? this.ctx.wireVersions;
     const version = chooseVersion(ours, hello.versions);
     if (version === undefined) {
-      this.manager.incompatible(hello.node, hello.versions);
+      this.ctx.incompatible(hello.node, hello.versions);
       throw incompatible(ours, hello.versions);
     }
     const url = `peer:${hello.node}`;
     const key = limitKey(context, hello.token, this.o.authorize !== undefined);
     this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key) });
-    this.manager.greeted(hello);
+    this.ctx.greeted(hello);
     const log = this.storage;
-    return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.manager.helloSchema(),
+    return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.ctx.helloSchema(),
       version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit, ...this.pushBytes() };
   }
 
@@ -211,7 +213,7 @@ export class SyncUnit implements HostUnit {
     if (!Array.isArray(raw)) throw new SyncomError('BAD_REQUEST', 'push takes { ops: [...] }', { status: 400 });
     const limited = checkLimits(this.o.limits, raw, s.bucket);
     if (limited) {
-      this.manager.limited(limited.code, s.node);
+      this.ctx.limited(limited.code, s.node);
       throw limited;
     }
     const unpacked = unpackOps(raw);
@@ -221,13 +223,13 @@ export class SyncUnit implements HostUnit {
     const scoping = { scopeOf: (id: string, d: Record<string, unknown>) => this.storage.scopeFor(id, d), lastScope: (id: string) => this.storage.lastScope(id) };
     const res = await this.storage.applyPage(ops, {
       via: { url: s.url, node: s.node },
-      signatures: this.manager.signatures,
+      signatures: this.ctx.signatures,
       inScope: (op, entry) => opInScope(op, entry, allowed, scoping, this.o.exactScopes === true),
     });
     if (res.refused) throw Object.assign(res.refused, { status: 503 });
-    this.manager.telemetry.pageApplied(span, { role: 'host', peer: s.node }, res, malformed);
+    this.ctx.telemetry.pageApplied(span, { role: 'host', peer: s.node }, res, malformed);
     for (const [reason, count] of [['scope', res.outOfScope], ['forged', res.forged], ['unsigned', res.unsigned]] as const) {
-      if (count) this.manager.refused({ node: s.node, reason, count });
+      if (count) this.ctx.refused({ node: s.node, reason, count });
     }
     const { touched, errors: _e, refused: _r, skew: _s, invalid: _i, ...counts } = res;
     return { ...counts, malformed: counts.malformed + malformed, vector: touched as Vector };
@@ -236,7 +238,7 @@ export class SyncUnit implements HostUnit {
   private snapshot(args: unknown, s: Session, context: object): Promise<unknown> {
     const a = (args ?? {}) as { token?: unknown; offset?: unknown; stream?: unknown; scopes?: unknown };
     const offset = Number.isSafeInteger(a.offset) ? (a.offset as number) : 0;
-    return this.manager.telemetry.snapshotPage({ role: 'host', peer: s.node, offset }, async (span) => {
+    return this.ctx.telemetry.snapshotPage({ role: 'host', peer: s.node, offset }, async (span) => {
       const limits = { size: this.pageSize, maxBytes: this.pageBytes };
       const page = this.pager.page(a, servedScopes(a.scopes, s.scopes), limits, { context, session: s });
       span.setAttribute(ATTRS.entries, page.count);

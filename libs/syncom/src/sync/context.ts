@@ -1,0 +1,71 @@
+import { schemaDrift, type SchemaInfo } from '../schema';
+import { Emitter } from '../storage/emitter';
+import type { Replica } from '../storage/replica';
+import { SyncTelemetry } from '../telemetry';
+import type { DialOptions } from './dial/options';
+import { Registry } from './dial/registry';
+import type { SyncEvents } from './events';
+import type { Hello } from './protocol/hello';
+import { WIRE_VERSIONS } from './protocol/versions';
+
+/**
+ * What the dialers and the host units of one storage share: the replica
+ * port, the options, the registry, the events and telemetry of both roles,
+ * and the reports they make. Internal: it replaces a back-reference to the
+ * manager, whose public type holds only what users call.
+ */
+export class SyncContext {
+  readonly events = new Emitter<SyncEvents>();
+  readonly registry: Registry;
+  /** Spans and metrics of both roles, from open({ telemetry }) (OPT-16). */
+  readonly telemetry: SyncTelemetry;
+
+  constructor(readonly replica: Replica, readonly options: DialOptions) {
+    this.registry = new Registry(replica.backend, !!replica.options.durable);
+    this.telemetry = new SyncTelemetry(replica.options.telemetry, replica.id);
+  }
+
+  /** The wire versions this node speaks. */
+  get wireVersions(): readonly number[] {
+    return this.options.wireVersions ?? WIRE_VERSIONS;
+  }
+
+  get signatures(): 'verify' | 'require' | false {
+    return this.options.signatures ?? 'verify';
+  }
+
+  /** The schema as hello carries it: { version, hash } or null. */
+  helloSchema(): SchemaInfo | null {
+    return this.replica.schema?.info() ?? null;
+  }
+
+  /** A peer shares no version with this node (wire versions). */
+  incompatible(peer: string, versions: number[]): void {
+    this.events.emit('incompatible', { peer, versions });
+  }
+
+  /** Drift: the same version with another hash is reported on the storage (SCHEMA-5). */
+  checkDrift(peer: string, schema: SchemaInfo | null): void {
+    const local = this.helloSchema();
+    if (!schema || !schemaDrift(local, schema)) return;
+    console.warn(`syncom: schema drift with ${peer}: version ${schema.version}, hash ${schema.hash} here ${local?.hash}`);
+    this.replica.reportDrift({ kind: 'drift', peer, version: schema.version, hash: schema.hash, local });
+  }
+
+  /** A host unit greeted a peer (LIFE-14). */
+  greeted(hello: Hello): void {
+    this.checkDrift(hello.node, hello.schema);
+    this.events.emit('hello', { node: hello.node, scopes: hello.scopes, schema: hello.schema });
+  }
+
+  /** A host unit refused ops of a peer's page. */
+  refused(e: SyncEvents['refused'][0]): void {
+    this.events.emit('refused', e);
+  }
+
+  /** A host refused a peer's push for a limit (HOST-9..12): telemetry and the `limited` event. */
+  limited(reason: string, node: string): void {
+    this.telemetry.limited('host', node, reason);
+    this.events.emit('limited', { node, reason });
+  }
+}
