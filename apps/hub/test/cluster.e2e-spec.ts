@@ -98,7 +98,7 @@ describe('several hubs as one service (e2e)', () => {
     }
     // Client c dials hub 3 only: it holding every note means hub 3 relayed them both ways.
     const health = (await http(`${urls[2].replace('/syncom', '')}/health`)).body;
-    expect(plain(health.vector)).toEqual(plain(hubs[0].parts.log.vector));
+    expect(plain(health.vector)).toEqual(plain(hubs[0].replica.vector));
     expect(health.peers.map((p: { url: string }) => p.url).sort()).toEqual([urls[0], urls[1]].sort());
   });
 
@@ -109,7 +109,7 @@ describe('several hubs as one service (e2e)', () => {
     const idle = () => nodes.every((s) => s.sync.peers().every((p) => p.connected && p.pending === 0 && !p.behind));
     await until(idle, nodes);
     for (const s of nodes) {
-      const entries = s.parts.log.read(s.parts.log.floor);
+      const entries = s.replica.read(s.replica.floor);
       expect(new Set(entries.map((e) => `${streamKey(e.op.origin, e.op.scope, e.op.from)}#${e.op.seq}`)).size).toBe(entries.length);
       // A note reaches a node as its own op, or folded into a bootstrap's merge when the node's first
       // contact raced the write: either way it is logged, and nothing but the notes is logged as a write.
@@ -148,7 +148,7 @@ describe('several hubs as one service (e2e)', () => {
     await writeOnEach('after the restart');
     await until(() => allHoldAll(all), all);
     const health = (await http(`${urls[2].replace('/syncom', '')}/health`)).body;
-    expect(plain(health.vector)).toEqual(plain(hubs[0].parts.log.vector));
+    expect(plain(health.vector)).toEqual(plain(hubs[0].replica.vector));
     expect(sum(plain(health.vector))).toBe(written.length);
     // The restarted hub is back in the Redis cluster view.
     if (!skipRedis) await expectClusterView();

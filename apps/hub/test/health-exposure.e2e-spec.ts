@@ -32,7 +32,7 @@ describe('apps/hub: GET /health (hostile, e2e)', () => {
 
   it('by default it answers ok, id, uptime, counts and the log\'s bounds, and names no peer node, seq, scope or cursor', async () => {
     const { hub, a, body } = await busyHub('brief', false);
-    const head = hub.storage.parts.log.head;
+    const head = hub.storage.replica.head;
     expect(body).toEqual({
       ok: true, id: hub.storage.id, uptime: expect.any(Number),
       counts: { peersConnected: 0, peers: 0, hosted: 1, records: 3 },

@@ -19,6 +19,6 @@ describe('apps/hub (e2e)', () => {
     const ok = await apps.api('ok', hub.syncomUrl, 'only-this');
     const id = (await http(`${ok.url}/notes`, 'POST', { title: 'y' })).body.id;
     await until(() => hub.storage.has(id), [hub.storage]);
-    expect(hub.storage.parts.options.path).toBe(`${apps.dir}/hub-cfg`);
+    expect(hub.storage.replica.options.path).toBe(`${apps.dir}/hub-cfg`);
   });
 });

@@ -47,7 +47,7 @@ describe('apps/hub: limits (hostile, e2e)', () => {
     expect(await client.push(ops)).toEqual({ ok: false, error: expect.objectContaining({ code: 'OPS_PER_PUSH', status: 413 }) });
     expect(await client.push(ops.slice(0, 500))).toMatchObject({ ok: true, value: { applied: 500 } });
     client.close();
-    expect(hub.storage.parts.log.vector[client.node]).toBe(500);
+    expect(hub.storage.replica.vector[client.node]).toBe(500);
   });
 
   it('SYNCOM_SOCKETS_PER_TOKEN: the socket over the cap is refused at the handshake (429 SOCKETS_PER_TOKEN); other tokens are not affected; a freed slot is taken again', async () => {

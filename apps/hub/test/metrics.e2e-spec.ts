@@ -61,7 +61,7 @@ describe('apps/hub: GET /metrics (e2e)', () => {
     for (const name of ['syncom_log_ops', 'syncom_log_floor', 'syncom_peers_connected', 'syncom_sync_lag']) expect(page.text).toContain(`# TYPE ${name} gauge`);
     expect(page.text).toContain('# TYPE syncom_ops_applied_total counter');
     expect(sample(page.text, 'syncom_ops_applied_total', { ...node, syncom_role: 'host' })).toBe(1);
-    expect(sample(page.text, 'syncom_log_ops', node)).toBe(h.storage.parts.log.head);
+    expect(sample(page.text, 'syncom_log_ops', node)).toBe(h.storage.replica.head);
     expect(sample(page.text, 'syncom_log_floor', node)).toBe(0);
     expect(sample(page.text, 'syncom_peers_connected', { ...node, syncom_role: 'host' })).toBe(1);
     expect(sample(page.text, 'syncom_sync_lag', { ...node, syncom_role: 'host', syncom_peer: a.storage.id })).toBeGreaterThanOrEqual(0);

@@ -37,10 +37,10 @@ describe('apps/hub: signatures (hostile, e2e)', () => {
     const { hub, victim, answer } = await impersonate('require');
     expect(answer).toMatchObject({ ok: true, value: { applied: 0, unsigned: 1 } });
     expect(await hub.storage.has('squatted')).toBe(false);
-    expect(hub.storage.parts.log.vector[victim.storage.id]).toBe(1);
+    expect(hub.storage.replica.vector[victim.storage.id]).toBe(1);
     const second = (await http(`${victim.url}/notes`, 'POST', { title: 'mine too' })).body.id;
     await until(() => hub.storage.has(second), [hub.storage, victim.storage]);
-    expect(hub.storage.parts.log.vector[victim.storage.id]).toBe(2);
+    expect(hub.storage.replica.vector[victim.storage.id]).toBe(2);
   });
 
   it('SIG-13: with SYNCOM_SIGNATURES=verify named, the same push is taken (what the default now prevents)', async () => {

@@ -27,7 +27,7 @@ interface PageOptions {
 /**
  * Sends one page and resolves with the subscriber's ack: the unit's feed
  * keeps at most its send window of pages out unacknowledged, and a full
- * window stops it reading until an ack comes (issue 6.3). Without an ack in
+ * window stops it reading until an ack comes. Without an ack in
  * time (from the previous page's ack: the client takes them one by one) the
  * feed ends and the client is told ACK_TIMEOUT (408), once per feed
  * however many of its pages were out; its link resumes from the last page it

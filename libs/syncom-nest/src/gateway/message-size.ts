@@ -18,7 +18,7 @@ export function maxMessageBytes(limits: Limits | undefined): number {
 }
 
 /**
- * The reconcile frame of the gateway's unit (issue 6.2): what fits one
+ * The reconcile frame of the gateway's unit: what fits one
  * message beside its envelope, at most the engine's default. The host tells
  * dialers in hello, so their reconcile messages never trip the message limit.
  */

@@ -51,7 +51,7 @@ export function toWireError(e: unknown): WireError {
   if (e instanceof WsException) return fromWsException(e);
   if (isSyncomError(e)) {
     const wire: WireError = { code: e.code, status: statusOf(e), message: e.message };
-    // A 426 names the versions the host speaks (issue 6): the dialer reports them.
+    // A 426 names the versions the host speaks: the dialer reports them.
     if (Array.isArray(e.versions)) wire.versions = (e.versions as unknown[]).filter((v): v is number => Number.isSafeInteger(v));
     return wire;
   }

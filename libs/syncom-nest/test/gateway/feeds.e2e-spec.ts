@@ -22,7 +22,7 @@ describe('changes feeds at the socket.io gateway', () => {
   });
 
   /** The hub log's newest event id: a feed from there is live, no bootstrap. */
-  const head = () => hub.storage.parts.log.eventId(hub.storage.parts.log.head);
+  const head = () => hub.storage.replica.eventId(hub.storage.replica.head);
 
   it('PROTO-6 HOST-4 pages carry their event id; the ack lets the next page go; the cursor follows', async () => {
     const from = head();

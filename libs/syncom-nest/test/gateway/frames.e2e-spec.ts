@@ -70,7 +70,7 @@ describe('issue 6.3: the send window over socket.io', () => {
     sockets.push(socket);
     await socket.timeout(5000).emitWithAck('hello', HELLO);
     const client = holdingClient(socket);
-    const from = hub.storage.parts.log.eventId(0);
+    const from = hub.storage.replica.eventId(0);
     await expect(socket.timeout(5000).emitWithAck('changes', { sub: 'w', lastEventId: from })).resolves.toEqual(OK);
     return { socket, client };
   }

@@ -21,7 +21,7 @@ describe('replication through the socket.io gateway', () => {
     await a.storage.sync.addNode({ url: h.url, token: 't' });
     await until(() => boots.length === 1 && a.storage.sync.peers()[0]?.subscribed === true, [a.storage], 'the bootstrap');
     await h.storage.insert({ live: true });
-    const cursor = h.storage.parts.log.eventId(h.storage.parts.log.head);
+    const cursor = h.storage.replica.eventId(h.storage.replica.head);
     await pageAcked(h, cursor);
     return { ...a, boots, peers, cursor };
   }

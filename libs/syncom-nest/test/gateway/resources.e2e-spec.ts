@@ -3,7 +3,7 @@ import { formatEventId, type Storage } from 'syncom';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { type TestHub } from '../helpers/hub';
 import { gatewayFixture } from '../helpers/fixture';
-import { heapAfterGc } from 'syncom/testing';
+import { heapAfterGc, internals } from 'syncom/testing';
 import { Signal, until } from '../helpers/until';
 
 /**
@@ -22,7 +22,7 @@ const ask = async (socket: ClientSocket, event: string, body: unknown) => (await
 
 /** What the hub keeps for its peers: sockets, feeds, and the log's listeners (one per feed). */
 function held(hub: TestHub) {
-  return { sockets: hub.namespace().sockets.size, hosted: hub.storage.sync.hosted().length, listeners: hub.storage.parts.log.appended.size };
+  return { sockets: hub.namespace().sockets.size, hosted: hub.storage.sync.hosted().length, listeners: internals(hub.storage).log.appended.size };
 }
 
 describe('resources at the socket.io gateway', () => {

@@ -83,7 +83,7 @@ describe('rooms and message size at the socket.io gateway', () => {
     await expect(push(sized(3, limit + 1))).resolves.toMatchObject({ ok: false, error: { code: 'BYTES_PER_PUSH', status: 413 } });
     expect(socket.connected).toBe(true);
     await expect(push(sized(3, limit))).resolves.toMatchObject({ ok: true, value: { applied: 1 } });
-    expect(hub.storage.parts.log.vector).toEqual({ [writer.node]: 3 });
+    expect(hub.storage.replica.vector).toEqual({ [writer.node]: 3 });
   });
 
   it('a bytesPerPush above socket.io default (1 MB) lets a 1.5 MB push through; without one the limit is 16 MiB', async () => {

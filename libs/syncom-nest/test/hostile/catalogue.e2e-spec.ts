@@ -1,3 +1,4 @@
+import { internals } from 'syncom/testing';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { packOps, signOp, type Op, type OpenOptions, type Storage } from 'syncom';
@@ -54,7 +55,7 @@ describe('hostile-input catalogue: the gateway over socket.io', () => {
     await d.storage.sync.addNode({ url: hub.url, token: TOKEN });
     for (let i = 0; i < 3; i++) await d.storage.insert({ before: i });
     await replicated(d.storage, hub.storage);
-    const before = { records: await hub.storage.list(), log: hub.storage.parts.log.read(0).map((e) => JSON.stringify(e.op)) };
+    const before = { records: await hub.storage.list(), log: hub.storage.replica.read(0).map((e) => JSON.stringify(e.op)) };
     let honest = 0;
     /** The hub still serves and lost nothing: an honest write replicates, the records and the log prefix are as they were. */
     const servesAndKept = async () => {
@@ -62,7 +63,7 @@ describe('hostile-input catalogue: the gateway over socket.io', () => {
       await replicated(d.storage, hub.storage);
       expect(await hub.storage.get(id)).toEqual({ honest });
       for (const r of before.records) expect([r.id, await hub.storage.get(r.id)]).toEqual([r.id, r.data]);
-      expect(hub.storage.parts.log.read(0).slice(0, before.log.length).map((e) => JSON.stringify(e.op))).toEqual(before.log);
+      expect(hub.storage.replica.read(0).slice(0, before.log.length).map((e) => JSON.stringify(e.op))).toEqual(before.log);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     };
     return { hub, storage, servesAndKept };
@@ -138,8 +139,8 @@ describe('hostile-input catalogue: the gateway over socket.io', () => {
     expect(await push(ids.map((id, i) => p.op({ type: 'write', id, data: { i } }, i + 1)))).toMatchObject({ ok: true, value: { applied: ids.length } });
     for (const [i, id] of ids.entries()) expect([id, await storage.get(id)]).toEqual([id, { i }]);
     expect(await push([p.op({ type: 'write', id: 'y'.repeat(513), data: {} }, ids.length + 1)])).toMatchObject({ ok: true, value: { malformed: 1 } });
-    await storage.parts.committer.idle();
-    const files = [...(storage.parts.backend as unknown as { files(): Map<string, string> }).files().keys()];
+    await storage.replica.idle();
+    const files = [...(storage.replica.backend as unknown as { files(): Map<string, string> }).files().keys()];
     for (const file of files) expect(file).toMatch(/^(keys\/[a-z-]+\.pem|log\/open\/\d+\.json|log\/seg-\d+\.json|log\/index\.json|records\/\d+\.json)$/);
     await servesAndKept();
   });
@@ -192,7 +193,7 @@ describe('hostile-input catalogue: the gateway over socket.io', () => {
     const future = Date.now() + MAX_SKEW + 3_600_000;
     expect(await push([p.op({ type: 'write', id: 'future', data: {}, ts: future })])).toMatchObject({ ok: true, value: { applied: 0, malformed: 1 } });
     expect(errors).toEqual(['SKEW']);
-    expect(storage.parts.clock.last).toBeLessThan(Date.now() + 60_000);
+    expect(internals(storage).clock.last).toBeLessThan(Date.now() + 60_000);
     await servesAndKept();
   });
 
@@ -228,7 +229,7 @@ describe('hostile-input catalogue: the gateway over socket.io', () => {
     expect(await push([b])).toMatchObject({ ok: true, value: { applied: 0, duplicates: 1 } });
     expect(await push([a, b])).toMatchObject({ ok: true, value: { applied: 0, duplicates: 2 } });
     expect(await storage.get('equivocal')).toEqual({ says: 'a' });
-    const honestOps = storage.parts.log.read(0).filter((e) => e.op.origin !== p.id).map((e) => e.op);
+    const honestOps = storage.replica.read(0).filter((e) => e.op.origin !== p.id).map((e) => e.op);
     expect(await push(honestOps)).toMatchObject({ ok: true, value: { applied: 0, duplicates: honestOps.length } });
     const scoped = new Peer();
     const { push: pushScoped } = await connect(hub, scoped, { scopes: ['Doc'] });
@@ -236,7 +237,7 @@ describe('hostile-input catalogue: the gateway over socket.io', () => {
     expect(await pushScoped([scoped.op({ type: 'write', id: 's2', data: { $type: 'Secret' } }, 1)])).toMatchObject({ ok: true, value: { applied: 0, outOfScope: 1 } });
     expect(await storage.has('s1')).toBe(false);
     expect(await storage.has('s2')).toBe(false);
-    expect(storage.parts.log.read(0).filter((e) => e.op.origin === p.id)).toHaveLength(1);
+    expect(storage.replica.read(0).filter((e) => e.op.origin === p.id)).toHaveLength(1);
     await servesAndKept();
   });
 

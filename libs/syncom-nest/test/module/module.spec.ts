@@ -1,3 +1,4 @@
+import { internals } from 'syncom/testing';
 import { Controller, Injectable, Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { IoAdapter } from '@nestjs/platform-socket.io';
@@ -58,7 +59,7 @@ describe('SyncomModule: the module matrix', () => {
     const c = app.get(Consumer);
     expect(c.storage).toBeInstanceOf(Storage);
     expect(c.byType).toBe(c.storage);
-    expect(c.storage.parts.options.path).toBe(at);
+    expect(c.storage.replica.options.path).toBe(at);
     await c.storage.insert({ a: 1 });
     await app.close();
     expect(c.storage.isClosed).toBe(true);
@@ -68,16 +69,16 @@ describe('SyncomModule: the module matrix', () => {
     const app = await boot([
       SyncomModule.forRootAsync({ imports: [ConfigModule], inject: [Config], useFactory: (c: Config) => ({ path: c.get('SYNCOM_PATH'), backend: 'memory' as const }) }),
     ]);
-    expect(app.get(Consumer).storage.parts.options.path).toBe(app.get(Config).values.SYNCOM_PATH);
+    expect(app.get(Consumer).storage.replica.options.path).toBe(app.get(Config).values.SYNCOM_PATH);
     await app.close();
   });
 
   it('forRootAsync with useClass (a create() method) and useExisting', async () => {
     const a = await boot([SyncomModule.forRootAsync({ useClass: OptionsFactory })]);
-    expect(a.get(Consumer).storage.parts.options.backend).toBe('memory');
+    expect(a.get(Consumer).storage.replica.options.backend).toBe('memory');
     await a.close();
     const b = await boot([SyncomModule.forRootAsync({ imports: [OptionsModule], useExisting: OptionsFactory })]);
-    expect(b.get(Consumer).storage.parts.options.path).toBe(b.get(OptionsFactory).at);
+    expect(b.get(Consumer).storage.replica.options.path).toBe(b.get(OptionsFactory).at);
     await b.close();
   });
 
@@ -139,13 +140,13 @@ describe('SyncomEvents', () => {
   it('an event nobody observes has no engine listener; the last unsubscribe removes it', async () => {
     const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory' })]);
     const { storage, events } = app.get(Consumer);
-    expect(storage.parts.events.has('change')).toBe(false);
+    expect(internals(storage).events.has('change')).toBe(false);
     const a = events.change$.subscribe();
     const b = events.change$.subscribe();
-    expect(storage.parts.events.has('change')).toBe(true);
+    expect(internals(storage).events.has('change')).toBe(true);
     a.unsubscribe();
     b.unsubscribe();
-    expect(storage.parts.events.has('change')).toBe(false);
+    expect(internals(storage).events.has('change')).toBe(false);
     await app.close();
   });
 });
