@@ -15,6 +15,14 @@ import { RECONCILE_CAP } from '../protocol/versions';
 import { antiEntropyTimer, reconcileAll, type ReconcileRun } from './anti-entropy';
 
 const MAX_BACKOFF = 60_000;
+
+/**
+ * Where a dialer stands with its host: 'down' (no link yet, or it closed),
+ * 'greeted' (a hello was answered on this link), 'regreeting' (the link is up
+ * but the host asked for a fresh hello, 428), 'stopped' (removed, disabled or
+ * closed: for good, nothing more is sent or taken).
+ */
+export type DialPhase = 'down' | 'greeted' | 'regreeting' | 'stopped';
 const codeOf = (e: unknown) => (e as { code?: string })?.code;
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
 
@@ -25,7 +33,7 @@ const statusOf = (e: unknown) => (e as { status?: number })?.status;
  */
 export class Dialer {
   link?: SyncLink;
-  connected = false;
+  private phase: DialPhase = 'down';
   behind = false;
   lastError: SyncomError | null = null;
   hv: Vector = {};
@@ -41,14 +49,11 @@ export class Dialer {
   private outbox: LogEntry[] = [];
   /** A recovery queued on the push chain and not started yet (see recover). */
   private recovery: Promise<void> | undefined;
-  private greeted = false;
   private loops = 0;
   private looped = false;
   private backoff = 0;
   private timer?: NodeJS.Timeout;
   private antiEntropy?: NodeJS.Timeout;
-  /** Stopped for good (removed, disabled, closed): nothing more is sent or taken. */
-  stopped = false;
   private readonly stalls = new ScopeStalls();
   private readonly feed = new DialerFeed(this);
   private readonly listeners: [LinkEvent, () => void][] = [
@@ -58,6 +63,20 @@ export class Dialer {
   private readonly onAppend = (from: number, to: number) => this.relay(from, to);
 
   constructor(readonly ctx: SyncContext, readonly rec: NodeRecord) {}
+
+  /** The link is up and was greeted on (a fresh hello may be due). */
+  get connected(): boolean {
+    return this.phase === 'greeted' || this.phase === 'regreeting';
+  }
+
+  /** Stopped for good (removed, disabled, closed): nothing more is sent or taken. */
+  get stopped(): boolean {
+    return this.phase === 'stopped';
+  }
+
+  private get greeted(): boolean {
+    return this.phase === 'greeted';
+  }
 
   private get storage() { return this.ctx.replica; }
   private get pageSize() { return this.ctx.options.pageSize ?? 500; }
@@ -81,7 +100,8 @@ export class Dialer {
 
   /** Close the link at once (REG-3, LIFE-2). */
   async stop(): Promise<void> {
-    this.stopped = true;
+    const was = this.connected;
+    this.phase = 'stopped';
     clearTimeout(this.timer);
     clearInterval(this.antiEntropy);
     this.storage.offAppend(this.onAppend);
@@ -89,9 +109,8 @@ export class Dialer {
     if (this.link) {
       for (const [ev, l] of this.listeners) this.link.off(ev, l);
       this.link.close();
-      if (this.connected) this.emitPeer(false, false);
+      if (was) this.emitPeer(false, false);
     }
-    this.connected = false;
     await this.chain.catch(() => undefined);
     await this.feed.idle();
   }
@@ -144,7 +163,7 @@ export class Dialer {
    * ended the session the feed belonged to.
    */
   private resume(): void {
-    if (this.greeted && !this.stopped && !this.feed.stuck && !this.bootstrapping && !this.feed.running) this.feed.subscribe(this.rec.cursor);
+    if (this.greeted && !this.feed.stuck && !this.bootstrapping && !this.feed.running) this.feed.subscribe(this.rec.cursor);
   }
 
   private async hello(reconnected: boolean): Promise<void> {
@@ -157,8 +176,7 @@ export class Dialer {
     this.antiEntropy ??= antiEntropyTimer(this.ctx.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...ans.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
-    this.greeted = true;
-    this.connected = true;
+    if (this.phase !== 'stopped') this.phase = 'greeted';
     this.ctx.checkDrift(ans.node, ans.schema);
     const checks = ownStreamChecks(storage, this.hv, rec.url);
     for (const e of checks.errors) this.report(e);
@@ -237,7 +255,7 @@ export class Dialer {
 
   /** New log entries: relay what the host lacks; a sign of life for a behind peer (HOST-16). */
   private relay(from: number, to: number): void {
-    if (!this.greeted || this.stopped) return;
+    if (!this.greeted) return;
     if (this.behind) return void this.recover(false);
     const entries = this.storage.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
     if (entries.length === 0) return;
@@ -252,7 +270,7 @@ export class Dialer {
 
   /** Reconcile every granted scope with the host on the push chain, then push what it lacks (set reconciliation, RECONCILE.md). */
   reconcile(): Promise<void> {
-    if (!this.greeted || this.stopped || !this.caps.includes(RECONCILE_CAP)) return Promise.resolve();
+    if (!this.greeted || !this.caps.includes(RECONCILE_CAP)) return Promise.resolve();
     return this.guarded(() => reconcileAll(this.reconcileRun()).then(() => this.pushLacking()));
   }
 
@@ -269,7 +287,7 @@ export class Dialer {
    * (measured: 4,500 scans of a 100k-entry log in one benchmark run).
    */
   recover(now: boolean): Promise<void> {
-    if (!this.greeted || this.stopped) return Promise.resolve();
+    if (!this.greeted) return Promise.resolve();
     if (!now && this.backoff > 0) {
       if (!this.timer) this.timer = setTimeout(() => { this.timer = undefined; void this.recover(true); }, this.backoff);
       this.timer.unref?.();
@@ -309,7 +327,7 @@ export class Dialer {
   /** Five 428s to fresh hellos in a row: HANDSHAKE_LOOP, once, until the link reconnects (LIFE-22). */
   private async regreet(): Promise<void> {
     for (;;) {
-      this.greeted = false;
+      if (this.phase === 'greeted') this.phase = 'regreeting';
       if (this.looped) return;
       if (++this.loops >= 5) {
         this.looped = true;
@@ -342,8 +360,7 @@ export class Dialer {
 
   private onClose(): void {
     const was = this.connected;
-    this.connected = false;
-    this.greeted = false;
+    if (this.phase !== 'stopped') this.phase = 'down';
     if (was) this.emitPeer(false, false);
   }
 }
