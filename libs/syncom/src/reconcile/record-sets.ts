@@ -29,10 +29,10 @@ export function inLabel(scope: string | undefined, label: string, granted: reado
  * The committed entries of a label's set: tombstones and purge markers
  * included, sealed records never (they never leave this node, GUAR-19).
  */
-export function labelEntries(storage: Replica, label: string, granted: readonly string[]): Entry[] {
+export function labelEntries(replica: Replica, label: string, granted: readonly string[]): Entry[] {
   const out: Entry[] = [];
-  for (const [id, e] of storage.records) {
-    if (!storage.isSealed(id) && inLabel(storage.scopeOf(id), label, granted)) out.push(e);
+  for (const [id, e] of replica.records) {
+    if (!replica.isSealed(id) && inLabel(replica.scopeOf(id), label, granted)) out.push(e);
   }
   return out;
 }
@@ -42,8 +42,8 @@ export function labelEntries(storage: Replica, label: string, granted: readonly 
  * entryDigest per record. What labelSet keeps up to date, and what tests
  * compare it with; a reconciliation reads labelSet.
  */
-export function labelItems(storage: Replica, label: string, granted: readonly string[]): ReconcileItem[] {
-  return labelEntries(storage, label, granted).map(entryItem);
+export function labelItems(replica: Replica, label: string, granted: readonly string[]): ReconcileItem[] {
+  return labelEntries(replica, label, granted).map(entryItem);
 }
 
 /**
@@ -53,6 +53,6 @@ export function labelItems(storage: Replica, label: string, granted: readonly st
  * dialer digests every record on each run. Immutable: later commits do not
  * change it.
  */
-export function labelSet(storage: Replica, label: string, granted: readonly string[]): ItemSet {
-  return storage.digests().labelSet(label, granted);
+export function labelSet(replica: Replica, label: string, granted: readonly string[]): ItemSet {
+  return replica.digests().labelSet(label, granted);
 }

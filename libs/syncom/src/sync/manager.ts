@@ -51,7 +51,7 @@ export class SyncManager {
     return this.ctx.registry;
   }
 
-  private get storage(): Replica {
+  private get replica(): Replica {
     return this.ctx.replica;
   }
 
@@ -63,7 +63,7 @@ export class SyncManager {
   /** Load the registry; pin own ops for the registered nodes (LOG-16). */
   async init(): Promise<void> {
     await this.registry.load((e) => this.events.emit('error', e));
-    if (this.ctx.options.connect) this.storage.pinRetention((s, entries) => this.pinned(s, entries));
+    if (this.ctx.options.connect) this.replica.pinRetention((s, entries) => this.pinned(s, entries));
   }
 
   /** 'verify' (default), 'require' or false (SIG-13..15). */
@@ -81,7 +81,7 @@ export class SyncManager {
 
   /** The scope of a record, by the storage's scope function. */
   scope(id: string, data: Record<string, unknown>): string {
-    return this.storage.scopeFor(id, data);
+    return this.replica.scopeFor(id, data);
   }
 
   /** The unit a host mounts (HOST-1). */
@@ -181,9 +181,9 @@ export class SyncManager {
    * `held.count` waiting in the log, `held.lost` dropped by retention first (GUAR-27).
    */
   schemaInfo(): (SchemaInfo & { held: { count: number; lost: number } }) | null {
-    const info = this.storage.schema?.info();
+    const info = this.replica.schema?.info();
     if (!info) return null;
-    const log = this.storage;
+    const log = this.replica;
     const count = log.read(log.floor).filter((e) => e.flags & FLAG_HELD && (e.op.v ?? 0) > info.version).length;
     return { ...info, held: { count, lost: log.heldLost } };
   }
@@ -222,7 +222,7 @@ export class SyncManager {
     const nodes = [...this.registry.nodes.values()].filter((r) => r.enabled);
     if (nodes.length === 0) return false;
     // A sealed op is never sent (GUAR-19), so no node lacks it.
-    return entries.some((e) => e.op.origin === this.storage.id && e.op.from === undefined && !(e.flags & FLAG_SEALED) && nodes.some((r) =>
+    return entries.some((e) => e.op.origin === this.replica.id && e.op.from === undefined && !(e.flags & FLAG_SEALED) && nodes.some((r) =>
       (r.scopes.includes('*') || r.scopes.includes(e.op.scope ?? '*') || (e.op.scope ?? '*') === '*')
       && (r.acked[opStreamKey(e.op)] ?? 0) < e.op.seq));
   }

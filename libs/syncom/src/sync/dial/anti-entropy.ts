@@ -15,7 +15,7 @@ const MAX_ROUNDS = 64;
 
 /** What a reconciliation with one host needs. */
 export interface ReconcileRun {
-  storage: Replica; link: SyncLink; host: string; url: string; scopes: string[]; pageSize: number;
+  replica: Replica; link: SyncLink; host: string; url: string; scopes: string[]; pageSize: number;
   telemetry: SyncTelemetry;
   /** The host's reconcile frame from hello: this side's messages must fit it. */
   frame?: number;
@@ -37,7 +37,7 @@ function frameFor(host: number | undefined): number {
 
 /** The differences of one label: initiate, then answer the host until nothing is left to ask. */
 async function differences(o: ReconcileRun, label: string, start: boolean) {
-  const local = createReconciler({ set: labelSet(o.storage, label, o.scopes), frameLimit: frameFor(o.frame) });
+  const local = createReconciler({ set: labelSet(o.replica, label, o.scopes), frameLimit: frameFor(o.frame) });
   const have = new Set<string>();
   const need = new Set<string>();
   let at: { vector?: Vector; eventId?: string } = {};
@@ -80,7 +80,7 @@ async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promi
     const taken = Number.isSafeInteger(ans?.taken) ? (ans.taken as number) : asked.length;
     if (taken <= 0) throw new SyncomError('RECONCILE_MALFORMED', 'the host took none of the records asked', { url: o.url });
     i += Math.min(taken, asked.length);
-    await Promise.all(joinPage(o.storage, entries, o.host, via, got.held));
+    await Promise.all(joinPage(o.replica, entries, o.host, via, got.held));
     for (const e of entries as Entry[]) got.digests.set(e.id, entryDigest(e));
     if (Array.isArray(ans?.outside)) for (const id of ans.outside) if (typeof id === 'string') got.outside.add(id);
   }
@@ -95,15 +95,15 @@ async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promi
  * stop this node's stream of the scope there (SCOPE-19).
  */
 async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: Fetched): Promise<number> {
-  const { storage } = o;
+  const { replica } = o;
   const out: Promise<void>[] = [];
   for (const id of ids) {
-    const e = storage.current(id);
+    const e = replica.current(id);
     // A record whose newer state is held here differs at every run until the upgrade; a merge of ours each run would only repeat (our ops went as ops).
-    if (!e || storage.isSealed(id) || fetched.outside.has(id) || fetched.held.has(id) || !inLabel(storage.scopeOf(id), label, o.scopes)) continue;
+    if (!e || replica.isSealed(id) || fetched.outside.has(id) || fetched.held.has(id) || !inLabel(replica.scopeOf(id), label, o.scopes)) continue;
     if (fetched.digests.get(id) === entryDigest(e)) continue;
-    const op = storage.makeOp({ type: 'merge', id, data: e as never }, mergeScope(storage, id, e));
-    out.push(storage.submit({ op, flags: 0, via: null, after: applyOp(e, op).entry }));
+    const op = replica.makeOp({ type: 'merge', id, data: e as never }, mergeScope(replica, id, e));
+    out.push(replica.submit({ op, flags: 0, via: null, after: applyOp(e, op).entry }));
   }
   await Promise.all(out);
   return out.length;

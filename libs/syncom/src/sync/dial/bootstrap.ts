@@ -33,23 +33,23 @@ async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
  * commit pipeline does it), and a newer schema's state waits held under
  * `ahead: 'hold'` (GUAR-26; the ids held go to `heldIds`).
  */
-export function joinPage(storage: Replica, entries: unknown[], host: string, via: Via, heldIds?: Set<string>): Promise<void>[] {
-  const maxSkew = storage.options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
+export function joinPage(replica: Replica, entries: unknown[], host: string, via: Via, heldIds?: Set<string>): Promise<void>[] {
+  const maxSkew = replica.options.sync?.maxSkew ?? DEFAULT_MAX_SKEW;
   // The whole page is checked before any of it is submitted: a refused page leaves nothing half joined.
   for (const raw of entries) {
     const id = (raw as Entry)?.id;
     if (typeof id !== 'string' || !isEntry(raw, id)) throw new SyncomError('PAGE_FAILED', 'a snapshot page carries a malformed entry');
     // A stamp more than maxSkew ahead would win against every later write here and drag the clock along (GUAR-5).
     const ts = newestTs(raw);
-    if (ts - storage.now() > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot page carries an entry stamped ${ts}, more than ${maxSkew} ms ahead (SKEW)`);
+    if (ts - replica.now() > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot page carries an entry stamped ${ts}, more than ${maxSkew} ms ahead (SKEW)`);
   }
   const out: Promise<void>[] = [];
-  const held = new HeldJoins(storage);
+  const held = new HeldJoins(replica);
   for (const raw of entries as Entry[]) {
     const { id } = raw;
-    if (storage.isSealed(id)) continue;
-    storage.observe(raw.latest[0]);
-    const current = storage.current(id);
+    if (replica.isSealed(id)) continue;
+    replica.observe(raw.latest[0]);
+    const current = replica.current(id);
     // A purge is final (OPS-10): nothing joins a purged record, and no payload of it enters the log.
     if (current?.purged) continue;
     if (held.holds(raw)) {
@@ -59,21 +59,21 @@ export function joinPage(storage: Replica, entries: unknown[], host: string, via
       continue;
     }
     const joined = current ? joinEntries(current, raw) : raw;
-    const op = storage.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never }, mergeScope(storage, id, joined));
-    out.push(storage.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
+    const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never }, mergeScope(replica, id, joined));
+    out.push(replica.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
   }
   return out;
 }
 
 /** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen. */
-export function adopt(storage: Replica, host: string, vector: Vector, via: Via): Promise<void> {
-  const op = storage.makeOp({ type: 'advance', id: host, from: host, vector }, '*');
-  return storage.submit({ op, flags: FLAG_GRANTED, via });
+export function adopt(replica: Replica, host: string, vector: Vector, via: Via): Promise<void> {
+  const op = replica.makeOp({ type: 'advance', id: host, from: host, vector }, '*');
+  return replica.submit({ op, flags: FLAG_GRANTED, via });
 }
 
 /** What runBootstrap needs: the storage, the link and host, and where progress goes. */
 export interface BootstrapRun {
-  storage: Replica; link: SyncLink; host: string; url: string; scopes: string[];
+  replica: Replica; link: SyncLink; host: string; url: string; scopes: string[];
   progress(received: number, total: number): void;
   /** The bootstrap's span: each snapshot page runs in a child of it. */
   traced?: { telemetry: SyncTelemetry; span: Span };
@@ -86,8 +86,8 @@ async function takePage(o: BootstrapRun, token: string | undefined, offset: numb
   if (!read.ok) throw new SyncomError(read.code, read.reason);
   const { page } = read;
   const entries = page.stream ? await readStream(o.link, page.stream) : (page.entries ?? []);
-  const joins = joinPage(o.storage, entries, o.host, via);
-  if (token === undefined && page.vector) joins.push(adopt(o.storage, o.host, page.vector, via));
+  const joins = joinPage(o.replica, entries, o.host, via);
+  if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, page.vector, via));
   await Promise.all(joins);
   return { page, entries: entries.length };
 }

@@ -78,7 +78,7 @@ export class Dialer {
     return this.phase === 'greeted';
   }
 
-  private get storage() { return this.ctx.replica; }
+  private get replica() { return this.ctx.replica; }
   private get pageSize() { return this.ctx.options.pageSize ?? 500; }
 
   /** Connect, greet, subscribe (PROTO-2). */
@@ -91,7 +91,7 @@ export class Dialer {
       this.link = link;
       for (const [ev, l] of this.listeners) link.on(ev, l);
       this.ctx.events.emit('connect', { url: this.rec.url });
-      this.storage.onAppend(this.onAppend);
+      this.replica.onAppend(this.onAppend);
       await this.handshake(false);
     } catch (e) {
       this.fail(e);
@@ -104,7 +104,7 @@ export class Dialer {
     this.phase = 'stopped';
     clearTimeout(this.timer);
     clearInterval(this.antiEntropy);
-    this.storage.offAppend(this.onAppend);
+    this.replica.offAppend(this.onAppend);
     this.feed.close();
     if (this.link) {
       for (const [ev, l] of this.listeners) this.link.off(ev, l);
@@ -121,7 +121,7 @@ export class Dialer {
       url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.feed.subscribed, cursor: r.cursor, lastSync: r.lastSync,
       pending: this.outbox.length, behind: this.behind, stuck: this.feed.stuck, lastError: this.lastError, bootstrapping: this.bootstrapping,
       incompatible: this.shares === false,
-      incoming: this.connected ? vectorAhead(this.hv, this.storage.vector, { self: this.storage.id, allowed: this.allowed() }) : null,
+      incoming: this.connected ? vectorAhead(this.hv, this.replica.vector, { self: this.replica.id, allowed: this.allowed() }) : null,
     };
   }
 
@@ -167,7 +167,7 @@ export class Dialer {
   }
 
   private async hello(reconnected: boolean): Promise<void> {
-    const { storage, rec } = this;
+    const { replica, rec } = this;
     const said = await sendHello(this.ctx, this.link as SyncLink, rec);
     if (!said.ok) return this.incompatible(said.versions);
     const { ans } = said;
@@ -178,7 +178,7 @@ export class Dialer {
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     if (this.phase !== 'stopped') this.phase = 'greeted';
     this.ctx.checkDrift(ans.node, ans.schema);
-    const checks = ownStreamChecks(storage, this.hv, rec.url);
+    const checks = ownStreamChecks(replica, this.hv, rec.url);
     for (const e of checks.errors) this.report(e);
     if (checks.rewound) rec.cursor = null;
     this.ack();
@@ -212,7 +212,7 @@ export class Dialer {
   /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
   private async pushLacking(): Promise<void> {
     this.outbox = [];
-    const log = this.storage;
+    const log = this.replica;
     // A stream the host refused stays behind: its next ops are gaps there until the refused op is taken.
     this.behind = await this.pushEntries(log.read(log.floor).filter((e) => this.lacks(e)));
     this.backoff = 0;
@@ -227,7 +227,7 @@ export class Dialer {
       this.hv = mergeVectors(this.hv, ans?.vector ?? {});
       this.loops = 0;
       this.ack();
-      this.rec.lastSync = this.storage.now();
+      this.rec.lastSync = this.replica.now();
       const event = pushedEvent(this.rec.url, frame.length, ans);
       this.ctx.events.emit('sync', event);
       if (event.gaps > 0) this.behind = true;
@@ -250,14 +250,14 @@ export class Dialer {
 
   /** Own ops the host holds, per own stream, saved with the registry (LOG-17). */
   private ack(): void {
-    ackOwn(this.storage.id, this.hv, this.rec.acked);
+    ackOwn(this.replica.id, this.hv, this.rec.acked);
   }
 
   /** New log entries: relay what the host lacks; a sign of life for a behind peer (HOST-16). */
   private relay(from: number, to: number): void {
     if (!this.greeted) return;
     if (this.behind) return void this.recover(false);
-    const entries = this.storage.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
+    const entries = this.replica.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
     if (entries.length === 0) return;
     this.outbox.push(...entries);
     if (this.outbox.length > (this.ctx.options.maxOutbox ?? 10_000)) {
@@ -276,8 +276,8 @@ export class Dialer {
 
   /** What a reconciliation (or a bootstrap) with this host needs. */
   reconcileRun(): ReconcileRun {
-    const { storage, rec: { remote, url, scopes }, pageSize, ctx: { telemetry } } = this;
-    return { storage, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame };
+    const { replica, rec: { remote, url, scopes }, pageSize, ctx: { telemetry } } = this;
+    return { replica, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame };
   }
 
   /**

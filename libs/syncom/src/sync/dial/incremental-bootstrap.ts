@@ -14,10 +14,10 @@ export interface CaughtUp {
 }
 
 /** Whether this node holds any record of the sets it reconciles with the host: else there is nothing to spare. */
-function holdsData(storage: Replica, scopes: readonly string[]): boolean {
+function holdsData(replica: Replica, scopes: readonly string[]): boolean {
   const labels = reconcileLabels(scopes);
-  for (const id of storage.records.keys()) {
-    if (!storage.isSealed(id) && labels.some((l) => inLabel(storage.scopeOf(id), l, scopes))) return true;
+  for (const id of replica.records.keys()) {
+    if (!replica.isSealed(id) && labels.some((l) => inLabel(replica.scopeOf(id), l, scopes))) return true;
   }
   return false;
 }
@@ -42,7 +42,7 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
   if (!isVector(vector) || typeof first?.eventId !== 'string') {
     throw new Error('the host named no committed point for the reconciliation');
   }
-  await adopt(o.storage, o.host, vector, { url: o.url, node: o.host });
+  await adopt(o.replica, o.host, vector, { url: o.url, node: o.host });
   return { eventId: first.eventId, records, incremental: true };
 }
 
@@ -54,7 +54,7 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
  */
 export async function catchUp(o: ReconcileRun, caps: readonly string[], p: { progress: BootstrapRun['progress']; span: Span; fell: boolean }): Promise<CaughtUp> {
   const full: BootstrapRun = { ...o, progress: p.progress, traced: { telemetry: o.telemetry, span: p.span } };
-  if (p.fell && caps.includes(RECONCILE_CAP) && holdsData(o.storage, o.scopes)) {
+  if (p.fell && caps.includes(RECONCILE_CAP) && holdsData(o.replica, o.scopes)) {
     try {
       return await reconcileBootstrap(o);
     } catch {

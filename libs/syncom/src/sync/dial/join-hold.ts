@@ -22,11 +22,11 @@ interface HeldLog {
 export class HeldJoins {
   private log?: HeldLog;
 
-  constructor(private readonly storage: Replica) {}
+  constructor(private readonly replica: Replica) {}
 
   /** Whether a joined entry waits instead of applying. */
   holds(e: Entry): boolean {
-    const schema = this.storage.schema;
+    const schema = this.replica.schema;
     if (!schema || schema.ahead !== 'hold' || e.purged) return false;
     return (e.v ?? 0) > schema.version || this.read().versions.has(e.id);
   }
@@ -38,22 +38,22 @@ export class HeldJoins {
    * run until the upgrade.
    */
   hold(raw: Entry, host: string, via: Via): Promise<void> | undefined {
-    const { storage } = this;
+    const { replica } = this;
     const held = this.read();
     const digest = entryDigest(raw);
     const same = held.merges.get(raw.id) ?? new Set<string>();
     if (same.has(digest)) return undefined;
     held.merges.set(raw.id, same.add(digest));
-    const op = storage.makeOp({ type: 'merge', id: raw.id, from: host, data: raw as never }, mergeScope(storage, raw.id, raw));
+    const op = replica.makeOp({ type: 'merge', id: raw.id, from: host, data: raw as never }, mergeScope(replica, raw.id, raw));
     op.v = Math.max(raw.v ?? 0, held.versions.get(raw.id) ?? 0);
     held.versions.set(raw.id, op.v);
-    return storage.submit({ op, flags: FLAG_HELD, via });
+    return replica.submit({ op, flags: FLAG_HELD, via });
   }
 
   private read(): HeldLog {
     if (this.log) return this.log;
-    const log = this.storage;
-    const version = this.storage.schema?.version ?? 0;
+    const log = this.replica;
+    const version = this.replica.schema?.version ?? 0;
     const held: HeldLog = { versions: new Map(), merges: new Map() };
     for (const e of log.read(log.floor)) {
       const v = e.op.v ?? 0;

@@ -2,10 +2,10 @@ import { type Entry, isHidden, readEntry } from '../../crdt';
 import type { Replica } from '../../storage/replica';
 
 /** The scope of a merge op leaving a record as `e`: a tombstone keeps the scope it had; '*' when the scope function throws. */
-export function mergeScope(storage: Replica, id: string, e: Entry): string {
-  if (isHidden(e)) return storage.scopeOf(id);
+export function mergeScope(replica: Replica, id: string, e: Entry): string {
+  if (isHidden(e)) return replica.scopeOf(id);
   try {
-    return storage.scopeFor(id, readEntry(e));
+    return replica.scopeFor(id, readEntry(e));
   } catch {
     return '*';
   }

@@ -10,14 +10,14 @@ import type { Replica } from '../../storage/replica';
  *   the host holds, so nothing minted collides (LOG-23); the caller bootstraps.
  * - the host lacks own ops the log no longer holds (UNDELIVERABLE, LOG-20).
  */
-export function ownStreamChecks(storage: Replica, hv: Vector, url: string): { errors: SyncomError[]; rewound: boolean } {
-  const log = storage;
-  const id = storage.id;
+export function ownStreamChecks(replica: Replica, hv: Vector, url: string): { errors: SyncomError[]; rewound: boolean } {
+  const log = replica;
+  const id = replica.id;
   const own = (k: string) => (k === id || k.startsWith(`${id}@`)) && !k.includes('<');
   const errors: SyncomError[] = [];
   const ahead = Object.entries(hv).filter(([k, n]) => own(k) && n > (log.vector[k] ?? 0));
   for (const [k, n] of ahead) {
-    storage.raiseOwnStream(k, n);
+    replica.raiseOwnStream(k, n);
   }
   if (ahead.length) {
     errors.push(new SyncomError('REWOUND', `the host holds more of this node's own streams than its log: restored from an older copy? Bootstrapping from ${url}`, { url, streams: Object.fromEntries(ahead) }));

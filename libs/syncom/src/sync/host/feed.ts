@@ -14,7 +14,7 @@ export interface FeedInfo {
 
 /** What a feed needs: where to start and where pages go. */
 export interface FeedOptions {
-  storage: Replica;
+  replica: Replica;
   node: string;
   scopes: string[];
   from: number;
@@ -65,9 +65,9 @@ export class Feed {
   constructor(private readonly o: FeedOptions) {
     this.pos = o.from;
     this.shown = o.from;
-    this.sent = o.storage.eventId(o.from);
-    this.info = { node: o.node, scopes: o.scopes, since: o.now, cursor: o.storage.eventId(o.from) };
-    o.storage.onAppend(this.onAppend);
+    this.sent = o.replica.eventId(o.from);
+    this.info = { node: o.node, scopes: o.scopes, since: o.now, cursor: o.replica.eventId(o.from) };
+    o.replica.onAppend(this.onAppend);
     void this.pump();
   }
 
@@ -80,7 +80,7 @@ export class Feed {
   close(): void {
     if (this.ended) return;
     this.ended = true;
-    this.o.storage.offAppend(this.onAppend);
+    this.o.replica.offAppend(this.onAppend);
     for (const slot of this.out) slot.release();
     this.out.clear();
     this.o.ended?.();
@@ -109,7 +109,7 @@ export class Feed {
   }
 
   private async drain(): Promise<void> {
-    const log = this.o.storage;
+    const log = this.o.replica;
     while (!this.closed && this.pos < log.head) {
       if (this.pos < log.floor) { this.close(); this.o.bootstrap(); return; }
       // The slot first: a full window stops the feed before it reads the log.
@@ -138,7 +138,7 @@ export class Feed {
   /** Sends one page in `slot`; its ack frees the slot, a failed send ends the feed (the subscriber is gone). */
   private post(slot: FrameSlot, ops: unknown[], last: number): void {
     const prev = this.sent;
-    this.sent = this.o.storage.eventId(last);
+    this.sent = this.o.replica.eventId(last);
     this.pos = last;
     this.out.add(slot);
     const acked = () => {
@@ -165,6 +165,6 @@ export class Feed {
   private show(pos: number): void {
     if (pos <= this.shown || this.closed) return;
     this.shown = pos;
-    this.info.cursor = this.o.storage.eventId(pos);
+    this.info.cursor = this.o.replica.eventId(pos);
   }
 }

@@ -20,7 +20,7 @@ const MAX_IDS = 10_000;
  * `records` procedures over the sets a session was granted.
  */
 export class ReconcileHost {
-  constructor(private readonly storage: Replica, private readonly o: { pageSize: number; pageBytes?: number; frameLimit?: number }) {}
+  constructor(private readonly replica: Replica, private readonly o: { pageSize: number; pageBytes?: number; frameLimit?: number }) {}
 
   /** The largest reconcile message taken and sent; hello tells the dialer, whose messages must fit it. */
   get frameLimit(): number {
@@ -34,7 +34,7 @@ export class ReconcileHost {
     // Measured before decoding: a peer must not make the host parse more than one frame.
     const bytes = jsonBytes(a.msg);
     if (bytes > this.frameLimit) throw new SyncomError('RECONCILE_TOO_LARGE', `a reconcile message of ${bytes} bytes is over the frame of ${this.frameLimit}`, { status: 413 });
-    const log = this.storage;
+    const log = this.replica;
     // Taken before the set is built: the set covers at least what this vector says.
     const at = a.start === true ? { vector: servedVector(log.committedVector, granted), eventId: log.eventId(log.committedHead) } : {};
     const out = this.responder(label, granted).reconcile(a.msg);
@@ -57,12 +57,12 @@ export class ReconcileHost {
       throw new SyncomError('BAD_REQUEST', `records takes { scope, ids: [at most ${MAX_IDS} ids] }`, { status: 400 });
     }
     const asked = (ids as string[]).slice(0, this.o.pageSize);
-    const c = this.storage.records;
+    const c = this.replica.records;
     const entries: Entry[] = [];
     let [taken, bytes] = [0, 1];
     for (const id of asked) {
       const e = c.get(id);
-      if (e && !this.storage.isSealed(id) && inLabel(this.storage.scopeOf(id), label, granted)) {
+      if (e && !this.replica.isSealed(id) && inLabel(this.replica.scopeOf(id), label, granted)) {
         const n = jsonBytes(e) + 1;
         if (entries.length > 0 && bytes + n > (this.o.pageBytes ?? Infinity)) break;
         bytes += n;
@@ -70,7 +70,7 @@ export class ReconcileHost {
       }
       taken++;
     }
-    const outside = outsideIds(this.storage, asked.slice(0, taken), granted);
+    const outside = outsideIds(this.replica, asked.slice(0, taken), granted);
     return outside.length ? { entries, taken, outside } : { entries, taken };
   }
 
@@ -83,7 +83,7 @@ export class ReconcileHost {
    * so one per message costs nothing but its options' check.
    */
   private responder(label: string, granted: readonly string[]): Reconciler {
-    return createReconciler({ set: labelSet(this.storage, label, granted), frameLimit: this.frameLimit });
+    return createReconciler({ set: labelSet(this.replica, label, granted), frameLimit: this.frameLimit });
   }
 }
 

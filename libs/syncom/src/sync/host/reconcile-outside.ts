@@ -10,9 +10,9 @@ import { allowedFor } from '../protocol/scopes';
  * merge of these. The peer already names each id, and a push of it would tell
  * the same by its refusal: nothing new is given away.
  */
-export function outsideIds(storage: Replica, ids: readonly string[], granted: readonly string[]): string[] {
+export function outsideIds(replica: Replica, ids: readonly string[], granted: readonly string[]): string[] {
   const allowed = allowedFor(granted);
   if (allowed === 'all') return [];
-  const committed = storage.records;
-  return ids.filter((id) => committed.has(id) && !storage.isSealed(id) && !allowed.has(storage.scopeOf(id)));
+  const committed = replica.records;
+  return ids.filter((id) => committed.has(id) && !replica.isSealed(id) && !allowed.has(replica.scopeOf(id)));
 }

@@ -74,7 +74,7 @@ export class SnapshotPager {
   private readonly max: number;
   private readonly perConnection: number;
 
-  constructor(private readonly storage: Replica, private readonly now: () => number, caps: PagingCaps = {}) {
+  constructor(private readonly replica: Replica, private readonly now: () => number, caps: PagingCaps = {}) {
     this.max = caps.max ?? DEFAULT_MAX_PAGINGS;
     this.perConnection = caps.perConnection ?? DEFAULT_MAX_PAGINGS_PER_CONNECTION;
   }
@@ -103,8 +103,8 @@ export class SnapshotPager {
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
     if (first) {
       // The committed point, not the log's head: an append not yet applied to the records is not in them.
-      page.vector = servedVector(this.storage.committedVector, scopes);
-      page.eventId = this.storage.eventId(this.storage.committedHead);
+      page.vector = servedVector(this.replica.committedVector, scopes);
+      page.eventId = this.replica.eventId(this.replica.committedHead);
     }
     // Only a record above maxBytes makes a page over it (HOST-6): streamed where the link can stream.
     if (args.stream === true && bytes > maxBytes) page.stream = this.keep(json, owner);
@@ -174,10 +174,10 @@ export class SnapshotPager {
 
   /** The sorted ids a new paging serves: the last list made, when nothing was committed since and the scopes are the same. */
   private idsFor(scopes: string[]): readonly string[] {
-    const key = `${this.storage.committedHead} ${JSON.stringify(scopes)}`;
+    const key = `${this.replica.committedHead} ${JSON.stringify(scopes)}`;
     if (this.shared?.key === key) return this.shared.ids;
-    const ids = [...this.storage.records.keys()]
-      .filter((id) => inServed(this.storage.scopeOf(id), scopes) && !this.storage.isSealed(id))
+    const ids = [...this.replica.records.keys()]
+      .filter((id) => inServed(this.replica.scopeOf(id), scopes) && !this.replica.isSealed(id))
       .sort();
     this.shared = { key, ids };
     return ids;
@@ -213,7 +213,7 @@ export class SnapshotPager {
 
   /** The entries of a paging's page from `offset`: up to `size` records within `maxBytes` (one larger record alone), and where the next page starts. */
   private take(paging: Paging, offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
-    const c = this.storage.records;
+    const c = this.replica.records;
     const { ids, scopes } = paging;
     const entries: Entry[] = [];
     const json: string[] = [];
@@ -222,7 +222,7 @@ export class SnapshotPager {
     for (; end < ids.length && entries.length < size; end++) {
       const e = c.get(ids[end]);
       // Read live, so checked live: a record moved out of the served scopes, or sealed, since the first page is not served.
-      if (!e || !inServed(this.storage.scopeOf(ids[end]), scopes) || this.storage.isSealed(ids[end])) continue;
+      if (!e || !inServed(this.replica.scopeOf(ids[end]), scopes) || this.replica.isSealed(ids[end])) continue;
       const text = JSON.stringify(e);
       const n = Buffer.byteLength(text) + 1;
       if (entries.length > 0 && bytes + n > maxBytes) break;

@@ -91,10 +91,10 @@ export class SyncUnit implements HostUnit {
   private readonly pageBytes: number;
   private readonly buckets: PeerBuckets;
   private readonly recon: ReconcileHost;
-  private readonly storage: Replica;
+  private readonly replica: Replica;
 
   constructor(private readonly ctx: SyncContext, private readonly o: UnitOptions = {}) {
-    this.storage = ctx.replica;
+    this.replica = ctx.replica;
     this.access = o.access ?? 'session';
     this.meta = o.meta;
     this.pageSize = positiveInt(o.pageSize, 500, 'pageSize');
@@ -105,12 +105,12 @@ export class SyncUnit implements HostUnit {
       maxConnectionInFlightBytes: positiveInt(o.maxConnectionInFlightBytes, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, 'maxConnectionInFlightBytes'),
       maxFeedsPerConnection: positiveInt(o.maxFeedsPerConnection, 8, 'maxFeedsPerConnection'),
     });
-    this.pager = new SnapshotPager(this.storage, () => this.storage.now(), {
+    this.pager = new SnapshotPager(this.replica, () => this.replica.now(), {
       max: positiveInt(o.maxPagings, DEFAULT_MAX_PAGINGS, 'maxPagings'),
       perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
     });
-    this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => this.storage.now());
-    this.recon = new ReconcileHost(this.storage, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
+    this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => this.replica.now());
+    this.recon = new ReconcileHost(this.replica, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
   }
 
   async call(method: string, args: unknown, context: object): Promise<unknown> {
@@ -197,8 +197,8 @@ export class SyncUnit implements HostUnit {
     const key = limitKey(context, hello.token, this.o.authorize !== undefined);
     this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key) });
     this.ctx.greeted(hello);
-    const log = this.storage;
-    return { node: this.storage.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.ctx.helloSchema(),
+    const log = this.replica;
+    return { node: this.replica.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.ctx.helloSchema(),
       version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit, ...this.pushBytes() };
   }
 
@@ -218,10 +218,10 @@ export class SyncUnit implements HostUnit {
     }
     const unpacked = unpackOps(raw);
     const { ops, malformed } = unpacked;
-    this.storage.reportUnpacked(unpacked, s.url);
+    this.replica.reportUnpacked(unpacked, s.url);
     const allowed = allowedScopes(s.scopes);
-    const scoping = { scopeOf: (id: string, d: Record<string, unknown>) => this.storage.scopeFor(id, d), lastScope: (id: string) => this.storage.lastScope(id) };
-    const res = await this.storage.applyPage(ops, {
+    const scoping = { scopeOf: (id: string, d: Record<string, unknown>) => this.replica.scopeFor(id, d), lastScope: (id: string) => this.replica.lastScope(id) };
+    const res = await this.replica.applyPage(ops, {
       via: { url: s.url, node: s.node },
       signatures: this.ctx.signatures,
       inScope: (op, entry) => opInScope(op, entry, allowed, scoping, this.o.exactScopes === true),
@@ -248,7 +248,7 @@ export class SyncUnit implements HostUnit {
 
   private changes(args: unknown, s: Session, context: object, options: SubscribeOptions): Subscription {
     const scopes = servedScopes((args as { scopes?: unknown })?.scopes, s.scopes);
-    const log = this.storage;
+    const log = this.replica;
     const at = log.cursor(options.lastEventId);
     const track = this.o.tracked ?? ((d: unknown) => d);
     if (!at.ok) {
@@ -258,8 +258,8 @@ export class SyncUnit implements HostUnit {
     this.peers.checkFeedRoom(context);
     let feed: Feed | undefined;
     feed = new Feed({
-      storage: this.storage, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes,
-      window: this.peers.windowOf(context), now: this.storage.now(),
+      replica: this.replica, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes,
+      window: this.peers.windowOf(context), now: this.replica.now(),
       send: (page, eventId) => options.onData(track(page, eventId), eventId),
       bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),
       ended: () => this.peers.forget(context, feed),
