@@ -60,7 +60,7 @@ export class SyncManager {
     return this.ctx.telemetry;
   }
 
-  /** Load the registry; pin own ops for the registered nodes (LOG-16). */
+  /** Load the registry; pin own ops for the registered nodes (LOG-16). Called once, by open(). */
   async init(): Promise<void> {
     await this.registry.load((e) => this.events.emit('error', e));
     if (this.ctx.options.connect) this.replica.pinRetention((s, entries) => this.pinned(s, entries));

@@ -1,6 +1,5 @@
 import type { Entry } from '../../crdt';
 import { SyncomError } from '../../errors';
-import type { Vector } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from '../../reconcile';
 import { inLabel, labelGranted, labelSet } from '../../reconcile/record-sets';

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SyncomError } from '../../errors';
 import type { Entry } from '../../crdt';
-import type { Vector } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
 import { inServed, servedVector } from '../protocol/scopes';
