@@ -5,7 +5,7 @@ export type { SyncomErrorCode, SyncomErrorDetails } from './errors';
 export { open } from './open';
 export { Storage, RecordHandle, Replica, applyPeerOps, createClock } from './storage';
 export type {
-  ApplyCounts, Clock, ListedRecord, ReplicaSubmit, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,
+  ApplyCounts, Clock, ListedRecord, LogShape, ReplicaSubmit, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,
   StorageEvents, StorageHooks, SyncOptions, Via, WriteOptions,
 } from './storage';
 export type { Backend } from './backend';
