@@ -9,8 +9,12 @@ const compiled = join(root, 'apps/hub/dist/main.js');
 
 /** The pids whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)]).toString();
-  return out.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+  try {
+    const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)]).toString();
+    return out.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when no process matches
+  }
 }
 
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
@@ -46,10 +50,11 @@ describe('npm start (the compiled hub)', () => {
     const [port] = await freePorts(1);
     const path = join(dir, signal);
     const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SYNCOM_PATH: path, SYNCOM_TOKENS: 't' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    started.add(npm.pid!);
     const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
     await printed(npm, /listening on http/);
     const [hub] = childrenOf(npm.pid!);
-    for (const pid of [npm.pid!, hub, ...childrenOf(hub)]) started.add(pid);
+    for (const pid of [hub, ...childrenOf(hub)]) started.add(pid);
     expect(execFileSync('ps', ['-o', 'args=', '-p', String(hub)]).toString()).toMatch(/^node .*apps\/hub\/dist\/main\.js/);
     expect(existsSync(join(path, 'LOCK'))).toBe(true);
     npm.kill(signal);
