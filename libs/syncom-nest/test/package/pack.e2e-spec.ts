@@ -1,0 +1,97 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { consumerFiles } from './consumer-app';
+
+const root = join(__dirname, '..', '..', '..', '..');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const run = (args: string[], cwd: string) => execFileSync(npm, args, { cwd, stdio: 'pipe', encoding: 'utf8' });
+
+/** Packs a workspace lib into `into`; answers the tarball's path. */
+function pack(lib: string, into: string): string {
+  const [info] = JSON.parse(run(['pack', '--json', '--pack-destination', into], join(root, 'libs', lib))) as { filename: string }[];
+  return join(into, info.filename);
+}
+
+/** A Nest app's dependencies at one Nest major, with the two tarballs. */
+function dependencies(major: number, tarballs: string[]): Record<string, string> {
+  const nest = ['common', 'core', 'platform-express', 'websockets', 'platform-socket.io'];
+  return {
+    ...Object.fromEntries(nest.map((p) => [`@nestjs/${p}`, `^${major}.0.0`])),
+    syncom: `file:${tarballs[0]}`, 'syncom-nest': `file:${tarballs[1]}`,
+    'reflect-metadata': '^0.2.2', rxjs: '^7.8.2', 'socket.io': '^4.8.0', 'socket.io-client': '^4.8.0',
+    '@types/node': '^20.19.0',
+  };
+}
+
+/** Starts the compiled app; resolves with the process and its port once it listens. */
+function start(dir: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const read = (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('exit', (code) => reject(new Error(`the app exited (${code}):\n${out}`)));
+  });
+}
+
+/**
+ * The tarballs a user installs, in a fresh app with Nest 11 and with Nest 12
+ * (ESM-only; the compiled CommonJS app requires it, Node >= 20.19). Needs the
+ * npm registry; npm's cache makes a second run fast.
+ */
+describe('the packed syncom and syncom-nest in a fresh Nest app (registry install)', () => {
+  const work = mkdtempSync(join(tmpdir(), 'syncom-pack-'));
+  const children: ChildProcess[] = [];
+  let tarballs: string[];
+
+  beforeAll(() => {
+    tarballs = [pack('syncom', work), pack('syncom-nest', work)];
+  }, 120_000);
+
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('the tarballs hold LICENSE, README, dist and the sources their maps name, and no tsbuildinfo', () => {
+    for (const t of tarballs) {
+      const files = execFileSync('tar', ['-tzf', t], { encoding: 'utf8' }).split('\n');
+      expect(files).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/dist/index.js', 'package/src/index.ts']));
+      expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
+    }
+  });
+
+  it.each([11, 12])('Nest %i: installs, compiles with tsc --strict, and a REST write on one instance reaches the other', async (major) => {
+    const dir = join(work, `nest${major}`);
+    for (const [file, text] of Object.entries(consumerFiles)) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    }
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-nest${major}`, private: true, dependencies: dependencies(major, tarballs) }));
+    run(['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], dir);
+    const core = JSON.parse(readFileSync(join(dir, 'node_modules/@nestjs/core/package.json'), 'utf8')) as { version: string };
+    expect(core.version.split('.')[0]).toBe(String(major));
+    // One copy of syncom: Storage injects by type only when the app and syncom-nest share it.
+    expect(readdirSync(join(dir, 'node_modules/syncom-nest')).includes('node_modules')).toBe(false);
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--strict'], { cwd: dir, stdio: 'pipe' });
+    const hub = await start(dir, { ROLE: 'host', DATA: join(dir, 'data/hub') });
+    children.push(hub.child);
+    const node = await start(dir, { ROLE: 'dial', DATA: join(dir, 'data/node'), HUB: `http://127.0.0.1:${hub.port}/syncom` });
+    children.push(node.child);
+    const post = await fetch(`http://127.0.0.1:${node.port}/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: `from nest ${major}` }) });
+    const { id } = (await post.json()) as { id: string };
+    const arrived = await fetch(`http://127.0.0.1:${hub.port}/notes/${id}`);
+    expect(await arrived.json()).toMatchObject({ $type: 'Note', title: `from nest ${major}` });
+    const stopped = [hub.child, node.child].map((c) => new Promise((resolve) => c.once('exit', resolve)));
+    hub.child.kill('SIGTERM');
+    node.child.kill('SIGTERM');
+    await Promise.all(stopped);
+  }, 150_000);
+});
