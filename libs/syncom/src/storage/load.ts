@@ -10,6 +10,7 @@ import { createSchema, type Schema } from '../schema';
 import { createClock } from './clock';
 import { Committer, type CommitHooks } from './commit';
 import { Emitter } from './emitter';
+import { heldVersion } from './held-version';
 import { loadKeys } from './keys';
 import { isMadeHere } from './own-ops';
 import type { OpenOptions } from './options';
@@ -28,7 +29,7 @@ function applies(e: LogEntry, c: ReplayContext): boolean {
   if (e.flags & FLAG_SKIPPED || isScrubbed(e.op) || e.op.type === 'advance') return false;
   // Only this node's sealed ops land on a sealed record: a peer's op held for a newer schema does not (GUAR-19).
   if (c.sealed.has(e.op.id) && !(e.flags & FLAG_SEALED)) return false;
-  if (e.flags & FLAG_HELD) return !!c.schema && (e.op.v ?? 0) <= c.schema.version;
+  if (e.flags & FLAG_HELD) return !!c.schema && heldVersion(e.op) <= c.schema.version;
   return e.op.type !== 'merge' || isEntry(e.op.data, e.op.id);
 }
 

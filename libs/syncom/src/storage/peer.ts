@@ -5,6 +5,7 @@ import { classifyOp } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
+import { heldVersion } from './held-version';
 import type { StorageHooks } from './options';
 import { partsOf, type StorageParts } from './parts';
 import type { Storage } from './storage';
@@ -166,7 +167,7 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
   const invalid = validatorSays(storage, op, entry);
   if (entry?.purged && op.type !== 'purge') { logged = isScrubbed(op) ? op : scrubForPurge(op); flags |= FLAG_SKIPPED; }
   else if (keptSealed(storage, op)) { flags |= FLAG_SKIPPED; counts.skipped++; }
-  else if (schema && (op.v ?? 0) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;
+  else if (schema && heldVersion(op) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;
   else if (!allowed || invalid) {
     flags |= FLAG_SKIPPED;
     counts.skipped++;

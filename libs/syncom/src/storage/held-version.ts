@@ -1,0 +1,14 @@
+import { type Entry, isEntry } from '../crdt';
+import type { Op } from '../op/types';
+
+/**
+ * The schema version an op brings, for `ahead: 'hold'` (GUAR-26): its own
+ * `v`, or for a merge (which carries no `v`) the version its joined state
+ * remembers (meta.v, OPS-17). A merge relayed from a node that joined a newer
+ * node's state by bootstrap or reconciliation is thus held like the op it
+ * stands for.
+ */
+export function heldVersion(op: Op): number {
+  const joined = op.type === 'merge' && isEntry(op.data, op.id) ? (op.data as Entry).v ?? 0 : 0;
+  return Math.max(op.v ?? 0, joined);
+}
