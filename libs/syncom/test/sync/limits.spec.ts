@@ -197,8 +197,6 @@ describe('hosting: limits and recovery (fake timers)', () => {
     return { h, d, net, state, errors };
   }
 
-  // FIXME(dialer.ts failed()): a 413/429 sets backoff to 1 s and arms a timer at once, so the next sign of life
-  // waits for it instead of recovering; the spec backs off only after a recovery that failed. Flip to it() once fixed.
   it('HOST-16 OPT-10: after a 429 what the host lacks is pushed from the vector at the next sign of life — a page from the host, an op to relay — or by sync()', async () => {
     const { h, d, state, errors } = await scripted();
     const lacks = () => internals(h.s).log.vector[d.id] ?? 0;
@@ -229,8 +227,6 @@ describe('hosting: limits and recovery (fake timers)', () => {
     await closeAll(d, h.s);
   });
 
-  // FIXME(dialer.ts failed()): same cause — the refusal itself sets backoff 1 s, so the first failed recovery
-  // backs off 2 s. Flip to it() once fixed.
   it('HOST-17: a recovery that failed backs the next one off: 1 s, doubling, up to a minute', async () => {
     const { h, d, state, errors } = await scripted();
     Object.assign(state, { refuse: 413, once: false });

@@ -14,10 +14,12 @@ export function record<K extends keyof SyncEvents>(s: Storage, event: K): SyncEv
 }
 
 /** The internal state of a registered node's dialer a test reads: the backoff, the host vector. */
-export function dialerOf(s: Storage, url: string): { backoff: number; hv: Record<string, number> } {
+export function dialerOf(s: Storage, url: string): { readonly backoff: number; readonly hv: Record<string, number> } {
   const d = (s.sync as unknown as { dialers: Map<string, Dialer> }).dialers.get(url);
   if (!d) throw new Error(`no dialer for ${url}`);
-  return d as unknown as { backoff: number; hv: Record<string, number> };
+  // The backoff is the dialer's recovery's (dial/recovery.ts).
+  const inner = d as unknown as { recovery: { backoff: number } };
+  return { get backoff() { return inner.recovery.backoff; }, get hv() { return d.hv; } };
 }
 
 /** Reopen a storage on its backend (a restart), with new options. */

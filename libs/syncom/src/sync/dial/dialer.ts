@@ -1,4 +1,4 @@
-import { remoteErrorCode, SyncomError } from '../../errors';
+import { SyncomError } from '../../errors';
 import type { LinkEvent, SyncLink } from '../../link/contract';
 import type { LogEntry } from '../../log/op-log';
 import { mergeVectors } from '../../log/vector';
@@ -13,8 +13,8 @@ import { allowedFor, type allowedScopes } from '../protocol/scopes';
 import { ownStreamChecks } from './own-streams';
 import { RECONCILE_CAP } from '../protocol/versions';
 import { antiEntropyTimer, reconcileAll, type ReconcileRun } from './anti-entropy';
+import { type Recoverable, Recovery } from './recovery';
 
-const MAX_BACKOFF = 60_000;
 
 /**
  * Where a dialer stands with its host: 'down' (no link yet, or it closed),
@@ -23,15 +23,13 @@ const MAX_BACKOFF = 60_000;
  * closed: for good, nothing more is sent or taken).
  */
 export type DialPhase = 'down' | 'greeted' | 'regreeting' | 'stopped';
-const codeOf = (e: unknown) => (e as { code?: string })?.code;
-const statusOf = (e: unknown) => (e as { status?: number })?.status;
 
 /**
  * The dialing side of one registered node (Protocol): hello then push, the
  * changes subscription resumed from the saved cursor, bootstrap, recovery.
  * Pushes take turns on one chain (LIFE-21).
  */
-export class Dialer {
+export class Dialer implements Recoverable {
   link?: SyncLink;
   private phase: DialPhase = 'down';
   behind = false;
@@ -47,15 +45,10 @@ export class Dialer {
   private takes: { frame?: number; pushBytes?: number } = {};
   private chain: Promise<unknown> = Promise.resolve();
   private outbox: LogEntry[] = [];
-  /** A recovery queued on the push chain and not started yet (see recover). */
-  private recovery: Promise<void> | undefined;
-  private loops = 0;
-  private looped = false;
-  private backoff = 0;
-  private timer?: NodeJS.Timeout;
   private antiEntropy?: NodeJS.Timeout;
   private readonly stalls = new ScopeStalls();
   private readonly feed = new DialerFeed(this);
+  private readonly recovery = new Recovery(this);
   private readonly listeners: [LinkEvent, () => void][] = [
     ['close', () => this.onClose()],
     ['reconnect', () => void this.handshake(true)],
@@ -74,7 +67,8 @@ export class Dialer {
     return this.phase === 'stopped';
   }
 
-  private get greeted(): boolean {
+  /** A hello was answered on the live link (and no fresh one is due). */
+  get greeted(): boolean {
     return this.phase === 'greeted';
   }
 
@@ -94,7 +88,7 @@ export class Dialer {
       this.replica.onAppend(this.onAppend);
       await this.handshake(false);
     } catch (e) {
-      this.fail(e);
+      this.recovery.fail(e);
     }
   }
 
@@ -102,7 +96,7 @@ export class Dialer {
   async stop(): Promise<void> {
     const was = this.connected;
     this.phase = 'stopped';
-    clearTimeout(this.timer);
+    this.recovery.stop();
     clearInterval(this.antiEntropy);
     this.replica.offAppend(this.onAppend);
     this.feed.close();
@@ -126,7 +120,7 @@ export class Dialer {
   }
 
   /** Take a turn on the push chain. */
-  private turn<T>(fn: () => Promise<T>): Promise<T> {
+  turn<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.chain.catch(() => undefined).then(fn);
     this.chain = next.catch(() => undefined);
     return next;
@@ -139,10 +133,7 @@ export class Dialer {
 
   /** hello then push what the host lacks (PROTO-4, PROTO-5, PROTO-13). */
   handshake(reconnected: boolean): Promise<void> {
-    if (reconnected) {
-      this.looped = false;
-      this.loops = 0;
-    }
+    if (reconnected) this.recovery.reconnected();
     return this.turn(async () => {
       if (this.stopped || !this.link) return;
       try {
@@ -162,11 +153,11 @@ export class Dialer {
    * or after the host ended the last one — a feed error, or a new hello that
    * ended the session the feed belonged to.
    */
-  private resume(): void {
+  resume(): void {
     if (this.greeted && !this.feed.stuck && !this.bootstrapping && !this.feed.running) this.feed.subscribe(this.rec.cursor);
   }
 
-  private async hello(reconnected: boolean): Promise<void> {
+  async hello(reconnected: boolean): Promise<void> {
     const { replica, rec } = this;
     const said = await sendHello(this.ctx, this.link as SyncLink, rec);
     if (!said.ok) return this.incompatible(said.versions);
@@ -210,12 +201,12 @@ export class Dialer {
   }
 
   /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
-  private async pushLacking(): Promise<void> {
+  async pushLacking(): Promise<void> {
     this.outbox = [];
     const log = this.replica;
     // A stream the host refused stays behind: its next ops are gaps there until the refused op is taken.
     this.behind = await this.pushEntries(log.read(log.floor).filter((e) => this.lacks(e)));
-    this.backoff = 0;
+    this.recovery.caughtUp();
   }
 
   /** Push entries in frames; true when the host refused an op as out of its scopes (the stream stops there). */
@@ -225,7 +216,7 @@ export class Dialer {
     for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.ctx.options.pageBytes })) {
       const ans = await pushPage(this.link as SyncLink, this.ctx.telemetry, this.rec.url, frame);
       this.hv = mergeVectors(this.hv, ans?.vector ?? {});
-      this.loops = 0;
+      this.recovery.answered();
       this.ack();
       this.rec.lastSync = this.replica.now();
       const event = pushedEvent(this.rec.url, frame.length, ans);
@@ -280,75 +271,25 @@ export class Dialer {
     return { replica, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame };
   }
 
-  /**
-   * Push what the host lacks from its vector; backed off after a failed
-   * recovery (HOST-17). While the dialer is behind, every commit asks for a
-   * recovery; each used to take a turn of its own and scan the whole log
-   * (measured: 4,500 scans of a 100k-entry log in one benchmark run).
-   */
+  /** Push what the host lacks from its vector, backed off after a failed recovery (see Recovery). */
   recover(now: boolean): Promise<void> {
-    if (!this.greeted) return Promise.resolve();
-    if (!now && this.backoff > 0) {
-      if (!this.timer) this.timer = setTimeout(() => { this.timer = undefined; void this.recover(true); }, this.backoff);
-      this.timer.unref?.();
-      return Promise.resolve();
-    }
-    // One recovery waiting for its turn serves every call until it starts: it reads the log when it runs.
-    if (this.recovery) return this.recovery;
-    const queued = this.turn(async () => {
-      this.recovery = undefined;
-      try {
-        await this.pushLacking();
-      } catch (e) {
-        this.backoff = Math.min(MAX_BACKOFF, this.backoff ? this.backoff * 2 : 1000);
-        await this.failed(e);
-      }
-    });
-    this.recovery = queued;
-    return queued;
+    return this.recovery.recover(now);
   }
 
-  /** A call failed: 428 greets again, a limit drops the outbox, a lost link waits for reconnect. */
-  async failed(e: unknown): Promise<void> {
-    const status = statusOf(e);
-    if (status === 428) return this.regreet();
-    if (status === 413 || status === 429) {
-      this.outbox = [];
-      this.behind = true;
-      const { code, remoteCode = (e as SyncomError).remoteCode } = remoteErrorCode(codeOf(e), 'LIMITED');
-      this.ctx.telemetry.limited('dialer', this.rec.url, code);
-      this.report(new SyncomError(code, (e as Error).message, { status, url: this.rec.url, remoteCode }));
-      return;
-    }
+  /** A call failed (see Recovery.failed). */
+  failed(e: unknown): Promise<void> {
+    return this.recovery.failed(e);
+  }
+
+  /** The host asked for a fresh hello (428). */
+  regreeting(): void {
+    if (this.phase === 'greeted') this.phase = 'regreeting';
+  }
+
+  /** Ops may be missing at the host; a limit refusal also forgets the queued ones. */
+  markBehind(dropOutbox: boolean): void {
+    if (dropOutbox) this.outbox = [];
     this.behind = true;
-    this.fail(e);
-  }
-
-  /** Five 428s to fresh hellos in a row: HANDSHAKE_LOOP, once, until the link reconnects (LIFE-22). */
-  private async regreet(): Promise<void> {
-    for (;;) {
-      if (this.phase === 'greeted') this.phase = 'regreeting';
-      if (this.looped) return;
-      if (++this.loops >= 5) {
-        this.looped = true;
-        this.report(new SyncomError('HANDSHAKE_LOOP', 'the host answered 428 to five fresh hellos in a row', { status: 428, url: this.rec.url }));
-        return;
-      }
-      try {
-        await this.hello(false);
-        if (this.stopped) return;
-        await this.pushLacking();
-        return this.resume();
-      } catch (e) {
-        if (statusOf(e) !== 428) return this.failed(e);
-      }
-    }
-  }
-
-  private fail(e: unknown): void {
-    const code = codeOf(e);
-    if (code === 'LINK_DOWN' || code === 'LINK_TIMEOUT') { this.lastError = e as SyncomError; return; }
-    this.report(e instanceof SyncomError ? e : new SyncomError(remoteErrorCode(code, 'SYNC_FAILED').code, (e as Error)?.message ?? String(e), { status: statusOf(e), cause: e }));
   }
 
   /** Report a failure about this host: lastError, and the sync 'error' event with its url. */

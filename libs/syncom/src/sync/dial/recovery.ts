@@ -1,0 +1,136 @@
+import { remoteErrorCode, SyncomError } from '../../errors';
+import type { SyncContext } from '../context';
+import type { NodeRecord } from './registry';
+
+const MAX_BACKOFF = 60_000;
+const codeOf = (e: unknown) => (e as { code?: string })?.code;
+const statusOf = (e: unknown) => (e as { status?: number })?.status;
+
+/** What recovery asks of its dialer. */
+export interface Recoverable {
+  readonly ctx: SyncContext;
+  readonly rec: NodeRecord;
+  /** A hello was answered on the live link (and no fresh one is due). */
+  readonly greeted: boolean;
+  readonly stopped: boolean;
+  lastError: SyncomError | null;
+  /** Take a turn on the push chain (LIFE-21). */
+  turn<T>(fn: () => Promise<T>): Promise<T>;
+  hello(reconnected: boolean): Promise<void>;
+  pushLacking(): Promise<void>;
+  /** Open the subscription if none runs. */
+  resume(): void;
+  /** The host asked for a fresh hello (428). */
+  regreeting(): void;
+  /** Ops may be missing at the host: the next commit asks for a recovery (dropOutbox also forgets the queued ones). */
+  markBehind(dropOutbox: boolean): void;
+  report(e: SyncomError): void;
+}
+
+/**
+ * How a dialer gets back in step after a failure: a recovery push from the
+ * host's vector, backed off after it failed (HOST-17); a fresh hello for a
+ * 428, HANDSHAKE_LOOP after five in a row (LIFE-22); a limit drops the
+ * outbox; a lost link waits for the reconnect.
+ */
+export class Recovery {
+  private backoff = 0;
+  private timer?: NodeJS.Timeout;
+  /** A recovery queued on the push chain and not started yet (see recover). */
+  private queued: Promise<void> | undefined;
+  private loops = 0;
+  private looped = false;
+
+  constructor(private readonly d: Recoverable) {}
+
+  /** The link reconnected: the count of 428s starts over. */
+  reconnected(): void {
+    this.looped = false;
+    this.loops = 0;
+  }
+
+  /** The host answered a push: the count of 428s starts over. */
+  answered(): void {
+    this.loops = 0;
+  }
+
+  /** The host holds what it lacked: the next failure backs off from the start. */
+  caughtUp(): void {
+    this.backoff = 0;
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * Push what the host lacks from its vector; backed off after a failed
+   * recovery (HOST-17). While the dialer is behind, every commit asks for a
+   * recovery; each used to take a turn of its own and scan the whole log
+   * (measured: 4,500 scans of a 100k-entry log in one benchmark run).
+   */
+  recover(now: boolean): Promise<void> {
+    if (!this.d.greeted) return Promise.resolve();
+    if (!now && this.backoff > 0) {
+      if (!this.timer) this.timer = setTimeout(() => { this.timer = undefined; void this.recover(true); }, this.backoff);
+      this.timer.unref?.();
+      return Promise.resolve();
+    }
+    // One recovery waiting for its turn serves every call until it starts: it reads the log when it runs.
+    if (this.queued) return this.queued;
+    const queued = this.d.turn(async () => {
+      this.queued = undefined;
+      try {
+        await this.d.pushLacking();
+      } catch (e) {
+        this.backoff = Math.min(MAX_BACKOFF, this.backoff ? this.backoff * 2 : 1000);
+        await this.failed(e);
+      }
+    });
+    this.queued = queued;
+    return queued;
+  }
+
+  /** A call failed: 428 greets again, a limit drops the outbox, a lost link waits for reconnect. */
+  async failed(e: unknown): Promise<void> {
+    const status = statusOf(e);
+    if (status === 428) return this.regreet();
+    if (status === 413 || status === 429) {
+      this.d.markBehind(true);
+      const { code, remoteCode = (e as SyncomError).remoteCode } = remoteErrorCode(codeOf(e), 'LIMITED');
+      this.d.ctx.telemetry.limited('dialer', this.d.rec.url, code);
+      this.d.report(new SyncomError(code, (e as Error).message, { status, url: this.d.rec.url, remoteCode }));
+      return;
+    }
+    this.d.markBehind(false);
+    this.fail(e);
+  }
+
+  /** Report a failure, but a lost link only as lastError: the reconnect greets again. */
+  fail(e: unknown): void {
+    const code = codeOf(e);
+    if (code === 'LINK_DOWN' || code === 'LINK_TIMEOUT') { this.d.lastError = e as SyncomError; return; }
+    this.d.report(e instanceof SyncomError ? e : new SyncomError(remoteErrorCode(code, 'SYNC_FAILED').code, (e as Error)?.message ?? String(e), { status: statusOf(e), cause: e }));
+  }
+
+  /** Five 428s to fresh hellos in a row: HANDSHAKE_LOOP, once, until the link reconnects (LIFE-22). */
+  private async regreet(): Promise<void> {
+    for (;;) {
+      this.d.regreeting();
+      if (this.looped) return;
+      if (++this.loops >= 5) {
+        this.looped = true;
+        this.d.report(new SyncomError('HANDSHAKE_LOOP', 'the host answered 428 to five fresh hellos in a row', { status: 428, url: this.d.rec.url }));
+        return;
+      }
+      try {
+        await this.d.hello(false);
+        if (this.d.stopped) return;
+        await this.d.pushLacking();
+        return this.d.resume();
+      } catch (e) {
+        if (statusOf(e) !== 428) return this.failed(e);
+      }
+    }
+  }
+}
