@@ -81,8 +81,9 @@ function applyReset(e: Entry, op: Op, stamp: Stamp): ApplyResult {
   const fields = resetFields(e.fields, stamp);
   const isDelete = op.type === 'delete';
   const refused = isDelete ? [] : writeRegisters(fields, op.data ?? {}, stamp);
-  const v = isDelete ? e.v : op.v;
-  return { entry: makeEntry(e.id, e.latest, fields, { reset: stamp, del: isDelete, v }), refused };
+  // A delete replaces the record wholesale as a write does, so it sets meta.v too: keeping the
+  // previous v made it depend on whether an older write arrived before or after the delete.
+  return { entry: makeEntry(e.id, e.latest, fields, { reset: stamp, del: isDelete, v: op.v }), refused };
 }
 
 function applySet(e: Entry, op: Op, stamp: Stamp): ApplyResult {
