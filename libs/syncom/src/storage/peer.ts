@@ -167,7 +167,8 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
   const invalid = validatorSays(storage, op, entry);
   if (entry?.purged && op.type !== 'purge') { logged = isScrubbed(op) ? op : scrubForPurge(op); flags |= FLAG_SKIPPED; }
   else if (keptSealed(storage, op)) { flags |= FLAG_SKIPPED; counts.skipped++; }
-  else if (schema && heldVersion(op) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;
+  // A purge is never held: it carries no data a schema could judge, and erasure must not wait for an upgrade.
+  else if (op.type !== 'purge' && schema && heldVersion(op) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;
   else if (!allowed || invalid) {
     flags |= FLAG_SKIPPED;
     counts.skipped++;
