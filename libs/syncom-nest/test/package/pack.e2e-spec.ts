@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { consumerFiles } from './consumer-app';
 
 const root = join(__dirname, '..', '..', '..', '..');
@@ -60,11 +60,18 @@ describe('the packed syncom and syncom-nest in a fresh Nest app (registry instal
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('the tarballs hold LICENSE, README, dist and the sources their maps name, and no tsbuildinfo', () => {
+  it('the tarballs hold LICENSE, README, dist and every source their maps name, and no tsbuildinfo', () => {
     for (const t of tarballs) {
       const files = execFileSync('tar', ['-tzf', t], { encoding: 'utf8' }).split('\n');
       expect(files).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/dist/index.js', 'package/src/index.ts']));
       expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
+      const out = mkdtempSync(join(work, 'unpacked-'));
+      execFileSync('tar', ['-xzf', t, '-C', out]);
+      const unresolved = files.filter((f) => f.endsWith('.js.map')).flatMap((f) => {
+        const map = JSON.parse(readFileSync(join(out, f), 'utf8')) as { sources: string[] };
+        return map.sources.map((s) => resolve(dirname(join(out, f)), s)).filter((s) => !existsSync(s));
+      });
+      expect(unresolved).toEqual([]);
     }
   });
 
