@@ -1,4 +1,5 @@
 import { type CrashDamage, IO_POINTS } from '../backend';
+import { holdStep } from './sim-holds';
 import { purgeStep } from './sim-purge';
 import type { Simulation } from './simulation';
 
@@ -96,6 +97,7 @@ export async function runChaos(sim: Simulation): Promise<void> {
   if (settings.partitions) kinds.push('cut', 'cut', 'restore', 'restore', 'restore', 'partition');
   if (settings.crashes) kinds.push('crash');
   if (settings.purges) kinds.push('purge', 'purge', 'purge', 'purge');
+  if (settings.holds) kinds.push('hold', 'hold');
   const kind = rng.pick(kinds);
   if (kind === 'faults') redraw(sim);
   else if (kind === 'cut') cut(sim);
@@ -104,5 +106,6 @@ export async function runChaos(sim: Simulation): Promise<void> {
   else if (kind === 'crash') await crash(sim);
   else if (kind === 'reconcile') reconcile(sim);
   else if (kind === 'purge') purgeStep(sim);
+  else if (kind === 'hold') holdStep(sim);
   else await jump(sim);
 }

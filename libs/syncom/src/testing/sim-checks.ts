@@ -125,5 +125,6 @@ export async function checkConvergence(sim: Simulation): Promise<string[]> {
   problems.push(...(await redeliver(sim)));
   if (sim.settings.purges) problems.push(...purgeProblems(sim));
   problems.push(...(await scopeProblems(sim)));
+  problems.push(...sim.holdProblems);
   return problems;
 }

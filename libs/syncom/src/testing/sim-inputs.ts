@@ -1,5 +1,6 @@
 import type { Channel } from './sim-network';
 import type { SimNode } from './sim-node';
+import { newerWrite } from './sim-holds';
 import { drawWrite } from './sim-ops';
 import type { Simulation } from './simulation';
 
@@ -19,7 +20,7 @@ function burst(sim: Simulation, node: SimNode, left: number): number {
   const { rng, stats, trace, net, settings } = sim;
   const n = Math.min(left, rng.chance(0.3) ? rng.range(2, 3) : 1);
   for (let i = 0; i < n; i++) {
-    const w = drawWrite(rng, settings.keys);
+    const w = newerWrite(sim, node, drawWrite(rng, settings.keys));
     const issued = node.write(w);
     stats.writes++;
     trace.record('write', node.index, w.kind, w.id, w.field, w.value, issued.call, issued.op?.seq ?? '-');

@@ -2,6 +2,7 @@ import { createMemoryBackend, type CrashDamage, type MemoryBackend } from '../ba
 import type { HostUnit, SyncLink } from '../link/contract';
 import type { OpType } from '../op/types';
 import { open } from '../open';
+import type { SchemaOptions } from '../schema/types';
 import type { SyncOptions } from '../storage/options';
 import type { Storage } from '../storage/storage';
 import type { NodeRecord } from '../sync/dial/registry';
@@ -31,6 +32,8 @@ export interface SimNodeOptions {
   pageSize: number;
   /** Called with each error the storage or its sync reports, by code. */
   onError: (index: number, code: string) => void;
+  /** open({ schema }) (none by default). */
+  schema?: SchemaOptions;
 }
 
 /**
@@ -51,8 +54,12 @@ export class SimNode {
   readonly acked: AckedWrite[] = [];
   /** Its writes that were refused. */
   rejected = 0;
+  /** The schema its next boot opens with (an upgrade sets a newer one before a reboot). */
+  schema: SchemaOptions | undefined;
 
-  private constructor(readonly o: SimNodeOptions) {}
+  private constructor(readonly o: SimNodeOptions) {
+    this.schema = o.schema;
+  }
 
   /** A node on a fresh disk holding only its keys, opened. */
   static async create(o: SimNodeOptions): Promise<SimNode> {
@@ -71,7 +78,7 @@ export class SimNode {
     this.backend = backend;
     this.boots++;
     this.storage = await open({
-      path: `n${this.o.index}`, backend, now: this.o.now, durable: true,
+      path: `n${this.o.index}`, backend, now: this.o.now, durable: true, schema: this.schema,
       sync: { ...this.o.sync, connect: this.o.connect },
     });
     this.unit = this.storage.sync.unit({ access: 'public', pageSize: this.o.pageSize });

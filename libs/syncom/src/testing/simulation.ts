@@ -8,6 +8,7 @@ import { SimLink } from './sim-link';
 import { type LinkFaultState, SimNetwork } from './sim-network';
 import { SimNode, type SimNodeOptions } from './sim-node';
 import { handInputs } from './sim-inputs';
+import { checkHeldNow, holdRoles, schemaAt, upgradeHolder, watchHolder } from './sim-holds';
 import { checkScrubbedNow, markerMerges } from './sim-purge';
 import { scopedIndex, simScope } from './sim-scopes';
 import { edgesOf, MAX_ROUNDS, type SimSettings, simSettings, type SimulationOptions } from './sim-options';
@@ -49,6 +50,9 @@ export interface SimStats {
   purgeMerges?: number;
   /** With scopes on: ops the hub refused as out of a peer's scopes (a healthy run has none). */
   refused?: number;
+  /** With holds on: entries the v1 node logged held, and of those the held merges (joined states). */
+  held?: number;
+  heldMerges?: number;
 }
 
 /**
@@ -80,6 +84,12 @@ export class Simulation {
   scoped: number | undefined;
   /** What the scrub check after each step found (with purges on; the first few). */
   readonly scrubProblems: string[] = [];
+  /** With holds on: the v1 node (ahead 'hold') and the v2 node. */
+  holds: { holder: number; newer: number } | undefined;
+  /** With holds on: whether the v1 node was reopened with version 2 (after healing). */
+  upgraded = false;
+  /** What the hold checks found (with holds on; the first few). */
+  readonly holdProblems: string[] = [];
   private readonly faults = new Map<string, LinkFaultState>();
   private readonly linkCount = new Map<string, number>();
 
@@ -116,6 +126,7 @@ export class Simulation {
   async run(): Promise<void> {
     for (let left = this.settings.writes; left > 0; ) left -= await this.step(left);
     await heal(this);
+    await upgradeHolder(this);
     this.stats.rejected = this.nodes.reduce((n, node) => n + node.rejected, 0);
     this.stats.network = { ...this.net.counts };
     if (this.settings.purges) Object.assign(this.stats, { purged: this.purged.size, purgeMerges: markerMerges(this) });
@@ -195,10 +206,11 @@ export class Simulation {
   private async start(): Promise<void> {
     const { count, edges } = edgesOf(this.settings);
     // The schedule does not depend on signatures: a signed and an unsigned run of one seed trace alike.
-    // Purges off leave the settings' text as it was before they existed: older seeds keep their trace hashes.
-    const { purges, scopes } = this.settings;
-    this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, purges: purges || undefined, scopes: scopes || undefined }));
+    // Purges, scopes and holds off leave the settings' text as it was before they existed: older seeds keep their trace hashes.
+    const { purges, scopes, holds } = this.settings;
+    this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, purges: purges || undefined, scopes: scopes || undefined, holds: holds || undefined }));
     this.scoped = scopedIndex(this.settings, count);
+    this.holds = holdRoles(this.settings, count);
     if (scopes) this.stats.refused = 0;
     const half = Math.floor(this.settings.maxSkew / 2);
     for (let i = 0; i < count; i++) {
@@ -207,7 +219,7 @@ export class Simulation {
       const node = await SimNode.create({
         index: i, seed: this.seed, now: () => this.timers.now + offset,
         connect: (rec) => this.connect(i, rec), pageSize: this.settings.pageSize,
-        sync: this.syncOptions(), onError: (n, code) => void (this.stats.errors[code] = (this.stats.errors[code] ?? 0) + 1),
+        sync: this.syncOptions(), schema: schemaAt(this, i), onError: (n, code) => void (this.stats.errors[code] = (this.stats.errors[code] ?? 0) + 1),
       });
       this.nodes.push(node);
       this.watch(node);
@@ -233,6 +245,7 @@ export class Simulation {
   private watch(node: SimNode): void {
     const log = internals(node.storage).log;
     log.appended.add((from, to) => this.archive.add(log.read(from - 1, to - from + 1)));
+    watchHolder(this, node);
     if (this.settings.scopes) node.storage.sync.on('refused', (e) => void (this.stats.refused = (this.stats.refused ?? 0) + e.count));
   }
 
@@ -258,6 +271,7 @@ export class Simulation {
     await this.quiesce();
     await this.reap();
     if (this.settings.purges) checkScrubbedNow(this);
+    checkHeldNow(this);
     return writes;
   }
 }
