@@ -4,6 +4,7 @@ import type { SegmentInfo } from '../log/files';
 import { opStreamKey } from '../op/types';
 import { FLAG_HELD, FLAG_SEALED } from '../op';
 import type { SchemaInfo } from '../schema';
+import { heldVersion } from '../storage/held-version';
 import type { Replica } from '../storage/replica';
 import type { GaugeSource, SyncTelemetry } from '../telemetry';
 import { SyncContext } from './context';
@@ -184,7 +185,7 @@ export class SyncManager {
     const info = this.replica.schema?.info();
     if (!info) return null;
     const log = this.replica;
-    const count = log.read(log.floor).filter((e) => e.flags & FLAG_HELD && (e.op.v ?? 0) > info.version).length;
+    const count = log.read(log.floor).filter((e) => e.flags & FLAG_HELD && heldVersion(e.op) > info.version).length;
     return { ...info, held: { count, lost: log.heldLost } };
   }
 

@@ -36,7 +36,7 @@ async function relayedMerge(): Promise<{ merge: Op; close: () => Promise<void> }
 const held = (s: Storage) => internals(s).log.read(internals(s).log.floor).filter((e) => e.op.id === 'x' && e.flags & FLAG_HELD);
 
 describe('ahead: hold holds a merge relayed from a node that joined newer state', () => {
-  it('GUAR-26 OPS-17 BOOT-1: a merge op of a v2 state (no v of its own) is held, stays held on a v1 reopen, and lands with v2', async () => {
+  it('GUAR-26 OPS-17 BOOT-1: a merge op of a v2 state (no v of its own) is held (counted in schemaInfo().held), stays held on a v1 reopen, and lands with v2', async () => {
     const { merge, close } = await relayedMerge();
     expect(merge.v).toBeUndefined();
     expect((merge.data as { v?: number }).v).toBe(2);
@@ -45,6 +45,7 @@ describe('ahead: hold holds a merge relayed from a node that joined newer state'
     await internals(s).committer.idle();
     expect(await s.has('x')).toBe(false);
     expect(held(s)).toHaveLength(1);
+    expect(s.sync.schemaInfo()?.held.count).toBe(1);
     await s.close();
     const again = await reopen(s, { schema: v1, sync: { signatures: false } });
     expect(await again.has('x')).toBe(false);
