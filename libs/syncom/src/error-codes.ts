@@ -68,6 +68,7 @@ export const ERROR_CODES = {
   REWOUND: { group: 'sync', what: 'the host holds more of this node\'s streams than its log: the directory was restored from an older copy' },
   REGISTRY_UNSAVED: { group: 'sync', what: 'a registered node\'s file could not be written; its cursor stands in memory' },
   SYNC_FAILED: { group: 'sync', what: 'a replication step failed with something that was no SyncomError (the cause is attached)' },
+  SYNC_TIMEOUT: { group: 'sync', what: 'storage.sync.synced(url, { timeout }) was not in sync with that node in time' },
   FORBIDDEN: { status: 403, group: 'sync', what: 'a guard of the host\'s gateway refused the message' },
   INTERNAL: { status: 500, group: 'sync', what: 'the host failed to handle a message (it logs the cause; none is sent)' },
   HTTP_ERROR: { group: 'sync', what: 'the host\'s gateway threw an HTTP exception other than 400 (its status is kept)' },

@@ -167,6 +167,47 @@ export class SyncManager {
     await Promise.all([...this.dialers.values()].map((d) => d.reconcile()));
   }
 
+  /**
+   * Resolves once this node and the registered node at `url` hold each other's ops, as far
+   * as that host's last answer tells (greeted, subscribed, no bootstrap running, nothing
+   * queued or refused, nothing missing either way): how a dialer awaits its first sync, or
+   * that its writes reached a hub. It waits through reconnects; give `timeout` (ms) to bound
+   * it. addNode() resolves once the node is registered, before anything synced.
+   *
+   * @throws SyncomError NOT_FOUND when no node is registered at `url`; SYNC_TIMEOUT when
+   * `timeout` passed first; CLOSED when sync stopped meanwhile (stop() or the storage's close()).
+   * @example
+   * await storage.sync.addNode({ url, token });
+   * await storage.sync.synced(url, { timeout: 10_000 });
+   */
+  async synced(url: string, o: { timeout?: number } = {}): Promise<void> {
+    this.node(url);
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        const d = this.dialers.get(url);
+        if (d?.inSync()) done(resolve);
+        else if (!this.registry.nodes.has(url)) done(() => reject(new SyncomError('NOT_FOUND', `no registered node ${url}`, { url })));
+      };
+      const stopped = () => done(() => reject(new SyncomError('CLOSED', `sync stopped before this node was in sync with ${url}`, { url })));
+      const names = ['sync', 'bootstrap', 'peer'] as const;
+      // Some steps (a feed opened with nothing to send) fire no event: a light poll covers them.
+      const poll = setInterval(check, 25);
+      poll.unref?.();
+      const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(new SyncomError('SYNC_TIMEOUT', `not in sync with ${url} after ${o.timeout} ms`, { url }))), o.timeout);
+      timer?.unref?.();
+      const done = (settle: () => void) => {
+        clearInterval(poll);
+        clearTimeout(timer);
+        for (const n of names) this.events.off(n, check);
+        this.events.off('stop', stopped);
+        settle();
+      };
+      for (const n of names) this.events.on(n, check);
+      this.events.on('stop', stopped);
+      check();
+    });
+  }
+
   /** Each dialed peer's state (LIFE-4). */
   peers() {
     return [...this.dialers.values()].map((d) => d.state());

@@ -8,7 +8,7 @@ import { DialerFeed } from './dialer-feed';
 import { sendHello } from './dialer-hello';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
-import { vectorAhead } from '../protocol/lag';
+import { vectorAhead, vectorLag } from '../protocol/lag';
 import { allowedFor, type allowedScopes } from '../protocol/scopes';
 import { ownStreamChecks } from './own-streams';
 import { RECONCILE_CAP } from '../protocol/versions';
@@ -117,6 +117,17 @@ export class Dialer implements Recoverable {
       incompatible: this.shares === false,
       incoming: this.connected ? vectorAhead(this.hv, this.replica.vector, { self: this.replica.id, allowed: this.allowed() }) : null,
     };
+  }
+
+  /**
+   * Whether this node and the host hold each other's ops as far as the host's last answer
+   * tells: greeted and subscribed, no bootstrap running, nothing queued, refused or stuck,
+   * nothing of the host's missing here and nothing of ours missing there.
+   */
+  inSync(): boolean {
+    const s = this.state();
+    if (!s.connected || !s.subscribed || s.bootstrapping || s.pending > 0 || s.behind || s.stuck || s.incoming !== 0) return false;
+    return vectorLag(this.replica.vector, this.hv, { host: this.rec.remote.id ?? '', allowed: this.allowed() }) === 0;
   }
 
   /** Take a turn on the push chain. */

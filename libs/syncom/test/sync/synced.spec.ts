@@ -1,0 +1,32 @@
+import { closeAll, dialer, hub, Net } from './helpers';
+
+const URL = 'memory://hub';
+
+describe('storage.sync.synced(url)', () => {
+  it('LIFE-3 BOOT-1: resolves once a fresh node has bootstrapped the host\'s records, and again once its own write is at the host', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set(URL, h.unit);
+    for (let i = 0; i < 30; i++) await h.s.insert({ i });
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL);
+    expect((await d.list()).length).toBe(30);
+    const id = await d.insert({ mine: true });
+    await d.sync.synced(URL);
+    expect(await h.s.get(id)).toEqual({ mine: true });
+    await closeAll(d, h.s);
+  });
+
+  it('rejects NOT_FOUND for a url not registered, SYNC_TIMEOUT when the host is never reached in time, CLOSED when sync stops', async () => {
+    const net = new Net();
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    await expect(d.sync.synced('memory://nobody')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await expect(d.sync.synced(URL, { timeout: 50 })).rejects.toMatchObject({ code: 'SYNC_TIMEOUT', url: URL });
+    const waiting = d.sync.synced(URL);
+    await d.sync.stop();
+    await expect(waiting).rejects.toMatchObject({ code: 'CLOSED' });
+    await closeAll(d);
+  });
+});
