@@ -126,5 +126,6 @@ export async function checkConvergence(sim: Simulation): Promise<string[]> {
   if (sim.settings.purges) problems.push(...purgeProblems(sim));
   problems.push(...(await scopeProblems(sim)));
   problems.push(...sim.holdProblems);
+  problems.push(...sim.nodes.flatMap((n) => n.ownerProblems));
   return problems;
 }

@@ -8,6 +8,7 @@ import type { Storage } from '../storage/storage';
 import type { NodeRecord } from '../sync/dial/registry';
 import { simKeyFiles } from './sim-keys';
 import { issueWrite, type Issued, type SimWrite } from './sim-ops';
+import { releasedProblem, secondOpenProblem } from './sim-owners';
 
 /** A write a node acknowledged (its promise resolved): with durable: true it must survive anything. */
 export interface AckedWrite {
@@ -34,6 +35,8 @@ export interface SimNodeOptions {
   onError: (index: number, code: string) => void;
   /** open({ schema }) (none by default). */
   schema?: SchemaOptions;
+  /** At each reboot, check the disk has one owner: a second open() fails with LOCKED (see sim-owners.ts). */
+  owners?: boolean;
 }
 
 /**
@@ -54,6 +57,9 @@ export class SimNode {
   readonly acked: AckedWrite[] = [];
   /** Its writes that were refused. */
   rejected = 0;
+  /** With owners on: the one-owner checks made at reboots, and what they found. */
+  ownerChecks = 0;
+  readonly ownerProblems: string[] = [];
   /** The schema its next boot opens with (an upgrade sets a newer one before a reboot). */
   schema: SchemaOptions | undefined;
 
@@ -78,7 +84,7 @@ export class SimNode {
     this.backend = backend;
     this.boots++;
     this.storage = await open({
-      path: `n${this.o.index}`, backend, now: this.o.now, durable: true, schema: this.schema,
+      path: this.path, backend, now: this.o.now, durable: true, schema: this.schema,
       sync: { ...this.o.sync, connect: this.o.connect },
     });
     this.unit = this.storage.sync.unit({ access: 'public', pageSize: this.o.pageSize });
@@ -94,9 +100,25 @@ export class SimNode {
    */
   async reboot(damage: CrashDamage, seed: number): Promise<void> {
     const dead = this.storage;
+    const old = this.backend;
+    await this.checkOwner(() => secondOpenProblem(old, this.path, 'before a reboot'));
     const disk = this.backend.crash(damage, seed);
     await dead.close().catch(() => undefined);
+    await this.checkOwner(() => releasedProblem(old, this.path));
     await this.boot(disk);
+    await this.checkOwner(() => secondOpenProblem(disk, this.path, 'after a reboot'));
+  }
+
+  private get path(): string {
+    return `n${this.o.index}`;
+  }
+
+  /** One check of the one-owner rule (with owners on); its problem is kept. */
+  private async checkOwner(check: () => Promise<string | undefined>): Promise<void> {
+    if (!this.o.owners) return;
+    this.ownerChecks++;
+    const problem = await check();
+    if (problem) this.ownerProblems.push(problem);
   }
 
   /** Issue a write; a resolved one is recorded as acknowledged. */

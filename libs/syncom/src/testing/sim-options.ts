@@ -61,6 +61,13 @@ export interface SimulationOptions {
    * version 2 and converges like the others. Default false.
    */
   holds?: boolean;
+  /**
+   * One owner per storage path: at every reboot a second open() of the
+   * node's disk, before the old process's storage is closed and once the new
+   * one is open, must fail with LOCKED, and the closed storage must have let
+   * go of its dead disk. Default false.
+   */
+  owners?: boolean;
 }
 
 /** The options with every default filled in. */
@@ -75,6 +82,7 @@ export function simSettings(o: SimulationOptions): SimSettings {
     crashes: o.crashes ?? true, partitions: o.partitions ?? true, signatures: o.signatures ?? true,
     pageSize: o.pageSize, parallel: o.parallel ?? 3, rollAfter: o.rollAfter ?? 8, retention: o.retention,
     purges: o.purges ?? false, scopes: o.scopes ?? false, holds: o.holds ?? false,
+    owners: o.owners ?? false,
   };
 }
 

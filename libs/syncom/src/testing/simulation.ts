@@ -53,6 +53,8 @@ export interface SimStats {
   /** With holds on: entries the v1 node logged held, and of those the held merges (joined states). */
   held?: number;
   heldMerges?: number;
+  /** With owners on: the one-owner checks made at reboots. */
+  ownerChecks?: number;
 }
 
 /**
@@ -129,6 +131,7 @@ export class Simulation {
     await upgradeHolder(this);
     this.stats.rejected = this.nodes.reduce((n, node) => n + node.rejected, 0);
     this.stats.network = { ...this.net.counts };
+    if (this.settings.owners) this.stats.ownerChecks = this.nodes.reduce((n, node) => n + node.ownerChecks, 0);
     if (this.settings.purges) Object.assign(this.stats, { purged: this.purged.size, purgeMerges: markerMerges(this) });
     this.trace.record('end', ...this.nodes.map((n) => `${n.acked.length}/${internals(n.storage).log.head}`));
   }
@@ -206,9 +209,10 @@ export class Simulation {
   private async start(): Promise<void> {
     const { count, edges } = edgesOf(this.settings);
     // The schedule does not depend on signatures: a signed and an unsigned run of one seed trace alike.
-    // Purges, scopes and holds off leave the settings' text as it was before they existed: older seeds keep their trace hashes.
-    const { purges, scopes, holds } = this.settings;
-    this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, purges: purges || undefined, scopes: scopes || undefined, holds: holds || undefined }));
+    // Purges, scopes, holds and owners off leave the settings' text as it was before they existed: older seeds keep their trace hashes.
+    const { purges, scopes, holds, owners } = this.settings;
+    const added = { purges: purges || undefined, scopes: scopes || undefined, holds: holds || undefined, owners: owners || undefined };
+    this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, ...added }));
     this.scoped = scopedIndex(this.settings, count);
     this.holds = holdRoles(this.settings, count);
     if (scopes) this.stats.refused = 0;
@@ -219,7 +223,7 @@ export class Simulation {
       const node = await SimNode.create({
         index: i, seed: this.seed, now: () => this.timers.now + offset,
         connect: (rec) => this.connect(i, rec), pageSize: this.settings.pageSize,
-        sync: this.syncOptions(), schema: schemaAt(this, i), onError: (n, code) => void (this.stats.errors[code] = (this.stats.errors[code] ?? 0) + 1),
+        sync: this.syncOptions(), schema: schemaAt(this, i), owners: this.settings.owners, onError: (n, code) => void (this.stats.errors[code] = (this.stats.errors[code] ?? 0) + 1),
       });
       this.nodes.push(node);
       this.watch(node);

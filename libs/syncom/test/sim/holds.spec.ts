@@ -12,7 +12,7 @@ import { describeFailure, simulate, type SimReport } from 'syncom/testing';
  */
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
-const WRITES = Number(process.env.SIM_OPS ?? 200);
+const WRITES = 200;
 
 async function run(topology: 'mesh' | 'star'): Promise<SimReport[]> {
   const reports: SimReport[] = [];
