@@ -1,6 +1,8 @@
 // npm run demo: a hub and two example-api nodes on free loopback ports, in
-// three processes. A note written through A's REST API is shown arriving at B;
-// then everything stops and the demo exits 0 (1 if the note never arrived).
+// three processes. A note written through A's REST API is shown arriving at B,
+// B's writes arriving at A, then the whole state of A and B is compared (and
+// the hub's record count); everything stops and the demo exits 0, or 1 if
+// anything did not arrive or the states differ.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +12,8 @@ import { freePorts } from './free-port';
 const root = join(__dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'syncom-demo-'));
 const children: ChildProcess[] = [];
-/** Nest's start-up chatter; the demo shows the sync lines. */
-const NOISE = /RouterExplorer|RoutesResolver|InstanceLoader|NestFactory|NestApplication/;
+/** The lines the demo shows of its apps: where they listen, bootstraps, and anything warned or failed. */
+const SHOWN = /listening on|bootstrapped|WARN|ERROR/;
 
 /** Starts an app and resolves once it logs that it listens. */
 function start(name: string, main: string, env: Record<string, string>): Promise<void> {
@@ -23,7 +25,7 @@ function start(name: string, main: string, env: Record<string, string>): Promise
   return new Promise((resolve, reject) => {
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
-        if (NOISE.test(line)) continue;
+        if (!SHOWN.test(line)) continue;
         console.log(`  [${name}] ${line.replace(/\x1b\[[0-9;]*m/g, '')}`);
         if (line.includes('listening on')) resolve();
       }
@@ -75,8 +77,32 @@ async function main(): Promise<number> {
     console.log('GET B/notes/:id -> the note did not arrive within 15 s');
     return 1;
   }
-  console.log(`GET B/notes/${id} after ${Date.now() - t0} ms -> ${JSON.stringify(seen)}\n`);
-  return 0;
+  console.log(`GET B/notes/${id} after ${Date.now() - t0} ms -> ${JSON.stringify(seen)}`);
+
+  const fromB = await json(`http://127.0.0.1:${b}/notes`, { method: 'POST', body: JSON.stringify({ title: 'Hello from B' }) });
+  await json(`http://127.0.0.1:${b}/notes/${id}/views`, { method: 'POST', body: JSON.stringify({ by: 2 }) });
+  console.log(`POST B/notes -> ${fromB.id}; POST B/notes/${id}/views {"by":2}`);
+  const t1 = Date.now();
+  const back = await waitFor(async () => ((await json(`http://127.0.0.1:${a}/notes/${id}`))?.views === 2 && (await json(`http://127.0.0.1:${a}/notes/${fromB.id}`)) ? true : undefined), 15_000);
+  if (!back) {
+    console.log("GET A -> B's writes did not arrive within 15 s");
+    return 1;
+  }
+  console.log(`GET A/notes/${fromB.id} and A's views of ${id} after ${Date.now() - t1} ms: B's writes are on A`);
+  return compare(a, b, hub);
+}
+
+/** Every note of A and of B, and the hub's record count: the same state on every node. */
+async function compare(a: number, b: number, hub: number): Promise<number> {
+  const state = async (port: number) => JSON.stringify(((await json(`http://127.0.0.1:${port}/notes`)) as { id: string }[]).sort((x, y) => (x.id < y.id ? -1 : 1)));
+  const same = await waitFor(async () => {
+    const [sa, sb] = [await state(a), await state(b)];
+    return sa === sb ? sa : undefined;
+  }, 15_000);
+  const records = (await json(`http://127.0.0.1:${hub}/health`)).counts?.records;
+  const notes = same === undefined ? undefined : (JSON.parse(same) as unknown[]).length;
+  console.log(`\nA and B hold ${same === undefined ? 'different states' : `the same ${notes} notes, field for field`}; the hub holds ${records} records\n`);
+  return same !== undefined && records === notes ? 0 : 1;
 }
 
 async function stop(): Promise<void> {
