@@ -15,13 +15,15 @@ try {
   }
   throw e;
 }
-// pull dials a hub over socket.io, which the engine itself never imports
-// (its src/ stays transport-free): the socket.io link comes from syncom-nest
-// when it is installed beside syncom (loaded for pull only: it pulls in Nest);
-// without it, pull says so.
+// pull dials a hub over socket.io, which the engine's core never imports (its
+// src/ stays transport-free): the link is the engine's own socket.io entry, and
+// the socket comes from socket.io-client when it is installed beside syncom;
+// without it, pull says so. Loaded for pull only.
 function socketIoConnect() {
   try {
-    return require('syncom-nest').socketIoConnect();
+    const { io } = require('socket.io-client');
+    const { createSocketIoLink } = require('../dist/socket.io/index.js');
+    return (node) => createSocketIoLink(io(node.url, { transports: ['websocket'], auth: { token: node.token } }));
   } catch {
     return undefined;
   }

@@ -50,15 +50,16 @@ function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Pr
 export async function pullCommand(path: string, o: PullOptions, io: CliIo): Promise<number> {
   // The engine names no transport (LINK-1): the launcher (bin/syncom.js) hands pull the socket.io link.
   const connect = o.connect;
-  if (!connect) throw new CliError('pull dials a hub over socket.io: install syncom-nest beside syncom (npm install syncom-nest)');
+  if (!connect) throw new CliError('pull dials a hub over socket.io: install socket.io-client beside syncom (npm install socket.io-client)');
   const storage = await open({ path, sync: { connect } });
   try {
     const known = storage.sync.listNodes().find((n) => n.url === o.hub);
     if (!known || known.token !== o.token) await storage.sync.addNode({ url: o.hub, token: o.token });
     const seen = await follow(storage, o.hub, io, o.timeoutMs);
     const records = (await storage.list()).length;
-    const how = seen.bootstrapped === undefined ? 'caught up' : `bootstrapped ${seen.bootstrapped} records`;
-    io.stdout.write(`${how} from ${o.hub}; ${records} records in ${path}\n`);
+    // A snapshot carries every entry, tombstones and purge markers included; list() shows live records only.
+    const how = seen.bootstrapped === undefined ? 'caught up' : `bootstrapped ${seen.bootstrapped} entries (tombstones and purge markers included)`;
+    io.stdout.write(`${how} from ${o.hub}; ${records} live records in ${path}\n`);
     return EXIT_OK;
   } finally {
     await storage.close();

@@ -19,12 +19,12 @@ describe('syncom pull', () => {
     const path = await tempDir();
     const first = await pull(path, unit);
     expect(first.code).toBe(0);
-    expect(first.out).toBe(`bootstrapped 30 records from memory://hub; 30 records in ${path}\n`);
+    expect(first.out).toBe(`bootstrapped 30 entries (tombstones and purge markers included) from memory://hub; 30 live records in ${path}\n`);
     expect(first.err).toMatch(/bootstrap \[#+\] 100% 30\/30/);
 
     await h.insert({ i: 30 });
     const second = await pull(path, unit);
-    expect(second).toMatchObject({ code: 0, out: `caught up from memory://hub; 31 records in ${path}\n` });
+    expect(second).toMatchObject({ code: 0, out: `caught up from memory://hub; 31 live records in ${path}\n` });
     const s = await open({ path });
     expect(await s.list()).toHaveLength(31);
     await s.close();
