@@ -30,3 +30,16 @@ describe('storage.sync.synced(url)', () => {
     await closeAll(d);
   });
 });
+
+describe('a hello is read once', () => {
+  it('PROTO-4: checkedHello hands back a hello checkHello made as it is, and checks any other value', () => {
+    const { checkHello, checkedHello } = jest.requireActual('../../src/sync/protocol/hello') as typeof import('../../src/sync/protocol/hello');
+    const raw = { node: 'n', vector: { a: 1 }, epoch: 'e', schema: null, scopes: ['*'] };
+    const once = checkHello(raw);
+    expect(checkedHello(once)).toBe(once);
+    const again = checkedHello(raw);
+    expect(again).not.toBe(raw);
+    expect(again).toEqual(once);
+    expect(() => checkedHello({ ...raw, vector: { a: -1 } })).toThrow(expect.objectContaining({ code: 'BAD_HELLO' }));
+  });
+});

@@ -9,7 +9,7 @@ import { Feed } from './feed';
 import {
   DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, positiveInt,
 } from '../protocol/frames';
-import { checkHello, type Hello } from '../protocol/hello';
+import { checkedHello, type Hello } from '../protocol/hello';
 import { HostPeers, type Session, session428 } from './peers';
 import { checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
@@ -177,7 +177,8 @@ export class SyncUnit implements HostUnit {
   }
 
   private async greet(args: unknown, context: object, span: Span): Promise<unknown> {
-    const hello = checkHello(args);
+    // A gateway that read the envelope with checkHello hands that hello on: it is not read again.
+    const hello = checkedHello(args);
     span.setAttribute(ATTRS.peer, hello.node);
     const ctx = context as { session?: unknown };
     if (this.access === 'session' && !ctx.session) throw new SyncomError('UNAUTHORIZED', 'this host needs an authenticated session', { status: 401 });

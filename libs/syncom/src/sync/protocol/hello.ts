@@ -47,6 +47,19 @@ function isSchema(x: unknown): x is SchemaInfo | null {
 
 const bad = (why: string) => new SyncomError('BAD_HELLO', `hello: ${why}`, { status: 400 });
 
+/** The hellos checkHello made: a host handed one of them (a gateway checked it already) reads it once, not twice. */
+const checkedHellos = new WeakSet<object>();
+
+/**
+ * A hello as checkHello made it, or `x` checked now: a transport that validated the envelope
+ * with checkHello hands the unit that very object, and the hello is read once.
+ *
+ * @throws SyncomError BAD_HELLO as checkHello.
+ */
+export function checkedHello(x: unknown): Hello {
+  return typeof x === 'object' && x !== null && checkedHellos.has(x) ? (x as Hello) : checkHello(x);
+}
+
 /** Check a hello or its answer from the far side; never throws anything but a 400 SyncomError BAD_HELLO. */
 export function checkHello(x: unknown): Hello {
   try {
@@ -73,6 +86,7 @@ function readHello(x: unknown): Hello {
   if (!caps) throw bad('caps is no list of names');
   const hello: Hello = { node: x.node, vector: x.vector, epoch: x.epoch, schema, scopes: scopes as string[], versions, caps };
   if (typeof x.token === 'string') hello.token = x.token;
+  checkedHellos.add(hello);
   return hello;
 }
 
