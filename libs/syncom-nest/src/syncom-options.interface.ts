@@ -1,6 +1,7 @@
 import type { Hello, Limits, OpenOptions, UnitOptions } from 'syncom';
 import type { Socket } from 'socket.io';
 import type { ManagerOptions, SocketOptions } from 'socket.io-client';
+import type { UNIT_PASSED } from './syncom.constants';
 
 /**
  * The connection context the gateway hands to `authorize` and to the host
@@ -18,8 +19,12 @@ export interface SyncomSocketContext {
   scopes?: string[];
 }
 
-/** How the gateway hosts peers: the host unit's options, as Nest guards apply them. */
-export interface SyncomGatewayOptions {
+/**
+ * How the gateway hosts peers: the host unit's options, as Nest guards apply them. Page sizes,
+ * the send window and byte budgets, feed and paging caps, exactScopes, meta and tracked are the
+ * unit's own (UnitOptions), passed on unchanged.
+ */
+export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PASSED)[number]> {
   /** The socket.io namespace (default '/syncom'). Read once, when the module is defined. */
   namespace?: string;
   /** 'public' (default here): any socket may greet; 'session': the handshake must pass authorize first. */
@@ -28,22 +33,6 @@ export interface SyncomGatewayOptions {
   authorize?: (context: SyncomSocketContext, hello: Hello) => boolean | Promise<boolean>;
   /** The limits guard: opsPerPush / bytesPerPush -> 413, opsPerSecond per peer -> 429. */
   limits?: Limits;
-  /** Records per snapshot page, ops per changes page (default 500). */
-  pageSize?: number;
-  /** The most a snapshot or changes page weighs, UTF-8 bytes of its JSON (default 4 MiB); a larger record goes alone. */
-  pageBytes?: number;
-  /** Frames (changes pages, snapshot stream chunks) out to one socket unacknowledged at once (default 16). */
-  maxInFlightFrames?: number;
-  /** The unit's per-peer bounds (UnitOptions): bytes out unacknowledged over all sockets and per socket, feeds per socket, snapshot pagings. */
-  maxInFlightBytes?: number;
-  maxConnectionInFlightBytes?: number;
-  maxFeedsPerConnection?: number;
-  maxPagings?: number;
-  maxPagingsPerConnection?: number;
-  /** Refuse a pushed op whose declared scope is not the one this host gives its record (UnitOptions.exactScopes): set it where tokens are bound to scopes. */
-  exactScopes?: boolean;
-  meta?: Record<string, unknown>;
-  tracked?: UnitOptions['tracked'];
   /** How long a changes page waits for the subscriber's ack, from the ack of the page before it, before the feed ends (default 30 s). */
   ackTimeout?: number;
   /**

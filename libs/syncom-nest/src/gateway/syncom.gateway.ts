@@ -3,9 +3,9 @@ import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
-import { type HostUnit, Storage, SyncomError } from 'syncom';
+import { type HostUnit, Storage, SyncomError, type UnitOptions } from 'syncom';
 import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '../link/socket-io-protocol';
-import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
+import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import { SyncomAckGuard } from './ack.guard';
 import { authorizeHello, SyncomAuthorizeGuard } from './authorize.guard';
@@ -63,13 +63,12 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
 
   /** The one host unit every socket reaches (authorize and limits stay with the guards). */
   get unit(): HostUnit {
-    const { access = 'public', pageSize, pageBytes, maxInFlightFrames, meta, tracked, limits } = this.options;
+    const { access = 'public', limits } = this.options;
     const reconcileFrame = reconcileFrameFor(limits);
     // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
     const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);
-    const { maxInFlightBytes, maxConnectionInFlightBytes, maxFeedsPerConnection, maxPagings, maxPagingsPerConnection, exactScopes } = this.options;
-    const bounds = { maxInFlightBytes, maxConnectionInFlightBytes, maxFeedsPerConnection, maxPagings, maxPagingsPerConnection, exactScopes };
-    this.hostUnit ??= this.storage.sync.unit({ access, pageSize, pageBytes, maxInFlightFrames, meta, tracked, reconcileFrame, pushBytes, ...bounds });
+    const passed: Partial<UnitOptions> = Object.fromEntries(UNIT_PASSED.map((k) => [k, this.options[k]]));
+    this.hostUnit ??= this.storage.sync.unit({ ...passed, access, reconcileFrame, pushBytes });
     return this.hostUnit;
   }
 
