@@ -3,7 +3,7 @@ import type { Storage } from '../../src';
 import { FLAG_HELD } from '../../src/op';
 import { internals } from '../../src/testing/internals';
 import { buildNoteClass } from '../schema/fixtures';
-import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
+import { closeAll, hostAndDialer, until } from '../sync/helpers';
 
 const URL = 'memory://h';
 const v1 = { version: 1, ahead: 'hold' as const, types: { Note: buildNoteClass() } };
@@ -14,10 +14,7 @@ const entriesOf = (s: Storage, id: string) => internals(s).log.read(internals(s)
 
 describe('hostile: a purge from a newer schema', () => {
   it('OPS-10 OPS-11 GUAR-26: a purge op stamped with a newer schema version is never held: the v1 node erases the record at once, its log keeps no payload of it', async () => {
-    const net = new Net();
-    const h = await hub({}, { schema: v2 });
-    net.units.set(URL, h.unit);
-    const d = await dialer(net, { schema: v1, sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    const { h, d } = await hostAndDialer(URL, { hub: { schema: v2 }, dialer: { schema: v1 } });
     await d.sync.addNode({ url: URL, token: 't' });
     const id = await d.insert({ $type: 'Note', title: 'secret', tags: [] });
     await until(async () => h.s.has(id), [d, h.s]);

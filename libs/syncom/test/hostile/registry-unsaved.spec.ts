@@ -1,8 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import type { MemoryBackend } from '../../src/backend';
-import type { SyncomError } from '../../src';
 import { nodeFile } from '../../src/sync/dial/registry';
-import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
+import { closeAll, hostAndDialer, until } from '../sync/helpers';
 
 /**
  * No swallowed failure in the dialer or the registry (REG-5, LIFE-19): a
@@ -14,13 +13,8 @@ import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
 const URL = 'memory://h';
 
 async function pair() {
-  const net = new Net();
-  const h = await hub();
-  net.units.set(URL, h.unit);
-  const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
-  const errors: SyncomError[] = [];
-  d.sync.on('error', (e) => errors.push(e));
-  return { net, h, d, errors, backend: internals(d).backend as MemoryBackend };
+  const t = await hostAndDialer(URL);
+  return { ...t, backend: internals(t.d).backend as MemoryBackend };
 }
 
 describe('a registry file that cannot be saved', () => {

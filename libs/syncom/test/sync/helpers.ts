@@ -1,4 +1,4 @@
-import { createMemoryBackend, createMemoryLink, open, type OpenOptions, type Storage, type UnitOptions } from '../../src';
+import { createMemoryBackend, createMemoryLink, open, type OpenOptions, type Storage, type SyncomError, type UnitOptions } from '../../src';
 import type { HostUnit } from '../../src/link';
 import type { MemoryLink } from '../../src/link';
 import { generateSealingKeys } from '../../src/op';
@@ -39,6 +39,20 @@ export class Net {
 /** A dialing node whose connect() reaches the net's units. */
 export async function dialer(net: Net, options: Partial<OpenOptions> = {}): Promise<Storage> {
   return node({ ...options, sync: { connect: net.connect, ...options.sync } });
+}
+
+/**
+ * A hub unit at `url` on a fresh net and a dialer that reaches it (anti-entropy off unless the
+ * options say otherwise), the dialer's sync errors collected; nothing registered yet.
+ */
+export async function hostAndDialer(url: string, o: { hub?: Partial<OpenOptions>; dialer?: Partial<OpenOptions> } = {}) {
+  const net = new Net();
+  const h = await hub({}, o.hub);
+  net.units.set(url, h.unit);
+  const d = await dialer(net, { ...o.dialer, sync: { connect: net.connect, antiEntropyInterval: 0, ...o.dialer?.sync } });
+  const errors: SyncomError[] = [];
+  d.sync.on('error', (e) => errors.push(e));
+  return { net, h, d, errors };
 }
 
 /**

@@ -1,14 +1,11 @@
-import { closeAll, dialer, hub, Net } from './helpers';
+import { closeAll, dialer, hostAndDialer, Net } from './helpers';
 
 const URL = 'memory://hub';
 
 describe('storage.sync.synced(url)', () => {
   it('LIFE-3 BOOT-1: resolves once a fresh node has bootstrapped the host\'s records, and again once its own write is at the host', async () => {
-    const net = new Net();
-    const h = await hub();
-    net.units.set(URL, h.unit);
+    const { h, d } = await hostAndDialer(URL);
     for (let i = 0; i < 30; i++) await h.s.insert({ i });
-    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
     await d.sync.addNode({ url: URL, token: 't' });
     await d.sync.synced(URL);
     expect((await d.list()).length).toBe(30);
