@@ -38,6 +38,7 @@ function selectNames(all: readonly Benchmark[], filters: readonly string[]): Set
     names.add(name);
     const baseline = byName.get(name)?.baseline;
     if (baseline) todo.push(baseline);
+    todo.push(...(byName.get(name)?.needs ?? []));
   }
   return names;
 }
