@@ -27,6 +27,7 @@ const config: Config = {
     project('syncom-nest', '<rootDir>/libs/syncom-nest'),
     project('hub', '<rootDir>/apps/hub'),
     project('example-api', '<rootDir>/apps/example-api'),
+    project('web', '<rootDir>/apps/web'),
   ],
   testTimeout: 60_000,
   // Both cores: jest's default (cores - 1) runs one worker on CI's two, leaving a core idle while
