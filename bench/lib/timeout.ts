@@ -1,3 +1,4 @@
+import { recordFigure } from './figures';
 import { measure, type Measurement } from './measure';
 import type { Benchmark } from './types';
 
@@ -25,7 +26,9 @@ export function capped<T>(promise: Promise<T>, capMs: number, what: string): Pro
 /** measure() with the benchmark's own run count if it has one; a BenchTimeout becomes a timeout measurement. */
 export async function measureOrTimeout(bench: Benchmark, runs: number): Promise<Measurement> {
   try {
-    return await measure(bench, bench.runs ?? runs);
+    const m = await measure(bench, bench.runs ?? runs);
+    recordFigure(bench.name, m.median);
+    return m;
   } catch (e) {
     if (e instanceof BenchTimeout) {
       process.stderr.write(`  ${bench.name}: ${e.message}\n`);

@@ -25,6 +25,8 @@ export interface Benchmark {
   unit: Unit;
   /** The benchmark this one is compared with (its ratio's denominator), or null for a baseline. */
   baseline: string | null;
+  /** Figures it reads (lib/figures.ts) besides its baseline: selected and measured before it. */
+  needs?: readonly string[];
   /** Operations per run. */
   ops: number;
   /** Timed runs, when not the profile's (the peers' runs at 100k: 5; the growth suite's 1M bootstrap: 1). */
