@@ -27,7 +27,7 @@ export function capped<T>(promise: Promise<T>, capMs: number, what: string): Pro
 export async function measureOrTimeout(bench: Benchmark, runs: number): Promise<Measurement> {
   try {
     const m = await measure(bench, bench.runs ?? runs);
-    recordFigure(bench.name, m.median);
+    if (!('timeout' in m)) recordFigure(bench.name, m.median);
     return m;
   } catch (e) {
     if (e instanceof BenchTimeout) {
