@@ -1,10 +1,12 @@
 import { type INestApplication, Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import type { HubConfig } from './hub.config';
 import { HubModule } from './hub.module';
 import { hubSummary, hubWarnings } from './hub-summary';
 import { RedisIoAdapter } from './redis-io.adapter';
+import { defaultWebDir, serveWebApp, webAppLine } from './web-app';
 
 /** The socket.io adapter: Redis-backed with config.redisUrl (connected before listen creates the server), else Nest's. */
 async function ioAdapter(app: INestApplication, config: HubConfig): Promise<IoAdapter> {
@@ -22,13 +24,16 @@ async function ioAdapter(app: INestApplication, config: HubConfig): Promise<IoAd
 /**
  * Starts a hub listening on config.port (0: any free port); returns the app.
  * Logs a warning for each weakening choice (no tokens, signatures not
- * required), then, once it listens, its url and a summary of its settings.
+ * required), then, once it listens, its url, a summary of its settings and
+ * where the web app is served (config.webDir, default apps/web/dist; false: none).
  */
 export async function createHub(config: HubConfig, logger?: LoggerService | LogLevel[] | false): Promise<INestApplication> {
-  const app = await NestFactory.create(HubModule.register(config), { logger: logger ?? ['log', 'warn', 'error'] });
+  const app = await NestFactory.create<NestExpressApplication>(HubModule.register(config), { logger: logger ?? ['log', 'warn', 'error'] });
   const log = new Logger('Hub');
   for (const warning of hubWarnings(config)) log.warn(warning);
   app.enableShutdownHooks();
+  const webDir = config.webDir === false ? undefined : (config.webDir ?? defaultWebDir());
+  if (webDir) serveWebApp(app, webDir);
   try {
     app.useWebSocketAdapter(await ioAdapter(app, config));
     await app.listen(config.port, config.host ?? '127.0.0.1');
@@ -40,5 +45,6 @@ export async function createHub(config: HubConfig, logger?: LoggerService | LogL
   const url = await app.getUrl();
   log.log(`listening on ${url}`);
   for (const line of hubSummary(config, url)) log.log(line);
+  if (webDir) log.log(webAppLine(webDir, url));
   return app;
 }

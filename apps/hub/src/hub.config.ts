@@ -71,6 +71,8 @@ export interface HubConfig {
   redisUrl?: string;
   /** socket.io-client options of the links to peers (tests shorten the reconnection delay). */
   io?: SyncomModuleOptions['io'];
+  /** The built web app served at `/` (SYNCOM_WEB_DIR); default apps/web/dist; false: nothing served. */
+  webDir?: string | false;
 }
 
 /** The limits in force: the config's, else the defaults. */
@@ -111,7 +113,7 @@ function signaturesFromEnv(env: NodeJS.ProcessEnv): HubSignatures {
  * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
  * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
- * SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_LOAD_PROBE.
+ * SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_LOAD_PROBE, SYNCOM_WEB_DIR.
  * @throws SyncomError HUB_CONFIG naming the first variable that does not parse.
  */
 export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
@@ -132,5 +134,6 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     peers: [...new Set(list(env.SYNCOM_PEERS))],
     ...(env.SYNCOM_PEER_TOKEN && { peerToken: env.SYNCOM_PEER_TOKEN }),
     ...(env.SYNCOM_REDIS_URL && { redisUrl: env.SYNCOM_REDIS_URL }),
+    ...(env.SYNCOM_WEB_DIR && { webDir: env.SYNCOM_WEB_DIR }),
   };
 }

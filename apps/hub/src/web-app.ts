@@ -1,0 +1,43 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join, resolve } from 'node:path';
+
+/** One line for `/` while the web app is not built. */
+export const WEB_APP_MISSING = 'The syncom web app is not built: run `npm run build -w apps/web` (or `npm run build`), then reload.\n';
+
+/** Where the hub looks for the built web app: apps/web/dist, from apps/hub/src (dev, tests) and apps/hub/dist (npm start) alike. */
+export function defaultWebDir(): string {
+  return resolve(__dirname, '..', '..', 'web', 'dist');
+}
+
+/** Whether `dir` holds a built web app. */
+export function webAppBuilt(dir: string): boolean {
+  return existsSync(join(dir, 'index.html'));
+}
+
+/**
+ * Serves the web app's static files at `/` through the app's express
+ * instance (Nest's useStaticAssets: no dependency beyond platform-express).
+ * The static middleware only answers paths that name a file, so /health,
+ * /metrics and the routes Nest mounts later fall through to their
+ * controllers, and socket.io answers /socket.io on the http server before
+ * express sees it. `/` answers 404 with a hint while index.html is missing;
+ * the files are looked up per request, so a build made while the hub runs is
+ * served without a restart.
+ */
+export function serveWebApp(app: NestExpressApplication, dir: string): void {
+  app.useStaticAssets(dir, {
+    index: 'index.html',
+    // index.html names the hashed bundles: it must be revalidated, they never change.
+    setHeaders: (res, path) => res.setHeader('Cache-Control', path.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable'),
+  });
+  app.getHttpAdapter().get('/', (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(WEB_APP_MISSING);
+  });
+}
+
+/** The log line telling where the web app is (or why it is not). */
+export function webAppLine(dir: string, url: string): string {
+  return webAppBuilt(dir) ? `web app at ${url}/ (from ${dir})` : `web app not built (${dir} has no index.html): / answers 404 until npm run build -w apps/web`;
+}

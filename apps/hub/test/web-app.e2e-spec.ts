@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { hubConfigFromEnv } from '../src/hub.config';
+import { defaultWebDir, WEB_APP_MISSING } from '../src/web-app';
+import { RawClient } from './raw-client';
+import { TestHubs } from './test-hubs';
+
+const HTML = '<!doctype html><title>syncom notes</title><script type="module" src="/assets/app.js"></script>';
+
+/** A built web app in miniature: index.html and one hashed-style asset. */
+function fakeDist(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'syncom-web-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), HTML);
+  writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+  return dir;
+}
+
+async function get(url: string): Promise<{ status: number; type: string; cache: string; text: string }> {
+  const res = await fetch(url);
+  return { status: res.status, type: res.headers.get('content-type') ?? '', cache: res.headers.get('cache-control') ?? '', text: await res.text() };
+}
+
+describe('apps/hub: the web app at / (e2e)', () => {
+  const hubs = new TestHubs();
+  const dist = fakeDist();
+  afterAll(async () => {
+    await hubs.stopAll();
+    rmSync(dist, { recursive: true, force: true });
+  });
+
+  it('looks in apps/web/dist by default; SYNCOM_WEB_DIR points elsewhere', () => {
+    expect(defaultWebDir()).toBe(resolve(__dirname, '..', '..', 'web', 'dist'));
+    expect(hubConfigFromEnv({}).webDir).toBeUndefined();
+    expect(hubConfigFromEnv({ SYNCOM_WEB_DIR: '/srv/web' }).webDir).toBe('/srv/web');
+  });
+
+  it('GET / answers index.html (revalidated), its assets are served, and /health, /metrics and socket.io still answer', async () => {
+    const hub = await hubs.start('built', { webDir: dist, metrics: true });
+    const page = await get(`${hub.url}/`);
+    expect(page).toMatchObject({ status: 200, text: HTML, cache: 'no-cache' });
+    expect(page.type).toMatch(/^text\/html/);
+    expect(await get(`${hub.url}/assets/app.js`)).toMatchObject({ status: 200, text: 'console.log(1)', cache: expect.stringContaining('immutable') });
+    const health = await get(`${hub.url}/health`);
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.text)).toMatchObject({ ok: true, id: hub.storage.id });
+    expect((await get(`${hub.url}/metrics`)).status).toBe(200);
+    (await RawClient.connect(hub.syncomUrl, 't')).close();
+  });
+
+  it('nothing outside the folder is served: a path climbing out of it is refused', async () => {
+    const hub = await hubs.start('climb', { webDir: join(dist, 'assets') });
+    // %2F is not a separator to the URL parser, so the request reaches the server with its '..' in place.
+    const res = await get(`${hub.url}/..%2Findex.html`);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.text).not.toContain('<title>');
+  });
+
+  it('without a build, GET / answers 404 with a one-line hint, and /health still works', async () => {
+    const hub = await hubs.start('unbuilt', { webDir: join(dist, 'missing') });
+    expect(await get(`${hub.url}/`)).toMatchObject({ status: 404, text: WEB_APP_MISSING });
+    expect(WEB_APP_MISSING.trim().split('\n')).toHaveLength(1);
+    expect((await get(`${hub.url}/health`)).status).toBe(200);
+  });
+
+  it('webDir false serves nothing at / (Nest\'s own 404)', async () => {
+    const hub = await hubs.start('off', { webDir: false });
+    const res = await get(`${hub.url}/`);
+    expect(res.status).toBe(404);
+    expect(res.text).not.toBe(WEB_APP_MISSING);
+  });
+});
