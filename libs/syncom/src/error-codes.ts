@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   IO_ERROR: { group: 'storage', what: 'a log append failed (the write was not made and is rejected), or a purge scrub failed' },
   UNPERSISTED: { group: 'storage', what: 'a record file write failed after the log append: the op stands and is held in memory' },
   OP_UNREADABLE: { group: 'storage', what: 'a log or record file that cannot be parsed (reported at open)' },
+  UNSUPPORTED: { group: 'storage', what: 'a feature this platform lacks: sealed records or a synchronous signOp in the browser, Web Crypto missing (no secure context)' },
 
   OP_INVALID: { group: 'ops', what: 'a validator refused a local write (thrown) or a peer\'s op (error event; the op is skipped, still logged and relayed)' },
   OP_REFUSED: { group: 'ops', what: 'a peer\'s op used a field as another kind: that field is refused, the rest applies' },
@@ -45,6 +46,7 @@ export const ERROR_CODES = {
   SCOPES: { status: 403, group: 'sync', what: 'a hello or a call naming scopes that were not granted' },
   OUT_OF_SCOPE: { status: 403, group: 'sync', what: 'a host refused ops outside this node\'s scopes: that stream stops there' },
   INCOMPATIBLE: { status: 426, group: 'sync', what: 'no wire version shared (the error names the host\'s versions)' },
+  SELF_DIAL: { group: 'sync', what: 'a registered url answered hello with this node\'s own id: it leads back to this node, whose dialer stops' },
   HELLO_REQUIRED: { status: 428, group: 'sync', what: 'a call without a current hello (the host restarted): the dialer greets again' },
   HANDSHAKE_LOOP: { status: 428, group: 'sync', what: 'five 428s to fresh hellos in a row' },
   OPS_PER_PUSH: { status: 413, group: 'sync', what: 'a push with more ops than the host takes' },
