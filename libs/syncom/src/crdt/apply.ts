@@ -1,7 +1,7 @@
 import type { Op, Stamp } from '../op/types';
 import type { Entry, Field } from './entry';
 import { emptyEntry, makeEntry, own } from './entry';
-import { keepTags, pruneField, unionSorted } from './fields';
+import { counterSlot, keepTags, pruneField, unionSorted } from './fields';
 import { joinEntries } from './merge';
 import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
 
@@ -33,11 +33,15 @@ function writeRegisters(fields: Record<string, Field>, data: Record<string, unkn
   return refused;
 }
 
+// One slot per stream (origin and declared scope), not per origin: a stream's ops arrive in
+// seq order, hence in ts order, while one origin's incs in two scopes (a record that moved)
+// arrive in whatever order the two streams allow; a slot per origin dropped the older one.
 const incField: FieldOp = (f, op, stamp) => {
   if (f && f.k !== 'c') return 'refuse';
-  const slot = f && own(f.by, op.origin);
+  const key = counterSlot(op.origin, op.scope);
+  const slot = f && own(f.by, key);
   if (slot && slot[1] >= stamp[0]) return f;
-  return { k: 'c', by: { ...f?.by, [op.origin]: [(slot?.[0] ?? 0) + (op.value as number), stamp[0]] } };
+  return { k: 'c', by: { ...f?.by, [key]: [(slot?.[0] ?? 0) + (op.value as number), stamp[0]] } };
 };
 
 const addField: FieldOp = (f, op, stamp) => {

@@ -8,7 +8,10 @@ export interface RegisterField {
   val: unknown;
 }
 
-/** A counter: one running total per origin, with the ts of that origin's latest inc. */
+/**
+ * A counter: one running total per stream (an origin, or `origin@scope` for its incs in a
+ * scope), with the ts of that stream's latest inc; the value is their sum.
+ */
 export interface CounterField {
   k: 'c';
   by: Record<string, [total: number, ts: number]>;

@@ -32,12 +32,27 @@ function pruneSet(f: SetField, reset: Stamp): SetField | undefined {
   return n === 0 ? undefined : { k: 's', el };
 }
 
+/**
+ * A counter's slot for an origin's incs in one scope: the origin alone in the
+ * global scope (the slot's key before scopes had their own), `origin@scope`
+ * otherwise, as the stream key names it.
+ */
+export function counterSlot(origin: string, scope: string | undefined): string {
+  return scope === undefined || scope === '*' ? origin : `${origin}@${scope}`;
+}
+
+/** The origin a counter slot belongs to (its key up to the first '@'). */
+export function slotOrigin(key: string): string {
+  const at = key.indexOf('@');
+  return at < 0 ? key : key.slice(0, at);
+}
+
 function pruneCounter(f: CounterField, reset: Stamp): CounterField | undefined {
   const by: CounterField['by'] = {};
   let n = 0;
-  for (const [origin, slot] of Object.entries(f.by)) {
-    if (isOlder([slot[1], origin], reset)) continue;
-    by[origin] = slot;
+  for (const [key, slot] of Object.entries(f.by)) {
+    if (isOlder([slot[1], slotOrigin(key)], reset)) continue;
+    by[key] = slot;
     n++;
   }
   return n === 0 ? undefined : { k: 'c', by };
@@ -54,7 +69,7 @@ export function contentStamp(f: Field): Stamp {
   if (f.k === 'r') return f.s;
   let best: Stamp = [0, ''];
   const consider = (s: Stamp) => { if (compareStamps(s, best) > 0) best = s; };
-  if (f.k === 'c') for (const [o, slot] of Object.entries(f.by)) consider([slot[1], o]);
+  if (f.k === 'c') for (const [key, slot] of Object.entries(f.by)) consider([slot[1], slotOrigin(key)]);
   else for (const e of Object.values(f.el)) for (const t of e.add.concat(e.rem)) consider(stampOfTag(t));
   return best;
 }

@@ -7,12 +7,12 @@ import type { Simulation } from './simulation';
  * The scope of a simulated record (with `scopes` on): field a of a record
  * r<k> decides, so a write of a moves it — 1 puts it in A, 2 in B, anything
  * else in the global scope; records move between scopes all the time.
- * Counter records c<k> stay global: a counter keeps one slot per origin
- * that takes increments in stamp order, and one origin's increments in
- * several scope streams may arrive out of that order.
+ * Counter records c<k> move too: one origin's increments of a record then
+ * travel in several scope streams and arrive in whatever order those allow,
+ * which a counter must sum all the same.
  */
 export function simScope(id: string, data: Record<string, unknown>): string {
-  if (!id.startsWith('r')) return '*';
+  if (!id.startsWith('r') && !id.startsWith('c')) return '*';
   return data.a === 1 ? 'A' : data.a === 2 ? 'B' : '*';
 }
 
