@@ -51,6 +51,18 @@ serve({
     });
     armed.catch(() => undefined);
   },
+  /** As arm, for several peers' streams at once (the four-peer ingest): reached when every one is. */
+  armAll(args) {
+    if (!app) throw new Error('no hub running: send start first');
+    const { streams, target } = args as { streams: string[]; target: number };
+    const storage = app.get(Storage);
+    const [cpu0, main0] = [processCpuUs(), mainThreadCpuUs()];
+    armed = Promise.all(streams.map((stream) => armReached(storage, stream, target))).then((stamps) => {
+      const main = mainThreadCpuUs();
+      return { reachedAt: Math.max(...stamps), cpuUs: processCpuUs() - cpu0, ...(main !== undefined && main0 !== undefined && { mainUs: main - main0 }) };
+    });
+    armed.catch(() => undefined);
+  },
   /** The time the armed target was reached, and the CPU spent from arm until then. */
   reached() {
     if (!armed) throw new Error('nothing armed');

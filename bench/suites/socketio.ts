@@ -13,6 +13,11 @@ const P99 = 'replication/socketio/latency-p99';
 const INGEST = 'hub/socketio/ingest';
 const INGEST_CPU = 'hub/socketio/ingest/cpu';
 const INGEST_MAIN = 'hub/socketio/ingest/cpu-main';
+/** Four peers, each in its own process, pushing their backlogs to one hub at once. */
+const INGEST_4 = 'hub/socketio/ingest/4-peers';
+const INGEST_4_CPU = 'hub/socketio/ingest/4-peers/cpu';
+/** Peers of the four-peer ingest besides A. */
+const EXTRA_PEERS = 3;
 
 /** One ingest run: its time, and the CPU per op of the hub (every thread, then its main thread) and of the pushing peer A. */
 interface IngestRun {
@@ -27,6 +32,8 @@ interface Processes {
   hub: BenchChild;
   a: BenchChild;
   b: BenchChild;
+  /** The other peers of the four-peer ingest, forked only when it is selected. */
+  more: BenchChild[];
 }
 
 /** One run's fresh line: the hub's storage directory, A's id, and how many ops A has written on it. */
@@ -48,7 +55,7 @@ async function startProcesses(): Promise<Processes> {
     throw failed.reason;
   }
   const [hub, a, b] = children;
-  return { hub, a, b };
+  return { hub, a, b, more: [] };
 }
 
 /**
@@ -117,6 +124,37 @@ async function ingest(p: Processes, count: number): Promise<IngestRun> {
 }
 
 /**
+ * Hub ingest from four peers at once: A and the three others each write
+ * `count` records unregistered (untimed), then all register the same fresh
+ * hub together; timed from the first register call until the hub has
+ * applied every peer's backlog. Each peer is its own process, so the
+ * pushing side is four event loops, as four devices would be.
+ */
+async function ingestMany(p: Processes, count: number): Promise<IngestRun> {
+  const peers = [p.a, ...p.more];
+  const path = tempPath('socketio-ingest-4');
+  try {
+    const { port } = await p.hub.request<{ port: number }>('start', { path, token: TOKEN });
+    const ids = await Promise.all(peers.map((c, i) => c.request<{ id: string }>('open', { label: `p${i}` })));
+    await Promise.all(peers.map((c) => c.request('insert', { count, window: WINDOW })));
+    await p.hub.request('armAll', { streams: ids.map((x) => x.id), target: count });
+    const cpu = () => Promise.all(peers.map((c) => c.request<{ us: number }>('cpu')));
+    const before = await cpu();
+    const url = `http://127.0.0.1:${port}/syncom`;
+    const starts = await Promise.all(peers.map((c) => c.request<{ startedAt: number }>('register', { url, token: TOKEN })));
+    const hub = await p.hub.request<{ reachedAt: number; cpuUs: number; mainUs?: number }>('reached');
+    const after = await cpu();
+    const ops = count * peers.length;
+    const peerUs = after.reduce((sum, x, i) => sum + x.us - before[i].us, 0);
+    return { ms: hub.reachedAt - Math.min(...starts.map((x) => x.startedAt)), hubCpu: hub.cpuUs / ops, hubMain: (hub.mainUs ?? NaN) / ops, peerCpu: peerUs / ops };
+  } finally {
+    await Promise.allSettled(peers.map((c) => c.request('close')));
+    await p.hub.request('stop').catch(() => undefined);
+    removeTemp(path);
+  }
+}
+
+/**
  * Replication A -> hub -> B over socket.io on loopback, each in its own
  * process, with signatures verified: the rate of 100-in-flight inserts
  * against the memory-link figure of the same invocation, and the p50 and p99
@@ -136,6 +174,7 @@ export function socketIoSuite(profile: Profile): Suite {
     return ms;
   }));
   const ingestRuns = new SharedRuns([INGEST, INGEST_CPU, INGEST_MAIN], () => ingest(running(), ops));
+  const manyRuns = new SharedRuns([INGEST_4, INGEST_4_CPU], () => ingestMany(running(), ops));
   const percentile = (name: string, q: number): Benchmark => ({
     name, unit: 'ms', baseline: null, ops: samples,
     run: async () => quantile(await latency.take(name), q),
@@ -149,14 +188,23 @@ export function socketIoSuite(profile: Profile): Suite {
       // What bounds the rate above: CPU per op against the verify-only runs' (bench/README.md, "Hub ingest's CPU").
       { name: INGEST_CPU, unit: 'µs/op', baseline: VERIFY_CPU_BASELINE, ops, run: async () => { const r = await ingestRuns.take(INGEST_CPU); return r.hubCpu + r.peerCpu; } },
       { name: INGEST_MAIN, unit: 'µs/op', baseline: VERIFY_CPU_BASELINE, ops, run: async () => (await ingestRuns.take(INGEST_MAIN)).hubMain },
+      // Four peers write `ops` each: the rate counts all 4 x ops.
+      { name: INGEST_4, unit: 'ops/s', baseline: VERIFY_BASELINE, ops: 4 * ops, run: async () => (await manyRuns.take(INGEST_4)).ms },
+      { name: INGEST_4_CPU, unit: 'µs/op', baseline: VERIFY_CPU_BASELINE, ops: 4 * ops, run: async () => { const r = await manyRuns.take(INGEST_4_CPU); return r.hubCpu + r.peerCpu; } },
     ],
-    async setup() {
+    async setup(selected) {
       procs = await startProcesses();
+      if ([INGEST_4, INGEST_4_CPU].some((n) => selected.has(n))) {
+        const spawned = await Promise.allSettled(Array.from({ length: EXTRA_PEERS }, (_, i) => BenchChild.spawn(`p${i + 1}`, 'bench/children/node-process.ts')));
+        procs.more = spawned.flatMap((x) => (x.status === 'fulfilled' ? [x.value] : []));
+        const failed = spawned.find((x) => x.status === 'rejected');
+        if (failed) throw failed.reason;
+      }
     },
     async teardown() {
       const p = procs;
       procs = undefined;
-      if (p) await Promise.all([p.hub.stop(), p.a.stop(), p.b.stop()]);
+      if (p) await Promise.all([p.hub, p.a, p.b, ...p.more].map((c) => c.stop()));
     },
   };
 }
