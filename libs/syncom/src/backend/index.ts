@@ -12,3 +12,8 @@ export type { CrashDamage } from './memory-damage';
 export { fsError, IO_POINTS, MUTATING_OPS } from './memory-faults';
 export type { CrashAtOptions, FailAtOptions, MemoryOp } from './memory-faults';
 export type { MemoryFileState, MemorySnapshot } from './memory-files';
+export { opfsBackend } from './opfs-backend';
+export type { OpfsBackendOptions } from './opfs-backend';
+export { browserBackend } from './opfs-browser';
+export type { BrowserBackend } from './opfs-browser';
+export type { OpfsDirectoryHandle, OpfsFileHandle, WebLockManager } from './opfs-types';

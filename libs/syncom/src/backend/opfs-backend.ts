@@ -1,0 +1,161 @@
+import { SyncomError } from '../errors';
+import type { BackendLock } from './lock';
+import { findFile, hasEntry, listNames, mapError, opfsError, splitPath, walkDir } from './opfs-files';
+import type { OpfsDirectoryHandle, WebLockManager } from './opfs-types';
+import { checkPath } from './paths';
+import type { Backend } from './types';
+import { navigatorLocks, takeWebLock } from './web-lock';
+
+/** Options of `opfsBackend`. */
+export interface OpfsBackendOptions {
+  /** The directory to store under; default the origin's OPFS root, navigator.storage.getDirectory(). */
+  root?: OpfsDirectoryHandle;
+  /** A sub-directory of `root` for this store ('/'-separated, created on first use); default: `root` itself. */
+  dir?: string;
+  /** lock(): wait for the tab that holds the store to close it, instead of failing with LOCKED. */
+  wait?: boolean;
+  /** Give up a `wait`: open() then fails with LOCKED. */
+  signal?: AbortSignal;
+  /**
+   * The LockManager; default navigator.locks. `false` opens with no lock at
+   * all: only for a caller that guarantees one owner itself (one worker).
+   */
+  locks?: WebLockManager | false;
+  /** The Web Lock's name; default `syncom:opfs:<dir>`. Set it when two `root`s share a `dir`. */
+  lockName?: string;
+}
+
+type Root = () => Promise<OpfsDirectoryHandle>;
+
+/** The origin's OPFS root, or an ENOTSUP error saying what to use instead. */
+async function originRoot(): Promise<OpfsDirectoryHandle> {
+  const storage = (globalThis as { navigator?: { storage?: { getDirectory?: () => Promise<OpfsDirectoryHandle> } } }).navigator?.storage;
+  if (typeof storage?.getDirectory !== 'function') {
+    throw opfsError('ENOTSUP', 'getDirectory', '', new Error('no Origin Private File System here (navigator.storage.getDirectory is missing); browserBackend() falls back to memory'));
+  }
+  return storage.getDirectory();
+}
+
+/** Resolve the store's directory once; a failure is not kept, so a later call tries again. */
+function storeRoot(options: OpfsBackendOptions, base: string): Root {
+  let pending: Promise<OpfsDirectoryHandle> | undefined;
+  return () => {
+    pending ??= (async () => walkDir(options.root ?? (await originRoot()), base ? base.split('/') : [], true, base))()
+      .catch((e: unknown) => { pending = undefined; throw e; });
+    return pending;
+  };
+}
+
+async function readText(root: Root, path: string): Promise<string | undefined> {
+  const file = await findFile(await root(), path);
+  if (!file) return undefined;
+  try {
+    return await (await file.getFile()).text();
+  } catch (e) {
+    const mapped = mapError(e, 'read', path) as { code?: string };
+    if (mapped.code === 'ENOENT') return undefined; // removed since it was found
+    throw mapped;
+  }
+}
+
+/**
+ * Write a whole file through a writable stream: its bytes go to a swap file
+ * that close() commits in one step (Chromium and Firefox), so the file holds
+ * the old content or the new, never half; a page that dies before close()
+ * leaves the old. A failed write aborts the stream, which drops the swap.
+ */
+async function writeWhole(root: Root, path: string, data: string, syscall: string): Promise<void> {
+  const { dirs, name } = splitPath(path);
+  const dir = await walkDir(await root(), dirs, false, path);
+  const handle = await dir.getFileHandle(name, { create: true }).catch((e: unknown) => { throw mapError(e, 'open', path, 'EISDIR'); });
+  if (typeof handle.createWritable !== 'function') {
+    throw opfsError('ENOTSUP', syscall, path, new Error('this browser writes OPFS files only from a worker (no createWritable); browserBackend() falls back to memory'));
+  }
+  const stream = await handle.createWritable({ keepExistingData: false }).catch((e: unknown) => { throw mapError(e, 'open', path); });
+  try {
+    await stream.write(data);
+  } catch (e) {
+    await stream.abort().catch(() => undefined);
+    throw mapError(e, syscall, path);
+  }
+  await stream.close().catch((e: unknown) => { throw mapError(e, syscall, path); });
+}
+
+async function removeFile(root: Root, path: string): Promise<void> {
+  const { dirs, name } = splitPath(path);
+  try {
+    const dir = await walkDir(await root(), dirs, false, path);
+    await dir.removeEntry(name);
+  } catch (e) {
+    const mapped = mapError(e, 'unlink', path) as { code?: string };
+    if (mapped.code !== 'ENOENT' && mapped.code !== 'ENOTDIR') throw mapped;
+  }
+}
+
+async function listDir(root: Root, dir: string): Promise<string[]> {
+  try {
+    return await listNames(await walkDir(await root(), dir ? dir.split('/') : [], false, dir));
+  } catch (e) {
+    const code = (e as { code?: string } | null)?.code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw e;
+  }
+}
+
+async function existsAt(root: Root, path: string): Promise<boolean> {
+  if (path === '') return (await root(), true);
+  const { dirs, name } = splitPath(path);
+  try {
+    return await hasEntry(await walkDir(await root(), dirs, false, path), name);
+  } catch (e) {
+    const code = (e as { code?: string } | null)?.code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw e;
+  }
+}
+
+function lockStore(options: OpfsBackendOptions, base: string, path: string): Promise<BackendLock> {
+  if (options.locks === false) return Promise.resolve({ release: async () => undefined });
+  const locks = options.locks ?? navigatorLocks();
+  if (!locks) {
+    // Without Web Locks nothing keeps a second tab from writing the same files: refuse rather than risk two writers.
+    return Promise.reject(new SyncomError('LOCKED', `the storage at ${path} cannot be locked: this browser has no Web Locks (navigator.locks; they need a secure context, https or localhost). Open it where they exist, or pass opfsBackend({ locks: false }) if this page alone can ever open it.`, {
+      status: 423, path,
+    }));
+  }
+  const name = options.lockName ?? `syncom:opfs:${base}`;
+  return takeWebLock(locks, { name, path, wait: options.wait, signal: options.signal });
+}
+
+/**
+ * The Origin Private File System backend: the same files as the fs backend
+ * (log segments and batches, records, keys, the remote/ registry), under
+ * `dir` of the origin's OPFS. OPFS has no rename: `write` and `overwrite` go
+ * through a writable stream committed by close() (see writeWhole), and
+ * `durable` adds nothing, as OPFS has no fsync: the browser decides when the
+ * bytes reach the disk. `lock` takes the Web Lock of the store (one tab owns
+ * it; see takeWebLock). No method throws synchronously: path errors, a
+ * missing OPFS and DOMExceptions (as fs-like `code`s: ENOENT, EISDIR,
+ * ENOTDIR, ENOSPC, ...) reject.
+ *
+ * @throws SyncomError INVALID_ARGUMENT (from each method) for a path that could leave `dir`.
+ * @example
+ * const storage = await open({ path: 'notes', backend: opfsBackend({ dir: 'notes' }) });
+ */
+export function opfsBackend(options: OpfsBackendOptions = {}): Backend {
+  const base = options.dir === undefined ? '' : checkPath(options.dir, { dir: true });
+  const root = storeRoot(options, base);
+  const run = async <T>(f: () => Promise<T>): Promise<T> => f();
+  return {
+    read: (path) => run(() => readText(root, checkPath(path))),
+    write: (path, data) => run(() => writeWhole(root, checkPath(path, { creating: true }), data, 'write')),
+    overwrite: (path, data) => run(() => writeWhole(root, checkPath(path, { creating: true }), data, 'overwrite')),
+    remove: (path) => run(() => removeFile(root, checkPath(path))),
+    list: (dir) => run(() => listDir(root, checkPath(dir, { dir: true }))),
+    mkdir: (dir) => run(async () => void (await walkDir(await root(), splitDir(checkPath(dir, { dir: true })), true, dir))),
+    exists: (path) => run(() => existsAt(root, checkPath(path, { dir: true }))),
+    lock: (path) => lockStore(options, base, path),
+  };
+}
+
+const splitDir = (dir: string): string[] => (dir ? dir.split('/') : []);

@@ -1,0 +1,92 @@
+import { isTempName } from './paths';
+import type { OpfsDirectoryHandle, OpfsFileHandle } from './opfs-types';
+
+/**
+ * A file-system error as node:fs shapes it (`code`, `syscall`, `path`), made
+ * from a DOMException of OPFS, so the engine and its tests see one vocabulary
+ * on both backends. The DOMException stays as `cause`.
+ */
+export function opfsError(code: string, syscall: string, path: string, cause?: unknown): Error {
+  const name = (cause as { name?: string } | null)?.name;
+  const error = new Error(`${code}: ${syscall} '${path}'${name ? ` (${name})` : ''}`, { cause }) as Error & Record<string, unknown>;
+  error.code = code;
+  error.syscall = syscall;
+  error.path = path;
+  return error;
+}
+
+const nameOf = (e: unknown): string | undefined => (e as { name?: string } | null)?.name;
+
+/** A DOMException of OPFS as an fs-like error; anything else unchanged. */
+export function mapError(e: unknown, syscall: string, path: string, mismatch = 'ENOTDIR'): unknown {
+  switch (nameOf(e)) {
+    case 'NotFoundError': return opfsError('ENOENT', syscall, path, e);
+    case 'TypeMismatchError': return opfsError(mismatch, syscall, path, e);
+    case 'QuotaExceededError': return opfsError('ENOSPC', syscall, path, e);
+    case 'InvalidModificationError': return opfsError('ENOTEMPTY', syscall, path, e);
+    case 'NoModificationAllowedError': return opfsError('EBUSY', syscall, path, e);
+    case 'NotAllowedError':
+    case 'SecurityError': return opfsError('EACCES', syscall, path, e);
+    default: return e;
+  }
+}
+
+/** Chromium's swap file of an open (or abandoned) writable stream: never a file of the store. */
+export const isSwapName = (name: string): boolean => name.endsWith('.crswap');
+
+/** Split a checked path into its directory segments and its last name. */
+export function splitPath(path: string): { dirs: string[]; name: string } {
+  const parts = path.split('/');
+  return { dirs: parts.slice(0, -1), name: parts[parts.length - 1] };
+}
+
+/** Walk to a directory; `create` makes the missing ones (mkdir -p). Throws fs-like errors. */
+export async function walkDir(root: OpfsDirectoryHandle, segments: string[], create: boolean, path: string): Promise<OpfsDirectoryHandle> {
+  let dir = root;
+  for (const segment of segments) {
+    try {
+      dir = await dir.getDirectoryHandle(segment, { create });
+    } catch (e) {
+      // A file where a directory is wanted: mkdir over the file itself is EEXIST, through it ENOTDIR (node:fs).
+      const last = create && segment === segments[segments.length - 1];
+      throw mapError(e, create ? 'mkdir' : 'open', path, last ? 'EEXIST' : 'ENOTDIR');
+    }
+  }
+  return dir;
+}
+
+/** The file handle at a checked path, or undefined when it (or a parent) is missing. */
+export async function findFile(root: OpfsDirectoryHandle, path: string): Promise<OpfsFileHandle | undefined> {
+  const { dirs, name } = splitPath(path);
+  try {
+    const dir = await walkDir(root, dirs, false, path);
+    return await dir.getFileHandle(name);
+  } catch (e) {
+    const mapped = mapError(e, 'open', path, 'EISDIR') as { code?: string };
+    if (mapped.code === 'ENOENT' || mapped.code === 'ENOTDIR') return undefined;
+    throw mapped;
+  }
+}
+
+/** Names of the plain files of a directory, sorted by code unit, without temp and swap files. */
+export async function listNames(dir: OpfsDirectoryHandle): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of dir.values()) {
+    if (entry.kind === 'file' && !isTempName(entry.name) && !isSwapName(entry.name)) names.push(entry.name);
+  }
+  return names.sort();
+}
+
+/** Whether a directory holds an entry of this name, of either kind. */
+export async function hasEntry(dir: OpfsDirectoryHandle, name: string): Promise<boolean> {
+  for (const get of [() => dir.getFileHandle(name), () => dir.getDirectoryHandle(name)]) {
+    try {
+      await get();
+      return true;
+    } catch (e) {
+      const n = nameOf(e);
+      if (n !== 'NotFoundError' && n !== 'TypeMismatchError') throw e;
+    }
+  }
+  return false;
+}
