@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Subscription } from 'rxjs';
-import type { Storage } from 'syncom';
+import { isSyncomError, type Storage } from 'syncom';
 import { InjectStorage, SyncomEvents } from 'syncom-nest';
 
 /**
@@ -10,7 +10,9 @@ import { InjectStorage, SyncomEvents } from 'syncom-nest';
  * so each hub dials the others and a write at any hub reaches every hub.
  * A listed url that answers hello with this hub's own node id is this hub
  * itself (a hub cannot know its public url, so an operator may give every
- * hub the same full list): it is disabled until the next start.
+ * hub the same full list): the engine's dialer stops at that answer
+ * (SELF_DIAL), before any push or bootstrap, and it is disabled here until
+ * the next start.
  */
 @Injectable()
 export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
@@ -25,7 +27,10 @@ export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     // Subscribed before registering: a peer's first hello must not go unseen.
-    this.subscription = this.events.peer$.subscribe((p) => void this.onPeer(p.url, p.connected ? p.node : undefined));
+    this.subscription = this.events.peer$.subscribe((p) => this.onPeer(p.url, p.connected ? p.node : undefined));
+    this.subscription.add(this.events.error$.subscribe((e) => {
+      if (isSyncomError(e, 'SELF_DIAL') && e.url) void this.onSelf(e.url);
+    }));
     await this.register();
   }
 
@@ -53,9 +58,16 @@ export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** A dialed peer greeted (node: its id) or went away (undefined). */
-  private async onPeer(url: string, node: string | null | undefined): Promise<void> {
+  private onPeer(url: string, node: string | null | undefined): void {
     if (node === undefined) return this.logger.log(`peer hub ${url} disconnected`);
-    if (node !== this.storage.id) return this.logger.log(`peer hub ${url} connected (node ${node})`);
+    this.logger.log(`peer hub ${url} connected (node ${node})`);
+  }
+
+  /**
+   * The engine's dialer found at hello that this url is this hub (SELF_DIAL) and
+   * stopped before pushing, subscribing or bootstrapping; the registry keeps it disabled.
+   */
+  private async onSelf(url: string): Promise<void> {
     this.logger.warn(`peer ${url} is this hub itself (same node id): not dialing it until the next start`);
     await this.storage.sync.enableNode(url, false).catch((e: unknown) => this.logger.error(`disabling ${url} failed: ${String(e)}`));
   }

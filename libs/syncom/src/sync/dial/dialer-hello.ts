@@ -3,6 +3,7 @@ import { checkHelloAnswer, type HelloAnswer } from '../protocol/hello';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { CAPABILITIES } from '../protocol/versions';
+import { SyncomError } from '../../errors';
 
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
 
@@ -27,4 +28,15 @@ export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord)
     if (statusOf(e) !== 426) throw e;
     return { ok: false, versions: ((e as { versions?: number[] }).versions ?? []).slice() };
   }
+}
+
+/**
+ * The host answered with this node's own id: the url leads back to this node
+ * (the same full peer list on every hub, or an alias such as localhost for
+ * 127.0.0.1). The dialer must stop before it pushes, subscribes or
+ * bootstraps, which would append a merge op per record to its own log.
+ */
+export function dialedSelf(m: SyncContext, ans: HelloAnswer, url: string): SyncomError | undefined {
+  if (ans.node !== m.replica.id) return undefined;
+  return new SyncomError('SELF_DIAL', `${url} answered hello with this node's own id: it is this node; not dialing it`, { url });
 }

@@ -5,7 +5,7 @@ import { mergeVectors } from '../../log/vector';
 import type { Vector } from '../../op/types';
 import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
 import { DialerFeed } from './dialer-feed';
-import { sendHello } from './dialer-hello';
+import { dialedSelf, sendHello } from './dialer-hello';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { vectorAhead, vectorLag } from '../protocol/lag';
@@ -173,6 +173,8 @@ export class Dialer implements Recoverable {
     const said = await sendHello(this.ctx, this.link as SyncLink, rec);
     if (!said.ok) return this.incompatible(said.versions);
     const { ans } = said;
+    const self = dialedSelf(this.ctx, ans, rec.url);
+    if (self) return this.selfDialed(self);
     this.shares = true;
     [this.caps, this.takes] = [ans.caps, { frame: ans.reconcileFrame, pushBytes: ans.pushBytes }];
     this.antiEntropy ??= antiEntropyTimer(this.ctx.options.antiEntropyInterval, () => void this.reconcile());
@@ -194,6 +196,12 @@ export class Dialer implements Recoverable {
     this.shares = false;
     this.lastError = new SyncomError('INCOMPATIBLE', `${this.rec.url} shares no wire version with this node`, { status: 426, url: this.rec.url, versions });
     this.ctx.incompatible(this.rec.url, versions);
+    void this.stop();
+  }
+
+  /** This url is this node itself: report it and stop for good, nothing pushed, subscribed or bootstrapped. */
+  private selfDialed(e: SyncomError): void {
+    this.report(e);
     void this.stop();
   }
 
