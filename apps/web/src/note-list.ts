@@ -1,0 +1,86 @@
+import { h } from './dom';
+import type { Note } from './notes';
+
+/** What the list's controls do; each resolves once its write is in the local store (true) or failed (false, shown on the page). */
+export interface NoteActions {
+  edit(note: Note): void;
+  tag(id: string, tag: string): Promise<boolean>;
+  untag(id: string, tag: string): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+}
+
+/** The most notes the list shows; a store bootstrapped from a busy hub may hold many more. */
+export const SHOWN = 500;
+
+/** One note's list item. The tag input is made once, so a peer's write never wipes what is being typed in it. */
+class NoteItem {
+  readonly el: HTMLLIElement;
+  private readonly view = h('div', { class: 'note-view' });
+  private shown = '';
+  private note!: Note;
+
+  constructor(id: string, private readonly actions: NoteActions) {
+    const input = h('input', { 'data-testid': 'tag-input', placeholder: 'tag', maxlength: 100, required: true });
+    const tagForm = h('form', {
+      'data-testid': 'tag-form',
+      class: 'tag-form',
+      onsubmit: (e) => {
+        e.preventDefault();
+        const tag = input.value.trim();
+        if (tag) void actions.tag(id, tag).then((ok) => { if (ok) input.value = ''; });
+      },
+    }, input, h('button', { 'data-testid': 'tag-add' }, 'Tag'));
+    const buttons = h('div', { class: 'note-buttons' },
+      h('button', { type: 'button', 'data-testid': 'edit-button', onclick: () => actions.edit(this.note) }, 'Edit'),
+      h('button', { type: 'button', 'data-testid': 'delete-button', class: 'danger', onclick: () => void actions.remove(id) }, 'Delete'));
+    this.el = h('li', { 'data-testid': 'note-item', 'data-id': id, class: 'note' }, this.view, tagForm, buttons);
+  }
+
+  update(note: Note): void {
+    this.note = note;
+    const key = JSON.stringify([note.title, note.body, note.tags, note.views]);
+    if (key === this.shown) return;
+    this.shown = key;
+    const tags = note.tags.map((tag) => h('li', { 'data-testid': 'note-tag', 'data-tag': tag, class: 'tag' }, tag,
+      h('button', { type: 'button', 'data-testid': 'untag-button', title: `remove ${tag}`, onclick: () => void this.actions.untag(note.id, tag) }, '×')));
+    this.view.replaceChildren(
+      h('h3', { 'data-testid': 'note-title-text' }, note.title || '(untitled)'),
+      h('p', { 'data-testid': 'note-body-text' }, note.body),
+      h('ul', { class: 'tags' }, ...tags),
+      h('span', { 'data-testid': 'note-views', class: 'views' }, `${note.views} view${note.views === 1 ? '' : 's'}`),
+    );
+  }
+}
+
+/** The note list, keyed by id: items are kept, updated in place and moved only when the order changes. */
+export class NoteList {
+  private readonly items = new Map<string, NoteItem>();
+
+  constructor(private readonly root: HTMLElement, private readonly more: HTMLElement, private readonly actions: NoteActions) {}
+
+  show(all: Note[]): void {
+    const notes = all.slice(0, SHOWN);
+    const keep = new Set(notes.map((n) => n.id));
+    for (const [id, item] of this.items) {
+      if (keep.has(id)) continue;
+      item.el.remove();
+      this.items.delete(id);
+    }
+    let prev: Element | null = null;
+    for (const note of notes) {
+      const item = this.items.get(note.id) ?? this.add(note.id);
+      item.update(note);
+      const here: Element | null = prev ? prev.nextElementSibling : this.root.firstElementChild;
+      if (here !== item.el) (prev ? prev.after(item.el) : this.root.prepend(item.el));
+      prev = item.el;
+    }
+    this.more.hidden = all.length <= SHOWN;
+    this.more.textContent = `and ${all.length - SHOWN} more notes, not shown`;
+  }
+
+  private add(id: string): NoteItem {
+    const item = new NoteItem(id, this.actions);
+    this.items.set(id, item);
+    return item;
+  }
+}
