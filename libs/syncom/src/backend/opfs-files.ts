@@ -7,8 +7,9 @@ import type { OpfsDirectoryHandle, OpfsFileHandle } from './opfs-types';
  * on both backends. The DOMException stays as `cause`.
  */
 export function opfsError(code: string, syscall: string, path: string, cause?: unknown): Error {
-  const name = (cause as { name?: string } | null)?.name;
-  const error = new Error(`${code}: ${syscall} '${path}'${name ? ` (${name})` : ''}`, { cause }) as Error & Record<string, unknown>;
+  const { name, message } = (cause ?? {}) as { name?: string; message?: string };
+  const why = `${name && name !== 'Error' ? ` (${name})` : ''}${message ? `: ${message}` : ''}`;
+  const error = new Error(`${code}: ${syscall} '${path}'${why}`, { cause }) as Error & Record<string, unknown>;
   error.code = code;
   error.syscall = syscall;
   error.path = path;

@@ -1,0 +1,104 @@
+import { opfsBackend } from '../../src/backend';
+import { takeWebLock } from '../../src/backend/web-lock';
+import { FakeLocks, FakeOpfs } from './fake-opfs';
+import { contents, openTab, origin } from './opfs-helpers';
+
+const LOCKED = { code: 'LOCKED', status: 423 };
+
+describe('opfs backend: one tab owns a store (Web Locks)', () => {
+  it('a second open of the store (another tab, or this page again) is LOCKED (423) and writes nothing', async () => {
+    const o = await origin();
+    const first = await openTab(o);
+    await first.set('a', { title: 'one' });
+    const before = contents(o.fs);
+    const error = await openTab(o).then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ ...LOCKED, path: 'notes', lock: 'syncom:opfs:notes' });
+    expect((error as Error).message).toMatch(/notes is locked: another tab.*\{ wait: true \}/);
+    expect(contents(o.fs)).toEqual(before);
+    expect(o.locks.names()).toEqual(['syncom:opfs:notes']);
+    await first.close();
+    expect(o.locks.names()).toEqual([]);
+    const again = await openTab(o);
+    expect(await again.get('a')).toEqual({ title: 'one' });
+    await again.close();
+  });
+
+  it('two stores of one origin in different directories do not lock each other', async () => {
+    const o = await origin('a', 'b');
+    const a = await openTab(o, { dir: 'a' });
+    const b = await openTab(o, { dir: 'b' });
+    expect(o.locks.names()).toEqual(['syncom:opfs:a', 'syncom:opfs:b']);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('with { wait: true } the second open waits for the first to close, then proceeds with its writes', async () => {
+    const o = await origin();
+    const first = await openTab(o);
+    await first.set('a', { title: 'first' });
+    let opened = false;
+    const second = openTab(o, { wait: true }).then((s) => { opened = true; return s; });
+    // The request is queued behind the holder: nothing of the second store has run.
+    await new Promise((r) => setImmediate(r));
+    expect(o.locks.waiting('syncom:opfs:notes')).toBe(1);
+    expect(opened).toBe(false);
+    await first.close();
+    const s = await second;
+    expect(await s.get('a')).toEqual({ title: 'first' });
+    await s.set('b', { title: 'second' });
+    await s.close();
+  });
+
+  it('an aborted wait fails with LOCKED and leaves no request queued', async () => {
+    const o = await origin();
+    const first = await openTab(o);
+    const controller = new AbortController();
+    const waiting = openTab(o, { wait: true, signal: controller.signal });
+    await new Promise((r) => setImmediate(r));
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ ...LOCKED, message: expect.stringContaining('aborted') });
+    expect(o.locks.waiting('syncom:opfs:notes')).toBe(0);
+    await first.close();
+  });
+
+  it('without navigator.locks, open() refuses with LOCKED rather than risk a second writer; locks: false opts out', async () => {
+    const o = await origin();
+    const refused = opfsBackend({ root: o.fs.root(), dir: 'notes' });
+    await expect((refused.lock as NonNullable<typeof refused.lock>)('notes')).rejects.toMatchObject({
+      ...LOCKED, message: expect.stringContaining('no Web Locks'),
+    });
+    const unlocked = opfsBackend({ root: o.fs.root(), dir: 'notes', locks: false });
+    const lock = await (unlocked.lock as NonNullable<typeof unlocked.lock>)('notes');
+    await lock.release();
+  });
+
+  it('takes navigator.locks by default, and a lock released twice lets go once', async () => {
+    const locks = new FakeLocks();
+    const g = globalThis as { navigator?: unknown };
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    Object.defineProperty(globalThis, 'navigator', { value: { locks }, configurable: true });
+    try {
+      const backend = opfsBackend({ root: new FakeOpfs().root() });
+      const lock = await (backend.lock as NonNullable<typeof backend.lock>)('p');
+      expect(locks.names()).toEqual(['syncom:opfs:']);
+      await lock.release();
+      await lock.release();
+      expect(locks.names()).toEqual([]);
+    } finally {
+      if (saved) Object.defineProperty(globalThis, 'navigator', saved);
+      else delete g.navigator;
+    }
+  });
+
+  it('a queued waiter gets the lock only after the holder lets go, and ifAvailable never queues', async () => {
+    const locks = new FakeLocks();
+    const held = await takeWebLock(locks, { name: 'n', path: 'p' });
+    await expect(takeWebLock(locks, { name: 'n', path: 'p' })).rejects.toMatchObject(LOCKED);
+    const waiter = takeWebLock(locks, { name: 'n', path: 'p', wait: true });
+    expect(locks.waiting('n')).toBe(1);
+    // A waiter queued first comes first: ifAvailable fails even in the gap of a hand-over.
+    await held.release();
+    await expect(takeWebLock(locks, { name: 'n', path: 'p' })).rejects.toMatchObject(LOCKED);
+    await (await waiter).release();
+    expect(locks.names()).toEqual([]);
+  });
+});
