@@ -15,7 +15,7 @@ const INGEST_CPU = 'hub/socketio/ingest/cpu';
 const INGEST_MAIN = 'hub/socketio/ingest/cpu-main';
 /** Four peers, each in its own process, pushing their backlogs to one hub at once. */
 const INGEST_4 = 'hub/socketio/ingest/4-peers';
-const INGEST_4_CPU = 'hub/socketio/ingest/4-peers/cpu';
+const INGEST_4_CPU = 'hub/socketio/ingest/cpu/4-peers';
 /** Peers of the four-peer ingest besides A. */
 const EXTRA_PEERS = 3;
 
