@@ -29,7 +29,7 @@ type Root = () => Promise<OpfsDirectoryHandle>;
 
 /** The origin's OPFS root, or an ENOTSUP error saying what to use instead. */
 async function originRoot(): Promise<OpfsDirectoryHandle> {
-  const storage = (globalThis as { navigator?: { storage?: { getDirectory?: () => Promise<OpfsDirectoryHandle> } } }).navigator?.storage;
+  const storage = (globalThis as unknown as { navigator?: { storage?: { getDirectory?: () => Promise<OpfsDirectoryHandle> } } }).navigator?.storage;
   if (typeof storage?.getDirectory !== 'function') {
     throw opfsError('ENOTSUP', 'getDirectory', '', new Error('no Origin Private File System here (navigator.storage.getDirectory is missing); browserBackend() falls back to memory'));
   }

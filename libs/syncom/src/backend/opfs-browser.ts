@@ -18,7 +18,7 @@ type StorageManagerLike = { getDirectory?: () => Promise<OpfsDirectoryHandle> };
 /** Why OPFS cannot serve here, or undefined when it can (with the root it gave). */
 async function probeOpfs(options: OpfsBackendOptions): Promise<{ root?: OpfsDirectoryHandle; why?: string }> {
   if (options.root) return { root: options.root };
-  const g = globalThis as { navigator?: { storage?: StorageManagerLike }; FileSystemFileHandle?: { prototype?: object } };
+  const g = globalThis as unknown as { navigator?: { storage?: StorageManagerLike }; FileSystemFileHandle?: { prototype?: object } };
   if (typeof g.navigator?.storage?.getDirectory !== 'function') return { why: 'this browser has no Origin Private File System' };
   const proto = g.FileSystemFileHandle?.prototype as { createWritable?: unknown } | undefined;
   if (proto && typeof proto.createWritable !== 'function') return { why: 'this browser cannot write OPFS files outside a worker' };
