@@ -55,9 +55,13 @@ export function positiveInt(value: number | undefined, fallback: number, name: s
   return value;
 }
 
-/** A slot of a send window: one frame out; charge() adds its bytes once known, release() is its ack (idempotent). */
+/**
+ * A slot of a send window: one frame out; charge() adds its bytes once known, release() is its ack (idempotent).
+ * A frame `shared` with other slots (the same page object, one encoding for every feed that sends it) counts
+ * fully in each connection's window but once in the unit's budget, while any slot holds it.
+ */
 export interface FrameSlot {
-  charge(bytes: number): void;
+  charge(bytes: number, shared?: object): void;
   release(): void;
 }
 
@@ -76,6 +80,8 @@ export class ByteBudget {
   private bytes = 0;
   private readonly blocked = new Set<SendWindow>();
 
+  /** Shared frames: how many slots hold each; its bytes count once. */
+  private readonly holders = new WeakMap<object, number>();
   constructor(readonly max: number = DEFAULT_MAX_IN_FLIGHT_BYTES) {}
 
   /** Bytes out now. */
@@ -103,6 +109,21 @@ export class ByteBudget {
   }
 
   wait(w: SendWindow): void {
+  /** A slot holds shared frame `key` of `n` bytes: counted only by its first holder. */
+  addShared(key: object, n: number): void {
+    const held = this.holders.get(key) ?? 0;
+    this.holders.set(key, held + 1);
+    if (held === 0) this.add(n);
+  }
+
+  /** A slot let shared frame `key` go: its bytes come back with its last holder. */
+  removeShared(key: object, n: number): void {
+    const held = (this.holders.get(key) ?? 1) - 1;
+    if (held > 0) return void this.holders.set(key, held);
+    this.holders.delete(key);
+    this.remove(n);
+  }
+
     this.blocked.add(w);
   }
 
@@ -134,6 +155,8 @@ export class SendWindow {
   private shut = false;
   private readonly waiting: Array<(slot: FrameSlot | undefined) => void> = [];
   private readonly maxBytes: number;
+  /** What each slot holding a shared frame charged, to give back to the budget on close. */
+  private readonly sharing = new Map<object, { key: object; n: number }>();
   private readonly budget?: ByteBudget;
 
   constructor(readonly size: number = DEFAULT_MAX_IN_FLIGHT_FRAMES, o: WindowBytes = {}) {
@@ -172,7 +195,13 @@ export class SendWindow {
     this.shut = true;
     this.used = 0;
     this.budget?.leave(this);
-    if (this.bytes > 0) this.budget?.remove(this.bytes);
+    let shared = 0;
+    for (const { key, n } of this.sharing.values()) {
+      shared += n;
+      this.budget?.removeShared(key, n);
+    }
+    this.sharing.clear();
+    if (this.bytes - shared > 0) this.budget?.remove(this.bytes - shared);
     this.bytes = 0;
     for (const resolve of this.waiting.splice(0)) resolve(undefined);
   }
@@ -193,22 +222,30 @@ export class SendWindow {
     this.used++;
     let held = true;
     let charged = 0;
-    return {
-      charge: (n) => {
+    const slot: FrameSlot = {
+      charge: (n, shared) => {
         if (!held || this.shut || !(n > 0)) return;
-        charged += n;
         this.bytes += n;
         this.budget?.add(n);
+        if (shared && !this.sharing.has(slot)) {
+          this.sharing.set(slot, { key: shared, n });
+          return this.budget?.addShared(shared, n);
+        }
+        charged += n;
       },
       release: () => {
         if (!held) return;
         held = false;
         if (this.shut) return;
         this.used--;
-        this.bytes -= charged;
+        const share = this.sharing.get(slot);
+        this.sharing.delete(slot);
+        this.bytes -= charged + (share?.n ?? 0);
+        if (share) this.budget?.removeShared(share.key, share.n);
         if (charged > 0) this.budget?.remove(charged);
         this.wake();
       },
     };
   }
+    return slot;
 }
