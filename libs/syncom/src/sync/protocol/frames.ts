@@ -79,9 +79,9 @@ export const DEFAULT_CONNECTION_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 export class ByteBudget {
   private bytes = 0;
   private readonly blocked = new Set<SendWindow>();
-
   /** Shared frames: how many slots hold each; its bytes count once. */
   private readonly holders = new WeakMap<object, number>();
+
   constructor(readonly max: number = DEFAULT_MAX_IN_FLIGHT_BYTES) {}
 
   /** Bytes out now. */
@@ -108,7 +108,6 @@ export class ByteBudget {
     }
   }
 
-  wait(w: SendWindow): void {
   /** A slot holds shared frame `key` of `n` bytes: counted only by its first holder. */
   addShared(key: object, n: number): void {
     const held = this.holders.get(key) ?? 0;
@@ -124,6 +123,7 @@ export class ByteBudget {
     this.remove(n);
   }
 
+  wait(w: SendWindow): void {
     this.blocked.add(w);
   }
 
@@ -154,9 +154,9 @@ export class SendWindow {
   private bytes = 0;
   private shut = false;
   private readonly waiting: Array<(slot: FrameSlot | undefined) => void> = [];
-  private readonly maxBytes: number;
   /** What each slot holding a shared frame charged, to give back to the budget on close. */
   private readonly sharing = new Map<object, { key: object; n: number }>();
+  private readonly maxBytes: number;
   private readonly budget?: ByteBudget;
 
   constructor(readonly size: number = DEFAULT_MAX_IN_FLIGHT_FRAMES, o: WindowBytes = {}) {
@@ -226,12 +226,12 @@ export class SendWindow {
       charge: (n, shared) => {
         if (!held || this.shut || !(n > 0)) return;
         this.bytes += n;
-        this.budget?.add(n);
         if (shared && !this.sharing.has(slot)) {
           this.sharing.set(slot, { key: shared, n });
           return this.budget?.addShared(shared, n);
         }
         charged += n;
+        this.budget?.add(n);
       },
       release: () => {
         if (!held) return;
@@ -246,6 +246,6 @@ export class SendWindow {
         this.wake();
       },
     };
-  }
     return slot;
+  }
 }
