@@ -1,8 +1,9 @@
 import type { LogEntry } from '../../log/op-log';
-import { FLAG_SEALED, packedBytes, packOps } from '../../op';
+import { FLAG_SEALED } from '../../op';
 import type { Replica } from '../../storage/replica';
-import { type FrameSlot, frameEnds, type SendWindow } from '../protocol/frames';
+import type { FrameSlot, SendWindow } from '../protocol/frames';
 import { inServed } from '../protocol/scopes';
+import { frameBytes, ownRead, type Page, type Read, type SharedReads } from './shared-pages';
 
 /** A live changes feed at the host, for hosted(). */
 export interface FeedInfo {
@@ -21,6 +22,8 @@ export interface FeedOptions {
   pageSize: number;
   /** The most a page's ops weigh, UTF-8 bytes of their JSON (a larger op goes alone). */
   pageBytes: number;
+  /** The unit's shared reads: feeds at the same position of the same scopes send the same pages (the fan-out encoded once). */
+  shared?: SharedReads;
   /** The frames out to this peer: a full window pauses the feed until an ack (bounded frames). */
   window: SendWindow;
   /** Sends a page; the returned promise is its ack (the subscriber took it). */
@@ -30,13 +33,6 @@ export interface FeedOptions {
   /** The feed ended — closed, below the floor, or a page its subscriber failed to take: forget it. */
   ended?(): void;
   now: number;
-}
-
-/** The bytes of a frame of records `start..end`: theirs, a comma between, the brackets (as frameEnds counts). */
-function frameBytes(sizes: readonly number[], start: number, end: number): number {
-  let n = 2 + Math.max(0, end - start - 1);
-  for (let i = start; i < end; i++) n += sizes[i];
-  return n;
 }
 
 /**
@@ -92,6 +88,14 @@ export class Feed {
     return inServed(op.scope, this.o.scopes);
   }
 
+  /** This feed's next read: shared with the unit's other feeds at its position where it can be. */
+  private read(): Read {
+    const o = this.o;
+    const keep = (e: LogEntry) => this.relevant(e);
+    if (!o.shared) return ownRead(o.replica.read(this.pos, o.pageSize), keep, o.pageSize, o.pageBytes);
+    return o.shared.read({ log: o.replica, pos: this.pos, scopes: o.scopes, pageSize: o.pageSize, pageBytes: o.pageBytes }, o.node, keep);
+  }
+
   private async pump(): Promise<void> {
     if (this.pumping) { this.again = true; return; }
     this.pumping = true;
@@ -116,18 +120,21 @@ export class Feed {
       let slot = await this.o.window.acquire();
       if (!slot || this.closed) return slot?.release();
       if (this.pos < log.floor) { slot.release(); continue; }
-      const entries = log.read(this.pos, this.o.pageSize);
+      // A snapshot's merges are signed after their join: the feed reads none before its sig.
+      const signing = log.whenLogSigned(this.pos, this.o.pageSize);
+      if (signing) { slot.release(); await signing; continue; }
+      const read = this.read();
+      const { entries, relevant, sizes, ends } = read;
       if (entries.length === 0) return slot.release();
-      const relevant = entries.filter((e) => this.relevant(e));
-      const sizes = relevant.map((e) => packedBytes(e.op));
-      const ends = frameEnds(sizes, this.o.pageSize, this.o.pageBytes);
       for (let k = 0, start = 0; k < ends.length; start = ends[k++]) {
         slot ??= await this.o.window.acquire();
         if (!slot || this.closed) return slot?.release();
         // The last frame also covers the entries stepped over after its last op.
         const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
-        slot.charge(frameBytes(sizes, start, ends[k]));
-        this.post(slot, packOps(relevant.slice(start, ends[k]).map((e) => e.op)), last);
+        const page = read.page(k, this.sent);
+        // A shared page is one encoding however many feeds send it: the unit's budget counts it once.
+        slot.charge(frameBytes(sizes, start, ends[k]), read.shared ? page : undefined);
+        this.post(slot, page, last);
         slot = undefined;
       }
       slot?.release();
@@ -136,8 +143,7 @@ export class Feed {
   }
 
   /** Sends one page in `slot`; its ack frees the slot, a failed send ends the feed (the subscriber is gone). */
-  private post(slot: FrameSlot, ops: unknown[], last: number): void {
-    const prev = this.sent;
+  private post(slot: FrameSlot, page: Page, last: number): void {
     this.sent = this.o.replica.eventId(last);
     this.pos = last;
     this.out.add(slot);
@@ -148,7 +154,7 @@ export class Feed {
     };
     let sent: void | Promise<void>;
     try {
-      sent = this.o.send({ ops, prev }, this.sent);
+      sent = this.o.send(page, this.sent);
     } catch {
       acked();
       return this.close();

@@ -11,6 +11,7 @@ import {
 } from '../protocol/frames';
 import { checkedHello, type Hello } from '../protocol/hello';
 import { HostPeers, type Session, session428 } from './peers';
+import { SharedReads, sharedTrack } from './shared-pages';
 import { checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
@@ -92,9 +93,13 @@ export class SyncUnit implements HostUnit {
   private readonly buckets: PeerBuckets;
   private readonly recon: ReconcileHost;
   private readonly replica: Replica;
+  /** Feeds at one position of one scope set read the log once and send the same pages (the fan-out encoded once). */
+  private readonly reads = new SharedReads();
+  private readonly track: (data: unknown, eventId: string) => unknown;
 
   constructor(private readonly ctx: SyncContext, private readonly o: UnitOptions = {}) {
     this.replica = ctx.replica;
+    this.track = sharedTrack(o.tracked);
     this.access = o.access ?? 'session';
     this.meta = o.meta;
     this.pageSize = positiveInt(o.pageSize, 500, 'pageSize');
@@ -251,7 +256,7 @@ export class SyncUnit implements HostUnit {
     const scopes = servedScopes((args as { scopes?: unknown })?.scopes, s.scopes);
     const log = this.replica;
     const at = log.cursor(options.lastEventId);
-    const track = this.o.tracked ?? ((d: unknown) => d);
+    const track = this.track;
     if (!at.ok) {
       queueMicrotask(() => void options.onData(track({ bootstrap: true, reason: at.reason }, ''), undefined));
       return { unsubscribe: () => undefined };
@@ -259,7 +264,7 @@ export class SyncUnit implements HostUnit {
     this.peers.checkFeedRoom(context);
     let feed: Feed | undefined;
     feed = new Feed({
-      replica: this.replica, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes,
+      replica: this.replica, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes, shared: this.reads,
       window: this.peers.windowOf(context), now: this.replica.now(),
       send: (page, eventId) => options.onData(track(page, eventId), eventId),
       bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),

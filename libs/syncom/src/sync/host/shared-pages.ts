@@ -1,0 +1,176 @@
+import type { LogEntry } from '../../log/op-log';
+import { FLAG_SEALED, packedBytes, packOps } from '../../op';
+import type { Op } from '../../op/types';
+import type { Replica } from '../../storage/replica';
+import { frameEnds } from '../protocol/frames';
+import { inServed } from '../protocol/scopes';
+
+/** One changes page as a feed sends it: its packed ops and the event id of the page before. */
+export interface Page {
+  ops: unknown[];
+  prev: string;
+}
+
+/** What a feed pages from one read of the log: the entries read, the ops it sends, where its frames end. */
+export interface Read {
+  entries: LogEntry[];
+  /** The ops sent, as entries: the read's minus other scopes', sealed ones and the subscriber's own. */
+  relevant: LogEntry[];
+  sizes: number[];
+  ends: number[];
+  /** Frame k's page after `prev`; the same object for every feed sharing the read (one encoding at the transport). */
+  page(k: number, prev: string): Page;
+  /** Whether page(k) is shared with other feeds (the unit's byte budget counts it once). */
+  shared: boolean;
+}
+
+/** How a feed reads: the log, where, its scopes and page bounds. */
+export interface ReadSpec {
+  log: Replica;
+  pos: number;
+  scopes: string[];
+  pageSize: number;
+  pageBytes: number;
+}
+
+/** The UTF-8 bytes of a frame of records `start..end`: theirs, a comma between, the brackets (as frameEnds counts). */
+export function frameBytes(sizes: readonly number[], start: number, end: number): number {
+  let n = 2 + Math.max(0, end - start - 1);
+  for (let i = start; i < end; i++) n += sizes[i];
+  return n;
+}
+
+/** Whether an op of this entry goes to subscribers of `scopes` at all (the subscriber's own aside). */
+function served(e: LogEntry, scopes: string[]): boolean {
+  return !(e.flags & FLAG_SEALED) && inServed(e.op.scope, scopes);
+}
+
+/** A read of the feed's own: every op looked at once, for this subscriber alone. */
+export function ownRead(entries: LogEntry[], keep: (e: LogEntry) => boolean, pageSize: number, pageBytes: number): Read {
+  const relevant = entries.filter(keep);
+  const sizes = relevant.map((e) => packedBytes(e.op));
+  const ends = frameEnds(sizes, pageSize, pageBytes);
+  const page = (k: number, prev: string): Page => ({ ops: packOps(relevant.slice(k === 0 ? 0 : ends[k - 1], ends[k]).map((e) => e.op)), prev });
+  return { entries, relevant, sizes, ends, page, shared: false };
+}
+
+/** A read shared by the feeds of one scope set at one position. */
+class SharedRead {
+  readonly relevant: LogEntry[];
+  readonly sizes: number[];
+  readonly ends: number[];
+  /** The nodes whose ops (as origin or as the peer they came from) the read holds: their own feeds cannot share it. */
+  readonly nodes = new Set<string>();
+  readonly bytes: number;
+  /** The op objects read: a purge scrub replaces an entry's op, and a read that saw the old one is not shared again. */
+  private readonly ops: Op[];
+  private readonly packed: (unknown[] | undefined)[] = [];
+  private readonly pages: Map<string, Page>[] = [];
+
+  constructor(readonly entries: LogEntry[], scopes: string[], readonly head: number, pageSize: number, pageBytes: number) {
+    this.ops = entries.map((e) => e.op);
+    this.relevant = entries.filter((e) => served(e, scopes));
+    for (const e of this.relevant) {
+      this.nodes.add(e.op.origin);
+      if (e.op.from) this.nodes.add(e.op.from);
+    }
+    this.sizes = this.relevant.map((e) => packedBytes(e.op));
+    this.ends = frameEnds(this.sizes, pageSize, pageBytes);
+    this.bytes = frameBytes(this.sizes, 0, this.sizes.length);
+  }
+
+  /** Whether the log still holds what this read saw (no entry scrubbed since). */
+  current(): boolean {
+    return this.entries.every((e, i) => e.op === this.ops[i]);
+  }
+
+  /** The read as `node`'s feed sees it. */
+  view(): Read {
+    return { entries: this.entries, relevant: this.relevant, sizes: this.sizes, ends: this.ends, page: (k, prev) => this.page(k, prev), shared: true };
+  }
+
+  private page(k: number, prev: string): Page {
+    const byPrev = (this.pages[k] ??= new Map());
+    let page = byPrev.get(prev);
+    if (!page) {
+      const start = k === 0 ? 0 : this.ends[k - 1];
+      const ops = (this.packed[k] ??= packOps(this.relevant.slice(start, this.ends[k]).map((e) => e.op)));
+      byPrev.set(prev, (page = { ops, prev }));
+    }
+    return page;
+  }
+}
+
+/** Reads kept at most, and the bytes of their ops (the newest is kept whatever it weighs). */
+const MAX_READS = 32;
+const MAX_READ_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The log reads of a unit's changes feeds, shared: feeds of the same scopes
+ * at the same position read the log once, look at each op once, and send the
+ * same page objects, which a transport encodes once for all of them (the
+ * fan-out at the head of a stream). A feed whose own ops are in a read pages
+ * it alone, as does any feed where nobody else reads. Reads are kept
+ * newest first up to MAX_READS and MAX_READ_BYTES; a read shorter than a page
+ * is read again once the log grew, and one whose entries were scrubbed since
+ * is dropped.
+ */
+export class SharedReads {
+  private readonly reads = new Map<string, SharedRead>();
+  private bytes = 0;
+
+  /** What a feed of `node` pages at spec.pos; `keep` is its own filter, used when it cannot share. */
+  read(spec: ReadSpec, node: string, keep: (e: LogEntry) => boolean): Read {
+    const shared = this.shared(spec);
+    if (shared.nodes.has(node)) return ownRead(shared.entries, keep, spec.pageSize, spec.pageBytes);
+    return shared.view();
+  }
+
+  /** Reads kept now (for tests). */
+  get size(): number {
+    return this.reads.size;
+  }
+
+  private shared(spec: ReadSpec): SharedRead {
+    const key = `${spec.pos}\u0000${spec.scopes.join('\u0000')}`;
+    const { log } = spec;
+    const kept = this.reads.get(key);
+    if (kept && kept.current() && (kept.entries.length >= spec.pageSize || kept.head === log.head)) return kept;
+    if (kept) this.drop(key, kept);
+    const read = new SharedRead(log.read(spec.pos, spec.pageSize), spec.scopes, log.head, spec.pageSize, spec.pageBytes);
+    this.reads.set(key, read);
+    this.bytes += read.bytes;
+    this.trim();
+    return read;
+  }
+
+  private trim(): void {
+    for (const [key, read] of this.reads) {
+      if (this.reads.size <= 1 || (this.reads.size <= MAX_READS && this.bytes <= MAX_READ_BYTES)) return;
+      this.drop(key, read);
+    }
+  }
+
+  private drop(key: string, read: SharedRead): void {
+    this.reads.delete(key);
+    this.bytes -= read.bytes;
+  }
+}
+
+/**
+ * A unit's `tracked` shaping, once per shared page: every feed sending the
+ * same page sends the same item, so the transport encodes it once. Without
+ * `tracked` the page is sent as it is.
+ */
+export function sharedTrack(tracked?: (data: unknown, eventId: string) => unknown): (data: unknown, eventId: string) => unknown {
+  if (!tracked) return (d) => d;
+  const shaped = new WeakMap<object, { eventId: string; item: unknown }>();
+  return (data, eventId) => {
+    if (typeof data !== 'object' || data === null) return tracked(data, eventId);
+    const kept = shaped.get(data);
+    if (kept && kept.eventId === eventId) return kept.item;
+    const item = tracked(data, eventId);
+    shaped.set(data, { eventId, item });
+    return item;
+  };
+}
