@@ -1,3 +1,5 @@
+// First: every module below runs on the platform this installs (Node's).
+import './node-install';
 export { SyncomError, isSyncomError } from './errors';
 export { ERROR_CODES, errorCodeInfo, isSyncomErrorCode, MAX_REMOTE_CODE, remoteErrorCode } from './errors';
 export type { ErrorCodeGroup, ErrorCodeInfo } from './errors';
@@ -11,14 +13,14 @@ export type {
 export type { Backend } from './backend';
 export { createFsBackend, createMemoryBackend } from './backend';
 export type { MemoryBackend, MemoryBackendOptions, CrashDamage } from './backend';
-export { canonicalJson, checkOp, packOps, unpackOps, signOp, verifyOps, streamKey, GLOBAL_SCOPE } from './op';
+export { canonicalJson, checkOp, packOps, unpackOps, signOp, signOpAsync, verifyOps, streamKey, GLOBAL_SCOPE } from './op';
 export type { Op, OpType, Stamp, Vector, PackedOp, Verdict } from './op';
 export { applyOp, joinEntries, readEntry, compareStamps } from './crdt';
 export type { Entry, Field } from './crdt';
 export { formatEventId, parseEventId, OpLog } from './log';
 export type { LogEntry, LogEvent } from './log';
-export { createSchema } from './schema';
-export type { Schema, SchemaInfo, SchemaOptions } from './schema';
+export { createSchema, provideSchemaPeers } from './schema';
+export type { Schema, SchemaInfo, SchemaOptions, SchemaPeers } from './schema';
 export { createMemoryLink, isSyncLink, LinkListeners, safely } from './link';
 export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, SubscribeOptions, Subscription, SyncLink } from './link';
 export { SyncManager, SyncUnit } from './sync';
@@ -34,3 +36,5 @@ export type {
   Bound as ReconcileBound, DecodeResult as ReconcileDecodeResult, Message as ReconcileMessage, Range as ReconcileRange,
   ReconcileItem, ReconcileOutcome, ReconcileRefusal, ReconcileStep, Reconciler, ReconcilerOptions,
 } from './reconcile';
+export { installPlatform, platform } from './platform';
+export type { Platform, PlatformKey } from './platform';

@@ -1,7 +1,8 @@
 import { SyncomError } from './errors';
-import { createFsBackend, createMemoryBackend } from './backend';
+import { createMemoryBackend } from './backend/memory-backend';
 import type { Backend } from './backend/types';
 import type { BackendLock } from './backend/lock';
+import { platform } from './platform';
 import { loadStorage } from './storage/load';
 import type { OpenOptions } from './storage/options';
 import { Replica } from './storage/replica';
@@ -11,7 +12,9 @@ import { type DialOptions, SyncManager } from './sync/manager';
 function backendOf(options: OpenOptions): Backend {
   if (typeof options.backend === 'object' && options.backend !== null) return options.backend;
   if (options.backend === 'memory') return createMemoryBackend();
-  return createFsBackend(options.path);
+  const fileBackend = platform().fileBackend;
+  if (!fileBackend) throw new SyncomError('INVALID_ARGUMENT', 'open() in the browser needs a backend: open({ path, backend: opfsBackend() }) or backend: \'memory\'');
+  return fileBackend(options.path);
 }
 
 function checkOptions(options: OpenOptions): void {
@@ -67,6 +70,6 @@ async function openLocked(options: OpenOptions, backend: Backend, lock: BackendL
   const storage = new Storage(parts, sync, replica);
   await sync.init();
   if (options.sync?.connect && options.sync.autoStart !== false) await sync.start();
-  if (startup.length) setImmediate(() => startup.forEach((e) => parts.events.emit('error', e)));
+  if (startup.length) platform().macrotask(() => startup.forEach((e) => parts.events.emit('error', e)));
   return storage;
 }

@@ -8,10 +8,13 @@ import type { CrashAtOptions, FailAtOptions, MemoryOp } from './memory-faults';
 import { createFileTable } from './memory-files';
 import type { MemorySnapshot } from './memory-files';
 import type { Backend } from './types';
+import { platform } from '../platform';
 
 const DEFAULT_SEED = 0x5eed;
 /** The memory backend's host, for a LOCKED message: this process. */
 const HERE = 'memory';
+/** This process's pid, where there is one (0 in a browser). */
+const PID = typeof process === 'object' && process !== null && typeof process.pid === 'number' ? process.pid : 0;
 
 /** Options of `createMemoryBackend`. */
 export interface MemoryBackendOptions {
@@ -64,7 +67,7 @@ function initialSnapshot(options: MemoryBackendOptions): MemorySnapshot | undefi
 
 function createPause(every: number | undefined): () => Promise<void> {
   let n = 0;
-  return () => (every !== undefined && every > 0 && ++n % every === 0 ? new Promise((r) => setImmediate(r)) : Promise.resolve());
+  return () => (every !== undefined && every > 0 && ++n % every === 0 ? new Promise((r) => platform().macrotask(() => r(undefined))) : Promise.resolve());
 }
 
 /**
@@ -104,7 +107,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
   return {
     // One open storage per memory backend, as per fs path; a crash() hands over a new, unlocked disk.
     async lock(path) {
-      if (locked) throw lockedError(path, { pid: process.pid, host: HERE }, { pid: process.pid, host: HERE });
+      if (locked) throw lockedError(path, { pid: PID, host: HERE }, { pid: PID, host: HERE });
       locked = true;
       let released = false;
       return { release: async () => { if (!released) { released = true; locked = false; } } };

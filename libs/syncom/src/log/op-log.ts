@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { Backend } from '../backend/types';
 import type { Op, Vector } from '../op/types';
 import { FLAG_SEALED, packedJson, packOp } from '../op';
+import { platform } from '../platform';
 import { formatEventId, parseEventId } from './event-id';
 import { batchFile, type EntryCipher, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
 import { loadLog, type OpenBatch } from './load';
@@ -17,7 +17,7 @@ import { advanceVector, mergeVectors } from './vector';
  * same records and different chains (GUAR-23).
  */
 export function chainBlock(previous: string, opsText: string): string {
-  return createHash('sha256').update(previous).update('\n').update(opsText).digest('base64url');
+  return platform().sha256(`${previous}\n${opsText}`);
 }
 
 /** One op in the log, at its position, with its local flags. */
@@ -103,7 +103,7 @@ export class OpLog {
     const log = new OpLog(options);
     const tail = await loadLog(log, options);
     if (!log.epoch) {
-      log.epoch = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
+      log.epoch = platform().base64url(platform().randomBytes(6)).replace(/[-_]/g, 'x');
       await log.writeIndex(log.vector);
     }
     return { log, tail };

@@ -1,81 +1,66 @@
-import { createPrivateKey, createPublicKey, generateKeyPair, generateKeyPairSync, KeyObject } from 'node:crypto';
-import { promisify } from 'node:util';
 import { SyncomError } from '../errors';
+import { platform, type PemKeyPair, type PlatformKey } from '../platform';
 
-/** A key pair as the PEM texts of keys/*.pem: public SPKI, private PKCS#8. */
-export interface PemKeyPair {
-  publicPem: string;
-  privatePem: string;
+export type { PemKeyPair } from '../platform';
+
+/** The synchronous key functions: Node's (the browser's Web Crypto has only async ones). */
+function syncKeys(what: string) {
+  const sync = platform().ed25519.sync;
+  if (!sync) throw new SyncomError('UNSUPPORTED', `${what} is synchronous, which only Node.js is: in the browser the keys are read at open()`);
+  return sync;
 }
 
-const generateKeyPairAsync = promisify(generateKeyPair);
-
-/** A new Ed25519 pair, the node's signing key and id (keys/sign-*.pem; SIG-4). */
+/** A new Ed25519 pair, the node's signing key and id (keys/sign-*.pem; SIG-4). Node only (synchronous). */
 export function generateSigningKeys(): PemKeyPair {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519', {
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  return { publicPem: publicKey, privatePem: privateKey };
+  return syncKeys('generateSigningKeys').generate();
 }
 
 /** A new RSA-2048 pair, the key that seals encrypted records. Generated off the main thread. */
-export async function generateSealingKeys(): Promise<PemKeyPair> {
-  const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  return { publicPem: publicKey, privatePem: privateKey };
+export function generateSealingKeys(): Promise<PemKeyPair> {
+  return platform().generateSealingKeys();
 }
 
 /**
- * Parse a private key PEM once; keep the KeyObject (parsing per call is ~10x slower).
+ * Parse a private key PEM once; keep the key (parsing per call is ~10x slower). Node only (synchronous).
  *
  * @throws SyncomError INVALID_ARGUMENT when the text is no private key.
  */
-export function loadPrivateKey(pem: string): KeyObject {
-  try {
-    return createPrivateKey(pem);
-  } catch (cause) {
-    throw new SyncomError('INVALID_ARGUMENT', 'Not a PEM private key: check the keys/ folder.', { cause });
-  }
+export function loadPrivateKey(pem: string): PlatformKey {
+  return syncKeys('loadPrivateKey').importPrivate(pem);
 }
 
 /**
- * Parse a public key PEM once; keep the KeyObject.
+ * Parse a public key PEM once; keep the key. Node only (synchronous).
  *
  * @throws SyncomError INVALID_ARGUMENT when the text is no public key.
  */
-export function loadPublicKey(pem: string): KeyObject {
-  try {
-    return createPublicKey(pem);
-  } catch (cause) {
-    throw new SyncomError('INVALID_ARGUMENT', 'Not a PEM public key: check the keys/ folder.', { cause });
-  }
+export function loadPublicKey(pem: string): PlatformKey {
+  return syncKeys('loadPublicKey').importPublic(pem);
 }
 
 /**
  * The node id of an Ed25519 key: the raw 32-byte public key in base64url,
- * 43 characters (SIG-2). A private key gives its public half's id.
+ * 43 characters (SIG-2). A private key gives its public half's id. Node only (synchronous).
  */
-export function nodeIdOf(key: KeyObject): string {
-  const x = key.export({ format: 'jwk' }).x;
-  if (key.asymmetricKeyType !== 'ed25519' || typeof x !== 'string') {
-    throw new TypeError('nodeIdOf: not an Ed25519 key');
-  }
-  return x;
+export function nodeIdOf(key: PlatformKey): string {
+  return syncKeys('nodeIdOf').idOf(key);
 }
 
 const KEY_CACHE_LIMIT = 10_000;
 // Bounded, since origins come from peers; null remembers an id that is no key.
-const keyCache = new Map<string, KeyObject | null>();
+const keyCache = new Map<string, PlatformKey | null>();
+/** The platform the cached keys were made by: a swapped platform (a test's) starts a fresh cache. */
+let cachedBy: object | undefined;
 
 /**
  * The public key a node id names, or undefined when the id is no Ed25519 key
  * (wrong length, not canonical base64url). Cached, the oldest evicted past 10,000.
  */
-export function publicKeyOf(nodeId: string): KeyObject | undefined {
+export function publicKeyOf(nodeId: string): PlatformKey | undefined {
+  if (cachedBy !== platform()) {
+    keyCache.clear();
+    cachedBy = platform();
+  }
   let key = keyCache.get(nodeId);
   if (key === undefined) {
     key = parseNodeId(nodeId);
@@ -85,16 +70,14 @@ export function publicKeyOf(nodeId: string): KeyObject | undefined {
   return key ?? undefined;
 }
 
-function parseNodeId(nodeId: string): KeyObject | null {
+// The checks here hold on every platform: Web Crypto is asked only about an id that passed them.
+function parseNodeId(nodeId: string): PlatformKey | null {
   // Canonical only: a different text decoding to the same 32 bytes is not this key's id.
   if (typeof nodeId !== 'string' || nodeId.length !== 43) return null;
-  const raw = Buffer.from(nodeId, 'base64url');
-  if (raw.toString('base64url') !== nodeId || isWeakPoint(raw)) return null;
-  try {
-    return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: nodeId }, format: 'jwk' });
-  } catch {
-    return null;
-  }
+  const p = platform();
+  const raw = p.fromBase64url(nodeId);
+  if (p.base64url(raw) !== nodeId || isWeakPoint(raw)) return null;
+  return p.ed25519.publicKey(nodeId, raw);
 }
 
 /** The field prime of Curve25519, 2^255 - 19. */

@@ -1,22 +1,22 @@
-import * as crypto from 'node:crypto';
-import { createHash, KeyObject, randomBytes, sign } from 'node:crypto';
+import { SyncomError } from '../errors';
+import { platform, type PlatformKey } from '../platform';
+import { canonicalJson } from './canonical';
+import { payloadOf, scrubOp } from './payload';
+import { Op } from './types';
 
 // Nonces come from a pool refilled 4 KiB at a time: one randomBytes call per op costs more than the rest of the digest.
-let pool = Buffer.alloc(0);
+let pool: Uint8Array = new Uint8Array(0);
 let at = 0;
 
 /** 16 random bytes, base64url (22 characters). */
 export function makeNonce(): string {
   if (at + 16 > pool.length) {
-    pool = randomBytes(4096);
+    pool = platform().randomBytes(4096);
     at = 0;
   }
   at += 16;
-  return pool.subarray(at - 16, at).toString('base64url');
+  return platform().base64url(pool.subarray(at - 16, at));
 }
-import { canonicalJson } from './canonical';
-import { payloadOf, scrubOp } from './payload';
-import { Op } from './types';
 
 /** The members digestForSigning copies after the five every op has (not sig, digest, nonce). */
 const OP_FIELDS = ['scope', 'from', 'data', 'meta', 'key', 'value', 'vector', 'v', 'actor'] as const;
@@ -40,26 +40,24 @@ export function sigHeader(op: Op): string {
  * `nonce + "\n" + canonicalJson(payload)`; an op with no payload digests `{}`.
  */
 export function digestOp(op: Op, nonce: string): string {
-  return sha256(nonce + '\n' + canonicalJson(payloadOf(op) ?? {}));
+  return platform().sha256(nonce + '\n' + canonicalJson(payloadOf(op) ?? {}));
 }
-
-// crypto.hash (Node 20.12+) skips the Hash object, a third of a digest's cost; older Nodes take the long way.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
-const sha256 = oneShot
-  ? (text: string) => oneShot('sha256', text, 'base64url')
-  : (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
 
 /**
  * The op signed with this node's Ed25519 key: a fresh 16-byte nonce and the
  * digest when it has a payload (SIG-7), none for a delete or purge (SIG-8), and
  * sig over {@link sigHeader}. Runs on the main thread (tens of microseconds).
+ * Synchronous, so Node only: the browser signs asynchronously (signOpAsync).
  *
+ * @throws SyncomError UNSUPPORTED where the platform cannot sign synchronously (the browser).
  * @example
  * const signed = signOp({ origin: nodeIdOf(key), seq: 1, ts: Date.now(), type: 'write', id, data }, key);
  */
-export function signOp(op: Op, privateKey: KeyObject): Op {
+export function signOp(op: Op, privateKey: PlatformKey): Op {
+  const sync = platform().ed25519.sync;
+  if (!sync) throw new SyncomError('UNSUPPORTED', 'signOp signs synchronously, which only Node.js can: use signOpAsync in the browser');
   const signed = digestForSigning(op);
-  signed.sig = sign(null, Buffer.from(sigHeader(signed), 'utf8'), privateKey).toString('base64url');
+  signed.sig = sync.sign(privateKey, sigHeader(signed));
   return signed;
 }
 
@@ -96,13 +94,7 @@ export function addDigest(op: Op): Op {
   return op;
 }
 
-/** Sign one op (through digestForSigning already) on libuv's pool; sets op.sig. */
-export function signOpAsync(op: Op, privateKey: KeyObject): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    sign(null, Buffer.from(sigHeader(op), 'utf8'), privateKey, (e, sig) => {
-      if (e) return reject(e);
-      op.sig = sig.toString('base64url');
-      resolve();
-    });
-  });
+/** Sign one op (through digestForSigning already) off the main thread (libuv's pool, Web Crypto); sets op.sig. */
+export async function signOpAsync(op: Op, privateKey: PlatformKey): Promise<void> {
+  op.sig = await platform().ed25519.sign(privateKey, sigHeader(op));
 }

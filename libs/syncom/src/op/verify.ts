@@ -1,4 +1,5 @@
-import { verify } from 'node:crypto';
+import { platform } from '../platform';
+import { runLimited } from '../platform/batch';
 import { publicKeyOf, readLittleEndian } from './keys';
 import { isScrubbed, payloadOf } from './payload';
 import { digestOp, sigHeader } from './sign';
@@ -9,14 +10,15 @@ export type Verdict = 'ok' | 'forged' | 'unsigned';
 
 /** Options of {@link verifyOps}. */
 export interface VerifyOptions {
-  /** Signatures checked at a time on libuv's pool. Default 64 (SIG-27). */
+  /** Signatures checked at a time on libuv's pool or in Web Crypto. Default 64 (SIG-27, SIG-28). */
   concurrency?: number;
 }
 
 /**
  * Verify a page of ops against their origins (Signatures): one verdict per op,
- * in order. The Ed25519 checks run on libuv's thread pool, at most
- * `concurrency` at a time, so the main thread stays free (SIG-27). An op
+ * in order. The Ed25519 checks run on libuv's thread pool (Node) or in Web
+ * Crypto (the browser), started in order and at most `concurrency` at a
+ * time, so the main thread stays free (SIG-27, SIG-28). An op
  * without sig is 'unsigned'; one whose origin is no key, whose digest does not
  * match its payload and nonce, or whose sig does not check is 'forged'. A
  * scrubbed op verifies on its header alone (SIG-11). Never rejects.
@@ -26,17 +28,8 @@ export interface VerifyOptions {
  * const forged = verdicts.filter((v) => v === 'forged').length;
  */
 export async function verifyOps(ops: readonly Op[], options: VerifyOptions = {}): Promise<Verdict[]> {
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 64)) || 64;
-  const verdicts = new Array<Verdict>(ops.length);
-  let next = 0;
-  const runner = async (): Promise<void> => {
-    while (next < ops.length) {
-      const index = next++;
-      verdicts[index] = await verifyOne(ops[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, ops.length) }, runner));
-  return verdicts;
+  // One op prepared (digest, sig decoded) as a runner frees: the main thread's share overlaps the checks in flight.
+  return runLimited(ops.length, options.concurrency ?? 64, (i) => verifyOne(ops[i]));
 }
 
 function verifyOne(op: Op): Promise<Verdict> | Verdict {
@@ -44,12 +37,10 @@ function verifyOne(op: Op): Promise<Verdict> | Verdict {
     if (op.sig === undefined) return 'unsigned';
     const key = publicKeyOf(op.origin);
     if (key === undefined || !hasIntactDigest(op)) return 'forged';
-    const data = Buffer.from(sigHeader(op), 'utf8');
-    const sig = Buffer.from(op.sig, 'base64url');
+    const p = platform();
+    const sig = p.fromBase64url(op.sig);
     if (!isCanonicalSig(op.sig, sig)) return 'forged';
-    return new Promise((resolve) => {
-      verify(null, data, key, sig, (error, ok) => resolve(!error && ok ? 'ok' : 'forged'));
-    });
+    return p.ed25519.verify({ key, data: sigHeader(op), sig }).then((ok) => (ok ? 'ok' : 'forged'));
   } catch {
     return 'forged';
   }
@@ -69,10 +60,11 @@ const L = 2n ** 252n + 27742317777372353535851937790883648493n;
 /**
  * A signature in its one encoding: 64 bytes whose base64url text is the one
  * given (no stray bits in the last character), with S < L. OpenSSL refuses
- * S >= L itself; the check here keeps that from depending on its version.
+ * S >= L itself; the check here keeps that from depending on its version, or
+ * on the browser's Web Crypto.
  */
-function isCanonicalSig(text: string, sig: Buffer): boolean {
-  return sig.length === 64 && sig.toString('base64url') === text && isBelowL(sig.subarray(32));
+function isCanonicalSig(text: string, sig: Uint8Array): boolean {
+  return sig.length === 64 && platform().base64url(sig) === text && isBelowL(sig.subarray(32));
 }
 
 /**

@@ -20,7 +20,7 @@ export interface Bucket {
 }
 
 /** A bucket of sorted items, from their hashes (hashItem). */
-export function makeBucket(items: ReconcileItem[], hashes: readonly Buffer[], epoch: number): Bucket {
+export function makeBucket(items: ReconcileItem[], hashes: readonly Uint8Array[], epoch: number): Bucket {
   const pre = new Uint32Array((items.length + 1) * ROW);
   const tags: string[] = new Array(hashes.length);
   for (let k = 0; k < hashes.length; k++) {

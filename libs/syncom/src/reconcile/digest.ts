@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Entry, Field } from '../crdt/entry';
 import { canonicalJson } from '../op/canonical';
+import { platform } from '../platform';
 import type { ReconcileItem } from './types';
 
 const sortedUnique = (tags: readonly string[]) => [...new Set(tags)].sort();
@@ -29,7 +29,8 @@ export function entryDigest(entry: Entry): string {
   const fields: Record<string, Field> = Object.create(null);
   for (const [name, f] of Object.entries(entry.fields)) fields[name] = normalField(f);
   const text = canonicalJson({ ...entry, fields });
-  return createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');
+  const p = platform();
+  return p.base64url(p.sha256Bytes(p.utf8(text)).subarray(0, 16));
 }
 
 /** A record as an item of its scope's set: keyed by (newest stamp's ts, id), with its entryDigest. */

@@ -1,10 +1,8 @@
-import * as crypto from 'node:crypto';
+import { platform } from '../platform';
 import type { ReconcileItem } from './types';
 
-/** SHA-256 of bytes: crypto.hash, one call and about twice as fast, where Node has it (20.12+). */
-const sha256: (data: Buffer) => Buffer = typeof crypto.hash === 'function'
-  ? (data) => crypto.hash('sha256', data, 'buffer')
-  : (data) => crypto.createHash('sha256').update(data).digest();
+/** An item's SHA-256, 32 bytes (a Buffer in Node). */
+export type ItemHash = Uint8Array;
 
 /** 32-bit limbs of a 256-bit sum. */
 const LIMBS = 8;
@@ -16,14 +14,28 @@ const SHORT = 16;
  * id, all as UTF-16 code units: unambiguous for any strings, lone surrogates
  * included (UTF-8 would fold them all into U+FFFD).
  */
-export function hashItem(item: ReconcileItem): Buffer {
+export function hashItem(item: ReconcileItem): ItemHash {
   const text = `${item.ts}:${item.digest.length}:${item.digest}${item.id}`;
-  return sha256(Buffer.from(text, 'utf16le'));
+  return platform().sha256Bytes(utf16le(text));
 }
 
+/** A text's UTF-16 code units, little-endian. */
+function utf16le(text: string): Uint8Array {
+  const out = new Uint8Array(text.length * 2);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out[2 * i] = c & 0xff;
+    out[2 * i + 1] = c >>> 8;
+  }
+  return out;
+}
+
+/** The little-endian 32-bit word of `b` at byte `o`. */
+const word = (b: Uint8Array, o: number): number => (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
+
 /** An item's tag on the wire: the first 128 bits of its hash, so equal tags mean equal (ts, id, digest). */
-export function tagOfHash(hash: Buffer): string {
-  return hash.subarray(0, SHORT).toString('base64url');
+export function tagOfHash(hash: ItemHash): string {
+  return platform().base64url(hash.subarray(0, SHORT));
 }
 
 /** 32-bit limbs of one row of sums: a 256-bit number, least significant limb first. */
@@ -50,19 +62,19 @@ export function subRow(out: Uint32Array, o: number, a: Uint32Array, ao: number, 
 }
 
 /** out[o..] = a[ao..] + hash mod 2^256: a hash added without making a row of it first. */
-export function addHash(out: Uint32Array, o: number, a: Uint32Array, ao: number, hash: Buffer): void {
+export function addHash(out: Uint32Array, o: number, a: Uint32Array, ao: number, hash: ItemHash): void {
   let carry = 0;
   for (let l = 0; l < LIMBS; l++) {
-    const s = a[ao + l] + hash.readUInt32LE(l * 4) + carry;
+    const s = a[ao + l] + word(hash, l * 4) + carry;
     out[o + l] = s >>> 0;
     carry = s > 0xffffffff ? 1 : 0;
   }
 }
 
 /** A hash as one row of limbs. */
-export function rowOf(hash: Buffer): Uint32Array {
+export function rowOf(hash: ItemHash): Uint32Array {
   const row = new Uint32Array(LIMBS);
-  for (let l = 0; l < LIMBS; l++) row[l] = hash.readUInt32LE(l * 4);
+  for (let l = 0; l < LIMBS; l++) row[l] = word(hash, l * 4);
   return row;
 }
 
@@ -71,21 +83,21 @@ export function rowOf(hash: Buffer): Uint32Array {
  * holds the sum of the first k hashes. Addition is what makes fingerprints
  * incremental: any range's sum is one subtraction of two rows.
  */
-export function prefixSums(hashes: readonly Buffer[]): Uint32Array {
+export function prefixSums(hashes: readonly ItemHash[]): Uint32Array {
   const sums = new Uint32Array((hashes.length + 1) * LIMBS);
   for (let k = 0; k < hashes.length; k++) addHash(sums, (k + 1) * LIMBS, sums, k * LIMBS, hashes[k]);
   return sums;
 }
 
 /** A row of limbs as 32 little-endian bytes. */
-export function rowBytes(row: Uint32Array, o = 0): Buffer {
-  const out = Buffer.alloc(LIMBS * 4);
-  for (let l = 0; l < LIMBS; l++) out.writeUInt32LE(row[o + l], l * 4);
+export function rowBytes(row: Uint32Array, o = 0): Uint8Array {
+  const out = new Uint8Array(LIMBS * 4);
+  for (let l = 0; l < LIMBS; l++) writeWord(out, l * 4, row[o + l]);
   return out;
 }
 
 /** The sum of hashes i..j-1 mod 2^256, as 32 little-endian bytes. */
-export function rangeSum(sums: Uint32Array, i: number, j: number): Buffer {
+export function rangeSum(sums: Uint32Array, i: number, j: number): Uint8Array {
   const out = new Uint32Array(LIMBS);
   subRow(out, 0, sums, j * LIMBS, sums, i * LIMBS);
   return rowBytes(out);
@@ -96,9 +108,19 @@ export function rangeSum(sums: Uint32Array, i: number, j: number): Buffer {
  * Hashing the sum keeps the additive structure off the wire; the count tells
  * apart sets whose sums meet by accident of arithmetic.
  */
-export function fingerprintOf(sum: Buffer, count: number): string {
-  const n = Buffer.alloc(8);
-  n.writeUInt32LE(count >>> 0, 0);
-  n.writeUInt32LE(Math.floor(count / 2 ** 32), 4);
-  return sha256(Buffer.concat([sum, n])).subarray(0, SHORT).toString('base64url');
+export function fingerprintOf(sum: Uint8Array, count: number): string {
+  const data = new Uint8Array(sum.length + 8);
+  data.set(sum);
+  writeWord(data, sum.length, count >>> 0);
+  writeWord(data, sum.length + 4, Math.floor(count / 2 ** 32) >>> 0);
+  const p = platform();
+  return p.base64url(p.sha256Bytes(data).subarray(0, SHORT));
+}
+
+/** Write a 32-bit word little-endian at byte `o`. */
+function writeWord(out: Uint8Array, o: number, v: number): void {
+  out[o] = v & 0xff;
+  out[o + 1] = (v >>> 8) & 0xff;
+  out[o + 2] = (v >>> 16) & 0xff;
+  out[o + 3] = v >>> 24;
 }

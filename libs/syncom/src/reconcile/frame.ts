@@ -1,9 +1,10 @@
+import { platform } from '../platform';
 import { type Key, MIN_KEY } from './keys';
 import { type Message, MODE, type Range, RECONCILE_VERSION } from './types';
 
 /** UTF-8 bytes of a range's JSON, with the comma that separates it from the next. */
 export function rangeBytes(r: Range): number {
-  return Buffer.byteLength(JSON.stringify(r)) + 1;
+  return platform().byteLength(JSON.stringify(r)) + 1;
 }
 
 /** Bytes of the ranges together, as costed by rangeBytes. */
@@ -14,7 +15,8 @@ export function rangesBytes(rs: readonly Range[]): number {
 }
 
 /** What a closing range costs: [null, 0] or [null, 4]. */
-export const CLOSE_BYTES = rangeBytes([null, MODE.defer]);
+// ASCII, so counted without the platform: this runs as the module loads, before any entry could install one.
+export const CLOSE_BYTES = JSON.stringify([null, MODE.defer]).length + 1;
 
 /**
  * A message under construction, counting its UTF-8 bytes as it grows so that
@@ -25,7 +27,7 @@ export class Frame {
   readonly ranges: Range[] = [];
   private readonly sizes: number[] = [];
   /** Bytes of the message so far, envelope included. */
-  size = Buffer.byteLength(JSON.stringify({ v: RECONCILE_VERSION, ranges: [] }));
+  size = platform().byteLength(JSON.stringify({ v: RECONCILE_VERSION, ranges: [] }));
   /** True once a range other than a skip is in. */
   busy = false;
 

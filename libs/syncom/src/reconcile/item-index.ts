@@ -69,7 +69,7 @@ export class ItemIndex {
    * when the caller has it.
    * @throws TypeError on a malformed item.
    */
-  put(item: ReconcileItem, hash: Buffer = hashItem(item)): void {
+  put(item: ReconcileItem, hash: Uint8Array = hashItem(item)): void {
     checkItem(item, item?.id);
     this.delete(item.id);
     const b = this.bucketFor([item.ts, item.id]);

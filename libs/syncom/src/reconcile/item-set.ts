@@ -25,7 +25,7 @@ export interface ItemSet {
   /** The first position whose key is not below `bound` (size for null). */
   indexAt(bound: Bound | Key): number;
   /** The sum mod 2^256 of the hashes of positions i..j-1, 32 little-endian bytes. */
-  sum(i: number, j: number): Buffer;
+  sum(i: number, j: number): Uint8Array;
 }
 
 /** Items a bucket of a set built at once holds (an ItemIndex fills its own to half its most, so that the first writes split none). */
@@ -80,7 +80,7 @@ export class FrozenItems implements ItemSet {
     return this.starts[lo] + indexAtBound(this.buckets[lo].items, bound);
   }
 
-  sum(i: number, j: number): Buffer {
+  sum(i: number, j: number): Uint8Array {
     const rows = new Uint32Array(2 * ROW);
     this.prefix(i, rows, 0);
     this.prefix(j, rows, ROW);
@@ -125,14 +125,14 @@ export function checkItem(it: ReconcileItem, at: number | string): void {
 /** An item with its hash (hashItem), when the caller has it already. */
 export interface HashedItem {
   item: ReconcileItem;
-  hash: Buffer;
+  hash: Uint8Array;
 }
 
 /**
  * Buckets of `size` items over items already checked and sorted by key, each
  * id once, with their hashes (hashItem), for `epoch`.
  */
-export function bulkBuckets(items: readonly ReconcileItem[], hashes: readonly Buffer[], epoch: number, size = BULK_BUCKET): Bucket[] {
+export function bulkBuckets(items: readonly ReconcileItem[], hashes: readonly Uint8Array[], epoch: number, size = BULK_BUCKET): Bucket[] {
   const out: Bucket[] = [];
   for (let from = 0; from < items.length; from += size) out.push(makeBucket(items.slice(from, from + size), hashes.slice(from, from + size), epoch));
   return out;

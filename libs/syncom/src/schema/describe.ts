@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../op';
 import { loadSchemaPeers } from './peers';
 import type { RecordClass } from './types';
+import { platform } from '../platform';
 
 /** One class-validator constraint as the schema hash sees it. */
 export interface ConstraintDescription {
@@ -82,5 +82,5 @@ export function schemaHash(version: number, typeField: string, types: ReadonlyMa
     Object.defineProperty(described, name, { value: describeType(cls), enumerable: true });
   }
   const text = canonicalJson({ version, typeField, types: described });
-  return createHash('sha256').update(text).digest('hex');
+  return platform().sha256Hex(text);
 }

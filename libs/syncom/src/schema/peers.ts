@@ -10,8 +10,16 @@ export interface SchemaPeers {
 
 let loaded: SchemaPeers | undefined;
 
-/** `require(name)`, or undefined when the package is not installed (any other failure is thrown). */
+/** Whether this is Node.js, where `require` finds installed packages (a browser bundle has no require). */
+const inNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+
+/**
+ * `require(name)`, or undefined when the package is not installed (any other
+ * failure is thrown). The name is a variable, so bundlers leave the package
+ * out of a browser build: there, {@link provideSchemaPeers} hands them in.
+ */
 function optionalRequire<T>(name: string): T | undefined {
+  if (!inNode) return undefined;
   try {
     return require(name) as T;
   } catch (e) {
@@ -27,7 +35,17 @@ function optionalRequire<T>(name: string): T | undefined {
 optionalRequire('reflect-metadata');
 
 /**
- * class-validator and class-transformer, required once.
+ * Hand the schema's peer packages in, for a platform without `require` (a
+ * browser bundle): `provideSchemaPeers({ validator: await import('class-validator'),
+ * transformer: await import('class-transformer') })` before open({ schema }).
+ * Import 'reflect-metadata' first where record classes use `@Type()`.
+ */
+export function provideSchemaPeers(peers: SchemaPeers): void {
+  loaded = peers;
+}
+
+/**
+ * class-validator and class-transformer, required once (or as provideSchemaPeers gave them).
  *
  * @throws SyncomError INVALID_ARGUMENT naming the packages to install when either is missing.
  */
@@ -37,9 +55,10 @@ export function loadSchemaPeers(): SchemaPeers {
   const transformer = optionalRequire<typeof ClassTransformer>('class-transformer');
   const missing = [validator ? null : 'class-validator', transformer ? null : 'class-transformer'].filter(Boolean);
   if (validator === undefined || transformer === undefined) {
+    const how = inNode ? `install ${missing.join(' and ')} (npm install ${missing.join(' ')})` : 'in a browser, hand them in with provideSchemaPeers() first';
     throw new SyncomError(
       'INVALID_ARGUMENT',
-      `schema: a schema validates records with class-validator and class-transformer, optional peer dependencies of syncom; install ${missing.join(' and ')} (npm install ${missing.join(' ')})`,
+      `schema: a schema validates records with class-validator and class-transformer, optional peer dependencies of syncom; ${how}`,
     );
   }
   loaded = { validator, transformer };

@@ -1,3 +1,50 @@
-export { BoxOpener, BoxSealer } from './box';
-export { createLogCipher } from './log-cipher';
-export { createRecordCipher } from './record-cipher';
+import { SyncomError } from '../errors';
+import type { EntryCipher } from '../log/files';
+import { FLAG_SEALED } from '../op/pack';
+import { platform, type SealingKeys } from '../platform';
+import type { RecordCipher } from '../storage/records';
+
+/**
+ * Sealed records through the platform (GUAR-19). Node's ciphers (log-cipher.ts,
+ * record-cipher.ts over node:crypto) come with Node's platform; this file
+ * imports neither, so the browser's open() does not load them. Where the
+ * platform has no sealing, nothing sealed is written (UNSUPPORTED) and
+ * sealed entries of a store made elsewhere read as unreadable.
+ */
+
+const FLAGS_SLOT = 14;
+const PACKED_LENGTH = 18;
+
+const unsupported = () =>
+  new SyncomError('UNSUPPORTED', 'sealed records need Node.js: this platform (the browser) has no sealing yet; write without { sealed: true }');
+
+const isSealedPack = (p: unknown): boolean =>
+  Array.isArray(p) && Number.isSafeInteger(p[FLAGS_SLOT]) && ((p[FLAGS_SLOT] as number) & FLAG_SEALED) !== 0;
+
+/** The log's cipher for sealed entries: the platform's, or one that refuses to seal. */
+export function createLogCipher(keys: SealingKeys): EntryCipher {
+  const sealing = platform().sealing;
+  if (sealing) return sealing.createLogCipher(keys);
+  return {
+    seal(packed) {
+      if (packed.some(isSealedPack)) throw unsupported();
+      return [...packed];
+    },
+    open: (packed) => (isSealedPack(packed) && (packed as unknown[]).length > PACKED_LENGTH ? undefined : packed),
+  };
+}
+
+const isBoxed = (x: unknown): boolean => typeof x === 'object' && x !== null && typeof (x as { sealed?: unknown }).sealed === 'string';
+
+/** The record files' cipher: the platform's, or one that refuses to seal. */
+export function createRecordCipher(keys: SealingKeys, isSealed: (id: string) => boolean): RecordCipher {
+  const sealing = platform().sealing;
+  if (sealing) return sealing.createRecordCipher(keys, isSealed);
+  return {
+    text(entries) {
+      if (entries.some((e) => isSealed(e.id))) throw unsupported();
+      return JSON.stringify(entries);
+    },
+    open: (x) => (isBoxed(x) ? undefined : { entry: x, sealed: false }),
+  };
+}

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import type { SealingKeys } from '../platform';
 import type { EntryCipher } from '../log/files';
 import { FLAG_SEALED } from '../op/pack';
 import { BoxOpener, BoxSealer } from './box';
@@ -26,14 +27,14 @@ const headerOf = (p: readonly unknown[]) => JSON.stringify(p.slice(0, HEADER_SLO
  * @example
  * const { log } = await OpLog.open({ backend, cipher: createLogCipher(keys) });
  */
-export function createLogCipher(keys: { sealPublic: KeyObject; sealPrivate: KeyObject }): EntryCipher {
-  const opener = new BoxOpener(keys.sealPrivate);
+export function createLogCipher(keys: SealingKeys): EntryCipher {
+  const opener = new BoxOpener(keys.sealPrivate as KeyObject);
   return {
     seal(packed) {
       let sealer: BoxSealer | undefined;
       return packed.map((p) => {
         if (!isSealedPack(p, PACKED_LENGTH)) return p;
-        sealer ??= new BoxSealer(keys.sealPublic);
+        sealer ??= new BoxSealer(keys.sealPublic as KeyObject);
         const out = [...p];
         for (const slot of SECRET_SLOTS) out[slot] = null;
         out.push(sealer.seal(JSON.stringify(SECRET_SLOTS.map((slot) => p[slot])), headerOf(p)));

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import type { SealingKeys } from '../platform';
 import type { Entry } from '../crdt';
 import type { RecordCipher } from '../storage/records';
 import { BoxOpener, BoxSealer } from './box';
@@ -21,12 +22,12 @@ const isSealedRecord = (x: unknown): x is SealedRecord =>
  * @example
  * RecordStore.load({ backend, durable, onError, cipher: createRecordCipher(keys, (id) => sealed.has(id)) });
  */
-export function createRecordCipher(keys: { sealPublic: KeyObject; sealPrivate: KeyObject }, isSealed: (id: string) => boolean): RecordCipher {
-  const opener = new BoxOpener(keys.sealPrivate);
+export function createRecordCipher(keys: SealingKeys, isSealed: (id: string) => boolean): RecordCipher {
+  const opener = new BoxOpener(keys.sealPrivate as KeyObject);
   return {
     text(entries: readonly Entry[]): string {
       if (!entries.some((e) => isSealed(e.id))) return JSON.stringify(entries);
-      const sealer = new BoxSealer(keys.sealPublic);
+      const sealer = new BoxSealer(keys.sealPublic as KeyObject);
       return JSON.stringify(entries.map((e) => (isSealed(e.id) ? { id: e.id, sealed: sealer.seal(JSON.stringify(e), e.id) } : e)));
     },
     open(x: unknown) {

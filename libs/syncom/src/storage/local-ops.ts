@@ -1,6 +1,7 @@
 import { SyncomError } from '../errors';
 import { type Entry, type FieldKind, isHidden, kindClashMessage, own, readEntry, seenTags } from '../crdt';
 import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
+import { platform } from '../platform';
 import type { OpType } from '../op/types';
 
 /** What a local call asks the log for, before stamping and signing. */
@@ -108,6 +109,8 @@ export function removeBody(e: Entry | undefined, id: string, key: string, elemen
 export function sealsWrite(sealed: ReadonlySet<string>, id: string, e: Entry | undefined, asked: boolean | undefined): boolean {
   if (sealed.has(id)) return true;
   if (asked !== true) return false;
+  // Refused before anything is made: the platform (the browser) has no sealing.
+  if (!platform().sealing) throw new SyncomError('UNSUPPORTED', 'sealed records need Node.js: this platform (the browser) has no sealing yet', { id });
   if (e) throw new SyncomError('NOT_SEALABLE', `record ${id} exists unsealed; its values may already have replicated. Write a new record with { sealed: true } instead`, { id });
   return true;
 }

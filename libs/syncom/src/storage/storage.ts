@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
 import { FLAG_SEALED } from '../op/pack';
+import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
 import type { SyncManager } from '../sync/manager';
 import {
@@ -56,7 +56,7 @@ export class Storage {
 
   /** A whole-record write of a new record; returns its id (OPS-3). */
   async insert(data: Record<string, unknown>, options?: WriteOptions): Promise<string> {
-    const id = randomUUID();
+    const id = platform().randomUUID();
     await this.set(id, data, options);
     return id;
   }

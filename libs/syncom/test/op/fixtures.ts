@@ -1,9 +1,10 @@
+import type { KeyObject } from 'node:crypto';
 import fc from 'fast-check';
 import { generateSigningKeys, loadPrivateKey, nodeIdOf, Op, OpType, signOp } from '../../src/op';
 
 /** A fresh Ed25519 key and the node id it gives. */
-export function makeSigner(): { privateKey: ReturnType<typeof loadPrivateKey>; origin: string } {
-  const privateKey = loadPrivateKey(generateSigningKeys().privatePem);
+export function makeSigner(): { privateKey: KeyObject; origin: string } {
+  const privateKey = loadPrivateKey(generateSigningKeys().privatePem) as KeyObject;
   return { privateKey, origin: nodeIdOf(privateKey) };
 }
 

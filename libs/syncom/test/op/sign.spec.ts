@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
 import {
   canonicalJson, digestOp, generateSealingKeys, generateSigningKeys, isScrubbed, loadPrivateKey, loadPublicKey,
   nodeIdOf, Op, payloadOf, publicKeyOf, scrubOp, sigHeader, signOp,
@@ -12,7 +12,7 @@ const [write, , inc, , , del, purge, , advance] = opsOfEachType(signer.origin);
 describe('keys', () => {
   it('SIG-2: a node id is the raw Ed25519 public key in base64url, 43 characters', () => {
     const { publicPem, privatePem } = generateSigningKeys();
-    const publicKey = loadPublicKey(publicPem);
+    const publicKey = loadPublicKey(publicPem) as KeyObject;
     const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
     const id = nodeIdOf(publicKey);
     expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -37,10 +37,10 @@ describe('keys', () => {
     expect(() => loadPrivateKey('not a key')).toThrow(SyncomError);
     expect(() => loadPublicKey('not a key')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     const sealing = await generateSealingKeys();
-    expect(() => nodeIdOf(createPublicKey(loadPrivateKey(sealing.privatePem)))).toThrow(TypeError);
+    expect(() => nodeIdOf(createPublicKey(loadPrivateKey(sealing.privatePem) as KeyObject))).toThrow(TypeError);
     expect(sealing.publicPem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(sealing.privatePem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
-    expect(loadPublicKey(sealing.publicPem).asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect((loadPublicKey(sealing.publicPem) as KeyObject).asymmetricKeyDetails?.modulusLength).toBe(2048);
   });
 });
 
@@ -49,7 +49,7 @@ describe('signOp', () => {
     const op = fullySignedOp(signer);
     const header = [1, op.origin, 42, op.ts, 'set', 'rec-9', 'team', 'relay', 3, 'alice', op.digest];
     expect(sigHeader(op)).toBe(JSON.stringify(header));
-    const key = publicKeyOf(op.origin)!;
+    const key = publicKeyOf(op.origin) as KeyObject;
     expect(verify(null, Buffer.from(JSON.stringify(header)), key, Buffer.from(op.sig!, 'base64url'))).toBe(true);
     expect(op.sig).toMatch(/^[A-Za-z0-9_-]{86}$/);
   });

@@ -14,9 +14,9 @@ export function expectSameSet(got: ItemSet, want: ItemSet): void {
     expect(got.indexAt([want.item(k).ts, want.item(k).id])).toBe(k);
     expect(got.indexAt([want.item(k).ts, `${want.item(k).id}\u0000`])).toBe(want.indexAt([want.item(k).ts, `${want.item(k).id}\u0000`]));
   }
-  for (let j = 0; j <= n; j++) expect(got.sum(0, j).equals(want.sum(0, j))).toBe(true);
+  for (let j = 0; j <= n; j++) expect(got.sum(0, j)).toEqual(want.sum(0, j));
   const step = Math.max(3, Math.ceil(n / 40));
-  for (let i = 0; i <= n; i += step) for (let j = i; j <= n; j += step + 2) expect(got.sum(i, j).equals(want.sum(i, j))).toBe(true);
+  for (let i = 0; i <= n; i += step) for (let j = i; j <= n; j += step + 2) expect(got.sum(i, j)).toEqual(want.sum(i, j));
   expect(got.indexAt(null)).toBe(n);
   expect(got.indexAt([0, ''])).toBe(0);
 }

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { SyncomError } from '../../errors';
 import type { Backend } from '../../backend/types';
+import { platform } from '../../platform';
 import type { SchemaInfo } from '../../schema';
 import type { Vector } from '../../op/types';
 
@@ -33,7 +33,7 @@ const MAX_NAME = 200;
  */
 export function nodeFile(url: string): string {
   let name = encodeURIComponent(url).replace(/\.tmp-/g, '%2Etmp-');
-  if (name.length > MAX_NAME) name = `${name.slice(0, 120).replace(/%[0-9A-F]?$/, '')}%~${createHash('sha256').update(url).digest('base64url')}`;
+  if (name.length > MAX_NAME) name = `${name.slice(0, 120).replace(/%[0-9A-F]?$/, '')}%~${platform().sha256(url)}`;
   return `${REMOTE_DIR}/${name}.json`;
 }
 

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { SyncomError } from '../../errors';
 import type { Entry } from '../../crdt';
+import { platform } from '../../platform';
+import { concatBytes } from '../../platform/text';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
 import { inServed, servedVector } from '../protocol/scopes';
@@ -91,7 +92,7 @@ export class SnapshotPager {
     this.expire();
     const { size, maxBytes } = limits;
     const first = typeof args.token !== 'string';
-    const token = first ? randomBytes(9).toString('base64url') : (args.token as string);
+    const token = first ? platform().base64url(platform().randomBytes(9)) : (args.token as string);
     const paging = first ? this.start(token, scopes, owner) : this.resume(token, owner);
     // Not below 0: take() walks from the offset up, and -2^53 would walk (and block the host) for ever.
     const offset = Number.isSafeInteger(args.offset) && (args.offset as number) > 0 ? (args.offset as number) : 0;
@@ -137,14 +138,14 @@ export class SnapshotPager {
       throw new SyncomError('STREAM_NOT_FOUND', `no snapshot stream ${id} of this session on this connection`, { status: 404 });
     }
     this.streams.delete(id);
-    const lines = s.lines.map((l) => Buffer.from(`${l}\n`));
+    const lines = s.lines.map((l) => platform().utf8(`${l}\n`));
     // frameEnds counts a separator per line and two brackets: sized without their newlines, lines fill `chunk` exactly.
     const ends = frameEnds(lines.map((l) => l.length - 1), Infinity, chunk + 1);
     for (let k = 0; k < ends.length; k++) {
       const slot = window ? await window.acquire() : undefined;
       if (window && !slot) return;
       try {
-        const bytes = Buffer.concat(lines.slice(k === 0 ? 0 : ends[k - 1], ends[k]));
+        const bytes = concatBytes(lines.slice(k === 0 ? 0 : ends[k - 1], ends[k]));
         slot?.charge(bytes.length);
         yield bytes;
       } finally {
@@ -223,7 +224,7 @@ export class SnapshotPager {
       // Read live, so checked live: a record moved out of the served scopes, or sealed, since the first page is not served.
       if (!e || !inServed(this.replica.scopeOf(ids[end]), scopes) || this.replica.isSealed(ids[end])) continue;
       const text = JSON.stringify(e);
-      const n = Buffer.byteLength(text) + 1;
+      const n = platform().byteLength(text) + 1;
       if (entries.length > 0 && bytes + n > maxBytes) break;
       bytes += n;
       entries.push(e);
@@ -233,7 +234,7 @@ export class SnapshotPager {
   }
 
   private keep(lines: string[], owner: PagingOwner): string {
-    const id = randomBytes(9).toString('base64url');
+    const id = platform().base64url(platform().randomBytes(9));
     this.streams.set(id, { lines, at: this.now(), ...owner });
     this.cap(this.streams, owner.context);
     return id;

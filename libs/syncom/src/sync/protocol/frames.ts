@@ -1,4 +1,5 @@
 import { SyncomError } from '../../errors';
+import { platform } from '../../platform';
 
 /** Frames a host has out to one peer, unacknowledged, by default (bounded frames). */
 export const DEFAULT_MAX_IN_FLIGHT_FRAMES = 16;
@@ -13,7 +14,7 @@ export const DEFAULT_PAGE_BYTES = 4 * 1024 * 1024;
  */
 export function jsonBytes(value: unknown): number {
   try {
-    return Buffer.byteLength(JSON.stringify(value) ?? 'null');
+    return platform().byteLength(JSON.stringify(value) ?? 'null');
   } catch {
     return Infinity;
   }

@@ -1,0 +1,16 @@
+import { createFsBackend } from './backend/fs-backend';
+import type { Platform } from './platform';
+import { nodePlatform } from './platform/node';
+import { createLogCipher } from './sealed/log-cipher';
+import { createRecordCipher } from './sealed/record-cipher';
+
+/**
+ * Node's whole platform: node:crypto beneath the seam, plus what lives above
+ * platform/ and only Node has — the fs backend open() uses for a bare path,
+ * and sealed records. The `syncom` entry installs it.
+ */
+export const nodePlatformFull: Platform = {
+  ...nodePlatform,
+  fileBackend: createFsBackend,
+  sealing: { createLogCipher, createRecordCipher },
+};
