@@ -11,7 +11,7 @@ export interface Profile {
  * are divided by a baseline (the peers' bytes are too: bench/README.md,
  * "Peers").
  */
-export type Unit = 'ops/s' | 'µs/op' | 'ms' | 'MB' | 'bytes' | 'round trips';
+export type Unit = 'ops/s' | 'µs/op' | 'ms' | 'MB' | 'KB' | 'bytes' | 'round trips';
 
 /**
  * One benchmark. `run()` does one run: it prepares what it needs untimed (a
