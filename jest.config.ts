@@ -8,6 +8,7 @@ const transform: Config['transform'] = {
 const moduleNameMapper = {
   '^syncom$': '<rootDir>/../../libs/syncom/src/index.ts',
   '^syncom/testing$': '<rootDir>/../../libs/syncom/src/testing/index.ts',
+  '^syncom/browser$': '<rootDir>/../../libs/syncom/src/browser.ts',
   '^syncom/socket.io$': '<rootDir>/../../libs/syncom/src/socket.io/index.ts',
   '^syncom-nest$': '<rootDir>/../../libs/syncom-nest/src/index.ts',
 };

@@ -1,6 +1,7 @@
 import { checkShape, OpCheck, Refusal } from './check';
 import { isCount } from './shape';
 import { Op, OpType, Vector } from './types';
+import { platform } from '../platform';
 
 /** Log flag: an op from a newer schema version, kept in the log and not applied (ahead: 'hold'). */
 export const FLAG_HELD = 1;
@@ -82,7 +83,7 @@ export function packedJson(entries: readonly ({ op: Op; flags?: number } | undef
   const parts = entries.map((e) => {
     if (!e) return 'null';
     const text = JSON.stringify(packOp(e.op, e.flags ?? 0));
-    if (!e.flags) packedSizes.set(e.op, Buffer.byteLength(text));
+    if (!e.flags) packedSizes.set(e.op, platform().byteLength(text));
     return text;
   });
   return `[${parts.join(',')}]`;
@@ -91,7 +92,7 @@ export function packedJson(entries: readonly ({ op: Op; flags?: number } | undef
 /** UTF-8 bytes of an op's packed JSON as the wire carries it (slot 14 null); cached per op object. */
 export function packedBytes(op: Op): number {
   let n = packedSizes.get(op);
-  if (n === undefined) packedSizes.set(op, (n = Buffer.byteLength(JSON.stringify(packOp(op)))));
+  if (n === undefined) packedSizes.set(op, (n = platform().byteLength(JSON.stringify(packOp(op)))));
   return n;
 }
 
