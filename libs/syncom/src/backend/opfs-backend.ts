@@ -46,11 +46,19 @@ function storeRoot(options: OpfsBackendOptions, base: string): Root {
   };
 }
 
+/**
+ * A file's committed content. An empty file is missing (here, to list and to
+ * exists): OPFS creates a file, empty, when its handle is made, before a
+ * stream commits its content, so a page that dies in between leaves an empty
+ * file of a write that never returned (a key pair half made, a record file
+ * never written). The engine writes no empty file.
+ */
 async function readText(root: Root, path: string): Promise<string | undefined> {
   const file = await findFile(await root(), path);
   if (!file) return undefined;
   try {
-    return await (await file.getFile()).text();
+    const blob = await file.getFile();
+    return blob.size === 0 ? undefined : await blob.text();
   } catch (e) {
     const mapped = mapError(e, 'read', path) as { code?: string };
     if (mapped.code === 'ENOENT') return undefined; // removed since it was found
@@ -133,7 +141,8 @@ function lockStore(options: OpfsBackendOptions, base: string, path: string): Pro
  * `dir` of the origin's OPFS. OPFS has no rename: `write` and `overwrite` go
  * through a writable stream committed by close() (see writeWhole), and
  * `durable` adds nothing, as OPFS has no fsync: the browser decides when the
- * bytes reach the disk. `lock` takes the Web Lock of the store (one tab owns
+ * bytes reach the disk. An empty file counts as missing (see readText).
+ * `lock` takes the Web Lock of the store (one tab owns
  * it; see takeWebLock). No method throws synchronously: path errors, a
  * missing OPFS and DOMExceptions (as fs-like `code`s: ENOENT, EISDIR,
  * ENOTDIR, ENOSPC, ...) reject.

@@ -69,21 +69,31 @@ export async function findFile(root: OpfsDirectoryHandle, path: string): Promise
   }
 }
 
-/** Names of the plain files of a directory, sorted by code unit, without temp and swap files. */
-export async function listNames(dir: OpfsDirectoryHandle): Promise<string[]> {
-  const names: string[] = [];
-  for await (const entry of dir.values()) {
-    if (entry.kind === 'file' && !isTempName(entry.name) && !isSwapName(entry.name)) names.push(entry.name);
+/** Whether a file has content: an empty one is a create whose content was never committed (see readText). */
+async function hasContent(file: OpfsFileHandle): Promise<boolean> {
+  try {
+    return (await file.getFile()).size > 0;
+  } catch (e) {
+    if (nameOf(e) === 'NotFoundError') return false;
+    throw e;
   }
-  return names.sort();
 }
 
-/** Whether a directory holds an entry of this name, of either kind. */
+/** Names of the files of a directory that hold content, sorted by code unit, without temp and swap files. */
+export async function listNames(dir: OpfsDirectoryHandle): Promise<string[]> {
+  const files: OpfsFileHandle[] = [];
+  for await (const entry of dir.values()) {
+    if (entry.kind === 'file' && !isTempName(entry.name) && !isSwapName(entry.name)) files.push(entry as OpfsFileHandle);
+  }
+  const kept = await Promise.all(files.map(async (f) => ((await hasContent(f)) ? f.name : undefined)));
+  return kept.filter((n): n is string => n !== undefined).sort();
+}
+
+/** Whether a directory holds a directory or a file with content of this name. */
 export async function hasEntry(dir: OpfsDirectoryHandle, name: string): Promise<boolean> {
-  for (const get of [() => dir.getFileHandle(name), () => dir.getDirectoryHandle(name)]) {
+  for (const get of [async () => hasContent(await dir.getFileHandle(name)), async () => !!(await dir.getDirectoryHandle(name))]) {
     try {
-      await get();
-      return true;
+      return await get();
     } catch (e) {
       const n = nameOf(e);
       if (n !== 'NotFoundError' && n !== 'TypeMismatchError') throw e;

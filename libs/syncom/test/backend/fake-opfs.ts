@@ -12,7 +12,7 @@ import type {
  *   InvalidModificationError) and a TypeError for a name OPFS refuses;
  * - a directory lists its entries in no sorted order (newest first).
  * Test controls: crash() (the page dies: its handles go dead, open swaps stay),
- * tearNextClose() (a power cut during a commit), cut(), put(), text(), paths().
+ * dieAtNextClose() (before or, torn, during a commit), cut(), put(), text(), paths().
  */
 
 type Node = FileNode | DirNode;
@@ -30,7 +30,7 @@ function checkName(name: string): void {
 
 interface Tear {
   match: (path: string) => boolean;
-  keep: number;
+  keep?: number;
 }
 
 /** One origin's OPFS. */
@@ -49,8 +49,13 @@ export class FakeOpfs {
     this.generation++;
   }
 
-  /** The next close() of a stream whose path matches commits only its first `keep` bytes, and the page dies. */
-  tearNextClose(match: (path: string) => boolean, keep: number): void {
+  /**
+   * The page dies at the next close() of a stream whose path matches: with
+   * `keep`, a power cut during the commit leaves the file's first `keep` bytes
+   * of the new content; without, it dies before the commit (the old content
+   * and the swap stay).
+   */
+  dieAtNextClose(match: (path: string) => boolean, keep?: number): void {
     this.tear = { match, keep };
   }
 
@@ -227,13 +232,16 @@ class FakeWritable implements OpfsWritable {
     this.check();
     this.state = 'closed';
     const { dir, node, name, fs } = this.file;
+    const tear = fs.takeTear(dir.path ? `${dir.path}/${name}` : name);
+    if (tear) {
+      if (tear.keep !== undefined) node.bytes = this.swap.bytes.slice(0, tear.keep);
+      if (tear.keep !== undefined) dir.node.entries.delete(this.swapName);
+      fs.crash();
+      throw dom('InvalidStateError', 'the page died at the commit');
+    }
     dir.node.entries.delete(this.swapName);
     if (dir.node.entries.get(name) !== node) throw dom('NotFoundError', `A requested file or directory could not be found: ${name}`);
-    const tear = fs.takeTear(dir.path ? `${dir.path}/${name}` : name);
-    node.bytes = tear ? this.swap.bytes.slice(0, tear.keep) : this.swap.bytes;
-    if (!tear) return;
-    fs.crash();
-    throw dom('InvalidStateError', 'the page died while the file was committed');
+    node.bytes = this.swap.bytes;
   }
 
   async abort(): Promise<void> {

@@ -9,14 +9,16 @@ function withoutLock(backend: Backend): Backend {
   return rest;
 }
 
+const OPFS_CAPS = { emptyIsMissing: true };
+
 runBackendTests('opfs (fake Chromium OPFS)', async () => ({
   backend: withoutLock(opfsBackend({ root: new FakeOpfs().root(), locks: new FakeLocks() })),
   cleanup: async () => undefined,
-}));
+}), OPFS_CAPS);
 runBackendTests('opfs, in a sub-directory', async () => ({
   backend: withoutLock(opfsBackend({ root: new FakeOpfs().root(), dir: 'stores/notes', locks: new FakeLocks() })),
   cleanup: async () => undefined,
-}));
+}), OPFS_CAPS);
 
 describe('opfs backend', () => {
   let fs: FakeOpfs;
@@ -48,6 +50,19 @@ describe('opfs backend', () => {
     expect(await after.list('')).toEqual(['f']);
     await after.write('f', 'next');
     expect(await after.read('f')).toBe('next');
+  });
+
+  it('GUAR-18: a file a dead page created but never committed is empty, and missing to read, list and exists', async () => {
+    await backend.write('kept', 'x');
+    fs.dieAtNextClose((p) => p === 'store/new');
+    await expect(backend.write('new', 'never committed')).rejects.toBeDefined();
+    expect(fs.text('store/new')).toBe('');
+    const after = opfsBackend({ root: fs.root(), dir: 'store', locks: new FakeLocks() });
+    expect(await after.read('new')).toBeUndefined();
+    expect(await after.exists('new')).toBe(false);
+    expect(await after.list('')).toEqual(['kept']);
+    await after.write('new', 'now');
+    expect(await after.read('new')).toBe('now');
   });
 
   it('GUAR-17: durable is accepted and adds nothing (OPFS has no fsync); the commit is the close()', async () => {
