@@ -20,7 +20,7 @@ export interface PendingCall<T> {
  */
 export class LinkConnection {
   alive = true;
-  private readonly onCut = new Set<() => void>();
+  private readonly onCut = new Set<(reason: unknown) => void>();
 
   constructor(readonly context: object) {}
 
@@ -36,7 +36,7 @@ export class LinkConnection {
     let settle: (r: CallResult<T>) => boolean = () => false;
     const promise = new Promise<T>((resolve, reject) => {
       if (!this.alive) return reject(linkDown());
-      const hook = () => void settle({ error: linkDown() });
+      const hook = (reason: unknown) => void settle({ error: reason });
       this.onCut.add(hook);
       settle = (r) => {
         if (!this.onCut.delete(hook)) return false;
@@ -48,20 +48,23 @@ export class LinkConnection {
     return { promise, settle: (r) => settle(r) };
   }
 
-  /** `work`, unless the connection is cut first: then LINK_DOWN, and a late answer is ignored. */
+  /** `work`, unless the connection is cut first: then LINK_DOWN (or the reason it was cut), and a late answer is ignored. */
   guard<T>(work: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (!this.alive) return reject(linkDown());
-      const hook = () => reject(linkDown());
+      const hook = (reason: unknown) => reject(reason);
       this.onCut.add(hook);
       work.then(resolve, reject).finally(() => this.onCut.delete(hook));
     });
   }
 
-  /** The connection is gone: everything waiting on it fails with LINK_DOWN, in the order it began. */
-  end(): void {
+  /**
+   * The connection is gone: everything waiting on it fails, in the order it
+   * began, with LINK_DOWN or the reason the host gave for closing it.
+   */
+  end(reason: unknown = linkDown()): void {
     this.alive = false;
-    for (const hook of [...this.onCut]) hook();
+    for (const hook of [...this.onCut]) hook(reason);
     this.onCut.clear();
   }
 }

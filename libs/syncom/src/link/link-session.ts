@@ -96,9 +96,13 @@ export class LinkSession<C extends LinkConnection = LinkConnection> {
     return true;
   }
 
-  /** The connection dropped: feeds suspend, calls waiting on it fail with LINK_DOWN, 'close' fires. False when none was up. */
-  dropped(): boolean {
-    if (!this.drop()) return false;
+  /**
+   * The connection dropped: feeds suspend, calls waiting on it fail with
+   * LINK_DOWN (or `reason`, the host's word for why it closed), 'close' fires.
+   * False when none was up.
+   */
+  dropped(reason?: unknown): boolean {
+    if (!this.drop(reason)) return false;
     this.listeners.emit('close');
     return true;
   }
@@ -134,14 +138,14 @@ export class LinkSession<C extends LinkConnection = LinkConnection> {
     for (const feed of [...this.feeds]) feed.unpark();
   }
 
-  private drop(): boolean {
+  private drop(reason?: unknown): boolean {
     const conn = this.conn;
     if (!conn) return false;
     this.conn = undefined;
     conn.alive = false;
     this.transport.sever?.(conn);
     for (const feed of this.feeds) feed.suspend();
-    conn.end();
+    conn.end(reason);
     this.transport.release?.(conn);
     return true;
   }

@@ -53,6 +53,10 @@ export function createSocketIoLink(socket: ClientSocket, options: SocketIoLinkOp
   return new SocketLink(socket, timeout);
 }
 
+/** The first redial after the host closed the connection with a refusal, and the longest. */
+const REFUSED_REDIAL_MS = 1000;
+const REFUSED_REDIAL_MAX_MS = 5 * 60_000;
+
 class SocketLink implements SocketIoLink {
   private readonly session = new LinkSession({ closed: () => this.shutdown() });
   private refusal: SyncomError | undefined;
@@ -60,6 +64,10 @@ class SocketLink implements SocketIoLink {
   private readonly subs = new Map<string, SocketIoFeed>();
   private feedCount = 0;
   private redial?: ReturnType<typeof setTimeout>;
+  /** What the host said as it closed this connection (an `exception` just before the drop), until the drop. */
+  private closing: SyncomError | undefined;
+  /** Connections the host closed with a refusal since a call was last answered: the redial backs off on them. */
+  private refusals = 0;
   private readonly handlers: [string, (...args: never[]) => void][] = [
     ['connect', () => this.onConnect()],
     ['disconnect', (reason: string) => this.onDisconnect(reason)],
@@ -67,6 +75,7 @@ class SocketLink implements SocketIoLink {
     [SYNCOM_EVENTS.page, (m: PageMessage, ack: (a: unknown) => void) => this.onPage(m, ack)],
     [SYNCOM_EVENTS.feedError, (m: FeedErrorMessage) => this.subs.get(m?.sub)?.hostError(m.sub, fromWireError(m.error))],
     [SYNCOM_EVENTS.feedEnd, (m: { sub: string }) => this.subs.get(m?.sub)?.hostEnd(m.sub)],
+    [SYNCOM_EVENTS.exception, (m: { error?: { code?: unknown } }) => this.onException(m)],
   ];
 
   /** The manager ran out of reconnection attempts: nothing will connect unless the app redials. */
@@ -164,6 +173,7 @@ class SocketLink implements SocketIoLink {
           return reject(e);
         }
         // An answered call may be the hello that a resumed feed waits for.
+        this.refusals = 0;
         this.session.answer();
       });
     });
@@ -173,18 +183,39 @@ class SocketLink implements SocketIoLink {
   private onConnect(): void {
     if (this.session.closed) return void this.socket.disconnect();
     this.refusal = undefined;
+    this.closing = undefined;
     const waiting = this.takeWaiters();
     this.session.connected(connection);
     for (const w of waiting) w.resolve();
   }
 
   private onDisconnect(reason: string): void {
-    this.session.dropped();
+    const closing = reason === 'io server disconnect' ? this.closing : undefined;
+    this.closing = undefined;
+    // The calls in the air fail with the host's reason when it gave one (MESSAGE_TOO_LARGE), not a bare LINK_DOWN.
+    this.session.dropped(closing);
     // socket.io does not come back by itself after the server dropped the socket; a sync link does.
     if (reason === 'io server disconnect' && !this.session.closed) {
-      this.redial = setTimeout(() => this.session.closed || this.socket.connect(), this.socket.io.reconnectionDelay());
+      this.redial = setTimeout(() => this.session.closed || this.socket.connect(), this.redialDelay(closing));
       this.redial.unref?.();
     }
+  }
+
+  /**
+   * socket.io's delay after a plain drop. After a refusal that closed the
+   * connection the same hello would be refused again: the delay doubles from
+   * a second up to five minutes, until a call is answered.
+   */
+  private redialDelay(closing: SyncomError | undefined): number {
+    const base = this.socket.io.reconnectionDelay();
+    if (!closing) return base;
+    this.refusals++;
+    return Math.min(REFUSED_REDIAL_MAX_MS, Math.max(REFUSED_REDIAL_MS, base) * 2 ** (this.refusals - 1));
+  }
+
+  /** The host's notice for a message it refused without an answer; one that closes the connection comes just before the drop. */
+  private onException(m: { error?: { code?: unknown } }): void {
+    if (m?.error && typeof m.error.code === 'string') this.closing = fromWireError(m.error);
   }
 
   /** A refused handshake (the gateway's session middleware) or a manager that gave up fails the waiting calls. */
