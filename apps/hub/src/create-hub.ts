@@ -13,7 +13,7 @@ async function ioAdapter(app: INestApplication, config: HubConfig): Promise<IoAd
   if (!config.redisUrl) return new IoAdapter(app);
   const adapter = new RedisIoAdapter(app);
   try {
-    await adapter.connect(config.redisUrl);
+    await adapter.connect(config.redisUrl, config.redisTimeout);
   } catch (e) {
     await adapter.dispose();
     throw e;

@@ -69,6 +69,8 @@ export interface HubConfig {
   peerToken?: string;
   /** A Redis url for socket.io's Redis adapter (SYNCOM_REDIS_URL): rooms and fetchSockets() span the hubs. */
   redisUrl?: string;
+  /** How long Redis may take to answer, in ms (SYNCOM_REDIS_TIMEOUT, default 5000): at start the hub fails after it, later a stall is logged. */
+  redisTimeout?: number;
   /** socket.io-client options of the links to peers (tests shorten the reconnection delay). */
   io?: SyncomModuleOptions['io'];
   /** The built web app served at `/` (SYNCOM_WEB_DIR); default apps/web/dist; false: nothing served. */
@@ -113,7 +115,7 @@ function signaturesFromEnv(env: NodeJS.ProcessEnv): HubSignatures {
  * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
  * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
- * SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_LOAD_PROBE, SYNCOM_WEB_DIR.
+ * SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_REDIS_TIMEOUT, SYNCOM_LOAD_PROBE, SYNCOM_WEB_DIR.
  * @throws SyncomError HUB_CONFIG naming the first variable that does not parse.
  */
 export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
@@ -134,6 +136,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     peers: [...new Set(list(env.SYNCOM_PEERS))],
     ...(env.SYNCOM_PEER_TOKEN && { peerToken: env.SYNCOM_PEER_TOKEN }),
     ...(env.SYNCOM_REDIS_URL && { redisUrl: env.SYNCOM_REDIS_URL }),
+    ...(env.SYNCOM_REDIS_TIMEOUT && { redisTimeout: intVar(env, 'SYNCOM_REDIS_TIMEOUT', 5000, { min: 100 }) }),
     ...(env.SYNCOM_WEB_DIR && { webDir: env.SYNCOM_WEB_DIR }),
   };
 }

@@ -39,6 +39,8 @@ export function noteRedisSkip(file: string): void {
 /** A redis-server of this test run. */
 export interface RedisServer {
   url: string;
+  /** SIGSTOP (true): it keeps accepting connections but answers nothing; SIGCONT (false) resumes it. */
+  pause(paused: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -69,7 +71,10 @@ export async function startRedis(): Promise<RedisServer> {
   });
   return {
     url: `redis://127.0.0.1:${port}`,
+    pause: (paused) => void child.kill(paused ? 'SIGSTOP' : 'SIGCONT'),
     stop: async () => {
+      // A stopped process takes SIGTERM only once it runs again.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGCONT');
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     },
