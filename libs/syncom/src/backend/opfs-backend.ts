@@ -155,11 +155,12 @@ export function opfsBackend(options: OpfsBackendOptions = {}): Backend {
   const base = options.dir === undefined ? '' : checkPath(options.dir, { dir: true });
   const root = storeRoot(options, base);
   const run = async <T>(f: () => Promise<T>): Promise<T> => f();
+  const serial = serialByPath();
   return {
     read: (path) => run(() => readText(root, checkPath(path))),
-    write: (path, data) => run(() => writeWhole(root, checkPath(path, { creating: true }), data, 'write')),
-    overwrite: (path, data) => run(() => writeWhole(root, checkPath(path, { creating: true }), data, 'overwrite')),
-    remove: (path) => run(() => removeFile(root, checkPath(path))),
+    write: (path, data) => run(() => serial(checkPath(path, { creating: true }), (p) => writeWhole(root, p, data, 'write'))),
+    overwrite: (path, data) => run(() => serial(checkPath(path, { creating: true }), (p) => writeWhole(root, p, data, 'overwrite'))),
+    remove: (path) => run(() => serial(checkPath(path), (p) => removeFile(root, p))),
     list: (dir) => run(() => listDir(root, checkPath(dir, { dir: true }))),
     mkdir: (dir) => run(async () => void (await walkDir(await root(), splitDir(checkPath(dir, { dir: true })), true, dir))),
     exists: (path) => run(() => existsAt(root, checkPath(path, { dir: true }))),
@@ -168,3 +169,21 @@ export function opfsBackend(options: OpfsBackendOptions = {}): Backend {
 }
 
 const splitDir = (dir: string): string[] => (dir ? dir.split('/') : []);
+
+/**
+ * Changes of one file run one after another, in call order: a browser may
+ * refuse to remove a file while a stream on it is open
+ * (NoModificationAllowedError), and two commits of one file land in the
+ * order they were asked for.
+ */
+function serialByPath(): <T>(path: string, f: (path: string) => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return (path, f) => {
+    const prev = tails.get(path) ?? Promise.resolve();
+    const next = prev.catch(() => undefined).then(() => f(path));
+    const tail = next.catch(() => undefined);
+    tails.set(path, tail);
+    void tail.then(() => { if (tails.get(path) === tail) tails.delete(path); });
+    return next;
+  };
+}

@@ -38,6 +38,13 @@ export class FakeOpfs {
   readonly tree: DirNode = { kind: 'directory', entries: new Map() };
   private generation = 0;
   private tear: Tear | undefined;
+  /** @internal Streams not yet closed or aborted. */
+  readonly streams = new Set<FakeWritable>();
+
+  /** @internal */
+  get current(): number {
+    return this.generation;
+  }
 
   /** The root directory handle, as navigator.storage.getDirectory() gives it to the page alive now. */
   root(): OpfsDirectoryHandle {
@@ -152,6 +159,9 @@ class FakeDir implements OpfsDirectoryHandle {
     checkName(name);
     const found = this.node.entries.get(name);
     if (!found) throw dom('NotFoundError', `A requested file or directory could not be found: ${this.child(name)}`);
+    if (found.kind === 'file' && this.writing(name)) {
+      throw dom('NoModificationAllowedError', `An attempt was made to modify an object where modifications are not allowed: ${this.child(name)}`);
+    }
     if (found.kind === 'directory' && found.entries.size > 0 && !options?.recursive) {
       throw dom('InvalidModificationError', `The directory is not empty: ${this.child(name)}`);
     }
@@ -164,6 +174,12 @@ class FakeDir implements OpfsDirectoryHandle {
     for (const [name, node] of [...this.node.entries].reverse()) {
       yield node.kind === 'file' ? new FakeFile(this.fs, this, node, name, this.gen) : new FakeDir(this.fs, node, name, this.child(name), this.gen);
     }
+  }
+
+  /** @internal Whether a stream of the live page is open on the file `name` (Chromium then refuses to remove it). */
+  writing(name: string): boolean {
+    const node = this.node.entries.get(name);
+    return [...this.fs.streams].some((w) => w.file.node === node && w.file.gen === this.fs.current && w.isOpen());
   }
 
   /** @internal A fresh swap name beside `name` (Chromium: name.crswap, then name.1.crswap, ...). */
@@ -192,7 +208,9 @@ class FakeFile implements OpfsFileHandle {
     const swapName = this.dir.swapName(this.name);
     const swap: FileNode = { kind: 'file', bytes: options?.keepExistingData ? this.node.bytes.slice() : new Uint8Array() };
     this.dir.node.entries.set(swapName, swap);
-    return new FakeWritable(this, swap, swapName);
+    const stream = new FakeWritable(this, swap, swapName);
+    this.fs.streams.add(stream);
+    return stream;
   }
 }
 
@@ -200,6 +218,10 @@ class FakeWritable implements OpfsWritable {
   private position = 0;
   private state: 'open' | 'closed' | 'aborted' = 'open';
   constructor(readonly file: FakeFile, readonly swap: FileNode, readonly swapName: string) {}
+
+  isOpen(): boolean {
+    return this.state === 'open';
+  }
 
   private check(): void {
     this.file.fs.alive(this.file.gen);
@@ -232,6 +254,7 @@ class FakeWritable implements OpfsWritable {
     this.check();
     this.state = 'closed';
     const { dir, node, name, fs } = this.file;
+    fs.streams.delete(this);
     const tear = fs.takeTear(dir.path ? `${dir.path}/${name}` : name);
     if (tear) {
       if (tear.keep !== undefined) node.bytes = this.swap.bytes.slice(0, tear.keep);
@@ -248,6 +271,7 @@ class FakeWritable implements OpfsWritable {
     await Promise.resolve();
     if (this.state !== 'open') return;
     this.state = 'aborted';
+    this.file.fs.streams.delete(this);
     this.file.dir.node.entries.delete(this.swapName);
   }
 }
