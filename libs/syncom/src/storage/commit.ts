@@ -3,9 +3,11 @@ import type { Entry } from '../crdt';
 import type { Op, Vector } from '../op/types';
 import type { OpLog } from '../log/op-log';
 import { FLAG_GRANTED } from '../log/op-log';
+import { FLAG_TO_SIGN } from '../log/flags';
 import { FLAG_SEALED } from '../op/pack';
 import { advanceVector, mergeVectors } from '../log/vector';
 import type { RecordStore } from './records';
+import { LateSigns } from './late-signs';
 
 /** The peer an op came from; null for a local write. */
 export interface Via {
@@ -26,6 +28,11 @@ export interface Pending {
   scrub?: boolean;
   /** This op's signature being made off the main thread, started when the op was queued (shared by the ops of one chunk). */
   signing?: Promise<void>;
+  /**
+   * Logged before its signature (a merge or advance op of a joined snapshot
+   * page): flagged FLAG_TO_SIGN and signed in the background (see LateSigns).
+   */
+  late?: boolean;
   resolve(): void;
   reject(e: Error): void;
 }
@@ -40,6 +47,8 @@ export interface CommitHooks {
   scrub(id: string, committed: Map<string, Entry>): Promise<void>;
   /** Start signing an op of this node's (one without a sig); undefined when nothing is to sign. */
   sign(op: Op): Promise<void> | undefined;
+  /** Whether sign(op) would sign it (late ops are flagged by this before their append). */
+  signs(op: Op): boolean;
 }
 
 const MAX_BATCH = 5_000;
@@ -66,12 +75,19 @@ export class Committer {
   /** Set while drain() waits on an empty queue: the next submit wakes it. */
   private wake: (() => void) | undefined;
   private readonly unrecorded = new Map<number, string[]>();
+  /** Ops signed after their append; a batch holding one is sealed once they are signed. */
+  readonly late: LateSigns;
+  /** Batches whose records are written and whose late ops are still signing. */
+  private readonly recordedLate = new Set<number>();
+  /** The records writes, seals and scrubs, one after the other. */
+  private persisting: Promise<void> = Promise.resolve();
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
     this.pvec = { ...log.vector };
     this.cvec = { ...log.vector };
     this.chead = log.head;
     this.sealedSeq = log.sealedSeq;
+    this.late = new LateSigns(log, { sign: (op) => hooks.sign(op), done: (from) => this.signedLate(from), failed: (e) => hooks.failed(e) });
   }
 
   /** The entry as the next op sees it: queued ops included. */
@@ -87,12 +103,12 @@ export class Committer {
     // A purge is final on every path: a merge that joins a purge marker (bootstrap, reconciliation) scrubs as a purge op does.
     const scrub = !!p.after?.purged && (p.op.type === 'purge' || !this.current(p.op.id)?.purged);
     if (p.after) this.overlay.set(p.op.id, p.after);
-    // Signing starts now, off the main thread, and runs while the next ops are built.
-    const signing = this.hooks.sign(p.op);
+    // Signing starts now, off the main thread, and runs while the next ops are built; a late op's after its append.
+    const signing = p.late ? undefined : this.hooks.sign(p.op);
     signing?.catch(() => undefined);
     return new Promise<void>((resolve, reject) => {
       // A literal, not a spread of p: the drain reads these objects several times, and spread copies read slowly.
-      this.queue.push({ op: p.op, flags: p.flags, via: p.via, after: p.after, afterPersist: p.afterPersist, scrub, signing, resolve, reject });
+      this.queue.push({ op: p.op, flags: p.flags, via: p.via, after: p.after, afterPersist: p.afterPersist, scrub, signing, late: p.late, resolve, reject });
       this.wake?.();
       this.running ??= this.drain();
     });
@@ -116,28 +132,25 @@ export class Committer {
    */
   private async drain(): Promise<void> {
     await Promise.resolve();
-    let persisting: Promise<void> = Promise.resolve();
     try {
       for (;;) {
         if (this.queue.length === 0) {
-          await this.nextOpOr(persisting);
+          await this.nextOpOr(this.persisting);
           if (this.queue.length === 0) return;
         }
         const batch = this.queue.splice(0, MAX_BATCH);
         let from: number;
         try {
-          // Ops signed in one chunk share its promise: await each chunk once.
-          let signing: Promise<void> | undefined;
-          for (const p of batch) if (p.signing && p.signing !== signing) await (signing = p.signing);
+          await this.awaitSigning(batch);
           from = await this.log.append(batch);
         } catch (e) {
-          await persisting;
+          await this.persisting;
           await this.fail(batch, e);
           continue;
         }
         this.commit(batch, from);
-        const previous = persisting;
-        persisting = previous.then(() => this.persist(batch));
+        const previous = this.persisting;
+        this.persisting = previous.then(() => this.persist(batch));
         await previous;
       }
     } finally {
@@ -186,7 +199,9 @@ export class Committer {
       const entries = [...ids].map((id) => this.committed.get(id)).filter((e): e is Entry => !!e);
       await this.records.write(entries, this.committed);
       for (const from of froms) {
-        this.log.markRecorded(from);
+        // A batch with ops still to sign stays open: the flag and the unsigned ops never reach a sealed segment.
+        if (this.late.holds(from)) this.recordedLate.add(from);
+        else this.log.markRecorded(from);
         this.unrecorded.delete(from);
       }
       await this.log.maybeSeal(all);
@@ -214,9 +229,40 @@ export class Committer {
     for (const p of all) p.reject(error);
   }
 
-  /** Wait for the queue, write what is unrecorded, seal (LIFE-24). */
+  /**
+   * The late ops of the batch at `from` are signed: its appended text (flagged,
+   * unsigned) is dropped so a seal packs the signed ops, and a batch whose
+   * records are written may be sealed now.
+   */
+  private signedLate(from: number): void {
+    const b = this.log.batches.find((x) => x.from === from);
+    if (b) delete b.text;
+    if (!this.recordedLate.delete(from)) return;
+    this.log.markRecorded(from);
+    this.persisting = this.persisting.then(() => this.log.maybeSeal(false)).catch((e: Error) => {
+      this.hooks.failed(new SyncomError('IO_ERROR', `sealing the log failed: ${e?.message}`, { cause: e }));
+    });
+  }
+
+  /**
+   * Wait for the sigs of a batch's ops before its append; late ops to sign are
+   * logged flagged instead. Ops signed in one chunk share its promise: each chunk is awaited once.
+   */
+  private async awaitSigning(batch: Pending[]): Promise<void> {
+    let signing: Promise<void> | undefined;
+    for (const p of batch) {
+      if (p.late) {
+        if (this.hooks.signs(p.op)) p.flags |= FLAG_TO_SIGN;
+      } else if (p.signing && p.signing !== signing) await (signing = p.signing);
+    }
+  }
+
+  /** Wait for the queue and the late signatures, write what is unrecorded, seal (LIFE-24). */
   async close(): Promise<void> {
     await this.idle();
+    await this.late.signed();
+    await this.persisting;
     await this.record(true);
   }
 }
+

@@ -4,6 +4,7 @@ import type { BackendLock } from '../backend/lock';
 import { applyOp, type Entry, isEntry } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
+import type { Op } from '../op/types';
 import { signOff } from '../op/signer';
 import { createLogCipher, createRecordCipher } from '../sealed';
 import { createSchema, type Schema } from '../schema';
@@ -51,6 +52,8 @@ function addSealedIds(sealed: Set<string>, log: OpLog, fromRecords: Set<string>)
 
 /** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */
 function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'options' | 'keys' | 'log' | 'records'>): CommitHooks {
+  // Only an op made here: a peer's op with this node's origin is never signed, even if it got this far.
+  const signs = (op: Op) => p.options.sync?.signatures !== false && isMadeHere(op) && op.origin === p.keys.id && op.sig === undefined;
   return {
     committed(batch) {
       for (const x of batch) if (x.after) p.scopes.rescope(x.after);
@@ -59,11 +62,8 @@ function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'options' | 'ke
     failed(e) {
       p.events.emit('error', e);
     },
-    sign(op) {
-      // Only an op made here: a peer's op with this node's origin is never signed, even if it got this far.
-      if (p.options.sync?.signatures === false || !isMadeHere(op) || op.origin !== p.keys.id || op.sig !== undefined) return undefined;
-      return signOff(op, p.keys.signPrivate);
-    },
+    sign: (op) => (signs(op) ? signOff(op, p.keys.signPrivate) : undefined),
+    signs,
     async scrub(id, committed) {
       await p.log.scrub(id);
       await p.records.scrub(id, committed);
@@ -106,6 +106,8 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   replay(committer.committed, tail, { schema, sealed });
   if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), { schema, sealed });
   committer.adoptTail(log.batches.map((b) => b.from), tail);
+  // Merge ops a crash caught between their join and their signature are signed now, in the background.
+  committer.late.resume(keys.id);
   for (const e of committer.committed.values()) scopes.rescope(e);
   const clock = createClock(options.now, log.maxTs);
   phase.loading = false;

@@ -18,7 +18,12 @@ export interface OpMaking {
 }
 
 /** The body of an own op, with the fields only the sync layer's merge and advance ops carry. */
-export type OwnOpBody = OpBody & { from?: string; vector?: Vector };
+export type OwnOpBody = OpBody & {
+  from?: string;
+  vector?: Vector;
+  /** Digested and signed after its append, in the background (a joined snapshot page's merges, see LateSigns). */
+  late?: boolean;
+};
 
 function actorFor(options: OpenOptions, w?: WriteOptions): string | undefined {
   if (w?.actor !== undefined) return w.actor;
@@ -44,5 +49,5 @@ export function makeOwnOp(m: OpMaking, body: OwnOpBody, scope: string, w?: Write
   if (schema && body.type !== 'merge' && body.type !== 'advance') op.v = schema.version;
   const actor = actorFor(m.options, w);
   if (actor !== undefined) op.actor = actor;
-  return markMade(m.options.sync?.signatures === false ? op : addDigest(op));
+  return markMade(m.options.sync?.signatures === false || body.late ? op : addDigest(op));
 }

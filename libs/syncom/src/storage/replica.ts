@@ -174,6 +174,25 @@ export class Replica {
     return this.p.committer.idle();
   }
 
+  /**
+   * Resolves once every op among `entries` logged before its signature (a
+   * joined snapshot page's merges) is signed; undefined when none waits. What
+   * sends own ops out awaits it: none leaves the node unsigned.
+   */
+  whenSigned(entries: readonly LogEntry[]): Promise<void> | undefined {
+    return this.p.committer.late.whenSigned(entries);
+  }
+
+  /** whenSigned() of the retained entries after a position, at most `limit` (a feed's next page). */
+  whenLogSigned(after: number, limit: number): Promise<void> | undefined {
+    return this.p.committer.late.whenLogSigned(after, limit);
+  }
+
+  /** Resolves once no op of this node waits for its signature (a bootstrap's merges are signed in the background). */
+  signed(): Promise<void> {
+    return this.p.committer.late.signed();
+  }
+
   /** Stamp, sequence and digest an own op (the sync layer's merge and advance ops). */
   makeOp(body: OwnOpBody, scope: string): Op {
     return makeOwnOp(this.p, body, scope);

@@ -26,8 +26,10 @@ async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
 }
 
 /**
- * Join one page as one batch of merge ops of this node's own, signed (BOOT-4,
- * SIG-22), marked from the host so they never go back to it. Reconciliation
+ * Join one page as one batch of merge ops of this node's own (BOOT-4,
+ * SIG-22), marked from the host so they never go back to it. They are signed
+ * after the append, in the background (late): the page's records are
+ * readable at once, and nothing sends them out before their sig (whenSigned). Reconciliation
  * joins the records it fetched the same way. The rules of a live op hold: a
  * purged record takes nothing (OPS-10), a purge marker scrubs the id (the
  * commit pipeline does it), and a newer schema's state waits held under
@@ -59,16 +61,16 @@ export function joinPage(replica: Replica, entries: unknown[], host: string, via
       continue;
     }
     const joined = current ? joinEntries(current, raw) : raw;
-    const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never }, mergeScope(replica, id, joined));
-    out.push(replica.submit({ op, flags: 0, via, after: applyOp(current, op).entry }));
+    const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late: true }, mergeScope(replica, id, joined));
+    out.push(replica.submit({ op, flags: 0, via, after: applyOp(current, op).entry, late: true }));
   }
   return out;
 }
 
-/** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen. */
+/** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen; signed late as the merges are. */
 export function adopt(replica: Replica, host: string, vector: Vector, via: Via): Promise<void> {
-  const op = replica.makeOp({ type: 'advance', id: host, from: host, vector }, '*');
-  return replica.submit({ op, flags: FLAG_GRANTED, via });
+  const op = replica.makeOp({ type: 'advance', id: host, from: host, vector, late: true }, '*');
+  return replica.submit({ op, flags: FLAG_GRANTED, via, late: true });
 }
 
 /** What runBootstrap needs: the storage, the link and host, and where progress goes. */

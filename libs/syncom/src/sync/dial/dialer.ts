@@ -231,6 +231,8 @@ export class Dialer implements Recoverable {
   /** Push entries in frames; true when the host refused an op as out of its scopes (the stream stops there). */
   private async pushEntries(entries: LogEntry[]): Promise<boolean> {
     let refused = false;
+    // A snapshot's merges are signed after their join: none is sized or pushed before its sig.
+    await this.replica.whenSigned(entries);
     // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
     for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.ctx.options.pageBytes })) {
       const ans = await pushPage(this.link as SyncLink, this.ctx.telemetry, this.rec.url, frame);

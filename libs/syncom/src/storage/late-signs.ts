@@ -1,0 +1,153 @@
+import { SyncomError } from '../errors';
+import { FLAG_TO_SIGN } from '../log/flags';
+import type { LogEntry, OpLog } from '../log/op-log';
+import { addDigest } from '../op/sign';
+import type { Op } from '../op/types';
+import { markMade } from './own-ops';
+
+/** What LateSigns is told and asks of the committer. */
+export interface LateSignHooks {
+  /** Start signing an own op; undefined when there is nothing to sign (signatures off). */
+  sign(op: Op): Promise<void> | undefined;
+  /** Every flagged op of the batch at `from` is signed now. */
+  done(from: number): void;
+  failed(e: SyncomError): void;
+}
+
+/** Ops digested per turn of the event loop: the background work leaves room for the joins it follows. */
+const SLICE = 64;
+
+/**
+ * The ops logged before their digest and signature (FLAG_TO_SIGN: the merge
+ * ops of a joined snapshot page): digested and signed in the background, the
+ * flag cleared in memory once signed. What sends ops out awaits whenSigned() first, so none leaves
+ * the node unsigned where signatures are on. Ed25519 is deterministic and
+ * the signed header is fixed at the join, so signing later (or again, after
+ * a crash) gives the op the sig it would have had.
+ */
+export class LateSigns {
+  /** Background signing waits for this first (tests and benchmarks that look at the unsigned window). */
+  private hold: Promise<unknown> = Promise.resolve();
+  /** The flagged entries not signed yet, and the promise of their batch. */
+  private readonly waiting = new Map<LogEntry, Promise<void>>();
+  /** Every flagged entry not signed yet (a failed one stays until it is). */
+  private readonly tracked = new Set<LogEntry>();
+  /** Batches with flagged entries, by first position. */
+  private readonly batches = new Map<number, Promise<void>>();
+  private reported = false;
+
+  constructor(private readonly log: OpLog, private readonly hooks: LateSignHooks) {
+    // Added before any feed or dialer listens: an append's flagged entries are known before anyone reads them.
+    log.appended.add((from, to) => this.take(from, to));
+  }
+
+  /** Let background signing start only once `until` settles (for tests and benchmarks). */
+  holdUntil(until: Promise<unknown>): void {
+    this.hold = until.catch(() => undefined);
+  }
+
+  /** Whether the batch at `from` still has ops to sign (it is not sealed until they are). */
+  holds(from: number): boolean {
+    return this.batches.has(from);
+  }
+
+  /** Sign the flagged ops of the open batches read at open (a crash between join and signing). */
+  resume(self: string): void {
+    for (const b of this.log.batches) {
+      for (let pos = b.from; pos <= b.to; pos++) {
+        const op = this.log.at(pos)?.op;
+        // Flags come only from this node's own files; the origin check keeps a foreign op out of the signing step all the same.
+        if (op && op.origin === self && op.sig === undefined) markMade(op);
+      }
+      this.take(b.from, b.to);
+    }
+  }
+
+  /** Resolves once every flagged entry among `entries` is signed; undefined when none is flagged. */
+  whenSigned(entries: readonly LogEntry[]): Promise<void> | undefined {
+    let waits: Set<Promise<void>> | undefined;
+    for (const e of entries) {
+      if (!(e.flags & FLAG_TO_SIGN)) continue;
+      (waits ??= new Set()).add(this.waiting.get(e) ?? this.retry(e));
+    }
+    return waits && Promise.all(waits).then(() => undefined);
+  }
+
+  /** whenSigned() of the log's entries after `after`, at most `limit`; nothing to read while no op waits. */
+  whenLogSigned(after: number, limit: number): Promise<void> | undefined {
+    return this.tracked.size === 0 ? undefined : this.whenSigned(this.log.read(after, limit));
+  }
+
+  /** Resolves once no op is waiting for its signature. */
+  async signed(): Promise<void> {
+    while (this.batches.size > 0) await Promise.allSettled([...this.batches.values()]);
+  }
+
+  /** The flagged entries of positions from..to, signed as one batch. */
+  private take(from: number, to: number): void {
+    const flagged: { entry: LogEntry; op: Op }[] = [];
+    for (let pos = from; pos <= to; pos++) {
+      const entry = this.log.at(pos);
+      if (entry && entry.flags & FLAG_TO_SIGN) flagged.push({ entry, op: entry.op });
+    }
+    if (flagged.length === 0) return;
+    const batch = this.signAll(flagged).then(
+      () => { this.batches.delete(from); this.hooks.done(from); },
+      (e: Error) => { this.batches.delete(from); this.report(e); throw e; },
+    );
+    batch.catch(() => undefined);
+    this.batches.set(from, batch);
+    for (const f of flagged) {
+      this.waiting.set(f.entry, batch);
+      this.tracked.add(f.entry);
+    }
+  }
+
+  /** Digest (a fresh nonce: nothing outside holds the op yet) and sign, a slice per turn; then clear the flags. */
+  private async signAll(flagged: { entry: LogEntry; op: Op }[]): Promise<void> {
+    await this.hold;
+    const chunks = new Set<Promise<void>>();
+    try {
+      for (let i = 0; i < flagged.length; i += SLICE) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        for (const { op } of flagged.slice(i, i + SLICE)) {
+          if (op.sig !== undefined) continue;
+          if (op.digest === undefined) addDigest(op);
+          const p = this.hooks.sign(op);
+          if (p) chunks.add(p);
+        }
+      }
+      await Promise.all(chunks);
+    } finally {
+      for (const f of flagged) this.waiting.delete(f.entry);
+    }
+    for (const f of flagged) await this.settle(f.entry, f.op);
+  }
+
+  /**
+   * Clear the flag of a signed entry. A purge may have scrubbed the entry
+   * meanwhile (a copy without payload, same header and digest): the sig holds for it.
+   */
+  private async settle(entry: LogEntry, op: Op): Promise<void> {
+    const now = entry.op;
+    if (now !== op && now.sig === undefined) {
+      if (now.digest === op.digest && op.sig !== undefined) now.sig = op.sig;
+      else if (now.origin === op.origin) await this.hooks.sign(markMade(now));
+    }
+    entry.flags &= ~FLAG_TO_SIGN;
+    this.tracked.delete(entry);
+  }
+
+  /** A flagged entry whose signing failed: sign its batch again. */
+  private retry(e: LogEntry): Promise<void> {
+    const b = this.log.batches.find((x) => x.from <= e.pos && e.pos <= x.to);
+    if (b && !this.batches.has(b.from)) this.take(b.from, b.to);
+    return this.waiting.get(e) ?? (b ? this.batches.get(b.from) : undefined) ?? Promise.reject(new Error('an op to sign is in no open batch'));
+  }
+
+  private report(e: Error): void {
+    if (this.reported) return;
+    this.reported = true;
+    this.hooks.failed(new SyncomError('UNSIGNED', `ops joined from a snapshot could not be signed (${e.message}); they stay in the log, unsent, and are signed again when a peer asks for them or at the next open`, { cause: e }));
+  }
+}
