@@ -123,9 +123,6 @@ export class Feed {
       // A snapshot's merges are signed after their join: the feed reads none before its sig.
       const signing = log.whenLogSigned(this.pos, this.o.pageSize);
       if (signing) { slot.release(); await signing; continue; }
-      // A snapshot's merges are signed after their join: the feed reads none before its sig.
-      const signing = log.whenLogSigned(this.pos, this.o.pageSize);
-      if (signing) { slot.release(); await signing; continue; }
       const read = this.read();
       const { entries, relevant, sizes, ends } = read;
       if (entries.length === 0) return slot.release();
