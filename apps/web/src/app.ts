@@ -68,7 +68,7 @@ export class NotesApp {
     try {
       const opened = await openStore();
       if ('locked' in opened) {
-        this.setPhase('locked', opened.locked.message);
+        this.lockedBy(opened.locked);
         throw opened.locked;
       }
       return this.begin(opened);
@@ -84,7 +84,7 @@ export class NotesApp {
     this.setPhase('waiting', 'waiting for the other tab to close these notes…');
     try {
       const opened = await openStore({ wait: true, signal: this.waiter.signal });
-      if ('locked' in opened) this.setPhase('locked', opened.locked.message);
+      if ('locked' in opened) this.lockedBy(opened.locked);
       else this.begin(opened);
     } catch (e) {
       this.setPhase('failed', `could not open the store: ${message(e)}`);
@@ -109,6 +109,12 @@ export class NotesApp {
     void this.guard(dialHub(storage, this.url, this.urlToken));
     this.opened(storage);
     return storage;
+  }
+
+  /** Another tab holds the store: the banner offers to wait; the engine's message goes to state().error. */
+  private lockedBy(error: Error): void {
+    this.error = message(error);
+    this.setPhase('locked', 'open in another tab');
   }
 
   private setPhase(phase: Phase, line: string): void {
