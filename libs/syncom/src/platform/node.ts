@@ -109,6 +109,7 @@ export const nodePlatform: Platform = {
   sha256,
   sha256Hex: (text) => crypto.createHash('sha256').update(text).digest('hex'),
   sha256Bytes,
+  sha256Utf16: (text) => sha256Bytes(Buffer.from(text, 'utf16le')),
   randomBytes: (n) => crypto.randomBytes(n),
   randomUUID: () => crypto.randomUUID(),
   base64url: (bytes) => bufferOf(bytes).toString('base64url'),

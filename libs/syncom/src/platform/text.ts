@@ -106,3 +106,14 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/** A text's UTF-16 code units, little-endian. */
+export function utf16le(text: string): Uint8Array {
+  const out = new Uint8Array(text.length * 2);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out[2 * i] = c & 0xff;
+    out[2 * i + 1] = c >>> 8;
+  }
+  return out;
+}

@@ -96,6 +96,8 @@ export interface Platform extends PlatformExtras {
   sha256Hex(text: string): string;
   /** SHA-256 of bytes. */
   sha256Bytes(data: Uint8Array): Uint8Array;
+  /** SHA-256 of a text's UTF-16 code units, little-endian (a reconcile item's hash: lone surrogates kept apart). */
+  sha256Utf16(text: string): Uint8Array;
   /** Cryptographically strong random bytes. */
   randomBytes(n: number): Uint8Array;
   /** A random v4 UUID. */

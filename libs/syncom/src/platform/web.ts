@@ -1,7 +1,7 @@
 import { sha256 as nobleSha256 } from '@noble/hashes/sha256';
 import { SyncomError } from '../errors';
 import { runLimited } from './batch';
-import { fromBase64url, fromPem, fromUtf8, toBase64url, toHex, toPem, utf8, utf8Length } from './text';
+import { fromBase64url, fromPem, fromUtf8, toBase64url, toHex, toPem, utf16le, utf8, utf8Length } from './text';
 import type { Ed25519, PemKeyPair, Platform, PlatformKey, VerifyItem } from './types';
 
 /**
@@ -157,6 +157,7 @@ export const webPlatform: Platform = {
   sha256: (text) => toBase64url(nobleSha256(utf8(text))),
   sha256Hex: (text) => toHex(nobleSha256(utf8(text))),
   sha256Bytes: (data) => nobleSha256(data),
+  sha256Utf16: (text) => nobleSha256(utf16le(text)),
   randomBytes,
   randomUUID,
   base64url: toBase64url,

@@ -16,18 +16,7 @@ const SHORT = 16;
  */
 export function hashItem(item: ReconcileItem): ItemHash {
   const text = `${item.ts}:${item.digest.length}:${item.digest}${item.id}`;
-  return platform().sha256Bytes(utf16le(text));
-}
-
-/** A text's UTF-16 code units, little-endian. */
-function utf16le(text: string): Uint8Array {
-  const out = new Uint8Array(text.length * 2);
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    out[2 * i] = c & 0xff;
-    out[2 * i + 1] = c >>> 8;
-  }
-  return out;
+  return platform().sha256Utf16(text);
 }
 
 /** The little-endian 32-bit word of `b` at byte `o`. */

@@ -3,6 +3,7 @@ import { FLAG_TO_SIGN } from '../log/flags';
 import type { LogEntry, OpLog } from '../log/op-log';
 import { addDigest } from '../op/sign';
 import type { Op } from '../op/types';
+import { platform } from '../platform';
 import { markMade } from './own-ops';
 
 /** What LateSigns is told and asks of the committer. */
@@ -109,7 +110,7 @@ export class LateSigns {
     const chunks = new Set<Promise<void>>();
     try {
       for (let i = 0; i < flagged.length; i += SLICE) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await new Promise<void>((resolve) => platform().macrotask(resolve));
         for (const { op } of flagged.slice(i, i + SLICE)) {
           if (op.sig !== undefined) continue;
           if (op.digest === undefined) addDigest(op);
