@@ -1,7 +1,8 @@
 import type { SyncomError } from '../../src/errors';
 import type { Storage } from '../../src/storage';
 import { internals } from '../../src/testing/internals';
-import { FakeLocks, FakeOpfs } from './fake-opfs';
+import { FakeLocks } from './fake-opfs';
+import type { FakeOpfs } from './fake-opfs';
 import { openTab, origin } from './opfs-helpers';
 
 const HUB = 'wss://hub.example/api';
@@ -92,19 +93,5 @@ describe('a store on OPFS (the engine over the opfs backend)', () => {
     expect(errors).toEqual([]);
     expect(await after.get('a')).toEqual({ title: 'logged' });
     await after.close();
-  });
-
-  it('GUAR-18: a page that dies while the first open writes the keys leaves an empty key file, read as missing: the next open makes the pair whole', async () => {
-    const o = { fs: new FakeOpfs(), locks: new FakeLocks() };
-    o.fs.dieAtNextClose((p) => p === 'notes/keys/sign-public.pem');
-    await expect(openTab(o)).rejects.toBeDefined();
-    expect(o.fs.text('notes/keys/sign-public.pem')).toBe('');
-    const s = await reload(o.fs);
-    await s.set('a', { title: 'one' });
-    const id = s.id;
-    await s.close();
-    const again = await reload(o.fs);
-    expect(again.id).toBe(id);
-    await again.close();
   });
 });
