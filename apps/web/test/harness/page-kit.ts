@@ -1,0 +1,189 @@
+// Runs in the test page (bundled by bundle.ts): small helpers the tests call
+// through page.evaluate, so each test reads as a few steps and every wait is
+// on an engine event, never a sleep.
+import { io } from 'socket.io-client';
+import { open, opfsBackend, type Storage } from '../../../../libs/syncom/src/browser';
+import { createSocketIoLink } from '../../../../libs/syncom/src/socket.io';
+
+/** A hub as a test page dials it. */
+export interface HubRef {
+  url: string;
+  token: string;
+}
+
+/** An error as it crosses page.evaluate: code and message only. */
+export interface PageError {
+  code: string;
+  message: string;
+}
+
+/** What a dialer made of the ops it received: the sums of its 'sync' events and the codes of its sync errors. */
+export interface Verdicts {
+  applied: number;
+  forged: number;
+  unsigned: number;
+  malformed: number;
+  errors: string[];
+}
+
+interface Held {
+  storage: Storage;
+  verdicts: Verdicts;
+  /** Called at each 'sync' event. */
+  onSync?: () => void;
+}
+
+const held = new Map<string, Held>();
+
+function asError(e: unknown): PageError {
+  const err = e as { code?: unknown; message?: unknown };
+  return { code: String(err?.code ?? 'UNKNOWN'), message: String(err?.message ?? e) };
+}
+
+function take(name: string): Held {
+  const h = held.get(name);
+  if (!h) throw new Error(`no store ${name} open in this page`);
+  return h;
+}
+
+/** The socket.io link to a registered node, reconnecting fast (tests stop and restart hubs). */
+const connect = (node: { url: string; token?: string }) =>
+  createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'], reconnectionDelay: 50, reconnectionDelayMax: 200 }));
+
+/** How a test opens a store. */
+export interface OpenAs {
+  hub?: HubRef;
+  signatures?: 'verify' | 'require' | false;
+  /** Wait for the tab holding the store instead of failing with LOCKED. */
+  wait?: boolean;
+}
+
+/** Opens the store `name` (OPFS directory `name`), registering `hub` when given; the node id, or the error open() threw. */
+async function openStore(name: string, o: OpenAs = {}): Promise<{ id: string } | { error: PageError }> {
+  try {
+    const storage = await open({ path: name, backend: opfsBackend({ dir: name, wait: o.wait }), sync: { connect, signatures: o.signatures } });
+    const h: Held = { storage, verdicts: { applied: 0, forged: 0, unsigned: 0, malformed: 0, errors: [] } };
+    storage.sync.on('error', (e) => h.verdicts.errors.push(e.code));
+    storage.sync.on('sync', (e) => {
+      for (const k of ['applied', 'forged', 'unsigned', 'malformed'] as const) h.verdicts[k] += e[k];
+      h.onSync?.();
+    });
+    held.set(name, h);
+    if (o.hub) await storage.sync.addNode({ url: o.hub.url, token: o.hub.token });
+    return { id: storage.id };
+  } catch (e) {
+    return { error: asError(e) };
+  }
+}
+
+/**
+ * Resolves once `name` holds at least `count` records, re-checked at each
+ * batch applied and each sync answer. One list() at a time (it copies every
+ * record): events that come meanwhile ask for one more check.
+ */
+function untilCount(name: string, count: number): Promise<number> {
+  const { storage } = take(name);
+  return new Promise((resolve, reject) => {
+    let offs: (() => void)[] = [];
+    let running = false;
+    let again = false;
+    const check = (): void => {
+      if (running) return void (again = true);
+      running = true;
+      again = false;
+      storage.list().then((l) => {
+        running = false;
+        if (l.length >= count) {
+          offs.forEach((off) => off());
+          return resolve(l.length);
+        }
+        if (again) check();
+      }, reject);
+    };
+    // A bootstrap joins pages without 'apply' events: its pages end in sync events.
+    offs = [storage.on('apply', check), storage.sync.on('bootstrap', check), storage.sync.on('sync', check), storage.sync.on('progress', check)];
+    check();
+  });
+}
+
+/** Resolves once `name` has refused (forged, unsigned or malformed) at least `count` ops in all. */
+function untilRefused(name: string, count: number): Promise<Verdicts> {
+  const h = take(name);
+  return new Promise((resolve) => {
+    const check = () => {
+      const v = h.verdicts;
+      if (v.forged + v.unsigned + v.malformed < count) return;
+      h.onSync = undefined;
+      resolve({ ...v, errors: [...v.errors] });
+    };
+    h.onSync = check;
+    check();
+  });
+}
+
+type Dir = { entries(): AsyncIterable<[string, { kind: string }]>; getDirectoryHandle(n: string): Promise<Dir> };
+type FileHandle = { getFile(): Promise<{ size: number; lastModified: number }>; createWritable(o: { keepExistingData: boolean }): Promise<{ truncate(n: number): Promise<void>; close(): Promise<void> }> };
+
+/** Every file under OPFS directory `name`, with its size and time, in the order the walk met them. */
+async function opfsFiles(name: string): Promise<{ path: string; size: number; lastModified: number; handle: FileHandle }[]> {
+  const nav = (globalThis as unknown as { navigator: { storage: { getDirectory(): Promise<Dir> } } }).navigator;
+  const root = (await nav.storage.getDirectory()).getDirectoryHandle(name);
+  const out: { path: string; size: number; lastModified: number; handle: FileHandle }[] = [];
+  const walk = async (dir: Dir, prefix: string): Promise<void> => {
+    for await (const [n, h] of dir.entries()) {
+      if (h.kind === 'directory') await walk(h as unknown as Dir, `${prefix}${n}/`);
+      else {
+        const f = await (h as unknown as FileHandle).getFile();
+        out.push({ path: `${prefix}${n}`, size: f.size, lastModified: f.lastModified, handle: h as unknown as FileHandle });
+      }
+    }
+  };
+  await walk(await root, '');
+  return out;
+}
+
+/**
+ * Cuts `bytes` off the end of the newest non-empty file of store `name` (the
+ * store closed): a torn last write, as a crash leaves it. Answers the file and
+ * its sizes.
+ */
+async function cutNewest(name: string, bytes: number, under = ''): Promise<{ path: string; size: number; cut: number }> {
+  const files = (await opfsFiles(name)).filter((f) => f.size > 0 && f.path.startsWith(under));
+  if (files.length === 0) throw new Error(`no file to cut under ${name}/${under}`);
+  const newest = files.reduce((a, b) => (b.lastModified >= a.lastModified ? b : a));
+  const cut = Math.max(0, newest.size - bytes);
+  const w = await newest.handle.createWritable({ keepExistingData: true });
+  await w.truncate(cut);
+  await w.close();
+  return { path: newest.path, size: newest.size, cut };
+}
+
+export const kit = {
+  files: async (name: string) => (await opfsFiles(name)).map(({ path, size, lastModified }) => ({ path, size, lastModified })),
+  cutNewest,
+  open: openStore,
+  untilCount,
+  untilRefused,
+  id: (name: string) => take(name).storage.id,
+  insert: (name: string, data: Record<string, unknown>) => take(name).storage.insert(data),
+  list: async (name: string) => (await take(name).storage.list()).map((r) => ({ id: r.id, data: r.data })),
+  get: (name: string, id: string) => take(name).storage.get(id),
+  count: async (name: string) => (await take(name).storage.list()).length,
+  nodes: (name: string) => take(name).storage.sync.listNodes().map((n) => n.url),
+  synced: (name: string, url: string, timeout = 20_000) => take(name).storage.sync.synced(url, { timeout }),
+  close: async (name: string) => {
+    const h = held.get(name);
+    held.delete(name);
+    await h?.storage.close();
+  },
+  /** Runs fn, answering its error as { error } instead of rejecting (LOCKED and the like). */
+  settle: async <T>(fn: () => Promise<T>): Promise<{ value: T } | { error: PageError }> => {
+    try {
+      return { value: await fn() };
+    } catch (e) {
+      return { error: asError(e) };
+    }
+  },
+};
+
+export type Kit = typeof kit;
