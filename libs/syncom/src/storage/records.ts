@@ -47,6 +47,12 @@ const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
 export class RecordStore {
   private files: RecordFile[] = [];
   private next = 1;
+  /**
+   * Per id, the number of the newest file holding it: the file with its latest
+   * written state. A file whose every id is newest there is merged by reusing
+   * its text (see merge), not by serializing its entries again.
+   */
+  private readonly newest = new Map<string, number>();
 
   private readonly backend: Backend;
   private readonly durable: boolean;
@@ -79,7 +85,7 @@ export class RecordStore {
         const have = entries.get(e.id);
         entries.set(e.id, have ? joinEntries(have, e) : e);
       }
-      store.files.push({ n, ids: list.map((e) => e.id) });
+      store.add({ n, ids: list.map((e) => e.id) });
       store.next = Math.max(store.next, n + 1);
     }
     return { store, entries, sealed };
@@ -90,8 +96,14 @@ export class RecordStore {
     if (changed.length === 0) return;
     const n = this.next++;
     await this.backend.write(fileName(n), this.cipher.text(changed), { durable: this.durable });
-    this.files.push({ n, ids: changed.map((e) => e.id) });
+    this.add({ n, ids: changed.map((e) => e.id) });
     await this.compact(current);
+  }
+
+  /** Take a file written (or loaded, in number order): its ids are newest there. */
+  private add(file: RecordFile): void {
+    this.files.push(file);
+    for (const id of file.ids) this.newest.set(id, file.n);
   }
 
   /** Rewrite every file that holds `id` with the current states (a purge leaves only its marker). */
@@ -115,13 +127,40 @@ export class RecordStore {
     }
   }
 
+  /**
+   * One file for `files`, holding each of their ids once, at its newest state.
+   * A file whose ids are all newest in it is taken as its text stands (it
+   * holds their latest written state, scrubs included: they rewrite the
+   * file): serializing it again was most of a store's record-file cost, each
+   * entry being rewritten once per level. The others give the current entries
+   * of their ids that no newer file holds; an id held by a newer file outside
+   * the merge is left to that file. Entries are CRDT states joined at load,
+   * so a state a pending batch has moved on from is only an older join term.
+   */
   private async merge(files: RecordFile[], current: ReadonlyMap<string, Entry>): Promise<void> {
-    const ids = [...new Set(files.flatMap((f) => f.ids))];
-    const entries = ids.map((id) => current.get(id)).filter((e): e is Entry => !!e);
+    const parts: string[] = [];
+    const ids: string[] = [];
+    const loose: Entry[] = [];
+    for (const f of files) {
+      const text = f.ids.every((id) => this.newest.get(id) === f.n) ? await this.backend.read(fileName(f.n)) : undefined;
+      if (text !== undefined && text.startsWith('[') && text.endsWith(']')) {
+        if (text.length > 2) parts.push(text.slice(1, -1));
+        ids.push(...f.ids);
+        continue;
+      }
+      for (const id of f.ids) {
+        const e = this.newest.get(id) === f.n ? current.get(id) : undefined;
+        if (e) loose.push(e);
+      }
+    }
+    if (loose.length) {
+      parts.push(this.cipher.text(loose).slice(1, -1));
+      ids.push(...loose.map((e) => e.id));
+    }
     const n = this.next++;
-    await this.backend.write(fileName(n), this.cipher.text(entries), { durable: this.durable });
+    await this.backend.write(fileName(n), `[${parts.join(',')}]`, { durable: this.durable });
     this.files = this.files.filter((f) => !files.includes(f));
-    this.files.push({ n, ids: entries.map((e) => e.id) });
+    this.add({ n, ids });
     for (const f of files) await this.backend.remove(fileName(f.n));
   }
 }
