@@ -1,6 +1,7 @@
 import { SyncomError, type HostUnit, type Subscription } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import type { ChangesDto } from './feed.dto';
+import { PageMessage } from './page-message';
 import type { SocketPeer } from './socket-peer';
 import { toWireError } from './syncom-refusal';
 
@@ -36,7 +37,7 @@ interface PageOptions {
  */
 async function sendPage(peer: SocketPeer, sub: string, page: { value: unknown; eventId?: string }, o: PageOptions): Promise<void> {
   try {
-    await peer.ask(SYNCOM_EVENTS.page, { sub, ...page }, o.ackTimeout, o.after);
+    await peer.ask(SYNCOM_EVENTS.page, new PageMessage(sub, page.value, page.eventId), o.ackTimeout, o.after);
   } catch (error) {
     if ((error as SyncomError).code !== 'ACK_TIMEOUT' || peer.closed) return;
     const feed = o.feed();

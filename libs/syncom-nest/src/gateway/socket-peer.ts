@@ -2,6 +2,7 @@ import { SyncomError, type HostUnit, type Subscription } from 'syncom';
 import type { Socket } from 'socket.io';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import type { SyncomSocketContext } from '../syncom-options.interface';
+import { PageMessage } from './page-message';
 import { PeerStreams } from './peer-streams';
 import { toWireError } from './syncom-refusal';
 
@@ -143,7 +144,9 @@ export class SocketPeer {
       if (after) void after.then(arm, arm);
       else arm();
       this.waiting.add(fail);
-      this.socket.emit(event, payload, (answer: unknown) => settle(() => resolve(answer)));
+      const answered = (answer: unknown) => settle(() => resolve(answer));
+      // A page goes pre-encoded where it can: one encoding for every socket sending it.
+      if (!(payload instanceof PageMessage && payload.sendOn(this.socket, event, answered))) this.socket.emit(event, payload, answered);
     });
   }
 

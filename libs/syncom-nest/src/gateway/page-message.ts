@@ -1,0 +1,95 @@
+import type { Socket } from 'socket.io';
+
+/** A page's JSON after its `sub`, encoded once for every socket that sends the same page. */
+interface Encoded {
+  eventId?: string;
+  /** `"value":…,"eventId":"…"}]`: the end of the packet's JSON. */
+  tail: string;
+  /** The tail's UTF-8 bytes: the end of the WebSocket frame, the same Buffer for every socket. */
+  body: Buffer;
+}
+
+/** Encodings by page object: the unit's feeds at one position send the same object (SharedReads). */
+const encodings = new WeakMap<object, Encoded>();
+
+/** Pages encoded so far (a test counts the encodings with it). */
+export const pageEncodings = { count: 0 };
+
+/** The page's tail, from the cache when the same page was encoded for another socket; undefined for a value that is no object. */
+function encode(value: unknown, eventId: string | undefined): Encoded | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const kept = encodings.get(value);
+  if (kept && kept.eventId === eventId) return kept;
+  const json = JSON.stringify({ value, eventId });
+  if (json.length < 3) return undefined;
+  pageEncodings.count++;
+  const tail = `${json.slice(1)}]`;
+  const encoded = { eventId, tail, body: Buffer.from(tail) };
+  encodings.set(value, encoded);
+  return encoded;
+}
+
+/** socket.io's internals this relies on (4.8: what its adapter uses to broadcast a pre-encoded packet). */
+interface Internals {
+  nsp: { _ids: number; name: string; server: { opts?: { connectionStateRecovery?: unknown } } };
+  acks: Map<number, (...args: unknown[]) => void>;
+  client: { _packet(packets: unknown[], opts: object): void };
+  listenersAnyOutgoing(): unknown[];
+}
+
+/** Whether a packet may be written pre-encoded on this socket: the internals are there, nothing would see or store the packet otherwise. */
+function writable(s: Internals): boolean {
+  return typeof s.nsp?._ids === 'number' && s.acks instanceof Map && typeof s.client?._packet === 'function'
+    && !s.nsp.server?.opts?.connectionStateRecovery && s.listenersAnyOutgoing().length === 0;
+}
+
+/** An unmasked, final text frame's header for a payload of `n` bytes (RFC 6455 5.2). */
+function frameHeader(n: number): Buffer {
+  if (n < 126) return Buffer.from([0x81, n]);
+  if (n < 65536) {
+    const b = Buffer.from([0x81, 126, 0, 0]);
+    b.writeUInt16BE(n, 2);
+    return b;
+  }
+  const b = Buffer.alloc(10);
+  b[0] = 0x81;
+  b[1] = 127;
+  b.writeBigUInt64BE(BigInt(n), 2);
+  return b;
+}
+
+/**
+ * A `changes:data` message: `{ sub, value, eventId }` on the wire whichever
+ * way it goes. Sent with sendOn(), the page's JSON is made once for every
+ * socket that sends the same page object, and on a WebSocket the frame's
+ * bytes are that one Buffer behind a few bytes of this socket's own (its ack
+ * id and sub): socket.io's binary scan and JSON.stringify run once per page,
+ * not once per socket. Where that cannot be done (another socket.io, a
+ * connection-state-recovery server, outgoing listeners) socket.emit sends it,
+ * through toJSON.
+ */
+export class PageMessage {
+  constructor(readonly sub: string, readonly value: unknown, readonly eventId?: string) {}
+
+  toJSON(): object {
+    return { sub: this.sub, value: this.value, eventId: this.eventId };
+  }
+
+  /** Writes the message on `socket` with `ack` as its ack callback; false when it must go through socket.emit instead. */
+  sendOn(socket: Socket, event: string, ack: (...args: unknown[]) => void): boolean {
+    const s = socket as unknown as Internals;
+    if (!socket.connected || !writable(s)) return false;
+    const page = encode(this.value, this.eventId);
+    if (!page) return false;
+    const id = s.nsp._ids++;
+    s.acks.set(id, ack);
+    const nsp = s.nsp.name;
+    const head = `2${nsp !== '/' ? `${nsp},` : ''}${id}[${JSON.stringify(event)},{"sub":${JSON.stringify(this.sub)},`;
+    // Engine.IO's message type, then the packet: the frame's payload.
+    const start = Buffer.from(`4${head}`);
+    const frame = [Buffer.concat([frameHeader(start.length + page.body.length), start]), page.body];
+    // The packet's text goes too: a transport that is no WebSocket (or compresses) encodes it itself.
+    s.client._packet([head + page.tail], { preEncoded: true, compress: true, wsPreEncodedFrame: frame });
+    return true;
+  }
+}
