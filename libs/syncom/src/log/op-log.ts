@@ -17,7 +17,7 @@ import { advanceVector, mergeVectors } from './vector';
  * same records and different chains (GUAR-23).
  */
 export function chainBlock(previous: string, opsText: string): string {
-  return platform().sha256(`${previous}\n${opsText}`);
+  return platform().sha256Parts([previous, '\n', opsText]);
 }
 
 /** One op in the log, at its position, with its local flags. */

@@ -107,6 +107,11 @@ async function generateSealingKeys(): Promise<PemKeyPair> {
 export const nodePlatform: Platform = {
   name: 'node',
   sha256,
+  sha256Parts: (parts) => {
+    const h = crypto.createHash('sha256');
+    for (const p of parts) h.update(p);
+    return h.digest('base64url');
+  },
   sha256Hex: (text) => crypto.createHash('sha256').update(text).digest('hex'),
   sha256Bytes,
   sha256Utf16: (text) => sha256Bytes(Buffer.from(text, 'utf16le')),

@@ -92,6 +92,8 @@ export interface Platform extends PlatformExtras {
   readonly name: 'node' | 'web';
   /** SHA-256 of a text's UTF-8 bytes, base64url (the op digest's hot path). */
   sha256(text: string): string;
+  /** SHA-256 of texts one after another (UTF-8), base64url: no joined copy of a large text. */
+  sha256Parts(parts: readonly string[]): string;
   /** SHA-256 of a text's UTF-8 bytes, lowercase hex. */
   sha256Hex(text: string): string;
   /** SHA-256 of bytes. */

@@ -155,6 +155,11 @@ let macrotask: ((fn: () => void) => void) | undefined;
 export const webPlatform: Platform = {
   name: 'web',
   sha256: (text) => toBase64url(nobleSha256(utf8(text))),
+  sha256Parts: (parts) => {
+    const h = nobleSha256.create();
+    for (const p of parts) h.update(utf8(p));
+    return toBase64url(h.digest());
+  },
   sha256Hex: (text) => toHex(nobleSha256(utf8(text))),
   sha256Bytes: (data) => nobleSha256(data),
   sha256Utf16: (text) => nobleSha256(utf16le(text)),
