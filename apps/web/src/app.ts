@@ -38,6 +38,8 @@ export class NotesApp {
   private persistent: boolean | null = null;
   private writes!: NoteWrites;
   private waiter?: AbortController;
+  private refreshing = false;
+  private dirty = false;
   private readonly url = hubUrl(location.origin);
   private readonly urlToken = takeUrlToken();
   private readonly list = new NoteList($('note-list'), $('note-more'), {
@@ -73,7 +75,7 @@ export class NotesApp {
       }
       return this.begin(opened);
     } catch (e) {
-      if (this.phase !== 'locked') this.setPhase('failed', `could not open the store: ${message(e)}`);
+      if (this.phase !== 'locked') this.failedOpen(e);
       throw e;
     }
   }
@@ -87,7 +89,7 @@ export class NotesApp {
       if ('locked' in opened) this.lockedBy(opened.locked);
       else this.begin(opened);
     } catch (e) {
-      this.setPhase('failed', `could not open the store: ${message(e)}`);
+      this.failedOpen(e);
     }
   }
 
@@ -96,6 +98,7 @@ export class NotesApp {
     this.writes = noteWrites(storage);
     this.persistent = opened.persistent;
     this.setPhase('ready', 'opened');
+    this.fail(null);
     $('node-id').textContent = storage.id;
     $<HTMLInputElement>('token-input').value = this.urlToken ?? knownToken(storage, this.url);
     showBanner('storage-warning', opened.warning ?? null);
@@ -117,6 +120,11 @@ export class NotesApp {
     this.setPhase('locked', 'open in another tab');
   }
 
+  private failedOpen(e: unknown): void {
+    this.fail(e);
+    this.setPhase('failed', `could not open the store: ${message(e)}`);
+  }
+
   private setPhase(phase: Phase, line: string): void {
     this.phase = phase;
     $('locked').hidden = phase !== 'locked' && phase !== 'waiting';
@@ -125,25 +133,25 @@ export class NotesApp {
     if (phase !== 'ready') showPhase($('sync-state'), phase, line);
   }
 
-  private refreshing = false;
-  private dirty = false;
-
-  /** Re-reads the notes once per burst of changes (a bootstrap applies thousands), never two reads at once. */
+  /** Re-reads the notes after a change; never two reads at once, and during a burst at most five a second. */
   private refresh(): void {
     this.dirty = true;
     if (this.refreshing || !this.storage) return;
     this.refreshing = true;
-    const storage = this.storage;
-    setTimeout(async () => {
-      while (this.dirty) {
-        this.dirty = false;
-        const notes = await listNotes(storage).catch((e: unknown) => (this.fail(e), undefined));
-        if (!notes) break;
-        this.notes = notes.length;
-        this.list.show(notes);
-      }
-      this.refreshing = false;
-    }, 0);
+    void this.refreshLoop(this.storage);
+  }
+
+  private async refreshLoop(storage: Storage): Promise<void> {
+    while (this.dirty) {
+      this.dirty = false;
+      const notes = await listNotes(storage).catch((e: unknown) => void this.fail(e));
+      if (!notes) break;
+      this.notes = notes.length;
+      this.list.show(notes);
+      // A bootstrap applies records by the thousand, each a change event: a full re-read per event would starve the page.
+      if (this.dirty) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    this.refreshing = false;
   }
 
   private async save(): Promise<void> {
