@@ -1,5 +1,6 @@
 import type { Vector } from 'syncom';
 import { FullPeer } from './full-peer';
+import type { Delivery } from './delivery';
 import { RawPeer } from './raw-peer';
 
 /** A peer of the run, raw or full. */
@@ -17,11 +18,16 @@ export interface ConnectStats {
  * `n` peers, `full` of them real storages spread evenly among the raw ones
  * (so the sample connects early and late in the ramp alike).
  */
-export async function makePeers(n: number, full: number): Promise<LoadPeer[]> {
-  const fullAt = new Set(Array.from({ length: full }, (_, k) => Math.floor((k * n) / full)));
+export async function makePeers(n: number, full: number, delivery?: Delivery): Promise<LoadPeer[]> {
+  const at = fullAt(n, full);
   const peers: LoadPeer[] = [];
-  for (let i = 0; i < n; i++) peers.push(fullAt.has(i) ? await FullPeer.open(i) : new RawPeer(i));
+  for (let i = 0; i < n; i++) peers.push(at.has(i) ? await FullPeer.open(i) : new RawPeer(i, delivery));
   return peers;
+}
+
+/** The indices of the full peers among `n`. */
+export function fullAt(n: number, full: number): Set<number> {
+  return new Set(Array.from({ length: full }, (_, k) => Math.floor((k * n) / full)));
 }
 
 /** Connects every peer, at most `concurrency` at a time (a real fleet does not dial in one instant). */
@@ -45,8 +51,17 @@ export async function rampUp(peers: LoadPeer[], url: string, token: string, conc
   return stats;
 }
 
-/** Every peer makes `writes` writes at random moments of the next `seconds`; resolves when all are answered. */
-export async function writeFor(peers: LoadPeer[], seconds: number, writes: number): Promise<{ wallMs: number; lastMs: number }> {
+/**
+ * Writes per peer: `total` spread evenly over `peers` peers (the first ones
+ * make one more when it does not divide), e.g. --rate 170 for 30 s.
+ */
+export function writesOf(total: number, peers: number): (index: number) => number {
+  return (i) => Math.floor(total / peers) + (i < total % peers ? 1 : 0);
+}
+
+/** Every peer makes its writes (`writes`, or writes(peer.index)) at random moments of the next `seconds`; resolves when all are answered. */
+export async function writeFor(peers: LoadPeer[], seconds: number, writes: number | ((index: number) => number)): Promise<{ wallMs: number; lastMs: number }> {
+  const count = typeof writes === 'number' ? () => writes : writes;
   const t0 = performance.now();
   let lastMs = 0;
   const one = (peer: LoadPeer) =>
@@ -58,7 +73,7 @@ export async function writeFor(peers: LoadPeer[], seconds: number, writes: numbe
         });
       }, Math.random() * seconds * 1000);
     });
-  await Promise.all(peers.flatMap((p) => Array.from({ length: writes }, () => one(p))));
+  await Promise.all(peers.flatMap((p) => Array.from({ length: count(p.index) }, () => one(p))));
   return { wallMs: performance.now() - t0, lastMs };
 }
 

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import { formatEventId, packOps, signOp, streamKey, type Vector } from 'syncom';
+import { clock, type Delivery } from './delivery';
 
 /** One write a raw peer made, and whether the hub acknowledged it. */
 export interface RawWrite {
@@ -45,7 +46,8 @@ export class RawPeer {
   private turn: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<() => void>();
 
-  constructor(readonly index: number) {
+  /** `delivery`: where acks of this peer's writes and arrivals of others' are timed (none: not measured). */
+  constructor(readonly index: number, private readonly delivery?: Delivery) {
     this.key = generateKeyPairSync('ed25519').privateKey;
     this.node = nodeIdOf(this.key);
   }
@@ -99,7 +101,10 @@ export class RawPeer {
     const op = signOp({ origin: this.node, seq, ts: now, type: 'write', id, data }, this.key);
     try {
       const answer = (await this.call('push', { ops: packOps([op]) })) as { applied?: number };
-      if (answer.applied === 1) return void this.acked.push({ id, seq, data });
+      if (answer.applied === 1) {
+        this.delivery?.ack(`${this.node}#${seq}`, clock());
+        return void this.acked.push({ id, seq, data });
+      }
       this.count('NOT_APPLIED');
     } catch (e) {
       this.count((e as { code?: string }).code ?? 'ERROR');
@@ -117,11 +122,14 @@ export class RawPeer {
 
   private page(m: { value?: { ops?: unknown[] } }, ack?: (a: Answer) => void): void {
     const ops = m?.value?.ops;
+    const at = clock();
     if (!Array.isArray(ops)) this.count('page without ops');
     for (const p of ops ?? []) {
       const [origin, seq, , , , scope, from] = p as [string, number, number, string, string, string | null, string | null];
       const k = streamKey(origin, scope ?? undefined, from ?? undefined);
       if (seq !== (this.seen[k] ?? 0) + 1) this.holes++;
+      // A plain write of another peer (not a bootstrap's merge, not this peer's own write coming back).
+      if (from == null && origin !== this.node && seq > (this.seen[k] ?? 0)) this.delivery?.arrive(`${origin}#${seq}`, at);
       this.seen[k] = Math.max(this.seen[k] ?? 0, seq);
     }
     ack?.({ ok: true, value: null });

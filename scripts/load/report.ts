@@ -63,6 +63,7 @@ function summary(r: LoadResult): string[] {
     `connect   ramp ${s1(r.connect.wallMs)} s, ${o.ramp} at a time; per peer p50 ${percentile(c, 50).toFixed(0)} ms, p99 ${percentile(c, 99).toFixed(0)} ms, max ${percentile(c, 100).toFixed(0)} ms; failed: ${codes(r.connect.failed)}`,
     `writes    ${r.writes.acked} acknowledged, ${perSecond.toFixed(0)} writes/s (last ack ${s1(r.writes.lastAckMs)} s into the window); refused or failed: ${codes(r.writes.failed)}`,
     `fan-out   ${fanOut(r)}`,
+    `delivery  from a write's ack to its arrival at each other raw peer: p50 ${r.delivery.p50.toFixed(0)} ms, p99 ${r.delivery.p99.toFixed(0)} ms, max ${r.delivery.max.toFixed(0)} ms; ${r.delivery.count} of ${r.delivery.expected} deliveries due`,
     `converge  ${r.convergeMs === undefined ? `${r.notConverged} peers did NOT converge` : `every peer held every stream ${s1(r.convergeMs)} s after the window`}; holes in streams: ${r.holes}`,
     `lost      ${r.check.problems.length === 0 ? 'nothing' : 'SEE PROBLEMS'}: ${r.check.ackedWrites} acknowledged writes, ${r.check.hubRecords} records at the hub; ${o.full} full peers compared record for record`,
     `close     sockets the hub still counts after every peer closed: ${r.socketsLeft}`,
@@ -110,4 +111,45 @@ export function formatLoad(r: LoadResult): string {
 export function passed(r: LoadResult): boolean {
   return r.check.problems.length === 0 && r.convergeMs !== undefined && r.holes === 0 && r.socketsLeft === 0 && r.connect.failed.size === 0
     && heapPlateau(r).ok;
+}
+
+/** The headline figures of a run (`--out FILE`): what a user feels, beside what the hub spent. */
+export interface LoadFigures {
+  peers: number;
+  procs: number;
+  seconds: number;
+  writesOffered: number;
+  writesAcknowledged: number;
+  /** From a write's ack at its writer to its arrival at each other raw peer, ms. */
+  delivery: { p50: number; p99: number; max: number; count: number; expected: number };
+  /** The hub's event-loop delay p99 over the write window, ms (and over the settle phase). */
+  hubEventLoopP99Ms: number;
+  hubEventLoopP99SettleMs: number;
+  /** Cores the hub kept busy over the write window. */
+  hubCpuCores: number;
+  hubRssPeakMb: number;
+  /** The hub's RSS once every peer left. */
+  hubRssAfterMb: number;
+  /** Acknowledged writes missing at the hub or at a peer, and deliveries due that never came. */
+  lostWrites: number;
+  lostDeliveries: number;
+  converged: boolean;
+  passed: boolean;
+}
+
+export function loadFigures(r: LoadResult, offered: number): LoadFigures {
+  const phase = (name: string) => r.phases.find((p) => p.phase === name);
+  const rss = r.samples.map((s) => s.hub.rss);
+  const round = (x: number) => Math.round(x * 10) / 10;
+  return {
+    peers: r.options.peers, procs: r.options.procs ?? 0, seconds: r.options.seconds,
+    writesOffered: offered, writesAcknowledged: r.writes.acked,
+    delivery: { p50: round(r.delivery.p50), p99: round(r.delivery.p99), max: round(r.delivery.max), count: r.delivery.count, expected: r.delivery.expected },
+    hubEventLoopP99Ms: round(phase('writes')?.delay.p99 ?? NaN), hubEventLoopP99SettleMs: round(phase('settle')?.delay.p99 ?? NaN),
+    hubCpuCores: round(phase('writes')?.hubCores ?? NaN),
+    hubRssPeakMb: Math.round(Math.max(0, ...rss) / 1024 / 1024), hubRssAfterMb: Math.round((rss[rss.length - 1] ?? 0) / 1024 / 1024),
+    lostWrites: r.check.problems.length === 0 ? offered - r.writes.acked : Math.max(offered - r.writes.acked, r.check.problems.length),
+    lostDeliveries: Math.max(0, r.delivery.expected - r.delivery.count),
+    converged: r.convergeMs !== undefined, passed: passed(r),
+  };
 }

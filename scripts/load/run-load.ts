@@ -1,8 +1,10 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { type CheckReport, checkRecords, compareVectors, expectedVector } from './checks';
+import { Delivery, type DeliverySummary, mergeDelivery, summarize } from './delivery';
 import { FullPeer } from './full-peer';
 import { HubChild } from './hub-child';
-import { type ConnectStats, converged, type LoadPeer, makePeers, rampUp, writeFor } from './peers';
+import { type ConnectStats, converged, fullAt, type LoadPeer, makePeers, rampUp, writeFor, writesOf } from './peers';
+import { PeerProcs, type ProcsSettled } from './peer-procs';
 import { RawPeer } from './raw-peer';
 import { type PhaseDelay, type Sample, Sampler } from './sampler';
 
@@ -13,6 +15,10 @@ export interface LoadOptions {
   seconds: number;
   /** Writes per peer in the window. */
   writes: number;
+  /** Writes per second offered by all peers together (overrides `writes`: rate x seconds spread evenly). */
+  rate?: number;
+  /** Child processes for the raw peers (0: all in this process). */
+  procs?: number;
   /** How many of the peers are full storages (the sample compared record for record). */
   full: number;
   /** Peers connecting at once during the ramp. */
@@ -39,6 +45,11 @@ export interface LoadResult {
   phases: PhaseDelay[];
   /** Sockets the hub still counted once every peer had closed (0 expected). */
   socketsLeft: number;
+  /**
+   * From a write's ack at its writer to its arrival at each other raw peer, ms;
+   * expected: the deliveries due (acked raw writes x other raw peers), unmatched: arrivals of writes never acked to a raw peer.
+   */
+  delivery: DeliverySummary & { expected: number; unmatched: number };
   /** The machine: cores, and the 1-minute load average before and after (others share it). */
   machine: { cores: number; loadBefore: number; loadAfter: number };
 }
@@ -68,16 +79,31 @@ type Settled = { problems: string[]; notConverged: number; convergeMs?: number }
  * then until every peer holds every stream the hub holds; returns the hub's
  * vector problems and the peers that did not converge.
  */
-async function settle(hub: HubChild, peers: LoadPeer[], ms: number): Promise<Settled> {
+async function settle(hub: HubChild, peers: LoadPeer[], ms: number, procs?: PeerProcs): Promise<Settled & { remote?: ProcsSettled }> {
   const t0 = performance.now();
   const full = peers.filter((p): p is FullPeer => p instanceof FullPeer);
   await within(Promise.all(full.map((p) => p.pushed())), ms);
   const vector = await hub.vector();
-  const problems = compareVectors(vector, expectedVector(peers));
   let done = 0;
-  await within(Promise.all(peers.map((p) => converged(p, vector).then(() => done++))), Math.max(1, ms - (performance.now() - t0)));
-  const convergeMs = done === peers.length ? performance.now() - t0 : undefined;
-  return { problems, notConverged: peers.length - done, convergeMs };
+  const left = Math.max(1, ms - (performance.now() - t0));
+  const [remote] = await Promise.all([procs?.settle(vector, left), within(Promise.all(peers.map((p) => converged(p, vector).then(() => done++))), left)]);
+  const problems = compareVectors(vector, expectedVector([...peers, ...standIns(remote)]));
+  const notConverged = peers.length - done + (remote?.notConverged ?? 0);
+  const convergeMs = notConverged === 0 ? performance.now() - t0 : undefined;
+  return { problems, notConverged, convergeMs, remote };
+}
+
+/** The raw peers of the child processes as the checks read them (their node and acknowledged writes). */
+function standIns(remote?: ProcsSettled): LoadPeer[] {
+  return (remote?.peers ?? []) as unknown as LoadPeer[];
+}
+
+/** The delivery figures of this process and the children, and the deliveries that were due. */
+function deliveryOf(local: Delivery, peers: LoadPeer[], remote?: ProcsSettled): LoadResult['delivery'] {
+  const raws = [...peers.filter((p): p is RawPeer => p instanceof RawPeer), ...(remote?.peers ?? [])];
+  const acked = raws.reduce((n, p) => n + p.acked.length, 0);
+  const f = mergeDelivery([local.figures(), ...(remote?.delivery ?? [])]);
+  return { ...summarize(f), expected: acked * Math.max(0, raws.length - 1), unmatched: f.unmatched };
 }
 
 /** Closes every peer, then waits (bounded) for the hub to count no socket; returns how many it still counts. */
@@ -86,51 +112,84 @@ async function closeAll(hub: HubChild, peers: LoadPeer[]): Promise<number> {
   return hub.socketsDrained(10_000);
 }
 
+/** The raw peers in child processes, when the run has any. */
+interface Fleet { peers: LoadPeer[]; procs?: PeerProcs; delivery: Delivery; writes: (i: number) => number }
+
+/** Ramp up this process's peers and the children's together. */
+async function rampAll(hub: HubChild, f: Fleet, o: LoadOptions) {
+  const [local, remote] = await Promise.all([rampUp(f.peers, hub.url, hub.token, o.ramp), f.procs?.ramp()]);
+  const connect: ConnectStats = remote
+    ? { ms: [...local.ms, ...remote.ms], failed: new Map([...local.failed, ...remote.failed]), wallMs: Math.max(local.wallMs, remote.wallMs) }
+    : local;
+  return connect;
+}
+
 /** The run's phases, with the hub up and the peers made; `extra` collects the verifier to close. */
-async function drive(hub: HubChild, sampler: Sampler, peers: LoadPeer[], o: LoadOptions, extra: LoadPeer[]): Promise<LoadResult> {
+async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, extra: LoadPeer[]): Promise<LoadResult> {
   const log = o.log ?? (() => undefined);
+  const peers = f.peers;
   const loadBefore = loadavg()[0];
   await sampler.start('ramp');
-  log(`hub pid ${hub.pid} on ${hub.url}; ramping up ${o.peers} peers (${o.full} full), ${o.ramp} at a time`);
-  const connect = await rampUp(peers, hub.url, hub.token, o.ramp);
+  log(`hub pid ${hub.pid} on ${hub.url}; ramping up ${o.peers} peers (${o.full} full${o.procs ? `, the raw ones in ${o.procs} processes` : ''}), ${o.ramp} at a time`);
+  const connect = await rampAll(hub, f, o);
   await sampler.enter('writes');
   log(`connected in ${(connect.wallMs / 1000).toFixed(1)} s; writing for ${o.seconds} s`);
-  const window = await writeFor(peers, o.seconds, o.writes);
+  const [window, remoteWindow] = await Promise.all([writeFor(peers, o.seconds, f.writes), f.procs?.write()]);
+  if (remoteWindow) [window.wallMs, window.lastMs] = [Math.max(window.wallMs, remoteWindow.wallMs), Math.max(window.lastMs, remoteWindow.lastMs)];
   await sampler.enter('settle');
-  const settled = await settle(hub, peers, o.settle * 1000);
+  const { remote, ...settled } = await settle(hub, peers, o.settle * 1000, f.procs);
   await sampler.enter('verify');
   log('settled; reading the hub through a fresh node');
   const verifier = await FullPeer.open(-1);
   extra.push(verifier);
   await verifier.connect(hub.url, hub.token);
-  const check = await checkRecords(peers, verifier);
+  const check = await checkRecords([...peers, ...standIns(remote)], verifier);
   check.problems.unshift(...settled.problems);
-  const writes = { acked: check.ackedWrites, failed: failures(peers), windowMs: window.wallMs, lastAckMs: window.lastMs };
-  const holes = peers.reduce((n, p) => n + (p instanceof RawPeer ? p.holes : 0), 0);
+  const failed = failures(peers);
+  for (const [code, n] of remote?.errors ?? []) failed.set(code, (failed.get(code) ?? 0) + n);
+  const writes = { acked: check.ackedWrites, failed, windowMs: window.wallMs, lastAckMs: window.lastMs };
+  const holes = peers.reduce((n, p) => n + (p instanceof RawPeer ? p.holes : 0), 0) + (remote?.holes ?? 0);
   await sampler.enter('close');
+  await f.procs?.close();
   const socketsLeft = await closeAll(hub, [...peers, verifier]);
   await sampler.stop();
   const machine = { cores: availableParallelism(), loadBefore, loadAfter: loadavg()[0] };
-  return { options: o, connect, writes, ...settled, holes, check, socketsLeft, samples: sampler.samples, phases: sampler.phases, machine };
+  const delivery = deliveryOf(f.delivery, peers, remote);
+  return { options: o, connect, writes, ...settled, holes, check, socketsLeft, samples: sampler.samples, phases: sampler.phases, machine, delivery };
+}
+
+/** The peers of this process: all of them, or with child processes the full ones only (the raw ones go there). */
+async function localPeers(o: LoadOptions, delivery: Delivery): Promise<{ peers: LoadPeer[]; rawIndices: number[] }> {
+  if (!o.procs) return { peers: await makePeers(o.peers, o.full, delivery), rawIndices: [] };
+  const at = fullAt(o.peers, o.full);
+  const peers: LoadPeer[] = [];
+  for (const i of at) peers.push(await FullPeer.open(i));
+  return { peers, rawIndices: Array.from({ length: o.peers }, (_, i) => i).filter((i) => !at.has(i)) };
 }
 
 /**
  * One load run against a hub in a child process: ramp up `peers`
- * connections, let each write `writes` times in `seconds`, wait for every
- * write to be acknowledged and every peer to converge, check nothing was
- * lost, close everything and sample the hub's RSS and event-loop delay
- * all along.
+ * connections, let them write (`writes` each, or `rate` per second in all)
+ * in `seconds`, wait for every write to be acknowledged and every peer to
+ * converge, check nothing was lost, close everything and sample the hub's
+ * RSS and event-loop delay all along; with `procs` the raw peers run in that
+ * many child processes.
  */
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const hub = await HubChild.start();
-  const peers: LoadPeer[] = [];
+  const delivery = new Delivery();
+  const writes = o.rate === undefined ? () => o.writes : writesOf(Math.round(o.rate * o.seconds), o.peers);
+  const fleet: Fleet = { peers: [], delivery, writes };
   const extra: LoadPeer[] = [];
   try {
-    peers.push(...(await makePeers(o.peers, o.full)));
-    return await drive(hub, new Sampler(hub, o.sample * 1000), peers, o, extra);
+    const { peers, rawIndices } = await localPeers(o, delivery);
+    fleet.peers.push(...peers);
+    if (o.procs) fleet.procs = await PeerProcs.start(o.procs, rawIndices, writes, { url: hub.url, token: hub.token, ramp: o.ramp, seconds: o.seconds }, delivery);
+    return await drive(hub, new Sampler(hub, o.sample * 1000), fleet, o, extra);
   } finally {
-    // Closing twice is harmless: a failed run must not leave sockets or a hub behind.
-    await Promise.all([...peers, ...extra].map((p) => p.close()));
+    // Closing twice is harmless: a failed run must not leave sockets, processes or a hub behind.
+    await Promise.all([...fleet.peers, ...extra].map((p) => p.close()));
+    await fleet.procs?.close();
     await hub.stop();
   }
 }

@@ -44,6 +44,9 @@ describe('apps/hub under load (e2e)', () => {
     expect([r.connect.failed.size, r.writes.failed.size]).toEqual([0, 0]);
     expect(r.writes.acked).toBe(PEERS * WRITES);
     expect([r.notConverged, r.holes, r.socketsLeft]).toEqual([0, 0, 0]);
+    // Every acknowledged write of a raw peer was timed at every other raw peer, from its ack.
+    expect(r.delivery.count).toBe(r.delivery.expected);
+    expect(r.delivery.p99).toBeLessThanOrEqual(r.delivery.max);
     expect(passed(r)).toBe(true);
     // Once every peer left, the hub's heap after a full collection is no larger than with them connected.
     const heapAt = (phase: string) => r.samples.find((s) => s.phase === phase && s.hub.collected)?.hub.heapUsed ?? NaN;

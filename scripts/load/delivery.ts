@@ -1,0 +1,99 @@
+/**
+ * Delivery latency as a user feels it: from the moment a writer got the
+ * hub's acknowledgement of a write to the moment that write reached another
+ * peer's feed, one figure per (write, receiving peer).
+ *
+ * The clock is `performance.timeOrigin + performance.now()`: the wall clock
+ * at the process's start plus a monotonic offset, in ms with sub-ms
+ * precision. Peers in child processes on the same machine read the same
+ * kernel clock, so their figures compare to well under a millisecond unless
+ * the wall clock is stepped during the run (NTP); process.hrtime() would not
+ * do, as its origin is arbitrary per process.
+ *
+ * A write may reach a peer before its writer's ack reaches this process (the
+ * hub fans out before it answers, and acks of other processes are relayed):
+ * the arrival waits here until the ack is known; one before the ack counts 0.
+ */
+
+/** Milliseconds since the epoch, comparable across processes of one machine. */
+export const clock = (): number => performance.timeOrigin + performance.now();
+
+/** Histogram buckets: 1 ms each up to this bound; longer deliveries count in the last one (max keeps the true figure). */
+const BUCKETS = 120_000;
+
+/** What a Delivery holds, to send between processes and merge. */
+export interface DeliveryFigures {
+  /** Counts per whole millisecond; index BUCKETS - 1 collects anything longer. */
+  counts: number[];
+  max: number;
+  /** Arrivals whose write's ack never became known (a write of a full peer, or one never acknowledged). */
+  unmatched: number;
+}
+
+/** p50 / p99 / max in ms, and how many deliveries were measured. */
+export interface DeliverySummary {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export class Delivery {
+  private readonly acks = new Map<string, number>();
+  private readonly waiting = new Map<string, number[]>();
+  private readonly counts = new Uint32Array(BUCKETS);
+  private max = 0;
+
+  /** The writer of `key` (`origin#seq`) got the hub's ack at `at`. */
+  ack(key: string, at: number): void {
+    this.acks.set(key, at);
+    const early = this.waiting.get(key);
+    if (!early) return;
+    this.waiting.delete(key);
+    for (const t of early) this.add(t - at);
+  }
+
+  /** Write `key` reached one peer of this process at `at`. */
+  arrive(key: string, at: number): void {
+    const acked = this.acks.get(key);
+    if (acked !== undefined) return this.add(at - acked);
+    const list = this.waiting.get(key);
+    if (list) list.push(at);
+    else this.waiting.set(key, [at]);
+  }
+
+  figures(): DeliveryFigures {
+    let unmatched = 0;
+    for (const l of this.waiting.values()) unmatched += l.length;
+    return { counts: Array.from(this.counts), max: this.max, unmatched };
+  }
+
+  private add(ms: number): void {
+    const v = Math.max(0, ms);
+    this.counts[Math.min(BUCKETS - 1, Math.floor(v))]++;
+    this.max = Math.max(this.max, v);
+  }
+}
+
+/** Several processes' figures as one. */
+export function mergeDelivery(all: DeliveryFigures[]): DeliveryFigures {
+  const counts = new Array<number>(BUCKETS).fill(0);
+  for (const f of all) f.counts.forEach((n, i) => { counts[i] += n; });
+  return { counts, max: Math.max(0, ...all.map((f) => f.max)), unmatched: all.reduce((n, f) => n + f.unmatched, 0) };
+}
+
+/** Percentiles by nearest rank over the histogram (a bucket reads as its upper edge, the top one as max). */
+export function summarize(f: DeliveryFigures): DeliverySummary {
+  const count = f.counts.reduce((a, b) => a + b, 0);
+  const at = (p: number) => {
+    if (count === 0) return 0;
+    const rank = Math.max(1, Math.ceil((p / 100) * count));
+    let seen = 0;
+    for (let i = 0; i < f.counts.length; i++) {
+      seen += f.counts[i];
+      if (seen >= rank) return i === f.counts.length - 1 ? f.max : Math.min(i + 1, f.max);
+    }
+    return f.max;
+  };
+  return { count, p50: at(50), p99: at(99), max: f.max };
+}

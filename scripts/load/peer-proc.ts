@@ -1,0 +1,91 @@
+// A child process of `npm run load -- --procs N`: raw protocol peers of the
+// run, driven by the parent over IPC (see peer-procs.ts), so the load tool's
+// own event loop is not what bounds the figures.
+import type { Vector } from 'syncom';
+import { Delivery, type DeliveryFigures } from './delivery';
+import { converged, rampUp, writeFor } from './peers';
+import { RawPeer } from './raw-peer';
+
+/** Parent to child. */
+export type ToChild =
+  | { t: 'init'; indices: number[]; writes: number[]; url: string; token: string; ramp: number; seconds: number }
+  | { t: 'ramp' } | { t: 'write' } | { t: 'acks'; list: [string, number][] }
+  | { t: 'settle'; vector: Vector; ms: number } | { t: 'close' };
+
+/** What a child says of one of its peers at the end, for the parent's checks. */
+export interface PeerReport { index: number; node: string; acked: RawPeer['acked'] }
+
+/** Child to parent. */
+export type FromChild =
+  | { t: 'ready' } | { t: 'connected'; ms: number[]; failed: [string, number][]; wallMs: number }
+  | { t: 'acks'; list: [string, number][] } | { t: 'written'; wallMs: number; lastMs: number }
+  | { t: 'settled'; notConverged: number; holes: number; errors: [string, number][]; peers: PeerReport[]; delivery: DeliveryFigures }
+  | { t: 'closed' };
+
+/** Acks of this process's peers are also queued for the parent, which relays them to the other processes. */
+class RelayedDelivery extends Delivery {
+  out: [string, number][] = [];
+  override ack(key: string, at: number): void {
+    super.ack(key, at);
+    this.out.push([key, at]);
+  }
+  relayed(key: string, at: number): void {
+    super.ack(key, at);
+  }
+}
+
+const send = (m: FromChild) => process.send?.(m);
+const delivery = new RelayedDelivery();
+let peers: RawPeer[] = [];
+let init: Extract<ToChild, { t: 'init' }>;
+
+function flushAcks(): void {
+  if (delivery.out.length === 0) return;
+  send({ t: 'acks', list: delivery.out.splice(0) });
+}
+
+async function settle(vector: Vector, ms: number): Promise<void> {
+  let done = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); });
+  await Promise.race([Promise.all(peers.map((p) => converged(p, vector).then(() => done++))), late]);
+  clearTimeout(timer);
+  const errors = new Map<string, number>();
+  for (const p of peers) for (const [c, n] of p.errors) errors.set(c, (errors.get(c) ?? 0) + n);
+  send({
+    t: 'settled', notConverged: peers.length - done, holes: peers.reduce((n, p) => n + p.holes, 0), errors: [...errors],
+    peers: peers.map((p) => ({ index: p.index, node: p.node, acked: p.acked })), delivery: delivery.figures(),
+  });
+}
+
+async function onMessage(m: ToChild): Promise<void> {
+  if (m.t === 'init') {
+    init = m;
+    peers = m.indices.map((i) => new RawPeer(i, delivery));
+    return void send({ t: 'ready' });
+  }
+  if (m.t === 'ramp') {
+    const c = await rampUp(peers, init.url, init.token, init.ramp);
+    return void send({ t: 'connected', ms: c.ms, failed: [...c.failed], wallMs: c.wallMs });
+  }
+  if (m.t === 'write') {
+    const writes = new Map(init.indices.map((i, k) => [i, init.writes[k]]));
+    const flusher = setInterval(flushAcks, 100);
+    const w = await writeFor(peers, init.seconds, (i) => writes.get(i) ?? 0);
+    clearInterval(flusher);
+    flushAcks();
+    return void send({ t: 'written', ...w });
+  }
+  if (m.t === 'acks') return void m.list.forEach(([k, at]) => delivery.relayed(k, at));
+  if (m.t === 'settle') return settle(m.vector, m.ms);
+  for (const p of peers) p.close();
+  send({ t: 'closed' });
+  process.disconnect?.();
+}
+
+process.on('message', (m: ToChild) => void onMessage(m).catch((e: unknown) => {
+  process.stderr.write(`load peer process: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+}));
+// The parent gone (killed, crashed): nothing to report to, and no socket must stay open.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,116 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import type { Vector } from 'syncom';
+import type { Delivery, DeliveryFigures } from './delivery';
+import type { ConnectStats } from './peers';
+import type { FromChild, PeerReport, ToChild } from './peer-proc';
+
+const ROOT = join(__dirname, '..', '..');
+
+type Reply<T extends FromChild['t']> = Extract<FromChild, { t: T }>;
+
+/** One child process of raw peers, and the replies it sent that no one took yet. */
+class Proc {
+  private readonly replies = new Map<string, ((m: FromChild) => void)[]>();
+  private readonly early = new Map<string, FromChild[]>();
+  readonly exited: Promise<number | null>;
+
+  constructor(readonly child: ChildProcess, onAcks: (from: Proc, list: [string, number][]) => void) {
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    child.on('message', (m: FromChild) => {
+      if (m.t === 'acks') return onAcks(this, m.list);
+      const waiting = this.replies.get(m.t)?.shift();
+      if (waiting) waiting(m);
+      else this.early.set(m.t, [...(this.early.get(m.t) ?? []), m]);
+    });
+  }
+
+  send(m: ToChild): void {
+    if (this.child.connected) this.child.send(m);
+  }
+
+  /** The next reply of type `t` (rejects if the process exits first). */
+  next<T extends FromChild['t']>(t: T): Promise<Reply<T>> {
+    const kept = this.early.get(t)?.shift();
+    if (kept) return Promise.resolve(kept as Reply<T>);
+    return new Promise((resolve, reject) => {
+      this.replies.set(t, [...(this.replies.get(t) ?? []), resolve as (m: FromChild) => void]);
+      void this.exited.then((code) => reject(new Error(`a load peer process exited (${code}) before it said ${t}`)));
+    });
+  }
+}
+
+/** What the raw peers of every process came to once settled. */
+export interface ProcsSettled {
+  notConverged: number;
+  holes: number;
+  errors: Map<string, number>;
+  peers: PeerReport[];
+  delivery: DeliveryFigures[];
+}
+
+/**
+ * The raw peers of a run spread over `n` child processes (peer-proc.ts).
+ * Acks of writes are relayed between them (and to `delivery`, the parent's),
+ * so each times the deliveries its peers see from the writers' acks.
+ */
+export class PeerProcs {
+  private constructor(private readonly procs: Proc[]) {}
+
+  /** Forks the processes and hands each its share of `indices` (and of the writes). */
+  static async start(n: number, indices: number[], writesOf: (i: number) => number, o: { url: string; token: string; ramp: number; seconds: number }, delivery: Delivery): Promise<PeerProcs> {
+    const procs: Proc[] = [];
+    const relay = (from: Proc, list: [string, number][]) => {
+      for (const p of procs) if (p !== from) p.send({ t: 'acks', list });
+      for (const [k, at] of list) delivery.ack(k, at);
+    };
+    for (let k = 0; k < n; k++) {
+      const child = fork(join(ROOT, 'scripts/load/peer-proc.ts'), [], { execArgv: ['-r', join(ROOT, 'scripts/register-src.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      procs.push(new Proc(child, relay));
+    }
+    const share = (k: number) => indices.filter((_, j) => j % n === k);
+    procs.forEach((p, k) => p.send({
+      t: 'init', indices: share(k), writes: share(k).map(writesOf), url: o.url, token: o.token, ramp: Math.max(1, Math.ceil(o.ramp / n)), seconds: o.seconds,
+    }));
+    await Promise.all(procs.map((p) => p.next('ready')));
+    return new PeerProcs(procs);
+  }
+
+  /** Every process connects its peers; the connect times as one. */
+  async ramp(): Promise<ConnectStats> {
+    this.procs.forEach((p) => p.send({ t: 'ramp' }));
+    const all = await Promise.all(this.procs.map((p) => p.next('connected')));
+    const failed = new Map<string, number>();
+    for (const c of all) for (const [code, n] of c.failed) failed.set(code, (failed.get(code) ?? 0) + n);
+    return { ms: all.flatMap((c) => c.ms), failed, wallMs: Math.max(0, ...all.map((c) => c.wallMs)) };
+  }
+
+  /** Every process makes its writes in the window. */
+  async write(): Promise<{ wallMs: number; lastMs: number }> {
+    this.procs.forEach((p) => p.send({ t: 'write' }));
+    const all = await Promise.all(this.procs.map((p) => p.next('written')));
+    return { wallMs: Math.max(0, ...all.map((w) => w.wallMs)), lastMs: Math.max(0, ...all.map((w) => w.lastMs)) };
+  }
+
+  /** Waits (bounded by `ms`) until every peer holds `vector`; what they came to. */
+  async settle(vector: Vector, ms: number): Promise<ProcsSettled> {
+    this.procs.forEach((p) => p.send({ t: 'settle', vector, ms }));
+    const all = await Promise.all(this.procs.map((p) => p.next('settled')));
+    const errors = new Map<string, number>();
+    for (const s of all) for (const [code, n] of s.errors) errors.set(code, (errors.get(code) ?? 0) + n);
+    return {
+      notConverged: all.reduce((n, s) => n + s.notConverged, 0), holes: all.reduce((n, s) => n + s.holes, 0), errors,
+      peers: all.flatMap((s) => s.peers), delivery: all.map((s) => s.delivery),
+    };
+  }
+
+  /** Closes every peer and ends the processes (SIGKILL for one that does not go within 10 s). */
+  async close(): Promise<void> {
+    await Promise.all(this.procs.map(async (p) => {
+      p.send({ t: 'close' });
+      const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
+      await p.exited;
+      clearTimeout(timer);
+    }));
+  }
+}
