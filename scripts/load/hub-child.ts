@@ -37,8 +37,10 @@ export class HubChild {
       SYNCOM_HEALTH_DETAIL: '1' };
     // --expose-gc lets the probe weigh the heap after a full collection; LOAD_HUB_ARGS adds flags (--cpu-prof).
     const flags = ['--expose-gc', ...(process.env.LOAD_HUB_ARGS ?? '').split(' ').filter(Boolean)];
-    const child = spawn(process.execPath, [...flags, '-r', join(ROOT, 'scripts/register-src.js'), join(ROOT, 'apps/hub/src/main.ts')], {
-      env, stdio: ['ignore', log, log], cwd: ROOT,
+    // LOAD_HUB_ROOT: the hub of another checkout (a worktree of an older commit), for before/after figures.
+    const root = process.env.LOAD_HUB_ROOT ?? ROOT;
+    const child = spawn(process.execPath, [...flags, '-r', join(root, 'scripts/register-src.js'), join(root, 'apps/hub/src/main.ts')], {
+      env, stdio: ['ignore', log, log], cwd: root,
     });
     closeSync(log);
     const hub = new HubChild(child, port, dir, token);
