@@ -1,4 +1,5 @@
 import type { SyncomError } from '../../src/errors';
+import { internals } from '../../src/testing/internals';
 import { FakeLocks, FakeOpfs } from '../backend/fake-opfs';
 import { openTab, origin } from '../backend/opfs-helpers';
 
@@ -7,7 +8,7 @@ import { openTab, origin } from '../backend/opfs-helpers';
  * writable stream commits the content. A tab that died in between left an
  * empty file, which the next open() took for a torn one: an empty public key
  * beside a whole private key made every later open fail, and an empty record
- * or registry file was reported unreadable. Now an empty file is missing to
+ * file was reported unreadable. Now an empty file is missing to
  * the OPFS backend (read, list, exists), and the engine never writes one.
  */
 
@@ -35,18 +36,20 @@ describe('hostile: empty files a dead tab left in OPFS', () => {
     await again.close();
   });
 
-  it('GUAR-18: a tab that died creating a registry file: the next open reports nothing unreadable, and the node can be added again', async () => {
+  it('GUAR-18: a tab that died before a new record file was committed: the next open reports nothing unreadable, and the replayed log restores the write', async () => {
     const o = await origin();
     const s = await openTab(o);
-    o.fs.dieAtNextClose((p) => p.startsWith('notes/remote/'));
-    await expect(s.sync.addNode({ url: 'wss://hub.example/api', token: 't' })).rejects.toMatchObject({ code: 'REGISTRY_UNSAVED' });
+    await s.set('a', { title: 'one' });
+    await internals(s).committer.idle();
+    o.fs.dieAtNextClose((p) => p.startsWith('notes/records/'));
+    await s.update('a', { title: 'logged' });
+    await internals(s).committer.idle();
     await s.close().catch(() => undefined);
+    expect(o.fs.paths().some((p) => p.endsWith('.crswap'))).toBe(true);
     const errors: SyncomError[] = [];
     const after = await reload(o.fs, errors);
     expect(errors).toEqual([]);
-    expect(after.sync.listNodes()).toEqual([]);
-    await after.sync.addNode({ url: 'wss://hub.example/api', token: 't' });
-    expect(after.sync.listNodes()).toEqual([expect.objectContaining({ url: 'wss://hub.example/api' })]);
+    expect(await after.get('a')).toEqual({ title: 'logged' });
     await after.close();
   });
 });
