@@ -29,6 +29,8 @@ export interface Verdicts {
 interface Held {
   storage: Storage;
   verdicts: Verdicts;
+  /** 'bootstrap' events seen (an empty store's first sync is one, of 0 records). */
+  bootstraps: number;
   /** Called at each 'sync' event. */
   onSync?: () => void;
 }
@@ -62,8 +64,9 @@ export interface OpenAs {
 async function openStore(name: string, o: OpenAs = {}): Promise<{ id: string } | { error: PageError }> {
   try {
     const storage = await open({ path: name, backend: opfsBackend({ dir: name, wait: o.wait }), sync: { connect, signatures: o.signatures } });
-    const h: Held = { storage, verdicts: { applied: 0, forged: 0, unsigned: 0, malformed: 0, errors: [] } };
+    const h: Held = { storage, bootstraps: 0, verdicts: { applied: 0, forged: 0, unsigned: 0, malformed: 0, errors: [] } };
     storage.sync.on('error', (e) => h.verdicts.errors.push(e.code));
+    storage.sync.on('bootstrap', () => h.bootstraps++);
     storage.sync.on('sync', (e) => {
       for (const k of ['applied', 'forged', 'unsigned', 'malformed'] as const) h.verdicts[k] += e[k];
       h.onSync?.();
@@ -143,15 +146,15 @@ async function opfsFiles(name: string): Promise<{ path: string; size: number; la
 }
 
 /**
- * Cuts `bytes` off the end of the newest non-empty file of store `name` (the
- * store closed): a torn last write, as a crash leaves it. Answers the file and
- * its sizes.
+ * Cuts the newest non-empty file whose path starts with `under`, of store
+ * `name` (closed), to `keep` of its size (a fraction): a torn last write, as
+ * a crash leaves it. Answers the file, its size and the size left.
  */
-async function cutNewest(name: string, bytes: number, under = ''): Promise<{ path: string; size: number; cut: number }> {
+async function cutNewest(name: string, keep: number, under = ''): Promise<{ path: string; size: number; cut: number }> {
   const files = (await opfsFiles(name)).filter((f) => f.size > 0 && f.path.startsWith(under));
   if (files.length === 0) throw new Error(`no file to cut under ${name}/${under}`);
   const newest = files.reduce((a, b) => (b.lastModified >= a.lastModified ? b : a));
-  const cut = Math.max(0, newest.size - bytes);
+  const cut = Math.floor(newest.size * keep);
   const w = await newest.handle.createWritable({ keepExistingData: true });
   await w.truncate(cut);
   await w.close();
@@ -167,6 +170,7 @@ export const kit = {
   id: (name: string) => take(name).storage.id,
   insert: (name: string, data: Record<string, unknown>) => take(name).storage.insert(data),
   list: async (name: string) => (await take(name).storage.list()).map((r) => ({ id: r.id, data: r.data })),
+  bootstraps: (name: string) => take(name).bootstraps,
   get: (name: string, id: string) => take(name).storage.get(id),
   count: async (name: string) => (await take(name).storage.list()).length,
   nodes: (name: string) => take(name).storage.sync.listNodes().map((n) => n.url),
