@@ -127,8 +127,8 @@ export class Committer {
   }
 
   /**
-   * Append batches one at a time; the records of batch k are written while
-   * batch k+1 is appended (different files), at most one persist behind.
+   * Append batches one at a time; the records are written beside the appends
+   * (different files), in the order of the batches.
    */
   private async drain(): Promise<void> {
     await Promise.resolve();
@@ -149,9 +149,10 @@ export class Committer {
           continue;
         }
         this.commit(batch, from);
-        const previous = this.persisting;
-        this.persisting = previous.then(() => this.persist(batch));
-        await previous;
+        // The next append does not wait for these records: an awaited write pays its own append, not the
+        // last write's record file (or a seal). Persists run one after the other, each writing every batch
+        // not recorded yet, so a slow one is followed by a single larger one, not by a queue of them.
+        this.persisting = this.persisting.then(() => this.persist(batch));
       }
     } finally {
       this.running = null;
@@ -194,6 +195,7 @@ export class Committer {
   private async record(all: boolean): Promise<void> {
     // Only the batches committed so far: one appended meanwhile is recorded by its own persist.
     const froms = [...this.unrecorded.keys()];
+    if (froms.length === 0 && !all) return;
     const ids = new Set(froms.flatMap((f) => this.unrecorded.get(f) ?? []));
     try {
       const entries = [...ids].map((id) => this.committed.get(id)).filter((e): e is Entry => !!e);
