@@ -15,6 +15,17 @@ export interface FeedLink extends FeedHome {
   track<T>(work: Promise<T>): Promise<T>;
 }
 
+/** The wire text of pages by object: a host's feeds at one position send the same page object, encoded once. */
+const encoded = new WeakMap<object, string>();
+
+/** A page's JSON, made once per page object (the subscribers each parse their own copy). */
+function encodeOnce(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return toWire(value);
+  let json = encoded.get(value);
+  if (json === undefined) encoded.set(value, (json = toWire(value)));
+  return json;
+}
+
 /** What the dice decided for one page, drawn when the host sent it. */
 interface Fate {
   dropped: boolean;
@@ -69,7 +80,7 @@ export class LinkFeed extends FeedCursor {
     this.resumed = false;
     let json: string;
     try {
-      json = toWire(value);
+      json = encodeOnce(value);
     } catch (error) {
       return Promise.reject(error);
     }
