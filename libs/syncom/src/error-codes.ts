@@ -31,7 +31,7 @@ export const ERROR_CODES = {
   IO_ERROR: { group: 'storage', what: 'a log append failed (the write was not made and is rejected), or a purge scrub failed' },
   UNPERSISTED: { group: 'storage', what: 'a record file write failed after the log append: the op stands and is held in memory' },
   OP_UNREADABLE: { group: 'storage', what: 'a log or record file that cannot be parsed (reported at open)' },
-  UNSUPPORTED: { group: 'storage', what: 'a feature this platform lacks: sealed records or a synchronous signOp in the browser, Web Crypto missing (no secure context)' },
+  UNSUPPORTED: { group: 'storage', what: 'a feature this platform lacks: sealed records or a synchronous `signOp` in the browser, Web Crypto missing (no secure context)' },
 
   OP_INVALID: { group: 'ops', what: 'a validator refused a local write (thrown) or a peer\'s op (error event; the op is skipped, still logged and relayed)' },
   OP_REFUSED: { group: 'ops', what: 'a peer\'s op used a field as another kind: that field is refused, the rest applies' },
