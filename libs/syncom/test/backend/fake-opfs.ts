@@ -10,7 +10,13 @@ import type {
  *   getFile() sees the committed content only;
  * - errors are DOMExceptions by name (NotFoundError, TypeMismatchError,
  *   InvalidModificationError) and a TypeError for a name OPFS refuses;
- * - a directory lists its entries in no sorted order (newest first).
+ * - a directory lists its entries in no sorted order (newest first);
+ * - a file is created empty by getFileHandle({ create: true }), before any
+ *   commit, and a file with an open stream cannot be removed
+ *   (NoModificationAllowedError).
+ * Checked against Chromium 156 (headless): all of the above, and that a closed
+ * page's open streams are dropped. There Chromium removes their swaps too; this
+ * fake leaves them listed, the harsher case.
  * Test controls: crash() (the page dies: its handles go dead, open swaps stay),
  * dieAtNextClose() (before or, torn, during a commit), cut(), put(), text(), paths().
  */
