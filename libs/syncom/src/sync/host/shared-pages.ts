@@ -81,10 +81,12 @@ class SharedRead {
 
   /** Whether the log still holds what this read saw (no entry scrubbed since). */
   current(): boolean {
-    return this.entries.every((e, i) => e.op === this.ops[i]);
+    const { entries, ops } = this;
+    for (let i = 0; i < entries.length; i++) if (entries[i].op !== ops[i]) return false;
+    return true;
   }
 
-  /** The read as `node`'s feed sees it. */
+  /** The read as a feed that may share it sees it. */
   view(): Read {
     return { entries: this.entries, relevant: this.relevant, sizes: this.sizes, ends: this.ends, page: (k, prev) => this.page(k, prev), shared: true };
   }
