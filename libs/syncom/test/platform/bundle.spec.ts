@@ -1,3 +1,6 @@
+import { build } from 'esbuild';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
 
 /**
@@ -20,5 +23,30 @@ describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minifi
     const nodeOnly = bundle.inputs.filter((f) => /(backend\/fs-|\/cli\/|sealed\/(box|log-cipher|record-cipher)|platform\/node|node-platform|class-validator|class-transformer)/.test(f));
     expect(nodeOnly).toEqual([]);
     expect(kb).toBeLessThanOrEqual(BUDGET_KB);
+  });
+});
+
+describe('the browser bundle runs where Node is not', () => {
+  it('opens a store, writes and reads with no process, require, Buffer or setImmediate in scope; a sealed write is UNSUPPORTED', async () => {
+    const entry = `
+      import { open, platform } from ${JSON.stringify(join(__dirname, '../../src/browser.ts'))};
+      globalThis.run = async () => {
+        const s = await open({ path: 'x', backend: 'memory' });
+        const id = await s.insert({ a: 1 });
+        const got = await s.get(id);
+        const sealed = await s.insert({ b: 2 }, { sealed: true }).then(() => 'written', (e) => e.code);
+        await s.close();
+        return { platform: platform().name, got, sealed };
+      };`;
+    const out = await build({ stdin: { contents: entry, resolveDir: __dirname, loader: 'ts' }, bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent' });
+    // A page's globals, and nothing of Node's.
+    const page: Record<string, unknown> = {
+      crypto: globalThis.crypto, TextEncoder, TextDecoder, MessageChannel, setTimeout, clearTimeout, setInterval, clearInterval,
+      queueMicrotask, structuredClone, console, performance, URL, AbortController, Event, EventTarget,
+    };
+    page.globalThis = page;
+    runInNewContext(out.outputFiles[0].text, page);
+    const result = await (page.run as () => Promise<{ platform: string; got: unknown; sealed: string }>)();
+    expect({ ...result, got: { ...(result.got as object) } }).toEqual({ platform: 'web', got: { a: 1 }, sealed: 'UNSUPPORTED' });
   });
 });

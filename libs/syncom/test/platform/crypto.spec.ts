@@ -1,10 +1,8 @@
 import { createPublicKey } from 'node:crypto';
 import { createMemoryBackend } from '../../src/backend/memory-backend';
 import { digestForSigning, type Op, signOp, signOpAsync, verifyOps } from '../../src/op';
-import { platform } from '../../src/platform';
 import { nodePlatform } from '../../src/platform/node';
 import { loadKeys } from '../../src/storage/keys';
-import { forgedBySmallOrder, IDENTITY_SIG, NON_CANONICAL, SMALL_ORDER, withNonCanonicalS } from '../hostile/weak-keys';
 import { web, withPlatform } from './with-platform';
 
 /** `n` writes of `origin`, through digestForSigning, unsigned. */
@@ -60,33 +58,6 @@ describe('the platform seam: Node and the browser sign and verify for each other
     const ops = writes(byWeb.id, 2);
     await withPlatform(web, () => Promise.all(ops.map((op) => signOpAsync(op, byWeb.signPrivate))));
     expect(await withPlatform(nodePlatform, () => verifyOps(ops))).toEqual(['ok', 'ok']);
-  });
-
-  it('SIG-14 SIG-20 SIG-21: the web verifier refuses what Node refuses: a forged op, small-order and non-canonical keys, S >= L, stray bits', async () => {
-    const n = await keysOn(nodePlatform);
-    const [good, tampered, stray] = writes(n.id, 3).map((op) => signOp(op, n.priv));
-    const last = stray.sig as string;
-    const cases: Op[] = [
-      good,
-      { ...tampered, data: { i: 99 } },
-      withNonCanonicalS(good),
-      { ...stray, sig: last.slice(0, -1) + String.fromCharCode(last.charCodeAt(85) + 1) },
-      ...NON_CANONICAL.map((origin) => ({ ...good, origin, sig: IDENTITY_SIG })),
-      { ...good, sig: undefined },
-    ];
-    const expected = ['ok', 'forged', 'forged', 'forged', ...NON_CANONICAL.map(() => 'forged'), 'unsigned'];
-    expect(await withPlatform(nodePlatform, () => verifyOps(cases))).toEqual(expected);
-    expect(await withPlatform(web, () => verifyOps(cases))).toEqual(expected);
-  });
-
-  it('SIG-20: a small-order forgery that Web Crypto itself accepts is refused by the web verifier before Web Crypto is asked', async () => {
-    const origin = SMALL_ORDER[0];
-    const forged = forgedBySmallOrder(origin);
-    // The platform's own Ed25519 check, given the key, takes it: only the engine's key check stands between.
-    const raw = platform().fromBase64url(origin);
-    const accepted = await web.ed25519.verify({ key: web.ed25519.publicKey(origin, raw)!, data: JSON.stringify([1, forged.origin, forged.seq, forged.ts, forged.type, forged.id, null, null, null, null, forged.digest]), sig: platform().fromBase64url(IDENTITY_SIG) });
-    expect(accepted).toBe(true);
-    expect(await withPlatform(web, () => verifyOps([forged]))).toEqual(['forged']);
   });
 
   it('SIG-28: the web verifier keeps at most 64 Web Crypto verifications in flight, started in page order', async () => {
