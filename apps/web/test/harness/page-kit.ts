@@ -162,6 +162,11 @@ async function cutNewest(name: string, keep: number, under = ''): Promise<{ path
 }
 
 export const kit = {
+  /** Removes store `name`'s OPFS directory (the store closed). */
+  removeStore: async (name: string) => {
+    const nav = (globalThis as unknown as { navigator: { storage: { getDirectory(): Promise<{ removeEntry(n: string, o: { recursive: boolean }): Promise<void> }> } } }).navigator;
+    await (await nav.storage.getDirectory()).removeEntry(name, { recursive: true });
+  },
   files: async (name: string) => (await opfsFiles(name)).map(({ path, size, lastModified }) => ({ path, size, lastModified })),
   cutNewest,
   open: openStore,
