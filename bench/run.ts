@@ -17,13 +17,14 @@ import { reconcileSuites } from './suites/reconcile';
 import { replicationSuite } from './suites/replication';
 import { socketIoSuite } from './suites/socketio';
 import { browserBundleSuite } from './suites/browser-bundle';
+import { browserSuite } from './suites/browser';
 import { fanoutSuite } from './suites/fanout';
 
 /** Baselines first: every ratio needs its baseline measured in the same invocation. */
 const suitesOf = (profile: Profile): Suite[] => [
   baselineSuite(profile), localWritesSuite(profile), readsSuite(profile), replicationSuite(profile), socketIoSuite(profile),
   bootstrapSuite(profile), growthSuite(profile), ...reconcileSuites(profile), ...peersSuites(profile), fanoutSuite(profile),
-  browserBundleSuite(profile),
+  browserBundleSuite(profile), browserSuite(profile),
 ];
 
 /**
