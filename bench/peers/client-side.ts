@@ -1,5 +1,5 @@
 import { clockMs, serve } from '../lib/child-server';
-import type { OpenArgs, PeerInfo, Written } from './protocol';
+import { type OpenArgs, type PeerInfo, RECORDS_PER_TX, type Written } from './protocol';
 
 /** One system's client, as the generic client child (serveClient) drives it. */
 export interface PeerClient {
@@ -13,6 +13,12 @@ export interface PeerClient {
   onChange(listener: () => void): () => void;
   /** Writes records `from` .. `from + count - 1`, each its own change; resolves once the last is done locally. */
   write(from: number, count: number): Promise<void>;
+  /**
+   * The batched workload: records `from` .. `from + count - 1` of wideRecord(),
+   * all in one transaction of the system's own (syncom has none: one call per
+   * record, awaited together); a promise when the system's writes are.
+   */
+  writeBatch(from: number, count: number): Promise<unknown> | void;
   close(): Promise<void>;
 }
 
@@ -50,9 +56,9 @@ export function serveClient(connect: Connect): void {
       armed.catch(() => undefined);
     },
     async write(args): Promise<Written> {
-      const { from, count } = args as { from: number; count: number };
+      const { from, count, batched } = args as { from: number; count: number; batched?: boolean };
       const startedAt = clockMs();
-      await the().write(from, count);
+      await (batched ? inBatches(the(), from, count) : the().write(from, count));
       return { startedAt, endedAt: clockMs() };
     },
     async reached() {
@@ -87,5 +93,17 @@ export async function paced(from: number, count: number, window: number, op: (i:
   for (let i = 0; i < count; i++) {
     op(from + i);
     if ((i + 1) % window === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * The batched workload's writer: one transaction of RECORDS_PER_TX records
+ * after another, each awaited when it is a promise (syncom), else followed by
+ * a yield to the event loop so that the system can send meanwhile.
+ */
+async function inBatches(client: PeerClient, from: number, count: number): Promise<void> {
+  for (let i = from; i < from + count; i += RECORDS_PER_TX) {
+    const done = client.writeBatch(i, Math.min(RECORDS_PER_TX, from + count - i));
+    await (done ?? new Promise((resolve) => setImmediate(resolve)));
   }
 }

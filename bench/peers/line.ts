@@ -37,8 +37,8 @@ export class PeerLine {
    * fresh clients, one untimed change carried writer -> server -> reader so
    * the line is live, then `count` changes timed. Closed after, also on failure.
    */
-  run(system: PeerSystem, count: number, capMs: number): Promise<Trip> {
-    return capped(this.runUncapped(system, count), capMs, `${system.name}, ${count} changes`);
+  run(system: PeerSystem, count: number, capMs: number, batched = false): Promise<Trip> {
+    return capped(this.runUncapped(system, count, batched), capMs, `${system.name}, ${count} ${batched ? 'records in batches' : 'changes'}`);
   }
 
   /** Stops the three children (SIGKILL after 5 s). */
@@ -46,7 +46,7 @@ export class PeerLine {
     await Promise.all([this.server.stop(), this.writer.stop(), this.reader.stop()]);
   }
 
-  private async runUncapped(system: PeerSystem, count: number): Promise<Trip> {
+  private async runUncapped(system: PeerSystem, count: number, batched: boolean): Promise<Trip> {
     const options = system.options ?? {};
     try {
       const { url, token } = await this.server.request<ServerStarted>('start', options);
@@ -55,8 +55,8 @@ export class PeerLine {
       // The reader starts first: a TinyBase client's start waits for another client's answer, which the writer then gives.
       await this.reader.request('start');
       await this.writer.request('start');
-      await this.trip(system, 0, 1);
-      return await this.trip(system, 1, count);
+      await this.trip(system, 0, 1, batched);
+      return await this.trip(system, 1, count, batched);
     } finally {
       await Promise.allSettled([this.writer.request('close'), this.reader.request('close')]);
       await this.server.request('stop').catch(() => undefined);
@@ -64,10 +64,10 @@ export class PeerLine {
   }
 
   /** Records `from` .. `from + count - 1` at the writer, timed until the reader holds all `from + count`. */
-  private async trip(system: PeerSystem, from: number, count: number): Promise<Trip> {
+  private async trip(system: PeerSystem, from: number, count: number, batched: boolean): Promise<Trip> {
     await this.reader.request('arm', { target: from + count });
     const before = await this.server.request<{ bytes: number }>('bytes');
-    const written = await this.writer.request<Written>('write', { from, count });
+    const written = await this.writer.request<Written>('write', { from, count, batched });
     const { reachedAt } = await this.reader.request<{ reachedAt: number }>('reached');
     const after = await this.server.request<{ bytes: number }>('bytes');
     if (reachedAt < written.startedAt) throw new Error(`${system.name}: the reader got there before the writer started`);

@@ -46,3 +46,14 @@ export const recordId = (i: number): string => `r${i}`;
  * figures.
  */
 export const WINDOW = 100;
+
+/** The batched workload (bench/README.md, "Peers"): fields of a record, and records of one transaction. */
+export const FIELDS = 10;
+export const RECORDS_PER_TX = 10;
+
+/** Record i of the batched workload: FIELDS register fields, one write each (100 writes per transaction). */
+export function wideRecord(i: number): Record<string, string | number> {
+  const record: Record<string, string | number> = {};
+  for (let f = 0; f < FIELDS; f++) record[`f${f}`] = f === 0 ? i : `field ${f} of note ${i}`;
+  return record;
+}

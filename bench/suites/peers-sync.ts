@@ -2,6 +2,7 @@ import { SharedRuns } from '../lib/measure';
 import { BenchTimeout } from '../lib/timeout';
 import type { Benchmark, Profile, Suite } from '../lib/types';
 import { PeerLine, type Trip } from '../peers/line';
+import { FIELDS } from '../peers/protocol';
 import { PEERS, type PeerSystem, SYNCOM_FALSE, SYNCOM_VERIFY } from '../peers/systems';
 
 /** Changes per run: 1k, 10k and 100k in a full run; --quick runs 1k only (see bench/README.md). */
@@ -33,14 +34,15 @@ class Group {
 
   constructor(private readonly spawnWith: PeerSystem) {}
 
-  async trip(system: PeerSystem, n: number, count: number): Promise<Trip> {
-    const failed = this.failedAt.get(system.name);
-    if (failed !== undefined && n >= failed) throw new BenchTimeout(capMs(n), `${system.name}: not run, it timed out at n=${nLabel(failed)}`);
+  async trip(system: PeerSystem, n: number, count: number, batched = false): Promise<Trip> {
+    const key = `${system.name}${batched ? '/batched' : ''}`;
+    const failed = this.failedAt.get(key);
+    if (failed !== undefined && n >= failed) throw new BenchTimeout(capMs(n), `${key}: not run, it timed out at n=${nLabel(failed)}`);
     this.line ??= await PeerLine.spawn(this.spawnWith);
     try {
-      return await this.line.run(system, count, capMs(n));
+      return await this.line.run(system, count, capMs(n), batched);
     } catch (e) {
-      if (e instanceof BenchTimeout) this.failedAt.set(system.name, n);
+      if (e instanceof BenchTimeout) this.failedAt.set(key, n);
       await this.stop();
       throw e;
     }
@@ -70,19 +72,22 @@ function figure(name: string, baseline: string | null, n: number, runs: number, 
  * baseline, so the ratio is syncom / peer). All read the same runs: the
  * first of them (the warm-up) writes WARM_UP changes, the others N.
  */
-function systemFigures(group: Group, system: PeerSystem, n: number, profile: Profile): Benchmark[] {
+function systemFigures(group: Group, system: PeerSystem, n: number, profile: Profile, batched = false): Benchmark[] {
   const isSyncom = system === SYNCOM_VERIFY || system === SYNCOM_FALSE;
   const versus = isSyncom ? PEERS.map((p) => p.name) : [];
-  const whats = ['throughput', 'bytes', ...versus.flatMap((p) => [`throughput-vs-${p}`, `bytes-vs-${p}`])];
+  const prefix = batched ? 'batched/' : '';
+  const whats = ['throughput', 'bytes', ...versus.flatMap((p) => [`throughput-vs-${p}`, `bytes-vs-${p}`])].map((w) => prefix + w);
   const names = whats.map((w) => peerFigure(system.name, n, w));
   let produced = 0;
-  const shared = new SharedRuns<Trip>(names, () => group.trip(system, n, produced++ === 0 ? Math.min(n, WARM_UP) : n));
+  // The batched workload's N counts field writes: N / FIELDS records of FIELDS fields each.
+  const records = (writes: number) => (batched ? writes / FIELDS : writes);
+  const shared = new SharedRuns<Trip>(names, () => group.trip(system, n, records(produced++ === 0 ? Math.min(n, WARM_UP) : n), batched));
   const runs = n >= 100_000 ? RUNS_AT_100K : profile.runs;
-  const own = (what: 'throughput' | 'bytes') => (system === SYNCOM_FALSE ? peerFigure(SYNCOM_VERIFY.name, n, what) : null);
+  const own = (what: 'throughput' | 'bytes') => (system === SYNCOM_FALSE ? peerFigure(SYNCOM_VERIFY.name, n, prefix + what) : null);
   return whats.map((w, i) => {
-    const what = w.startsWith('throughput') ? 'throughput' : 'bytes';
+    const what = w.startsWith(`${prefix}throughput`) ? 'throughput' : 'bytes';
     const peer = w.split('-vs-')[1];
-    return figure(names[i], peer ? peerFigure(peer, n, what) : own(what), n, runs, shared, what);
+    return figure(names[i], peer ? peerFigure(peer, n, prefix + what) : own(what), n, runs, shared, what);
   });
 }
 
@@ -98,7 +103,7 @@ export function peersSuites(profile: Profile): Suite[] {
   return groups.map(([spawnWith, systems]) => {
     const group = new Group(spawnWith);
     return {
-      benchmarks: ns.flatMap((n) => systems.flatMap((s) => systemFigures(group, s, n, profile))),
+      benchmarks: [false, true].flatMap((batched) => ns.flatMap((n) => systems.flatMap((s) => systemFigures(group, s, n, profile, batched)))),
       setup: () => group.start(),
       teardown: () => group.stop(),
     };

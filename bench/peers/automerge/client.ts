@@ -2,9 +2,9 @@ import { type AutomergeUrl, type DocHandle, type DocHandleChangePayload, type Ne
 import { WebSocketClientAdapter } from '@automerge/automerge-repo-network-websocket';
 import { makeRecord } from '../../lib/record';
 import { paced, serveClient } from '../client-side';
-import { recordId, TABLE, WINDOW } from '../protocol';
+import { recordId, TABLE, WINDOW, wideRecord } from '../protocol';
 
-type Doc = Record<typeof TABLE, Record<string, ReturnType<typeof makeRecord>>>;
+type Doc = Record<typeof TABLE, Record<string, ReturnType<typeof makeRecord> | ReturnType<typeof wideRecord>>>;
 
 /** How long the reader keeps asking for the writer's document while the server does not have it yet. */
 const FIND_TRIES = 50;
@@ -35,6 +35,9 @@ serveClient(async ({ url, role, writer }) => {
       return () => void handle.off('change', onChange);
     },
     write: (from, count) => paced(from, count, WINDOW, (i) => handle.change((d: Doc) => { d[TABLE][recordId(i)] = makeRecord(i); })),
+    writeBatch: (from, count) => handle.change((d: Doc) => {
+      for (let i = from; i < from + count; i++) d[TABLE][recordId(i)] = wideRecord(i);
+    }),
     close: () => repo.shutdown(),
   };
 });

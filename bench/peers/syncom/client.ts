@@ -5,7 +5,7 @@ import { inFlight } from '../../lib/measure';
 import { bootstrapFrom, memoryBackend } from '../../lib/nodes';
 import { makeRecord } from '../../lib/record';
 import { serveClient } from '../client-side';
-import { WINDOW } from '../protocol';
+import { WINDOW, wideRecord } from '../protocol';
 
 /**
  * A syncom client: a storage on the memory backend dialing the server over
@@ -22,6 +22,8 @@ serveClient(async ({ url, token, role, writer, signatures }) => {
   const s = await open({ path: role, backend: memoryBackend(), sync: { connect, signatures } });
   await bootstrapFrom(s, { url, token });
   await s.replica.idle();
+  // BENCH_PEERS_DEBUG=1: say when a client is caught up by a bootstrap rather than by its feed, and by how much.
+  if (process.env.BENCH_PEERS_DEBUG) s.sync.on('bootstrap', (e) => process.stderr.write(`syncom ${role}: bootstrap of ${e.records} records\n`));
   const stream = writer?.id ?? s.id;
   return {
     info: { id: s.id },
@@ -34,6 +36,8 @@ serveClient(async ({ url, token, role, writer, signatures }) => {
       return () => offs.forEach((off) => off());
     },
     write: (from, count) => inFlight(count, WINDOW, (i) => s.insert(makeRecord(from + i))),
+    // No transactions: one insert per record, carrying its fields, awaited together as a REST handler would.
+    writeBatch: (from, count) => Promise.all(Array.from({ length: count }, (_, k) => s.insert(wideRecord(from + k)))),
     close: () => s.close(),
   };
 });

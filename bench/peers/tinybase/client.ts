@@ -3,7 +3,7 @@ import { createWsSynchronizer } from 'tinybase/synchronizers/synchronizer-ws-cli
 import { WebSocket } from 'ws';
 import { makeRecord } from '../../lib/record';
 import { paced, serveClient } from '../client-side';
-import { recordId, TABLE, WINDOW } from '../protocol';
+import { recordId, TABLE, WINDOW, wideRecord } from '../protocol';
 
 /**
  * A TinyBase client: a MergeableStore synchronized with the server's path by
@@ -24,6 +24,9 @@ serveClient(async ({ url }) => {
       return () => void store.delListener(id);
     },
     write: (from, count) => paced(from, count, WINDOW, (i) => void store.setRow(TABLE, recordId(i), makeRecord(i))),
+    writeBatch: (from, count) => void store.transaction(() => {
+      for (let i = from; i < from + count; i++) store.setRow(TABLE, recordId(i), wideRecord(i));
+    }),
     async close() {
       await synchronizer.destroy();
     },

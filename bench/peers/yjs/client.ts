@@ -3,7 +3,7 @@ import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { makeRecord } from '../../lib/record';
 import { paced, serveClient } from '../client-side';
-import { recordId, TABLE, WINDOW } from '../protocol';
+import { recordId, TABLE, WINDOW, wideRecord } from '../protocol';
 
 /** The room both clients join. */
 const ROOM = 'bench';
@@ -36,6 +36,9 @@ serveClient(async ({ url }) => {
       return () => records.unobserve(observer);
     },
     write: (from, count) => paced(from, count, WINDOW, writeOne),
+    writeBatch: (from, count) => doc.transact(() => {
+      for (let i = from; i < from + count; i++) records.set(recordId(i), new Y.Map<unknown>(Object.entries(wideRecord(i))));
+    }),
     async close() {
       provider.destroy();
       doc.destroy();
