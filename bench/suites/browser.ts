@@ -55,6 +55,11 @@ export function browserSuite(profile: Profile): Suite {
   let browser: Browser | undefined;
   let page: Page | undefined;
   const on = () => page as Page;
+  const teardown = async (): Promise<void> => {
+    await boot.teardown();
+    await browser?.close();
+    await server.stop();
+  };
   const benchmarks: Benchmark[] = [
     { name: SIGN, unit: 'ops/s', baseline: SIGN_BASELINE, ops, run: () => cryptoRun(on(), 'sign', ops, 1) },
     { name: VERIFY, unit: 'ops/s', baseline: VERIFY_BASELINE, ops, run: () => cryptoRun(on(), 'verify', ops, VERIFY_WIDTH) },
@@ -63,15 +68,17 @@ export function browserSuite(profile: Profile): Suite {
   return {
     benchmarks,
     async setup(selected) {
-      browser = await launchBrowser();
-      page = await (await browser.newContext()).newPage();
-      await page.goto(await server.start());
-      if (selected.has(BOOTSTRAP)) await boot.setup();
+      try {
+        browser = await launchBrowser();
+        page = await (await browser.newContext()).newPage();
+        await page.goto(await server.start());
+        if (selected.has(BOOTSTRAP)) await boot.setup();
+      } catch (e) {
+        // The runner calls teardown only after a setup that succeeded: no Chromium or child may outlive this one.
+        await teardown();
+        throw e;
+      }
     },
-    async teardown() {
-      await boot.teardown();
-      await browser?.close();
-      await server.stop();
-    },
+    teardown,
   };
 }
