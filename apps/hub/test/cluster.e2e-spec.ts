@@ -5,6 +5,7 @@ import { scopeRoom, SyncomGateway } from 'syncom-nest';
 import { Apps, http, type Running, until } from '../../example-api/test/apps';
 import { createHub } from '../src/create-hub';
 import { freePorts } from '../../../scripts/free-port';
+import { ClusterLoad } from './cluster-load';
 import { type HubProcess, spawnHub } from './hub-process';
 import { noteRedisSkip, type RedisServer, redisSkipped, skipRedis, startRedis } from './redis-server';
 
@@ -13,6 +14,11 @@ noteRedisSkip('cluster.e2e-spec');
 /** The socket.io-client options of the in-process hubs' links: a peer down comes back within 200 ms. */
 const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
 const room = scopeRoom('*');
+/** Raw peers on each of hubs 1 and 2 writing while hub 3 is killed, and the window's length (see ClusterLoad). */
+const PEERS = Number(process.env.CLUSTER_PEERS ?? 4);
+const SECONDS = Number(process.env.CLUSTER_SECONDS ?? 2);
+/** Every load peer shares token 't': no per-token socket cap or rate (the load tool's hub runs the same). */
+const UNCAPPED = { SYNCOM_SOCKETS_PER_TOKEN: '0', SYNCOM_OPS_PER_SECOND: '0' };
 
 /**
  * A vector's plain streams: the writes themselves. Streams `key<F` hold the merge and advance ops of
@@ -51,13 +57,13 @@ describe('several hubs as one service (e2e)', () => {
 
   const thirdEnv = () => ({
     PORT: new URL(urls[2]).port, SYNCOM_PATH: join(apps.dir, 'hub3'), SYNCOM_TOKENS: 't', SYNCOM_HEALTH_DETAIL: '1',
-    SYNCOM_PEERS: `${urls[0]},${urls[1]}`, ...(redis && { SYNCOM_REDIS_URL: redis.url }),
+    SYNCOM_PEERS: `${urls[0]},${urls[1]}`, ...(redis && { SYNCOM_REDIS_URL: redis.url }), ...UNCAPPED,
   });
 
   async function startHub(i: number): Promise<Storage> {
     const peers = urls.filter((_, j) => j !== i);
     const port = Number(new URL(urls[i]).port);
-    const app = await createHub({ port, host: '127.0.0.1', path: join(apps.dir, `hub${i + 1}`), tokens: ['t'], peers, io, redisUrl: redis?.url }, false);
+    const app = await createHub({ port, host: '127.0.0.1', path: join(apps.dir, `hub${i + 1}`), tokens: ['t'], peers, io, redisUrl: redis?.url, limits: { socketsPerToken: 0, opsPerSecond: 0 } }, false);
     inProcess.push(app);
     return app.get(Storage);
   }
@@ -138,19 +144,32 @@ describe('several hubs as one service (e2e)', () => {
     await expectClusterView();
   });
 
-  it('a hub killed with SIGKILL and restarted on its port and path loses nothing; writes made meanwhile converge', async () => {
+  it(`a hub killed with SIGKILL during a write window (${PEERS} raw peers on each other hub, ${SECONDS} s) and restarted on its port and path loses nothing; every peer converges`, async () => {
+    const load = new ClusterLoad(PEERS);
+    await load.connect([urls[0], urls[1]], 't');
+    const window = load.write(SECONDS, 2);
     await third.kill();
     // Client c's hub is down: its write stays local until hub 3 is back.
     await writeOnEach('while hub 3 was down');
     third = await spawnHub(thirdEnv());
+    await window;
     const all = [...hubs, ...clients.map((c) => c.storage)];
     await until(() => allHoldAll(all), all);
+    const expected = load.expected();
+    const holdsLoad = (v: Record<string, number>) => Object.entries(expected).every(([k, n]) => (v[k] ?? 0) >= n);
+    await until(() => hubs.every((h) => holdsLoad(h.replica.vector)), hubs);
+    // The writes themselves: a bootstrap's merge streams (key<F) are the hubs' own and do not reach every feed.
+    expect(await load.notConverged(plain(hubs[0].replica.vector), 120_000)).toBe(0);
+    const d = load.summary();
+    expect([d.count, d.holes, d.errors]).toEqual([d.expected, 0, 0]);
+    process.stderr.write(`cluster load: ${load.peers.length} peers on 2 hubs, hub 3 killed; delivery from ack p50 ${d.p50.toFixed(0)} ms, p99 ${d.p99.toFixed(0)} ms, max ${d.max.toFixed(0)} ms over ${d.count} deliveries\n`);
+    load.close();
     await writeOnEach('after the restart');
     await until(() => allHoldAll(all), all);
     const health = (await http(`${urls[2].replace('/syncom', '')}/health`)).body;
     expect(plain(health.vector)).toEqual(plain(hubs[0].replica.vector));
-    expect(sum(plain(health.vector))).toBe(written.length);
+    expect(sum(plain(health.vector))).toBe(written.length + sum(expected));
     // The restarted hub is back in the Redis cluster view.
     if (!skipRedis) await expectClusterView();
-  });
+  }, 300_000);
 });
