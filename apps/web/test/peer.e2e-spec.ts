@@ -38,8 +38,11 @@ describeBrowser('browser peer against Node hubs', () => {
     expect(put.applied).toBe(202);
 
     const [inBrowser, inNode] = await Promise.all([kit.untilRefused('hostile', 2), nodeVerdicts]);
-    expect(inBrowser).toEqual(inNode);
-    expect(inBrowser).toMatchObject({ forged: 2, unsigned: 0, malformed: 0 });
+    // The refusals, not how they were paged: the applied counts and the number of errors depend on
+    // which ops shared a page, which is timing.
+    const refusals = ({ applied: _a, errors, ...v }: typeof inNode) => ({ ...v, errors: [...new Set(errors)] });
+    expect(refusals(inBrowser)).toEqual(refusals(inNode));
+    expect(refusals(inBrowser)).toEqual({ forged: 2, unsigned: 0, malformed: 0, errors: ['BAD_SIGNATURE'] });
     await Promise.all([kit.untilCount('hostile', 200), nodeCount(node, 200)]);
     const ids = (await kit.list('hostile')).map((r) => r.id).sort();
     expect(ids).toEqual((await node.list()).map((r) => r.id).sort());
