@@ -18,7 +18,7 @@ describeBrowser('browser peer against Node hubs', () => {
     await hubs.stopAll();
   });
 
-  it('SIG-28 SIG-14 SIG-20: a hostile host relays forged ops among 200 honest ones; the browser checks them in Web Crypto, applies the 200 and refuses the forged with the verdicts a Node peer gives', async () => {
+  it('SIG-28 SIG-13 SIG-16 SIG-17 SIG-18 SIG-21: a hostile host relays forged ops among 200 honest ones; the browser checks them in Web Crypto, applies the 200 and refuses the forged with the verdicts a Node peer gives', async () => {
     // A hub that checks nothing is the hostile host: it takes the forged ops and relays them.
     const evil = await hubs.start('evil', { signatures: false, webDir: false });
     const node = await nodeDialer(`${hubs.apps.dir}/node-dialer`);
@@ -51,7 +51,7 @@ describeBrowser('browser peer against Node hubs', () => {
     expect(ids).not.toContain('small-order');
   });
 
-  it('a fresh tab bootstraps 10,000 records from a hub that holds them, into OPFS, and ends in sync', async () => {
+  it('BOOT-1: a fresh tab bootstraps 10,000 records from a hub that holds them, into OPFS, and ends in sync', async () => {
     // The hub's own Node storage writes them (signed, as a Node peer's would come): pushing them from
     // another Node peer first would double the test's time and test the hub's ingest, not the browser.
     const hub = await hubs.start('full', { webDir: false });

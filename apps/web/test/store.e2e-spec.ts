@@ -13,7 +13,7 @@ describeBrowser('browser store on OPFS', () => {
     await hubs.stopAll();
   });
 
-  it('REG-8: a reload keeps the records, the node id and the registry (its remote/ file), and resumes without a bootstrap', async () => {
+  it('REG-8 REG-7: a reload keeps the records, the node id and the registry (its remote/ file), and resumes without a bootstrap', async () => {
     const hub = await hubs.start('reg', { webDir: false });
     const { page, kit } = await env.tab(await env.context());
     const first = await kit.open('notes', { hub: { url: hub.syncomUrl, token: TOKEN } });
