@@ -130,9 +130,14 @@ export interface LoadFigures {
   hubRssPeakMb: number;
   /** The hub's RSS once every peer left. */
   hubRssAfterMb: number;
-  /** Acknowledged writes missing at the hub or at a peer, and deliveries due that never came. */
+  /** Writes offered that were never acknowledged (refused, or the peer's socket dropped): not lost, never made. */
+  writesFailed: number;
+  /** Acknowledged writes the hub does not hold (0 expected), and deliveries due that never came. */
   lostWrites: number;
   lostDeliveries: number;
+  /** Peers that did not come to hold every write within the settle bound, and peers that failed to connect. */
+  notConverged: number;
+  connectFailed: number;
   converged: boolean;
   passed: boolean;
 }
@@ -148,8 +153,9 @@ export function loadFigures(r: LoadResult, offered: number): LoadFigures {
     hubEventLoopP99Ms: round(phase('writes')?.delay.p99 ?? NaN), hubEventLoopP99SettleMs: round(phase('settle')?.delay.p99 ?? NaN),
     hubCpuCores: round(phase('writes')?.hubCores ?? NaN),
     hubRssPeakMb: Math.round(Math.max(0, ...rss) / 1024 / 1024), hubRssAfterMb: Math.round((rss[rss.length - 1] ?? 0) / 1024 / 1024),
-    lostWrites: r.check.problems.length === 0 ? offered - r.writes.acked : Math.max(offered - r.writes.acked, r.check.problems.length),
+    writesFailed: Math.max(0, offered - r.writes.acked), lostWrites: Math.max(0, r.writes.acked - r.check.hubRecords),
     lostDeliveries: Math.max(0, r.delivery.expected - r.delivery.count),
+    notConverged: r.notConverged, connectFailed: [...r.connect.failed.values()].reduce((a, b) => a + b, 0),
     converged: r.convergeMs !== undefined, passed: passed(r),
   };
 }
