@@ -60,6 +60,8 @@ export class RawPeer {
     this.socket = socket;
     socket.on('changes:data', (m: { value?: { ops?: unknown[] } }, ack?: (a: Answer) => void) => this.page(m, ack));
     socket.on('changes:error', (m: { error?: { code?: string } }) => this.count(`feed ${m?.error?.code ?? '?'}`));
+    // A raw peer does not reconnect: a drop (a ping timeout on a starved machine) shows here, by reason.
+    socket.on('disconnect', (reason: string) => { if (reason !== 'io client disconnect') this.count(`disconnect ${reason}`); });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
       socket.once('connect_error', reject);
