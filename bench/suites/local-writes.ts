@@ -4,6 +4,7 @@ import { inFlight, oneByOne, timed } from '../lib/measure';
 import { makeRecord } from '../lib/record';
 import { removeTemp, tempPath } from '../lib/temp';
 import type { Benchmark, Profile, Suite } from '../lib/types';
+import { awaitedLatencyBenches } from './awaited-latency';
 import { SIGN_BASELINE } from './baselines';
 
 /** Records update/inc/add cycle over, inserted (untimed) before each run. */
@@ -63,7 +64,11 @@ function writeBench(c: WriteCase): Benchmark {
   };
 }
 
-/** insert, update, inc, add on a fresh fs storage: awaited one by one and 100 in flight, durable off and on. */
+/**
+ * insert, update, inc, add on a fresh fs storage: awaited one by one and 100
+ * in flight, durable off and on; beside them, the awaited inserts' latency
+ * (local/awaited/insert/…: p50, p99, and the log append inside a write).
+ */
 export function localWritesSuite(profile: Profile): Suite {
   const benchmarks: Benchmark[] = [];
   for (const durable of [false, true]) {
@@ -73,5 +78,6 @@ export function localWritesSuite(profile: Profile): Suite {
       }
     }
   }
+  benchmarks.push(...awaitedLatencyBenches(profile));
   return { benchmarks };
 }
