@@ -2,11 +2,9 @@ import { type Attributes, type Counter, createNoopMeter, type Meter, metrics, ty
 import { type GaugeSource, observeGauges } from './gauges';
 import { ATTRS, METRICS, type RejectReason, type Role, SPANS } from './names';
 import type { TelemetryOptions } from './options';
+import { VERSION } from '../version';
 import { failSpan, NOOP_SPAN, runSpan } from './spans';
 
-// Read at run time rather than imported, so src/ and dist/ (both two levels under the package) agree.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const VERSION = (require('../../package.json') as { version: string }).version;
 
 /** What one page applied did, as the telemetry counts it (applyPeerOps' result, in short). */
 export interface PageOutcome {
