@@ -38,6 +38,8 @@ describe('a line A - B - C', () => {
     await b.sync.addNode({ url: 'memory://a', token: 't' });
     await until(() => boots.length === 1, [b]);
     expect(boots).toEqual([{ url: 'memory://a', records: 20 }]);
+    // The merges are signed in the background, after their pages are readable.
+    await b.replica.signed();
     const merges = internals(b).log.read(0).filter((e) => e.op.type === 'merge');
     expect(merges).toHaveLength(20);
     expect(merges.every((e) => e.op.origin === b.id && e.op.from === a.s.id && typeof e.op.sig === 'string')).toBe(true);
