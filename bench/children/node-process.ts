@@ -17,6 +17,8 @@ import { makeRecord } from '../lib/record';
  */
 let storage: Storage | undefined;
 let written = 0;
+/** The scope this node writes and subscribes to, when open was given one (the four-peer ingest: no peer is fed another's ops). */
+let scope: string | undefined;
 let armed: Promise<number> | undefined;
 
 const the = (): Storage => {
@@ -38,7 +40,8 @@ serve({
    */
   async open(args) {
     await close();
-    const { label, url, token } = args as { label: string; url?: string; token?: string };
+    const { label, url, token } = args as { label: string; url?: string; token?: string; scope?: string };
+    scope = (args as { scope?: string }).scope;
     const s = await open({
       path: label, backend: memoryBackend(),
       // Unregistered, it writes a backlog for the ingest figure: retention must keep it all (ops written
@@ -63,7 +66,7 @@ serve({
     const s = the();
     await s.replica.idle();
     const startedAt = clockMs();
-    await s.sync.addNode({ url, token });
+    await s.sync.addNode({ url, token, ...(scope && { scopes: [scope] }) });
     return { startedAt };
   },
   /** Insert `count` records, `window` in flight; answers when the first started and the last resolved. */
@@ -73,7 +76,8 @@ serve({
     const base = written;
     written += count;
     const startedAt = clockMs();
-    await inFlight(count, window, (i) => s.insert(makeRecord(base + i)));
+    // '$type' is the hub's default scope field.
+    await inFlight(count, window, (i) => s.insert(scope ? { ...makeRecord(base + i), $type: scope } : makeRecord(base + i)));
     return { startedAt, endedAt: clockMs() };
   },
   /** Start watching for this node to have applied `target` ops of `stream` (an absolute count). */

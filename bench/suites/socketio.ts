@@ -135,7 +135,8 @@ async function ingestMany(p: Processes, count: number): Promise<IngestRun> {
   const path = tempPath('socketio-ingest-4');
   try {
     const { port } = await p.hub.request<{ port: number }>('start', { path, token: TOKEN });
-    const ids = await Promise.all(peers.map((c, i) => c.request<{ id: string }>('open', { label: `p${i}` })));
+    // Each peer writes and subscribes to a scope of its own, so the hub feeds none of them another's ops: ingest alone.
+    const ids = await Promise.all(peers.map((c, i) => c.request<{ id: string }>('open', { label: `p${i}`, scope: `p${i}` })));
     await Promise.all(peers.map((c) => c.request('insert', { count, window: WINDOW })));
     await p.hub.request('armAll', { streams: ids.map((x) => x.id), target: count });
     const cpu = () => Promise.all(peers.map((c) => c.request<{ us: number }>('cpu')));
