@@ -57,6 +57,8 @@ describe('signatures', () => {
     await joining.sync.addNode({ url: URL, token: 't' });
     await until(() => joining.has('unsigned'), [joining]);
     expect(await joining.get('unsigned')).toEqual({ u: 1 });
+    // The joined state's merge ops are signed in the background, after the join.
+    await joining.replica.signed();
     const merge = internals(joining).log.read(0).find((e) => e.op.id === 'unsigned')!.op;
     expect(merge).toMatchObject({ type: 'merge', origin: joining.id, from: h.s.id, sig: expect.any(String) });
     // Unless beforeBootstrap declines it.
