@@ -124,6 +124,8 @@ export interface LoadFigures {
   delivery: { p50: number; p99: number; max: number; count: number; expected: number };
   /** The hub's event-loop delay p99 over the write window, ms (and over the settle phase). */
   hubEventLoopP99Ms: number;
+  /** The longest single stall over the write window: a p99 over a window stretched by late acks can hide it. */
+  hubEventLoopMaxMs: number;
   hubEventLoopP99SettleMs: number;
   /** Cores the hub kept busy over the write window. */
   hubCpuCores: number;
@@ -150,7 +152,7 @@ export function loadFigures(r: LoadResult, offered: number): LoadFigures {
     peers: r.options.peers, procs: r.options.procs ?? 0, seconds: r.options.seconds,
     writesOffered: offered, writesAcknowledged: r.writes.acked,
     delivery: { p50: round(r.delivery.p50), p99: round(r.delivery.p99), max: round(r.delivery.max), count: r.delivery.count, expected: r.delivery.expected },
-    hubEventLoopP99Ms: round(phase('writes')?.delay.p99 ?? NaN), hubEventLoopP99SettleMs: round(phase('settle')?.delay.p99 ?? NaN),
+    hubEventLoopP99Ms: round(phase('writes')?.delay.p99 ?? NaN), hubEventLoopMaxMs: round(phase('writes')?.delay.max ?? NaN), hubEventLoopP99SettleMs: round(phase('settle')?.delay.p99 ?? NaN),
     hubCpuCores: round(phase('writes')?.hubCores ?? NaN),
     hubRssPeakMb: Math.round(Math.max(0, ...rss) / 1024 / 1024), hubRssAfterMb: Math.round((rss[rss.length - 1] ?? 0) / 1024 / 1024),
     writesFailed: Math.max(0, offered - r.writes.acked), lostWrites: Math.max(0, r.writes.acked - r.check.hubRecords),
