@@ -16,6 +16,7 @@ const INGEST_MAIN = 'hub/socketio/ingest/cpu-main';
 /** Four peers, each in its own process, pushing their backlogs to one hub at once. */
 const INGEST_4 = 'hub/socketio/ingest/4-peers';
 const INGEST_4_CPU = 'hub/socketio/ingest/cpu/4-peers';
+const INGEST_4_MAIN = 'hub/socketio/ingest/cpu-main/4-peers';
 /** Peers of the four-peer ingest besides A. */
 const EXTRA_PEERS = 3;
 
@@ -175,7 +176,7 @@ export function socketIoSuite(profile: Profile): Suite {
     return ms;
   }));
   const ingestRuns = new SharedRuns([INGEST, INGEST_CPU, INGEST_MAIN], () => ingest(running(), ops));
-  const manyRuns = new SharedRuns([INGEST_4, INGEST_4_CPU], () => ingestMany(running(), ops));
+  const manyRuns = new SharedRuns([INGEST_4, INGEST_4_CPU, INGEST_4_MAIN], () => ingestMany(running(), ops));
   const percentile = (name: string, q: number): Benchmark => ({
     name, unit: 'ms', baseline: null, ops: samples,
     run: async () => quantile(await latency.take(name), q),
@@ -192,10 +193,11 @@ export function socketIoSuite(profile: Profile): Suite {
       // Four peers write `ops` each: the rate counts all 4 x ops.
       { name: INGEST_4, unit: 'ops/s', baseline: VERIFY_BASELINE, ops: 4 * ops, run: async () => (await manyRuns.take(INGEST_4)).ms },
       { name: INGEST_4_CPU, unit: 'µs/op', baseline: VERIFY_CPU_BASELINE, ops: 4 * ops, run: async () => { const r = await manyRuns.take(INGEST_4_CPU); return r.hubCpu + r.peerCpu; } },
+      { name: INGEST_4_MAIN, unit: 'µs/op', baseline: VERIFY_CPU_BASELINE, ops: 4 * ops, run: async () => (await manyRuns.take(INGEST_4_MAIN)).hubMain },
     ],
     async setup(selected) {
       procs = await startProcesses();
-      if ([INGEST_4, INGEST_4_CPU].some((n) => selected.has(n))) {
+      if ([INGEST_4, INGEST_4_CPU, INGEST_4_MAIN].some((n) => selected.has(n))) {
         const spawned = await Promise.allSettled(Array.from({ length: EXTRA_PEERS }, (_, i) => BenchChild.spawn(`p${i + 1}`, 'bench/children/node-process.ts')));
         procs.more = spawned.flatMap((x) => (x.status === 'fulfilled' ? [x.value] : []));
         const failed = spawned.find((x) => x.status === 'rejected');
