@@ -131,10 +131,9 @@ export class Feed {
         if (!slot || this.closed) return slot?.release();
         // The last frame also covers the entries stepped over after its last op.
         const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
-        const page = read.page(k, this.sent);
-        // A shared page is one encoding however many feeds send it: the unit's budget counts it once.
-        slot.charge(frameBytes(sizes, start, ends[k]), read.shared ? page : undefined);
-        this.post(slot, page, last);
+        // A shared page counts fully for each connection it is out on, in its window and the unit's budget.
+        slot.charge(frameBytes(sizes, start, ends[k]));
+        this.post(slot, read.page(k, this.sent), last);
         slot = undefined;
       }
       slot?.release();

@@ -20,8 +20,6 @@ export interface Read {
   ends: number[];
   /** Frame k's page after `prev`; the same object for every feed sharing the read (one encoding at the transport). */
   page(k: number, prev: string): Page;
-  /** Whether page(k) is shared with other feeds (the unit's byte budget counts it once). */
-  shared: boolean;
 }
 
 /** How a feed reads: the log, where, its scopes and page bounds. */
@@ -51,7 +49,7 @@ export function ownRead(entries: LogEntry[], keep: (e: LogEntry) => boolean, pag
   const sizes = relevant.map((e) => packedBytes(e.op));
   const ends = frameEnds(sizes, pageSize, pageBytes);
   const page = (k: number, prev: string): Page => ({ ops: packOps(relevant.slice(k === 0 ? 0 : ends[k - 1], ends[k]).map((e) => e.op)), prev });
-  return { entries, relevant, sizes, ends, page, shared: false };
+  return { entries, relevant, sizes, ends, page };
 }
 
 /** A read shared by the feeds of one scope set at one position. */
@@ -88,7 +86,7 @@ class SharedRead {
 
   /** The read as a feed that may share it sees it. */
   view(): Read {
-    return { entries: this.entries, relevant: this.relevant, sizes: this.sizes, ends: this.ends, page: (k, prev) => this.page(k, prev), shared: true };
+    return { entries: this.entries, relevant: this.relevant, sizes: this.sizes, ends: this.ends, page: (k, prev) => this.page(k, prev) };
   }
 
   private page(k: number, prev: string): Page {

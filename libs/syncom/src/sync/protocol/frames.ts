@@ -56,13 +56,9 @@ export function positiveInt(value: number | undefined, fallback: number, name: s
   return value;
 }
 
-/**
- * A slot of a send window: one frame out; charge() adds its bytes once known, release() is its ack (idempotent).
- * A frame `shared` with other slots (the same page object, one encoding for every feed that sends it) counts
- * fully in each connection's window but once in the unit's budget, while any slot holds it.
- */
+/** A slot of a send window: one frame out; charge() adds its bytes once known, release() is its ack (idempotent). */
 export interface FrameSlot {
-  charge(bytes: number, shared?: object): void;
+  charge(bytes: number): void;
   release(): void;
 }
 
@@ -80,8 +76,6 @@ export const DEFAULT_CONNECTION_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 export class ByteBudget {
   private bytes = 0;
   private readonly blocked = new Set<SendWindow>();
-  /** Shared frames: how many slots hold each; its bytes count once. */
-  private readonly holders = new WeakMap<object, number>();
 
   constructor(readonly max: number = DEFAULT_MAX_IN_FLIGHT_BYTES) {}
 
@@ -107,21 +101,6 @@ export class ByteBudget {
       this.blocked.delete(w);
       w.wake();
     }
-  }
-
-  /** A slot holds shared frame `key` of `n` bytes: counted only by its first holder. */
-  addShared(key: object, n: number): void {
-    const held = this.holders.get(key) ?? 0;
-    this.holders.set(key, held + 1);
-    if (held === 0) this.add(n);
-  }
-
-  /** A slot let shared frame `key` go: its bytes come back with its last holder. */
-  removeShared(key: object, n: number): void {
-    const held = (this.holders.get(key) ?? 1) - 1;
-    if (held > 0) return void this.holders.set(key, held);
-    this.holders.delete(key);
-    this.remove(n);
   }
 
   wait(w: SendWindow): void {
@@ -155,8 +134,6 @@ export class SendWindow {
   private bytes = 0;
   private shut = false;
   private readonly waiting: Array<(slot: FrameSlot | undefined) => void> = [];
-  /** What each slot holding a shared frame charged, to give back to the budget on close. */
-  private readonly sharing = new Map<object, { key: object; n: number }>();
   private readonly maxBytes: number;
   private readonly budget?: ByteBudget;
 
@@ -196,13 +173,7 @@ export class SendWindow {
     this.shut = true;
     this.used = 0;
     this.budget?.leave(this);
-    let shared = 0;
-    for (const { key, n } of this.sharing.values()) {
-      shared += n;
-      this.budget?.removeShared(key, n);
-    }
-    this.sharing.clear();
-    if (this.bytes - shared > 0) this.budget?.remove(this.bytes - shared);
+    if (this.bytes > 0) this.budget?.remove(this.bytes);
     this.bytes = 0;
     for (const resolve of this.waiting.splice(0)) resolve(undefined);
   }
@@ -223,15 +194,11 @@ export class SendWindow {
     this.used++;
     let held = true;
     let charged = 0;
-    const slot: FrameSlot = {
-      charge: (n, shared) => {
+    return {
+      charge: (n) => {
         if (!held || this.shut || !(n > 0)) return;
-        this.bytes += n;
-        if (shared && !this.sharing.has(slot)) {
-          this.sharing.set(slot, { key: shared, n });
-          return this.budget?.addShared(shared, n);
-        }
         charged += n;
+        this.bytes += n;
         this.budget?.add(n);
       },
       release: () => {
@@ -239,14 +206,10 @@ export class SendWindow {
         held = false;
         if (this.shut) return;
         this.used--;
-        const share = this.sharing.get(slot);
-        this.sharing.delete(slot);
-        this.bytes -= charged + (share?.n ?? 0);
-        if (share) this.budget?.removeShared(share.key, share.n);
+        this.bytes -= charged;
         if (charged > 0) this.budget?.remove(charged);
         this.wake();
       },
     };
-    return slot;
   }
 }
