@@ -26,6 +26,13 @@ export interface SyncOptions extends Omit<DialOptions, 'hooks'> {
   log?: { rollAfter?: number };
   /** 'verify' (default), 'require' or false (SIG-13..15). */
   signatures?: 'verify' | 'require' | false;
+  /**
+   * Sign the merge ops of a joined snapshot page after the join, in the
+   * background (default true): the page is readable at once, and no such op
+   * leaves the node before its sig. false signs them before their append, as
+   * every other op (the simulation does, so a seed replays the same run).
+   */
+  signLate?: boolean;
   hooks?: StorageHooks & DialOptions['hooks'];
 }
 

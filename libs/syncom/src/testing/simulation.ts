@@ -240,6 +240,8 @@ export class Simulation {
     const s = this.settings;
     return {
       maxSkew: s.maxSkew, pageSize: s.pageSize, signatures: s.signatures ? 'verify' : false,
+      // Joined state signed before its append, as before signLate: when a relay may send it must not hang on the signing threads' timing.
+      signLate: false,
       log: { rollAfter: s.rollAfter }, retention: s.retention === undefined ? undefined : { ops: s.retention },
       scope: s.scopes ? simScope : undefined,
     };

@@ -25,6 +25,11 @@ async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
   return read.entries;
 }
 
+/** Whether joined state is signed after its append (sync.signLate, default true). */
+function signsLate(replica: Replica): boolean {
+  return replica.options.sync?.signLate !== false;
+}
+
 /**
  * Join one page as one batch of merge ops of this node's own (BOOT-4,
  * SIG-22), marked from the host so they never go back to it. They are signed
@@ -46,6 +51,7 @@ export function joinPage(replica: Replica, entries: unknown[], host: string, via
     if (ts - replica.now() > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot page carries an entry stamped ${ts}, more than ${maxSkew} ms ahead (SKEW)`);
   }
   const out: Promise<void>[] = [];
+  const late = signsLate(replica);
   const held = new HeldJoins(replica);
   for (const raw of entries as Entry[]) {
     const { id } = raw;
@@ -61,16 +67,17 @@ export function joinPage(replica: Replica, entries: unknown[], host: string, via
       continue;
     }
     const joined = current ? joinEntries(current, raw) : raw;
-    const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late: true }, mergeScope(replica, id, joined));
-    out.push(replica.submit({ op, flags: 0, via, after: applyOp(current, op).entry, late: true }));
+    const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late }, mergeScope(replica, id, joined));
+    out.push(replica.submit({ op, flags: 0, via, after: applyOp(current, op).entry, late }));
   }
   return out;
 }
 
 /** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen; signed late as the merges are. */
 export function adopt(replica: Replica, host: string, vector: Vector, via: Via): Promise<void> {
-  const op = replica.makeOp({ type: 'advance', id: host, from: host, vector, late: true }, '*');
-  return replica.submit({ op, flags: FLAG_GRANTED, via, late: true });
+  const late = signsLate(replica);
+  const op = replica.makeOp({ type: 'advance', id: host, from: host, vector, late }, '*');
+  return replica.submit({ op, flags: FLAG_GRANTED, via, late });
 }
 
 /** What runBootstrap needs: the storage, the link and host, and where progress goes. */
