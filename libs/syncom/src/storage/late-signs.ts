@@ -56,9 +56,9 @@ export class LateSigns {
   resume(self: string): void {
     for (const b of this.log.batches) {
       for (let pos = b.from; pos <= b.to; pos++) {
-        const op = this.log.at(pos)?.op;
+        const e = this.log.at(pos);
         // Flags come only from this node's own files; the origin check keeps a foreign op out of the signing step all the same.
-        if (op && op.origin === self && op.sig === undefined) markMade(op);
+        if (e && e.flags & FLAG_TO_SIGN && e.op.origin === self && e.op.sig === undefined) markMade(e.op);
       }
       this.take(b.from, b.to);
     }
