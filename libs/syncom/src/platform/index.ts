@@ -28,6 +28,6 @@ export function platform(): Platform {
 function fallback(): Platform {
   const node = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
   const load = node && typeof require === 'function' ? require : undefined;
-  if (!load) throw new SyncomError('UNSUPPORTED', 'No syncom platform is installed: import syncom from "syncom/browser" in a browser.');
+  if (!load) throw new SyncomError('UNSUPPORTED', 'No syncom platform is installed: in a browser, import the syncom/browser entry.');
   return (load('../node-platform') as { nodePlatformFull: Platform }).nodePlatformFull;
 }
