@@ -2,7 +2,8 @@ import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../../errors';
 import type { HostUnit, SubscribeOptions, Subscription } from '../../link/contract';
 import { publicKeyOf, unpackOps } from '../../op';
-import type { Vector } from '../../op/types';
+import type { Op, Vector } from '../../op/types';
+import type { Entry } from '../../crdt';
 import type { Replica } from '../../storage/replica';
 import { ATTRS } from '../../telemetry';
 import { Feed } from './feed';
@@ -226,11 +227,15 @@ export class SyncUnit implements HostUnit {
     const { ops, malformed } = unpacked;
     this.replica.reportUnpacked(unpacked, s.url);
     const allowed = allowedScopes(s.scopes);
+    const exact = this.o.exactScopes === true;
     const scoping = { scopeOf: (id: string, d: Record<string, unknown>) => this.replica.scopeFor(id, d), lastScope: (id: string) => this.replica.lastScope(id) };
+    // A session that may write every scope, with no exact scopes, passes every op: no boundary to walk
+    // (the walk applies each op once more to judge the page's later ops, CPU on the ingest path for nothing).
+    const bounded = allowed !== 'all' || exact;
     const res = await this.replica.applyPage(ops, {
       via: { url: s.url, node: s.node },
       signatures: this.ctx.signatures,
-      inScope: (op, entry) => opInScope(op, entry, allowed, scoping, this.o.exactScopes === true),
+      ...(bounded && { inScope: (op: Op, entry: Entry | undefined) => opInScope(op, entry, allowed, scoping, exact) }),
     });
     if (res.refused) throw Object.assign(res.refused, { status: 503 });
     this.ctx.telemetry.pageApplied(span, { role: 'host', peer: s.node }, res, malformed);
