@@ -1,4 +1,8 @@
 import { RedisAdapter, type RedisAdapterOptions } from '@socket.io/redis-adapter';
+import type { Server } from 'socket.io';
+
+/** What `server.adapter()` takes: a class socket.io constructs with the namespace alone. */
+export type AdapterClass = NonNullable<Parameters<Server['adapter']>[0]>;
 
 /**
  * A Redis that accepts connections but never answers (a stopped or wedged
@@ -42,9 +46,9 @@ export function guardedPublisher<C extends object>(client: C, failed: (e: Error)
  * first awaits PUBSUB NUMSUB with no timeout, so fetchSockets() hung for as
  * long as Redis did.
  */
-export function guardedAdapter(pub: object, sub: object, opts: Partial<RedisAdapterOptions> & { requestsTimeout: number }) {
+export function guardedAdapter(pub: object, sub: object, opts: Partial<RedisAdapterOptions> & { requestsTimeout: number }): AdapterClass {
   // socket.io constructs the adapter itself (`new Adapter(nsp)`): a class, not a factory.
-  return class GuardedRedisAdapter extends RedisAdapter {
+  class GuardedRedisAdapter extends RedisAdapter {
     constructor(nsp: unknown) {
       super(nsp, pub, sub, opts);
     }
@@ -52,7 +56,8 @@ export function guardedAdapter(pub: object, sub: object, opts: Partial<RedisAdap
     override serverCount(): Promise<number> {
       return withTimeout(super.serverCount(), opts.requestsTimeout, () => `Redis did not answer within ${opts.requestsTimeout} ms (rooms across hubs are unavailable)`);
     }
-  };
+  }
+  return GuardedRedisAdapter as unknown as AdapterClass;
 }
 
 /**
