@@ -2,13 +2,18 @@ import type * as ClassTransformer from 'class-transformer';
 import type * as ClassValidator from 'class-validator';
 import { SyncomError } from '../errors';
 
-/** The optional peer packages a schema runs on: loaded on first use, so a store without a schema installs neither. */
-export interface SchemaPeers {
+/**
+ * The optional peer packages a schema runs on: loaded on first use, so a store
+ * without a schema installs neither. Internal: its declaration names their
+ * types, which an app without them could not compile (provide-peers.ts is the
+ * public side).
+ */
+export interface LoadedPeers {
   validator: typeof ClassValidator;
   transformer: typeof ClassTransformer;
 }
 
-let loaded: SchemaPeers | undefined;
+let loaded: LoadedPeers | undefined;
 
 /** Whether this is Node.js, where `require` finds installed packages (a browser bundle has no require). */
 const inNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
@@ -34,13 +39,8 @@ function optionalRequire<T>(name: string): T | undefined {
 // module loads, before any schema is built.
 optionalRequire('reflect-metadata');
 
-/**
- * Hand the schema's peer packages in, for a platform without `require` (a
- * browser bundle): `provideSchemaPeers({ validator: await import('class-validator'),
- * transformer: await import('class-transformer') })` before open({ schema }).
- * Import 'reflect-metadata' first where record classes use `@Type()`.
- */
-export function provideSchemaPeers(peers: SchemaPeers): void {
+/** What provideSchemaPeers() handed in (provide-peers.ts). */
+export function setSchemaPeers(peers: LoadedPeers): void {
   loaded = peers;
 }
 
@@ -49,7 +49,7 @@ export function provideSchemaPeers(peers: SchemaPeers): void {
  *
  * @throws SyncomError INVALID_ARGUMENT naming the packages to install when either is missing.
  */
-export function loadSchemaPeers(): SchemaPeers {
+export function loadSchemaPeers(): LoadedPeers {
   if (loaded !== undefined) return loaded;
   const validator = optionalRequire<typeof ClassValidator>('class-validator');
   const transformer = optionalRequire<typeof ClassTransformer>('class-transformer');
