@@ -6,16 +6,7 @@
  */
 // First: every module below runs on the platform this installs (the browser's).
 import './platform/web-install';
-export { SyncomError, isSyncomError } from './errors';
-export { ERROR_CODES, errorCodeInfo, isSyncomErrorCode, MAX_REMOTE_CODE, remoteErrorCode } from './errors';
-export type { ErrorCodeGroup, ErrorCodeInfo } from './errors';
-export type { SyncomErrorCode, SyncomErrorDetails } from './errors';
-export { open } from './open';
-export { Storage, RecordHandle, Replica, applyPeerOps, createClock } from './storage';
-export type {
-  ApplyCounts, Clock, ListedRecord, LogShape, ReplicaSubmit, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,
-  StorageEvents, StorageHooks, SyncOptions, Via, WriteOptions,
-} from './storage';
+export * from './api';
 export type { Backend } from './backend/types';
 export { createMemoryBackend } from './backend/memory-backend';
 export { opfsBackend } from './backend/opfs-backend';
@@ -24,28 +15,3 @@ export { browserBackend } from './backend/opfs-browser';
 export type { BrowserBackend } from './backend/opfs-browser';
 export type { MemoryBackend, MemoryBackendOptions } from './backend/memory-backend';
 export type { CrashDamage } from './backend/memory-damage';
-export { canonicalJson, checkOp, packOps, unpackOps, signOp, signOpAsync, verifyOps, streamKey, GLOBAL_SCOPE } from './op';
-export type { Op, OpType, Stamp, Vector, PackedOp, Verdict } from './op';
-export { applyOp, joinEntries, readEntry, compareStamps } from './crdt';
-export type { Entry, Field } from './crdt';
-export { formatEventId, parseEventId, OpLog } from './log';
-export type { LogEntry, LogEvent } from './log';
-export { createSchema, provideSchemaPeers } from './schema';
-export type { Schema, SchemaInfo, SchemaOptions, SchemaPeers } from './schema';
-export { createMemoryLink, isSyncLink, LinkListeners, safely } from './link';
-export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, SubscribeOptions, Subscription, SyncLink } from './link';
-export { SyncManager, SyncUnit } from './sync';
-export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, SyncEvents, UnitOptions } from './sync';
-export { checkHello, checkLimits, endHostSessions, limitKey, PeerBuckets, TokenBucket } from './sync';
-export { ATTRS as TELEMETRY_ATTRS, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry } from './telemetry';
-export type { PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';
-export {
-  createReconciler, decodeMessage as decodeReconcileMessage, entryDigest, entryItem, MAX_FRAME_LIMIT as RECONCILE_MAX_FRAME_LIMIT,
-  MIN_FRAME_LIMIT as RECONCILE_MIN_FRAME_LIMIT, MODE as RECONCILE_MODES, RECONCILE_DEFAULTS, RECONCILE_VERSION, WIRE_LIMITS as RECONCILE_LIMITS,
-} from './reconcile';
-export type {
-  Bound as ReconcileBound, DecodeResult as ReconcileDecodeResult, Message as ReconcileMessage, Range as ReconcileRange,
-  ReconcileItem, ReconcileOutcome, ReconcileRefusal, ReconcileStep, Reconciler, ReconcilerOptions,
-} from './reconcile';
-export { installPlatform, platform } from './platform';
-export type { Platform, PlatformKey } from './platform';
