@@ -26,8 +26,8 @@ export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, Su
 export { SyncManager, SyncUnit } from './sync';
 export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, SyncEvents, UnitOptions } from './sync';
 export { checkHello, checkLimits, endHostSessions, limitKey, PeerBuckets, TokenBucket } from './sync';
-export { ATTRS as TELEMETRY_ATTRS, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry } from './telemetry';
-export type { PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';
+export { ATTRS as TELEMETRY_ATTRS, installTelemetry, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry } from './telemetry';
+export type { OtelApi, PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';
 export {
   createReconciler, decodeMessage as decodeReconcileMessage, entryDigest, entryItem, MAX_FRAME_LIMIT as RECONCILE_MAX_FRAME_LIMIT,
   MIN_FRAME_LIMIT as RECONCILE_MIN_FRAME_LIMIT, MODE as RECONCILE_MODES, RECONCILE_DEFAULTS, RECONCILE_VERSION, WIRE_LIMITS as RECONCILE_LIMITS,

@@ -4,3 +4,5 @@ export type { TelemetryOptions } from './options';
 export { ATTRS, METRICS, SPANS } from './names';
 export type { RejectReason, Role } from './names';
 export type { GaugeSource, PeerGauge } from './gauges';
+export { installTelemetry } from './otel-api';
+export type { OtelApi } from './otel-api';

@@ -1,8 +1,33 @@
-import { type Attributes, context, INVALID_SPAN_CONTEXT, type Span, type SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext, SpanKind, Tracer } from '@opentelemetry/api';
 import { ATTRS } from './names';
+import { otelApi } from './otel-api';
+
+/**
+ * The values of @opentelemetry/api's SpanKind, fixed by the OpenTelemetry
+ * spec; written here so that no value of the API is needed where it is not
+ * installed (a browser bundle).
+ */
+export const KIND = { INTERNAL: 0, SERVER: 1, CLIENT: 2, CONSUMER: 4 } as const satisfies Record<string, SpanKind>;
+
+/** SpanStatusCode.ERROR. */
+const STATUS_ERROR = 2;
+
+const INVALID_CONTEXT: SpanContext = { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 };
 
 /** The span handed to callers when telemetry is off: records nothing, costs nothing. */
-export const NOOP_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+export const NOOP_SPAN: Span = {
+  spanContext: () => INVALID_CONTEXT,
+  setAttribute() { return this; },
+  setAttributes() { return this; },
+  addEvent() { return this; },
+  addLink() { return this; },
+  addLinks() { return this; },
+  setStatus() { return this; },
+  updateName() { return this; },
+  end() {},
+  isRecording: () => false,
+  recordException() {},
+};
 
 /** One span to run: its name, kind, starting attributes, and an explicit parent. */
 export interface SpanRun {
@@ -27,24 +52,60 @@ export function errorCode(e: unknown): string {
 export function failSpan(span: Span, e: unknown): void {
   const code = errorCode(e);
   span.setAttribute(ATTRS.errorType, code);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+  span.setStatus({ code: STATUS_ERROR, message: code });
   if (e instanceof Error) span.recordException(e);
 }
 
 /**
  * Run `fn` inside a span made active for it (so an app's context manager
  * nests what `fn` starts), ended when `fn` settles; a throw fails the span
- * and is rethrown as it was.
+ * and is rethrown as it was. Without the API installed (a browser app that
+ * handed syncom only a provider) there is no active context to set: the
+ * span still gets its explicit parent.
  */
 export async function runSpan<T>(tracer: Tracer, run: SpanRun, fn: (span: Span) => Promise<T>): Promise<T> {
-  const parent = run.parent ? trace.setSpan(context.active(), run.parent) : context.active();
+  const api = otelApi();
+  const parent = api
+    ? (run.parent ? api.trace.setSpan(api.context.active(), run.parent) : api.context.active())
+    : (run.parent ? parentOnly(run.parent) : undefined);
   const span = tracer.startSpan(run.name, { kind: run.kind, attributes: run.attributes }, parent);
   try {
-    return await context.with(trace.setSpan(parent, span), () => fn(span));
+    return await (api && parent ? api.context.with(api.trace.setSpan(parent, span), () => fn(span)) : fn(span));
   } catch (e) {
     failSpan(span, e);
     throw e;
   } finally {
     span.end();
+  }
+}
+
+/**
+ * The key @opentelemetry/api files the current span under. Every copy of
+ * the API makes it with Symbol.for, so an SDK reads it from a context that
+ * none of them built.
+ */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+
+/** A context that holds `span` as the current span and nothing else. */
+function parentOnly(span: Span): Context {
+  return new MapContext(new Map([[SPAN_KEY, span]]));
+}
+
+/** An immutable context over a map, as the API's own. */
+class MapContext implements Context {
+  constructor(private readonly values: Map<symbol, unknown>) {}
+
+  getValue(key: symbol): unknown {
+    return this.values.get(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new MapContext(new Map(this.values).set(key, value));
+  }
+
+  deleteValue(key: symbol): Context {
+    const values = new Map(this.values);
+    values.delete(key);
+    return new MapContext(values);
   }
 }

@@ -1,10 +1,10 @@
-import { type Attributes, type Counter, createNoopMeter, type Meter, metrics, type Span, SpanKind, trace, type Tracer } from '@opentelemetry/api';
+import type { Attributes, Counter, Meter, Span, SpanKind, Tracer } from '@opentelemetry/api';
 import { type GaugeSource, observeGauges } from './gauges';
 import { ATTRS, METRICS, type RejectReason, type Role, SPANS } from './names';
 import type { TelemetryOptions } from './options';
 import { VERSION } from '../version';
-import { failSpan, NOOP_SPAN, runSpan } from './spans';
-
+import { otelApi } from './otel-api';
+import { failSpan, KIND, NOOP_SPAN, runSpan } from './spans';
 
 /** What one page applied did, as the telemetry counts it (applyPeerOps' result, in short). */
 export interface PageOutcome {
@@ -18,7 +18,10 @@ export interface PageOutcome {
   invalid: number;
 }
 
-const kindOf = (role: Role) => (role === 'dialer' ? SpanKind.CLIENT : SpanKind.SERVER);
+const kindOf = (role: Role): SpanKind => (role === 'dialer' ? KIND.CLIENT : KIND.SERVER);
+
+/** A counter that counts nothing, for telemetry off or no meter to be had. */
+const NOOP_COUNTER: Counter = { add() {} };
 
 /**
  * Every span and instrument syncom makes, in one place. Spans go
@@ -29,7 +32,8 @@ export class SyncTelemetry {
   /** False for `telemetry: false`: spans run their function bare, nothing is observed. */
   readonly enabled: boolean;
   private readonly tracer?: Tracer;
-  private readonly meter: Meter;
+  /** Absent for `false`, or with neither a meterProvider nor the API installed (a browser app). */
+  private readonly meter?: Meter;
   private readonly base: Attributes;
   private readonly applied: Counter;
   private readonly rejected: Counter;
@@ -38,15 +42,16 @@ export class SyncTelemetry {
   constructor(options: TelemetryOptions | undefined, node: string) {
     this.base = { [ATTRS.node]: node };
     this.enabled = options !== false;
-    if (options === false) {
-      this.meter = createNoopMeter();
-    } else {
-      this.tracer = options?.tracerProvider ? options.tracerProvider.getTracer('syncom', VERSION) : trace.getTracer('syncom', VERSION);
-      this.meter = options?.meterProvider ? options.meterProvider.getMeter('syncom', VERSION) : metrics.getMeter('syncom', VERSION);
+    if (options !== false) {
+      // Either provider left out is the global one, where the API is installed (Node: always).
+      const api = options?.tracerProvider && options.meterProvider ? undefined : otelApi();
+      this.tracer = (options?.tracerProvider ?? api?.trace)?.getTracer('syncom', VERSION);
+      this.meter = (options?.meterProvider ?? api?.metrics)?.getMeter('syncom', VERSION);
     }
-    this.applied = this.meter.createCounter(METRICS.opsApplied, { description: 'Peer ops applied', unit: '{op}' });
-    this.rejected = this.meter.createCounter(METRICS.opsRejected, { description: 'Peer ops refused, by reason', unit: '{op}' });
-    this.limitedOps = this.meter.createCounter(METRICS.opsLimited, { description: 'Push pages refused by a limit, by reason', unit: '{push}' });
+    const counter = (name: string, description: string, unit: string) => this.meter?.createCounter(name, { description, unit }) ?? NOOP_COUNTER;
+    this.applied = counter(METRICS.opsApplied, 'Peer ops applied', '{op}');
+    this.rejected = counter(METRICS.opsRejected, 'Peer ops refused, by reason', '{op}');
+    this.limitedOps = counter(METRICS.opsLimited, 'Push pages refused by a limit, by reason', '{push}');
   }
 
   /** A hello, sent (dialer) or answered (host: the peer is known once the hello checks, so the host sets it). */
@@ -61,7 +66,7 @@ export class SyncTelemetry {
 
   /** A changes page a dialer applies. */
   changesPage<T>(peer: string, ops: number, fn: (span: Span) => Promise<T>): Promise<T> {
-    return this.span(SPANS.changesPage, SpanKind.CONSUMER, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peer, [ATTRS.ops]: ops }, fn);
+    return this.span(SPANS.changesPage, KIND.CONSUMER, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peer, [ATTRS.ops]: ops }, fn);
   }
 
   /** A snapshot page: fetched and joined (dialer, under its bootstrap span) or served (host). */
@@ -71,7 +76,7 @@ export class SyncTelemetry {
 
   /** A bootstrap from a host. */
   bootstrap<T>(peer: string, fn: (span: Span) => Promise<T>): Promise<T> {
-    return this.span(SPANS.bootstrap, SpanKind.INTERNAL, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peer }, fn);
+    return this.span(SPANS.bootstrap, KIND.INTERNAL, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peer }, fn);
   }
 
   /** A reconciliation round with a peer (for the reconciliation protocol to wrap its rounds in). */
@@ -110,7 +115,7 @@ export class SyncTelemetry {
 
   /** Register the gauges over a storage's state (read at collection only). */
   observe(source: GaugeSource): void {
-    if (this.enabled) observeGauges(this.meter, this.base, source);
+    if (this.meter) observeGauges(this.meter, this.base, source);
   }
 
   private span<T>(name: string, kind: SpanKind, attributes: Attributes, fn: (span: Span) => Promise<T>, parent?: Span): Promise<T> {
