@@ -1,11 +1,12 @@
 /**
  * The public API both entries export: `syncom` (index.ts, Node's platform)
  * and `syncom/browser` (browser.ts, the browser's). Each entry installs its
- * platform first, then adds its own backends.
+ * platform first, then adds its own backends and its ERROR_CODES (Node's
+ * with each code's meaning, error-text.ts; the browser's without the text).
  */
 export { SyncomError, isSyncomError } from './errors';
-export { ERROR_CODES, errorCodeInfo, isSyncomErrorCode, MAX_REMOTE_CODE, remoteErrorCode } from './errors';
-export type { ErrorCodeGroup, ErrorCodeInfo } from './errors';
+export { isSyncomErrorCode, MAX_REMOTE_CODE, remoteErrorCode } from './errors';
+export type { ErrorCodeGroup, ErrorCodeInfo, ErrorCodeTable } from './errors';
 export type { SyncomErrorCode, SyncomErrorDetails } from './errors';
 export { open } from './open';
 export { Storage, RecordHandle, Replica, applyPeerOps, createClock } from './storage';

@@ -2,11 +2,14 @@
  * The browser entry, `syncom/browser`: the engine on the browser's platform
  * (Web Crypto, @noble/hashes, OPFS). The same API as `syncom` without what
  * only Node has: the fs backend (give open() a backend: `opfsBackend()`,
- * `await browserBackend()` or 'memory'), the CLI, and sealed records.
+ * `await browserBackend()` or 'memory'), the CLI, and sealed records; its
+ * ERROR_CODES point to docs/api.md for each code's meaning, and telemetry
+ * speaks @opentelemetry/api once the app hands it in (`installTelemetry`).
  */
 // First: every module below runs on the platform this installs (the browser's).
 import './platform/web-install';
 export * from './api';
+export { ERROR_CODES, errorCodeInfo } from './error-text-web';
 export type { Backend } from './backend/types';
 export { createMemoryBackend } from './backend/memory-backend';
 export { opfsBackend } from './backend/opfs-backend';

@@ -1,6 +1,6 @@
-import { ERROR_CODES, type ErrorCodeInfo, type SyncomErrorCode } from './error-codes';
+import { CODES, type SyncomErrorCode } from './error-codes';
 
-export { ERROR_CODES, type ErrorCodeGroup, type ErrorCodeInfo, type SyncomErrorCode } from './error-codes';
+export type { ErrorCodeGroup, ErrorCodeInfo, ErrorCodeTable, SyncomErrorCode } from './error-codes';
 
 /** Extra facts an error may carry: the peer, the op, counts, the host's status. */
 export interface SyncomErrorDetails {
@@ -46,12 +46,7 @@ export function isSyncomError(e: unknown, code?: SyncomErrorCode): e is SyncomEr
 
 /** True when `value` is a code of ERROR_CODES (own keys only: `toString` is none). */
 export function isSyncomErrorCode(value: unknown): value is SyncomErrorCode {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
-}
-
-/** What ERROR_CODES says of a code: its status where one applies, and its meaning. */
-export function errorCodeInfo(code: SyncomErrorCode): ErrorCodeInfo {
-  return ERROR_CODES[code];
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(CODES, value);
 }
 
 /** The longest unlisted code kept, as `remoteCode`, from a far side's error. */

@@ -1,6 +1,7 @@
 // First: every module below runs on the platform this installs (Node's).
 import './node-install';
 export * from './api';
+export { ERROR_CODES, errorCodeInfo } from './error-text';
 export type { Backend } from './backend';
 export { createFsBackend, createMemoryBackend } from './backend';
 export type { MemoryBackend, MemoryBackendOptions, CrashDamage } from './backend';

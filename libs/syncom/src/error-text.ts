@@ -1,0 +1,80 @@
+import { errorCodeTable, type ErrorCodeInfo, type SyncomErrorCode } from './error-codes';
+
+/** When each code is raised, in one line: the `what` of ERROR_CODES (the Node entry's; docs/api.md is checked against it). */
+const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
+  KIND_CLASH: 'a local call uses a field as a second kind ("views is a counter; use inc()")',
+  NOT_FOUND: 'update/inc/add on a record that does not exist (or is deleted), or a node that is not registered',
+  PURGED: 'a write to a purged id',
+  CLOSED: 'a write after `close()` was called',
+  INVALID_ARGUMENT: 'a bad call: not a plain object, a `__proto__` field, a value nested deeper than 100 levels, a bad option',
+  NOT_SEALABLE: '`{ sealed: true }` on a record that exists unsealed (a tombstone too): its values may already have replicated',
+  LOCKED: '`open()` of a path another open storage holds (the message names the holder\'s pid)',
+  IO_ERROR: 'a log append failed (the write was not made and is rejected), or a purge scrub failed',
+  UNPERSISTED: 'a record file write failed after the log append: the op stands and is held in memory',
+  OP_UNREADABLE: 'a log or record file that cannot be parsed (reported at open)',
+  UNSUPPORTED: 'a feature this platform lacks: sealed records or a synchronous `signOp` in the browser, Web Crypto missing (no secure context)',
+
+  OP_INVALID: 'a validator refused a local write (thrown) or a peer\'s op (error event; the op is skipped, still logged and relayed)',
+  OP_REFUSED: 'a peer\'s op used a field as another kind: that field is refused, the rest applies',
+  OP_MALFORMED: 'a peer\'s op with a bad shape: neither applied, logged nor relayed',
+  SKEW: 'a peer\'s op stamped more than `maxSkew` ahead of this node\'s clock',
+  BAD_SIGNATURE: 'a peer\'s op whose signature fails',
+  UNSIGNED: 'an unsigned op under `\'require\'` (an error event, no status), or a hello a signing host refuses because the node id is no key (403)',
+
+  UNAUTHORIZED: '`authorize` answered false or threw, or access `\'session\'` without an authenticated connection',
+  BAD_HELLO: 'a hello of the wrong shape',
+  BAD_REQUEST: 'a request of the wrong shape',
+  SCOPES: 'a hello or a call naming scopes that were not granted',
+  OUT_OF_SCOPE: 'a host refused ops outside this node\'s scopes: that stream stops there',
+  INCOMPATIBLE: 'no wire version shared (the error names the host\'s versions)',
+  SELF_DIAL: 'a registered url answered hello with this node\'s own id: it leads back to this node, whose dialer stops',
+  HELLO_REQUIRED: 'a call without a current hello (the host restarted): the dialer greets again',
+  HANDSHAKE_LOOP: 'five 428s to fresh hellos in a row',
+  OPS_PER_PUSH: 'a push with more ops than the host takes',
+  BYTES_PER_PUSH: 'a push larger than the host takes',
+  MESSAGE_TOO_LARGE: 'a message over the bounds of a socket that has not greeted (the socket is closed)',
+  OPS_PER_SECOND: 'a push over the token\'s rate',
+  TOO_MANY_FEEDS: 'more changes feeds on one connection than the host allows',
+  TOO_MANY_STREAMS: 'more snapshot streams on one connection than the host allows',
+  LIMITED: 'a 413 or 429 refusal that carried no listed code through a link of the application\'s own (syncom\'s links make that REMOTE_ERROR)',
+  RECONCILE_TOO_LARGE: 'a reconcile message over the host\'s frame',
+  RECONCILE_MALFORMED: 'a reconcile message the module refuses (either side)',
+  RECONCILE_UNFINISHED: 'a reconciliation that did not end in 64 rounds',
+  SNAPSHOT_EXPIRED: 'a snapshot paging that ended',
+  SNAPSHOT_NOT_FOUND: 'a snapshot paging of another connection or session',
+  SNAPSHOT_BUSY: 'the host holds as many snapshot pagings as it allows: try again shortly',
+  STREAM_NOT_FOUND: 'a snapshot stream of another connection or session',
+  UNKNOWN_METHOD: 'a procedure the host does not serve',
+  PAGE_FAILED: 'a changes or snapshot page that could not be applied (a `beforeApply` that throws, a stamp over `maxSkew`)',
+  STUCK: 'the third failed page in a row',
+  UNDELIVERABLE: 'the host lacks own ops this node\'s log no longer holds',
+  REWOUND: 'the host holds more of this node\'s streams than its log: the directory was restored from an older copy',
+  REGISTRY_UNSAVED: 'a registered node\'s file could not be written; its cursor stands in memory',
+  SYNC_FAILED: 'a replication step failed with something that was no SyncomError (the cause is attached)',
+  SYNC_TIMEOUT: 'storage.sync.synced(url, { timeout }) was not in sync with that node in time',
+  FORBIDDEN: 'a guard of the host\'s gateway refused the message',
+  INTERNAL: 'the host failed to handle a message (it logs the cause; none is sent)',
+  HTTP_ERROR: 'the host\'s gateway threw an HTTP exception other than 400 (its status is kept)',
+  REMOTE_ERROR: 'the far side failed with a code this side does not list (kept as `remoteCode`) or none',
+
+  LINK_DOWN: 'the link is down: calls fail until it reconnects',
+  LINK_TIMEOUT: 'a call got no answer in time; it may or may not have run at the host',
+  ACK_TIMEOUT: 'a host\'s page was not acknowledged in time: the feed is dropped and the dialer resumes it',
+  BAD_ANSWER: 'an answer that is no syncom answer (is the url a syncom gateway?)',
+
+  GATEWAY_UNGUARDED: 'a hosted gateway with neither `authorize` nor `access: \'public\'`: the app refuses to start',
+  GATEWAY_UNDECLARED: 'a `forRootAsync` factory returned gateway options the module was not declared with',
+  HUB_CONFIG: 'a hub environment variable that does not parse: the hub exits 1 naming it',
+  SOCKETS_PER_TOKEN: 'a hub socket past `SYNCOM_SOCKETS_PER_TOKEN` for its token: refused at the handshake',
+};
+
+/**
+ * Every code a SyncomError may carry, with its status, group and meaning.
+ * Codes are API: applications match on them.
+ */
+export const ERROR_CODES = errorCodeTable((code) => ERROR_TEXT[code]);
+
+/** What ERROR_CODES says of a code: its status where one applies, and its meaning. */
+export function errorCodeInfo(code: SyncomErrorCode): ErrorCodeInfo {
+  return ERROR_CODES[code];
+}
