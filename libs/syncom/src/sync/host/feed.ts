@@ -4,6 +4,7 @@ import type { Replica } from '../../storage/replica';
 import type { FrameSlot, SendWindow } from '../protocol/frames';
 import { inServed } from '../protocol/scopes';
 import { frameBytes, ownRead, type Page, type Read, type SharedReads } from './shared-pages';
+import { hostSlices, type Slices } from './slices';
 
 /** A live changes feed at the host, for hosted(). */
 export interface FeedInfo {
@@ -26,6 +27,8 @@ export interface FeedOptions {
   shared?: SharedReads;
   /** The frames out to this peer: a full window pauses the feed until an ack (bounded frames). */
   window: SendWindow;
+  /** The slices the feed's work is cut into, so a fan-out over many subscribers yields to the event loop (default: the process's). */
+  slices?: Slices;
   /** Sends a page; the returned promise is its ack (the subscriber took it). */
   send(page: unknown, eventId: string): void | Promise<void>;
   /** The feed fell below the floor while it was behind: the subscriber must bootstrap. */
@@ -42,7 +45,9 @@ export interface FeedOptions {
  * (SCOPE-24, BOOT-10); each op is looked at once (SCOPE-25). A page holds
  * at most pageSize ops and pageBytes bytes; up to the window's size of pages
  * are out unacknowledged at once, in order, and a full window stops the feed
- * reading the log until an ack comes (bounded frames).
+ * reading the log until an ack comes (bounded frames). Each page waits its
+ * turn in the host's slices, so one append fanned out to thousands of
+ * subscribers never holds the event loop for longer than a slice.
  */
 export class Feed {
   pos: number;
@@ -119,6 +124,10 @@ export class Feed {
       // The slot first: a full window stops the feed before it reads the log.
       let slot = await this.o.window.acquire();
       if (!slot || this.closed) return slot?.release();
+      // Then a turn, right before the work it admits: past the slice's budget the feed waits for a later macrotask.
+      const turn = (this.o.slices ?? hostSlices).turn();
+      if (turn) await turn;
+      if (this.closed) return slot.release();
       if (this.pos < log.floor) { slot.release(); continue; }
       // A snapshot's merges are signed after their join: the feed reads none before its sig.
       const signing = log.whenLogSigned(this.pos, this.o.pageSize);

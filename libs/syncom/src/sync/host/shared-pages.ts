@@ -102,7 +102,7 @@ class SharedRead {
 }
 
 /** Reads kept at most, and the bytes of their ops (the newest is kept whatever it weighs). */
-const MAX_READS = 32;
+const MAX_READS = 4096;
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -111,9 +111,11 @@ const MAX_READ_BYTES = 16 * 1024 * 1024;
  * same page objects, which a transport encodes once for all of them (the
  * fan-out at the head of a stream). A feed whose own ops are in a read pages
  * it alone, as does any feed where nobody else reads. Reads are kept
- * newest first up to MAX_READS and MAX_READ_BYTES; a read shorter than a page
- * is read again once the log grew, and one whose entries were scrubbed since
- * is dropped.
+ * newest first up to MAX_READS and MAX_READ_BYTES (the encodings a transport
+ * keeps by page object go with them); a read shorter than a page is shared as
+ * it is (feeds that drift apart under load converge on its bounds rather
+ * than each encoding its own page), and one whose entries were scrubbed
+ * since is dropped.
  */
 export class SharedReads {
   private readonly reads = new Map<string, SharedRead>();
@@ -135,7 +137,9 @@ export class SharedReads {
     const key = `${spec.pos}\u0000${spec.scopes.join('\u0000')}`;
     const { log } = spec;
     const kept = this.reads.get(key);
-    if (kept && kept.current() && (kept.entries.length >= spec.pageSize || kept.head === log.head)) return kept;
+    // A short read is shared even once the log grew: feeds that drifted apart then step on the same page
+    // bounds (each page encoded once), and the feed reads on from the read's end at its next page.
+    if (kept && kept.entries.length > 0 && kept.current()) return kept;
     if (kept) this.drop(key, kept);
     const read = new SharedRead(log.read(spec.pos, spec.pageSize), spec.scopes, log.head, spec.pageSize, spec.pageBytes);
     this.reads.set(key, read);
