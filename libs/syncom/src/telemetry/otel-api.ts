@@ -19,16 +19,18 @@ let installed: OtelApi | null | undefined;
  * global tracer and meter (when `telemetry` gives no provider) and its active
  * context. The `syncom` entry (Node) does it as it loads; the browser entry
  * does not, so that the API stays out of a browser bundle that does not use
- * it. Returns the API installed before, if any.
+ * it. `undefined` takes it away again (as a browser app that handed none
+ * runs: only the providers given to open() report). Returns the API
+ * installed before, if any.
  *
  * @example
  * import * as api from '@opentelemetry/api';
  * import { installTelemetry } from 'syncom/browser';
  * installTelemetry(api);
  */
-export function installTelemetry(api: OtelApi): OtelApi | undefined {
-  const previous = installed ?? undefined;
-  installed = api;
+export function installTelemetry(api: OtelApi | undefined): OtelApi | undefined {
+  const previous = otelApi();
+  installed = api ?? null;
   return previous;
 }
 
