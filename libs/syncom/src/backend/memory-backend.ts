@@ -113,7 +113,8 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
       return { release: async () => { if (!released) { released = true; locked = false; } } };
     },
     read: (path) => run('read', path, (p) => table.read(p)),
-    write: (path, data, o) => run('write', path, (p) => write(p, data, o?.durable), { creating: true }),
+    // An in-place write lands as an overwrite does: torn by a crash until its fsync.
+    write: (path, data, o) => run('write', path, (p) => (o?.inPlace ? overwrite : write)(p, data, o?.durable), { creating: true }),
     overwrite: (path, data, o) => run('overwrite', path, (p) => overwrite(p, data, o?.durable), { creating: true }),
     remove: (path) => run('remove', path, (p) => table.remove(p)),
     list: (dir) => run('list', dir, (p) => table.list(p), { dir: true }),

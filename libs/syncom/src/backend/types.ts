@@ -1,5 +1,13 @@
 import type { BackendLock } from './lock';
 
+/** Options of `Backend.write`. */
+export interface WriteOptions {
+  /** fsync before resolving (GUAR-17). */
+  durable?: boolean;
+  /** No temp file and rename: a crash can leave the file torn (see `write`). */
+  inPlace?: boolean;
+}
+
 /**
  * The pluggable file backend: everything syncom stores goes through it, so a
  * browser (OPFS) backend stays possible. Paths are relative to the storage
@@ -12,8 +20,13 @@ export interface Backend {
    * Write a whole file. Atomic where the backend can make it so (node:fs:
    * temp file then rename): a reader sees the old content or the new, never half.
    * With `durable`, the data (and the rename) are fsynced before it resolves.
+   * With `inPlace`, the caller gives up that atomicity for fewer round trips
+   * (node:fs: open, write, close; no temp file, no rename): a crash or a failed
+   * write can leave the file torn, so use it only for a file whose torn copy the
+   * caller tolerates (the log's newest batch). With both, the file and its
+   * directory entry are fsynced. A backend may ignore it and write atomically.
    */
-  write(path: string, data: string, options?: { durable?: boolean }): Promise<void>;
+  write(path: string, data: string, options?: WriteOptions): Promise<void>;
   /**
    * Rewrite a file in place, with no rename (the spec's purge scrub): a crash
    * can leave it torn.

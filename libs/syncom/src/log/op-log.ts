@@ -118,7 +118,10 @@ export class OpLog {
     const from = this.head + 1;
     const text = this.packText(items);
     const chain = chainBlock(this.chain, text);
-    await this.options.backend.write(batchFile(from), `{"from":${from},"chain":"${chain}","ops":${text}}`, { durable: this.options.durable });
+    // In place, no temp file and rename: a torn batch file can only be the newest, never announced,
+    // and the load drops it (a failed append's is removed by discard, or dropped the same way).
+    const data = `{"from":${from},"chain":"${chain}","ops":${text}}`;
+    await this.options.backend.write(batchFile(from), data, { durable: this.options.durable, inPlace: true });
     items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
     this.chain = chain;
     this.batches.push({ from, to: this.head, recorded: false, text, chain });
