@@ -45,7 +45,10 @@ export interface FeedOptions {
  * (SCOPE-24, BOOT-10); each op is looked at once (SCOPE-25). A page holds
  * at most pageSize ops and pageBytes bytes; up to the window's size of pages
  * are out unacknowledged at once, in order, and a full window stops the feed
- * reading the log until an ack comes (bounded frames). Each page waits its
+ * reading the log until an ack comes (bounded frames). Less than a page
+ * to send while a page is out waits for that ack: at the head of a busy
+ * stream a subscriber gets a page per round trip, holding what came
+ * meanwhile, not a message per op. Each page waits its
  * turn in the host's slices, so one append fanned out to thousands of
  * subscribers never holds the event loop for longer than a slice.
  */
@@ -121,6 +124,8 @@ export class Feed {
     const log = this.o.replica;
     while (!this.closed && this.pos < log.head) {
       if (this.pos < log.floor) { this.close(); this.o.bootstrap(); return; }
+      // Less than a page to send while a page is out: the ack brings the feed back, and what came meanwhile goes in one page.
+      if (this.out.size > 0 && log.head - this.pos < this.o.pageSize) return;
       // The slot first: a full window stops the feed before it reads the log.
       let slot = await this.o.window.acquire();
       if (!slot || this.closed) return slot?.release();
@@ -159,6 +164,7 @@ export class Feed {
       this.out.delete(slot);
       slot.release();
       this.show(this.out.size === 0 ? this.pos : last);
+      if (this.out.size === 0 && !this.closed && this.pos < this.o.replica.head) void this.pump();
     };
     let sent: void | Promise<void>;
     try {

@@ -101,6 +101,18 @@ class SharedRead {
   }
 }
 
+/**
+ * Whether a kept read is worth sharing still: a full page, or one at least
+ * half of what the log now holds from its position. A short read is shared
+ * though the log grew since (feeds that drifted apart then step on the same
+ * page bounds, each page encoded once), but a feed far behind reads a larger
+ * page rather than trailing a string of small ones (a message and an ack each).
+ */
+function wide(kept: SharedRead, spec: ReadSpec): boolean {
+  const n = kept.entries.length;
+  return n > 0 && (n >= spec.pageSize || n * 2 >= Math.min(spec.pageSize, spec.log.head - spec.pos));
+}
+
 /** Reads kept at most, and the bytes of their ops (the newest is kept whatever it weighs). */
 const MAX_READS = 4096;
 const MAX_READ_BYTES = 16 * 1024 * 1024;
@@ -112,10 +124,9 @@ const MAX_READ_BYTES = 16 * 1024 * 1024;
  * fan-out at the head of a stream). A feed whose own ops are in a read pages
  * it alone, as does any feed where nobody else reads. Reads are kept
  * newest first up to MAX_READS and MAX_READ_BYTES (the encodings a transport
- * keeps by page object go with them); a read shorter than a page is shared as
- * it is (feeds that drift apart under load converge on its bounds rather
- * than each encoding its own page), and one whose entries were scrubbed
- * since is dropped.
+ * keeps by page object go with them); a read shorter than a page is shared while
+ * it holds at least half of what the log has from there (wide()), and one
+ * whose entries were scrubbed since is dropped.
  */
 export class SharedReads {
   private readonly reads = new Map<string, SharedRead>();
@@ -137,9 +148,7 @@ export class SharedReads {
     const key = `${spec.pos}\u0000${spec.scopes.join('\u0000')}`;
     const { log } = spec;
     const kept = this.reads.get(key);
-    // A short read is shared even once the log grew: feeds that drifted apart then step on the same page
-    // bounds (each page encoded once), and the feed reads on from the read's end at its next page.
-    if (kept && kept.entries.length > 0 && kept.current()) return kept;
+    if (kept && kept.current() && wide(kept, spec)) return kept;
     if (kept) this.drop(key, kept);
     const read = new SharedRead(log.read(spec.pos, spec.pageSize), spec.scopes, log.head, spec.pageSize, spec.pageBytes);
     this.reads.set(key, read);
