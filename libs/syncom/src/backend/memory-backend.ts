@@ -42,7 +42,7 @@ export interface MemoryBackend extends Backend {
   /**
    * The k-th counted operation from now (1-based) fails with `code`; see FailAtOptions.
    * A failed 'fsync' of a write leaves the file as it was (the temp file is
-   * dropped); of an overwrite, the new bytes stay in place, not durable.
+   * dropped); of an overwrite or an `inPlace` write, the new bytes stay in place, not durable.
    */
   failAt(k: number, options?: FailAtOptions): void;
   /**
