@@ -84,7 +84,9 @@ describe('syncom verify', () => {
       await writeFile(join(d, lastBatch()), 'not json');
     });
     expect(code).toBe(1);
-    expect(faults(report)).toEqual([`${seg(1)}: torn: not a log file`, `${lastBatch()}: torn: not a log file`]);
+    // The newest batch file is written in place: torn, it is a crash's cut write, which open() drops (a warning).
+    expect(faults(report)).toEqual([`${seg(1)}: torn: not a log file`]);
+    expect(report.findings).toContainEqual(expect.objectContaining({ level: 'warning', where: lastBatch(), message: expect.stringMatching(/^torn newest batch/) }));
     expect(report.chain).toBeNull();
   });
 
