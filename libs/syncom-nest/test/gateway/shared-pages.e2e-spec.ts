@@ -50,8 +50,11 @@ describe('the gateway encodes a page once for every socket at the head', () => {
     ];
     sockets.push(...subs.map((s) => s.socket));
     const before = pageEncodings.count;
-    for (let n = 0; n < 3; n++) await hub.storage.insert({ n, text: 'é€😀'.repeat(n * 50) });
-    await Promise.all(subs.map((s) => s.until(3)));
+    // Each write taken by every subscriber before the next: a feed with a page out batches what comes meanwhile.
+    for (let n = 0; n < 3; n++) {
+      await hub.storage.insert({ n, text: 'é€😀'.repeat(n * 50) });
+      await Promise.all(subs.map((s) => s.until(n + 1)));
+    }
     // One encoding per page, whatever the number of sockets (3 pages, 4 sockets).
     expect(pageEncodings.count - before).toBe(3);
     const [a, ...others] = subs;
