@@ -1,28 +1,12 @@
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { pageEncodings } from '../../src/gateway/page-message';
-import { rawSocket } from '../helpers/dialer';
 import { startHub, type TestHub } from '../helpers/hub';
+import { rawSubscriber } from '../helpers/raw-subscriber';
 
-type Page = { sub: string; eventId?: string; value: { ops: unknown[]; prev: string } };
-
-/** A raw subscriber from `from`: its pages in order, acked at once; until(id) waits for the page of that event id. */
+/** A raw subscriber from `from`; until(id) waits for the page of that event id. */
 async function subscriber(hub: TestHub, node: string, from: string) {
-  const socket = await rawSocket(hub.url, { transports: ['websocket'] });
-  const pages: Page[] = [];
-  const waiters = new Set<() => void>();
-  socket.on('changes:data', (m: Page, ack: (a: unknown) => void) => {
-    pages.push(m);
-    ack({ ok: true, value: null });
-    for (const w of [...waiters]) w();
-  });
-  await socket.timeout(5000).emitWithAck('hello', { node, vector: {}, epoch: node, schema: null, scopes: ['*'] });
-  await socket.timeout(5000).emitWithAck('changes', { sub: 's', lastEventId: from });
-  const until = (id: string) => new Promise<void>((resolve) => {
-    const check = () => { if (pages.some((p) => p.eventId === id)) { waiters.delete(check); resolve(); } };
-    waiters.add(check);
-    check();
-  });
-  return { socket, pages, until };
+  const s = await rawSubscriber(hub, { node, sub: 's', from });
+  return { ...s, until: (id: string) => s.until((pages) => pages.some((p) => p.eventId === id)) };
 }
 
 describe('a subscriber that drifted behind reuses the encodings of the pages it follows', () => {

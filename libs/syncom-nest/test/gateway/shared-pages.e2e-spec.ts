@@ -1,28 +1,12 @@
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { pageEncodings } from '../../src/gateway/page-message';
-import { rawSocket } from '../helpers/dialer';
 import { startHub, type TestHub } from '../helpers/hub';
+import { rawSubscriber } from '../helpers/raw-subscriber';
 
-type Page = { sub: string; eventId?: string; value: { ops: unknown[]; prev: string } };
-
-/** A raw subscriber: its pages in order, acked at once. */
+/** A raw subscriber; until(n) waits for its n-th page. */
 async function subscriber(hub: TestHub, node: string, sub: string, transports: ('websocket' | 'polling')[], from: string) {
-  const socket = await rawSocket(hub.url, { transports });
-  const pages: Page[] = [];
-  const waiters = new Set<() => void>();
-  socket.on('changes:data', (m: Page, ack: (a: unknown) => void) => {
-    pages.push(m);
-    ack({ ok: true, value: null });
-    for (const w of [...waiters]) w();
-  });
-  await socket.timeout(5000).emitWithAck('hello', { node, vector: {}, epoch: node, schema: null, scopes: ['*'] });
-  await socket.timeout(5000).emitWithAck('changes', { sub, lastEventId: from });
-  const until = (n: number) => new Promise<void>((resolve) => {
-    const check = () => { if (pages.length >= n) { waiters.delete(check); resolve(); } };
-    waiters.add(check);
-    check();
-  });
-  return { socket, pages, until };
+  const s = await rawSubscriber(hub, { node, sub, from, transports });
+  return { ...s, until: (n: number) => s.until((pages) => pages.length >= n) };
 }
 
 describe('the gateway encodes a page once for every socket at the head', () => {
