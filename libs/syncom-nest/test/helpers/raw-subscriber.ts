@@ -1,6 +1,6 @@
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { rawSocket } from './dialer';
-import type { TestHub } from './hub';
+import { startHub, type TestHub } from './hub';
 
 /** A changes page as a raw socket receives it. */
 export type RawPage = { sub: string; eventId?: string; value: { ops: unknown[]; prev: string } };
@@ -38,4 +38,29 @@ export async function rawSubscriber(
     check();
   });
   return { socket, pages, until };
+}
+
+/**
+ * A hub per test (beforeEach/afterEach registered here) and its raw
+ * subscribers, disconnected after each test; head() is the hub's newest event id.
+ */
+export function rawSubscriberFixture() {
+  const state: { hub?: TestHub; sockets: ClientSocket[] } = { sockets: [] };
+  beforeEach(async () => {
+    state.hub = await startHub();
+  });
+  afterEach(async () => {
+    for (const s of state.sockets.splice(0)) s.disconnect();
+    await state.hub?.close();
+  });
+  const hub = () => state.hub as TestHub;
+  return {
+    hub,
+    head: () => hub().storage.replica.eventId(hub().storage.replica.head),
+    subscribe: async (o: { node: string; sub: string; from: string; transports?: ('websocket' | 'polling')[] }) => {
+      const s = await rawSubscriber(hub(), o);
+      state.sockets.push(s.socket);
+      return s;
+    },
+  };
 }
