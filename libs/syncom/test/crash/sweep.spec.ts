@@ -2,6 +2,7 @@ import { IO_POINTS, type MemorySnapshot } from '../../src/backend';
 import {
   checkRecovery, copyOf, DAMAGES, distinctCrashes, keyedBackend, makeScript, readState, recover, type Run, runOptions, runScript,
 } from './harness';
+import { CRASH_STRIDE, crashPoints, traced } from './points';
 
 /**
  * The crash sweep (GUAR-6, GUAR-7, GUAR-8, LOG-2, GUAR-17): a deterministic
@@ -10,8 +11,10 @@ import {
  * process dying at the k-th one. Every run is durable; the reopen is checked
  * after a process crash ('none') and after each power-cut damage of what was
  * not synced ('lost', 'torn', 'zeroed', 'reordered'), once per distinct disk.
+ * CI cuts a seeded sample of the points that holds every kind of point
+ * (points.ts); `npm run test:hunt` (CRASH_STRIDE=1) cuts at every one.
  */
-/** The sweeps take ~60 s of CPU; leave room for a loaded machine. */
+/** The full sweeps take ~60 s of CPU; leave room for a loaded machine. */
 const SLOW = 480_000;
 
 describe('crash recovery: a crash at every I/O point of a 200-call run (durable)', () => {
@@ -19,13 +22,19 @@ describe('crash recovery: a crash at every I/O point of a 200-call run (durable)
   const options = runOptions(true);
   let clean: Run;
   let total = 0;
+  /** The kind of each I/O point of the clean run, and the points cut. */
+  let kinds: string[] = [];
+  let points: number[] = [];
   /** What each crash at k left, for the second-crash sweep. */
   const crashed = new Map<number, MemorySnapshot>();
 
   beforeAll(async () => {
     const b = await keyedBackend();
-    clean = await runScript(b, script, options);
+    const t = traced(b);
+    clean = await runScript(t.backend, script, options);
     total = b.opCount(IO_POINTS);
+    kinds = t.kinds;
+    points = crashPoints(kinds);
   });
 
   it('the script is deterministic and, run clean, lands every call but the refused ones', async () => {
@@ -47,12 +56,22 @@ describe('crash recovery: a crash at every I/O point of a 200-call run (durable)
     await checkRecovery(b.crash('none'), again, options, 'clean');
   });
 
-  it("GUAR-6, GUAR-7, GUAR-8, GUAR-17, LOG-2: for every k, after a crash at the k-th I/O point and a reopen (each damage), every resolved write is there, records == fold(log), no seq is reused", async () => {
+  it(`the points cut (every one at CRASH_STRIDE=1, here ${CRASH_STRIDE}) hold every kind of I/O point, the first and the last`, () => {
+    expect(kinds).toHaveLength(total);
+    expect(points[0]).toBe(1);
+    expect(points.at(-1)).toBe(total);
+    expect(new Set(points.map((k) => kinds[k - 1]))).toEqual(new Set(kinds));
+    // Every op kind (mkdir, write, overwrite, remove, each fsync) on every file kind (keys, index, batches, segments, records).
+    expect(new Set(kinds).size).toBeGreaterThanOrEqual(15);
+    expect(points.length).toBeGreaterThanOrEqual(Math.floor(total / CRASH_STRIDE));
+  });
+
+  it("GUAR-6, GUAR-7, GUAR-8, GUAR-17, LOG-2: for every k cut, after a crash at the k-th I/O point and a reopen (each damage), every resolved write is there, records == fold(log), no seq is reused", async () => {
     const failures: string[] = [];
     const resolvedAt: number[] = [];
     const checked = new Map<string, number>();
     let previous = '';
-    for (let k = 1; k <= total; k++) {
+    for (const k of points) {
       const b = await keyedBackend();
       b.crashAt(k, { ops: IO_POINTS });
       const run = await runScript(b, script, options);
@@ -81,7 +100,7 @@ describe('crash recovery: a crash at every I/O point of a 200-call run (durable)
   }, SLOW);
 
   it('GUAR-8, LOG-2: a second crash during the recovery (open, the write that persists the tail, close), with any damage, then a recovery, leaves the same state as one recovery', async () => {
-    expect(crashed.size).toBe(total);
+    expect(crashed.size).toBe(points.length);
     const failures: string[] = [];
     let secondCrashes = 0;
     for (const [k, snap] of crashed) {
@@ -108,6 +127,6 @@ describe('crash recovery: a crash at every I/O point of a 200-call run (durable)
       if (JSON.stringify(two.log) !== JSON.stringify(one.log)) failures.push(`${label}: the log differs`);
     }
     expect(failures.slice(0, 3)).toEqual([]);
-    expect(secondCrashes).toBeGreaterThan(total / 2);
+    expect(secondCrashes).toBeGreaterThan(points.length / 2);
   }, SLOW);
 });
