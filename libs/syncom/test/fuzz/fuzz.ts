@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
-/** Inputs per decoder: 100k in CI, FUZZ_RUNS=10000000 in the hunt. */
-export const RUNS = Number(process.env.FUZZ_RUNS ?? 100_000);
+/** Inputs per decoder: 50k in CI (each damage kind thousands of times), FUZZ_RUNS=10000000 in the hunt. */
+export const RUNS = Number(process.env.FUZZ_RUNS ?? 50_000);
 /** CPU milliseconds one input may take. */
 export const SLOW_MS = 50;
 /** The fast-check seed of every suite: fixed, so a failure replays (FUZZ_SEED overrides it). */

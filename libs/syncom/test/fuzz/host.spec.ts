@@ -3,8 +3,15 @@ import type { HostUnit } from '../../src/link';
 import { createReconciler } from '../../src/reconcile';
 import { labelItems } from '../../src/reconcile/record-sets';
 import { closeAll, hub } from '../sync/helpers';
-import { describeError, fuzzAsync, inputsOf, type Outcome, RUNS } from './fuzz';
+import { describeError, fuzzAsync, inputsOf, type Outcome, RUNS as DECODER_RUNS } from './fuzz';
 import { makeSamples, pieces, type Samples } from './samples';
+
+/**
+ * Requests per procedure: 20k in CI, FUZZ_RUNS when set (the hunt's 10M).
+ * Each request does a procedure's real work on top of decoders fuzzed at
+ * the full count elsewhere, so the CI count here is the smaller one.
+ */
+const RUNS = process.env.FUZZ_RUNS === undefined ? 20_000 : DECODER_RUNS;
 
 let samples: Samples;
 let host: { s: Storage; unit: HostUnit };
@@ -53,10 +60,10 @@ function judgePush(o: Outcome): { fault: string | null; code?: string } {
  * The procedures wrap decoders fuzzed at the full count elsewhere (unpackOps
  * and checkShape in op.spec, decodeMessage in reconcile/fuzz.spec) and then
  * do real work per input — apply, page, build a responder — and every one
- * gets the full count too. A push's RSA verification is the dearest part
+ * gets RUNS. A push's RSA verification is the dearest part
  * (hundreds of microseconds a signed op), so the full count of pushes goes
  * to a host with signatures off, which checks, scopes and applies the same
- * pages (and bounds their ops, not their bytes), and a twentieth of it (5k
+ * pages (and bounds their ops, not their bytes), and a twentieth of it (1k
  * in CI, 500k in the hunt) to the host that verifies every signature and
  * bounds the bytes too.
  */

@@ -2,13 +2,14 @@ import { createReconciler, decodeMessage, type Message, MODE, type Reconciler } 
 import { driftedSets, runProtocol, seeded } from './helpers';
 import { corpusOf, mutate, randomMessage, reshape } from './mutate';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 100_000);
+/** 40k in CI (every mode of the corpus mutated thousands of times), FUZZ_RUNS in the hunt. */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 40_000);
 const SLOW_MS = 50;
 const TUNING = { branching: 4, listBelow: 4, frameLimit: 32 * 1024 };
 
 /** The targets: a responder, and an initiator that can be put back at any depth of a real run. */
 function fixture() {
-  // Small sets keep each input cheap: 100k of them run in the default tier.
+  // Small sets keep each input cheap: 40k of them run in the default tier.
   const { a, b } = driftedSets(60, 0.3, 11);
   const run = runProtocol(a, b, TUNING);
   const answers = run.messages.filter((_, k) => k % 2 === 1);
