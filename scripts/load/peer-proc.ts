@@ -3,7 +3,7 @@
 // own event loop is not what bounds the figures.
 import type { Vector } from 'syncom';
 import { Delivery, type DeliveryFigures } from './delivery';
-import { converged, rampUp, writeFor } from './peers';
+import { converged, cpuMs, rampUp, writeFor } from './peers';
 import { RawPeer } from './raw-peer';
 
 /** Parent to child. */
@@ -17,9 +17,9 @@ export interface PeerReport { index: number; node: string; acked: RawPeer['acked
 
 /** Child to parent. */
 export type FromChild =
-  | { t: 'ready' } | { t: 'connected'; ms: number[]; failed: [string, number][]; wallMs: number }
-  | { t: 'acks'; list: [string, number][] } | { t: 'written'; wallMs: number; lastMs: number }
-  | { t: 'settled'; notConverged: number; holes: number; errors: [string, number][]; peers: PeerReport[]; delivery: DeliveryFigures }
+  | { t: 'ready' } | { t: 'connected'; ms: number[]; failed: [string, number][]; wallMs: number; cpuMs: number }
+  | { t: 'acks'; list: [string, number][] } | { t: 'written'; wallMs: number; lastMs: number; cpuMs: number }
+  | { t: 'settled'; notConverged: number; holes: number; errors: [string, number][]; peers: PeerReport[]; delivery: DeliveryFigures; cpuMs: number }
   | { t: 'closed' };
 
 /** Acks of this process's peers are also queued for the parent, which relays them to the other processes. */
@@ -54,7 +54,7 @@ async function settle(vector: Vector, ms: number): Promise<void> {
   for (const p of peers) for (const [c, n] of p.errors) errors.set(c, (errors.get(c) ?? 0) + n);
   send({
     t: 'settled', notConverged: peers.length - done, holes: peers.reduce((n, p) => n + p.holes, 0), errors: [...errors],
-    peers: peers.map((p) => ({ index: p.index, node: p.node, acked: p.acked })), delivery: delivery.figures(),
+    peers: peers.map((p) => ({ index: p.index, node: p.node, acked: p.acked })), delivery: delivery.figures(), cpuMs: cpuMs(),
   });
 }
 
@@ -66,7 +66,7 @@ async function onMessage(m: ToChild): Promise<void> {
   }
   if (m.t === 'ramp') {
     const c = await rampUp(peers, init.url, init.token, init.ramp);
-    return void send({ t: 'connected', ms: c.ms, failed: [...c.failed], wallMs: c.wallMs });
+    return void send({ t: 'connected', ms: c.ms, failed: [...c.failed], wallMs: c.wallMs, cpuMs: cpuMs() });
   }
   if (m.t === 'write') {
     const writes = new Map(init.indices.map((i, k) => [i, init.writes[k]]));
@@ -74,7 +74,7 @@ async function onMessage(m: ToChild): Promise<void> {
     const w = await writeFor(peers, init.seconds, (i) => writes.get(i) ?? 0);
     clearInterval(flusher);
     flushAcks();
-    return void send({ t: 'written', ...w });
+    return void send({ t: 'written', ...w, cpuMs: cpuMs() });
   }
   if (m.t === 'acks') return void m.list.forEach(([k, at]) => delivery.relayed(k, at));
   if (m.t === 'settle') return settle(m.vector, m.ms);

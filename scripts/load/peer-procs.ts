@@ -40,6 +40,8 @@ class Proc {
   }
 }
 
+const sumCpu = (all: { cpuMs: number }[]) => all.reduce((n, m) => n + m.cpuMs, 0);
+
 /** What the raw peers of every process came to once settled. */
 export interface ProcsSettled {
   notConverged: number;
@@ -47,6 +49,8 @@ export interface ProcsSettled {
   errors: Map<string, number>;
   peers: PeerReport[];
   delivery: DeliveryFigures[];
+  /** CPU time of every process so far, ms. */
+  cpuMs: number;
 }
 
 /**
@@ -77,19 +81,19 @@ export class PeerProcs {
   }
 
   /** Every process connects its peers; the connect times as one. */
-  async ramp(): Promise<ConnectStats> {
+  async ramp(): Promise<ConnectStats & { cpuMs: number }> {
     this.procs.forEach((p) => p.send({ t: 'ramp' }));
     const all = await Promise.all(this.procs.map((p) => p.next('connected')));
     const failed = new Map<string, number>();
     for (const c of all) for (const [code, n] of c.failed) failed.set(code, (failed.get(code) ?? 0) + n);
-    return { ms: all.flatMap((c) => c.ms), failed, wallMs: Math.max(0, ...all.map((c) => c.wallMs)) };
+    return { ms: all.flatMap((c) => c.ms), failed, wallMs: Math.max(0, ...all.map((c) => c.wallMs)), cpuMs: sumCpu(all) };
   }
 
   /** Every process makes its writes in the window. */
-  async write(): Promise<{ wallMs: number; lastMs: number }> {
+  async write(): Promise<{ wallMs: number; lastMs: number; cpuMs: number }> {
     this.procs.forEach((p) => p.send({ t: 'write' }));
     const all = await Promise.all(this.procs.map((p) => p.next('written')));
-    return { wallMs: Math.max(0, ...all.map((w) => w.wallMs)), lastMs: Math.max(0, ...all.map((w) => w.lastMs)) };
+    return { wallMs: Math.max(0, ...all.map((w) => w.wallMs)), lastMs: Math.max(0, ...all.map((w) => w.lastMs)), cpuMs: sumCpu(all) };
   }
 
   /** Waits (bounded by `ms`) until every peer holds `vector`; what they came to. */
@@ -100,7 +104,7 @@ export class PeerProcs {
     for (const s of all) for (const [code, n] of s.errors) errors.set(code, (errors.get(code) ?? 0) + n);
     return {
       notConverged: all.reduce((n, s) => n + s.notConverged, 0), holes: all.reduce((n, s) => n + s.holes, 0), errors,
-      peers: all.flatMap((s) => s.peers), delivery: all.map((s) => s.delivery),
+      peers: all.flatMap((s) => s.peers), delivery: all.map((s) => s.delivery), cpuMs: sumCpu(all),
     };
   }
 

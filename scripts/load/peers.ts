@@ -3,6 +3,12 @@ import { FullPeer } from './full-peer';
 import type { Delivery } from './delivery';
 import { RawPeer } from './raw-peer';
 
+/** This process's CPU time so far (user and system), ms: the tool weighs what its own processes cost. */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 /** A peer of the run, raw or full. */
 export type LoadPeer = RawPeer | FullPeer;
 

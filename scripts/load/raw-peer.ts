@@ -1,7 +1,8 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { io, type Socket } from 'socket.io-client';
-import { formatEventId, packOps, signOp, streamKey, type Vector } from 'syncom';
+import { formatEventId, packOps, signOp, type Vector } from 'syncom';
 import { clock, type Delivery } from './delivery';
+import { type DecodedPage, PageCache } from './page-cache';
+import { type Answer, WireSocket } from './wire-socket';
 
 /** One write a raw peer made, and whether the hub acknowledged it. */
 export interface RawWrite {
@@ -10,10 +11,15 @@ export interface RawWrite {
   data: Record<string, unknown>;
 }
 
-type Answer = { ok: true; value: unknown } | { ok: false; error: { code: string; status: number } };
-
 /** How long a raw peer waits for an ack before it counts the call failed. */
 const ACK_MS = 120_000;
+/** A dropped raw peer dials again after this long (plus up to as much again, so a fleet does not come back at once). */
+const REDIAL_MS = 1000;
+/** The answer to every page: its JSON text, made once. */
+const TAKEN = JSON.stringify({ ok: true, value: null });
+
+/** Every raw peer of the process decodes a page through this one cache. */
+export const pages = new PageCache();
 
 /** The Ed25519 node id of a key: its raw public key in base64url (SIG-2). */
 function nodeIdOf(key: KeyObject): string {
@@ -21,13 +27,16 @@ function nodeIdOf(key: KeyObject): string {
 }
 
 /**
- * A light peer speaking the socket.io wire of PROTOCOL-SOCKETIO.md by hand:
- * hello, a changes feed from the start of the hub's log, and pushes of
- * single write ops signed by syncom's own signOp. It keeps no records: it
- * counts what reaches it per stream (a vector), which is what a full peer
- * would have applied. So a thousand of them fit in one process on two
- * cores, where a thousand full storages would spend minutes verifying
- * every op of every other peer.
+ * A light peer speaking the socket.io wire of PROTOCOL-SOCKETIO.md by hand
+ * (wire-socket.ts): hello, a changes feed from the start of the hub's log,
+ * and pushes of single write ops signed by syncom's own signOp. It keeps no
+ * records: it counts what reaches it per stream (a vector), which is what a
+ * full peer would have applied, and reads of a page only each op's stream
+ * and seq (a page is decoded once per process, see page-cache.ts). It acks a
+ * page as it takes it. Like a syncom dialer, it resubscribes from the last
+ * page it took when its feed ends (ACK_TIMEOUT, any changes:error or
+ * changes:end) and dials again when its socket drops; both are counted in
+ * `errors` (`resubscribed`, `redialed`).
  */
 export class RawPeer {
   readonly node: string;
@@ -35,16 +44,22 @@ export class RawPeer {
   readonly acked: RawWrite[] = [];
   /** Highest seq received per stream key, from the hub's feed. */
   readonly seen: Vector = {};
-  /** Refusals and failures by code (writes and feed). */
+  /** Refusals and failures by code (writes and feed), and the resubscriptions and redials. */
   readonly errors = new Map<string, number>();
   /** Ops received out of order (a hole in a stream): none is expected. */
   holes = 0;
   private readonly key: KeyObject;
-  private socket?: Socket;
+  private socket?: WireSocket;
   private seq = 0;
   /** Writes take turns: a seq is reused after a refusal, so two must never be in flight at once. */
   private turn: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<() => void>();
+  /** The feed's current opening (`load.<index>.<generation>`), and the event id of the last page taken. */
+  private sub = '';
+  private generation = 0;
+  private lastEventId?: string;
+  private target?: { url: string; token: string; epoch: string };
+  private closed = false;
 
   /** `delivery`: where acks of this peer's writes and arrivals of others' are timed (none: not measured). */
   constructor(readonly index: number, private readonly delivery?: Delivery) {
@@ -55,22 +70,10 @@ export class RawPeer {
   /** Connect, greet and open the feed; resolves with the milliseconds it took. */
   async connect(url: string, token: string): Promise<number> {
     const t0 = performance.now();
-    // The token at the handshake too: a hub with tokens admits no socket without one (access 'session').
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false, auth: { token } });
-    this.socket = socket;
-    socket.on('changes:data', (m: { value?: { ops?: unknown[] } }, ack?: (a: Answer) => void) => this.page(m, ack));
-    socket.on('changes:error', (m: { error?: { code?: string } }) => this.count(`feed ${m?.error?.code ?? '?'}`));
-    // A raw peer does not reconnect: a drop (a ping timeout on a starved machine) shows here, by reason.
-    socket.on('disconnect', (reason: string) => { if (reason !== 'io client disconnect') this.count(`disconnect ${reason}`); });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    const hello = { node: this.node, vector: {}, epoch: `load${this.index}`, schema: null, scopes: ['*'], token };
-    const answer = (await this.call('hello', hello)) as { epoch: string; floor: number };
-    // The hub's log is retained from its start in a load run: read it all from position 0, no snapshot needed.
-    if (answer.floor > 0) throw new Error(`the hub's log starts at ${answer.floor}: a raw peer cannot bootstrap`);
-    await this.call('changes', { sub: `load.${this.index}`, lastEventId: formatEventId(answer.epoch, 0) });
+    const epoch = await this.dial(url, token);
+    this.target = { url, token, epoch };
+    this.lastEventId = formatEventId(epoch, 0);
+    await this.subscribe();
     return performance.now() - t0;
   }
 
@@ -82,7 +85,8 @@ export class RawPeer {
 
   /** Whether every stream of `vector` but its own reached this peer. */
   covers(vector: Vector): boolean {
-    return Object.entries(vector).every(([k, n]) => k === this.node || (this.seen[k] ?? 0) >= n);
+    for (const k in vector) if (k !== this.node && (this.seen[k] ?? 0) < vector[k]) return false;
+    return true;
   }
 
   /** Calls `listener` after every page taken; returns the way to stop. */
@@ -92,8 +96,45 @@ export class RawPeer {
   }
 
   close(): void {
-    this.socket?.disconnect();
-    this.socket?.removeAllListeners();
+    this.closed = true;
+    this.socket?.close();
+  }
+
+  /** A socket, greeted: resolves with the hub's epoch. The token goes at the handshake too (access 'session'). */
+  private async dial(url: string, token: string): Promise<string> {
+    const socket = new WireSocket({ event: (name, id, frame, at) => this.event(socket, name, id, frame, at), closed: (reason) => this.dropped(socket, reason) });
+    this.socket = socket;
+    await socket.connect(url, { token });
+    const hello = { node: this.node, vector: {}, epoch: `load${this.index}`, schema: null, scopes: ['*'], token };
+    const answer = (await this.call('hello', hello)) as { epoch: string; floor: number };
+    // The hub's log is retained from its start in a load run: read it all from position 0, no snapshot needed.
+    if (answer.floor > 0) throw new Error(`the hub's log starts at ${answer.floor}: a raw peer cannot bootstrap`);
+    return answer.epoch;
+  }
+
+  /** Opens the feed again from the last page taken, under a new sub. */
+  private async subscribe(): Promise<void> {
+    this.sub = `load.${this.index}.${this.generation++}`;
+    await this.call('changes', { sub: this.sub, lastEventId: this.lastEventId });
+  }
+
+  private resubscribe(): void {
+    if (this.closed) return;
+    this.count('resubscribed');
+    this.subscribe().catch((e: unknown) => this.count(`resubscribe ${(e as { code?: string }).code ?? 'failed'}`));
+  }
+
+  /** The socket went: counted by reason, and unless closed here, dialed again later from the last page taken. */
+  private dropped(socket: WireSocket, reason: string): void {
+    if (socket !== this.socket || this.closed) return;
+    this.count(`disconnect ${reason}`);
+    const t = this.target;
+    if (!t) return;
+    setTimeout(() => {
+      if (this.closed) return;
+      this.count('redialed');
+      this.dial(t.url, t.token).then(() => this.subscribe()).catch(() => this.socket?.close('redial failed'));
+    }, REDIAL_MS * (1 + Math.random()));
   }
 
   private async push(now: number): Promise<void> {
@@ -117,25 +158,43 @@ export class RawPeer {
   }
 
   private async call(event: string, payload: unknown): Promise<unknown> {
-    const answer = (await this.socket!.timeout(ACK_MS).emitWithAck(event, payload)) as Answer;
+    if (!this.socket) throw new Error('not connected');
+    const answer = await this.socket.call(event, payload, ACK_MS);
     if (!answer.ok) throw Object.assign(new Error(`${event}: ${answer.error.code}`), answer.error);
     return answer.value;
   }
 
-  private page(m: { value?: { ops?: unknown[] } }, ack?: (a: Answer) => void): void {
-    const ops = m?.value?.ops;
-    const at = clock();
-    if (!Array.isArray(ops)) this.count('page without ops');
-    for (const p of ops ?? []) {
-      const [origin, seq, , , , scope, from] = p as [string, number, number, string, string, string | null, string | null];
-      const k = streamKey(origin, scope ?? undefined, from ?? undefined);
-      if (seq !== (this.seen[k] ?? 0) + 1) this.holes++;
+  private event(socket: WireSocket, name: string, id: number | undefined, frame: Buffer, at: number): void {
+    if (name === 'changes:data') return this.page(socket, id, frame, at);
+    if (name !== 'changes:error' && name !== 'changes:end') return;
+    const m = JSON.parse(frame.toString('utf8', at, frame.length - 1)) as { sub?: string; error?: { code?: string } };
+    if (name === 'changes:error') this.count(`feed ${m.error?.code ?? '?'}`);
+    if (m.sub === this.sub && socket === this.socket) this.resubscribe();
+  }
+
+  private page(socket: WireSocket, id: number | undefined, frame: Buffer, at: number): void {
+    const t = clock();
+    const sub = `{"sub":"${this.sub}",`;
+    // A late page of an earlier opening is acked and dropped: the new opening starts after the last page taken.
+    const mine = frame.toString('latin1', at, at + sub.length) === sub;
+    const page = mine ? pages.read(frame, at + sub.length) : undefined;
+    if (mine && !page) this.count('page without ops');
+    if (page) this.take(page, t);
+    if (id !== undefined) socket.ack(id, TAKEN);
+    if (page) for (const l of this.listeners) l();
+  }
+
+  private take(page: DecodedPage, at: number): void {
+    const seen = this.seen;
+    for (const op of page.ops) {
+      const had = seen[op.stream] ?? 0;
+      if (op.seq !== had + 1) this.holes++;
+      if (op.seq <= had) continue;
+      seen[op.stream] = op.seq;
       // A plain write of another peer (not a bootstrap's merge, not this peer's own write coming back).
-      if (from == null && origin !== this.node && seq > (this.seen[k] ?? 0)) this.delivery?.arrive(`${origin}#${seq}`, at);
-      this.seen[k] = Math.max(this.seen[k] ?? 0, seq);
+      if (op.write !== undefined && op.origin !== this.node) this.delivery?.arrive(op.write, at);
     }
-    ack?.({ ok: true, value: null });
-    for (const l of [...this.listeners]) l();
+    this.lastEventId = page.eventId;
   }
 
   private count(code: string): void {

@@ -67,6 +67,7 @@ function summary(r: LoadResult): string[] {
     `converge  ${r.convergeMs === undefined ? `${r.notConverged} peers did NOT converge` : `every peer held every stream ${s1(r.convergeMs)} s after the window`}; holes in streams: ${r.holes}`,
     `lost      ${r.check.problems.length === 0 ? 'nothing' : 'SEE PROBLEMS'}: ${r.check.ackedWrites} acknowledged writes, ${r.check.hubRecords} records at the hub; ${o.full} full peers compared record for record`,
     `close     sockets the hub still counts after every peer closed: ${r.socketsLeft}`,
+    `tool      the load tool's processes kept ${r.tool.windowCores.toFixed(2)} cores busy in the write window, ${r.tool.settleCores.toFixed(2)} while settling`,
   ];
 }
 
@@ -129,6 +130,8 @@ export interface LoadFigures {
   hubEventLoopP99SettleMs: number;
   /** Cores the hub kept busy over the write window. */
   hubCpuCores: number;
+  /** Cores the load tool's processes kept busy over the write window (they share the machine with the hub). */
+  toolCpuCores: number;
   hubRssPeakMb: number;
   /** The hub's RSS once every peer left. */
   hubRssAfterMb: number;
@@ -153,7 +156,7 @@ export function loadFigures(r: LoadResult, offered: number): LoadFigures {
     writesOffered: offered, writesAcknowledged: r.writes.acked,
     delivery: { p50: round(r.delivery.p50), p99: round(r.delivery.p99), max: round(r.delivery.max), count: r.delivery.count, expected: r.delivery.expected },
     hubEventLoopP99Ms: round(phase('writes')?.delay.p99 ?? NaN), hubEventLoopMaxMs: round(phase('writes')?.delay.max ?? NaN), hubEventLoopP99SettleMs: round(phase('settle')?.delay.p99 ?? NaN),
-    hubCpuCores: round(phase('writes')?.hubCores ?? NaN),
+    hubCpuCores: round(phase('writes')?.hubCores ?? NaN), toolCpuCores: round(r.tool.windowCores),
     hubRssPeakMb: Math.round(Math.max(0, ...rss) / 1024 / 1024), hubRssAfterMb: Math.round((rss[rss.length - 1] ?? 0) / 1024 / 1024),
     writesFailed: Math.max(0, offered - r.writes.acked), lostWrites: Math.max(0, r.writes.acked - r.check.hubRecords),
     lostDeliveries: Math.max(0, r.delivery.expected - r.delivery.count),

@@ -3,7 +3,7 @@ import { type CheckReport, checkRecords, compareVectors, expectedVector } from '
 import { Delivery, type DeliverySummary, mergeDelivery, summarize } from './delivery';
 import { FullPeer } from './full-peer';
 import { HubChild } from './hub-child';
-import { type ConnectStats, converged, fullAt, type LoadPeer, makePeers, rampUp, writeFor, writesOf } from './peers';
+import { type ConnectStats, converged, cpuMs, fullAt, type LoadPeer, makePeers, rampUp, writeFor, writesOf } from './peers';
 import { PeerProcs, type ProcsSettled } from './peer-procs';
 import { RawPeer } from './raw-peer';
 import { type PhaseDelay, type Sample, Sampler } from './sampler';
@@ -50,6 +50,8 @@ export interface LoadResult {
    * expected: the deliveries due (acked raw writes x other raw peers), unmatched: arrivals of writes never acked to a raw peer.
    */
   delivery: DeliverySummary & { expected: number; unmatched: number };
+  /** Cores the load tool's own processes (this one and the peer processes) kept busy in the write window and the settle phase. */
+  tool: { windowCores: number; settleCores: number };
   /** The machine: cores, and the 1-minute load average before and after (others share it). */
   machine: { cores: number; loadBefore: number; loadAfter: number };
 }
@@ -116,12 +118,12 @@ async function closeAll(hub: HubChild, peers: LoadPeer[]): Promise<number> {
 interface Fleet { peers: LoadPeer[]; procs?: PeerProcs; delivery: Delivery; writes: (i: number) => number }
 
 /** Ramp up this process's peers and the children's together. */
-async function rampAll(hub: HubChild, f: Fleet, o: LoadOptions) {
+async function rampAll(hub: HubChild, f: Fleet, o: LoadOptions): Promise<{ connect: ConnectStats; cpu: number }> {
   const [local, remote] = await Promise.all([rampUp(f.peers, hub.url, hub.token, o.ramp), f.procs?.ramp()]);
   const connect: ConnectStats = remote
     ? { ms: [...local.ms, ...remote.ms], failed: new Map([...local.failed, ...remote.failed]), wallMs: Math.max(local.wallMs, remote.wallMs) }
     : local;
-  return connect;
+  return { connect, cpu: cpuMs() + (remote?.cpuMs ?? 0) };
 }
 
 /** The run's phases, with the hub up and the peers made; `extra` collects the verifier to close. */
@@ -131,13 +133,16 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
   const loadBefore = loadavg()[0];
   await sampler.start('ramp');
   log(`hub pid ${hub.pid} on ${hub.url}; ramping up ${o.peers} peers (${o.full} full${o.procs ? `, the raw ones in ${o.procs} processes` : ''}), ${o.ramp} at a time`);
-  const connect = await rampAll(hub, f, o);
+  const { connect, cpu: cpuRamp } = await rampAll(hub, f, o);
   await sampler.enter('writes');
   log(`connected in ${(connect.wallMs / 1000).toFixed(1)} s; writing for ${o.seconds} s`);
   const [window, remoteWindow] = await Promise.all([writeFor(peers, o.seconds, f.writes), f.procs?.write()]);
   if (remoteWindow) [window.wallMs, window.lastMs] = [Math.max(window.wallMs, remoteWindow.wallMs), Math.max(window.lastMs, remoteWindow.lastMs)];
+  const cpuWrite = cpuMs() + (remoteWindow?.cpuMs ?? 0);
   await sampler.enter('settle');
+  const settleAt = performance.now();
   const { remote, ...settled } = await settle(hub, peers, o.settle * 1000, f.procs);
+  const tool = { windowCores: (cpuWrite - cpuRamp) / window.wallMs, settleCores: (cpuMs() + (remote?.cpuMs ?? 0) - cpuWrite) / (performance.now() - settleAt) };
   await sampler.enter('verify');
   log('settled; reading the hub through a fresh node');
   const verifier = await FullPeer.open(-1);
@@ -155,7 +160,7 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
   await sampler.stop();
   const machine = { cores: availableParallelism(), loadBefore, loadAfter: loadavg()[0] };
   const delivery = deliveryOf(f.delivery, peers, remote);
-  return { options: o, connect, writes, ...settled, holes, check, socketsLeft, samples: sampler.samples, phases: sampler.phases, machine, delivery };
+  return { options: o, connect, writes, ...settled, holes, check, socketsLeft, samples: sampler.samples, phases: sampler.phases, tool, machine, delivery };
 }
 
 /** The peers of this process: all of them, or with child processes the full ones only (the raw ones go there). */
