@@ -244,6 +244,8 @@ export class Dialer implements Recoverable {
       this.ctx.events.emit('sync', event);
       if (event.gaps > 0) this.behind = true;
       const stall = this.stalls.judge(frame, this.hv, ans, this.rec.url);
+      // Behind before the report: an op committed from here on (a listener may write at once) goes to recovery, not to a plain push the host takes as a gap.
+      if (stall.stopped) this.behind = true;
       if (stall.error) this.report(stall.error);
       refused ||= stall.stopped;
     }
@@ -277,7 +279,15 @@ export class Dialer implements Recoverable {
       this.behind = true;
       return void this.recover(false);
     }
-    void this.guarded(async () => { if (await this.pushEntries(this.outbox.splice(0))) this.behind = true; });
+    void this.guarded(async () => {
+      // A push before this turn stopped a stream (a scope refusal or a gap; a limit refusal dropped the outbox):
+      // pushed alone these ops are a gap there. They are the sign of life that recovers it (HOST-16).
+      if (this.behind && this.outbox.length > 0) {
+        this.outbox = [];
+        return void this.recover(false);
+      }
+      if (await this.pushEntries(this.outbox.splice(0))) this.behind = true;
+    });
   }
 
   /** Reconcile every granted scope with the host on the push chain, then push what it lacks (set reconciliation, RECONCILE.md). */
