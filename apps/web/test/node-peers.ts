@@ -3,6 +3,7 @@ import { io } from 'socket.io-client';
 import { open, signOp, type Op, type Storage } from 'syncom';
 import { createSocketIoLink } from 'syncom/socket.io';
 import type { Verdicts } from './harness/page-kit';
+import { untilRecords } from './harness/until-records';
 
 /** A Node peer on the memory backend that dials over socket.io, as a browser tab does. */
 export async function nodeDialer(path: string): Promise<Storage> {
@@ -35,24 +36,5 @@ export function nodeRefused(s: Storage, count: number): Promise<Verdicts> {
   });
 }
 
-/** Resolves once `s` holds `count` records, re-checked (one list() at a time) at each applied batch and sync answer. */
-export function nodeCount(s: Storage, count: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let running = false;
-    let again = false;
-    const check = (): void => {
-      if (running) return void (again = true);
-      running = true;
-      again = false;
-      s.list().then((l) => {
-        running = false;
-        if (l.length >= count) return resolve();
-        if (again) check();
-      }, reject);
-    };
-    s.on('apply', check);
-    s.sync.on('sync', check);
-    s.sync.on('bootstrap', check);
-    check();
-  });
-}
+/** Resolves once `s` holds `count` records: the page kit's waiter (until-records.ts), on a Node dialer. */
+export const nodeCount = (s: Storage, count: number): Promise<number> => untilRecords(s, count);

@@ -4,6 +4,7 @@
 import { io } from 'socket.io-client';
 import { open, opfsBackend, type Storage } from '../../../../libs/syncom/src/browser';
 import { createSocketIoLink } from '../../../../libs/syncom/src/socket.io';
+import { untilRecords } from './until-records';
 
 /** A hub as a test page dials it. */
 export interface HubRef {
@@ -79,35 +80,8 @@ async function openStore(name: string, o: OpenAs = {}): Promise<{ id: string } |
   }
 }
 
-/**
- * Resolves once `name` holds at least `count` records, re-checked at each
- * batch applied and each sync answer. One list() at a time (it copies every
- * record): events that come meanwhile ask for one more check.
- */
-function untilCount(name: string, count: number): Promise<number> {
-  const { storage } = take(name);
-  return new Promise((resolve, reject) => {
-    let offs: (() => void)[] = [];
-    let running = false;
-    let again = false;
-    const check = (): void => {
-      if (running) return void (again = true);
-      running = true;
-      again = false;
-      storage.list().then((l) => {
-        running = false;
-        if (l.length >= count) {
-          offs.forEach((off) => off());
-          return resolve(l.length);
-        }
-        if (again) check();
-      }, reject);
-    };
-    // A bootstrap joins pages without 'apply' events: its pages end in sync events.
-    offs = [storage.on('apply', check), storage.sync.on('bootstrap', check), storage.sync.on('sync', check), storage.sync.on('progress', check)];
-    check();
-  });
-}
+/** Resolves once store `name` holds at least `count` records (until-records.ts). */
+const untilCount = (name: string, count: number): Promise<number> => untilRecords(take(name).storage, count);
 
 /** Resolves once `name` has refused (forged, unsigned or malformed) at least `count` ops in all. */
 function untilRefused(name: string, count: number): Promise<Verdicts> {
