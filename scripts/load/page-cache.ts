@@ -58,9 +58,10 @@ export class PageCache {
     if (!page) return undefined;
     this.decoded++;
     this.entries.delete(key);
-    this.entries.set(key, { ...page, body: Buffer.from(body) });
+    const entry = { ...page, body: Buffer.from(body) };
+    this.entries.set(key, entry);
     if (this.entries.size > KEPT) this.entries.delete(this.entries.keys().next().value as string);
-    return page;
+    return entry;
   }
 }
 
