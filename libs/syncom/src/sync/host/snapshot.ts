@@ -4,6 +4,7 @@ import { platform } from '../../platform';
 import { concatBytes } from '../../platform/text';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
+import { jsonBytesBound } from './json-bound';
 import { inServed, servedVector } from '../protocol/scopes';
 import type { SnapshotPage } from '../protocol/snapshot-page';
 
@@ -211,18 +212,30 @@ export class SnapshotPager {
     }
   }
 
-  /** The entries of a paging's page from `offset`: up to `size` records within `maxBytes` (one larger record alone), and where the next page starts. */
+  /**
+   * The entries of a paging's page from `offset`: up to `size` records within
+   * `maxBytes` (one larger record alone), and where the next page starts.
+   * Sizes are upper bounds (jsonBytesBound) while their sum stays within
+   * maxBytes, so the cut is the one exact sizes give; past it every entry
+   * taken is measured exactly, as its JSON (what a streamed page sends).
+   */
   private take(paging: Paging, offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
     const c = this.replica.records;
     const { ids, scopes } = paging;
     const entries: Entry[] = [];
-    const json: string[] = [];
+    let json: string[] | undefined;
     let bytes = 1;
     let end = offset;
     for (; end < ids.length && entries.length < size; end++) {
       const e = c.get(ids[end]);
       // Read live, so checked live: a record moved out of the served scopes, or sealed, since the first page is not served.
       if (!e || !inServed(this.replica.scopeOf(ids[end]), scopes) || this.replica.isSealed(ids[end])) continue;
+      if (!json) {
+        const bound = jsonBytesBound(e) + 1;
+        if (bytes + bound <= maxBytes) { bytes += bound; entries.push(e); continue; }
+        json = entries.map((x) => JSON.stringify(x));
+        bytes = json.reduce((n, t) => n + platform().byteLength(t) + 1, 1);
+      }
       const text = JSON.stringify(e);
       const n = platform().byteLength(text) + 1;
       if (entries.length > 0 && bytes + n > maxBytes) break;
@@ -230,7 +243,7 @@ export class SnapshotPager {
       entries.push(e);
       json.push(text);
     }
-    return { entries, json, bytes, end };
+    return { entries, json: json ?? [], bytes, end };
   }
 
   private keep(lines: string[], owner: PagingOwner): string {
