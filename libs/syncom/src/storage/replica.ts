@@ -223,6 +223,11 @@ export class Replica {
     this.p.clock.observe(ts);
   }
 
+  /** Whether a scope function is set: without one every record is in '*'. */
+  get scoped(): boolean {
+    return this.p.scopes.scoped;
+  }
+
   /** The scope a record is in ('*' by default). */
   scopeOf(id: string): string {
     return this.p.scopes.scopeOf(id);
