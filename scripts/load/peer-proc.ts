@@ -1,10 +1,11 @@
 // A child process of `npm run load -- --procs N`: raw protocol peers of the
 // run, driven by the parent over IPC (see peer-procs.ts), so the load tool's
 // own event loop is not what bounds the figures.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Vector } from 'syncom';
 import { Delivery, type DeliveryFigures } from './delivery';
 import { converged, cpuMs, rampUp, writeFor } from './peers';
-import { RawPeer } from './raw-peer';
+import { pages, RawPeer } from './raw-peer';
 
 /** Parent to child. */
 export type ToChild =
@@ -19,7 +20,7 @@ export interface PeerReport { index: number; node: string; acked: RawPeer['acked
 export type FromChild =
   | { t: 'ready' } | { t: 'connected'; ms: number[]; failed: [string, number][]; wallMs: number; cpuMs: number }
   | { t: 'acks'; list: [string, number][] } | { t: 'written'; wallMs: number; lastMs: number; cpuMs: number }
-  | { t: 'settled'; notConverged: number; holes: number; errors: [string, number][]; peers: PeerReport[]; delivery: DeliveryFigures; cpuMs: number }
+  | { t: 'settled'; notConverged: number; holes: number; errors: [string, number][]; peers: PeerReport[]; delivery: DeliveryFigures; cpuMs: number; pages: { decoded: number; reused: number } }
   | { t: 'closed' };
 
 /** Acks of this process's peers are also queued for the parent, which relays them to the other processes. */
@@ -35,6 +36,26 @@ class RelayedDelivery extends Delivery {
 }
 
 const send = (m: FromChild) => process.send?.(m);
+
+/**
+ * LOAD_TRACE=1: every 5 s this process prints the pages and ops its peers
+ * took, its CPU and its own event-loop delay, to tell a hub that sends
+ * slowly from peers that take slowly.
+ */
+function trace(): void {
+  if (process.env.LOAD_TRACE !== '1') return;
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  let [at, cpu, taken] = [performance.now(), cpuMs(), 0];
+  setInterval(() => {
+    const ops = peers.reduce((n, p) => n + Object.values(p.seen).reduce((a, b) => a + b, 0), 0);
+    const [now, c] = [performance.now(), cpuMs()];
+    const s = (now - at) / 1000;
+    process.stderr.write(`[peers ${process.pid}] ${((ops - taken) / s).toFixed(0)} ops/s taken, pages ${pages.decoded + pages.reused}, cpu ${((c - cpu) / 1000 / s).toFixed(2)} cores, loop p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms\n`);
+    [at, cpu, taken] = [now, c, ops];
+    loop.reset();
+  }, 5000).unref();
+}
 const delivery = new RelayedDelivery();
 let peers: RawPeer[] = [];
 let init: Extract<ToChild, { t: 'init' }>;
@@ -54,7 +75,7 @@ async function settle(vector: Vector, ms: number): Promise<void> {
   for (const p of peers) for (const [c, n] of p.errors) errors.set(c, (errors.get(c) ?? 0) + n);
   send({
     t: 'settled', notConverged: peers.length - done, holes: peers.reduce((n, p) => n + p.holes, 0), errors: [...errors],
-    peers: peers.map((p) => ({ index: p.index, node: p.node, acked: p.acked })), delivery: delivery.figures(), cpuMs: cpuMs(),
+    peers: peers.map((p) => ({ index: p.index, node: p.node, acked: p.acked })), delivery: delivery.figures(), cpuMs: cpuMs(), pages: { decoded: pages.decoded, reused: pages.reused },
   });
 }
 
@@ -62,6 +83,7 @@ async function onMessage(m: ToChild): Promise<void> {
   if (m.t === 'init') {
     init = m;
     peers = m.indices.map((i) => new RawPeer(i, delivery));
+    trace();
     return void send({ t: 'ready' });
   }
   if (m.t === 'ramp') {

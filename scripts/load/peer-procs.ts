@@ -51,6 +51,8 @@ export interface ProcsSettled {
   delivery: DeliveryFigures[];
   /** CPU time of every process so far, ms. */
   cpuMs: number;
+  /** Pages the processes decoded, and pages they took already decoded for another peer. */
+  pages: { decoded: number; reused: number };
 }
 
 /**
@@ -105,6 +107,7 @@ export class PeerProcs {
     return {
       notConverged: all.reduce((n, s) => n + s.notConverged, 0), holes: all.reduce((n, s) => n + s.holes, 0), errors,
       peers: all.flatMap((s) => s.peers), delivery: all.map((s) => s.delivery), cpuMs: sumCpu(all),
+      pages: { decoded: all.reduce((n, s) => n + s.pages.decoded, 0), reused: all.reduce((n, s) => n + s.pages.reused, 0) },
     };
   }
 

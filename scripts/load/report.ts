@@ -67,7 +67,7 @@ function summary(r: LoadResult): string[] {
     `converge  ${r.convergeMs === undefined ? `${r.notConverged} peers did NOT converge` : `every peer held every stream ${s1(r.convergeMs)} s after the window`}; holes in streams: ${r.holes}`,
     `lost      ${r.check.problems.length === 0 ? 'nothing' : 'SEE PROBLEMS'}: ${r.check.ackedWrites} acknowledged writes, ${r.check.hubRecords} records at the hub; ${o.full} full peers compared record for record`,
     `close     sockets the hub still counts after every peer closed: ${r.socketsLeft}`,
-    `tool      the load tool's processes kept ${r.tool.windowCores.toFixed(2)} cores busy in the write window, ${r.tool.settleCores.toFixed(2)} while settling`,
+    `tool      the load tool's processes kept ${r.tool.windowCores.toFixed(2)} cores busy in the write window, ${r.tool.settleCores.toFixed(2)} while settling (the raw peers' processes ${r.tool.rawCores.window.toFixed(2)} and ${r.tool.rawCores.settle.toFixed(2)}); they decoded ${r.tool.pages.decoded} pages and reused ${r.tool.pages.reused}`,
   ];
 }
 
@@ -132,6 +132,10 @@ export interface LoadFigures {
   hubCpuCores: number;
   /** Cores the load tool's processes kept busy over the write window (they share the machine with the hub). */
   toolCpuCores: number;
+  /** Of which the raw peers' processes (with --procs), over the write window and the settle phase. */
+  rawPeersCpuCores: { window: number; settle: number };
+  /** Pages the raw peers decoded, and pages they took already decoded for another peer of their process. */
+  rawPeerPages: { decoded: number; reused: number };
   hubRssPeakMb: number;
   /** The hub's RSS once every peer left. */
   hubRssAfterMb: number;
@@ -151,12 +155,14 @@ export function loadFigures(r: LoadResult, offered: number): LoadFigures {
   const phase = (name: string) => r.phases.find((p) => p.phase === name);
   const rss = r.samples.map((s) => s.hub.rss);
   const round = (x: number) => Math.round(x * 10) / 10;
+  const cores = (x: number) => Math.round(x * 100) / 100;
   return {
     peers: r.options.peers, procs: r.options.procs ?? 0, seconds: r.options.seconds,
     writesOffered: offered, writesAcknowledged: r.writes.acked,
     delivery: { p50: round(r.delivery.p50), p99: round(r.delivery.p99), max: round(r.delivery.max), count: r.delivery.count, expected: r.delivery.expected },
     hubEventLoopP99Ms: round(phase('writes')?.delay.p99 ?? NaN), hubEventLoopMaxMs: round(phase('writes')?.delay.max ?? NaN), hubEventLoopP99SettleMs: round(phase('settle')?.delay.p99 ?? NaN),
-    hubCpuCores: round(phase('writes')?.hubCores ?? NaN), toolCpuCores: round(r.tool.windowCores),
+    hubCpuCores: round(phase('writes')?.hubCores ?? NaN), toolCpuCores: cores(r.tool.windowCores),
+    rawPeersCpuCores: { window: cores(r.tool.rawCores.window), settle: cores(r.tool.rawCores.settle) }, rawPeerPages: r.tool.pages,
     hubRssPeakMb: Math.round(Math.max(0, ...rss) / 1024 / 1024), hubRssAfterMb: Math.round((rss[rss.length - 1] ?? 0) / 1024 / 1024),
     writesFailed: Math.max(0, offered - r.writes.acked), lostWrites: Math.max(0, r.writes.acked - r.check.hubRecords),
     lostDeliveries: Math.max(0, r.delivery.expected - r.delivery.count),

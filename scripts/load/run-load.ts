@@ -5,7 +5,7 @@ import { FullPeer } from './full-peer';
 import { HubChild } from './hub-child';
 import { type ConnectStats, converged, cpuMs, fullAt, type LoadPeer, makePeers, rampUp, writeFor, writesOf } from './peers';
 import { PeerProcs, type ProcsSettled } from './peer-procs';
-import { RawPeer } from './raw-peer';
+import { pages, RawPeer } from './raw-peer';
 import { type PhaseDelay, type Sample, Sampler } from './sampler';
 
 /** What a load run does (the command line of `npm run load`). */
@@ -51,7 +51,7 @@ export interface LoadResult {
    */
   delivery: DeliverySummary & { expected: number; unmatched: number };
   /** Cores the load tool's own processes (this one and the peer processes) kept busy in the write window and the settle phase. */
-  tool: { windowCores: number; settleCores: number };
+  tool: { windowCores: number; settleCores: number; rawCores: { window: number; settle: number }; pages: { decoded: number; reused: number } };
   /** The machine: cores, and the 1-minute load average before and after (others share it). */
   machine: { cores: number; loadBefore: number; loadAfter: number };
 }
@@ -118,12 +118,12 @@ async function closeAll(hub: HubChild, peers: LoadPeer[]): Promise<number> {
 interface Fleet { peers: LoadPeer[]; procs?: PeerProcs; delivery: Delivery; writes: (i: number) => number }
 
 /** Ramp up this process's peers and the children's together. */
-async function rampAll(hub: HubChild, f: Fleet, o: LoadOptions): Promise<{ connect: ConnectStats; cpu: number }> {
+async function rampAll(hub: HubChild, f: Fleet, o: LoadOptions): Promise<{ connect: ConnectStats; cpu: number; rawCpu: number }> {
   const [local, remote] = await Promise.all([rampUp(f.peers, hub.url, hub.token, o.ramp), f.procs?.ramp()]);
   const connect: ConnectStats = remote
     ? { ms: [...local.ms, ...remote.ms], failed: new Map([...local.failed, ...remote.failed]), wallMs: Math.max(local.wallMs, remote.wallMs) }
     : local;
-  return { connect, cpu: cpuMs() + (remote?.cpuMs ?? 0) };
+  return { connect, cpu: cpuMs() + (remote?.cpuMs ?? 0), rawCpu: remote?.cpuMs ?? 0 };
 }
 
 /** The run's phases, with the hub up and the peers made; `extra` collects the verifier to close. */
@@ -133,7 +133,7 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
   const loadBefore = loadavg()[0];
   await sampler.start('ramp');
   log(`hub pid ${hub.pid} on ${hub.url}; ramping up ${o.peers} peers (${o.full} full${o.procs ? `, the raw ones in ${o.procs} processes` : ''}), ${o.ramp} at a time`);
-  const { connect, cpu: cpuRamp } = await rampAll(hub, f, o);
+  const { connect, cpu: cpuRamp, rawCpu: rawRamp } = await rampAll(hub, f, o);
   await sampler.enter('writes');
   log(`connected in ${(connect.wallMs / 1000).toFixed(1)} s; writing for ${o.seconds} s`);
   const [window, remoteWindow] = await Promise.all([writeFor(peers, o.seconds, f.writes), f.procs?.write()]);
@@ -142,7 +142,13 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
   await sampler.enter('settle');
   const settleAt = performance.now();
   const { remote, ...settled } = await settle(hub, peers, o.settle * 1000, f.procs);
-  const tool = { windowCores: (cpuWrite - cpuRamp) / window.wallMs, settleCores: (cpuMs() + (remote?.cpuMs ?? 0) - cpuWrite) / (performance.now() - settleAt) };
+  const settleMs = performance.now() - settleAt;
+  const [rawWrite, rawSettle] = [remoteWindow?.cpuMs ?? 0, remote?.cpuMs ?? 0];
+  const tool = {
+    windowCores: (cpuWrite - cpuRamp) / window.wallMs, settleCores: (cpuMs() + rawSettle - cpuWrite) / settleMs,
+    rawCores: { window: (rawWrite - rawRamp) / window.wallMs, settle: (rawSettle - rawWrite) / settleMs },
+    pages: { decoded: pages.decoded + (remote?.pages.decoded ?? 0), reused: pages.reused + (remote?.pages.reused ?? 0) },
+  };
   await sampler.enter('verify');
   log('settled; reading the hub through a fresh node');
   const verifier = await FullPeer.open(-1);
