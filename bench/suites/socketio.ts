@@ -48,7 +48,9 @@ interface Line {
 async function startProcesses(): Promise<Processes> {
   const labels = ['hub', 'a', 'b'] as const;
   const files = { hub: 'bench/children/hub-process.ts', a: 'bench/children/node-process.ts', b: 'bench/children/node-process.ts' };
-  const started = await Promise.allSettled(labels.map((l) => BenchChild.spawn(l, files[l])));
+  // BENCH_HUB_ARGS: node flags for the hub child alone (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles the hub, not the peers).
+  const hubArgs = (process.env.BENCH_HUB_ARGS ?? '').split(' ').filter(Boolean);
+  const started = await Promise.allSettled(labels.map((l) => BenchChild.spawn(l, files[l], undefined, l === 'hub' ? hubArgs : [])));
   const failed = started.find((s) => s.status === 'rejected');
   const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   if (failed) {
