@@ -2,7 +2,6 @@ import { checkShape, OpCheck, Refusal } from './check';
 import { isCount } from './shape';
 import { Op, OpType, Vector } from './types';
 import { platform } from '../platform';
-import { keepJson } from './kept-json';
 
 /** Log flag: an op from a newer schema version, kept in the log and not applied (ahead: 'hold'). */
 export const FLAG_HELD = 1;
@@ -75,29 +74,18 @@ export function packOp(op: Op, flags = 0): PackedOp {
 const packedSizes = new WeakMap<Op, number>();
 
 /**
- * JSON.stringify(packOp(op, flags)) for an op whose data is the record it
- * leaves (a merge of a record new here): the entry's JSON is made apart and
- * kept for the record file that writes the same entry (kept-json.ts).
- */
-function packKeepingData(op: Op, flags: number): string {
-  const packed = packOp(op, flags);
-  const data = JSON.stringify(packed[9]);
-  keepJson(op.data as object, data);
-  const head = JSON.stringify(packed.slice(0, 9));
-  const tail = JSON.stringify(packed.slice(10));
-  return `${head.slice(0, -1)},${data},${tail.slice(1)}`;
-}
-
-/**
  * The JSON of packed entries as one array, exactly JSON.stringify's: each
  * unflagged op's UTF-8 size on the way is kept for packedBytes (the wire form
  * of an op is its unflagged packed form), so a push or a feed page that
  * measures ops appended in this process pays no second stringify.
  */
-export function packedJson(entries: readonly ({ op: Op; flags?: number; after?: unknown } | undefined)[]): string {
+export function packedJson(entries: readonly ({ op: Op; flags?: number } | undefined)[]): string {
+  // A batch whose every op is flagged (a joined snapshot page's merges, to sign) has no size to keep:
+  // one stringify of the whole batch costs about half of one per op.
+  if (entries.every((e) => !e || e.flags)) return JSON.stringify(entries.map((e) => (e ? packOp(e.op, e.flags) : null)));
   const parts = entries.map((e) => {
     if (!e) return 'null';
-    const text = e.after !== undefined && e.after === e.op.data ? packKeepingData(e.op, e.flags ?? 0) : JSON.stringify(packOp(e.op, e.flags ?? 0));
+    const text = JSON.stringify(packOp(e.op, e.flags ?? 0));
     if (!e.flags) packedSizes.set(e.op, platform().byteLength(text));
     return text;
   });

@@ -3,7 +3,6 @@ import type { SealingKeys } from '../platform';
 import type { Entry } from '../crdt';
 import type { RecordCipher } from '../storage/records';
 import { BoxOpener, BoxSealer } from './box';
-import { entriesJson, takeJson } from '../op/kept-json';
 
 /** A sealed record as a record file holds it: the id in clear, the whole entry boxed. */
 interface SealedRecord {
@@ -27,10 +26,9 @@ export function createRecordCipher(keys: SealingKeys, isSealed: (id: string) => 
   const opener = new BoxOpener(keys.sealPrivate as KeyObject);
   return {
     text(entries: readonly Entry[]): string {
-      // entriesJson/takeJson: the texts the log's packing kept of these entries are not made again.
-      if (!entries.some((e) => isSealed(e.id))) return entriesJson(entries);
+      if (!entries.some((e) => isSealed(e.id))) return JSON.stringify(entries);
       const sealer = new BoxSealer(keys.sealPublic as KeyObject);
-      return entriesJson(entries.map((e) => (isSealed(e.id) ? { id: e.id, sealed: sealer.seal(takeJson(e), e.id) } : e)));
+      return JSON.stringify(entries.map((e) => (isSealed(e.id) ? { id: e.id, sealed: sealer.seal(JSON.stringify(e), e.id) } : e)));
     },
     open(x: unknown) {
       if (!isSealedRecord(x)) return { entry: x, sealed: false };

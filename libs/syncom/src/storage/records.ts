@@ -1,7 +1,6 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import { type Entry, isEntry, joinEntries } from '../crdt';
-import { entriesJson } from '../op/kept-json';
 
 export const RECORDS_DIR = 'records';
 /**
@@ -33,8 +32,7 @@ export interface RecordStoreOptions {
   cipher?: RecordCipher;
 }
 
-// entriesJson: the texts the log's packing kept of these entries are not made again.
-const plain: RecordCipher = { text: (entries) => entriesJson(entries), open: (x) => ({ entry: x, sealed: false }) };
+const plain: RecordCipher = { text: (entries) => JSON.stringify(entries), open: (x) => ({ entry: x, sealed: false }) };
 
 const levelOf = (count: number) => Math.floor(Math.log(Math.max(1, count)) / Math.log(FAN));
 const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
