@@ -45,7 +45,8 @@ const profiler = process.env.PROFILE ? new Session() : undefined;
 async function run(peers: string[][], ids: string[]): Promise<{ ms: number; cpu: number; main: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'ingest-replay-'));
   seedFsKeys(dir);
-  const hub: Storage = await open({ path: dir, scope: (_id, d) => (typeof d.$type === 'string' ? d.$type : '*'), sync: { signatures: 'require' } });
+  const scope = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
+  const hub: Storage = await open({ path: dir, sync: { signatures: 'require', scope } });
   try {
     const unit = hub.sync.unit({ access: 'public' });
     const contexts = await Promise.all(peers.map(async (_, i) => {
