@@ -1,6 +1,7 @@
 import { SyncomError, type HostUnit, type Subscription } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import type { ChangesDto } from './feed.dto';
+import { type AwaitedCount, PageAcks } from './page-acks';
 import { PageMessage } from './page-message';
 import type { SocketPeer } from './socket-peer';
 import { toWireError } from './syncom-refusal';
@@ -18,32 +19,41 @@ export interface FeedOptions {
 /** The unit refuses a subscription in a microtask; a macrotask later it has, if it will. */
 const afterRefusals = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** How one page is sent: its ack's timeout, counted from the ack of the page before (`after`), and the feed it belongs to. */
-interface PageOptions {
-  ackTimeout: number;
-  after: Promise<unknown>;
-  feed(): Subscription | undefined;
+/** The pages each socket has out, awaiting their acks, over all its feeds. */
+const awaited = new WeakMap<SocketPeer, AwaitedCount>();
+
+/** How many changes pages sent on this socket await their acks (what the gateway holds for it; for tests). */
+export function pagesAwaited(peer: SocketPeer): number {
+  return awaited.get(peer)?.pages ?? 0;
 }
 
 /**
- * Sends one page and resolves with the subscriber's ack: the unit's feed
- * keeps at most its send window of pages out unacknowledged, and a full
- * window stops it reading until an ack comes. Without an ack in
- * time (from the previous page's ack: the client takes them one by one) the
- * feed ends and the client is told ACK_TIMEOUT (408), once per feed
- * however many of its pages were out; its link resumes from the last page it
- * took. Never rejects: the unit does not await every page it sends (a
- * bootstrap notice), and an ended feed or a closed socket stops it anyway.
+ * Writes one page on the socket with `ack` as its ack callback: pre-encoded
+ * where it can be (one encoding for every socket sending it), else through
+ * socket.emit. A socket already gone counts as answered: the feed ends with it.
  */
-async function sendPage(peer: SocketPeer, sub: string, page: { value: unknown; eventId?: string }, o: PageOptions): Promise<void> {
-  try {
-    await peer.ask(SYNCOM_EVENTS.page, new PageMessage(sub, page.value, page.eventId), o.ackTimeout, o.after);
-  } catch (error) {
-    if ((error as SyncomError).code !== 'ACK_TIMEOUT' || peer.closed) return;
-    const feed = o.feed();
-    if (!feed || !peer.dropFeed(sub, feed)) return;
+function sendPage(peer: SocketPeer, page: PageMessage, ack: () => void): void {
+  if (peer.closed) return ack();
+  if (!page.sendOn(peer.socket, SYNCOM_EVENTS.page, ack)) peer.socket.emit(SYNCOM_EVENTS.page, page, ack);
+}
+
+/**
+ * The acks of one feed's pages: the unit's feed keeps at most its send
+ * window of pages out unacknowledged, and a full window stops it reading
+ * until an ack comes. Without an ack in time (from the previous page's ack:
+ * the client takes them one by one) the feed ends and the client is told
+ * ACK_TIMEOUT (408), once per feed however many of its pages were out; its
+ * link resumes from the last page it took.
+ */
+function feedAcks(peer: SocketPeer, sub: string, ms: number, feed: () => Subscription | undefined): PageAcks {
+  let count = awaited.get(peer);
+  if (!count) awaited.set(peer, (count = { pages: 0 }));
+  return new PageAcks(ms, () => {
+    const live = feed();
+    if (peer.closed || !live || !peer.dropFeed(sub, live)) return;
+    const error = new SyncomError('ACK_TIMEOUT', `no ack within ${ms} ms`, { status: 408 });
     peer.socket.emit(SYNCOM_EVENTS.feedError, { sub, error: toWireError(error) });
-  }
+  }, count);
 }
 
 /**
@@ -63,21 +73,20 @@ export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOp
   let opened = false;
   let early: unknown;
   let feed: Subscription | undefined;
-  let previous: Promise<unknown> = Promise.resolve();
+  const acks = feedAcks(peer, sub, o.ackTimeout, () => feed);
   const signal = (event: string, payload: object) => {
     if (feed) peer.dropFeed(sub, feed);
     if (!peer.closed) peer.socket.emit(event, { sub, ...payload });
   };
-  feed = o.unit.subscribe('changes', envelope.args ?? {}, peer.context, {
+  const unitFeed = o.unit.subscribe('changes', envelope.args ?? {}, peer.context, {
     lastEventId: envelope.lastEventId,
-    onData: (value, eventId) => {
-      const sent = sendPage(peer, sub, { value, eventId }, { ackTimeout: o.ackTimeout, after: previous, feed: () => feed });
-      previous = sent;
-      return sent;
-    },
+    // Never rejects: the unit does not await every page it sends (a bootstrap notice), and an ended feed or a closed socket stops it anyway.
+    onData: (value, eventId) => acks.page((ack) => sendPage(peer, new PageMessage(sub, value, eventId), ack)),
     onError: (error) => (opened ? signal(SYNCOM_EVENTS.feedError, { error: toWireError(error) }) : (early ??= error)),
     onEnd: () => signal(SYNCOM_EVENTS.feedEnd, {}),
   });
+  // Ending the feed lets go of its pages out: nothing waits on a subscriber that is gone.
+  feed = { unsubscribe: () => (unitFeed.unsubscribe(), acks.close()) };
   peer.addFeed(sub, feed);
   await afterRefusals();
   opened = true;

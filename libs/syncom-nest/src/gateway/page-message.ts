@@ -1,4 +1,5 @@
 import type { Socket } from 'socket.io';
+import { type EngineSocket, writeFrame } from './frame-writer';
 
 /** A page's JSON after its `sub`, encoded once for every socket that sends the same page. */
 interface Encoded {
@@ -34,6 +35,7 @@ interface Internals {
   nsp: { _ids: number; name: string; server: { opts?: { connectionStateRecovery?: unknown } } };
   acks: Map<number, (...args: unknown[]) => void>;
   client: { _packet(packets: unknown[], opts: object): void };
+  conn?: EngineSocket;
   listenersAnyOutgoing(): unknown[];
 }
 
@@ -43,18 +45,33 @@ function writable(s: Internals): boolean {
     && !s.nsp.server?.opts?.connectionStateRecovery && s.listenersAnyOutgoing().length === 0;
 }
 
-/** An unmasked, final text frame's header for a payload of `n` bytes (RFC 6455 5.2). */
-function frameHeader(n: number): Buffer {
-  if (n < 126) return Buffer.from([0x81, n]);
-  if (n < 65536) {
-    const b = Buffer.from([0x81, 126, 0, 0]);
-    b.writeUInt16BE(n, 2);
-    return b;
-  }
-  const b = Buffer.alloc(10);
+/** The packet's head, the Engine.IO message type before it: `4` + `2/nsp,id["event",{"sub":…,`. */
+function packetHead(nsp: string, id: number, event: string, sub: string): string {
+  return `2${nsp !== '/' ? `${nsp},` : ''}${id}[${JSON.stringify(event)},{"sub":${JSON.stringify(sub)},`;
+}
+
+/**
+ * The frame's first Buffer: an unmasked, final text frame's header (RFC
+ * 6455 5.2) for a payload of the head's bytes and `rest` more, then the
+ * Engine.IO type and the head. One allocation from the pool.
+ */
+function frameStart(head: string, rest: number): Buffer {
+  const start = 1 + Buffer.byteLength(head);
+  const n = start + rest;
+  const h = n < 126 ? 2 : n < 65536 ? 4 : 10;
+  const b = Buffer.allocUnsafe(h + start);
   b[0] = 0x81;
-  b[1] = 127;
-  b.writeBigUInt64BE(BigInt(n), 2);
+  if (h === 2) b[1] = n;
+  else if (h === 4) {
+    b[1] = 126;
+    b.writeUInt16BE(n, 2);
+  } else {
+    b[1] = 127;
+    b.writeUInt32BE(Math.floor(n / 0x100000000), 2);
+    b.writeUInt32BE(n >>> 0, 6);
+  }
+  b[h] = 0x34;
+  b.write(head, h + 1, 'utf8');
   return b;
 }
 
@@ -83,11 +100,9 @@ export class PageMessage {
     if (!page) return false;
     const id = s.nsp._ids++;
     s.acks.set(id, ack);
-    const nsp = s.nsp.name;
-    const head = `2${nsp !== '/' ? `${nsp},` : ''}${id}[${JSON.stringify(event)},{"sub":${JSON.stringify(this.sub)},`;
-    // Engine.IO's message type, then the packet: the frame's payload.
-    const start = Buffer.from(`4${head}`);
-    const frame = [Buffer.concat([frameHeader(start.length + page.body.length), start]), page.body];
+    const head = packetHead(s.nsp.name, id, event, this.sub);
+    const frame = [frameStart(head, page.body.length), page.body];
+    if (writeFrame(s.conn, frame)) return true;
     // The packet's text goes too: a transport that is no WebSocket (or compresses) encodes it itself.
     s.client._packet([head + page.tail], { preEncoded: true, compress: true, wsPreEncodedFrame: frame });
     return true;

@@ -2,6 +2,7 @@ import type { Socket as ServerSocket } from 'socket.io';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { type Storage, unpackOps } from 'syncom';
 import { peerOf, SocketPeer } from '../../src/gateway/socket-peer';
+import { pagesAwaited } from '../../src/gateway/gateway-feeds';
 import type { PageMessage } from '../../src/link';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { gatewayFixture } from '../helpers/fixture';
@@ -25,8 +26,8 @@ function serverSocket(hub: TestHub): ServerSocket {
   return socket;
 }
 
-/** Page acks the gateway waits for on a socket: what it holds for that peer (SocketPeer's pending asks). */
-const awaited = (socket: ServerSocket) => (peerOf(socket) as unknown as { waiting: Set<unknown> }).waiting.size;
+/** Page acks the gateway waits for on a socket: what it holds for that peer (its feeds' pages out, SocketPeer's pending asks). */
+const awaited = (socket: ServerSocket) => pagesAwaited(peerOf(socket)) + (peerOf(socket) as unknown as { waiting: Set<unknown> }).waiting.size;
 
 /**
  * A round trip on the socket: the hub answers it after anything its feed would
