@@ -25,6 +25,7 @@ const COMPACT_AT = 64;
 export class PageAcks {
   private queue: Pending[] = [];
   private head = 0;
+  private out = 0;
   /** When the oldest page out went on the clock (ms, Date.now()). */
   private since = 0;
   private timer?: ReturnType<typeof setTimeout>;
@@ -35,7 +36,7 @@ export class PageAcks {
 
   /** Pages out, not acknowledged (for tests). */
   get size(): number {
-    return this.queue.length - this.head;
+    return this.out;
   }
 
   /**
@@ -49,6 +50,7 @@ export class PageAcks {
       const p: Pending = { resolve, done: false };
       if (this.size === 0) this.clock();
       this.queue.push(p);
+      this.out++;
       this.count.pages++;
       try {
         send(() => this.acked(p));
@@ -72,6 +74,7 @@ export class PageAcks {
 
   private settle(p: Pending): void {
     p.done = true;
+    this.out--;
     this.count.pages--;
     p.resolve();
   }

@@ -1,0 +1,49 @@
+import { type EngineSocket, writeFrame } from '../../src/gateway/frame-writer';
+
+/** A fake Engine.IO socket over a ws WebSocket over a TCP socket that records corks and the frames written. */
+function connection() {
+  const net = { corked: 0, corks: 0, writes: [] as Buffer[][], cork() { this.corked++; this.corks++; }, uncork() { this.corked--; }, destroyed: false };
+  const sender = { _state: 0, _queue: [] as unknown[], sendFrame: (list: Buffer[]) => net.writes.push(list) };
+  const ws = { readyState: 1, _socket: net, _sender: sender };
+  const conn: EngineSocket & { writeBuffer: unknown[]; transport: { name: string; socket: typeof ws } } = {
+    readyState: 'open', upgrading: false, writeBuffer: [], transport: { name: 'websocket', opts: {}, socket: ws },
+  };
+  return { conn, net, sender, ws };
+}
+
+const frame = () => [Buffer.from('head'), Buffer.from('body')];
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('writeFrame: a pre-encoded page straight to the ws sender', () => {
+  it('PROTO-6 writes in order; the TCP socket is corked once per turn and uncorked at its end', async () => {
+    const { conn, net } = connection();
+    expect([writeFrame(conn, frame()), writeFrame(conn, frame())]).toEqual([true, true]);
+    expect([net.writes.length, net.corked, net.corks]).toEqual([2, 1, 1]);
+    await nextTurn();
+    expect(net.corked).toBe(0);
+    expect(writeFrame(conn, frame())).toBe(true);
+    await nextTurn();
+    expect([net.writes.length, net.corked, net.corks]).toEqual([3, 0, 2]);
+  });
+
+  it('PROTO-6 never overtakes what Engine.IO or ws still hold, nor writes past an upgrade, another transport or a closed socket', () => {
+    const cases: Array<(c: ReturnType<typeof connection>) => void> = [
+      (c) => c.conn.writeBuffer.push('a packet Engine.IO waits to flush'),
+      (c) => (c.conn.upgrading = true),
+      (c) => (c.conn.readyState = 'closing'),
+      (c) => (c.conn.transport.name = 'polling'),
+      (c) => (c.conn.transport.opts = { perMessageDeflate: { threshold: 1024 } }),
+      (c) => (c.ws.readyState = 2),
+      (c) => c.sender._queue.push('a frame ws is deflating'),
+      (c) => (c.sender._state = 1),
+      (c) => (c.net.destroyed = true),
+    ];
+    for (const change of cases) {
+      const c = connection();
+      change(c);
+      expect(writeFrame(c.conn, frame())).toBe(false);
+      expect([c.net.writes.length, c.net.corks]).toEqual([0, 0]);
+    }
+    expect(writeFrame(undefined, frame())).toBe(false);
+  });
+});
