@@ -63,6 +63,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
 
   /** The one host unit every socket reaches (authorize and limits stay with the guards). */
   get unit(): HostUnit {
+    // Read per message and per connection: the options are gathered once, when the unit is made.
+    if (this.hostUnit) return this.hostUnit;
     const { access = 'public', limits } = this.options;
     const reconcileFrame = reconcileFrameFor(limits);
     // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
