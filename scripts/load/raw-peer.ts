@@ -56,6 +56,8 @@ export class RawPeer {
   private readonly listeners = new Set<() => void>();
   /** The feed's current opening (`load.<index>.<generation>`), and the event id of the last page taken. */
   private sub = '';
+  /** `{"sub":"<sub>",`: how a page of the current opening starts. */
+  private subHead = Buffer.alloc(0);
   private generation = 0;
   private lastEventId?: string;
   private target?: { url: string; token: string; epoch: string };
@@ -115,6 +117,7 @@ export class RawPeer {
   /** Opens the feed again from the last page taken, under a new sub. */
   private async subscribe(): Promise<void> {
     this.sub = `load.${this.index}.${this.generation++}`;
+    this.subHead = Buffer.from(`{"sub":"${this.sub}",`);
     await this.call('changes', { sub: this.sub, lastEventId: this.lastEventId });
   }
 
@@ -174,10 +177,10 @@ export class RawPeer {
 
   private page(socket: WireSocket, id: number | undefined, frame: Buffer, at: number): void {
     const t = clock();
-    const sub = `{"sub":"${this.sub}",`;
+    const head = this.subHead;
     // A late page of an earlier opening is acked and dropped: the new opening starts after the last page taken.
-    const mine = frame.toString('latin1', at, at + sub.length) === sub;
-    const page = mine ? pages.read(frame, at + sub.length) : undefined;
+    const mine = head.compare(frame, at, at + head.length) === 0;
+    const page = mine ? pages.read(frame, at + head.length) : undefined;
     if (mine && !page) this.count('page without ops');
     if (page) this.take(page, t);
     if (id !== undefined) socket.ack(id, TAKEN);
