@@ -3,7 +3,7 @@ import { FLAG_SEALED } from '../../op';
 import type { Replica } from '../../storage/replica';
 import type { FrameSlot, SendWindow } from '../protocol/frames';
 import { inServed } from '../protocol/scopes';
-import { frameBytes, ownRead, type Page, type Read, type SharedReads } from './shared-pages';
+import { ownRead, type Page, type Read, type SharedReads } from './shared-pages';
 import { hostSlices, type Slices } from './slices';
 
 /** A live changes feed at the host, for hosted(). */
@@ -64,6 +64,7 @@ export class Feed {
   /** The log position hosted()'s cursor shows: what the subscriber acknowledged, and what was stepped over since. */
   private shown: number;
   private readonly onAppend = () => void this.pump();
+  private readonly keep = (e: LogEntry) => this.relevant(e);
   readonly info: FeedInfo;
 
   constructor(private readonly o: FeedOptions) {
@@ -99,9 +100,8 @@ export class Feed {
   /** This feed's next read: shared with the unit's other feeds at its position where it can be. */
   private read(): Read {
     const o = this.o;
-    const keep = (e: LogEntry) => this.relevant(e);
-    if (!o.shared) return ownRead(o.replica.read(this.pos, o.pageSize), keep, o.pageSize, o.pageBytes);
-    return o.shared.read({ log: o.replica, pos: this.pos, scopes: o.scopes, pageSize: o.pageSize, pageBytes: o.pageBytes }, o.node, keep);
+    if (!o.shared) return ownRead(o.replica.read(this.pos, o.pageSize), this.keep, o.pageSize, o.pageBytes);
+    return o.shared.read({ log: o.replica, pos: this.pos, scopes: o.scopes, pageSize: o.pageSize, pageBytes: o.pageBytes }, o.node, this.keep);
   }
 
   private async pump(): Promise<void> {
@@ -138,15 +138,15 @@ export class Feed {
       const signing = log.whenLogSigned(this.pos, this.o.pageSize);
       if (signing) { slot.release(); await signing; continue; }
       const read = this.read();
-      const { entries, relevant, sizes, ends } = read;
+      const { entries, relevant, ends } = read;
       if (entries.length === 0) return slot.release();
-      for (let k = 0, start = 0; k < ends.length; start = ends[k++]) {
+      for (let k = 0; k < ends.length; k++) {
         slot ??= await this.o.window.acquire();
         if (!slot || this.closed) return slot?.release();
         // The last frame also covers the entries stepped over after its last op.
         const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
         // A shared page counts fully for each connection it is out on, in its window and the unit's budget.
-        slot.charge(frameBytes(sizes, start, ends[k]));
+        slot.charge(read.bytes(k));
         this.post(slot, read.page(k, this.sent), last);
         slot = undefined;
       }

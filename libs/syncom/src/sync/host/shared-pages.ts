@@ -20,6 +20,8 @@ export interface Read {
   ends: number[];
   /** Frame k's page after `prev`; the same object for every feed sharing the read (one encoding at the transport). */
   page(k: number, prev: string): Page;
+  /** Frame k's UTF-8 bytes, as frameBytes() counts them. */
+  bytes(k: number): number;
 }
 
 /** How a feed reads: the log, where, its scopes and page bounds. */
@@ -49,7 +51,8 @@ export function ownRead(entries: LogEntry[], keep: (e: LogEntry) => boolean, pag
   const sizes = relevant.map((e) => packedBytes(e.op));
   const ends = frameEnds(sizes, pageSize, pageBytes);
   const page = (k: number, prev: string): Page => ({ ops: packOps(relevant.slice(k === 0 ? 0 : ends[k - 1], ends[k]).map((e) => e.op)), prev });
-  return { entries, relevant, sizes, ends, page };
+  const bytes = (k: number) => frameBytes(sizes, k === 0 ? 0 : ends[k - 1], ends[k]);
+  return { entries, relevant, sizes, ends, page, bytes };
 }
 
 /** A read shared by the feeds of one scope set at one position. */
@@ -64,6 +67,9 @@ class SharedRead {
   private readonly ops: Op[];
   private readonly packed: (unknown[] | undefined)[] = [];
   private readonly pages: Map<string, Page>[] = [];
+  private readonly frames: number[] = [];
+  /** What every feed sharing the read sees: made once, since every feed of the fan-out asks for it. */
+  private readonly shared: Read;
 
   constructor(readonly entries: LogEntry[], scopes: string[], readonly head: number, pageSize: number, pageBytes: number) {
     this.ops = entries.map((e) => e.op);
@@ -75,6 +81,7 @@ class SharedRead {
     this.sizes = this.relevant.map((e) => packedBytes(e.op));
     this.ends = frameEnds(this.sizes, pageSize, pageBytes);
     this.bytes = frameBytes(this.sizes, 0, this.sizes.length);
+    this.shared = { entries, relevant: this.relevant, sizes: this.sizes, ends: this.ends, page: (k, prev) => this.page(k, prev), bytes: (k) => this.frameBytes(k) };
   }
 
   /** Whether the log still holds what this read saw (no entry scrubbed since). */
@@ -86,7 +93,11 @@ class SharedRead {
 
   /** The read as a feed that may share it sees it. */
   view(): Read {
-    return { entries: this.entries, relevant: this.relevant, sizes: this.sizes, ends: this.ends, page: (k, prev) => this.page(k, prev) };
+    return this.shared;
+  }
+
+  private frameBytes(k: number): number {
+    return (this.frames[k] ??= frameBytes(this.sizes, k === 0 ? 0 : this.ends[k - 1], this.ends[k]));
   }
 
   private page(k: number, prev: string): Page {
