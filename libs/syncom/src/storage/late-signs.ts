@@ -15,6 +15,13 @@ export interface LateSignHooks {
   failed(e: SyncomError): void;
 }
 
+/** A batch whose flagged entries are being signed: positions from..to, and the promise of their signing. */
+interface Signing {
+  from: number;
+  to: number;
+  promise: Promise<void>;
+}
+
 /** Ops digested per turn of the event loop: the background work leaves room for the joins it follows. */
 const SLICE = 64;
 
@@ -29,12 +36,16 @@ const SLICE = 64;
 export class LateSigns {
   /** Background signing waits for this first (tests and benchmarks that look at the unsigned window). */
   private hold: Promise<unknown> = Promise.resolve();
-  /** The flagged entries not signed yet, and the promise of their batch. */
-  private readonly waiting = new Map<LogEntry, Promise<void>>();
-  /** Every flagged entry not signed yet (a failed one stays until it is). */
-  private readonly tracked = new Set<LogEntry>();
-  /** Batches with flagged entries, by first position. */
-  private readonly batches = new Map<number, Promise<void>>();
+  /**
+   * Batches whose flagged entries are being signed, by first position. Kept
+   * per batch, not per entry: a bootstrap's 100k merges, all waiting at once,
+   * made two tables of 100k entries grow on the join's path.
+   */
+  private readonly batches = new Map<number, Signing>();
+  /** The batch whereSigning() found last: a feed's page asks for runs of entries of one batch. */
+  private last?: Signing;
+  /** First positions of the batches with flagged entries not signed yet (a failed one stays until they are). */
+  private readonly unsettled = new Set<number>();
   private reported = false;
 
   constructor(private readonly log: OpLog, private readonly hooks: LateSignHooks) {
@@ -69,19 +80,19 @@ export class LateSigns {
     let waits: Set<Promise<void>> | undefined;
     for (const e of entries) {
       if (!(e.flags & FLAG_TO_SIGN)) continue;
-      (waits ??= new Set()).add(this.waiting.get(e) ?? this.retry(e));
+      (waits ??= new Set()).add(this.whereSigning(e.pos)?.promise ?? this.retry(e));
     }
     return waits && Promise.all(waits).then(() => undefined);
   }
 
   /** whenSigned() of the log's entries after `after`, at most `limit`; nothing to read while no op waits. */
   whenLogSigned(after: number, limit: number): Promise<void> | undefined {
-    return this.tracked.size === 0 ? undefined : this.whenSigned(this.log.read(after, limit));
+    return this.unsettled.size === 0 ? undefined : this.whenSigned(this.log.read(after, limit));
   }
 
   /** Resolves once no op is waiting for its signature. */
   async signed(): Promise<void> {
-    while (this.batches.size > 0) await Promise.allSettled([...this.batches.values()]);
+    while (this.batches.size > 0) await Promise.allSettled([...this.batches.values()].map((b) => b.promise));
   }
 
   /** The flagged entries of positions from..to, signed as one batch. */
@@ -92,36 +103,37 @@ export class LateSigns {
       if (entry && entry.flags & FLAG_TO_SIGN) flagged.push({ entry, op: entry.op });
     }
     if (flagged.length === 0) return;
-    const batch = this.signAll(flagged).then(
-      () => { this.batches.delete(from); this.hooks.done(from); },
+    this.unsettled.add(from);
+    const promise = this.signAll(flagged).then(
+      () => { this.unsettled.delete(from); this.batches.delete(from); this.hooks.done(from); },
       (e: Error) => { this.batches.delete(from); this.report(e); throw e; },
     );
-    batch.catch(() => undefined);
-    this.batches.set(from, batch);
-    for (const f of flagged) {
-      this.waiting.set(f.entry, batch);
-      this.tracked.add(f.entry);
-    }
+    promise.catch(() => undefined);
+    this.batches.set(from, { from, to, promise });
+  }
+
+  /** The batch being signed that holds position `pos`, if any. */
+  private whereSigning(pos: number): Signing | undefined {
+    const l = this.last;
+    if (l && l.from <= pos && pos <= l.to && this.batches.get(l.from) === l) return l;
+    for (const b of this.batches.values()) if (b.from <= pos && pos <= b.to) return (this.last = b);
+    return undefined;
   }
 
   /** Digest (a fresh nonce: nothing outside holds the op yet) and sign, a slice per turn; then clear the flags. */
   private async signAll(flagged: { entry: LogEntry; op: Op }[]): Promise<void> {
     await this.hold;
     const chunks = new Set<Promise<void>>();
-    try {
-      for (let i = 0; i < flagged.length; i += SLICE) {
-        await new Promise<void>((resolve) => platform().macrotask(resolve));
-        for (const { op } of flagged.slice(i, i + SLICE)) {
-          if (op.sig !== undefined) continue;
-          if (op.digest === undefined) addDigest(op);
-          const p = this.hooks.sign(op);
-          if (p) chunks.add(p);
-        }
+    for (let i = 0; i < flagged.length; i += SLICE) {
+      await new Promise<void>((resolve) => platform().macrotask(resolve));
+      for (const { op } of flagged.slice(i, i + SLICE)) {
+        if (op.sig !== undefined) continue;
+        if (op.digest === undefined) addDigest(op);
+        const p = this.hooks.sign(op);
+        if (p) chunks.add(p);
       }
-      await Promise.all(chunks);
-    } finally {
-      for (const f of flagged) this.waiting.delete(f.entry);
     }
+    await Promise.all(chunks);
     for (const f of flagged) await this.settle(f.entry, f.op);
   }
 
@@ -136,14 +148,13 @@ export class LateSigns {
       else if (now.origin === op.origin) await this.hooks.sign(markMade(now));
     }
     entry.flags &= ~FLAG_TO_SIGN;
-    this.tracked.delete(entry);
   }
 
   /** A flagged entry whose signing failed: sign its batch again. */
   private retry(e: LogEntry): Promise<void> {
     const b = this.log.batches.find((x) => x.from <= e.pos && e.pos <= x.to);
     if (b && !this.batches.has(b.from)) this.take(b.from, b.to);
-    return this.waiting.get(e) ?? (b ? this.batches.get(b.from) : undefined) ?? Promise.reject(new Error('an op to sign is in no open batch'));
+    return (b ? this.batches.get(b.from)?.promise : undefined) ?? Promise.reject(new Error('an op to sign is in no open batch'));
   }
 
   private report(e: Error): void {

@@ -1,6 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../../errors';
-import { applyOp, type Entry, isEntry, joinEntries, newestTs } from '../../crdt';
+import { type Entry, isEntry, joinEntries, newestTs } from '../../crdt';
 import type { SyncLink } from '../../link/contract';
 import { FLAG_GRANTED } from '../../log/op-log';
 import { DEFAULT_MAX_SKEW } from '../../op';
@@ -84,7 +84,8 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
     }
     const joined = current ? joinEntries(current, raw) : raw;
     const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late }, mergeScope(replica, id, joined));
-    out.push(replica.submit({ op, flags: 0, via, after: applyOp(current, op).entry, late }));
+    // What applyOp(current, op) gives: the join again (joins are idempotent), so not computed twice.
+    out.push(replica.submit({ op, flags: 0, via, after: joined, late }));
   }
   return out;
 }
