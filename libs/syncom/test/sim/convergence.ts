@@ -32,7 +32,8 @@ const TOPOLOGIES = {
  * Jest runs files, not tests, in parallel: a topology spread over several
  * files lets both workers share its seeds and finish together; adding a file
  * spreads them further. Each file runs its seeds on a thread of its own
- * (runSeeds, tiers.ts), outside jest's sandbox.
+ * (runSeeds, tiers.ts), outside jest's sandbox; that thread compiles the
+ * engine's sources first (seconds of CPU), so two files a topology, not more.
  */
 export function convergenceSuite(file: string): void {
   const match = /^(mesh|star)-(\d+)\.spec\.ts$/.exec(basename(file));

@@ -1,3 +1,0 @@
-import { convergenceSuite } from './convergence';
-
-convergenceSuite(__filename);
