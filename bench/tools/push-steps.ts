@@ -1,5 +1,6 @@
 import { open, packOps, unpackOps, checkOp, canonicalJson } from '../../libs/syncom/src';
-import { sigHeader, digestOp } from '../../libs/syncom/src/op/sign';
+import { sigHeader, digestOp, SORTED_PAYLOAD_FIELDS } from '../../libs/syncom/src/op/sign';
+import { canonicalPick } from '../../libs/syncom/src/op/canonical';
 import { payloadOf } from '../../libs/syncom/src/op/payload';
 import { platform } from '../../libs/syncom/src/platform';
 import { mainThreadCpuUs } from '../lib/cpu';
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     'unpack+checkOp': () => unpackOps(JSON.parse(text)).ops.map((op) => checkOp(op)),
     'digestOp': () => ops.map((op) => digestOp(op, op.nonce as string)),
     'canonicalJson': () => ops.map((op) => canonicalJson(payloadOf(op))),
+    'canonicalPick': () => ops.map((op) => canonicalPick(op, SORTED_PAYLOAD_FIELDS)),
     'sigHeader': () => ops.map((op) => sigHeader(op)),
     'sig decode+encode': () => ops.map((op) => platform().base64url(platform().fromBase64url(op.sig as string))),
     'header bytes': () => ops.map((op) => platform().utf8(sigHeader(op))),

@@ -116,8 +116,18 @@ export function checkOp(value: unknown, options: CheckOptions = {}): OpCheck {
   return fault === undefined ? checkSkew(shaped.op, options) : malformed(`${shaped.op.type}: ${fault}`);
 }
 
+/**
+ * The ops checkShape made: fresh objects holding only known fields, each
+ * judged already. A peer's op is checked when it is unpacked and again by the
+ * apply pipeline (checkOp); the second check of one returns it as it is. No
+ * peer holds a reference to them, and the engine does not change an op's
+ * fields once made (a scrub or a signature makes a copy or an own op).
+ */
+const shaped = new WeakSet<object>();
+
 /** The shape half of {@link checkOp}: no clock involved. Never throws. */
 export function checkShape(value: unknown): OpCheck {
+  if (typeof value === 'object' && value !== null && shaped.has(value)) return { ok: true, op: value as Op };
   try {
     if (!isPlainObject(value)) return malformed('op: not a plain object');
     const op: Record<string, unknown> = {};
@@ -130,7 +140,9 @@ export function checkShape(value: unknown): OpCheck {
     }
     const checked = op as unknown as Op;
     const fault = isScrubbed(checked) ? undefined : PAYLOAD_RULES[checked.type](checked);
-    return fault === undefined ? { ok: true, op: checked } : malformed(`${checked.type}: ${fault}`);
+    if (fault !== undefined) return malformed(`${checked.type}: ${fault}`);
+    shaped.add(checked);
+    return { ok: true, op: checked };
   } catch {
     return malformed('op: unreadable');
   }

@@ -1,8 +1,8 @@
 import { SyncomError } from '../errors';
 import { platform, type PlatformKey } from '../platform';
-import { canonicalJson } from './canonical';
+import { canonicalPick } from './canonical';
 import { payloadOf, scrubOp } from './payload';
-import { Op } from './types';
+import { Op, PAYLOAD_FIELDS } from './types';
 
 // Nonces come from a pool refilled 4 KiB at a time: one randomBytes call per op costs more than the rest of the digest.
 let pool: Uint8Array = new Uint8Array(0);
@@ -40,8 +40,11 @@ export function sigHeader(op: Op): string {
  * `nonce + "\n" + canonicalJson(payload)`; an op with no payload digests `{}`.
  */
 export function digestOp(op: Op, nonce: string): string {
-  return platform().sha256(nonce + '\n' + canonicalJson(payloadOf(op) ?? {}));
+  return platform().sha256(nonce + '\n' + canonicalPick(op, SORTED_PAYLOAD_FIELDS));
 }
+
+/** The payload fields in code-unit order: canonicalPick of them is canonicalJson(payloadOf(op) ?? {}). */
+export const SORTED_PAYLOAD_FIELDS: readonly string[] = [...PAYLOAD_FIELDS].sort();
 
 /**
  * The op signed with this node's Ed25519 key: a fresh 16-byte nonce and the
