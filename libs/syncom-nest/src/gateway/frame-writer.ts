@@ -1,7 +1,5 @@
-/** The TCP socket under a WebSocket: what corking needs. */
+/** The TCP socket under a WebSocket. */
 interface NetSocket {
-  cork(): void;
-  uncork(): void;
   destroyed?: boolean;
 }
 
@@ -24,15 +22,6 @@ export interface EngineSocket {
 const WS_OPEN = 1;
 const SENDER_IDLE = 0;
 
-/** TCP sockets corked by writeFrame in this turn of the event loop: uncorked together, once, at its end. */
-let corked = new Set<NetSocket>();
-
-function uncorkAll(): void {
-  const sockets = corked;
-  corked = new Set();
-  for (const net of sockets) net.uncork();
-}
-
 /** The WebSocket of `conn` when a frame may go to it directly: open, not upgrading, and nothing Engine.IO or ws still holds. */
 function directSocket(conn: EngineSocket | undefined): WsSocket | undefined {
   if (!conn || conn.readyState !== 'open' || conn.upgrading || !Array.isArray(conn.writeBuffer) || conn.writeBuffer.length > 0) return undefined;
@@ -43,28 +32,23 @@ function directSocket(conn: EngineSocket | undefined): WsSocket | undefined {
   if (!ws || ws.readyState !== WS_OPEN || typeof sender?.sendFrame !== 'function') return undefined;
   if (sender._state !== SENDER_IDLE || !Array.isArray(sender._queue) || sender._queue.length > 0) return undefined;
   const net = ws._socket;
-  return net && !net.destroyed && typeof net.cork === 'function' ? ws : undefined;
+  return net && !net.destroyed ? ws : undefined;
 }
 
 /**
  * Writes a pre-encoded WebSocket frame straight to the socket's ws sender,
- * as Engine.IO's websocket transport does, without its packet, buffer and
- * events per write; false when it cannot (another transport, an upgrade,
- * packets Engine.IO or ws still hold, which the frame must not overtake):
- * the caller then goes through Engine.IO. The TCP socket stays corked until
- * the end of this turn of the event loop (one macrotask, at most a feed slice),
- * so every frame a socket is sent in it, and the answers Engine.IO writes
- * meanwhile, leave in one system call rather than one each.
+ * as Engine.IO's websocket transport does, without its packet object, write
+ * buffer, callbacks and events per write; false when it cannot (another
+ * transport, an upgrade, packets Engine.IO or ws still hold, which the frame
+ * must not overtake): the caller then goes through Engine.IO. The write
+ * happens now, inside the feed's slice, so the slice's clock counts it (a
+ * socket corked to the end of the turn would save system calls only where a
+ * socket is sent several frames in one turn, which round-robin slices rarely
+ * do, and would write every socket's frames at once, outside any slice).
  */
 export function writeFrame(conn: EngineSocket | undefined, frame: Buffer[]): boolean {
   const ws = directSocket(conn);
   if (!ws) return false;
-  const net = ws._socket as NetSocket;
-  if (!corked.has(net)) {
-    net.cork();
-    corked.add(net);
-    if (corked.size === 1) setImmediate(uncorkAll);
-  }
   ws._sender?.sendFrame?.(frame);
   return true;
 }
