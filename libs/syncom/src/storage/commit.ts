@@ -45,8 +45,12 @@ export interface CommitHooks {
   failed(e: SyncomError): void;
   /** Scrub a purged id from the log and the record files (`committed`: the records as they stand). */
   scrub(id: string, committed: Map<string, Entry>): Promise<void>;
-  /** Start signing an op of this node's (one without a sig); undefined when nothing is to sign. */
-  sign(op: Op): Promise<void> | undefined;
+  /**
+   * Start signing an op of this node's (one without a sig); undefined when
+   * nothing is to sign or it was signed at once (`lone`: nothing else is queued
+   * or appending, so its append waits on its sig alone).
+   */
+  sign(op: Op, lone?: boolean): Promise<void> | undefined;
   /** Whether sign(op) would sign it (late ops are flagged by this before their append). */
   signs(op: Op): boolean;
 }
@@ -81,6 +85,8 @@ export class Committer {
   private readonly recordedLate = new Set<number>();
   /** The records writes, seals and scrubs, one after the other. */
   private persisting: Promise<void> = Promise.resolve();
+  /** Set while a batch is appended: an op queued then waits for that append anyway. */
+  private appending = false;
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
     this.pvec = { ...log.vector };
@@ -104,7 +110,8 @@ export class Committer {
     const scrub = !!p.after?.purged && (p.op.type === 'purge' || !this.current(p.op.id)?.purged);
     if (p.after) this.overlay.set(p.op.id, p.after);
     // Signing starts now, off the main thread, and runs while the next ops are built; a late op's after its append.
-    const signing = p.late ? undefined : this.hooks.sign(p.op);
+    // A lone op (nothing queued or appending: an awaited write) is signed at once, its append waits on nothing else.
+    const signing = p.late ? undefined : this.hooks.sign(p.op, this.queue.length === 0 && !this.appending);
     signing?.catch(() => undefined);
     return new Promise<void>((resolve, reject) => {
       // A literal, not a spread of p: the drain reads these objects several times, and spread copies read slowly.
@@ -142,12 +149,15 @@ export class Committer {
         let from: number;
         try {
           await this.awaitSigning(batch);
+          this.appending = true;
           from = await this.log.append(batch);
         } catch (e) {
+          this.appending = false;
           await this.persisting;
           await this.fail(batch, e);
           continue;
         }
+        this.appending = false;
         this.commit(batch, from);
         // The next append does not wait for these records: an awaited write pays its own append, not the
         // last write's record file (or a seal). Persists run one after the other, each writing every batch

@@ -5,7 +5,9 @@ import { applyOp, type Entry, isEntry } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
 import type { Op } from '../op/types';
+import { sigHeader } from '../op/sign';
 import { signOff } from '../op/signer';
+import { platform } from '../platform';
 import { createLogCipher, createRecordCipher } from '../sealed';
 import { createSchema, type Schema } from '../schema';
 import { createClock } from './clock';
@@ -62,7 +64,19 @@ function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'options' | 'ke
     failed(e) {
       p.events.emit('error', e);
     },
-    sign: (op) => (signs(op) ? signOff(op, p.keys.signPrivate) : undefined),
+    sign(op, lone) {
+      if (!signs(op)) return undefined;
+      // A lone op (an awaited write) is signed here: tens of microseconds, less than a round trip to a signing thread.
+      const sync = lone ? platform().ed25519.sync : undefined;
+      if (!sync) return signOff(op, p.keys.signPrivate);
+      try {
+        op.sig = sync.sign(p.keys.signPrivate, sigHeader(op));
+        return undefined;
+      } catch {
+        // A throw here would leave submit's pending state advanced: the pipeline's own path refuses the write.
+        return signOff(op, p.keys.signPrivate);
+      }
+    },
     signs,
     async scrub(id, committed) {
       await p.log.scrub(id);

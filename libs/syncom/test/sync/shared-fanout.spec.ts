@@ -45,9 +45,16 @@ async function subscribe(unit: HostUnit, peer: Storage, o: { scopes?: string[]; 
 /** Every op's `n` a subscriber took, in order. */
 const taken = (sub: Sub) => sub.pages.flatMap(dataOf);
 
-/** The hub writes records `from..to-1`, data `{ n }`. */
+/**
+ * The hub writes records `from..to-1`, data `{ n }`, each write's pages sent before the next write lands
+ * (a flush after each): feeds then read at the same moments. Writes that land faster than a feed's turn
+ * may be read as one page by one feed and as two by another, which share nothing.
+ */
 async function writeAll(h: Storage, from: number, to: number, data: (n: number) => Record<string, unknown> = (n) => ({ n })): Promise<void> {
-  for (let n = from; n < to; n++) await h.insert(data(n));
+  for (let n = from; n < to; n++) {
+    await h.insert(data(n));
+    await flush();
+  }
 }
 
 describe('the fan-out encoded once', () => {
@@ -147,6 +154,7 @@ describe('the fan-out encoded once: falling behind, scopes, resume', () => {
     const [live, leaver] = await Promise.all(peers.slice(0, 2).map((p) => subscribe(h.unit, p, { lastEventId: head(h.s) })));
     await writeAll(h.s, 0, 3);
     await flush();
+    expect(leaver.pages).toHaveLength(3);
     expect(leaver.pages[2]).toBe(live.pages[2]);
     const resumeAt = leaver.ids[1];
     leaver.stop();
