@@ -21,6 +21,9 @@ interface Pending {
   deadline: number;
 }
 
+/** How long the WebSocket's handshake and the namespace's connect may take together (socket.io-client's default timeout). */
+const CONNECT_MS = 20_000;
+
 const CH = { open: 0x30, close: 0x31, ping: 0x32, message: 0x34, slash: 0x2f, comma: 0x2c, zero: 0x30, nine: 0x39 };
 /** socket.io packet types (socket.io-parser): the second character of an Engine.IO message. */
 const PACKET = { connect: 0, disconnect: 1, event: 2, ack: 3, connectError: 4 };
@@ -51,6 +54,7 @@ export class WireSocket {
   private pingDeadline = Infinity;
   private pingBound = 45_000;
   private ended = false;
+  private connected = false;
 
   constructor(private readonly handlers: WireHandlers) {}
 
@@ -61,6 +65,10 @@ export class WireSocket {
     this.prefix = nsp ? `${nsp},` : '';
     const ws = new WebSocket(`ws://${u.host}/socket.io/?EIO=4&transport=websocket`, { perMessageDeflate: false, skipUTF8Validation: true });
     this.ws = ws;
+    // Swept from the start: a hub that never answers the handshake fails the connect (then the peer dials again).
+    this.pingDeadline = performance.now() + CONNECT_MS;
+    live.add(this);
+    sweeper ??= setInterval(sweep, 1000);
     return new Promise((resolve, reject) => {
       // An error is followed by 'close', which ends the socket; a close before the namespace answered fails the connect.
       ws.on('error', () => undefined);
@@ -72,7 +80,11 @@ export class WireSocket {
         if (kind === CH.close) return this.close('transport close');
         if (kind !== CH.message) return;
         const type = data[1] - CH.zero;
-        if (type === PACKET.connect) return resolve();
+        if (type === PACKET.connect) {
+          this.connected = true;
+          this.pinged(false);
+          return resolve();
+        }
         if (type !== PACKET.connectError) return this.packet(type, data);
         reject(new Error(String((this.json(data, this.start(data).at) as { message?: string } | undefined)?.message ?? 'connect_error')));
         this.close('connect error');
@@ -113,7 +125,7 @@ export class WireSocket {
 
   /** Fails calls past their deadline; closes when the server stopped pinging. */
   expire(now: number): void {
-    if (now > this.pingDeadline) return this.close('ping timeout');
+    if (now > this.pingDeadline) return this.close(this.connected ? 'ping timeout' : 'connect timeout');
     for (const [id, p] of this.pending) {
       if (p.deadline > now) continue;
       this.pending.delete(id);
@@ -124,9 +136,6 @@ export class WireSocket {
   private opened(data: Buffer, auth: object): void {
     const o = JSON.parse(data.toString('utf8', 1)) as { pingInterval: number; pingTimeout: number };
     this.pingBound = o.pingInterval + o.pingTimeout;
-    this.pinged(false);
-    live.add(this);
-    sweeper ??= setInterval(sweep, 1000);
     this.ws!.send(`40${this.prefix}${JSON.stringify(auth)}`);
   }
 
