@@ -14,18 +14,25 @@ interface Awaited {
   appendP50: number;
 }
 
+/** Records the awaited updates cycle over, inserted (untimed) first. */
+const TARGETS = 100;
+
 /**
- * Inserts awaited one at a time on a fresh fs storage (what a REST handler
+ * Writes awaited one at a time on a fresh fs storage (what a REST handler
  * does), each timed, and the log append inside each (the batch file's write:
- * open, write, close, rename, and an fsync with durable). What is left of a
- * write's latency is its signature (libuv's pool for a lone op), the record
- * build and the promise hops; the record files are written beside the next
- * append, off the write's path.
+ * made on the main thread when small — open, write, close, a few per event
+ * loop turn — or, with durable, opened and written there and fsynced with its
+ * directory on the pool). A lone op is signed on the main thread too. What is
+ * left is the op's build (digest, stamp), the chain block, the record's apply
+ * and the promise hops; the record files are written after the append, off
+ * the write's path.
  */
-async function awaitedRun(durable: boolean, ops: number): Promise<Awaited> {
-  const path = tempPath(`awaited-${durable ? 'durable' : 'volatile'}`);
+async function awaitedRun(write: 'insert' | 'update', durable: boolean, ops: number): Promise<Awaited> {
+  const path = tempPath(`awaited-${write}-${durable ? 'durable' : 'volatile'}`);
   const storage = await open({ path, durable });
   try {
+    const ids = write === 'update' ? await Promise.all(Array.from({ length: TARGETS }, (_, i) => storage.insert(makeRecord(i)))) : [];
+    const one = (i: number) => (write === 'update' ? storage.update(ids[i % TARGETS], { title: `note ${i}` }) : storage.insert(makeRecord(i)));
     const log = internals(storage).log;
     const append = log.append.bind(log);
     const appends: number[] = [];
@@ -37,7 +44,7 @@ async function awaitedRun(durable: boolean, ops: number): Promise<Awaited> {
     const start = performance.now();
     for (let i = 0; i < ops; i++) {
       const t = performance.now();
-      await storage.insert(makeRecord(i));
+      await one(i);
       lat.push(performance.now() - t);
     }
     const ms = performance.now() - start;
@@ -49,23 +56,25 @@ async function awaitedRun(durable: boolean, ops: number): Promise<Awaited> {
 }
 
 /**
- * local/awaited/insert/durable=…: ops/s against the sign-only rate, latency
- * p50 and p99 in ms, and the p50 of the log append inside a write, from the
- * same runs.
+ * local/awaited/{insert,update}/durable=…: ops/s against the sign-only rate,
+ * latency p50 and p99 in ms, and the p50 of the log append inside a write,
+ * from the same runs.
  */
 export function awaitedLatencyBenches(profile: Profile): Benchmark[] {
   const out: Benchmark[] = [];
-  for (const durable of [false, true]) {
-    const ops = durable ? (profile.quick ? 100 : 300) : profile.quick ? 300 : 2_000;
-    const base = `local/awaited/insert/durable=${durable}`;
-    const names = [base, `${base}/p50`, `${base}/p99`, `${base}/append-p50`];
-    const runs = new SharedRuns(names, () => awaitedRun(durable, ops));
-    out.push(
-      { name: base, unit: 'ops/s', baseline: SIGN_BASELINE, ops, run: async () => (await runs.take(base)).ms },
-      { name: names[1], unit: 'ms', baseline: null, ops, run: async () => (await runs.take(names[1])).p50 },
-      { name: names[2], unit: 'ms', baseline: null, ops, run: async () => (await runs.take(names[2])).p99 },
-      { name: names[3], unit: 'ms', baseline: names[1], ops, run: async () => (await runs.take(names[3])).appendP50 },
-    );
+  for (const write of ['insert', 'update'] as const) {
+    for (const durable of [false, true]) {
+      const ops = durable ? (profile.quick ? 100 : 300) : profile.quick ? 300 : 2_000;
+      const base = `local/awaited/${write}/durable=${durable}`;
+      const names = [base, `${base}/p50`, `${base}/p99`, `${base}/append-p50`];
+      const runs = new SharedRuns(names, () => awaitedRun(write, durable, ops));
+      out.push(
+        { name: base, unit: 'ops/s', baseline: SIGN_BASELINE, ops, run: async () => (await runs.take(base)).ms },
+        { name: names[1], unit: 'ms', baseline: null, ops, run: async () => (await runs.take(names[1])).p50 },
+        { name: names[2], unit: 'ms', baseline: null, ops, run: async () => (await runs.take(names[2])).p99 },
+        { name: names[3], unit: 'ms', baseline: names[1], ops, run: async () => (await runs.take(names[3])).appendP50 },
+      );
+    }
   }
   return out;
 }

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFsBackend } from '../../src/backend';
+import type { Backend } from '../../src/backend/types';
+
+/**
+ * The log's small in-place writes skip libuv's pool where they can: without
+ * durable, open-write-close on the main thread, a few per event-loop turn;
+ * with durable, open and write there and the two fsyncs on the pool.
+ */
+describe('fs backend: small in-place writes on the main thread', () => {
+  let root: string;
+  let backend: Backend;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'syncom-fs-main-'));
+    backend = createFsBackend(root);
+    await backend.mkdir('log/open');
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('GUAR-17: a small durable in-place write fsyncs the file and its directory before it resolves', async () => {
+    const fsync = jest.spyOn(fs, 'fsync');
+    await backend.write('log/open/1.json', '{"from":1}', { durable: true, inPlace: true });
+    expect(fsync).toHaveBeenCalledTimes(2);
+    expect(await readFile(join(root, 'log/open/1.json'), 'utf8')).toBe('{"from":1}');
+  });
+
+  it('GUAR-17: without durable an in-place write fsyncs nothing, and replaces what was there', async () => {
+    const fsync = jest.spyOn(fs, 'fsync');
+    await backend.write('log/open/1.json', 'a longer first text', { inPlace: true });
+    await backend.write('log/open/1.json', 'short', { inPlace: true });
+    expect(fsync).not.toHaveBeenCalled();
+    expect(await backend.read('log/open/1.json')).toBe('short');
+  });
+
+  it('a loop of awaited small writes still lets the event loop turn (timers, sockets, the record files)', async () => {
+    let turns = 0;
+    let on = true;
+    const spin = () => { if (on) { turns++; setImmediate(spin); } };
+    setImmediate(spin);
+    for (let i = 0; i < 64; i++) await backend.write(`log/open/${i}.json`, `{"from":${i}}`, { inPlace: true });
+    on = false;
+    // At most 16 main-thread writes a turn: 64 awaited writes give the loop at least 3 turns.
+    expect(turns).toBeGreaterThanOrEqual(3);
+    expect(await backend.list('log/open')).toHaveLength(64);
+  });
+
+  it('a write above 64 KiB goes to the pool (the main thread is not held by a large batch)', async () => {
+    const write = jest.spyOn(fs, 'writeFileSync');
+    await backend.write('log/open/big.json', 'x'.repeat(70 * 1024), { inPlace: true });
+    expect(write).not.toHaveBeenCalled();
+    expect((await backend.read('log/open/big.json'))?.length).toBe(70 * 1024);
+  });
+});
