@@ -13,6 +13,10 @@ export const FAN = 16;
 interface RecordFile {
   n: number;
   ids: string[];
+  /** How many of its ids a newer file holds: with none, its text holds each id's latest written state. */
+  stale: number;
+  /** The file a merge moved it into (its ids' newest file is that one's). */
+  into?: RecordFile;
 }
 
 /** How record files hold sealed records (GUAR-19); without one, every entry is plain JSON. */
@@ -48,11 +52,14 @@ export class RecordStore {
   private files: RecordFile[] = [];
   private next = 1;
   /**
-   * Per id, the number of the newest file holding it: the file with its latest
-   * written state. A file whose every id is newest there is merged by reusing
-   * its text (see merge), not by serializing its entries again.
+   * Per id, the newest file holding it (the file with its latest written
+   * state), or a file merged since, whose `into` leads to it. A file whose
+   * every id is newest there (stale 0) is merged by reusing its text (see
+   * merge), not by serializing its entries again. Following `into` rather
+   * than pointing every id at the merged file saves a table update per id
+   * and level: a bootstrap's 100k records cost two a record before.
    */
-  private readonly newest = new Map<string, number>();
+  private readonly newest = new Map<string, RecordFile>();
 
   private readonly backend: Backend;
   private readonly durable: boolean;
@@ -85,7 +92,7 @@ export class RecordStore {
         const have = entries.get(e.id);
         entries.set(e.id, have ? joinEntries(have, e) : e);
       }
-      store.add({ n, ids: list.map((e) => e.id) });
+      store.add({ n, ids: list.map((e) => e.id), stale: 0 });
       store.next = Math.max(store.next, n + 1);
     }
     return { store, entries, sealed };
@@ -96,14 +103,28 @@ export class RecordStore {
     if (changed.length === 0) return;
     const n = this.next++;
     await this.backend.write(fileName(n), this.cipher.text(changed), { durable: this.durable });
-    this.add({ n, ids: changed.map((e) => e.id) });
+    this.add({ n, ids: changed.map((e) => e.id), stale: 0 });
     await this.compact(current);
   }
 
-  /** Take a file written (or loaded, in number order): its ids are newest there. */
+  /** Take a file written (or loaded, in number order): its ids are newest there; the files that held them before hold them stale. */
   private add(file: RecordFile): void {
     this.files.push(file);
-    for (const id of file.ids) this.newest.set(id, file.n);
+    for (const id of file.ids) {
+      const before = this.newestFile(id);
+      if (before === file) continue;
+      if (before) before.stale++;
+      this.newest.set(id, file);
+    }
+  }
+
+  /** The newest file holding `id`, following merges. */
+  private newestFile(id: string): RecordFile | undefined {
+    let f = this.newest.get(id);
+    if (!f?.into) return f;
+    while (f.into) f = f.into;
+    this.newest.set(id, f);
+    return f;
   }
 
   /** Rewrite every file that holds `id` with the current states (a purge leaves only its marker). */
@@ -142,14 +163,14 @@ export class RecordStore {
     const ids: string[] = [];
     const loose: Entry[] = [];
     for (const f of files) {
-      const text = f.ids.every((id) => this.newest.get(id) === f.n) ? await this.backend.read(fileName(f.n)) : undefined;
+      const text = f.stale === 0 ? await this.backend.read(fileName(f.n)) : undefined;
       if (text !== undefined && text.startsWith('[') && text.endsWith(']')) {
         if (text.length > 2) parts.push(text.slice(1, -1));
         ids.push(...f.ids);
         continue;
       }
       for (const id of f.ids) {
-        const e = this.newest.get(id) === f.n ? current.get(id) : undefined;
+        const e = this.newestFile(id) === f ? current.get(id) : undefined;
         if (e) loose.push(e);
       }
     }
@@ -160,7 +181,13 @@ export class RecordStore {
     const n = this.next++;
     await this.backend.write(fileName(n), `[${parts.join(',')}]`, { durable: this.durable });
     this.files = this.files.filter((f) => !files.includes(f));
-    this.add({ n, ids });
+    // Every id taken is newest in the merged file: the merged files lead there, without a table update per id.
+    const merged: RecordFile = { n, ids, stale: 0 };
+    for (const f of files) {
+      f.into = merged;
+      f.ids = [];
+    }
+    this.files.push(merged);
     for (const f of files) await this.backend.remove(fileName(f.n));
   }
 }
