@@ -81,7 +81,9 @@ function frameStart(head: string, rest: number): Buffer {
  * socket that sends the same page object, and on a WebSocket the frame's
  * bytes are that one Buffer behind a few bytes of this socket's own (its ack
  * id and sub): socket.io's binary scan and JSON.stringify run once per page,
- * not once per socket. Where that cannot be done (another socket.io, a
+ * not once per socket. That frame goes straight to the socket's ws sender
+ * (writeFrame) unless Engine.IO holds packets it must not overtake, and then
+ * through Engine.IO's pre-encoded packet path. Where that cannot be done (another socket.io, a
  * connection-state-recovery server, outgoing listeners) socket.emit sends it,
  * through toJSON.
  */
