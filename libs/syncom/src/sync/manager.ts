@@ -183,21 +183,26 @@ export class SyncManager {
   async synced(url: string, o: { timeout?: number } = {}): Promise<void> {
     this.node(url);
     await new Promise<void>((resolve, reject) => {
+      let unwatch: (() => void) | undefined;
+      let watched: Dialer | undefined;
       const check = () => {
         const d = this.dialers.get(url);
+        if (d !== watched) {
+          // A dialer made again (addNode, enable) is watched in its place.
+          unwatch?.();
+          [watched, unwatch] = [d, d?.watch(check)];
+        }
         if (d?.inSync()) done(resolve);
         else if (!this.registry.nodes.has(url)) done(() => reject(new SyncomError('NOT_FOUND', `no registered node ${url}`, { url })));
       };
       const stopped = () => done(() => reject(new SyncomError('CLOSED', `sync stopped before this node was in sync with ${url}`, { url })));
-      const names = ['sync', 'bootstrap', 'peer'] as const;
-      // Some steps (a feed opened with nothing to send) fire no event: a light poll covers them.
-      const poll = setInterval(check, 25);
-      poll.unref?.();
+      // The dialer tells each change of what inSync() reads; these events cover a dialer made, replaced or removed.
+      const names = ['node', 'start', 'connect', 'peer', 'sync', 'bootstrap', 'error'] as const;
       const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(new SyncomError('SYNC_TIMEOUT', `not in sync with ${url} after ${o.timeout} ms`, { url }))), o.timeout);
       timer?.unref?.();
       const done = (settle: () => void) => {
-        clearInterval(poll);
         clearTimeout(timer);
+        unwatch?.();
         for (const n of names) this.events.off(n, check);
         this.events.off('stop', stopped);
         settle();

@@ -25,6 +25,8 @@ export interface FeedOwner {
   save(): Promise<void>;
   recover(now: boolean): Promise<void>;
   reconcileRun(): ReconcileRun;
+  /** A page was taken (or dropped, or failed): what inSync() reads may have changed. */
+  changed(): void;
 }
 
 /**
@@ -39,6 +41,14 @@ export class DialerFeed {
   private gen = 0;
   private pages: Promise<void> = Promise.resolve();
   private failures = 0;
+  /** Pages handed over and not yet taken (a bootstrap runs inside its page's turn). */
+  private inFlight = 0;
+  /**
+   * Whether the host answered this subscription, as far as it must: a cursor it may resume in
+   * silence, or a first page taken. A feed opened with no cursor is always answered with a
+   * bootstrap page, and until that is taken nothing says the two nodes hold the same ops.
+   */
+  private answered = true;
 
   constructor(private readonly d: FeedOwner) {}
 
@@ -50,6 +60,11 @@ export class DialerFeed {
   /** Whether a subscription runs (opened, and not ended by an error or the host). */
   get running(): boolean {
     return this.sub !== undefined && this.subscribed;
+  }
+
+  /** Whether the host answered the running subscription and no page of it is being taken. */
+  get settled(): boolean {
+    return this.answered && this.inFlight === 0;
   }
 
   /** Close the subscription; pages of it still arriving are dropped. */
@@ -69,11 +84,14 @@ export class DialerFeed {
     this.sub?.unsubscribe();
     const gen = ++this.gen;
     this.subscribed = true;
+    this.answered = cursor !== null;
     const { d } = this;
     this.sub = (d.link as SyncLink).subscribe('changes', { scopes: d.rec.scopes }, {
       lastEventId: cursor ?? undefined,
       onData: (v, id) => {
-        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen)).catch((e: unknown) => this.untaken(e));
+        this.inFlight++;
+        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen)).catch((e: unknown) => this.untaken(e))
+          .finally(() => { this.inFlight--; this.d.changed(); });
         this.pages = next;
         return next;
       },
@@ -100,6 +118,7 @@ export class DialerFeed {
     if (gen !== this.gen || d.stopped || this.stuck) return;
     const page = value as { bootstrap?: boolean; ops?: unknown; prev?: unknown; reason?: unknown };
     if (page?.bootstrap) return this.bootstrap(gen, page.reason);
+    this.answered = true;
     // PROTO-18: only the page that follows the last one taken moves the cursor. A repeat of that one adds
     // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
     if (eventId !== undefined && eventId === d.rec.cursor) return;

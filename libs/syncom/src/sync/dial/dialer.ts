@@ -54,6 +54,8 @@ export class Dialer implements Recoverable {
     ['reconnect', () => void this.handshake(true)],
   ];
   private readonly onAppend = (from: number, to: number) => this.relay(from, to);
+  /** Who waits on inSync() (synced()): told whenever what it reads may have changed. */
+  private readonly watchers = new Set<() => void>();
 
   constructor(readonly ctx: SyncContext, readonly rec: NodeRecord) {}
 
@@ -121,19 +123,31 @@ export class Dialer implements Recoverable {
 
   /**
    * Whether this node and the host hold each other's ops as far as the host's last answer
-   * tells: greeted and subscribed, no bootstrap running, nothing queued, refused or stuck,
+   * tells: greeted and subscribed (the host answered the subscription: a feed opened with no
+   * cursor is answered by a bootstrap), no page being taken, no bootstrap running, nothing queued, refused or stuck,
    * nothing of the host's missing here and nothing of ours missing there.
    */
   inSync(): boolean {
     const s = this.state();
-    if (!s.connected || !s.subscribed || s.bootstrapping || s.pending > 0 || s.behind || s.stuck || s.incoming !== 0) return false;
+    if (!s.connected || !s.subscribed || !this.feed.settled || s.bootstrapping || s.pending > 0 || s.behind || s.stuck || s.incoming !== 0) return false;
     return vectorLag(this.replica.vector, this.hv, { host: this.rec.remote.id ?? '', allowed: this.allowed() }) === 0;
   }
 
-  /** Take a turn on the push chain. */
+  /** Call `fn` whenever what inSync() reads may have changed; returns the way to stop. */
+  watch(fn: () => void): () => void {
+    this.watchers.add(fn);
+    return () => void this.watchers.delete(fn);
+  }
+
+  /** What inSync() reads may have changed: a turn ended, a page was taken, a failure was handled, the link closed. */
+  changed(): void {
+    for (const w of [...this.watchers]) w();
+  }
+
+  /** Take a turn on the push chain; its end is a change (the outbox, behind, hv). */
   turn<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.chain.catch(() => undefined).then(fn);
-    this.chain = next.catch(() => undefined);
+    this.chain = next.catch(() => undefined).then(() => this.changed());
     return next;
   }
 
@@ -309,7 +323,7 @@ export class Dialer implements Recoverable {
 
   /** A call failed (see Recovery.failed). */
   failed(e: unknown): Promise<void> {
-    return this.recovery.failed(e);
+    return this.recovery.failed(e).finally(() => this.changed());
   }
 
   /** The host asked for a fresh hello (428). */
@@ -334,5 +348,6 @@ export class Dialer implements Recoverable {
     const was = this.connected;
     if (this.phase !== 'stopped') this.phase = 'down';
     if (was) this.emitPeer(false, false);
+    this.changed();
   }
 }
