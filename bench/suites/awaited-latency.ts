@@ -20,9 +20,9 @@ const TARGETS = 100;
 /**
  * Writes awaited one at a time on a fresh fs storage (what a REST handler
  * does), each timed, and the log append inside each (the batch file's write:
- * made on the main thread when small — open, write, close, a few per event
- * loop turn — or, with durable, opened and written there and fsynced with its
- * directory on the pool). A lone op is signed on the main thread too. What is
+ * without durable, open, write, close on the main thread, a few per event-loop
+ * turn; with durable, on the pool, the file's and its directory's fsyncs run
+ * together). A lone op is signed on the main thread too. What is
  * left is the op's build (digest, stamp), the chain block, the record's apply
  * and the promise hops; the record files are written after the append, off
  * the write's path.

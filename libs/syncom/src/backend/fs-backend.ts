@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsync, openSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -104,7 +104,6 @@ async function writeAtomic(file: string, data: string, durable: boolean): Promis
  */
 async function writeInPlace(file: string, data: string, durable: boolean): Promise<void> {
   if (!durable) return mainThreadTurn(data) ? writeFileSync(file, data, 'utf8') : writeFile(file, data, 'utf8');
-  if (data.length <= SYNC_WRITE_MAX) return writeDurableSmall(file, data);
   const [handle, dir] = await openBoth(file);
   try {
     await handle.writeFile(data, 'utf8');
@@ -112,43 +111,6 @@ async function writeInPlace(file: string, data: string, durable: boolean): Promi
   } finally {
     await Promise.all([handle.close(), dir?.close()]);
   }
-}
-
-/** fsync a descriptor on libuv's pool. */
-const fsyncFd = (fd: number) => new Promise<void>((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
-
-/**
- * A small durable in-place write: open and write on the main thread (tens of
- * microseconds), then the file's and the directory's fsyncs together on the
- * pool (what costs), then close: one round trip to the pool instead of four.
- * The loop turns at the fsyncs, so no cap per turn is needed here.
- */
-async function writeDurableSmall(file: string, data: string): Promise<void> {
-  const fd = openSync(file, 'w');
-  let dir: number | undefined;
-  try {
-    writeFileSync(fd, data, 'utf8');
-    dir = openDirSync(dirname(file));
-    await Promise.all([fsyncFd(fd), dir === undefined ? undefined : fsyncFd(dir).catch(refusedDirSync)]);
-  } finally {
-    closeSync(fd);
-    if (dir !== undefined) closeSync(dir);
-  }
-}
-
-/** A directory's descriptor for its fsync; undefined where the platform refuses to open one. */
-function openDirSync(dir: string): number | undefined {
-  try {
-    return openSync(dir, 'r');
-  } catch (e) {
-    if (DIR_SYNC_REFUSED.has(errorCode(e) ?? '')) return undefined;
-    throw e;
-  }
-}
-
-/** A platform that refuses to fsync a directory is not an error. */
-function refusedDirSync(e: unknown): void {
-  if (!DIR_SYNC_REFUSED.has(errorCode(e) ?? '')) throw e;
 }
 
 /** Open the file (created or truncated) and its directory at once; neither is left open on a failure. */
