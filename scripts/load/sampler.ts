@@ -53,7 +53,7 @@ export class Sampler {
     await this.inflight;
     // No periodic sample while the boundary's is taken: it would land after it, in the old phase, with the delay reset.
     this.busy = true;
-    const hub = await this.hub.probe(true).finally(() => { this.busy = false; });
+    const hub = await this.boundary().finally(() => { this.busy = false; });
     const seconds = (performance.now() - this.phaseAt) / 1000;
     const hubCores = (hub.cpu - this.cpuAt) / 1000 / seconds;
     if (this.phase !== 'start') this.phases.push({ phase: this.phase, seconds, delay: hub.delay, toolP99: this.tool.percentile(99) / 1e6, hubCores });
@@ -61,6 +61,21 @@ export class Sampler {
     this.cpuAt = hub.cpu;
     this.record(this.phase, hub);
     [this.phase, this.phaseAt] = [phase, performance.now()];
+  }
+
+  /**
+   * The probe that ends a phase, tried up to three times a second apart: a hub
+   * thousands of sockets swamp may cut one answer short, which must not end the run.
+   */
+  private async boundary(): Promise<LoadProbeSample> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.hub.probe(true);
+      } catch (e) {
+        if (attempt >= 3) throw e;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
   }
 
   /** Ends the last phase and stops sampling. */
