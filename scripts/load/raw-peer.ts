@@ -13,8 +13,13 @@ export interface RawWrite {
 
 /** How long a raw peer waits for an ack before it counts the call failed. */
 const ACK_MS = 120_000;
-/** A dropped raw peer dials again after this long (plus up to as much again, so a fleet does not come back at once). */
+/**
+ * A dropped raw peer dials again after REDIAL_MS, doubling at each failed try up to REDIAL_MAX_MS,
+ * each delay spread from half to one and a half times (as socket.io-client's backoff): a fleet dropped
+ * at once must not come back at once.
+ */
 const REDIAL_MS = 1000;
+const REDIAL_MAX_MS = 30_000;
 /** The answer to every page: its JSON text, made once. */
 const TAKEN = JSON.stringify({ ok: true, value: null });
 
@@ -62,6 +67,8 @@ export class RawPeer {
   private lastEventId?: string;
   private target?: { url: string; token: string; epoch: string };
   private closed = false;
+  /** Redials since the feed was last open (the backoff's exponent). */
+  private redials = 0;
 
   /** `delivery`: where acks of this peer's writes and arrivals of others' are timed (none: not measured). */
   constructor(readonly index: number, private readonly delivery?: Delivery) {
@@ -133,11 +140,12 @@ export class RawPeer {
     this.count(`disconnect ${reason}`);
     const t = this.target;
     if (!t) return;
+    const delay = Math.min(REDIAL_MAX_MS, REDIAL_MS * 2 ** this.redials++) * (0.5 + Math.random());
     setTimeout(() => {
       if (this.closed) return;
       this.count('redialed');
-      this.dial(t.url, t.token).then(() => this.subscribe()).catch(() => this.socket?.close('redial failed'));
-    }, REDIAL_MS * (1 + Math.random()));
+      this.dial(t.url, t.token).then(() => this.subscribe()).then(() => { this.redials = 0; }, () => this.socket?.close('redial failed'));
+    }, delay);
   }
 
   private async push(now: number): Promise<void> {
