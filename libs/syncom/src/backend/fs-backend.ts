@@ -15,8 +15,13 @@ const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
 const SYNC_WRITE_MAX = 64 * 1024;
 /** Writes made on the main thread in one event-loop turn, at most (then one goes to the pool and the loop turns). */
 const SYNC_WRITES_PER_TURN = 16;
+/** A main-thread write slower than this (ms) sends the next ones to the pool for SLOW_PAUSE_MS. */
+const SLOW_WRITE_MS = 0.5;
+const SLOW_PAUSE_MS = 1000;
 /** Small writes made on the main thread since the event loop last turned. */
 let syncWrites = 0;
+/** Until when the main thread writes nothing (a slow disk: the wait is the pool's, not every caller's). */
+let slowUntil = 0;
 
 /**
  * Whether a small write that need not be durable is made on the main thread:
@@ -24,11 +29,21 @@ let syncWrites = 0;
  * three round trips to libuv's pool take far more (an awaited log append).
  * A few per event-loop turn: a loop of awaited writes still lets the loop turn
  * (timers, sockets, the record files' writes) every SYNC_WRITES_PER_TURN writes.
+ * Not while the disk is slow (a contended journal can hold a create for
+ * milliseconds): one slow write sends the next second's to the pool.
  */
 function mainThreadTurn(data: string): boolean {
-  if (syncWrites >= SYNC_WRITES_PER_TURN || data.length > SYNC_WRITE_MAX) return false;
+  if (syncWrites >= SYNC_WRITES_PER_TURN || data.length > SYNC_WRITE_MAX || performance.now() < slowUntil) return false;
   if (syncWrites++ === 0) setImmediate(() => (syncWrites = 0));
   return true;
+}
+
+/** Write a small file on the main thread, timed (see mainThreadTurn). */
+function writeOnMainThread(file: string, data: string): void {
+  const start = performance.now();
+  writeFileSync(file, data, 'utf8');
+  const end = performance.now();
+  if (end - start > SLOW_WRITE_MS) slowUntil = end + SLOW_PAUSE_MS;
 }
 
 const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
@@ -103,7 +118,7 @@ async function writeAtomic(file: string, data: string, durable: boolean): Promis
  * makes a new file's name survive a power cut), so the cost is four steps, not eight.
  */
 async function writeInPlace(file: string, data: string, durable: boolean): Promise<void> {
-  if (!durable) return mainThreadTurn(data) ? writeFileSync(file, data, 'utf8') : writeFile(file, data, 'utf8');
+  if (!durable) return mainThreadTurn(data) ? writeOnMainThread(file, data) : writeFile(file, data, 'utf8');
   const [handle, dir] = await openBoth(file);
   try {
     await handle.writeFile(data, 'utf8');

@@ -61,4 +61,23 @@ describe('fs backend: small in-place writes on the main thread', () => {
     expect(write).not.toHaveBeenCalled();
     expect((await backend.read('log/open/big.json'))?.length).toBe(70 * 1024);
   });
+
+  it('after a slow main-thread write (a contended disk), the next writes go to the pool for a while', async () => {
+    const real = fs.writeFileSync;
+    const write = jest.spyOn(fs, 'writeFileSync').mockImplementation((...a: Parameters<typeof fs.writeFileSync>) => {
+      const until = performance.now() + 2;
+      while (performance.now() < until);
+      real(...a);
+    });
+    // A fresh module: a real write of an earlier test may have been slow on a loaded machine.
+    let fresh!: typeof import('../../src/backend');
+    jest.isolateModules(() => (fresh = require('../../src/backend')));
+    const b = fresh.createFsBackend(root);
+    await b.write('log/open/1.json', 'first', { inPlace: true });
+    expect(write).toHaveBeenCalledTimes(1);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await b.write('log/open/2.json', 'second', { inPlace: true });
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(await b.read('log/open/2.json')).toBe('second');
+  });
 });
