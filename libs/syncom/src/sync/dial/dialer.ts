@@ -141,6 +141,7 @@ export class Dialer implements Recoverable {
 
   /** What inSync() reads may have changed: a turn ended, a page was taken, a failure was handled, the link closed. */
   changed(): void {
+    if (this.watchers.size === 0) return;
     for (const w of [...this.watchers]) w();
   }
 
