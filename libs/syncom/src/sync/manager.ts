@@ -169,10 +169,13 @@ export class SyncManager {
 
   /**
    * Resolves once this node and the registered node at `url` hold each other's ops, as far
-   * as that host's last answer tells (greeted, subscribed, no bootstrap running, nothing
-   * queued or refused, nothing missing either way): how a dialer awaits its first sync, or
-   * that its writes reached a hub. It waits through reconnects; give `timeout` (ms) to bound
-   * it. addNode() resolves once the node is registered, before anything synced.
+   * as that host's last answer tells (greeted, subscribed and answered: a first subscription
+   * is answered by the host's bootstrap, so a fresh node waits for it even when both are
+   * empty; no page being taken, no bootstrap running, nothing queued or refused, nothing
+   * missing either way): how a dialer awaits its first sync, or that its writes reached a hub.
+   * It re-checks whenever the dialer's state moves (no polling), waits through reconnects;
+   * give `timeout` (ms) to bound it. addNode() resolves once the node is registered, before
+   * anything synced.
    *
    * @throws SyncomError NOT_FOUND when no node is registered at `url`; SYNC_TIMEOUT when
    * `timeout` passed first; CLOSED when sync stopped meanwhile (stop() or the storage's close()).
