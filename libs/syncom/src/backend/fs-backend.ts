@@ -14,7 +14,7 @@ const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
 /** The largest in-place write made on the main thread (characters). */
 const SYNC_WRITE_MAX = 64 * 1024;
 /** Writes made on the main thread in one event-loop turn, at most (then one goes to the pool and the loop turns). */
-const SYNC_WRITES_PER_TURN = 16;
+const SYNC_WRITES_PER_TURN = 4;
 /** A main-thread write slower than this (ms) sends the next ones to the pool for SLOW_PAUSE_MS. */
 const SLOW_WRITE_MS = 0.5;
 const SLOW_PAUSE_MS = 1000;
