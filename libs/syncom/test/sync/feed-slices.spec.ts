@@ -43,12 +43,17 @@ describe('the feed drain in bounded slices', () => {
     stores = [];
   });
 
-  it('PROTO-6: one append fanned out to 500 subscribers yields to the event loop, and every subscriber gets its page', async () => {
+  /** A node (closed after the test), a settable clock, slices timed by it, shared reads. */
+  const rig = async (budgetMs?: number) => {
     const s = await node();
     stores = [s];
     const clock = { t: 0 };
-    const slices = new Slices({ budgetMs: 4, now: () => clock.t });
-    const shared = new SharedReads();
+    const slices = budgetMs === undefined ? new Slices() : new Slices({ budgetMs, now: () => clock.t });
+    return { s, clock, slices, shared: new SharedReads() };
+  };
+
+  it('PROTO-6: one append fanned out to 500 subscribers yields to the event loop, and every subscriber gets its page', async () => {
+    const { s, clock, slices, shared } = await rig(4);
     const subs = Array.from({ length: 500 }, (_, i) => subscriber(s.replica, { node: `peer-${i}`, from: s.replica.head, shared, slices, clock }));
     // A macrotask of the test's own, again and again: what it sees of the fan-out.
     const seen: number[] = [];
@@ -71,11 +76,7 @@ describe('the feed drain in bounded slices', () => {
   });
 
   it('PROTO-6: waiters are served in turn: a subscriber with much to send does not hold the others back', async () => {
-    const s = await node();
-    stores = [s];
-    const clock = { t: 0 };
-    const slices = new Slices({ budgetMs: 2, now: () => clock.t });
-    const shared = new SharedReads();
+    const { s, clock, slices, shared } = await rig(2);
     const from = s.replica.head;
     for (let n = 0; n < 30; n++) await s.insert({ n });
     // pageSize 500 makes one page of 30; a behind subscriber of a small page size has 30 pages to send.
@@ -97,10 +98,7 @@ describe('the feed drain in bounded slices', () => {
   });
 
   it('PROTO-6: a subscriber that drifted behind reuses the page another sent from the same event id, though the log grew since', async () => {
-    const s = await node();
-    stores = [s];
-    const slices = new Slices();
-    const shared = new SharedReads();
+    const { s, slices, shared } = await rig();
     const from = s.replica.head;
     await s.insert({ n: 1 });
     await s.insert({ n: 2 });
@@ -119,10 +117,7 @@ describe('the feed drain in bounded slices', () => {
   });
 
   it('PROTO-6: a subscriber far behind reads a larger page than the short one kept from its position', async () => {
-    const s = await node();
-    stores = [s];
-    const slices = new Slices();
-    const shared = new SharedReads();
+    const { s, slices, shared } = await rig();
     const from = s.replica.head;
     const a = subscriber(s.replica, { node: 'a', from, shared, slices });
     await s.insert({ n: 0 });
