@@ -138,14 +138,41 @@ export function checkShape(value: unknown): OpCheck {
       if (x === undefined ? rule[1] : !rule[2](x)) return malformed(`${rule[0]}: must be ${rule[3]}`);
       if (x !== undefined) op[rule[0]] = x;
     }
-    const checked = op as unknown as Op;
-    const fault = isScrubbed(checked) ? undefined : PAYLOAD_RULES[checked.type](checked);
-    if (fault !== undefined) return malformed(`${checked.type}: ${fault}`);
-    shaped.add(checked);
-    return { ok: true, op: checked };
+    return judged(op as unknown as Op);
   } catch {
     return malformed('op: unreadable');
   }
+}
+
+/**
+ * checkShape of the op whose fields are `slots`, in the order of the shape
+ * rules (origin .. nonce) but for the one slot at index `gap`, which holds no
+ * field; a null or undefined slot is an absent field. What a packed op
+ * unpacks to, checked and built in one pass instead of a fields object made
+ * first and read again (every op a peer pushes passes here).
+ */
+export function checkSlots(slots: readonly unknown[], gap: number): OpCheck {
+  try {
+    const op: Record<string, unknown> = {};
+    for (let i = 0; i < RULES.length; i++) {
+      const rule = RULES[i];
+      const x = slots[i < gap ? i : i + 1];
+      const absent = x === null || x === undefined;
+      if (absent ? rule[1] : !rule[2](x)) return malformed(`${rule[0]}: must be ${rule[3]}`);
+      if (!absent) op[rule[0]] = x;
+    }
+    return judged(op as unknown as Op);
+  } catch {
+    return malformed('op: unreadable');
+  }
+}
+
+/** The payload a type must carry, then the op marked as checked. */
+function judged(op: Op): OpCheck {
+  const fault = isScrubbed(op) ? undefined : PAYLOAD_RULES[op.type](op);
+  if (fault !== undefined) return malformed(`${op.type}: ${fault}`);
+  shaped.add(op);
+  return { ok: true, op };
 }
 
 /** The clock half of {@link checkOp}: code SKEW when ts is more than maxSkew ahead of now. */

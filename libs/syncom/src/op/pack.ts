@@ -1,4 +1,4 @@
-import { checkShape, OpCheck, Refusal } from './check';
+import { checkSlots, OpCheck, Refusal } from './check';
 import { isCount } from './shape';
 import { Op, OpType, Vector } from './types';
 import { platform } from '../platform';
@@ -120,13 +120,7 @@ function readEntry(packed: unknown): EntryCheck {
   }
   const flags: unknown = packed[FLAGS_SLOT] ?? 0;
   if (!isCount(flags, 0)) return { ok: false, code: 'OP_MALFORMED', reason: 'flags: a non-negative integer' };
-  const fields: Record<string, unknown> = {};
-  for (let slot = 0; slot < SLOT_FIELDS.length; slot++) {
-    const field = SLOT_FIELDS[slot];
-    const value: unknown = packed[slot];
-    if (field !== undefined && value !== null && value !== undefined) fields[field] = value;
-  }
-  const checked = checkShape(fields);
+  const checked = checkSlots(packed, FLAGS_SLOT);
   return checked.ok ? { ok: true, op: checked.op, flags } : checked;
 }
 

@@ -93,4 +93,22 @@ describe('packOps / unpackOps', () => {
       { numRuns: 1000 },
     );
   });
+
+  it('GUAR-3 property: a pack is checked in one pass exactly as checkShape checks the op its slots name (same op, same reason)', () => {
+    const fields = ['origin', 'seq', 'ts', 'type', 'id', 'scope', 'from', 'v', 'actor', 'data', 'meta', 'key', 'value', 'vector', undefined, 'sig', 'digest', 'nonce'];
+    const longWay = (packed: unknown[]) => {
+      const op: Record<string, unknown> = {};
+      fields.forEach((f, i) => { if (f !== undefined && packed[i] !== null && packed[i] !== undefined) op[f] = packed[i]; });
+      return checkShape(op);
+    };
+    const junk = fc.anything({ withNullPrototype: true, withBoxedValues: true, withBigInt: true });
+    fc.assert(
+      fc.property(opArb, fc.integer({ min: 0, max: 17 }), junk, (op, index, value) => {
+        const packed: unknown[] = packOp(op);
+        packed[index] = index === 14 ? null : value;
+        expect(unpackOp(packed)).toEqual(longWay(packed));
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });
