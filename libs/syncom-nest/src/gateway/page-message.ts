@@ -16,12 +16,22 @@ const encodings = new WeakMap<object, Encoded>();
 /** Pages encoded so far (a test counts the encodings with it). */
 export const pageEncodings = { count: 0 };
 
+/** The key under which syncom's shared reads give a page's JSON made in advance (page-text.ts): a function returning JSON.stringify(page). */
+const PAGE_JSON = Symbol.for('syncom.pageJson');
+
+/** `{ value, eventId }`'s JSON from the page's own text, when it has one: its ops are not stringified again. */
+function madeJson(value: object, eventId: string | undefined): string | undefined {
+  const made = (value as { [PAGE_JSON]?: unknown })[PAGE_JSON];
+  if (typeof made !== 'function') return undefined;
+  return `{"value":${String(made())}${eventId === undefined ? '' : `,"eventId":${JSON.stringify(eventId)}`}}`;
+}
+
 /** The page's tail, from the cache when the same page was encoded for another socket; undefined for a value that is no object. */
 function encode(value: unknown, eventId: string | undefined): Encoded | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const kept = encodings.get(value);
   if (kept && kept.eventId === eventId) return kept;
-  const json = JSON.stringify({ value, eventId });
+  const json = madeJson(value, eventId) ?? JSON.stringify({ value, eventId });
   if (json.length < 3) return undefined;
   pageEncodings.count++;
   const tail = `${json.slice(1)}]`;

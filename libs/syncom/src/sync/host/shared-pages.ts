@@ -1,9 +1,12 @@
 import type { LogEntry } from '../../log/op-log';
-import { FLAG_SEALED, packedBytes, packOps } from '../../op';
+import { FLAG_SEALED, packedBytes } from '../../op';
 import type { Op } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import { frameEnds } from '../protocol/frames';
 import { inServed } from '../protocol/scopes';
+import { frameBytes, OpTexts, range, splicedRead } from './page-text';
+
+export { frameBytes } from './page-text';
 
 /** One changes page as a feed sends it: its packed ops and the event id of the page before. */
 export interface Page {
@@ -33,13 +36,6 @@ export interface ReadSpec {
   pageBytes: number;
 }
 
-/** The UTF-8 bytes of a frame of records `start..end`: theirs, a comma between, the brackets (as frameEnds counts). */
-export function frameBytes(sizes: readonly number[], start: number, end: number): number {
-  let n = 2 + Math.max(0, end - start - 1);
-  for (let i = start; i < end; i++) n += sizes[i];
-  return n;
-}
-
 /** Whether an op of this entry goes to subscribers of `scopes` at all (the subscriber's own aside). */
 function served(e: LogEntry, scopes: string[]): boolean {
   return !(e.flags & FLAG_SEALED) && inServed(e.op.scope, scopes);
@@ -49,9 +45,11 @@ function served(e: LogEntry, scopes: string[]): boolean {
 export function ownRead(entries: LogEntry[], keep: (e: LogEntry) => boolean, pageSize: number, pageBytes: number): Read {
   const relevant = entries.filter(keep);
   const sizes = relevant.map((e) => packedBytes(e.op));
+  const texts = new OpTexts(relevant);
   const ends = frameEnds(sizes, pageSize, pageBytes);
-  const page = (k: number, prev: string): Page => ({ ops: packOps(relevant.slice(k === 0 ? 0 : ends[k - 1], ends[k]).map((e) => e.op)), prev });
-  const bytes = (k: number) => frameBytes(sizes, k === 0 ? 0 : ends[k - 1], ends[k]);
+  const start = (k: number) => (k === 0 ? 0 : ends[k - 1]);
+  const page = (k: number, prev: string): Page => texts.page(range(start(k), ends[k]), prev);
+  const bytes = (k: number) => frameBytes(sizes, start(k), ends[k]);
   return { entries, relevant, sizes, ends, page, bytes };
 }
 
@@ -65,15 +63,19 @@ class SharedRead {
   readonly bytes: number;
   /** The op objects read: a purge scrub replaces an entry's op, and a read that saw the old one is not shared again. */
   private readonly ops: Op[];
-  private readonly packed: (unknown[] | undefined)[] = [];
+  /** The ops' packed forms and JSON texts: the shared pages and every writer's own pages are cut from them. */
+  private readonly texts: OpTexts;
+  /** Frame k's ops' texts joined, kept for the pages of other `prev`s. */
+  private readonly bodies: string[] = [];
   private readonly pages: Map<string, Page>[] = [];
   private readonly frames: number[] = [];
   /** What every feed sharing the read sees: made once, since every feed of the fan-out asks for it. */
   private readonly shared: Read;
 
-  constructor(readonly entries: LogEntry[], scopes: string[], readonly head: number, pageSize: number, pageBytes: number) {
+  constructor(readonly entries: LogEntry[], scopes: string[], readonly head: number, private readonly pageSize: number, private readonly pageBytes: number) {
     this.ops = entries.map((e) => e.op);
     this.relevant = entries.filter((e) => served(e, scopes));
+    this.texts = new OpTexts(this.relevant);
     for (const e of this.relevant) {
       this.nodes.add(e.op.origin);
       if (e.op.from) this.nodes.add(e.op.from);
@@ -96,6 +98,12 @@ class SharedRead {
     return this.shared;
   }
 
+  /** The read as a feed whose own ops are in it sees it (`keep` its filter): its pages cut from the shared ops' texts. */
+  spliced(keep: (e: LogEntry) => boolean): Read {
+    const { entries, relevant, sizes, texts, pageSize, pageBytes } = this;
+    return splicedRead({ entries, relevant, sizes, texts, pageSize, pageBytes }, keep);
+  }
+
   private frameBytes(k: number): number {
     return (this.frames[k] ??= frameBytes(this.sizes, k === 0 ? 0 : this.ends[k - 1], this.ends[k]));
   }
@@ -104,9 +112,8 @@ class SharedRead {
     const byPrev = (this.pages[k] ??= new Map());
     let page = byPrev.get(prev);
     if (!page) {
-      const start = k === 0 ? 0 : this.ends[k - 1];
-      const ops = (this.packed[k] ??= packOps(this.relevant.slice(start, this.ends[k]).map((e) => e.op)));
-      byPrev.set(prev, (page = { ops, prev }));
+      const at = range(k === 0 ? 0 : this.ends[k - 1], this.ends[k]);
+      byPrev.set(prev, (page = this.texts.page(at, prev, () => (this.bodies[k] ??= this.texts.join(at)))));
     }
     return page;
   }
@@ -146,7 +153,7 @@ export class SharedReads {
   /** What a feed of `node` pages at spec.pos; `keep` is its own filter, used when it cannot share. */
   read(spec: ReadSpec, node: string, keep: (e: LogEntry) => boolean): Read {
     const shared = this.shared(spec);
-    if (shared.nodes.has(node)) return ownRead(shared.entries, keep, spec.pageSize, spec.pageBytes);
+    if (shared.nodes.has(node)) return shared.spliced(keep);
     return shared.view();
   }
 
