@@ -4,7 +4,7 @@ import type { CursorCheck } from '../log/op-log';
 import type { Op, Vector } from '../op/types';
 import type { Schema } from '../schema';
 import type { Backend } from '../backend/types';
-import type { Pending } from './commit';
+import type { Pending, SubmitGroup } from './commit';
 import { makeOwnOp, type OwnOpBody } from './make-op';
 import type { OpenOptions } from './options';
 import type { StorageEvents, StorageParts } from './parts';
@@ -167,6 +167,11 @@ export class Replica {
   /** Queue an op into the commit pipeline; resolves at its commit point. */
   submit(pending: ReplicaSubmit): Promise<void> {
     return this.p.committer.submit(pending);
+  }
+
+  /** Queue ops one by one under one promise (a joined page's merges): see Committer.group. */
+  submitGroup(): SubmitGroup {
+    return this.p.committer.group();
   }
 
   /** Resolves once the commit pipeline is empty. */

@@ -67,6 +67,8 @@ function checkPage(replica: Replica, entries: unknown[], shapes: boolean): void 
 function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via: Via; heldIds?: Set<string> }): Promise<void>[] {
   const { host, via, heldIds } = o;
   const out: Promise<void>[] = [];
+  // One promise for the page's merges; each is queued at once all the same, as its seq follows the last queued.
+  const merges = replica.submitGroup();
   const late = signsLate(replica);
   const held = new HeldJoins(replica);
   for (const raw of entries) {
@@ -85,8 +87,9 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
     const joined = current ? joinEntries(current, raw) : raw;
     const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late }, mergeScope(replica, id, joined));
     // What applyOp(current, op) gives: the join again (joins are idempotent), so not computed twice.
-    out.push(replica.submit({ op, flags: 0, via, after: joined, late }));
+    merges.add({ op, flags: 0, via, after: joined, late });
   }
+  out.push(merges.end());
   return out;
 }
 
