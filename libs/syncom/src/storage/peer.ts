@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { applyOp, type Entry, isEntry, newestTs, readEntry } from '../crdt';
+import { applyOp, type ApplyResult, type Entry, isEntry, newestTs, readEntry } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
@@ -42,8 +42,11 @@ export interface PeerApplyOptions {
   signatures?: 'verify' | 'require' | false;
   /** The node whose feed this page came from: its own advance ops grant their vector (BOOT-11). */
   feedHost?: string;
-  /** A host's scope boundary: false refuses the op as outOfScope (SCOPE-12, SCOPE-14). */
-  inScope?: (op: Op, entry: Entry | undefined) => boolean;
+  /**
+   * A host's scope boundary: false refuses the op as outOfScope (SCOPE-12, SCOPE-14). `after` is
+   * applyOp(entry, op).entry when the page's walk made it (not for an advance or a scrubbed op).
+   */
+  inScope?: (op: Op, entry: Entry | undefined, after?: Entry) => boolean;
 }
 
 /**
@@ -155,8 +158,11 @@ function keptSealed(storage: StorageParts, op: Op): boolean {
   return op.type !== 'advance' && storage.sealed.has(op.id);
 }
 
+/** What a page's scope walk applied: an op's entry before it and the result, reused when the record is still that entry. */
+type Walked = Map<Op, { before: Entry | undefined; result: ApplyResult }>;
+
 /** Queue one checked op; returns its commit promise, or undefined for a duplicate or a gap. */
-function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts & { invalid: number }): Promise<void> | undefined {
+function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts & { invalid: number }, walked?: Walked): Promise<void> | undefined {
   const { committer, schema, clock, events } = storage;
   const cls = classifyOp(committer.pvec, op);
   if (cls !== 'next') { counts[cls === 'duplicate' ? 'duplicates' : 'gaps']++; return undefined; }
@@ -177,7 +183,8 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
       events.emit('error', new SyncomError('OP_INVALID', `a peer's op fails the validator: ${invalid.join('; ')}`, { op, url: o.via.url }));
     }
   } else if (!isScrubbed(op) && op.type !== 'advance') {
-    const r = applyOp(entry, op);
+    const w = walked?.get(op);
+    const r = w && w.before === entry ? w.result : applyOp(entry, op);
     after = r.entry;
     for (const field of r.refused) events.emit('error', new SyncomError('OP_REFUSED', `${op.type} refused for field ${field}: it is another kind here`, { op, field, url: o.via.url }));
     counts.applied++;
@@ -192,15 +199,18 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
  * record written and then changed in one page is scoped as it will be. A sealed record plays no
  * part in what a peer may write: its op is judged as for an unknown id (GUAR-19).
  */
-function withinScope(storage: StorageParts, ops: Op[], inScope: NonNullable<PeerApplyOptions['inScope']>, counts: ApplyCounts): Op[] {
+function withinScope(storage: StorageParts, ops: Op[], inScope: NonNullable<PeerApplyOptions['inScope']>, counts: ApplyCounts, walked: Walked): Op[] {
   const page = new Map<string, Entry | undefined>();
   const seen = (id: string) => (storage.sealed.has(id) ? undefined : page.has(id) ? page.get(id) : storage.committer.current(id));
   return ops.filter((op) => {
     const entry = seen(op.id);
-    if (!inScope(op, entry)) return (counts.outOfScope++, false);
+    // Applied once here for the boundary, the page's state and, when the record is still `entry`, the op's commit.
+    let result: ApplyResult | undefined;
     if (op.type !== 'advance' && !isScrubbed(op)) {
-      try { page.set(op.id, applyOp(entry, op).entry); } catch { /* judged again on the committed record when applied */ }
+      try { result = applyOp(entry, op); } catch { /* inScope applies it again and refuses it; else judged on the committed record */ }
     }
+    if (!inScope(op, entry, result?.entry)) return (counts.outOfScope++, false);
+    if (result) { page.set(op.id, result.entry); walked.set(op, { before: entry, result }); }
     return true;
   });
 }
@@ -222,7 +232,8 @@ export async function applyPeerPage(storage: StorageParts, input: readonly unkno
   // hub ingest (0.61 of verify at 64-op chunks, 0.55 at 256, against 0.655), smaller commit batches costing more.
   const first: { forged?: Op; unsigned?: Op } = {};
   let ops = judge(checked, mode === false ? undefined : await verifyOps(checked), { mode, self: storage.keys.id }, counts, first);
-  if (o.inScope) ops = withinScope(storage, ops, o.inScope, counts);
+  const walked: Walked = new Map();
+  if (o.inScope) ops = withinScope(storage, ops, o.inScope, counts, walked);
   let allowed: boolean[];
   try {
     allowed = await decide(hook, ops, o.via);
@@ -233,7 +244,7 @@ export async function applyPeerPage(storage: StorageParts, input: readonly unkno
   // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
   const commits: Promise<void>[] = [];
   ops.forEach((op, i) => {
-    const p = submitOne(storage, op, allowed[i], o, counts);
+    const p = submitOne(storage, op, allowed[i], o, counts, walked);
     if (p) { commits.push(p); touched[opStreamKey(op)] = op.seq; }
   });
   await Promise.all(commits);

@@ -235,7 +235,7 @@ export class SyncUnit implements HostUnit {
     const res = await this.replica.applyPage(ops, {
       via: { url: s.url, node: s.node },
       signatures: this.ctx.signatures,
-      ...(bounded && { inScope: (op: Op, entry: Entry | undefined) => opInScope(op, entry, allowed, scoping, exact) }),
+      ...(bounded && { inScope: (op: Op, entry: Entry | undefined, after?: Entry) => opInScope(op, entry, allowed, scoping, exact, after) }),
     });
     if (res.refused) throw Object.assign(res.refused, { status: 503 });
     this.ctx.telemetry.pageApplied(span, { role: 'host', peer: s.node }, res, malformed);

@@ -71,18 +71,19 @@ function scopeBefore(id: string, entry: Entry | undefined, s: HostScoping): stri
  * declared scope, the record's scope before the op — a tombstone's too, so a
  * peer can neither revive nor purge a deleted record of another scope — and
  * after it must all be ones the peer may write; a scope function that throws
- * refuses the op.
+ * refuses the op. `after`, when given, is applyOp(entry, op).entry, which the
+ * caller made already (a page's scope walk): it is not made again.
  */
-export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string> | 'all', scoping: HostScoping, exact = false): boolean {
-  if (exact && !declaresHostScope(op, entry, scoping)) return false;
+export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string> | 'all', scoping: HostScoping, exact = false, after?: Entry): boolean {
+  if (exact && !declaresHostScope(op, entry, scoping, after)) return false;
   if (allowed === 'all') return true;
   if (!allowed.has(op.scope ?? '*')) return false;
   if (op.type === 'advance') return true;
   try {
     const before = scopeBefore(op.id, entry, scoping);
     if (before !== undefined && !allowed.has(before)) return false;
-    const after = applyOp(entry, op).entry;
-    return isHidden(after) || allowed.has(scoping.scopeOf(op.id, readEntry(after)));
+    const left = after ?? applyOp(entry, op).entry;
+    return isHidden(left) || allowed.has(scoping.scopeOf(op.id, readEntry(left)));
   } catch {
     return false;
   }
@@ -96,11 +97,11 @@ export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string>
  * `exactScopes` refuses such an op, from any peer. An advance and a scrubbed op carry no record
  * state to scope, and pass.
  */
-function declaresHostScope(op: Op, entry: Entry | undefined, s: HostScoping): boolean {
+function declaresHostScope(op: Op, entry: Entry | undefined, s: HostScoping, after?: Entry): boolean {
   if (op.type === 'advance' || isScrubbed(op)) return true;
   try {
-    const after = applyOp(entry, op).entry;
-    const scope = isHidden(after) ? scopeBefore(op.id, entry, s) ?? s.lastScope(op.id) ?? '*' : s.scopeOf(op.id, readEntry(after));
+    const left = after ?? applyOp(entry, op).entry;
+    const scope = isHidden(left) ? scopeBefore(op.id, entry, s) ?? s.lastScope(op.id) ?? '*' : s.scopeOf(op.id, readEntry(left));
     return (op.scope ?? '*') === scope;
   } catch {
     return false;
