@@ -5,7 +5,8 @@ import type { OpLog } from '../log/op-log';
 import { FLAG_GRANTED } from '../log/op-log';
 import { FLAG_TO_SIGN } from '../log/flags';
 import { FLAG_SEALED } from '../op/pack';
-import { advanceVector, mergeVectors } from '../log/vector';
+import { mergeVectors } from '../log/vector';
+import { streamKey } from '../op/types';
 import type { RecordStore } from './records';
 import { LateSigns } from './late-signs';
 
@@ -66,6 +67,29 @@ export interface CommitHooks {
 const MAX_BATCH = 5_000;
 
 /**
+ * advanceVector with the last stream key kept: a page's ops share one, and
+ * making it anew for each op (a concatenation, then a lookup of a new
+ * string among the property names) cost as much as the rest of the step.
+ */
+class StreamKeys {
+  private origin = '';
+  private scope?: string;
+  private from?: string;
+  private key = '';
+
+  /** Move a vector (in place) past an op. */
+  advance(vector: Vector, op: Op): void {
+    if (op.origin !== this.origin || op.scope !== this.scope || op.from !== this.from || !this.key) {
+      this.origin = op.origin;
+      this.scope = op.scope;
+      this.from = op.from;
+      this.key = streamKey(op.origin, op.scope, op.from);
+    }
+    if (!(vector[this.key] >= op.seq)) vector[this.key] = op.seq;
+  }
+}
+
+/**
  * The one commit pipeline for local and peer ops (group commit): ops queued
  * while an append is in flight go into the next batch, so concurrent writes
  * share one log file and one record file. Log before records (LOG-1); a
@@ -95,6 +119,7 @@ export class Committer {
   private persisting: Promise<void> = Promise.resolve();
   /** Set while a batch is appended: an op queued then waits for that append anyway. */
   private appending = false;
+  private readonly keys = new StreamKeys();
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
     this.pvec = { ...log.vector };
@@ -139,7 +164,7 @@ export class Committer {
 
   private enqueue(p: Omit<Pending, 'resolve' | 'reject'>, resolve: () => void, reject: (e: Error) => void): void {
     if (p.flags & FLAG_SEALED) this.sealedSeq = Math.max(this.sealedSeq, p.op.seq);
-    else advanceVector(this.pvec, p.op);
+    else this.keys.advance(this.pvec, p.op);
     if (p.flags & FLAG_GRANTED && p.op.vector) this.pvec = mergeVectors(this.pvec, p.op.vector);
     // A purge is final on every path: a merge that joins a purge marker (bootstrap, reconciliation) scrubs as a purge op does.
     const scrub = !!p.after?.purged && (p.op.type === 'purge' || !this.current(p.op.id)?.purged);
@@ -219,17 +244,21 @@ export class Committer {
   private commit(batch: Pending[], from: number): void {
     for (const p of batch) {
       // A snapshot's vector is cvec: a sealed op must not show in it (GUAR-19).
-      if (!(p.flags & FLAG_SEALED)) advanceVector(this.cvec, p.op);
+      if (!(p.flags & FLAG_SEALED)) this.keys.advance(this.cvec, p.op);
       if (p.flags & FLAG_GRANTED && p.op.vector) this.cvec = mergeVectors(this.cvec, p.op.vector);
     }
     this.chead = from + batch.length - 1;
-    const last = new Map<string, Entry>();
-    for (const p of batch) if (p.after) last.set(p.op.id, p.after);
-    for (const [id, e] of last) {
+    // In batch order, so the last op of an id leaves its entry; the record write takes each id once.
+    const ids: string[] = [];
+    for (const p of batch) {
+      const e = p.after;
+      if (!e) continue;
+      const id = p.op.id;
       this.committed.set(id, e);
       if (this.overlay.get(id) === e) this.overlay.delete(id);
+      ids.push(id);
     }
-    this.unrecorded.set(from, [...last.keys()]);
+    this.unrecorded.set(from, ids);
     this.hooks.committed(batch, from);
     for (const p of batch) if (!p.afterPersist) p.resolve();
   }

@@ -177,8 +177,9 @@ export class SnapshotPager {
   private idsFor(scopes: string[]): readonly string[] {
     const key = `${this.replica.committedHead} ${JSON.stringify(scopes)}`;
     if (this.shared?.key === key) return this.shared.ids;
+    const all = scopes.includes('*');
     const ids = [...this.replica.records.keys()]
-      .filter((id) => inServed(this.replica.scopeOf(id), scopes) && !this.replica.isSealed(id))
+      .filter((id) => (all || inServed(this.replica.scopeOf(id), scopes)) && !this.replica.isSealed(id))
       .sort();
     this.shared = { key, ids };
     return ids;
@@ -226,10 +227,12 @@ export class SnapshotPager {
     let json: string[] | undefined;
     let bytes = 1;
     let end = offset;
+    // Serving every scope, no record's scope is looked up.
+    const all = scopes.includes('*');
     for (; end < ids.length && entries.length < size; end++) {
       const e = c.get(ids[end]);
       // Read live, so checked live: a record moved out of the served scopes, or sealed, since the first page is not served.
-      if (!e || !inServed(this.replica.scopeOf(ids[end]), scopes) || this.replica.isSealed(ids[end])) continue;
+      if (!e || !(all || inServed(this.replica.scopeOf(ids[end]), scopes)) || this.replica.isSealed(ids[end])) continue;
       if (!json) {
         const bound = jsonBytesBound(e) + 1;
         if (bytes + bound <= maxBytes) { bytes += bound; entries.push(e); continue; }
