@@ -85,7 +85,7 @@ describe('a writer\'s pages spliced from a shared read', () => {
     },
   );
 
-  it('PROTO-6: the shared page of one prev keeps one JSON, and another prev gets its own', () => {
+  it('PROTO-6: the shared page of one prev is one object, another prev gets its own, and each one\'s JSON is JSON.stringify\'s', () => {
     const all = entries(20, 9);
     const shared = new SharedReads();
     const spec = { log: logOf(all), pos: 0, scopes: ['*'], pageSize: 500, pageBytes: 4 * 1024 * 1024 };

@@ -13,18 +13,25 @@ import type { Page, Read } from './shared-pages';
  */
 export const PAGE_JSON: unique symbol = Symbol.for('syncom.pageJson') as never;
 
-/** A page `{ ops, prev }` carrying its JSON, made on first use from `body`, the ops' texts joined by commas. */
+/** A page `{ ops, prev }` carrying its JSON, made when asked from `body`, the ops' texts joined by commas (not kept: the transport keeps its encoding). */
 export function textPage(ops: PackedOp[], prev: string, body: () => string): Page {
   const page: Page = { ops, prev };
-  let json: string | undefined;
-  Object.defineProperty(page, PAGE_JSON, { value: () => (json ??= `{"ops":[${body()}],"prev":${JSON.stringify(prev)}}`) });
+  Object.defineProperty(page, PAGE_JSON, { value: () => `{"ops":[${body()}],"prev":${JSON.stringify(prev)}}` });
   return page;
 }
 
-/** The packed ops of a read and their JSON texts, each made once and only when a page needs it. */
+/**
+ * The packed ops of a read and their JSON as one text, made once and only
+ * when a page needs it: every op stringified once, joined by commas, with
+ * where each op starts. A page's ops' text is cut from it: one slice per run
+ * of consecutive ops (a writer's page leaves out only its own ops), which V8
+ * keeps as a view of the one text, not a copy.
+ */
 export class OpTexts {
   private readonly packed: PackedOp[] = [];
-  private readonly texts: string[] = [];
+  private text?: string;
+  /** Where op i's text starts; starts[n] is one past the text's end (as if a comma followed). */
+  private readonly starts: number[] = [];
 
   constructor(private readonly relevant: readonly LogEntry[]) {}
 
@@ -32,19 +39,33 @@ export class OpTexts {
     return (this.packed[i] ??= packOp(this.relevant[i].op));
   }
 
-  /** Op i's JSON, exactly what JSON.stringify writes for it inside a page's array. */
-  text(i: number): string {
-    return (this.texts[i] ??= JSON.stringify(this.op(i)));
-  }
-
-  /** The texts of the ops at `at` (indices into the read), joined as in a page's array. */
+  /** The texts of the ops at `at` (ascending indices into the read), joined as in a page's array. */
   join(at: readonly number[]): string {
-    return at.map((i) => this.text(i)).join(',');
+    const text = (this.text ??= this.stringify());
+    const runs: string[] = [];
+    for (let j = 0; j < at.length;) {
+      let k = j;
+      while (k + 1 < at.length && at[k + 1] === at[k] + 1) k++;
+      runs.push(text.slice(this.starts[at[j]], this.starts[at[k] + 1] - 1));
+      j = k + 1;
+    }
+    return runs.join(',');
   }
 
-  /** A page of the ops at `at`, after `prev`; `body` when their joined texts are kept elsewhere. */
-  page(at: readonly number[], prev: string, body = () => this.join(at)): Page {
-    return textPage(at.map((i) => this.op(i)), prev, body);
+  /** A page of the ops at `at`, after `prev`. */
+  page(at: readonly number[], prev: string): Page {
+    return textPage(at.map((i) => this.op(i)), prev, () => this.join(at));
+  }
+
+  private stringify(): string {
+    const texts = this.relevant.map((_, i) => JSON.stringify(this.op(i)));
+    let at = 0;
+    for (const t of texts) {
+      this.starts.push(at);
+      at += t.length + 1;
+    }
+    this.starts.push(at);
+    return texts.join(',');
   }
 }
 

@@ -63,10 +63,8 @@ class SharedRead {
   readonly bytes: number;
   /** The op objects read: a purge scrub replaces an entry's op, and a read that saw the old one is not shared again. */
   private readonly ops: Op[];
-  /** The ops' packed forms and JSON texts: the shared pages and every writer's own pages are cut from them. */
+  /** The ops' packed forms and JSON text: the shared pages and every writer's own pages are cut from them. */
   private readonly texts: OpTexts;
-  /** Frame k's ops' texts joined, kept for the pages of other `prev`s. */
-  private readonly bodies: string[] = [];
   private readonly pages: Map<string, Page>[] = [];
   private readonly frames: number[] = [];
   /** What every feed sharing the read sees: made once, since every feed of the fan-out asks for it. */
@@ -113,7 +111,7 @@ class SharedRead {
     let page = byPrev.get(prev);
     if (!page) {
       const at = range(k === 0 ? 0 : this.ends[k - 1], this.ends[k]);
-      byPrev.set(prev, (page = this.texts.page(at, prev, () => (this.bodies[k] ??= this.texts.join(at)))));
+      byPrev.set(prev, (page = this.texts.page(at, prev)));
     }
     return page;
   }
