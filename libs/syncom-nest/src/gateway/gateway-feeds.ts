@@ -2,7 +2,7 @@ import { SyncomError, type HostUnit, type Subscription } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import type { ChangesDto } from './feed.dto';
 import { type AwaitedCount, PageAcks } from './page-acks';
-import { PageMessage } from './page-message';
+import { emitWithId, forgetAck, PageMessage } from './page-message';
 import type { SocketPeer } from './socket-peer';
 import { toWireError } from './syncom-refusal';
 
@@ -30,20 +30,23 @@ export function pagesAwaited(peer: SocketPeer): number {
 /**
  * Writes one page on the socket with `ack` as its ack callback: pre-encoded
  * where it can be (one encoding for every socket sending it), else through
- * socket.emit. A socket already gone counts as answered: the feed ends with it.
+ * socket.emit; returns the ack id when known. A socket already gone counts
+ * as answered: the feed ends with it.
  */
-function sendPage(peer: SocketPeer, page: PageMessage, ack: () => void): void {
-  if (peer.closed) return ack();
-  if (!page.sendOn(peer.socket, SYNCOM_EVENTS.page, ack)) peer.socket.emit(SYNCOM_EVENTS.page, page, ack);
+function sendPage(peer: SocketPeer, page: PageMessage, ack: () => void): number | undefined {
+  if (peer.closed) return void ack();
+  return page.sendOn(peer.socket, SYNCOM_EVENTS.page, ack) ?? emitWithId(peer.socket, SYNCOM_EVENTS.page, page, ack);
 }
 
 /**
  * The acks of one feed's pages: the unit's feed keeps at most its send
  * window of pages out unacknowledged, and a full window stops it reading
- * until an ack comes. Without an ack in time (from the previous page's ack:
- * the client takes them one by one) the feed ends and the client is told
- * ACK_TIMEOUT (408), once per feed however many of its pages were out; its
- * link resumes from the last page it took.
+ * until an ack comes. An ack answers its page and every earlier one of the
+ * feed (cumulative: a client may ack only the latest page it took). Without
+ * an ack in time (counted from the last ack: the client takes pages in
+ * order) the feed ends and the client is told ACK_TIMEOUT (408), once per
+ * feed however many of its pages were out; its link resumes from the last
+ * page it took.
  */
 function feedAcks(peer: SocketPeer, sub: string, ms: number, feed: () => Subscription | undefined): PageAcks {
   let count = awaited.get(peer);
@@ -53,7 +56,7 @@ function feedAcks(peer: SocketPeer, sub: string, ms: number, feed: () => Subscri
     if (peer.closed || !live || !peer.dropFeed(sub, live)) return;
     const error = new SyncomError('ACK_TIMEOUT', `no ack within ${ms} ms`, { status: 408 });
     peer.socket.emit(SYNCOM_EVENTS.feedError, { sub, error: toWireError(error) });
-  }, count);
+  }, count, (id) => forgetAck(peer.socket, id));
 }
 
 /**

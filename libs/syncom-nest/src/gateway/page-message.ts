@@ -49,6 +49,29 @@ interface Internals {
   listenersAnyOutgoing(): unknown[];
 }
 
+/** The ack callbacks a socket holds by id, and the namespace's next id (socket.io 4.8), where they are there. */
+function ackTable(socket: Socket): { acks: Map<number, unknown>; nsp: { _ids: number } } | undefined {
+  const s = socket as unknown as Internals;
+  return s.acks instanceof Map && typeof s.nsp?._ids === 'number' ? s : undefined;
+}
+
+/** Whether the socket's ack callbacks can be dropped by id: where they cannot, every page's ack must come (see forgetAck). */
+export function canForgetAcks(socket: Socket): boolean {
+  return ackTable(socket) !== undefined;
+}
+
+/** Drops the ack callback `id` the socket holds: a page an ack already answered (cumulative acks) or of a feed that ended. */
+export function forgetAck(socket: Socket, id: number): void {
+  ackTable(socket)?.acks.delete(id);
+}
+
+/** socket.emit with an ack callback, and the ack id socket.io gave it (the namespace's next id as it was sent), if known. */
+export function emitWithId(socket: Socket, event: string, payload: unknown, ack: (...args: unknown[]) => void): number | undefined {
+  const id = ackTable(socket)?.nsp._ids;
+  socket.emit(event, payload, ack);
+  return id !== undefined && ackTable(socket)?.acks.get(id) !== undefined ? id : undefined;
+}
+
 /** Whether a packet may be written pre-encoded on this socket: the internals are there, nothing would see or store the packet otherwise. */
 function writable(s: Internals): boolean {
   return typeof s.nsp?._ids === 'number' && s.acks instanceof Map && typeof s.client?._packet === 'function'
@@ -104,19 +127,19 @@ export class PageMessage {
     return { sub: this.sub, value: this.value, eventId: this.eventId };
   }
 
-  /** Writes the message on `socket` with `ack` as its ack callback; false when it must go through socket.emit instead. */
-  sendOn(socket: Socket, event: string, ack: (...args: unknown[]) => void): boolean {
+  /** Writes the message on `socket` with `ack` as its ack callback; its ack id, or undefined when it must go through socket.emit instead. */
+  sendOn(socket: Socket, event: string, ack: (...args: unknown[]) => void): number | undefined {
     const s = socket as unknown as Internals;
-    if (!socket.connected || !writable(s)) return false;
+    if (!socket.connected || !writable(s)) return undefined;
     const page = encode(this.value, this.eventId);
-    if (!page) return false;
+    if (!page) return undefined;
     const id = s.nsp._ids++;
     s.acks.set(id, ack);
     const head = packetHead(s.nsp.name, id, event, this.sub);
     const frame = [frameStart(head, page.body.length), page.body];
-    if (writeFrame(s.conn, frame)) return true;
+    if (writeFrame(s.conn, frame)) return id;
     // The packet's text goes too: a transport that is no WebSocket (or compresses) encodes it itself.
     s.client._packet([head + page.tail], { preEncoded: true, compress: true, wsPreEncodedFrame: frame });
-    return true;
+    return id;
   }
 }

@@ -14,6 +14,7 @@ import { openFeed } from './gateway-feeds';
 import { HelloDto } from './hello.dto';
 import { SyncomLimitsGuard } from './limits.guard';
 import { applyMessageLimit, maxMessageBytes, reconcileFrameFor } from './message-size';
+import { withPageAcks } from './page-acks-offer';
 import { PreAuthGate, preAuthBytesOf } from './pre-auth';
 import { PushDto, SnapshotDto } from './push.dto';
 import { ReconcileDto, RecordsDto } from './reconcile.dto';
@@ -74,6 +75,11 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     return this.hostUnit;
   }
 
+  /** How long a changes page waits for its ack (from the last ack) before the feed ends. */
+  private get ackTimeout(): number {
+    return this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT;
+  }
+
   /** Sizes the engine's messages from the limits and, under access 'session', adds the handshake middleware. */
   afterInit(server: Namespace): void {
     this.server = server;
@@ -114,7 +120,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     await authorizeHello(this.options, peer.context, body);
     const value = await this.unit.call('hello', body, peer.context);
     peer.greet(body.node, body.scopes);
-    return answerOk(value);
+    return withPageAcks(answerOk(value), socket, { maxInFlightFrames: this.options.maxInFlightFrames, ackTimeout: this.ackTimeout });
   }
 
   /** push: the ops the host lacks (the limits guard ran first). */
@@ -144,7 +150,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
   /** changes: opens a feed whose pages go out as acknowledged `changes:data` messages. */
   @SubscribeMessage(SYNCOM_EVENTS.changes)
   async changes(@ConnectedSocket() socket: Socket, @MessageBody(changesPipe) body: ChangesDto): Promise<SyncomAnswer> {
-    await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT });
+    await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.ackTimeout });
     return answerOk(null);
   }
 

@@ -41,22 +41,41 @@ describe('PageAcks: the acks of one feed\'s pages', () => {
     expect([timedOut, acks.size, count.pages, pages[2].settled, jest.getTimerCount()]).toEqual([1, 0, 0, true, 0]);
   });
 
-  it('PROTO-6 a page acked before an older one settles, and the older one keeps the clock; with nothing out the timer stops', async () => {
+  it('PROTO-6 an ack is cumulative: it settles its page and every earlier one, whose callbacks the socket forgets; a late ack of a covered page does nothing; with nothing out the timer stops', async () => {
     let timedOut = 0;
-    const acks = new PageAcks(100, () => timedOut++);
-    const { pages, send } = sender(acks);
-    send();
-    send();
-    pages[1].ack();
-    pages[1].ack();
+    const forgotten: number[] = [];
+    const count = { pages: 0 };
+    const acks = new PageAcks(100, () => timedOut++, count, (id) => forgotten.push(id));
+    const pages: { ack: () => void; settled: boolean }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const page = { ack: () => undefined as void, settled: false };
+      pages.push(page);
+      void acks.page((ack) => ((page.ack = ack), 10 + i)).then(() => (page.settled = true));
+    }
+    jest.advanceTimersByTime(60);
+    pages[2].ack();
     await turns();
-    expect([acks.size, pages[1].settled, pages[0].settled]).toEqual([1, true, false]);
-    jest.advanceTimersByTime(99);
+    expect([acks.size, count.pages, pages.map((p) => p.settled), forgotten]).toEqual([1, 1, [true, true, true, false], [10, 11]]);
+    // The ack restarted the clock for the page still out: 60 + 60 ms is no timeout.
+    jest.advanceTimersByTime(60);
     pages[0].ack();
+    pages[2].ack();
     await turns();
-    expect([acks.size, pages[0].settled]).toEqual([0, true]);
+    expect([timedOut, acks.size, count.pages]).toEqual([0, 1, 1]);
+    pages[3].ack();
+    await turns();
+    expect([acks.size, count.pages, pages[3].settled]).toEqual([0, 0, true]);
     jest.advanceTimersByTime(1000);
     expect([timedOut, jest.getTimerCount()]).toEqual([0, 0]);
+  });
+
+  it('PROTO-6 close() makes the socket forget the callbacks of every page still out', async () => {
+    const forgotten: number[] = [];
+    const acks = new PageAcks(100, () => undefined, { pages: 0 }, (id) => forgotten.push(id));
+    for (let i = 0; i < 3; i++) void acks.page(() => i);
+    acks.close();
+    await turns();
+    expect([acks.size, forgotten]).toEqual([0, [0, 1, 2]]);
   });
 
   it('PROTO-12 ACK_TIMEOUT is told once however many pages were out; close() lets every page go, and a page after it settles at once', async () => {

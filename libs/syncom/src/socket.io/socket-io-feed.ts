@@ -1,8 +1,8 @@
 import type { SubscribeOptions } from '../link/contract';
 import type { SyncomError } from '../errors';
 import { FeedCursor, type FeedHome } from '../link/feed-cursor';
-import { safely } from '../link/link-wire';
-import { answerOk, SYNCOM_EVENTS, type SyncomAnswer } from './socket-io-protocol';
+import { HeldAcks } from './held-acks';
+import { answerOk, SYNCOM_EVENTS, type PageAcksOffer, type SyncomAnswer } from './socket-io-protocol';
 
 /** What a feed needs of its link. */
 export interface FeedPort extends FeedHome {
@@ -12,17 +12,21 @@ export interface FeedPort extends FeedHome {
   send(event: string, payload: unknown): Promise<unknown>;
   /** Routes the pages and signals of host subscription `sub` to `feed` (undefined: to no one). */
   bind(sub: string, feed: SocketIoFeed | undefined): void;
+  /** The live connection's host offer of cumulative page acks (its hello answer), if it made one. */
+  pageAcks(): PageAcksOffer | undefined;
 }
 
 /**
  * One subscription over a socket.io link. Each opening at the host gets its
  * own sub id (`<feed>.<generation>`), so pages of an older opening are told
- * apart and ignored. Pages reach the subscriber one at a time; the page's ack
- * goes back once the subscriber's promise settled (backpressure). The cursor,
+ * apart and ignored. Pages reach the subscriber one at a time; a page's ack
+ * goes back once the subscriber's promise settled (backpressure), for the
+ * latest page taken only where the host acks cumulatively (HeldAcks). The cursor,
  * the resume after a reconnect and the wait for a greeting are FeedCursor's.
  */
 export class SocketIoFeed extends FeedCursor<unknown> {
   private sub: string | undefined;
+  private readonly acks = new HeldAcks();
 
   constructor(private readonly port: FeedPort, private readonly id: number, args: unknown, options: SubscribeOptions) {
     super(port, SYNCOM_EVENTS.changes, args, options);
@@ -46,9 +50,10 @@ export class SocketIoFeed extends FeedCursor<unknown> {
     const gen = this.gen;
     if (sub !== this.sub) return ack(answerOk(null));
     this.resumed = false;
+    this.acks.arrived();
     const step = this.queue.then(() => this.hand(gen, value, eventId));
     this.queue = step;
-    void step.then(() => safely(() => ack(answerOk(null))));
+    void step.then(() => this.acks.taken(ack, this.port.pageAcks()));
   }
 
   /** The host refused or failed the feed after it opened. */

@@ -5,8 +5,9 @@ import { LinkConnection } from '../link/link-connection';
 import { LinkSession } from '../link/link-session';
 import { linkDown } from '../link/link-wire';
 import { SocketIoFeed, type FeedPort } from './socket-io-feed';
+import { pageAcksOf } from './held-acks';
 import { pullChunks } from './socket-io-stream';
-import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageMessage } from './socket-io-protocol';
+import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageAcksOffer, type PageMessage } from './socket-io-protocol';
 
 /** Options of createSocketIoLink. */
 export interface SocketIoLinkOptions {
@@ -68,6 +69,8 @@ class SocketLink implements SocketIoLink {
   private closing: SyncomError | undefined;
   /** Connections the host closed with a refusal since a call was last answered: the redial backs off on them. */
   private refusals = 0;
+  /** The host's offer of cumulative page acks on this connection (its hello answer). */
+  private offer: PageAcksOffer | undefined;
   private readonly handlers: [string, (...args: never[]) => void][] = [
     ['connect', () => this.onConnect()],
     ['disconnect', (reason: string) => this.onDisconnect(reason)],
@@ -93,6 +96,7 @@ class SocketLink implements SocketIoLink {
       connected: () => this.connected,
       send: (event, payload) => this.send(event, payload),
       bind: (sub, feed) => void (feed ? this.subs.set(sub, feed) : this.subs.delete(sub)),
+      pageAcks: () => this.offer,
     };
     for (const [event, handler] of this.handlers) socket.on(event, handler as Listener);
     socket.io.on('reconnect_failed', this.onGaveUp);
@@ -167,6 +171,7 @@ class SocketLink implements SocketIoLink {
     const answered = new Promise<unknown>((resolve, reject) => {
       this.socket.timeout(this.timeout).emit(event, payload, (err: Error | null, answer: unknown) => {
         if (err) return reject(this.socket.connected ? linkTimeout(this.timeout) : linkDown());
+        if (event === SYNCOM_EVENTS.hello) this.offer = pageAcksOf(answer);
         try {
           resolve(unwrapAnswer(answer));
         } catch (e) {
@@ -184,6 +189,8 @@ class SocketLink implements SocketIoLink {
     if (this.session.closed) return void this.socket.disconnect();
     this.refusal = undefined;
     this.closing = undefined;
+    // A new connection may reach another host: it acks every page until its hello answer says otherwise.
+    this.offer = undefined;
     const waiting = this.takeWaiters();
     this.session.connected(connection);
     for (const w of waiting) w.resolve();

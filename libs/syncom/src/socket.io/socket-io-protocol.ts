@@ -3,7 +3,8 @@ import { remoteErrorCode, SyncomError } from '../errors';
 /**
  * The socket.io event names of the syncom protocol (syncom-nest's PROTOCOL-SOCKETIO.md).
  * Dialer → host: hello, push, snapshot, reconcile, records, changes, unsubscribe, chunk, each
- * acknowledged. Host → dialer: a changes page (acknowledged: backpressure),
+ * acknowledged. Host → dialer: a changes page (acknowledged: backpressure; cumulatively where the
+ * hello's answer offers `pageAcks`),
  * a feed's error and end, and `exception` for a message that came without
  * an ack to answer on.
  */
@@ -31,8 +32,21 @@ export interface WireError {
   versions?: number[];
 }
 
+/**
+ * What a host that takes cumulative page acks says beside its hello answer
+ * (`pageAcks` of the answer, not of its value): the ack of a changes page
+ * answers every earlier page of that feed, so a dialer may ack only the
+ * latest page it took. `window` is the host's maxInFlightFrames, `ackTimeout`
+ * how long (ms) it waits from its last ack for the next. A host without it
+ * wants every page acked.
+ */
+export interface PageAcksOffer {
+  window: number;
+  ackTimeout: number;
+}
+
 /** Every acknowledged message is answered with one of these. */
-export type SyncomAnswer<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError };
+export type SyncomAnswer<T = unknown> = { ok: true; value: T; pageAcks?: PageAcksOffer } | { ok: false; error: WireError };
 
 /** A changes page as the host sends it; the ack tells the host the subscriber took it. */
 export interface PageMessage {
