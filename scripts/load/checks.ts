@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { canonicalJson, type ListedRecord, type Vector } from 'syncom';
 import { FullPeer } from './full-peer';
+import type { FullReport } from './full-proc';
 import type { LoadPeer } from './peers';
 
 /** At most this many problems of one kind are spelled out; the rest are counted. */
@@ -41,9 +43,29 @@ function ackedWrites(peers: LoadPeer[]): Map<string, Record<string, unknown>> {
   return out;
 }
 
+/** A digest of records by id and canonical data: two peers holding the same records have the same one. */
+export function recordsDigest(records: ListedRecord[] | Map<string, string>): string {
+  const lines = records instanceof Map ? [...records].map(([id, data]) => `${id}\u0000${data}`) : records.map((r) => `${r.id}\u0000${canonicalJson(r.data)}`);
+  const hash = createHash('sha256');
+  for (const line of lines.sort()) hash.update(`${line}\n`);
+  return hash.digest('hex');
+}
+
 /** Records the same, id for id, data for data. */
 function sameRecords(a: ListedRecord[], b: Map<string, string>): boolean {
   return a.length === b.size && a.every((r) => b.get(r.id) === canonicalJson(r.data));
+}
+
+/** The full peers of a child process against the hub's records (`byId`): each acknowledged and holding the same. */
+function checkRemoteFull(full: FullReport[], byId: Map<string, string>): string[] {
+  if (full.length === 0) return [];
+  const problems: string[] = [];
+  const hub = recordsDigest(byId);
+  for (const p of full) {
+    if (p.unacked > 0) problems.push(`full peer ${p.index}: ${p.unacked} writes never acknowledged`);
+    if (p.digest !== hub) problems.push(`full peer ${p.index} differs from the hub`);
+  }
+  return problems;
 }
 
 /** Keeps the first SHOWN problems and a count of the others. */
@@ -57,7 +79,7 @@ function capped(problems: string[]): string[] {
  * fresh node that bootstrapped from the hub), and each full peer holds
  * exactly the hub's records.
  */
-export async function checkRecords(peers: LoadPeer[], verifier: FullPeer): Promise<CheckReport> {
+export async function checkRecords(peers: LoadPeer[], verifier: FullPeer, remoteFull: FullReport[] = []): Promise<CheckReport> {
   const held = await verifier.storage.list();
   const byId = new Map(held.map((r) => [r.id, canonicalJson(r.data)]));
   const acked = ackedWrites(peers);
@@ -73,5 +95,6 @@ export async function checkRecords(peers: LoadPeer[], verifier: FullPeer): Promi
     if (p.acked() < p.writes.length) problems.push(`full peer ${p.index}: ${p.writes.length - p.acked()} writes never acknowledged`);
     if (!sameRecords(await p.storage.list(), byId)) problems.push(`full peer ${p.index} differs from the hub`);
   }
+  problems.push(...checkRemoteFull(remoteFull, byId));
   return { ackedWrites: acked.size, hubRecords: byId.size, problems: capped(problems) };
 }

@@ -7,36 +7,47 @@ import type { FromChild, PeerReport, ToChild } from './peer-proc';
 
 const ROOT = join(__dirname, '..', '..');
 
-type Reply<T extends FromChild['t']> = Extract<FromChild, { t: T }>;
+/** A load child process: `npm run load`'s TypeScript run by node with the sources' resolver, its output on ours. */
+export function forkLoadChild(script: string): ChildProcess {
+  return fork(join(ROOT, script), [], { execArgv: ['-r', join(ROOT, 'scripts/register-src.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
 
-/** One child process of raw peers, and the replies it sent that no one took yet. */
-class Proc {
-  private readonly replies = new Map<string, ((m: FromChild) => void)[]>();
-  private readonly early = new Map<string, FromChild[]>();
+/** One child process of peers, and the replies it sent that no one took yet; `intercept` takes the messages that are no reply. */
+export class Proc<F extends { t: string } = FromChild, M = ToChild> {
+  private readonly replies = new Map<string, ((m: F) => void)[]>();
+  private readonly early = new Map<string, F[]>();
   readonly exited: Promise<number | null>;
 
-  constructor(readonly child: ChildProcess, onAcks: (from: Proc, list: [string, number][]) => void) {
+  constructor(readonly child: ChildProcess, intercept: (from: Proc<F, M>, m: F) => boolean = () => false) {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    child.on('message', (m: FromChild) => {
-      if (m.t === 'acks') return onAcks(this, m.list);
+    child.on('message', (m: F) => {
+      if (intercept(this, m)) return;
       const waiting = this.replies.get(m.t)?.shift();
       if (waiting) waiting(m);
       else this.early.set(m.t, [...(this.early.get(m.t) ?? []), m]);
     });
   }
 
-  send(m: ToChild): void {
-    if (this.child.connected) this.child.send(m);
+  send(m: M): void {
+    if (this.child.connected) this.child.send(m as object);
   }
 
   /** The next reply of type `t` (rejects if the process exits first). */
-  next<T extends FromChild['t']>(t: T): Promise<Reply<T>> {
+  next<T extends F['t']>(t: T): Promise<Extract<F, { t: T }>> {
     const kept = this.early.get(t)?.shift();
-    if (kept) return Promise.resolve(kept as Reply<T>);
+    if (kept) return Promise.resolve(kept as Extract<F, { t: T }>);
     return new Promise((resolve, reject) => {
-      this.replies.set(t, [...(this.replies.get(t) ?? []), resolve as (m: FromChild) => void]);
+      this.replies.set(t, [...(this.replies.get(t) ?? []), resolve as (m: F) => void]);
       void this.exited.then((code) => reject(new Error(`a load peer process exited (${code}) before it said ${t}`)));
     });
+  }
+
+  /** Asks the process to close its peers and waits for it to end (SIGKILL for one that does not go within 10 s). */
+  async close(message: M): Promise<void> {
+    this.send(message);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await this.exited;
+    clearTimeout(timer);
   }
 }
 
@@ -63,20 +74,22 @@ export interface ProcsSettled {
 export class PeerProcs {
   private constructor(private readonly procs: Proc[]) {}
 
-  /** Forks the processes and hands each its share of `indices` (and of the writes). */
-  static async start(n: number, indices: number[], writesOf: (i: number) => number, o: { url: string; token: string; ramp: number; seconds: number }, delivery: Delivery): Promise<PeerProcs> {
+  /**
+   * Forks the processes and hands each its share of `indices` (and of the writes).
+   * `url` may list several hubs (a cluster test): process k dials url[k % url.length].
+   */
+  static async start(n: number, indices: number[], writesOf: (i: number) => number, o: { url: string | string[]; token: string; ramp: number; seconds: number }, delivery: Delivery): Promise<PeerProcs> {
     const procs: Proc[] = [];
-    const relay = (from: Proc, list: [string, number][]) => {
-      for (const p of procs) if (p !== from) p.send({ t: 'acks', list });
-      for (const [k, at] of list) delivery.ack(k, at);
+    const relay = (from: Proc, m: FromChild) => {
+      if (m.t !== 'acks') return false;
+      for (const p of procs) if (p !== from) p.send({ t: 'acks', list: m.list });
+      for (const [k, at] of m.list) delivery.ack(k, at);
+      return true;
     };
-    for (let k = 0; k < n; k++) {
-      const child = fork(join(ROOT, 'scripts/load/peer-proc.ts'), [], { execArgv: ['-r', join(ROOT, 'scripts/register-src.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      procs.push(new Proc(child, relay));
-    }
+    for (let k = 0; k < n; k++) procs.push(new Proc(forkLoadChild('scripts/load/peer-proc.ts'), relay));
     const share = (k: number) => indices.filter((_, j) => j % n === k);
     procs.forEach((p, k) => p.send({
-      t: 'init', indices: share(k), writes: share(k).map(writesOf), url: o.url, token: o.token, ramp: Math.max(1, Math.ceil(o.ramp / n)), seconds: o.seconds,
+      t: 'init', indices: share(k), writes: share(k).map(writesOf), url: typeof o.url === 'string' ? o.url : o.url[k % o.url.length], token: o.token, ramp: Math.max(1, Math.ceil(o.ramp / n)), seconds: o.seconds,
     }));
     await Promise.all(procs.map((p) => p.next('ready')));
     return new PeerProcs(procs);
@@ -113,11 +126,6 @@ export class PeerProcs {
 
   /** Closes every peer and ends the processes (SIGKILL for one that does not go within 10 s). */
   async close(): Promise<void> {
-    await Promise.all(this.procs.map(async (p) => {
-      p.send({ t: 'close' });
-      const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
-      await p.exited;
-      clearTimeout(timer);
-    }));
+    await Promise.all(this.procs.map((p) => p.close({ t: 'close' })));
   }
 }

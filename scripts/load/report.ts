@@ -67,7 +67,7 @@ function summary(r: LoadResult): string[] {
     `converge  ${r.convergeMs === undefined ? `${r.notConverged} peers did NOT converge` : `every peer held every stream ${s1(r.convergeMs)} s after the window`}; holes in streams: ${r.holes}`,
     `lost      ${r.check.problems.length === 0 ? 'nothing' : 'SEE PROBLEMS'}: ${r.check.ackedWrites} acknowledged writes, ${r.check.hubRecords} records at the hub; ${o.full} full peers compared record for record`,
     `close     sockets the hub still counts after every peer closed: ${r.socketsLeft}`,
-    `tool      the load tool's processes kept ${r.tool.windowCores.toFixed(2)} cores busy in the write window, ${r.tool.settleCores.toFixed(2)} while settling (the raw peers' processes ${r.tool.rawCores.window.toFixed(2)} and ${r.tool.rawCores.settle.toFixed(2)}); they decoded ${r.tool.pages.decoded} pages and reused ${r.tool.pages.reused}`,
+    `tool      the load tool's processes kept ${r.tool.windowCores.toFixed(2)} cores busy in the write window, ${r.tool.settleCores.toFixed(2)} while settling (the raw peers' processes ${r.tool.rawCores.window.toFixed(2)} and ${r.tool.rawCores.settle.toFixed(2)}, the full peers' ${r.tool.fullCores.window.toFixed(2)} and ${r.tool.fullCores.settle.toFixed(2)}); they decoded ${r.tool.pages.decoded} pages and reused ${r.tool.pages.reused}`,
   ];
 }
 
@@ -134,6 +134,8 @@ export interface LoadFigures {
   toolCpuCores: number;
   /** Of which the raw peers' processes (with --procs), over the write window and the settle phase. */
   rawPeersCpuCores: { window: number; settle: number };
+  /** Of which the full peers' process (with --procs), over the write window and the settle phase. */
+  fullPeersCpuCores: { window: number; settle: number };
   /** Pages the raw peers decoded, and pages they took already decoded for another peer of their process. */
   rawPeerPages: { decoded: number; reused: number };
   hubRssPeakMb: number;
@@ -163,6 +165,7 @@ export function loadFigures(r: LoadResult, offered: number): LoadFigures {
     hubEventLoopP99Ms: round(phase('writes')?.delay.p99 ?? NaN), hubEventLoopMaxMs: round(phase('writes')?.delay.max ?? NaN), hubEventLoopP99SettleMs: round(phase('settle')?.delay.p99 ?? NaN),
     hubCpuCores: round(phase('writes')?.hubCores ?? NaN), toolCpuCores: cores(r.tool.windowCores),
     rawPeersCpuCores: { window: cores(r.tool.rawCores.window), settle: cores(r.tool.rawCores.settle) }, rawPeerPages: r.tool.pages,
+    fullPeersCpuCores: { window: cores(r.tool.fullCores.window), settle: cores(r.tool.fullCores.settle) },
     hubRssPeakMb: Math.round(Math.max(0, ...rss) / 1024 / 1024), hubRssAfterMb: Math.round((rss[rss.length - 1] ?? 0) / 1024 / 1024),
     writesFailed: Math.max(0, offered - r.writes.acked), lostWrites: Math.max(0, r.writes.acked - r.check.hubRecords),
     lostDeliveries: Math.max(0, r.delivery.expected - r.delivery.count),

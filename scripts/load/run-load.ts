@@ -2,6 +2,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { type CheckReport, checkRecords, compareVectors, expectedVector } from './checks';
 import { Delivery, type DeliverySummary, mergeDelivery, summarize } from './delivery';
 import { FullPeer } from './full-peer';
+import { FullProc, type FullSettled } from './full-procs';
 import { HubChild } from './hub-child';
 import { type ConnectStats, converged, cpuMs, fullAt, type LoadPeer, makePeers, rampUp, writeFor, writesOf } from './peers';
 import { PeerProcs, type ProcsSettled } from './peer-procs';
@@ -50,8 +51,8 @@ export interface LoadResult {
    * expected: the deliveries due (acked raw writes x other raw peers), unmatched: arrivals of writes never acked to a raw peer.
    */
   delivery: DeliverySummary & { expected: number; unmatched: number };
-  /** Cores the load tool's own processes (this one and the peer processes) kept busy in the write window and the settle phase. */
-  tool: { windowCores: number; settleCores: number; rawCores: { window: number; settle: number }; pages: { decoded: number; reused: number } };
+  /** Cores the load tool's own processes (this one and the peer processes) kept busy in the write window and the settle phase; the raw and the full peers' processes apart. */
+  tool: { windowCores: number; settleCores: number; rawCores: { window: number; settle: number }; fullCores: { window: number; settle: number }; pages: { decoded: number; reused: number } };
   /** The machine: cores, and the 1-minute load average before and after (others share it). */
   machine: { cores: number; loadBefore: number; loadAfter: number };
 }
@@ -81,23 +82,24 @@ type Settled = { problems: string[]; notConverged: number; convergeMs?: number }
  * then until every peer holds every stream the hub holds; returns the hub's
  * vector problems and the peers that did not converge.
  */
-async function settle(hub: HubChild, peers: LoadPeer[], ms: number, procs?: PeerProcs): Promise<Settled & { remote?: ProcsSettled }> {
+async function settle(hub: HubChild, f: Fleet, ms: number): Promise<Settled & { remote?: ProcsSettled; full?: FullSettled }> {
+  const { peers, procs } = f;
   const t0 = performance.now();
-  const full = peers.filter((p): p is FullPeer => p instanceof FullPeer);
-  await within(Promise.all(full.map((p) => p.pushed())), ms);
+  const local = peers.filter((p): p is FullPeer => p instanceof FullPeer);
+  await Promise.all([within(Promise.all(local.map((p) => p.pushed())), ms), f.full?.pushed(ms)]);
   const vector = await hub.vector();
   let done = 0;
   const left = Math.max(1, ms - (performance.now() - t0));
-  const [remote] = await Promise.all([procs?.settle(vector, left), within(Promise.all(peers.map((p) => converged(p, vector).then(() => done++))), left)]);
-  const problems = compareVectors(vector, expectedVector([...peers, ...standIns(remote)]));
-  const notConverged = peers.length - done + (remote?.notConverged ?? 0);
+  const [remote, full] = await Promise.all([procs?.settle(vector, left), f.full?.settle(vector, left), within(Promise.all(peers.map((p) => converged(p, vector).then(() => done++))), left)]);
+  const problems = compareVectors(vector, expectedVector([...peers, ...standIns(remote, full)]));
+  const notConverged = peers.length - done + (remote?.notConverged ?? 0) + (full?.notConverged ?? 0);
   const convergeMs = notConverged === 0 ? performance.now() - t0 : undefined;
-  return { problems, notConverged, convergeMs, remote };
+  return { problems, notConverged, convergeMs, remote, full };
 }
 
-/** The raw peers of the child processes as the checks read them (their node and acknowledged writes). */
-function standIns(remote?: ProcsSettled): LoadPeer[] {
-  return (remote?.peers ?? []) as unknown as LoadPeer[];
+/** The peers of the child processes as the checks read them (their node and acknowledged writes). */
+function standIns(remote?: ProcsSettled, full?: FullSettled): LoadPeer[] {
+  return [...(remote?.peers ?? []), ...(full?.peers ?? [])] as unknown as LoadPeer[];
 }
 
 /** The delivery figures of this process and the children, and the deliveries that were due. */
@@ -114,16 +116,22 @@ async function closeAll(hub: HubChild, peers: LoadPeer[]): Promise<number> {
   return hub.socketsDrained(10_000);
 }
 
-/** The raw peers in child processes, when the run has any. */
-interface Fleet { peers: LoadPeer[]; procs?: PeerProcs; delivery: Delivery; writes: (i: number) => number }
+/** The peers of this process, and with child processes the raw peers' processes and the full peers' one. */
+interface Fleet { peers: LoadPeer[]; procs?: PeerProcs; full?: FullProc; delivery: Delivery; writes: (i: number) => number }
+
+/** Connect times of several processes as one. */
+function mergeConnect(all: ConnectStats[]): ConnectStats {
+  const failed = new Map<string, number>();
+  for (const c of all) for (const [code, n] of c.failed) failed.set(code, (failed.get(code) ?? 0) + n);
+  return { ms: all.flatMap((c) => c.ms), failed, wallMs: Math.max(0, ...all.map((c) => c.wallMs)) };
+}
 
 /** Ramp up this process's peers and the children's together. */
-async function rampAll(hub: HubChild, f: Fleet, o: LoadOptions): Promise<{ connect: ConnectStats; cpu: number; rawCpu: number }> {
-  const [local, remote] = await Promise.all([rampUp(f.peers, hub.url, hub.token, o.ramp), f.procs?.ramp()]);
-  const connect: ConnectStats = remote
-    ? { ms: [...local.ms, ...remote.ms], failed: new Map([...local.failed, ...remote.failed]), wallMs: Math.max(local.wallMs, remote.wallMs) }
-    : local;
-  return { connect, cpu: cpuMs() + (remote?.cpuMs ?? 0), rawCpu: remote?.cpuMs ?? 0 };
+async function rampAll(hub: HubChild, f: Fleet, o: LoadOptions): Promise<{ connect: ConnectStats; cpu: number; rawCpu: number; fullCpu: number }> {
+  const [local, remote, full] = await Promise.all([rampUp(f.peers, hub.url, hub.token, o.ramp), f.procs?.ramp(), f.full?.ramp()]);
+  const connect = mergeConnect([local, ...(remote ? [remote] : []), ...(full ? [full] : [])]);
+  const [rawCpu, fullCpu] = [remote?.cpuMs ?? 0, full?.cpuMs ?? 0];
+  return { connect, cpu: cpuMs() + rawCpu + fullCpu, rawCpu, fullCpu };
 }
 
 /** The run's phases, with the hub up and the peers made; `extra` collects the verifier to close. */
@@ -133,20 +141,22 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
   const loadBefore = loadavg()[0];
   await sampler.start('ramp');
   log(`hub pid ${hub.pid} on ${hub.url}; ramping up ${o.peers} peers (${o.full} full${o.procs ? `, the raw ones in ${o.procs} processes` : ''}), ${o.ramp} at a time`);
-  const { connect, cpu: cpuRamp, rawCpu: rawRamp } = await rampAll(hub, f, o);
+  const { connect, cpu: cpuRamp, rawCpu: rawRamp, fullCpu: fullRamp } = await rampAll(hub, f, o);
   await sampler.enter('writes');
   log(`connected in ${(connect.wallMs / 1000).toFixed(1)} s; writing for ${o.seconds} s`);
-  const [window, remoteWindow] = await Promise.all([writeFor(peers, o.seconds, f.writes), f.procs?.write()]);
-  if (remoteWindow) [window.wallMs, window.lastMs] = [Math.max(window.wallMs, remoteWindow.wallMs), Math.max(window.lastMs, remoteWindow.lastMs)];
-  const cpuWrite = cpuMs() + (remoteWindow?.cpuMs ?? 0);
+  const [window, remoteWindow, fullWindow] = await Promise.all([writeFor(peers, o.seconds, f.writes), f.procs?.write(), f.full?.write()]);
+  for (const w of [remoteWindow, fullWindow]) if (w) [window.wallMs, window.lastMs] = [Math.max(window.wallMs, w.wallMs), Math.max(window.lastMs, w.lastMs)];
+  const [rawWrite, fullWrite] = [remoteWindow?.cpuMs ?? 0, fullWindow?.cpuMs ?? 0];
+  const cpuWrite = cpuMs() + rawWrite + fullWrite;
   await sampler.enter('settle');
   const settleAt = performance.now();
-  const { remote, ...settled } = await settle(hub, peers, o.settle * 1000, f.procs);
+  const { remote, full, ...settled } = await settle(hub, f, o.settle * 1000);
   const settleMs = performance.now() - settleAt;
-  const [rawWrite, rawSettle] = [remoteWindow?.cpuMs ?? 0, remote?.cpuMs ?? 0];
+  const [rawSettle, fullSettle] = [remote?.cpuMs ?? 0, full?.cpuMs ?? 0];
   const tool = {
-    windowCores: (cpuWrite - cpuRamp) / window.wallMs, settleCores: (cpuMs() + rawSettle - cpuWrite) / settleMs,
+    windowCores: (cpuWrite - cpuRamp) / window.wallMs, settleCores: (cpuMs() + rawSettle + fullSettle - cpuWrite) / settleMs,
     rawCores: { window: (rawWrite - rawRamp) / window.wallMs, settle: (rawSettle - rawWrite) / settleMs },
+    fullCores: { window: (fullWrite - fullRamp) / window.wallMs, settle: (fullSettle - fullWrite) / settleMs },
     pages: { decoded: pages.decoded + (remote?.pages.decoded ?? 0), reused: pages.reused + (remote?.pages.reused ?? 0) },
   };
   await sampler.enter('verify');
@@ -154,14 +164,14 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
   const verifier = await FullPeer.open(-1);
   extra.push(verifier);
   await verifier.connect(hub.url, hub.token);
-  const check = await checkRecords([...peers, ...standIns(remote)], verifier);
+  const check = await checkRecords([...peers, ...standIns(remote, full)], verifier, full?.peers);
   check.problems.unshift(...settled.problems);
   const failed = failures(peers);
   for (const [code, n] of remote?.errors ?? []) failed.set(code, (failed.get(code) ?? 0) + n);
   const writes = { acked: check.ackedWrites, failed, windowMs: window.wallMs, lastAckMs: window.lastMs };
   const holes = peers.reduce((n, p) => n + (p instanceof RawPeer ? p.holes : 0), 0) + (remote?.holes ?? 0);
   await sampler.enter('close');
-  await f.procs?.close();
+  await Promise.all([f.procs?.close(), f.full?.close()]);
   const socketsLeft = await closeAll(hub, [...peers, verifier]);
   await sampler.stop();
   const machine = { cores: availableParallelism(), loadBefore, loadAfter: loadavg()[0] };
@@ -169,13 +179,17 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
   return { options: o, connect, writes, ...settled, holes, check, socketsLeft, samples: sampler.samples, phases: sampler.phases, tool, machine, delivery };
 }
 
-/** The peers of this process: all of them, or with child processes the full ones only (the raw ones go there). */
-async function localPeers(o: LoadOptions, delivery: Delivery): Promise<{ peers: LoadPeer[]; rawIndices: number[] }> {
-  if (!o.procs) return { peers: await makePeers(o.peers, o.full, delivery), rawIndices: [] };
+/**
+ * The peers: all in this process, or with `procs` the raw ones in that many
+ * child processes and the full ones in one more of their own.
+ */
+async function makeFleet(o: LoadOptions, hub: HubChild, f: Fleet): Promise<void> {
+  if (!o.procs) return void f.peers.push(...(await makePeers(o.peers, o.full, f.delivery)));
   const at = fullAt(o.peers, o.full);
-  const peers: LoadPeer[] = [];
-  for (const i of at) peers.push(await FullPeer.open(i));
-  return { peers, rawIndices: Array.from({ length: o.peers }, (_, i) => i).filter((i) => !at.has(i)) };
+  const all = Array.from({ length: o.peers }, (_, i) => i);
+  const common = { url: hub.url, token: hub.token, ramp: o.ramp, seconds: o.seconds };
+  if (at.size > 0) f.full = await FullProc.start([...at], f.writes, common);
+  f.procs = await PeerProcs.start(o.procs, all.filter((i) => !at.has(i)), f.writes, common, f.delivery);
 }
 
 /**
@@ -193,14 +207,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const fleet: Fleet = { peers: [], delivery, writes };
   const extra: LoadPeer[] = [];
   try {
-    const { peers, rawIndices } = await localPeers(o, delivery);
-    fleet.peers.push(...peers);
-    if (o.procs) fleet.procs = await PeerProcs.start(o.procs, rawIndices, writes, { url: hub.url, token: hub.token, ramp: o.ramp, seconds: o.seconds }, delivery);
+    await makeFleet(o, hub, fleet);
     return await drive(hub, new Sampler(hub, o.sample * 1000), fleet, o, extra);
   } finally {
     // Closing twice is harmless: a failed run must not leave sockets, processes or a hub behind.
     await Promise.all([...fleet.peers, ...extra].map((p) => p.close()));
-    await fleet.procs?.close();
+    await Promise.all([fleet.procs?.close(), fleet.full?.close()]);
     await hub.stop();
   }
 }
