@@ -1,58 +1,100 @@
 import type { Vector } from 'syncom';
-import { Delivery, summarize, type DeliverySummary } from '../../../scripts/load/delivery';
-import { converged, rampUp, writeFor } from '../../../scripts/load/peers';
-import { RawPeer } from '../../../scripts/load/raw-peer';
+import { Delivery, mergeDelivery, summarize, type DeliverySummary } from '../../../scripts/load/delivery';
+import { PeerProcs, type ProcsSettled } from '../../../scripts/load/peer-procs';
+import { bundlePeerProc } from './cluster-peer-bundle';
+
+/** The parent's end of the peers' ack relay: it counts each writer's acknowledged writes (the expected vector). */
+class AckCount extends Delivery {
+  readonly acked = new Map<string, number>();
+  override ack(key: string, at: number): void {
+    super.ack(key, at);
+    const node = key.slice(0, key.lastIndexOf('#'));
+    this.acked.set(node, (this.acked.get(node) ?? 0) + 1);
+  }
+}
+
+/** What the peers came to once settled: the delivery from ack to each other peer, and what went wrong. */
+export interface ClusterSummary extends DeliverySummary {
+  /** Deliveries due: acknowledged writes x the other peers. */
+  expected: number;
+  holes: number;
+  /** Refusals and failures by code, resubscriptions and redials included. */
+  errors: Record<string, number>;
+  /** Arrivals whose write's ack never became known. */
+  unmatched: number;
+  /** CPU time of every peer process, ms. */
+  cpuMs: number;
+}
 
 /**
  * Raw protocol peers of the load tool spread over some hubs of a cluster,
  * writing through a window while the test does something to the cluster
- * (kills a hub). CLUSTER_PEERS per hub and CLUSTER_SECONDS size it: a few for
- * CI, more under `npm run test:hunt`, 1,500 per hub for the full form.
+ * (kills a hub). The peers run in child processes (scripts/load/peer-procs.ts,
+ * CLUSTER_PROCS per hub, one by default, forked from a bundle), so the test process only
+ * coordinates: at 1,500 peers a hub, peers in the test's own event loop were
+ * what kept the cluster from converging. CLUSTER_PEERS per hub and
+ * CLUSTER_SECONDS size it: a few for CI, more under `npm run test:hunt`,
+ * 1,500 per hub for the full form.
  */
 export class ClusterLoad {
-  readonly delivery = new Delivery();
-  readonly peers: RawPeer[] = [];
+  private readonly acks = new AckCount();
+  private procs?: PeerProcs;
+  private settled?: ProcsSettled;
+  private count = 0;
+  private removeBundle = () => undefined as void;
 
-  constructor(readonly perHub: number) {}
+  constructor(readonly perHub: number, readonly seconds: number, readonly writes: number, readonly procsPerHub = Number(process.env.CLUSTER_PROCS ?? 1)) {}
 
-  /** Connects `perHub` peers to each url (socket up, hello, feed open). */
+  /** How many peers there are. */
+  get peers(): number {
+    return this.count;
+  }
+
+  /** Connects `perHub` peers to each url (socket up, hello, feed open), 50 at a time on each hub. */
   async connect(urls: string[], token: string): Promise<void> {
-    for (const url of urls) {
-      const some = Array.from({ length: this.perHub }, (_, i) => new RawPeer(this.peers.length + i, this.delivery));
-      this.peers.push(...some);
-      const c = await rampUp(some, url, token, 50);
-      if (c.failed.size > 0) throw new Error(`peers of ${url} did not connect: ${[...c.failed].join(', ')}`);
-    }
+    this.count = urls.length * this.perHub;
+    const indices = Array.from({ length: this.count }, (_, i) => i);
+    // Process k dials urls[k % urls.length] and takes every n-th index: perHub peers on each url.
+    const n = urls.length * this.procsPerHub;
+    const bundle = await bundlePeerProc();
+    this.removeBundle = bundle.remove;
+    this.procs = await PeerProcs.start(n, indices, () => this.writes, { url: urls, token, ramp: 50 * urls.length, seconds: this.seconds, script: bundle.script }, this.acks);
+    const c = await this.procs.ramp();
+    if (c.failed.size > 0) throw new Error(`peers did not connect: ${JSON.stringify([...c.failed])}`);
   }
 
   /** Every peer writes `writes` times at random moments of `seconds`; resolves once every write is answered. */
-  write(seconds: number, writes: number): Promise<unknown> {
-    return writeFor(this.peers, seconds, writes);
+  write(): Promise<unknown> {
+    return this.started().write();
   }
 
   /** The streams the peers' acknowledged writes make (what every hub must hold). */
   expected(): Vector {
-    return Object.fromEntries(this.peers.filter((p) => p.acked.length > 0).map((p) => [p.node, p.acked.length]));
+    return Object.fromEntries(this.acks.acked);
   }
 
-  /** How many peers did not come to hold `vector` within `ms`. */
+  /** How many peers did not come to hold `vector` within `ms` (the figures of summary() are taken then). */
   async notConverged(vector: Vector, ms: number): Promise<number> {
-    let done = 0;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); });
-    await Promise.race([Promise.all(this.peers.map((p) => converged(p, vector).then(() => done++))), late]);
-    clearTimeout(timer);
-    return this.peers.length - done;
+    this.settled = await this.started().settle(vector, ms);
+    return this.settled.notConverged;
   }
 
-  /** Delivery from ack to each other peer, ms, and the deliveries due (acked writes x other peers). */
-  summary(): DeliverySummary & { expected: number; holes: number; errors: number } {
-    const acked = this.peers.reduce((n, p) => n + p.acked.length, 0);
-    const errors = this.peers.reduce((n, p) => n + [...p.errors.values()].reduce((a, b) => a + b, 0), 0);
-    return { ...summarize(this.delivery.figures()), expected: acked * (this.peers.length - 1), holes: this.peers.reduce((n, p) => n + p.holes, 0), errors };
+  /** Delivery from ack to each other peer, ms, and the deliveries due; after notConverged(). */
+  summary(): ClusterSummary {
+    const s = this.settled;
+    if (!s) throw new Error('summary() before notConverged()');
+    const acked = [...this.acks.acked.values()].reduce((a, b) => a + b, 0);
+    const merged = mergeDelivery(s.delivery);
+    return { ...summarize(merged), expected: acked * (this.count - 1), holes: s.holes, errors: Object.fromEntries(s.errors), unmatched: merged.unmatched, cpuMs: s.cpuMs };
   }
 
-  close(): void {
-    for (const p of this.peers) p.close();
+  async close(): Promise<void> {
+    await this.procs?.close();
+    this.removeBundle();
+  }
+
+  private started(): PeerProcs {
+    if (!this.procs) throw new Error('connect() first');
+    return this.procs;
   }
 }

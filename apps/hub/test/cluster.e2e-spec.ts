@@ -5,7 +5,8 @@ import { scopeRoom, SyncomGateway } from 'syncom-nest';
 import { Apps, http, type Running, until } from '../../example-api/test/apps';
 import { createHub } from '../src/create-hub';
 import { freePorts } from '../../../scripts/free-port';
-import { ClusterLoad } from './cluster-load';
+import { ClusterLoad, type ClusterSummary } from './cluster-load';
+import { describeLoop, type LoopFigures, LoopWatch, probeHub } from './cluster-figures';
 import { type HubProcess, spawnHub } from './hub-process';
 import { noteRedisSkip, type RedisServer, redisSkipped, skipRedis, startRedis } from './redis-server';
 
@@ -17,6 +18,9 @@ const room = scopeRoom('*');
 /** Raw peers on each of hubs 1 and 2 writing while hub 3 is killed, and the window's length (see ClusterLoad). */
 const PEERS = Number(process.env.CLUSTER_PEERS ?? 4);
 const SECONDS = Number(process.env.CLUSTER_SECONDS ?? 2);
+/** How long the cluster and its peers may take to converge after the window, and the whole load test. */
+const SETTLE_MS = Math.max(20_000, PEERS * 100);
+const TEST_MS = 300_000 + PEERS * 400;
 /** Every load peer shares token 't': no per-token socket cap or rate (the load tool's hub runs the same). */
 const UNCAPPED = { SYNCOM_SOCKETS_PER_TOKEN: '0', SYNCOM_OPS_PER_SECOND: '0' };
 
@@ -29,6 +33,18 @@ function plain(vector: Record<string, number>): Record<string, number> {
 }
 
 const sum = (vector: Record<string, number>) => Object.values(vector).reduce((a, b) => a + b, 0);
+
+/** What the load test measured, on one line per figure kind. */
+function report(load: ClusterLoad, d: ClusterSummary, convergedMs: number, loops: [LoopFigures, LoopFigures]): void {
+  const offered = load.peers * load.writes;
+  const acked = Object.values(load.expected()).reduce((a, b) => a + b, 0);
+  process.stderr.write([
+    `cluster load: ${load.perHub} peers on each of hubs 1 and 2 (${load.peers}), ${load.seconds} s window, hub 3 killed and restarted`,
+    `  writes offered ${offered}, acked ${acked}; deliveries ${d.count} of ${d.expected}, holes ${d.holes}, errors ${JSON.stringify(d.errors)}`,
+    `  delivery from ack p50 ${d.p50.toFixed(0)} ms, p99 ${d.p99.toFixed(0)} ms, max ${d.max.toFixed(0)} ms; every peer converged ${(convergedMs / 1000).toFixed(1)} s after the window`,
+    `  hubs 1 and 2 (this process): ${describeLoop(loops[0])}; hub 3 (since its restart): ${describeLoop(loops[1])}; peer processes' CPU ${(d.cpuMs / 1000).toFixed(1)} s`,
+  ].join('\n') + '\n');
+}
 
 /** The ids of the sockets in the scope room, cluster-wide or (local) this hub's only. */
 async function roomSockets(app: INestApplication, local = false): Promise<Set<string>> {
@@ -55,8 +71,10 @@ describe('several hubs as one service (e2e)', () => {
   let third: HubProcess;
   let clients: Running[];
 
+  /** Hub i's base url (without /syncom). */
+  const base = (i: number) => urls[i].replace('/syncom', '');
   const thirdEnv = () => ({
-    PORT: new URL(urls[2]).port, SYNCOM_PATH: join(apps.dir, 'hub3'), SYNCOM_TOKENS: 't', SYNCOM_HEALTH_DETAIL: '1',
+    PORT: new URL(urls[2]).port, SYNCOM_PATH: join(apps.dir, 'hub3'), SYNCOM_TOKENS: 't', SYNCOM_HEALTH_DETAIL: '1', SYNCOM_LOAD_PROBE: '1',
     SYNCOM_PEERS: `${urls[0]},${urls[1]}`, ...(redis && { SYNCOM_REDIS_URL: redis.url }), ...UNCAPPED,
   });
 
@@ -103,7 +121,7 @@ describe('several hubs as one service (e2e)', () => {
       await until(() => allHoldAll(all), all);
     }
     // Client c dials hub 3 only: it holding every note means hub 3 relayed them both ways.
-    const health = (await http(`${urls[2].replace('/syncom', '')}/health`)).body;
+    const health = (await http(`${base(2)}/health`)).body;
     expect(plain(health.vector)).toEqual(plain(hubs[0].replica.vector));
     expect(health.peers.map((p: { url: string }) => p.url).sort()).toEqual([urls[0], urls[1]].sort());
   });
@@ -145,31 +163,38 @@ describe('several hubs as one service (e2e)', () => {
   });
 
   it(`a hub killed with SIGKILL during a write window (${PEERS} raw peers on each other hub, ${SECONDS} s) and restarted on its port and path loses nothing; every peer converges`, async () => {
-    const load = new ClusterLoad(PEERS);
-    await load.connect([urls[0], urls[1]], 't');
-    const window = load.write(SECONDS, 2);
-    await third.kill();
-    // Client c's hub is down: its write stays local until hub 3 is back.
-    await writeOnEach('while hub 3 was down');
-    third = await spawnHub(thirdEnv());
-    await window;
+    const load = new ClusterLoad(PEERS, SECONDS, 2);
+    const loop = new LoopWatch();
     const all = [...hubs, ...clients.map((c) => c.storage)];
-    await until(() => allHoldAll(all), all);
-    const expected = load.expected();
-    const holdsLoad = (v: Record<string, number>) => Object.entries(expected).every(([k, n]) => (v[k] ?? 0) >= n);
-    await until(() => hubs.every((h) => holdsLoad(h.replica.vector)), hubs);
-    // The writes themselves: a bootstrap's merge streams (key<F) are the hubs' own and do not reach every feed.
-    expect(await load.notConverged(plain(hubs[0].replica.vector), 120_000)).toBe(0);
-    const d = load.summary();
-    expect([d.count, d.holes, d.errors]).toEqual([d.expected, 0, 0]);
-    process.stderr.write(`cluster load: ${load.peers.length} peers on 2 hubs, hub 3 killed; delivery from ack p50 ${d.p50.toFixed(0)} ms, p99 ${d.p99.toFixed(0)} ms, max ${d.max.toFixed(0)} ms over ${d.count} deliveries\n`);
-    load.close();
+    try {
+      await load.connect([urls[0], urls[1]], 't');
+      loop.start();
+      const window = load.write();
+      await third.kill();
+      // Client c's hub is down: its write stays local until hub 3 is back.
+      await writeOnEach('while hub 3 was down');
+      third = await spawnHub(thirdEnv());
+      await window;
+      const closed = performance.now();
+      await until(() => allHoldAll(all), all, SETTLE_MS);
+      const expected = load.expected();
+      const holdsLoad = (v: Record<string, number>) => Object.entries(expected).every(([k, n]) => (v[k] ?? 0) >= n);
+      await until(() => hubs.every((h) => holdsLoad(h.replica.vector)), hubs, SETTLE_MS);
+      // The writes themselves: a bootstrap's merge streams (key<F) are the hubs' own and do not reach every feed.
+      expect(await load.notConverged(plain(hubs[0].replica.vector), SETTLE_MS)).toBe(0);
+      const convergedMs = performance.now() - closed;
+      const d = load.summary();
+      report(load, d, convergedMs, [loop.figures(), await probeHub(base(2))]);
+      expect([d.count, d.holes, d.errors]).toEqual([d.expected, 0, {}]);
+    } finally {
+      await load.close();
+    }
     await writeOnEach('after the restart');
     await until(() => allHoldAll(all), all);
-    const health = (await http(`${urls[2].replace('/syncom', '')}/health`)).body;
+    const health = (await http(`${base(2)}/health`)).body;
     expect(plain(health.vector)).toEqual(plain(hubs[0].replica.vector));
-    expect(sum(plain(health.vector))).toBe(written.length + sum(expected));
+    expect(sum(plain(health.vector))).toBe(written.length + sum(load.expected()));
     // The restarted hub is back in the Redis cluster view.
     if (!skipRedis) await expectClusterView();
-  }, 300_000);
+  }, TEST_MS);
 });
