@@ -1,9 +1,10 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
-import { checkLimits, limitKey, PeerBuckets, Storage } from 'syncom';
+import { checkLimits, limitKey, type Limits, PeerBuckets, Storage } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
+import { surelyWithin } from './frame-size';
 import { peerOf } from './socket-peer';
 import { wsRefusal } from './syncom-refusal';
 
@@ -16,13 +17,18 @@ import { wsRefusal } from './syncom-refusal';
  * token, else the token of the socket's last hello when an `authorize` is
  * set (a push is only counted once that hello was accepted, hence
  * authorized: before, the unit answers 428), else the socket. A refusal is reported through `storage.sync.limited()` (the
- * `limited` event) and answered; the socket stays open (HOST-13).
+ * `limited` event) and answered; the socket stays open (HOST-13). The bytes
+ * are JSON.stringify's of the ops; a push whose packet text is short enough
+ * that no stringify of it can pass bytesPerPush is not stringified
+ * (frame-size.ts), and any other is.
  */
 @Injectable()
 export class SyncomLimitsGuard implements CanActivate {
   private readonly buckets: PeerBuckets;
   /** The token of each socket's last hello (it keys the bucket once that hello is accepted). */
   private readonly tokens = new WeakMap<object, string>();
+  /** The limits without bytesPerPush: a push whose packet bounds its bytes is checked against these. */
+  private readonly countOnly?: Limits;
 
   constructor(
     @Inject(Storage) private readonly storage: Storage,
@@ -30,6 +36,7 @@ export class SyncomLimitsGuard implements CanActivate {
   ) {
     // The storage's clock, as the engine's own unit uses: a test clock drives the refill too.
     this.buckets = new PeerBuckets(options.limits?.opsPerSecond, () => this.storage.replica.now());
+    if (options.limits) this.countOnly = { ...options.limits, bytesPerPush: undefined };
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -39,11 +46,14 @@ export class SyncomLimitsGuard implements CanActivate {
     if (ws.getPattern() === SYNCOM_EVENTS.hello) this.noteToken(peer, ws.getData());
     if (!limits || ws.getPattern() !== SYNCOM_EVENTS.push) return true;
     const node = peer.node;
-    const ops = (ws.getData() as { ops?: unknown } | null)?.ops;
+    const data: unknown = ws.getData();
+    const ops = (data as { ops?: unknown } | null)?.ops;
     // Before a hello the unit answers 428; a push without an ops array is the pipe's 400.
     if (node === undefined || !Array.isArray(ops)) return true;
     const key = limitKey(peer, this.tokens.get(peer), this.options.authorize !== undefined);
-    const refused = checkLimits(limits, ops, this.buckets.for(key));
+    const bytes = limits.bytesPerPush;
+    const counted = bytes !== undefined && surelyWithin(data, bytes) ? this.countOnly : limits;
+    const refused = checkLimits(counted, ops, this.buckets.for(key));
     if (!refused) return true;
     this.storage.sync.limited(refused.code, node);
     throw wsRefusal(refused.code, refused.status ?? 413, refused.message);

@@ -2,6 +2,7 @@ import { SyncomError, type HostUnit, type Subscription } from 'syncom';
 import type { Socket } from 'socket.io';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import type { SyncomSocketContext } from '../syncom-options.interface';
+import { measureFrames } from './frame-size';
 import { PageMessage } from './page-message';
 import { PeerStreams } from './peer-streams';
 import { toWireError } from './syncom-refusal';
@@ -41,6 +42,7 @@ export class SocketPeer {
 
   constructor(readonly socket: Socket) {
     this.context = { socket };
+    measureFrames(socket);
   }
 
   /** Whether the socket went away. */
