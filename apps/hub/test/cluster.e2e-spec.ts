@@ -35,14 +35,14 @@ function plain(vector: Record<string, number>): Record<string, number> {
 const sum = (vector: Record<string, number>) => Object.values(vector).reduce((a, b) => a + b, 0);
 
 /** What the load test measured, on one line per figure kind. */
-function report(load: ClusterLoad, d: ClusterSummary, convergedMs: number, loops: [LoopFigures, LoopFigures]): void {
+function report(load: ClusterLoad, d: ClusterSummary, convergedMs: number, loops: [LoopFigures, LoopFigures], spanMs: number): void {
   const offered = load.peers * load.writes;
   const acked = Object.values(load.expected()).reduce((a, b) => a + b, 0);
   process.stderr.write([
     `cluster load: ${load.perHub} peers on each of hubs 1 and 2 (${load.peers}), ${load.seconds} s window, hub 3 killed and restarted`,
     `  writes offered ${offered}, acked ${acked}; deliveries ${d.count} of ${d.expected}, holes ${d.holes}, errors ${JSON.stringify(d.errors)}`,
     `  delivery from ack p50 ${d.p50.toFixed(0)} ms, p99 ${d.p99.toFixed(0)} ms, max ${d.max.toFixed(0)} ms; every peer converged ${(convergedMs / 1000).toFixed(1)} s after the window`,
-    `  hubs 1 and 2 (this process): ${describeLoop(loops[0])}; hub 3 (since its restart): ${describeLoop(loops[1])}; peer processes' CPU ${(d.cpuMs / 1000).toFixed(1)} s`,
+    `  hubs 1 and 2 (this process): ${describeLoop(loops[0])}; hub 3 (since its restart): ${describeLoop(loops[1])}; peer processes' CPU ${(d.cpuMs / 1000).toFixed(1)} s (${(d.cpuMs / spanMs).toFixed(2)} cores over their ${(spanMs / 1000).toFixed(0)} s)`,
   ].join('\n') + '\n');
 }
 
@@ -166,6 +166,7 @@ describe('several hubs as one service (e2e)', () => {
     const load = new ClusterLoad(PEERS, SECONDS, 2);
     const loop = new LoopWatch();
     const all = [...hubs, ...clients.map((c) => c.storage)];
+    const t0 = performance.now();
     try {
       await load.connect([urls[0], urls[1]], 't');
       loop.start();
@@ -173,6 +174,7 @@ describe('several hubs as one service (e2e)', () => {
       await third.kill();
       // Client c's hub is down: its write stays local until hub 3 is back.
       await writeOnEach('while hub 3 was down');
+      const restartedAt = performance.now();
       third = await spawnHub(thirdEnv());
       await window;
       const closed = performance.now();
@@ -184,7 +186,7 @@ describe('several hubs as one service (e2e)', () => {
       expect(await load.notConverged(plain(hubs[0].replica.vector), SETTLE_MS)).toBe(0);
       const convergedMs = performance.now() - closed;
       const d = load.summary();
-      report(load, d, convergedMs, [loop.figures(), await probeHub(base(2))]);
+      report(load, d, convergedMs, [loop.figures(), await probeHub(base(2), restartedAt)], performance.now() - t0);
       expect([d.count, d.holes, d.errors]).toEqual([d.expected, 0, {}]);
     } finally {
       await load.close();
