@@ -3,7 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { createAppender } from './fs-append';
 import { lockDirectory } from './fs-lock';
+import { mainThreadTurn, timedOnMainThread } from './fs-turns';
 import { checkPath, isTempName } from './paths';
 import type { PathCheck } from './paths';
 import type { Backend } from './types';
@@ -11,39 +13,9 @@ import type { Backend } from './types';
 /** Errors of platforms that refuse to open or fsync a directory (Windows, some filesystems). */
 const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
 
-/** The largest in-place write made on the main thread (characters). */
-const SYNC_WRITE_MAX = 64 * 1024;
-/** Writes made on the main thread in one event-loop turn, at most (then one goes to the pool and the loop turns). */
-const SYNC_WRITES_PER_TURN = 4;
-/** A main-thread write slower than this (ms) sends the next ones to the pool for SLOW_PAUSE_MS. */
-const SLOW_WRITE_MS = 0.5;
-const SLOW_PAUSE_MS = 1000;
-/** Small writes made on the main thread since the event loop last turned. */
-let syncWrites = 0;
-/** Until when the main thread writes nothing (a slow disk: the wait is the pool's, not every caller's). */
-let slowUntil = 0;
-
-/**
- * Whether a small write that need not be durable is made on the main thread:
- * open, write and close of a page-cache file take tens of microseconds there,
- * three round trips to libuv's pool take far more (an awaited log append).
- * A few per event-loop turn: a loop of awaited writes still lets the loop turn
- * (timers, sockets, the record files' writes) every SYNC_WRITES_PER_TURN writes.
- * Not while the disk is slow (a contended journal can hold a create for
- * milliseconds): one slow write sends the next second's to the pool.
- */
-function mainThreadTurn(data: string): boolean {
-  if (syncWrites >= SYNC_WRITES_PER_TURN || data.length > SYNC_WRITE_MAX || performance.now() < slowUntil) return false;
-  if (syncWrites++ === 0) setImmediate(() => (syncWrites = 0));
-  return true;
-}
-
 /** Write a small file on the main thread, timed (see mainThreadTurn). */
 function writeOnMainThread(file: string, data: string): void {
-  const start = performance.now();
-  writeFileSync(file, data, 'utf8');
-  const end = performance.now();
-  if (end - start > SLOW_WRITE_MS) slowUntil = end + SLOW_PAUSE_MS;
+  timedOnMainThread(() => writeFileSync(file, data, 'utf8'));
 }
 
 const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
@@ -55,6 +27,8 @@ const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoExceptio
  * place with no rename (the purge scrub, GUAR-20); `{ durable: true }` fsyncs
  * the data, and for `write` the parent directory too (GUAR-17). `list` returns
  * the names of plain files only, sorted by code unit, without leftover temp files.
+ * `append` adds to the end of a file it keeps open (see createAppender); `close`
+ * lets that file go and leaves the backend usable.
  * `lock` takes `<root>/LOCK` (see lockDirectory): one open storage per root.
  * OS errors (ENOSPC, EIO, ...) propagate unchanged, for the caller to wrap.
  *
@@ -66,19 +40,28 @@ export function createFsBackend(root: string): Backend {
   if (typeof root !== 'string' || root === '') throw new TypeError('createFsBackend: root must be a non-empty path');
   const base = resolve(root);
   const at = (path: string, check?: PathCheck): string => join(base, checkPath(path, check));
+  const appender = createAppender((file) => syncDir(dirname(file)));
+  /** The path of a call that changes a file, which the appender lets go first. */
+  const changing = (path: string, check: PathCheck = { creating: true }): string => {
+    const file = at(path, check);
+    appender.release(file);
+    return file;
+  };
   return {
     read: async (path) => readOrUndefined(at(path)),
     write: async (path, data, options) => {
       const write = options?.inPlace === true ? writeInPlace : writeAtomic;
-      await write(at(path, { creating: true }), data, options?.durable === true);
+      await write(changing(path), data, options?.durable === true);
     },
-    overwrite: async (path, data, options) =>
-      overwriteInPlace(at(path, { creating: true }), data, options?.durable === true),
-    remove: async (path) => removeIfPresent(at(path)),
+    overwrite: async (path, data, options) => overwriteInPlace(changing(path), data, options?.durable === true),
+    append: async (path, data, options) =>
+      appender.append(at(path, { creating: true }), data, { durable: options?.durable === true, fresh: options?.fresh === true }),
+    remove: async (path) => removeIfPresent(changing(path, {})),
     list: async (dir) => listFiles(at(dir, { dir: true })),
     mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),
     exists: async (path) => existsAt(at(path, { dir: true })),
     lock: async () => lockDirectory(base),
+    close: async () => appender.release(),
   };
 }
 

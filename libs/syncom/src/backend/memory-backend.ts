@@ -7,7 +7,7 @@ import { createFaults } from './memory-faults';
 import type { CrashAtOptions, FailAtOptions, MemoryOp } from './memory-faults';
 import { createFileTable } from './memory-files';
 import type { MemorySnapshot } from './memory-files';
-import type { Backend } from './types';
+import type { AppendOptions, Backend } from './types';
 import { platform } from '../platform';
 
 const DEFAULT_SEED = 0x5eed;
@@ -26,6 +26,11 @@ export interface MemoryBackendOptions {
   from?: MemorySnapshot;
   /** Start with these files, durable (paths are checked; parents become directories). */
   files?: Record<string, string>;
+  /**
+   * Offer `append` (default true). False models a backend without it (as
+   * OPFS): the log then writes one file per batch.
+   */
+  append?: boolean;
 }
 
 /** The in-memory backend with its test controls. */
@@ -42,7 +47,8 @@ export interface MemoryBackend extends Backend {
   /**
    * The k-th counted operation from now (1-based) fails with `code`; see FailAtOptions.
    * A failed 'fsync' of a write leaves the file as it was (the temp file is
-   * dropped); of an overwrite or an `inPlace` write, the new bytes stay in place, not durable.
+   * dropped); of an overwrite or an `inPlace` write, the new bytes stay in place, not durable;
+   * of an append, the file is cut back to what it held before (as the fs backend does).
    */
   failAt(k: number, options?: FailAtOptions): void;
   /**
@@ -103,8 +109,23 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     faults.check('fsync', p);
     table.put(p, data, { durable: true, inPlace: false });
   };
+  // As the fs backend: a failed fsync of an append cuts the file back to its length before it.
+  const append = (p: string, data: string, o?: AppendOptions) => {
+    if (o?.fresh) return write(p, data, o.durable);
+    const before = table.state(p);
+    table.append(p, data, false);
+    if (!o?.durable) return;
+    try {
+      faults.check('fsync', p);
+    } catch (e) {
+      // A crash runs nothing more: the bytes stay in place, not durable.
+      if (!faults.dead) table.restore(p, before);
+      throw e;
+    }
+    table.put(p, table.read(p) as string, { durable: true, inPlace: false });
+  };
   let locked = false;
-  return {
+  const backend: MemoryBackend = {
     // One open storage per memory backend, as per fs path; a crash() hands over a new, unlocked disk.
     async lock(path) {
       if (locked) throw lockedError(path, { pid: PID, host: HERE }, { pid: PID, host: HERE });
@@ -116,6 +137,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     // An in-place write lands as an overwrite does: torn by a crash until its fsync.
     write: (path, data, o) => run('write', path, (p) => (o?.inPlace ? overwrite : write)(p, data, o?.durable), { creating: true }),
     overwrite: (path, data, o) => run('overwrite', path, (p) => overwrite(p, data, o?.durable), { creating: true }),
+    append: (path, data, o) => run('write', path, (p) => append(p, data, o), { creating: true }),
     remove: (path) => run('remove', path, (p) => table.remove(p)),
     list: (dir) => run('list', dir, (p) => table.list(p), { dir: true }),
     mkdir: (dir) => run('mkdir', dir, (p) => table.mkdir(p), { dir: true }),
@@ -125,7 +147,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     crash(damage = 'none', seed = options.seed ?? DEFAULT_SEED) {
       faults.kill();
       const from = damageSnapshot(table.snapshot(), damage, seed);
-      return createMemoryBackend({ seed: options.seed, yieldEvery: options.yieldEvery, from });
+      return createMemoryBackend({ seed: options.seed, yieldEvery: options.yieldEvery, append: options.append, from });
     },
     failAt: (k, o) => faults.failAt(k, o),
     crashAt: (k, o) => faults.crashAt(k, o),
@@ -133,4 +155,6 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     opCount: (ops) => faults.opCount(ops),
     isCrashed: () => faults.dead,
   };
+  if (options.append === false) delete backend.append;
+  return backend;
 }

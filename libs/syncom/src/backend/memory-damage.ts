@@ -6,8 +6,10 @@ import type { MemoryFileState, MemorySnapshot } from './memory-files';
  * - 'lost': a power cut; each file falls back to its durable content, or
  *   vanishes if it never had any. Unsynced removals are undone.
  * - 'torn': the newest content keeps a strict prefix (length from the seeded
- *   rng); after an in-place `overwrite`, the old durable bytes follow the tear.
- * - 'zeroed': same length as the new content, with a tail of NUL characters.
+ *   rng); after an in-place `overwrite`, the old durable bytes follow the tear;
+ *   after an `append`, the tear is in what it added (the durable part stays).
+ * - 'zeroed': same length as the new content, with a tail of NUL characters
+ *   (after an append, within what it added).
  * - 'reordered': each pending change (file by file) is kept or lost at random.
  * Under 'torn' and 'zeroed' an unsynced removal is undone, as under 'lost'.
  */
@@ -34,7 +36,9 @@ function survivor(state: MemoryFileState, damage: CrashDamage, rng: () => number
   if (damage === 'none') return current;
   if (damage === 'reordered') return rng() < 0.5 ? current : durable;
   if (damage === 'lost' || current === undefined) return durable;
-  const cut = Math.floor(rng() * current.length);
+  // An append (the new content extends the durable one) can only lose or damage what it added.
+  const kept = state.inPlace && durable !== undefined && current.startsWith(durable) ? durable.length : 0;
+  const cut = kept + Math.floor(rng() * (current.length - kept));
   if (damage === 'zeroed') return current.slice(0, cut) + '\0'.repeat(current.length - cut);
   return current.slice(0, cut) + (state.inPlace ? (durable ?? '').slice(cut) : '');
 }

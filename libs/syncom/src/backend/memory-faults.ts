@@ -1,6 +1,7 @@
 /**
- * The operations of the memory backend, as `failAt` counts them. 'fsync' is
- * the sync a `{ durable: true }` write or overwrite makes after its data,
+ * The operations of the memory backend, as `failAt` counts them ('write'
+ * counts appends too: both put data in a file). 'fsync' is
+ * the sync a `{ durable: true }` write, overwrite or append makes after its data,
  * as node:fs does (GUAR-17): an I/O point of its own, to fail or crash at.
  */
 export type MemoryOp = 'read' | 'write' | 'overwrite' | 'remove' | 'mkdir' | 'list' | 'exists' | 'fsync';

@@ -23,6 +23,11 @@ export interface MemorySnapshot {
 export interface FileTable {
   read(path: string): string | undefined;
   put(path: string, data: string, how: { durable: boolean; inPlace: boolean }): void;
+  /** Add to the end of a file (created if absent): pending, as an in-place write, until made durable. */
+  append(path: string, data: string, durable: boolean): void;
+  /** A copy of one file's state, to put back with `restore` (undefined: no such file). */
+  state(path: string): MemoryFileState | undefined;
+  restore(path: string, state: MemoryFileState | undefined): void;
   remove(path: string): void;
   list(dir: string): string[];
   mkdir(dir: string): void;
@@ -94,7 +99,10 @@ export function createFileTable(from?: MemorySnapshot): FileTable {
       return files.get(path)?.current;
     },
     put: (path, data, how) => putFile(table, path, data, how),
+    append: (path, data, durable) => putFile(table, path, (files.get(path)?.current ?? '') + data, { durable, inPlace: true }),
     remove: (path) => removeFile(table, path),
+    state: (path) => (files.has(path) ? { ...files.get(path) } : undefined),
+    restore: (path, state) => void (state ? files.set(path, { ...state }) : files.delete(path)),
     list(dir) {
       const prefix = dir === '' ? '' : `${dir}/`;
       return paths().filter((p) => parentOf(p) === dir).map((p) => p.slice(prefix.length));

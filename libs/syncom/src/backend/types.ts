@@ -8,6 +8,14 @@ export interface WriteOptions {
   inPlace?: boolean;
 }
 
+/** Options of `Backend.append`. */
+export interface AppendOptions {
+  /** fsync the data (and, for a file this append creates, its directory entry) before resolving (GUAR-17). */
+  durable?: boolean;
+  /** Start the file afresh: whatever it held is cut first (a leftover of a failed append at that name). */
+  fresh?: boolean;
+}
+
 /**
  * The pluggable file backend: everything syncom stores goes through it, so a
  * browser (OPFS) backend stays possible. Paths are relative to the storage
@@ -32,6 +40,16 @@ export interface Backend {
    * can leave it torn.
    */
   overwrite(path: string, data: string, options?: { durable?: boolean }): Promise<void>;
+  /**
+   * Optional: add `data` at the end of the file, creating it if absent (the
+   * log's newest open file, one batch a line). The backend may keep the file
+   * open between appends; it lets it go on any other call on that path, on an
+   * append to another file, and on close() (after which it stays usable).
+   * A crash or a failed append can leave part of `data` at the end (a torn
+   * last line); a failed one is cut back where the backend can do so. A
+   * backend without it gets one whole file per batch from the log instead.
+   */
+  append?(path: string, data: string, options?: AppendOptions): Promise<void>;
   /** Remove a file; a missing one is not an error. */
   remove(path: string): Promise<void>;
   /** Names (not paths) of the files in a directory; [] when it does not exist. */

@@ -1,4 +1,4 @@
-import { batchFile, batchFromName, type LogIndex, LOG_DIR, OPEN_DIR, parseLogFile, segmentFile } from '../log/files';
+import { batchFile, batchFromName, type LogFile, type LogIndex, LOG_DIR, OPEN_DIR, parseLogFile, parseOpenFile, segmentFile } from '../log/files';
 import type { Findings } from './findings';
 import type { StorageDir } from './storage-dir';
 
@@ -40,26 +40,32 @@ async function readSegments(dir: StorageDir, index: LogIndex, f: Findings): Prom
   return out;
 }
 
-/** The open batches after the sealed part, checked for positions that follow on. */
+/** The open batches after the sealed part (one a line of each open file), checked for positions that follow on. */
 async function readBatches(dir: StorageDir, sealedTo: number, f: Findings): Promise<ReadLogFile[]> {
   const froms = (await dir.backend.list(OPEN_DIR)).map(batchFromName).filter((n): n is number => n !== undefined).sort((a, b) => a - b);
   const out: ReadLogFile[] = [];
   let expect: number | undefined = sealedTo + 1;
-  for (const from of froms) {
+  for (const [i, from] of froms.entries()) {
     const path = batchFile(from);
-    if (from <= sealedTo) { f.warn(path, 'already sealed into a segment: a leftover that open() removes'); continue; }
+    const lines = parseOpenFile((await dir.backend.read(path)) ?? '');
+    const sealed = (l: LogFile | undefined) => !!l && l.from + l.ops.length - 1 <= sealedTo;
+    if (lines.every(sealed)) { f.warn(path, 'already sealed into a segment: a leftover that open() removes'); continue; }
     if (expect !== undefined && from > expect) f.fault(path, `positions ${expect}..${from - 1} are missing before it`);
-    if (expect !== undefined && from < expect) f.fault(path, `overlaps the batch before it (starts at ${from}, which is taken)`);
-    const file = parseLogFile(await dir.backend.read(path));
-    out.push({ path, kind: 'batch', from, chain: file?.chain, ops: file?.ops });
-    if (!file && from === froms[froms.length - 1]) {
-      // Batch files are written in place: a crash mid-write tears the newest, whose ops were never announced.
-      f.warn(path, 'torn newest batch: a write a crash cut short, never announced; open() drops it');
-      continue;
+    if (expect !== undefined && from < expect && !sealed(lines[0])) f.fault(path, `overlaps the batch before it (starts at ${from}, which is taken)`);
+    for (const [j, file] of lines.entries()) {
+      if (sealed(file)) continue;
+      const newest = i === froms.length - 1;
+      if (!file && j === lines.length - 1 && (newest || froms[i + 1] === expect)) {
+        // A crash mid-append tears the newest batch, whose ops were never announced (the log's end is then unknown).
+        if (newest) out.push({ path, kind: 'batch', from: expect ?? from });
+        f.warn(path, 'torn newest batch: a write a crash cut short, never announced; open() drops it');
+        continue;
+      }
+      out.push({ path, kind: 'batch', from: file?.from ?? expect ?? from, chain: file?.chain, ops: file?.ops });
+      if (!file) { f.fault(path, 'torn: not a log file'); expect = undefined; continue; }
+      if (j === 0 && file.from !== from) f.fault(path, `says it starts at ${file.from}; its name says ${from}`);
+      expect = file.from + file.ops.length;
     }
-    if (!file) { f.fault(path, 'torn: not a log file'); expect = undefined; continue; }
-    if (file.from !== from) f.fault(path, `says it starts at ${file.from}; its name says ${from}`);
-    expect = from + file.ops.length;
   }
   return out;
 }

@@ -72,6 +72,17 @@ export function parseLogFile(text: string | undefined): LogFile | undefined {
   }
 }
 
+/**
+ * The batches of an open file, one a line (`{from, chain, ops}\n`, appended);
+ * a file written whole by a backend without append holds one, with no
+ * newline. A line that cannot be read is undefined; an empty file is one such.
+ */
+export function parseOpenFile(text: string): (LogFile | undefined)[] {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines.map((line) => (line === '' ? undefined : parseLogFile(line)));
+}
+
 /** Parse index.json; undefined when it is missing or unreadable. */
 export function parseIndex(text: string | undefined): LogIndex | undefined {
   if (text === undefined) return undefined;

@@ -1,7 +1,7 @@
 import { SyncomError } from '../errors';
 import { unpackEntry } from '../op';
 import type { Backend } from '../backend/types';
-import { batchFile, batchFromName, INDEX_FILE, LOG_DIR, OPEN_DIR, parseIndex, parseLogFile, segmentFile } from './files';
+import { batchFile, batchFromName, INDEX_FILE, LOG_DIR, type LogFile, OPEN_DIR, parseIndex, parseLogFile, parseOpenFile, segmentFile } from './files';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
 
 /** An appended batch not sealed yet. */
@@ -14,6 +14,8 @@ export interface OpenBatch {
   text?: string;
   /** The chain head after this batch. */
   chain?: string;
+  /** The position in the name of the open file that holds it (log/open/<file>.json); its own `from` when absent. */
+  file?: number;
 }
 
 function unreadable(options: OpLogOptions, file: string, detail: string): void {
@@ -47,28 +49,84 @@ async function loadSegments(log: OpLog, backend: Backend, options: OpLogOptions)
   }
 }
 
+/** One open file as read: its name's position and its lines (undefined: a line that cannot be read). */
+interface OpenFile {
+  name: number;
+  lines: (LogFile | undefined)[];
+}
+
+/** Where the file after this one starts (undefined for the newest), and what the sealed part covers. */
+interface FileContext {
+  next?: number;
+  sealedTo: number;
+  tail: LogEntry[];
+}
+
+/**
+ * Whether an unreadable or overlapping LAST line is an append a crash or a
+ * failure cut short, never announced: in the newest file, or in a file whose
+ * successor starts at its position (the log went on from there). Dropped.
+ */
+function cutAppend(line: LogFile | undefined, expect: number, c: FileContext): boolean {
+  if (c.next === undefined) return line === undefined;
+  return line === undefined ? c.next === expect : line.from >= c.next;
+}
+
+/** Where the positions of an unreadable line end: before the next readable line, or the next file. */
+function holeEnd(f: OpenFile, j: number, c: FileContext): number | undefined {
+  const after = f.lines.slice(j + 1).find((l): l is LogFile => l !== undefined);
+  const end = after?.from ?? c.next;
+  return end === undefined ? undefined : end - 1;
+}
+
+/** Take one open file's lines into the log; true when it holds nothing to keep (every batch sealed or cut). */
+function takeFile(log: OpLog, f: OpenFile, c: FileContext, options: OpLogOptions): boolean {
+  const path = batchFile(f.name);
+  let expect = f.name;
+  let kept = false;
+  for (const [j, line] of f.lines.entries()) {
+    if (line && line.from + line.ops.length - 1 <= c.sealedTo) { expect = line.from + line.ops.length; continue; }
+    if (j === f.lines.length - 1 && cutAppend(line, expect, c)) break;
+    kept = true;
+    if (!line || line.from < expect) {
+      unreadable(options, path, line ? `a batch at ${line.from} overlaps the one before it` : 'torn');
+      const end = line ? undefined : holeEnd(f, j, c);
+      if (end !== undefined && end >= expect) {
+        log.head = Math.max(log.head, end);
+        log.batches.push({ from: expect, to: end, recorded: false, file: f.name });
+        expect = end + 1;
+      }
+      continue;
+    }
+    if (!takeOps(log, line.from, line.ops, c.tail)) unreadable(options, path, `an entry of the batch at ${line.from}`);
+    const to = line.from + line.ops.length - 1;
+    log.head = Math.max(log.head, to);
+    if (line.chain) log.chain = line.chain;
+    log.batches.push({ from: line.from, to, recorded: false, chain: line.chain, file: f.name });
+    expect = to + 1;
+  }
+  return !kept;
+}
+
 async function loadBatches(log: OpLog, backend: Backend, options: OpLogOptions): Promise<LogEntry[]> {
   const tail: LogEntry[] = [];
   const sealedTo = log.head;
-  const froms = (await backend.list(OPEN_DIR)).map(batchFromName).filter((n): n is number => n !== undefined);
-  froms.sort((a, b) => a - b);
-  for (const [i, from] of froms.entries()) {
-    if (from <= sealedTo) { await backend.remove(batchFile(from)); continue; }
-    const file = parseLogFile(await backend.read(batchFile(from)));
-    if (!file && i === froms.length - 1) { await backend.remove(batchFile(from)); continue; }
-    if (!file || file.from !== from || !takeOps(log, from, file.ops, tail)) unreadable(options, batchFile(from), 'torn');
-    const to = file ? from + file.ops.length - 1 : (froms[i + 1] ?? from) - 1;
-    log.head = Math.max(log.head, to);
-    if (file?.chain) log.chain = file.chain;
-    log.batches.push({ from, to, recorded: false, chain: file?.chain });
+  const names = (await backend.list(OPEN_DIR)).map(batchFromName).filter((n): n is number => n !== undefined);
+  names.sort((a, b) => a - b);
+  const files: OpenFile[] = [];
+  for (const name of names) files.push({ name, lines: parseOpenFile((await backend.read(batchFile(name))) ?? '') });
+  for (const [i, f] of files.entries()) {
+    if (takeFile(log, f, { next: files[i + 1]?.name, sealedTo, tail }, options)) await backend.remove(batchFile(f.name));
   }
   return tail;
 }
 
 /**
  * Read index.json, the sealed segments and the open batches into `log`.
- * A torn newest batch (never announced) is dropped; any other unreadable
- * file is reported as OP_UNREADABLE and left as a hole. Returns the tail.
+ * An open file holds one batch a line (one in all, with no newline, when
+ * written whole). A torn last line (an append cut short, never announced) is
+ * dropped; any other unreadable line is reported as OP_UNREADABLE and left as
+ * a hole. Returns the tail.
  */
 export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEntry[]> {
   const { backend } = options;

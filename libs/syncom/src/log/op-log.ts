@@ -5,6 +5,7 @@ import { platform } from '../platform';
 import { formatEventId, parseEventId } from './event-id';
 import { batchFile, type EntryCipher, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
 import { loadLog, type OpenBatch } from './load';
+import { OpenFiles } from './open-files';
 import { type Retention, retentionOf } from './retention';
 import { FLAG_GRANTED } from './flags';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
@@ -58,8 +59,9 @@ export interface OpLogOptions {
 export type CursorCheck = { ok: true; pos: number } | { ok: false; reason: 'foreign' | 'floor' | 'ahead' | 'invalid' };
 
 /**
- * The op log (The log): one file per appended batch under log/open/, sealed
- * every rollAfter batches into log/seg-<from>.json, with log/index.json.
+ * The op log (The log): appended batches under log/open/ (one a line of the
+ * newest open file, or one file each; see OpenFiles), sealed every rollAfter
+ * batches into log/seg-<from>.json, with log/index.json.
  * Appends must not overlap: the storage's commit pipeline calls one at a time.
  */
 export class OpLog {
@@ -92,10 +94,13 @@ export class OpLog {
   /** Called after every successful append: the feeds of the sync layer read from here. */
   readonly appended = new Set<(from: number, to: number) => void>();
   readonly rollAfter: number;
+  /** The open files appends go to. */
+  readonly files: OpenFiles;
 
   private constructor(readonly options: OpLogOptions) {
     this.retention = retentionOf(options.retention);
     this.rollAfter = Math.max(1, options.rollAfter ?? 64);
+    this.files = new OpenFiles(options.backend, options.durable === true, this.rollAfter);
   }
 
   /** Open (or create) the log; returns it with the unsealed tail to replay onto the records. */
@@ -113,18 +118,17 @@ export class OpLog {
     return (this.options.now ?? Date.now)();
   }
 
-  /** Append one batch (one file); returns its first position. The commit point of its ops. */
+  /** Append one batch (one line of the newest open file); returns its first position. The commit point of its ops. */
   async append(items: { op: Op; flags?: number }[]): Promise<number> {
     const from = this.head + 1;
     const text = this.packText(items);
     const chain = chainBlock(this.chain, text);
-    // In place, no temp file and rename: a torn batch file can only be the newest, never announced,
-    // and the load drops it (a failed append's is removed by discard, or dropped the same way).
     const data = `{"from":${from},"chain":"${chain}","ops":${text}}`;
-    await this.options.backend.write(batchFile(from), data, { durable: this.options.durable, inPlace: true });
-    items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
-    this.chain = chain;
-    this.batches.push({ from, to: this.head, recorded: false, text, chain });
+    await this.files.write(from, data, this.batches.length, (file) => {
+      items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
+      this.chain = chain;
+      this.batches.push({ from, to: this.head, recorded: false, text, chain, file });
+    });
     for (const l of this.appended) {
       try {
         l(from, this.head);
@@ -135,7 +139,12 @@ export class OpLog {
     return from;
   }
 
-  /** Best-effort removal of a batch file whose append failed after it may have landed. */
+  /**
+   * Best-effort removal of what a failed append may have left: a file it
+   * started (named for its position). A line it added to an older file was
+   * cut back by the backend, or is a torn last line the load drops, since the
+   * next append starts a file of its own at that position.
+   */
   async discard(): Promise<void> {
     await this.options.backend.remove(batchFile(this.head + 1));
   }
@@ -172,8 +181,19 @@ export class OpLog {
     if (b) b.recorded = true;
   }
 
-  /** Seal recorded batches, rollAfter at a time, while that many wait (all of them, on close); apply retention. */
+  /**
+   * Seal recorded batches, rollAfter at a time, while that many wait (all of
+   * them, on close: then the file kept open for appends is let go too); apply retention.
+   */
   async maybeSeal(all = false): Promise<void> {
+    try {
+      await this.sealWhileDue(all);
+    } finally {
+      if (all) await this.files.close();
+    }
+  }
+
+  private async sealWhileDue(all: boolean): Promise<void> {
     for (;;) {
       let n = 0;
       while (n < this.batches.length && this.batches[n].recorded) n++;

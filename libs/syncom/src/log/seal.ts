@@ -2,6 +2,7 @@ import { FLAG_HELD, FLAG_SEALED, hasPayload, scrubForPurge } from '../op';
 import type { Op } from '../op/types';
 import { batchFile, segmentFile, type SegmentInfo } from './files';
 import { FLAG_GRANTED } from './flags';
+import type { OpenBatch } from './load';
 import type { LogEntry, OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
 import { advanceVector, mergeVectors } from './vector';
@@ -24,8 +25,11 @@ function segmentText(log: OpLog, from: number, batches: { text?: string; chain?:
   return `{"from":${from}${chain ? `,"chain":"${chain}"` : ''},"ops":[${parts.join(',')}]}`;
 }
 
+/** The position in the name of the open file holding a batch. */
+const fileOf = (b: { from: number; file?: number }): number => b.file ?? b.from;
+
 /** Roll open batches into one sealed segment: write it, then index.json, then drop the batch files. */
-export async function sealBatches(log: OpLog, batches: { from: number; to: number; text?: string; chain?: string }[]): Promise<{ from: number; to: number }> {
+export async function sealBatches(log: OpLog, batches: OpenBatch[]): Promise<{ from: number; to: number }> {
   const { backend, durable } = log.options;
   const from = batches[0].from;
   const to = batches[batches.length - 1].to;
@@ -51,7 +55,11 @@ export async function sealBatches(log: OpLog, batches: { from: number; to: numbe
     log.segments.pop();
     throw e;
   }
-  for (const b of batches) await backend.remove(batchFile(b.from));
+  // Whole files only: one that still holds a batch not sealed now stays (files are cut where seals cut, see OpenFiles).
+  const keep = new Set(log.batches.slice(batches.length).map(fileOf));
+  const gone = [...new Set(batches.map(fileOf))].filter((f) => !keep.has(f));
+  log.files.removed(gone);
+  for (const f of gone) await backend.remove(batchFile(f));
   log.batches.splice(0, batches.length);
   return { from, to };
 }
@@ -93,24 +101,46 @@ function scrubs(e: LogEntry | undefined, id: string): boolean {
   return !!e && e.op.id === id && hasPayload(e.op) && !isPurgeMarkerOp(e.op);
 }
 
+/** A file the scrub may rewrite: its path and the batches it holds (a segment: one, the whole of it). */
+interface ScrubFile {
+  path: string;
+  batches: { from: number; to: number; chain?: string }[];
+  open: boolean;
+}
+
+/** The log's files: the sealed segments, then the open files with their batches. */
+function filesOf(log: OpLog): ScrubFile[] {
+  const out: ScrubFile[] = log.segments.map((s) => ({ path: segmentFile(s.from), batches: [s], open: false }));
+  const open = new Map<number, ScrubFile>();
+  for (const b of log.batches) {
+    const f = open.get(fileOf(b)) ?? { path: batchFile(fileOf(b)), batches: [], open: true };
+    open.set(fileOf(b), f);
+    f.batches.push(b);
+  }
+  return out.concat([...open.values()]);
+}
+
 /** Rewrite in place every log file holding an unscrubbed entry of `id` (GUAR-20, GUAR-22). */
 export async function scrubFiles(log: OpLog, id: string): Promise<number> {
   const { backend, durable } = log.options;
-  const files = [
-    ...log.segments.map((s) => ({ path: segmentFile(s.from), from: s.from, to: s.to, chain: s.chain })),
-    ...log.batches.map((b) => ({ path: batchFile(b.from), from: b.from, to: b.to, chain: b.chain })),
-  ];
+  // No append is in flight to a file rewritten here, and none goes to it after.
+  await log.files.restart(() => log.head + 1);
   let scrubbed = 0;
-  for (const f of files) {
-    const entries = rangeOf(log, f.from, f.to);
-    const next = entries.map((e) => (e && scrubs(e, id) ? { ...e, op: scrubForPurge(e.op) } : e));
-    const n = next.filter((e, i) => e !== entries[i]).length;
+  for (const f of filesOf(log)) {
+    const lines = f.batches.map((b) => {
+      const entries = rangeOf(log, b.from, b.to);
+      return { b, entries, next: entries.map((e) => (e && scrubs(e, id) ? { ...e, op: scrubForPurge(e.op) } : e)) };
+    });
+    const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, 0);
     if (n === 0) continue;
+    const texts = lines.map((l) => fileText(log, l.b.from, l.next, l.b.chain));
     // Memory follows the file only once it is rewritten, so a scrub that failed is found again.
-    await backend.overwrite(f.path, fileText(log, f.from, next, f.chain), { durable });
-    const batch = log.batches.find((b) => b.from === f.from);
-    if (batch) delete batch.text;
-    next.forEach((e, i) => { if (e && e !== entries[i]) (entries[i] as LogEntry).op = e.op; });
+    await backend.overwrite(f.path, f.open && log.files.lined ? texts.map((t) => `${t}\n`).join('') : texts.join('\n'), { durable });
+    for (const l of lines) {
+      const batch = log.batches.find((b) => b.from === l.b.from);
+      if (batch && f.open) delete batch.text;
+      l.next.forEach((e, i) => { if (e && e !== l.entries[i]) (l.entries[i] as LogEntry).op = e.op; });
+    }
     scrubbed += n;
   }
   return scrubbed;

@@ -3,8 +3,8 @@ import { open, type SyncomError } from '../../src';
 
 /**
  * No swallowed failure in the commit pipeline (GUAR-9): when a log append
- * fails, the write rejects (IO_ERROR); when removing the failed append's
- * batch file fails too, the storage says so on its error event.
+ * fails, the write rejects (IO_ERROR); when removing the file the failed
+ * append started fails too, the storage says so on its error event.
  */
 describe('a failed append whose batch cannot be discarded', () => {
   it('GUAR-9: the write rejects with IO_ERROR and the failed discard is reported on storage.on(error)', async () => {

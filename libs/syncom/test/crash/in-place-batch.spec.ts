@@ -2,24 +2,24 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFsBackend, type CrashDamage } from '../../src/backend';
+import { createFsBackend, createMemoryBackend, type CrashDamage } from '../../src/backend';
 import { parseLogFile } from '../../src/log/files';
 import type { SyncomError } from '../../src';
 import { internals } from '../../src/testing/internals';
-import { openOn, T0 } from '../log/helpers';
-import { keyedBackend } from './harness';
+import { nodeKeys, openOn, T0 } from '../log/helpers';
 
 /**
- * A log batch file is written in place (no temp file, no rename), so a crash
- * inside its write can leave a torn file at log/open/<from>.json. That file is
- * always the newest and its ops were never announced: the reopen drops it
- * without a report, every resolved write is kept, and its position is reused.
+ * A log batch is written in place (no temp file, no rename): one file per
+ * batch on a backend without append, a line added to the newest open file on
+ * one with it. A crash inside that write can leave a torn batch: always the
+ * newest, its ops never announced. The reopen drops it without a report,
+ * every resolved write is kept, and its position is reused.
  */
-describe('a torn newest batch file written in place', () => {
+describe('a torn newest batch written in place, one file per batch (a backend without append)', () => {
   it.each<CrashDamage>(['torn', 'zeroed'])(
     "GUAR-6, GUAR-17, LOG-1: a durable append cut at its fsync (%s) is dropped on reopen; every resolved write stays and the next append reuses its position",
     async (damage) => {
-      const b = await keyedBackend();
+      const b = createMemoryBackend({ files: await nodeKeys(), append: false });
       const options = { now: () => T0, durable: true };
       const s = await openOn(b, options);
       await s.set('a', { title: 'one' });

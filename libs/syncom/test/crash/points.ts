@@ -30,6 +30,7 @@ export function traced(b: MemoryBackend): { backend: MemoryBackend; kinds: strin
     ...b,
     write: (path, data, o) => (log('write', path, o?.durable), b.write(path, data, o)),
     overwrite: (path, data, o) => (log('overwrite', path, o?.durable), b.overwrite(path, data, o)),
+    append: b.append && ((path, data, o) => (log('append', path, o?.durable), (b.append as NonNullable<MemoryBackend['append']>)(path, data, o))),
     remove: (path) => (log('remove', path), b.remove(path)),
     mkdir: (dir) => (log('mkdir', dir), b.mkdir(dir)),
   };

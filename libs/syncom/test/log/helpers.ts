@@ -37,13 +37,34 @@ export function openOn(backend: Backend, options: Omit<OpenOptions, 'path' | 'ba
   return open({ path: 'n', backend, ...options });
 }
 
-/** Names of the files under log/open/, by position. */
-export function openBatches(b: MemoryBackend): number[] {
+/** Names of the files under log/open/, by position (a file may hold several batches, one a line). */
+export function openFiles(b: MemoryBackend): number[] {
   return [...b.files().keys()]
     .map((p) => /^log\/open\/(\d+)\.json$/.exec(p)?.[1])
     .filter((x): x is string => x !== undefined)
     .map(Number)
     .sort((x, y) => x - y);
+}
+
+/** The readable lines of the open files, by the position their batch starts at: its JSON and its file. */
+export function openLines(b: MemoryBackend): Map<number, { text: string; path: string }> {
+  const out = new Map<number, { text: string; path: string }>();
+  for (const name of openFiles(b)) {
+    const path = `log/open/${name}.json`;
+    for (const text of (b.files().get(path) as string).split('\n')) {
+      try {
+        out.set((JSON.parse(text) as { from: number }).from, { text, path });
+      } catch {
+        // A torn line: no batch of its own.
+      }
+    }
+  }
+  return new Map([...out].sort(([x], [y]) => x - y));
+}
+
+/** The positions the open batches start at, whether each is a file or a line of one. */
+export function openBatches(b: MemoryBackend): number[] {
+  return [...openLines(b).keys()];
 }
 
 /** Positions of the sealed segment files log/seg-<from>.json. */
@@ -55,9 +76,14 @@ export function segmentFiles(b: MemoryBackend): number[] {
     .sort((x, y) => x - y);
 }
 
-/** A log file (open batch or segment) as stored: { from, ops: packed[] }. */
-export function logFile(b: MemoryBackend, path: string): { from: number; ops: unknown[] } {
-  const text = b.files().get(path);
+/**
+ * A log file (open batch or segment) as stored: { from, ops: packed[] }. An
+ * open batch is named as it would be in a file of its own (log/open/<from>.json)
+ * and found wherever it is a line.
+ */
+export function logFile(b: MemoryBackend, path: string): { from: number; chain?: string; ops: unknown[] } {
+  const batch = /^log\/open\/(\d+)\.json$/.exec(path);
+  const text = batch ? openLines(b).get(Number(batch[1]))?.text : b.files().get(path);
   if (text === undefined) throw new Error(`no file ${path}`);
   return JSON.parse(text) as { from: number; ops: unknown[] };
 }
@@ -67,10 +93,11 @@ export function fileOps(b: MemoryBackend, path: string): (Op | null)[] {
   return logFile(b, path).ops.map((p) => (p === null ? null : (unpackEntry(p)?.op ?? null)));
 }
 
-/** Every log file's path, open batches and sealed segments, in position order. */
+/** Every log file's path, open batches (each as if a file, see logFile) and sealed segments, in position order. */
 export function logPaths(b: MemoryBackend): string[] {
   const from = (p: string) => Number(/(\d+)\.json$/.exec(p)?.[1]);
-  return [...b.files().keys()].filter((p) => /^log\/(open\/\d+|seg-\d+)\.json$/.test(p)).sort((x, y) => from(x) - from(y));
+  const segments = [...b.files().keys()].filter((p) => /^log\/seg-\d+\.json$/.test(p));
+  return [...segments, ...openBatches(b).map((n) => `log/open/${n}.json`)].sort((x, y) => from(x) - from(y));
 }
 
 /** index.json, parsed. */
