@@ -2,10 +2,13 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { SyncomGateway } from '../../libs/syncom-nest/src';
+import { pageEncodings } from '../../libs/syncom-nest/src/gateway/page-message';
 import { Storage } from '../../libs/syncom/src';
 import { createHub } from '../../apps/hub/src/create-hub';
 import { serve } from '../lib/child-server';
-import { processCpuUs } from '../lib/cpu';
+import { mainThreadCpuUs, processCpuUs } from '../lib/cpu';
+import { Session } from 'node:inspector';
+import { writeFileSync } from 'node:fs';
 
 /**
  * The hub of the fan-out bench, in a process of its own: the real apps/hub
@@ -15,6 +18,28 @@ import { processCpuUs } from '../lib/cpu';
  * the transport's own cost for the same deliveries.
  */
 let app: INestApplication | undefined;
+/** The profiler of bench/tools/fanout-profile.ts, while it runs. */
+let profiler: Session | undefined;
+
+/**
+ * Resolves once the hub is quiet (under 2 ms of CPU in 100 ms, or after 10 s):
+ * what its writes leave to do (sealing their batches into a segment, removing
+ * the batch files) must not be counted as fan-out.
+ */
+async function settled(): Promise<void> {
+  const end = Date.now() + 10_000;
+  let last = processCpuUs();
+  while (Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = processCpuUs();
+    if (now - last < 2_000) return;
+    last = now;
+  }
+}
+
+const post = (s: Session, method: string, params?: object) => new Promise<unknown>((resolve, reject) => {
+  s.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result)));
+});
 
 async function stop(): Promise<void> {
   const running = app;
@@ -31,11 +56,13 @@ serve({
       limits: { opsPerSecond: 0, socketsPerToken: 0 } } as Parameters<typeof createHub>[0], false);
     const storage = app.get(Storage);
     for (let i = 0; i < ops; i++) await storage.insert({ n: i, text: `record ${i} of the fan-out bench` });
+    await settled();
     return { port: (app.getHttpServer().address() as AddressInfo).port };
   },
   /** CPU µs of this process so far, every thread. */
   cpu() {
-    return { us: processCpuUs() };
+    const { user, system } = process.cpuUsage();
+    return { us: processCpuUs(), user, system, main: mainThreadCpuUs() };
   },
   /** Every frame once to every socket of the namespace, as one broadcast each. */
   bare(args) {
@@ -44,6 +71,23 @@ serve({
     const server = app.get(SyncomGateway, { strict: false }).server;
     if (!server) throw new Error('the gateway has no server');
     for (const f of frames) server.emit('changes:data', { sub: 'bare', ...f });
+  },
+  /** Starts a CPU profile of this process (bench/tools/fanout-profile.ts). */
+  async profile() {
+    profiler = new Session();
+    profiler.connect();
+    await post(profiler, 'Profiler.enable');
+    await post(profiler, 'Profiler.setSamplingInterval', { interval: 100 });
+    await post(profiler, 'Profiler.start');
+  },
+  /** Stops the profile and writes it to `file`. */
+  async profileStop(args) {
+    if (!profiler) throw new Error('no profile running');
+    const { profile } = (await post(profiler, 'Profiler.stop')) as { profile: unknown };
+    profiler.disconnect();
+    profiler = undefined;
+    writeFileSync(String(args.file), JSON.stringify(profile));
+    return { encodings: pageEncodings.count };
   },
   stop,
 }, stop);

@@ -22,7 +22,8 @@ const name = (n: number, what: string) => `hub/fanout/${n}/${what}`;
 /**
  * Hub fan-out: the real apps/hub holding `ops` records it wrote itself;
  * `n` raw socket.io subscribers (one child process) each open a changes
- * feed from the log's start at once and ack every page, so all of them read
+ * feed from the log's start at once and ack pages as the shipped link does
+ * (cumulatively, where the hub offers it), so all of them read
  * the same pages. Counted: the hub process's CPU from before the feeds open
  * until every subscriber took every op. Then the same frames (as subscriber 0
  * took them) go out bare, one socket.io broadcast per frame to the same
