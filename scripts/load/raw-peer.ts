@@ -37,8 +37,9 @@ function nodeIdOf(key: KeyObject): string {
  * and pushes of single write ops signed by syncom's own signOp. It keeps no
  * records: it counts what reaches it per stream (a vector), which is what a
  * full peer would have applied, and reads of a page only each op's stream
- * and seq (a page is decoded once per process, see page-cache.ts). It acks a
- * page as it takes it. Like a syncom dialer, it resubscribes from the last
+ * and seq (a page is decoded once per process, see page-cache.ts). It acks
+ * pages as the shipped link does: each as it takes it, or only the latest
+ * where the hub takes acks cumulatively. Like a syncom dialer, it resubscribes from the last
  * page it took when its feed ends (ACK_TIMEOUT, any changes:error or
  * changes:end) and dials again when its socket drops; both are counted in
  * `errors` (`resubscribed`, `redialed`).
@@ -69,6 +70,9 @@ export class RawPeer {
   private closed = false;
   /** Redials since the feed was last open (the backoff's exponent). */
   private redials = 0;
+  /** Pages taken before an ack goes (half the window the hub offers for cumulative acks; 1: each page), and the ack held back. */
+  private every = 1;
+  private held?: { socket: WireSocket; id: number; n: number };
 
   /** `delivery`: where acks of this peer's writes and arrivals of others' are timed (none: not measured). */
   constructor(readonly index: number, private readonly delivery?: Delivery) {
@@ -115,7 +119,11 @@ export class RawPeer {
     this.socket = socket;
     await socket.connect(url, { token });
     const hello = { node: this.node, vector: {}, epoch: `load${this.index}`, schema: null, scopes: ['*'], token };
-    const answer = (await this.call('hello', hello)) as { epoch: string; floor: number };
+    const greeted = await socket.call('hello', hello, ACK_MS);
+    if (!greeted.ok) throw Object.assign(new Error(`hello: ${greeted.error.code}`), greeted.error);
+    const answer = greeted.value as { epoch: string; floor: number };
+    // Acks as the shipped link does: the latest page taken only, where the hub takes acks cumulatively.
+    this.every = Math.max(1, ((greeted as { pageAcks?: { window?: number } }).pageAcks?.window ?? 0) >> 1);
     // The hub's log is retained from its start in a load run: read it all from position 0, no snapshot needed.
     if (answer.floor > 0) throw new Error(`the hub's log starts at ${answer.floor}: a raw peer cannot bootstrap`);
     return answer.epoch;
@@ -191,8 +199,31 @@ export class RawPeer {
     const page = mine ? pages.read(frame, at + head.length) : undefined;
     if (mine && !page) this.count('page without ops');
     if (page) this.take(page, t);
-    if (id !== undefined) socket.ack(id, TAKEN);
+    if (id !== undefined) this.ack(socket, id, mine);
     if (page) for (const l of this.listeners) l();
+  }
+
+  /**
+   * Acks a page: a late page of an earlier opening at once; one of this
+   * opening, with cumulative acks, once half the window is taken or at the
+   * end of the frames read in this turn (nothing more to take).
+   */
+  private ack(socket: WireSocket, id: number, mine: boolean): void {
+    if (!mine || this.every === 1) return socket.ack(id, TAKEN);
+    const held = this.held;
+    if (held && held.socket === socket) (held.id = id), held.n++;
+    else {
+      if (held) held.socket.ack(held.id, TAKEN);
+      this.held = { socket, id, n: 1 };
+      queueMicrotask(() => this.flush());
+    }
+    if ((this.held as { n: number }).n >= this.every) this.flush();
+  }
+
+  private flush(): void {
+    const held = this.held;
+    this.held = undefined;
+    held?.socket.ack(held.id, TAKEN);
   }
 
   private take(page: DecodedPage, at: number): void {
