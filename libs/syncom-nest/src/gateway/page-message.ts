@@ -19,11 +19,11 @@ export const pageEncodings = { count: 0 };
 /** The key under which syncom's shared reads give a page's JSON made in advance (page-text.ts): a function returning JSON.stringify(page). */
 const PAGE_JSON = Symbol.for('syncom.pageJson');
 
-/** `{ value, eventId }`'s JSON from the page's own text, when it has one: its ops are not stringified again. */
-function madeJson(value: object, eventId: string | undefined): string | undefined {
+/** The tail from the page's own text, when it has one: its ops are not stringified again, nor the text copied before Buffer.from. */
+function madeTail(value: object, eventId: string | undefined): string | undefined {
   const made = (value as { [PAGE_JSON]?: unknown })[PAGE_JSON];
   if (typeof made !== 'function') return undefined;
-  return `{"value":${String(made())}${eventId === undefined ? '' : `,"eventId":${JSON.stringify(eventId)}`}}`;
+  return `"value":${String(made())}${eventId === undefined ? '' : `,"eventId":${JSON.stringify(eventId)}`}}]`;
 }
 
 /** The page's tail, from the cache when the same page was encoded for another socket; undefined for a value that is no object. */
@@ -31,10 +31,11 @@ function encode(value: unknown, eventId: string | undefined): Encoded | undefine
   if (typeof value !== 'object' || value === null) return undefined;
   const kept = encodings.get(value);
   if (kept && kept.eventId === eventId) return kept;
-  const json = madeJson(value, eventId) ?? JSON.stringify({ value, eventId });
-  if (json.length < 3) return undefined;
+  const made = madeTail(value, eventId);
+  const json = made === undefined ? JSON.stringify({ value, eventId }) : '';
+  if (made === undefined && json.length < 3) return undefined;
   pageEncodings.count++;
-  const tail = `${json.slice(1)}]`;
+  const tail = made ?? `${json.slice(1)}]`;
   const encoded = { eventId, tail, body: Buffer.from(tail) };
   encodings.set(value, encoded);
   return encoded;

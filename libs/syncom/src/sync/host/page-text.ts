@@ -42,14 +42,15 @@ export class OpTexts {
   /** The texts of the ops at `at` (ascending indices into the read), joined as in a page's array. */
   join(at: readonly number[]): string {
     const text = (this.text ??= this.stringify());
-    const runs: string[] = [];
+    // Concatenated, not Array.join: V8 keeps slices and their sum as views (no copy until the transport writes its Buffer).
+    let out = '';
     for (let j = 0; j < at.length;) {
       let k = j;
       while (k + 1 < at.length && at[k + 1] === at[k] + 1) k++;
-      runs.push(text.slice(this.starts[at[j]], this.starts[at[k] + 1] - 1));
+      out += (j === 0 ? '' : ',') + text.slice(this.starts[at[j]], this.starts[at[k] + 1] - 1);
       j = k + 1;
     }
-    return runs.join(',');
+    return out;
   }
 
   /** A page of the ops at `at`, after `prev`. */
