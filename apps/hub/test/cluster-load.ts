@@ -41,6 +41,8 @@ export class ClusterLoad {
   private procs?: PeerProcs;
   private settled?: ProcsSettled;
   private count = 0;
+  /** How many of the peers write. */
+  writers = 0;
   private removeBundle = () => undefined as void;
 
   constructor(readonly perHub: number, readonly seconds: number, readonly writes: number, readonly procsPerHub = Number(process.env.CLUSTER_PROCS ?? 1)) {}
@@ -50,20 +52,27 @@ export class ClusterLoad {
     return this.count;
   }
 
-  /** Connects `perHub` peers to each url (socket up, hello, feed open), 50 at a time on each hub. */
-  async connect(urls: string[], token: string): Promise<void> {
+  /**
+   * Connects `perHub` peers to each url (socket up, hello, feed open), 50 at a
+   * time on each hub. The peers of `readers` (urls) only read: those of a hub
+   * the test kills, whose writes would fail while it is down, but which must
+   * redial it and resubscribe from the last page they took.
+   */
+  async connect(urls: string[], token: string, readers: string[] = []): Promise<void> {
     this.count = urls.length * this.perHub;
     const indices = Array.from({ length: this.count }, (_, i) => i);
-    // Process k dials urls[k % urls.length] and takes every n-th index: perHub peers on each url.
+    // Process k dials urls[k % urls.length] and takes every n-th index, so index i is on urls[i % urls.length].
     const n = urls.length * this.procsPerHub;
+    const writesOf = (i: number) => (readers.includes(urls[i % urls.length]) ? 0 : this.writes);
+    this.writers = indices.filter((i) => writesOf(i) > 0).length;
     const bundle = await bundlePeerProc();
     this.removeBundle = bundle.remove;
-    this.procs = await PeerProcs.start(n, indices, () => this.writes, { url: urls, token, ramp: 50 * urls.length, seconds: this.seconds, script: bundle.script }, this.acks);
+    this.procs = await PeerProcs.start(n, indices, writesOf, { url: urls, token, ramp: 50 * urls.length, seconds: this.seconds, script: bundle.script }, this.acks);
     const c = await this.procs.ramp();
     if (c.failed.size > 0) throw new Error(`peers did not connect: ${JSON.stringify([...c.failed])}`);
   }
 
-  /** Every peer writes `writes` times at random moments of `seconds`; resolves once every write is answered. */
+  /** Every writing peer writes `writes` times at random moments of `seconds`; resolves once every write is answered. */
   write(): Promise<unknown> {
     return this.started().write();
   }
