@@ -63,6 +63,8 @@ describe('crash recovery: a crash at every I/O point of a 200-call run (durable)
     expect(new Set(points.map((k) => kinds[k - 1]))).toEqual(new Set(kinds));
     // Every op kind (mkdir, write, overwrite, remove, each fsync) on every file kind (keys, index, batches, segments, records).
     expect(new Set(kinds).size).toBeGreaterThanOrEqual(15);
+    // The log's batches are lines appended to open files: each append and its fsync is a point cut (torn lines after a power cut).
+    expect(kinds).toEqual(expect.arrayContaining(['append log/open/N.json', 'fsync(append) log/open/N.json', 'overwrite log/open/N.json']));
     expect(points.length).toBeGreaterThanOrEqual(Math.floor(total / CRASH_STRIDE));
   });
 
