@@ -2,7 +2,7 @@ import { internals } from '../../src/testing/internals';
 import type { LogEvent } from '../../src/log';
 import { SyncomError } from '../../src/errors';
 import {
-  fileOps, freshBackend, indexJson, logFile, openBatches, openOn, recording, segmentFiles, T0,
+  fileOps, freshBackend, indexJson, logFile, openBatches, openLines, openOn, recording, segmentFiles, T0,
 } from './helpers';
 
 describe('the log: open batches, sealed segments, index.json', () => {
@@ -28,7 +28,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     expect(writes.findIndex((p) => p.startsWith('records/'))).toBeGreaterThan(writes.indexOf('log/open/1.json'));
   });
 
-  it('LOG-1, LOG-3: writes awaited one by one make one log/open/<seq>.json each', async () => {
+  it('LOG-1, LOG-3: writes awaited one by one make one batch each (a line of an open file; log/open/<seq>.json on a backend without append)', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     await s.set('a', { title: 'one' });
@@ -68,7 +68,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     await s.close();
   });
 
-  it('LOG-3: a batch file is written once and its content never changes until it is sealed', async () => {
+  it('LOG-3: a batch file is written once and its content never changes until it is sealed (a backend without append)', async () => {
     const inner = await freshBackend();
     const rec = recording(inner);
     const s = await openOn(rec.backend, { now: () => T0, sync: { log: { rollAfter: 8 } } });
@@ -88,6 +88,24 @@ describe('the log: open batches, sealed segments, index.json', () => {
     const touches = rec.calls.filter((c) => c.path.startsWith('log/open/'));
     expect(touches.map((c) => c.op)).toEqual(Array(7).fill('write'));
     expect(new Set(touches.map((c) => c.path)).size).toBe(7);
+    await s.close();
+  });
+
+  it('LOG-3: on a backend that appends, a batch line is written once and never changes until it is sealed: later batches only add lines', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 8 } } });
+    const seen = new Map<number, string>();
+    for (let i = 0; i < 7; i++) {
+      await s.set(`r${i % 3}`, { title: `v${i}` });
+      await internals(s).committer.idle();
+      const file = b.files().get('log/open/1.json') as string;
+      for (const [from, { text }] of openLines(b)) {
+        if (seen.has(from)) expect(text).toBe(seen.get(from));
+        else seen.set(from, text);
+      }
+      expect(file).toBe(`${[...seen.values()].join('\n')}\n`);
+    }
+    expect(seen.size).toBe(7);
     await s.close();
   });
 
