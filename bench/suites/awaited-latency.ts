@@ -19,10 +19,11 @@ const TARGETS = 100;
 
 /**
  * Writes awaited one at a time on a fresh fs storage (what a REST handler
- * does), each timed, and the log append inside each (the batch file's write:
- * without durable, open, write, close on the main thread, a few per event-loop
- * turn; with durable, on the pool, the file's and its directory's fsyncs run
- * together). A lone op is signed on the main thread too. What is
+ * does), each timed, and the log append inside each (a line added to the
+ * open log file the backend keeps open: without durable, one write on the
+ * main thread, a few per event-loop turn; with durable, the write and an
+ * fdatasync on the pool; a file is created once per rollAfter batches).
+ * A lone op is signed on the main thread too. What is
  * left is the op's build (digest, stamp), the chain block, the record's apply
  * and the promise hops; the record files are written after the append, off
  * the write's path.
