@@ -21,8 +21,11 @@ const room = scopeRoom('*');
  */
 const PEERS = Number(process.env.CLUSTER_PEERS ?? 4);
 const SECONDS = Number(process.env.CLUSTER_SECONDS ?? 2);
-/** How long the cluster and its peers may take to converge after the window, and the whole load test. */
-const SETTLE_MS = Math.max(20_000, PEERS * 100);
+/**
+ * How long the cluster and its peers may take to converge after the window, and the whole load test:
+ * a raw peer of hub 3 redials with a backoff that reaches 30 s (up to 45 s spread) while hub 3 restarts.
+ */
+const SETTLE_MS = Math.max(60_000, PEERS * 100);
 const TEST_MS = 300_000 + PEERS * 400;
 /** Every load peer shares token 't': no per-token socket cap or rate (the load tool's hub runs the same). */
 const UNCAPPED = { SYNCOM_SOCKETS_PER_TOKEN: '0', SYNCOM_OPS_PER_SECOND: '0' };
@@ -38,13 +41,13 @@ function plain(vector: Record<string, number>): Record<string, number> {
 const sum = (vector: Record<string, number>) => Object.values(vector).reduce((a, b) => a + b, 0);
 
 /** What the load test measured, on one line per figure kind. */
-function report(load: ClusterLoad, d: ClusterSummary, loops: [LoopFigures, LoopFigures], ms: { converged: number; span: number; down: number }): void {
+function report(load: ClusterLoad, d: ClusterSummary, loops: [LoopFigures, LoopFigures], ms: { converged: number; span: number; down: number; late: number }): void {
   const offered = load.writers * load.writes;
   const acked = Object.values(load.expected()).reduce((a, b) => a + b, 0);
   process.stderr.write([
     `cluster load: ${load.perHub} peers on each of 3 hubs (${load.peers}; ${load.writers} writing, on hubs 1 and 2), ${load.seconds} s window, hub 3 killed and listening again ${(ms.down / 1000).toFixed(1)} s later`,
     `  writes offered ${offered}, acked ${acked}; deliveries ${d.count} of ${d.expected}, holes ${d.holes}, errors ${JSON.stringify(d.errors)}`,
-    `  delivery from ack p50 ${d.p50.toFixed(0)} ms, p99 ${d.p99.toFixed(0)} ms, max ${d.max.toFixed(0)} ms; every peer converged ${(ms.converged / 1000).toFixed(1)} s after the window`,
+    `  delivery from ack p50 ${d.p50.toFixed(0)} ms, p99 ${d.p99.toFixed(0)} ms, max ${d.max.toFixed(0)} ms; ${ms.late === 0 ? 'every peer' : `all but ${ms.late} peers`} converged ${(ms.converged / 1000).toFixed(1)} s after the window`,
     `  hubs 1 and 2 (this process): ${describeLoop(loops[0])}; hub 3 (since its restart): ${describeLoop(loops[1])}; peer processes' CPU ${(d.cpuMs / 1000).toFixed(1)} s (${(d.cpuMs / ms.span).toFixed(2)} cores over their ${(ms.span / 1000).toFixed(0)} s)`,
   ].join('\n') + '\n');
 }
@@ -188,10 +191,11 @@ describe('several hubs as one service (e2e)', () => {
       const holdsLoad = (v: Record<string, number>) => Object.entries(expected).every(([k, n]) => (v[k] ?? 0) >= n);
       await until(() => hubs.every((h) => holdsLoad(h.replica.vector)), hubs, SETTLE_MS);
       // The writes themselves: a bootstrap's merge streams (key<F) are the hubs' own and do not reach every feed.
-      expect(await load.notConverged(plain(hubs[0].replica.vector), SETTLE_MS)).toBe(0);
+      const late = await load.notConverged(plain(hubs[0].replica.vector), SETTLE_MS);
       const convergedMs = performance.now() - closed;
       const d = load.summary();
-      report(load, d, [loop.figures(), await probeHub(base(2), restartedAt)], { converged: convergedMs, span: performance.now() - t0, down });
+      report(load, d, [loop.figures(), await probeHub(base(2), restartedAt)], { converged: convergedMs, span: performance.now() - t0, down, late });
+      expect(late).toBe(0);
       expect([d.count, d.holes]).toEqual([d.expected, 0]);
       // No write refused or failed, no feed ended: the only events are hub 3's peers losing it and redialing.
       expect(Object.keys(d.errors).filter((code) => code !== 'redialed' && !code.startsWith('disconnect '))).toEqual([]);
