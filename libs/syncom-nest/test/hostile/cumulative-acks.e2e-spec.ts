@@ -48,11 +48,13 @@ function holder(socket: ClientSocket) {
 describe('hostile: cumulative page acks grant nothing beyond the pages sent', () => {
   const { sockets, startHub } = gatewayFixture();
 
-  async function subscribed(subs: string[], options: object = {}) {
+  async function subscribed(subs: string[], options: object = {}, outgoing = false) {
     const hub = await startHub({ options: { pageSize: 1, maxInFlightFrames: WINDOW, ...options } });
     await Promise.all(Array.from({ length: 24 }, (_, i) => hub.storage.insert({ i })));
     const socket = await rawSocket(hub.url);
     sockets.push(socket);
+    // An outgoing listener on the hub's socket: its pages go through socket.emit, not the pre-encoded path.
+    if (outgoing) serverSocket(hub).onAnyOutgoing(() => undefined);
     const hello = (await socket.timeout(5000).emitWithAck('hello', HELLO)) as { ok: boolean; pageAcks?: unknown };
     const client = holder(socket);
     const from = hub.storage.replica.eventId(0);
@@ -66,6 +68,15 @@ describe('hostile: cumulative page acks grant nothing beyond the pages sent', ()
     await client.until(WINDOW, 'a full window');
     await barrier(socket);
     expect([client.pages.length, pagesAwaited(peerOf(server)), callbacks(server)]).toEqual([WINDOW, WINDOW, WINDOW]);
+    client.pages[WINDOW - 1].ack(OK);
+    await client.until(2 * WINDOW, 'the next window');
+    await barrier(socket);
+    expect([client.pages.length, pagesAwaited(peerOf(server)), callbacks(server)]).toEqual([2 * WINDOW, WINDOW, WINDOW]);
+  });
+
+  it('PROTO-6 HOST-4 pages sent through socket.emit (an outgoing listener on the socket) are acked cumulatively too, their callbacks forgotten', async () => {
+    const { socket, client, server } = await subscribed(['w'], {}, true);
+    await client.until(WINDOW, 'a full window');
     client.pages[WINDOW - 1].ack(OK);
     await client.until(2 * WINDOW, 'the next window');
     await barrier(socket);
