@@ -5,6 +5,7 @@ import { concatBytes } from '../../platform/text';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
 import { jsonBytesBound } from './json-bound';
+import { SortedIds } from './sorted-ids';
 import { inServed, servedVector } from '../protocol/scopes';
 import type { SnapshotPage } from '../protocol/snapshot-page';
 
@@ -66,12 +67,14 @@ const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${wh
  * past the unit's cap the least recently used if idle 30 s, else the new
  * paging is refused 503 SNAPSHOT_BUSY. Streams past either cap: the oldest. Id lists
  * are references into the record map, shared between pagings of the same
- * point and scopes: at most `max` lists of 8 bytes a record.
+ * point and scopes: at most `max` lists of 8 bytes a record, and the sorted
+ * list of every id, kept for the next paging (SortedIds).
  */
 export class SnapshotPager {
   private readonly pagings = new Map<string, Paging>();
   private readonly streams = new Map<string, KeptStream>();
   private shared?: { key: string; ids: readonly string[] };
+  private readonly sorted = new SortedIds();
   private readonly max: number;
   private readonly perConnection: number;
 
@@ -178,9 +181,9 @@ export class SnapshotPager {
     const key = `${this.replica.committedHead} ${JSON.stringify(scopes)}`;
     if (this.shared?.key === key) return this.shared.ids;
     const all = scopes.includes('*');
-    const ids = [...this.replica.records.keys()]
-      .filter((id) => (all || inServed(this.replica.scopeOf(id), scopes)) && !this.replica.isSealed(id))
-      .sort();
+    // Filtering keeps the order: the sorted list of every id is kept between pagings, only new ids sorted in.
+    const ids = this.sorted.of(this.replica.records)
+      .filter((id) => (all || inServed(this.replica.scopeOf(id), scopes)) && !this.replica.isSealed(id));
     this.shared = { key, ids };
     return ids;
   }
