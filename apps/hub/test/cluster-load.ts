@@ -24,6 +24,8 @@ export interface ClusterSummary extends DeliverySummary {
   unmatched: number;
   /** CPU time of every peer process, ms. */
   cpuMs: number;
+  /** The delivery to the peers of each url, in connect()'s order. */
+  byHub: DeliverySummary[];
 }
 
 /**
@@ -41,6 +43,7 @@ export class ClusterLoad {
   private procs?: PeerProcs;
   private settled?: ProcsSettled;
   private count = 0;
+  private hubs = 0;
   /** How many of the peers write. */
   writers = 0;
   private removeBundle = () => undefined as void;
@@ -59,6 +62,7 @@ export class ClusterLoad {
    * redial it and resubscribe from the last page they took.
    */
   async connect(urls: string[], token: string, readers: string[] = []): Promise<void> {
+    this.hubs = urls.length;
     this.count = urls.length * this.perHub;
     const indices = Array.from({ length: this.count }, (_, i) => i);
     // Process k dials urls[k % urls.length] and takes every n-th index, so index i is on urls[i % urls.length].
@@ -94,7 +98,9 @@ export class ClusterLoad {
     if (!s) throw new Error('summary() before notConverged()');
     const acked = [...this.acks.acked.values()].reduce((a, b) => a + b, 0);
     const merged = mergeDelivery(s.delivery);
-    return { ...summarize(merged), expected: acked * (this.count - 1), holes: s.holes, errors: Object.fromEntries(s.errors), unmatched: merged.unmatched, cpuMs: s.cpuMs };
+    // The figures come in process order, and process k dials urls[k % urls.length].
+    const byHub = Array.from({ length: this.hubs }, (_, h) => summarize(mergeDelivery(s.delivery.filter((_, k) => k % this.hubs === h))));
+    return { ...summarize(merged), expected: acked * (this.count - 1), holes: s.holes, errors: Object.fromEntries(s.errors), unmatched: merged.unmatched, cpuMs: s.cpuMs, byHub };
   }
 
   async close(): Promise<void> {
