@@ -4,8 +4,8 @@ import { type EngineSocket, writeFrame } from './frame-writer';
 /** A page's JSON after its `sub`, encoded once for every socket that sends the same page. */
 interface Encoded {
   eventId?: string;
-  /** `"value":…,"eventId":"…"}]`: the end of the packet's JSON. */
-  tail: string;
+  /** `"value":…,"eventId":"…"}]`: the end of the packet's JSON (made from the body when first needed, for a page made as bytes). */
+  tail?: string;
   /** The tail's UTF-8 bytes: the end of the WebSocket frame, the same Buffer for every socket. */
   body: Buffer;
 }
@@ -16,14 +16,16 @@ const encodings = new WeakMap<object, Encoded>();
 /** Pages encoded so far (a test counts the encodings with it). */
 export const pageEncodings = { count: 0 };
 
-/** The key under which syncom's shared reads give a page's JSON made in advance (page-text.ts): a function returning JSON.stringify(page). */
-const PAGE_JSON = Symbol.for('syncom.pageJson');
+/** The key under which syncom's shared reads give a page's JSON made in advance (page-text.ts): a function returning its UTF-8 bytes in parts. */
+const PAGE_BYTES = Symbol.for('syncom.pageBytes');
+const VALUE = Buffer.from('"value":');
 
-/** The tail from the page's own text, when it has one: its ops are not stringified again, nor the text copied before Buffer.from. */
-function madeTail(value: object, eventId: string | undefined): string | undefined {
-  const made = (value as { [PAGE_JSON]?: unknown })[PAGE_JSON];
+/** The body from the page's own bytes, when it has them: its ops are neither stringified nor encoded again, the bytes copied once. */
+function madeBody(value: object, eventId: string | undefined): Buffer | undefined {
+  const made = (value as { [PAGE_BYTES]?: unknown })[PAGE_BYTES];
   if (typeof made !== 'function') return undefined;
-  return `"value":${String(made())}${eventId === undefined ? '' : `,"eventId":${JSON.stringify(eventId)}`}}]`;
+  const end = Buffer.from(`${eventId === undefined ? '' : `,"eventId":${JSON.stringify(eventId)}`}}]`);
+  return Buffer.concat([VALUE, ...(made() as Uint8Array[]), end]);
 }
 
 /** The page's tail, from the cache when the same page was encoded for another socket; undefined for a value that is no object. */
@@ -31,12 +33,12 @@ function encode(value: unknown, eventId: string | undefined): Encoded | undefine
   if (typeof value !== 'object' || value === null) return undefined;
   const kept = encodings.get(value);
   if (kept && kept.eventId === eventId) return kept;
-  const made = madeTail(value, eventId);
+  const made = madeBody(value, eventId);
   const json = made === undefined ? JSON.stringify({ value, eventId }) : '';
   if (made === undefined && json.length < 3) return undefined;
   pageEncodings.count++;
-  const tail = made ?? `${json.slice(1)}]`;
-  const encoded = { eventId, tail, body: Buffer.from(tail) };
+  const tail = made === undefined ? `${json.slice(1)}]` : undefined;
+  const encoded: Encoded = { eventId, tail, body: made ?? Buffer.from(tail ?? '') };
   encodings.set(value, encoded);
   return encoded;
 }
@@ -140,7 +142,7 @@ export class PageMessage {
     const frame = [frameStart(head, page.body.length), page.body];
     if (writeFrame(s.conn, frame)) return id;
     // The packet's text goes too: a transport that is no WebSocket (or compresses) encodes it itself.
-    s.client._packet([head + page.tail], { preEncoded: true, compress: true, wsPreEncodedFrame: frame });
+    s.client._packet([head + (page.tail ??= page.body.toString())], { preEncoded: true, compress: true, wsPreEncodedFrame: frame });
     return id;
   }
 }

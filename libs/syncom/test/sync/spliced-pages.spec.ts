@@ -2,7 +2,7 @@ import type { LogEntry } from '../../src/log/op-log';
 import { FLAG_SEALED, packedBytes, packOps } from '../../src/op';
 import type { Op } from '../../src/op/types';
 import type { Replica } from '../../src/storage/replica';
-import { PAGE_JSON } from '../../src/sync/host/page-text';
+import { PAGE_BYTES } from '../../src/sync/host/page-text';
 import { type Page, type Read, SharedReads } from '../../src/sync/host/shared-pages';
 import { frameEnds } from '../../src/sync/protocol/frames';
 import { inServed } from '../../src/sync/protocol/scopes';
@@ -11,7 +11,7 @@ import { inServed } from '../../src/sync/protocol/scopes';
  * A writer's own pages cut from a shared read: a subscriber whose ops are in
  * the read gets exactly the pages it would get reading alone (its own ops and
  * those joined from it out, the same page bounds), and each page's JSON, made
- * from the shared ops' texts, is exactly JSON.stringify of the page.
+ * from the shared ops' bytes, is exactly JSON.stringify of the page, in UTF-8.
  */
 
 const NODES = ['n0', 'n1', 'n2', 'n3'];
@@ -35,7 +35,7 @@ function entries(n: number, seed: number): LogEntry[] {
     const origin = NODES[Math.floor(r() * NODES.length)];
     seq.set(origin, (seq.get(origin) ?? 0) + 1);
     const op: Op = {
-      origin, seq: seq.get(origin) ?? 1, ts: 1000 + pos, type: 'insert', id: `r${pos}`,
+      origin, seq: seq.get(origin) ?? 1, ts: 1000 + pos, type: 'write', id: `r${pos}`,
       scope: r() < 0.2 ? 'b' : 'a', data: { n: pos, text: 'é€😀"\\'.repeat(Math.floor(r() * 40)) },
     };
     if (r() < 0.2) op.from = NODES[Math.floor(r() * NODES.length)];
@@ -58,7 +58,8 @@ function reference(read: LogEntry[], keep: (e: LogEntry) => boolean, pageSize: n
 }
 
 const pagesOf = (read: Read, prev: string) => read.ends.map((_, k) => read.page(k, prev));
-const jsonOf = (page: Page) => (page as unknown as Record<symbol, () => string>)[PAGE_JSON]();
+/** The page's JSON as its own bytes give it (what the gateway sends). */
+const jsonOf = (page: Page) => Buffer.concat((page as unknown as Record<symbol, () => Uint8Array[]>)[PAGE_BYTES]()).toString('utf8');
 
 describe('a writer\'s pages spliced from a shared read', () => {
   it.each([[1, 500, 4 * 1024 * 1024], [2, 7, 4 * 1024 * 1024], [3, 500, 900], [4, 3, 300]])(

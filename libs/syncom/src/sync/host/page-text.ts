@@ -5,32 +5,37 @@ import { frameEnds } from '../protocol/frames';
 import type { Page, Read } from './shared-pages';
 
 /**
- * The key of a page's JSON made in advance: a function returning exactly
- * JSON.stringify(page). A transport that finds it sends that text instead
- * of stringifying the page (syncom-nest's page-message.ts reads the same
+ * The key of a page's JSON made in advance: a function returning the UTF-8
+ * bytes of exactly JSON.stringify(page), in parts to concatenate. A
+ * transport that finds it sends those bytes instead of stringifying and
+ * encoding the page (syncom-nest's page-message.ts reads the same
  * Symbol.for key). Non-enumerable, so the page's shape, equality and JSON are
  * what they were.
  */
-export const PAGE_JSON: unique symbol = Symbol.for('syncom.pageJson') as never;
+export const PAGE_BYTES: unique symbol = Symbol.for('syncom.pageBytes') as never;
 
-/** A page `{ ops, prev }` carrying its JSON, made when asked from `body`, the ops' texts joined by commas (not kept: the transport keeps its encoding). */
-export function textPage(ops: PackedOp[], prev: string, body: () => string): Page {
+const utf8 = new TextEncoder();
+const OPEN = utf8.encode('{"ops":[');
+const COMMA = utf8.encode(',');
+
+/** A page `{ ops, prev }` carrying its JSON's bytes, made when asked from `body`, the ops' bytes joined by commas (not kept: the transport keeps its encoding). */
+export function bytePage(ops: PackedOp[], prev: string, body: () => Uint8Array[]): Page {
   const page: Page = { ops, prev };
-  Object.defineProperty(page, PAGE_JSON, { value: () => `{"ops":[${body()}],"prev":${JSON.stringify(prev)}}` });
+  Object.defineProperty(page, PAGE_BYTES, { value: () => [OPEN, ...body(), utf8.encode(`],"prev":${JSON.stringify(prev)}}`)] });
   return page;
 }
 
 /**
- * The packed ops of a read and their JSON as one text, made once and only
- * when a page needs it: every op stringified once, joined by commas, with
- * where each op starts. A page's ops' text is cut from it: one slice per run
- * of consecutive ops (a writer's page leaves out only its own ops), which V8
- * keeps as a view of the one text, not a copy.
+ * The packed ops of a read and their JSON as one run of UTF-8 bytes, made
+ * once and only when a page needs it: every op stringified and encoded
+ * once, joined by commas, with where each op starts. A page's ops' bytes are
+ * cut from it: one view per run of consecutive ops (a writer's page leaves
+ * out only its own ops), copied once, by the transport, into its frame.
  */
 export class OpTexts {
   private readonly packed: PackedOp[] = [];
-  private text?: string;
-  /** Where op i's text starts; starts[n] is one past the text's end (as if a comma followed). */
+  private bytes?: Uint8Array;
+  /** Where op i's bytes start; starts[n] is one past the end (as if a comma followed). */
   private readonly starts: number[] = [];
 
   constructor(private readonly relevant: readonly LogEntry[]) {}
@@ -39,15 +44,15 @@ export class OpTexts {
     return (this.packed[i] ??= packOp(this.relevant[i].op));
   }
 
-  /** The texts of the ops at `at` (ascending indices into the read), joined as in a page's array. */
-  join(at: readonly number[]): string {
-    const text = (this.text ??= this.stringify());
-    // Concatenated, not Array.join: V8 keeps slices and their sum as views (no copy until the transport writes its Buffer).
-    let out = '';
+  /** The bytes of the ops at `at` (ascending indices into the read) joined as in a page's array, in parts. */
+  parts(at: readonly number[]): Uint8Array[] {
+    const bytes = (this.bytes ??= this.encode());
+    const out: Uint8Array[] = [];
     for (let j = 0; j < at.length;) {
       let k = j;
       while (k + 1 < at.length && at[k + 1] === at[k] + 1) k++;
-      out += (j === 0 ? '' : ',') + text.slice(this.starts[at[j]], this.starts[at[k] + 1] - 1);
+      if (j > 0) out.push(COMMA);
+      out.push(bytes.subarray(this.starts[at[j]], this.starts[at[k] + 1] - 1));
       j = k + 1;
     }
     return out;
@@ -55,18 +60,23 @@ export class OpTexts {
 
   /** A page of the ops at `at`, after `prev`. */
   page(at: readonly number[], prev: string): Page {
-    return textPage(at.map((i) => this.op(i)), prev, () => this.join(at));
+    return bytePage(at.map((i) => this.op(i)), prev, () => this.parts(at));
   }
 
-  private stringify(): string {
-    const texts = this.relevant.map((_, i) => JSON.stringify(this.op(i)));
+  private encode(): Uint8Array {
+    const texts = this.relevant.map((_, i) => utf8.encode(JSON.stringify(this.op(i))));
     let at = 0;
     for (const t of texts) {
       this.starts.push(at);
       at += t.length + 1;
     }
     this.starts.push(at);
-    return texts.join(',');
+    const out = new Uint8Array(Math.max(0, at - 1));
+    for (let i = 0; i < texts.length; i++) {
+      out.set(texts[i], this.starts[i]);
+      if (i + 1 < texts.length) out[this.starts[i + 1] - 1] = COMMA[0];
+    }
+    return out;
   }
 }
 
