@@ -198,8 +198,10 @@ describe('several hubs as one service (e2e)', () => {
       report(load, d, [loop.figures(), await probeHub(base(2), restartedAt)], { converged: convergedMs, span: performance.now() - t0, down, late });
       expect(late).toBe(0);
       expect([d.count, d.holes]).toEqual([d.expected, 0]);
-      // No write refused or failed, no feed ended: the only events are hub 3's peers losing it and redialing.
-      expect(Object.keys(d.errors).filter((code) => code !== 'redialed' && !code.startsWith('disconnect '))).toEqual([]);
+      // No write refused or failed, no feed refused: besides hub 3's peers losing it and redialing, a feed
+      // whose acks came late may end and be resumed from the last page taken (nothing is lost then).
+      const recovered = (code: string) => code === 'redialed' || code === 'resubscribed' || code.startsWith('disconnect ');
+      expect(Object.keys(d.errors).filter((code) => !recovered(code))).toEqual([]);
       expect(d.errors.redialed).toBeGreaterThanOrEqual(PEERS);
     } finally {
       await load.close();
