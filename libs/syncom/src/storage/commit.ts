@@ -131,7 +131,8 @@ export class Committer {
 
   /** The entry as the next op sees it: queued ops included. */
   current(id: string): Entry | undefined {
-    return this.overlay.get(id) ?? this.committed.get(id);
+    // Between pages of a bootstrap nothing is queued: one table lookup an op, not two.
+    return (this.overlay.size === 0 ? undefined : this.overlay.get(id)) ?? this.committed.get(id);
   }
 
   /** Queue an op; resolves once it is logged (or persisted, with afterPersist). */
@@ -249,15 +250,18 @@ export class Committer {
     }
     this.chead = from + batch.length - 1;
     // In batch order, so the last op of an id leaves its entry; the record write takes each id once.
+    // With nothing queued after this batch, every entry of the overlay is one of its own: it is emptied at once.
+    const last = this.queue.length === 0;
     const ids: string[] = [];
     for (const p of batch) {
       const e = p.after;
       if (!e) continue;
       const id = p.op.id;
       this.committed.set(id, e);
-      if (this.overlay.get(id) === e) this.overlay.delete(id);
+      if (!last && this.overlay.get(id) === e) this.overlay.delete(id);
       ids.push(id);
     }
+    if (last) this.overlay.clear();
     this.unrecorded.set(from, ids);
     this.hooks.committed(batch, from);
     for (const p of batch) if (!p.afterPersist) p.resolve();
