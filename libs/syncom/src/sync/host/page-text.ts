@@ -94,7 +94,7 @@ export function range(start: number, end: number): number[] {
   return out;
 }
 
-/** What a spliced read is cut from: a shared read's entries, the ops it sends, their sizes and texts, its page bounds. */
+/** What a spliced read is cut from: a shared read's entries, the ops it sends, their sizes and bytes, its page bounds. */
 export interface SpliceSource {
   entries: LogEntry[];
   relevant: readonly LogEntry[];
@@ -107,8 +107,8 @@ export interface SpliceSource {
 /**
  * A subscriber's own view of a shared read (its own ops are in it): the
  * read's relevant ops minus those `keep` refuses, paged as ownRead would page
- * them, each page spliced from the shared ops' packed forms and JSON texts
- * (no op packed or stringified again for it).
+ * them, each page spliced from the shared ops' packed forms and JSON bytes
+ * (no op packed, stringified or encoded again for it).
  */
 export function splicedRead(o: SpliceSource, keep: (e: LogEntry) => boolean): Read {
   const at: number[] = [];

@@ -63,7 +63,7 @@ class SharedRead {
   readonly bytes: number;
   /** The op objects read: a purge scrub replaces an entry's op, and a read that saw the old one is not shared again. */
   private readonly ops: Op[];
-  /** The ops' packed forms and JSON text: the shared pages and every writer's own pages are cut from them. */
+  /** The ops' packed forms and JSON bytes: the shared pages and every writer's own pages are cut from them. */
   private readonly texts: OpTexts;
   private readonly pages: Map<string, Page>[] = [];
   private readonly frames: number[] = [];
@@ -96,7 +96,7 @@ class SharedRead {
     return this.shared;
   }
 
-  /** The read as a feed whose own ops are in it sees it (`keep` its filter): its pages cut from the shared ops' texts. */
+  /** The read as a feed whose own ops are in it sees it (`keep` its filter): its pages cut from the shared ops' bytes. */
   spliced(keep: (e: LogEntry) => boolean): Read {
     const { entries, relevant, sizes, texts, pageSize, pageBytes } = this;
     return splicedRead({ entries, relevant, sizes, texts, pageSize, pageBytes }, keep);
@@ -137,8 +137,10 @@ const MAX_READ_BYTES = 16 * 1024 * 1024;
  * The log reads of a unit's changes feeds, shared: feeds of the same scopes
  * at the same position read the log once, look at each op once, and send the
  * same page objects, which a transport encodes once for all of them (the
- * fan-out at the head of a stream). A feed whose own ops are in a read pages
- * it alone, as does any feed where nobody else reads. Reads are kept
+ * fan-out at the head of a stream). A feed whose own ops are in a read gets
+ * pages of its own, cut from the read's packed ops and their UTF-8 JSON
+ * (page-text.ts: each op packed, stringified and encoded once per read, so a
+ * writer's page costs a copy of its bytes). Reads are kept
  * newest first up to MAX_READS and MAX_READ_BYTES (the encodings a transport
  * keeps by page object go with them); a read shorter than a page is shared while
  * it holds at least half of what the log has from there (wide()), and one
@@ -148,7 +150,7 @@ export class SharedReads {
   private readonly reads = new Map<string, SharedRead>();
   private bytes = 0;
 
-  /** What a feed of `node` pages at spec.pos; `keep` is its own filter, used when it cannot share. */
+  /** What a feed of `node` pages at spec.pos; `keep` is its own filter, used when its own ops are in the read. */
   read(spec: ReadSpec, node: string, keep: (e: LogEntry) => boolean): Read {
     const shared = this.shared(spec);
     if (shared.nodes.has(node)) return shared.spliced(keep);
