@@ -12,6 +12,7 @@ import type { SnapshotPage } from '../protocol/snapshot-page';
 import { readNdjson, readSnapshotPage } from '../protocol/snapshot-page';
 import { HeldJoins } from './join-hold';
 import { mergeScope } from './merge-scope';
+import { joinedUnchanged } from './join-unchanged';
 
 /** Read a streamed snapshot page: NDJSON, one entry a line. */
 async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
@@ -85,6 +86,8 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
       continue;
     }
     const joined = current ? joinEntries(current, raw) : raw;
+    // The snapshot brings nothing new for this record (a dialer's own records, pushed before it bootstraps): no merge op.
+    if (joinedUnchanged(current, joined)) continue;
     const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late }, mergeScope(replica, id, joined));
     // What applyOp(current, op) gives: the join again (joins are idempotent), so not computed twice.
     merges.add({ op, flags: 0, via, after: joined, late });
