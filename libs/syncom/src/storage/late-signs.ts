@@ -22,6 +22,12 @@ interface Signing {
   promise: Promise<void>;
 }
 
+/** The flagged entries of a batch and their ops as taken (a purge may swap an entry's op meanwhile), index for index. */
+interface Flagged {
+  entries: LogEntry[];
+  ops: Op[];
+}
+
 /** Ops digested per turn of the event loop: the background work leaves room for the joins it follows. */
 const SLICE = 64;
 
@@ -97,12 +103,16 @@ export class LateSigns {
 
   /** The flagged entries of positions from..to, signed as one batch. */
   private take(from: number, to: number): void {
-    const flagged: { entry: LogEntry; op: Op }[] = [];
+    // Two lists rather than an object per op: this runs at each append, on a bootstrap's way to readable.
+    const flagged: Flagged = { entries: [], ops: [] };
     for (let pos = from; pos <= to; pos++) {
       const entry = this.log.at(pos);
-      if (entry && entry.flags & FLAG_TO_SIGN) flagged.push({ entry, op: entry.op });
+      if (entry && entry.flags & FLAG_TO_SIGN) {
+        flagged.entries.push(entry);
+        flagged.ops.push(entry.op);
+      }
     }
-    if (flagged.length === 0) return;
+    if (flagged.ops.length === 0) return;
     this.unsettled.add(from);
     const promise = this.signAll(flagged).then(
       () => { this.unsettled.delete(from); this.batches.delete(from); this.hooks.done(from); },
@@ -121,12 +131,14 @@ export class LateSigns {
   }
 
   /** Digest (a fresh nonce: nothing outside holds the op yet) and sign, a slice per turn; then clear the flags. */
-  private async signAll(flagged: { entry: LogEntry; op: Op }[]): Promise<void> {
+  private async signAll(flagged: Flagged): Promise<void> {
     await this.hold;
+    const { entries, ops } = flagged;
     const chunks = new Set<Promise<void>>();
-    for (let i = 0; i < flagged.length; i += SLICE) {
+    for (let i = 0; i < ops.length; i += SLICE) {
       await new Promise<void>((resolve) => platform().macrotask(resolve));
-      for (const { op } of flagged.slice(i, i + SLICE)) {
+      for (let k = i; k < Math.min(i + SLICE, ops.length); k++) {
+        const op = ops[k];
         if (op.sig !== undefined) continue;
         if (op.digest === undefined) addDigest(op);
         const p = this.hooks.sign(op);
@@ -134,7 +146,7 @@ export class LateSigns {
       }
     }
     await Promise.all(chunks);
-    for (const f of flagged) await this.settle(f.entry, f.op);
+    for (let k = 0; k < ops.length; k++) await this.settle(entries[k], ops[k]);
   }
 
   /**
