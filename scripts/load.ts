@@ -1,7 +1,8 @@
 // npm run load -- --peers 1000 --seconds 30 --writes 5: load on one hub over
 // real socket.io. The hub runs from apps/hub/src/main.ts in a child process
 // (SYNCOM_LOAD_PROBE=1 serves its RSS and event-loop delay); the peers run
-// here, or with --procs N the raw ones in N child processes. Prints connect
+// here, or with --procs N the raw ones in N child processes and the full ones
+// in one more (this process then times deliveries only). Prints connect
 // times, writes/s, delivery latency from ack to each peer, the hub's event-loop delay by phase
 // and its RSS over time; exits 1 when a write was lost, a peer did not
 // converge, the hub kept a socket or its heap did not come back to idle.

@@ -6,7 +6,8 @@ export const USAGE = `usage: npm run load -- [--peers N] [--seconds S] [--writes
   --writes W    writes per peer in the window (default 5)
   --rate R      writes per second offered by all peers together, instead of --writes
                 (R x seconds writes spread evenly over the peers)
-  --procs N     run the raw peers in N child processes (default 0: all in the tool's process)
+  --procs N     run the raw peers in N child processes and the full ones in one more
+                (default 0: all in the tool's process)
   --full F      how many peers are full syncom storages, compared record for record with
                 the hub (default: all up to 200 peers, else 20); the others are raw protocol peers
   --ramp R      peers connecting at once (default 50)
