@@ -87,7 +87,9 @@ async function main(): Promise<void> {
       const parse = parseMs(pages);
       const x = await boot(unit, r, count);
       const f = (v: number) => v.toFixed(0);
-      console.log(`run ${r}: readable ${f(x.ms)} ms (cpu ${f(x.cpu)}, main ${f(x.main)}), signed ${f(x.signedMs)} ms (cpu ${f(x.signedCpu)}); parse ${parse.toFixed(1)} ms; ratio readable ${(parse / x.ms).toFixed(3)} signed ${(parse / x.signedMs).toFixed(3)}`);
+      // With --expose-gc, the heap left once the run's dialer is closed: a leak shows as growth from run to run.
+      const heap = typeof global.gc === 'function' ? (global.gc(), `, heap after ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`) : '';
+      console.log(`run ${r}: readable ${f(x.ms)} ms (cpu ${f(x.cpu)}, main ${f(x.main)}), signed ${f(x.signedMs)} ms (cpu ${f(x.signedCpu)}); parse ${parse.toFixed(1)} ms; ratio readable ${(parse / x.ms).toFixed(3)} signed ${(parse / x.signedMs).toFixed(3)}${heap}`);
     }
   } finally {
     await hub.close();
