@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { BenchChild } from '../lib/processes';
 import { removeTemp, tempPath } from '../lib/temp';
@@ -7,7 +8,8 @@ import { removeTemp, tempPath } from '../lib/temp';
  * subscribers (the fan-out bench's feed phase only), and its self time by
  * function, largest first.
  * Run: node -r ts-node/register/transpile-only bench/tools/fanout-profile.ts [n] [ops] [file]
- * (FANOUT_BARE=1: then the bare broadcast's profile too, in `<file>.bare`).
+ * (FANOUT_BARE=1: then the bare broadcast's profile too, in `<file>.bare`; FANOUT_CPU, FANOUT_PERF,
+ * FANOUT_STRACE: see cpuSplit, perfRecord, straceCount).
  */
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
@@ -51,6 +53,28 @@ async function cpuSplit(hub: BenchChild, subs: BenchChild, ops: number, runs: nu
   }
 }
 
+/**
+ * FANOUT_PERF=<file>: Linux perf samples of the hub's CPU (not wall time: a loaded machine does not skew them)
+ * over five feed phases, into <file>; run with BENCH_CHILD_ARGS=--perf-basic-prof for JavaScript names.
+ */
+async function perfRecord(hub: BenchChild, subs: BenchChild, ops: number, file: string): Promise<void> {
+  const perf = spawn('perf', ['record', '-g', '-e', 'cpu-clock', '-F', '4000', '-p', String(hub.pid), '-o', file], { stdio: 'inherit' });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  for (let i = 0; i < 5; i++) await subs.request('feed', { ops });
+  perf.kill('SIGINT');
+  await new Promise((resolve) => perf.once('exit', resolve));
+}
+
+/** FANOUT_STRACE=<file>: the hub's system calls (counts, every thread) over one feed phase, into <file>. */
+async function straceCount(hub: BenchChild, subs: BenchChild, ops: number, file: string): Promise<void> {
+  const strace = spawn('strace', ['-c', '-f', '-p', String(hub.pid), '-o', file], { stdio: 'inherit' });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await subs.request('feed', { ops });
+  strace.kill('SIGINT');
+  await new Promise((resolve) => strace.once('exit', resolve));
+  console.log(readFileSync(file, 'utf8'));
+}
+
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 100);
   const ops = Number(process.argv[3] ?? 2000);
@@ -64,6 +88,8 @@ async function main(): Promise<void> {
     const { port } = await hub.request<{ port: number }>('start', { path, token: 'bench-token', ops });
     await subs.request('connect', { url: `http://127.0.0.1:${port}/syncom`, token: 'bench-token', n });
     if (process.env.FANOUT_CPU) return await cpuSplit(hub, subs, ops, Number(process.env.FANOUT_CPU));
+    if (process.env.FANOUT_PERF) return await perfRecord(hub, subs, ops, process.env.FANOUT_PERF);
+    if (process.env.FANOUT_STRACE) return await straceCount(hub, subs, ops, process.env.FANOUT_STRACE);
     await hub.request('profile');
     await subs.request('feed', { ops });
     const { encodings } = await hub.request<{ encodings: number }>('profileStop', { file });
