@@ -1,4 +1,5 @@
 import type { Socket as ClientSocket } from 'socket.io-client';
+import * as frameSize from '../../src/gateway/frame-size';
 import { rawSocket } from '../helpers/dialer';
 import { gatewayFixture } from '../helpers/fixture';
 
@@ -42,5 +43,19 @@ describe('hostile: a push whose JSON grows when stringified', () => {
     expect(Buffer.byteLength(JSON.stringify(JSON.parse(ops)))).toBeGreaterThan(bytesPerPush);
     expect(await rawEmit(socket, frame)).toMatchObject({ ok: false, error: { code: 'BYTES_PER_PUSH', status: 413 } });
     expect(socket.connected).toBe(true);
+  });
+
+  it('HOST-11: a push well under bytesPerPush is bounded by its packet, not stringified, and applied', async () => {
+    const within = jest.spyOn(frameSize, 'surelyWithin');
+    try {
+      const hub = await f.startHub({ options: { limits: { bytesPerPush: 1 << 20 } } });
+      const socket = await rawSocket(hub.url);
+      f.sockets.push(socket);
+      expect(await socket.timeout(5000).emitWithAck('hello', HELLO)).toMatchObject({ ok: true });
+      expect(await socket.timeout(5000).emitWithAck('push', { ops: [] })).toMatchObject({ ok: true });
+      expect(within.mock.results.map((r) => r.value)).toEqual([true]);
+    } finally {
+      within.mockRestore();
+    }
   });
 });
