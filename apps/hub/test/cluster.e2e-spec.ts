@@ -41,7 +41,7 @@ function plain(vector: Record<string, number>): Record<string, number> {
 const sum = (vector: Record<string, number>) => Object.values(vector).reduce((a, b) => a + b, 0);
 
 /** A percentile: the histogram's buckets stop at 120 s, so a longer one reads only as more than that. */
-const ms$ = (v: number) => (v > 120_000 ? '>120000' : v.toFixed(0));
+const pct = (v: number) => (v > 120_000 ? '>120000' : v.toFixed(0));
 
 /** What the load test measured, on one line per figure kind. */
 function report(load: ClusterLoad, d: ClusterSummary, loops: [LoopFigures, LoopFigures], ms: { converged: number; span: number; down: number; late: number }): void {
@@ -50,7 +50,7 @@ function report(load: ClusterLoad, d: ClusterSummary, loops: [LoopFigures, LoopF
   process.stderr.write([
     `cluster load: ${load.perHub} peers on each of 3 hubs (${load.peers}; ${load.writers} writing, on hubs 1 and 2), ${load.seconds} s window, hub 3 killed and listening again ${(ms.down / 1000).toFixed(1)} s later`,
     `  writes offered ${offered}, acked ${acked}; deliveries ${d.count} of ${d.expected}, holes ${d.holes}, errors ${JSON.stringify(d.errors)}`,
-    `  delivery from ack p50 ${ms$(d.p50)} ms, p99 ${ms$(d.p99)} ms, max ${d.max.toFixed(0)} ms (p99 to the peers of hub 1, 2, 3: ${d.byHub.map((h) => ms$(h.p99)).join(', ')} ms); ${ms.late === 0 ? 'every peer' : `all but ${ms.late} peers`} converged ${(ms.converged / 1000).toFixed(1)} s after the window`,
+    `  delivery from ack p50 ${pct(d.p50)} ms, p99 ${pct(d.p99)} ms, max ${d.max.toFixed(0)} ms (p99 to the peers of hub 1, 2, 3: ${d.byHub.map((h) => pct(h.p99)).join(', ')} ms); ${ms.late === 0 ? 'every peer' : `all but ${ms.late} peers`} converged ${(ms.converged / 1000).toFixed(1)} s after the window`,
     `  hubs 1 and 2 (this process): ${describeLoop(loops[0])}; hub 3 (since its restart): ${describeLoop(loops[1])}; peer processes' CPU ${(d.cpuMs / 1000).toFixed(1)} s (${(d.cpuMs / ms.span).toFixed(2)} cores over their ${(ms.span / 1000).toFixed(0)} s)`,
   ].join('\n') + '\n');
 }
