@@ -10,7 +10,7 @@ function decoded(texts: string[]): unknown[] {
   const decoder = new Decoder();
   measureFrames({ client: { decoder } } as unknown as Socket);
   const out: unknown[] = [];
-  decoder.on('decoded', (packet: { data: unknown[] }) => out.push(packet.data[1]));
+  decoder.on('decoded', (packet: { data?: unknown[] }) => void out.push(packet.data?.[1]));
   for (const text of texts) decoder.add(text);
   return out;
 }
