@@ -13,6 +13,17 @@ class AckCount extends Delivery {
   }
 }
 
+/** `p`, or a rejection saying `what` after `ms`. */
+async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms); });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** What the peers came to once settled: the delivery from ack to each other peer, and what went wrong. */
 export interface ClusterSummary extends DeliverySummary {
   /** Deliveries due: acknowledged writes x the other peers. */
@@ -71,8 +82,10 @@ export class ClusterLoad {
     this.writers = indices.filter((i) => writesOf(i) > 0).length;
     const bundle = await bundlePeerProc();
     this.removeBundle = bundle.remove;
-    this.procs = await PeerProcs.start(n, indices, writesOf, { url: urls, token, ramp: 50 * urls.length, seconds: this.seconds, script: bundle.script }, this.acks);
-    const c = await this.procs.ramp();
+    // Bounded: a peer process that never answers must fail the test with a reason, not hang it.
+    const started = PeerProcs.start(n, indices, writesOf, { url: urls, token, ramp: 50 * urls.length, seconds: this.seconds, script: bundle.script }, this.acks);
+    this.procs = await within(started, 60_000, `the ${n} peer processes did not all say ready`);
+    const c = await within(this.procs.ramp(), 120_000 + 40 * this.count, `the ${this.count} peers did not all connect`);
     if (c.failed.size > 0) throw new Error(`peers did not connect: ${JSON.stringify([...c.failed])}`);
   }
 
