@@ -51,6 +51,10 @@ export const TARGETS: Target[] = [
     judge: ratio(['insert', 'update'].map((w) => `local/awaited/${w}/durable=false`), (r) => r >= 0.25, (n) => n.split('/')[2]),
   },
   {
+    what: 'one awaited write, durable off, with `log.lines`: at least 0.25 of signing alone',
+    judge: ratio(['insert', 'update'].map((w) => `local/awaited-lines/${w}/durable=false`), (r) => r >= 0.25, (n) => n.split('/')[2]),
+  },
+  {
     what: 'one awaited insert, durable on: p50 reported',
     judge: (rows) => {
       const p50 = rows.get('local/awaited/insert/durable=true/p50')?.value;

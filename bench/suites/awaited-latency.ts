@@ -19,18 +19,20 @@ const TARGETS = 100;
 
 /**
  * Writes awaited one at a time on a fresh fs storage (what a REST handler
- * does), each timed, and the log append inside each (a line added to the
- * open log file the backend keeps open: without durable, one write on the
- * main thread, a few per event-loop turn; with durable, the write and an
- * fdatasync on the pool; a file is created once per rollAfter batches).
+ * does), each timed, and the log append inside each. By default (the spec's
+ * layout) each append creates a batch file of its own; with `lines`
+ * (open({ sync: { log: { lines: true } } })) it is a line added to the open
+ * log file the backend keeps open: without durable, one write on the main
+ * thread, a few per event-loop turn; with durable, the write and an fdatasync
+ * on the pool; a file is created once per rollAfter batches.
  * A lone op is signed on the main thread too. What is
  * left is the op's build (digest, stamp), the chain block, the record's apply
  * and the promise hops; the record files are written after the append, off
  * the write's path.
  */
-async function awaitedRun(write: 'insert' | 'update', durable: boolean, ops: number): Promise<Awaited> {
+async function awaitedRun(write: 'insert' | 'update', durable: boolean, lines: boolean, ops: number): Promise<Awaited> {
   const path = tempPath(`awaited-${write}-${durable ? 'durable' : 'volatile'}`);
-  const storage = await open({ path, durable });
+  const storage = await open({ path, durable, sync: { log: { lines } } });
   try {
     const ids = write === 'update' ? await Promise.all(Array.from({ length: TARGETS }, (_, i) => storage.insert(makeRecord(i)))) : [];
     const one = (i: number) => (write === 'update' ? storage.update(ids[i % TARGETS], { title: `note ${i}` }) : storage.insert(makeRecord(i)));
@@ -59,16 +61,16 @@ async function awaitedRun(write: 'insert' | 'update', durable: boolean, ops: num
 /**
  * local/awaited/{insert,update}/durable=…: ops/s against the sign-only rate,
  * latency p50 and p99 in ms, and the p50 of the log append inside a write,
- * from the same runs.
+ * from the same runs; local/awaited-lines/… the same with log.lines.
  */
 export function awaitedLatencyBenches(profile: Profile): Benchmark[] {
   const out: Benchmark[] = [];
-  for (const write of ['insert', 'update'] as const) {
+  for (const lines of [false, true]) for (const write of ['insert', 'update'] as const) {
     for (const durable of [false, true]) {
       const ops = durable ? (profile.quick ? 100 : 300) : profile.quick ? 300 : 2_000;
-      const base = `local/awaited/${write}/durable=${durable}`;
+      const base = `local/awaited${lines ? '-lines' : ''}/${write}/durable=${durable}`;
       const names = [base, `${base}/p50`, `${base}/p99`, `${base}/append-p50`];
-      const runs = new SharedRuns(names, () => awaitedRun(write, durable, ops));
+      const runs = new SharedRuns(names, () => awaitedRun(write, durable, lines, ops));
       out.push(
         { name: base, unit: 'ops/s', baseline: SIGN_BASELINE, ops, run: async () => (await runs.take(base)).ms },
         { name: names[1], unit: 'ms', baseline: null, ops, run: async () => (await runs.take(names[1])).p50 },

@@ -43,6 +43,8 @@ export interface OpLogOptions {
   backend: Backend;
   durable?: boolean;
   rollAfter?: number;
+  /** One batch a line of the newest open file, where the backend appends (see OpenFiles); default one file per batch. */
+  lines?: boolean;
   retention?: { ops?: number; days?: number };
   now?: () => number;
   /** A segment retention must keep (a dialer's own unacked ops, LOG-16). */
@@ -100,7 +102,7 @@ export class OpLog {
   private constructor(readonly options: OpLogOptions) {
     this.retention = retentionOf(options.retention);
     this.rollAfter = Math.max(1, options.rollAfter ?? 64);
-    this.files = new OpenFiles(options.backend, options.durable === true, this.rollAfter);
+    this.files = new OpenFiles(options.backend, options.durable === true, this.rollAfter, options.lines === true);
   }
 
   /** Open (or create) the log; returns it with the unsealed tail to replay onto the records. */

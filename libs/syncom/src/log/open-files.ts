@@ -13,9 +13,12 @@ interface Current {
 }
 
 /**
- * Where the log's appended batches go. With a backend that can append, each
- * batch is one line added to the newest open file, log/open/<from of its
- * first batch>.json, kept open by the backend: no file is created per batch.
+ * Where the log's appended batches go. By default each batch is a file of its
+ * own, the spec's layout (The log: open/<seq>.json, never rewritten). With
+ * `lines` (open({ sync: { log: { lines: true } } })) and a backend that can
+ * append, each batch is one line added to the newest open file,
+ * log/open/<from of its first batch>.json, kept open by the backend: no file
+ * is created per batch, which is what an awaited write otherwise waits on.
  * A new file starts at the first append after open(), after a failed append,
  * once the file holds OPEN_FILE_MAX_BYTES, after a scrub rewrote it, and
  * where a seal will cut (see write): a seal then removes whole files, never
@@ -28,7 +31,12 @@ export class OpenFiles {
   /** Writes, restarts and the close run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly backend: Backend, private readonly durable: boolean, private readonly rollAfter: number) {}
+  /** Whether open files hold one batch a line (asked for, and the backend appends), else one batch each. */
+  readonly lined: boolean;
+
+  constructor(private readonly backend: Backend, private readonly durable: boolean, private readonly rollAfter: number, lines = false) {
+    this.lined = lines && backend.append !== undefined;
+  }
 
   private run<T>(step: () => Promise<T>): Promise<T> {
     const p = this.queue.then(step);
@@ -46,7 +54,7 @@ export class OpenFiles {
   write(from: number, data: string, index: number, landed: (file: number) => void): Promise<void> {
     return this.run(async () => {
       const { backend } = this;
-      if (!backend.append) {
+      if (!this.lined || !backend.append) {
         await backend.write(batchFile(from), data, { durable: this.durable, inPlace: true });
         return landed(from);
       }
@@ -77,7 +85,7 @@ export class OpenFiles {
   restart(next: () => number): Promise<void> {
     return this.run(async () => {
       this.current = undefined;
-      if (!this.backend.append) return;
+      if (!this.lined) return;
       const name = next();
       await this.backend.write(batchFile(name), '', { durable: this.durable, inPlace: true });
       this.current = { name, lines: 0, bytes: 0 };
@@ -97,10 +105,5 @@ export class OpenFiles {
   /** The files named are gone (sealed): never append to one of them again. */
   removed(names: Iterable<number>): void {
     for (const n of names) if (this.current?.name === n) this.current = undefined;
-  }
-
-  /** Whether open files hold one batch a line (the backend appends), else one batch each. */
-  get lined(): boolean {
-    return this.backend.append !== undefined;
   }
 }

@@ -23,7 +23,13 @@ export interface SyncOptions extends Omit<DialOptions, 'hooks'> {
   retention?: { ops?: number; days?: number };
   /** How far ahead of this clock a peer's stamp may be, ms (default 24 h; Infinity disables). */
   maxSkew?: number;
-  log?: { rollAfter?: number };
+  /**
+   * rollAfter: batches per sealed segment (default 64). lines: append each
+   * batch as a line of the newest open file instead of a file per batch (the
+   * spec's layout, the default), where the backend can append (node:fs, memory):
+   * an awaited write then creates no file. See docs/guarantees.md.
+   */
+  log?: { rollAfter?: number; lines?: boolean };
   /** 'verify' (default), 'require' or false (SIG-13..15). */
   signatures?: 'verify' | 'require' | false;
   /**

@@ -134,7 +134,8 @@ export function issue(s: Storage, a: Action, out: Outcome[]): Promise<void> {
 
 export type RunOptions = Omit<OpenOptions, 'path' | 'backend'>;
 
-export const runOptions = (durable: boolean, rollAfter = 4): RunOptions => ({ now: () => T0, durable, sync: { log: { rollAfter } } });
+/** `lines`: the log's batches as lines of open files (log.lines) instead of the default file per batch. */
+export const runOptions = (durable: boolean, rollAfter = 4, lines = false): RunOptions => ({ now: () => T0, durable, sync: { log: { rollAfter, lines } } });
 
 /** Open, play the script (rejections caught), wait for the pipeline, close. Never throws. */
 export async function runScript(b: MemoryBackend, script: Step[], options: RunOptions): Promise<Run> {

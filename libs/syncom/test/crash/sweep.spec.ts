@@ -17,9 +17,12 @@ import { CRASH_STRIDE, crashPoints, traced } from './points';
 /** The full sweeps take ~60 s of CPU; leave room for a loaded machine. */
 const SLOW = 480_000;
 
-describe('crash recovery: a crash at every I/O point of a 200-call run (durable)', () => {
+describe.each([
+  ['a file per batch', false],
+  ['batches as lines of open files (log.lines)', true],
+])('crash recovery: a crash at every I/O point of a 200-call run (durable), %s', (_layout, lines) => {
   const script = makeScript(2024, 200);
-  const options = runOptions(true);
+  const options = runOptions(true, 4, lines);
   let clean: Run;
   let total = 0;
   /** The kind of each I/O point of the clean run, and the points cut. */
@@ -63,8 +66,9 @@ describe('crash recovery: a crash at every I/O point of a 200-call run (durable)
     expect(new Set(points.map((k) => kinds[k - 1]))).toEqual(new Set(kinds));
     // Every op kind (mkdir, write, overwrite, remove, each fsync) on every file kind (keys, index, batches, segments, records).
     expect(new Set(kinds).size).toBeGreaterThanOrEqual(15);
-    // The log's batches are lines appended to open files: each append and its fsync is a point cut (torn lines after a power cut).
-    expect(kinds).toEqual(expect.arrayContaining(['append log/open/N.json', 'fsync(append) log/open/N.json', 'overwrite log/open/N.json']));
+    // With log.lines each append and its fsync is a point cut (torn lines after a power cut); else each batch file's write.
+    const batchPoints = lines ? ['append log/open/N.json', 'fsync(append) log/open/N.json'] : ['write log/open/N.json'];
+    expect(kinds).toEqual(expect.arrayContaining([...batchPoints, 'overwrite log/open/N.json']));
     expect(points.length).toBeGreaterThanOrEqual(Math.floor(total / CRASH_STRIDE));
   });
 

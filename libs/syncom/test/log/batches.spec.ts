@@ -28,7 +28,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     expect(writes.findIndex((p) => p.startsWith('records/'))).toBeGreaterThan(writes.indexOf('log/open/1.json'));
   });
 
-  it('LOG-1, LOG-3: writes awaited one by one make one batch each (a line of an open file; log/open/<seq>.json on a backend without append)', async () => {
+  it('LOG-1, LOG-3: writes awaited one by one make one batch each, log/open/<seq>.json', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     await s.set('a', { title: 'one' });
@@ -68,7 +68,7 @@ describe('the log: open batches, sealed segments, index.json', () => {
     await s.close();
   });
 
-  it('LOG-3: a batch file is written once and its content never changes until it is sealed (a backend without append)', async () => {
+  it('LOG-3: a batch file is written once and its content never changes until it is sealed', async () => {
     const inner = await freshBackend();
     const rec = recording(inner);
     const s = await openOn(rec.backend, { now: () => T0, sync: { log: { rollAfter: 8 } } });
@@ -91,9 +91,9 @@ describe('the log: open batches, sealed segments, index.json', () => {
     await s.close();
   });
 
-  it('LOG-3: on a backend that appends, a batch line is written once and never changes until it is sealed: later batches only add lines', async () => {
+  it('LOG-3: with log.lines, on a backend that appends, a batch line is written once and never changes until it is sealed: later batches only add lines', async () => {
     const b = await freshBackend();
-    const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 8 } } });
+    const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 8, lines: true } } });
     const seen = new Map<number, string>();
     for (let i = 0; i < 7; i++) {
       await s.set(`r${i % 3}`, { title: `v${i}` });

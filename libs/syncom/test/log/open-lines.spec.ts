@@ -5,15 +5,16 @@ import { internals } from '../../src/testing/internals';
 import { nodeKeys, openBatches, openFiles, openLines, openOn, segmentFiles, T0 } from './helpers';
 
 /**
- * The open part of the log on a backend that appends: each batch is one line
- * of the newest open file (log/open/<from of its first batch>.json), not a
- * file of its own; a backend without append (OPFS) writes one file per batch.
- * Both layouts load, each after the other.
+ * The open part of the log with log.lines on a backend that appends: each
+ * batch is one line of the newest open file (log/open/<from of its first
+ * batch>.json), not a file of its own (the default, the spec's layout, and what
+ * a backend without append, OPFS, always writes). Both layouts load, each
+ * after the other.
  */
 
-const options = { now: () => T0, sync: { log: { rollAfter: 4 } } };
+const options = { now: () => T0, sync: { log: { rollAfter: 4, lines: true } } };
 /** Nothing sealed in these few writes. */
-const unsealed = { now: () => T0, sync: { log: { rollAfter: 64 } } };
+const unsealed = { now: () => T0, sync: { log: { rollAfter: 64, lines: true } } };
 
 /** Wait for the record writes and seals the awaited writes left running. */
 async function settled(s: Storage): Promise<void> {
