@@ -30,7 +30,7 @@ export function lockedError(path: string, holder: Pick<LockHolder, 'pid' | 'host
     : `process ${holder.pid}${holder.host === here.host ? '' : ` on ${holder.host}`} has it open`;
   // Another machine's process cannot be checked from here: only a person can tell it is gone.
   const foreign = holder.host === here.host ? '' : ` If that process is gone, remove ${path}/LOCK.`;
-  return new SyncomError('LOCKED', `the storage at ${path} is locked: ${who}. Close that storage first; one process owns a storage path at a time.${foreign}`, {
+  return new SyncomError('LOCKED', `the storage at ${path} is locked: ${who}. Close that storage first.${foreign}`, {
     status: 423, path, pid: holder.pid, host: holder.host,
   });
 }

@@ -31,7 +31,7 @@ type Root = () => Promise<OpfsDirectoryHandle>;
 async function originRoot(): Promise<OpfsDirectoryHandle> {
   const storage = (globalThis as unknown as { navigator?: { storage?: { getDirectory?: () => Promise<OpfsDirectoryHandle> } } }).navigator?.storage;
   if (typeof storage?.getDirectory !== 'function') {
-    throw opfsError('ENOTSUP', 'getDirectory', '', new Error('no Origin Private File System here (navigator.storage.getDirectory is missing); browserBackend() falls back to memory'));
+    throw opfsError('ENOTSUP', 'getDirectory', '', new Error('no OPFS here (navigator.storage.getDirectory); browserBackend() uses memory'));
   }
   return storage.getDirectory();
 }
@@ -77,7 +77,7 @@ async function writeWhole(root: Root, path: string, data: string, syscall: strin
   const dir = await walkDir(await root(), dirs, false, path);
   const handle = await dir.getFileHandle(name, { create: true }).catch((e: unknown) => { throw mapError(e, 'open', path, 'EISDIR'); });
   if (typeof handle.createWritable !== 'function') {
-    throw opfsError('ENOTSUP', syscall, path, new Error('this browser writes OPFS files only from a worker (no createWritable); browserBackend() falls back to memory'));
+    throw opfsError('ENOTSUP', syscall, path, new Error('no createWritable: OPFS writes need a worker here; browserBackend() uses memory'));
   }
   const stream = await handle.createWritable({ keepExistingData: false }).catch((e: unknown) => { throw mapError(e, 'open', path); });
   try {
@@ -127,7 +127,7 @@ function lockStore(options: OpfsBackendOptions, base: string, path: string): Pro
   const locks = options.locks ?? navigatorLocks();
   if (!locks) {
     // Without Web Locks nothing keeps a second tab from writing the same files: refuse rather than risk two writers.
-    return Promise.reject(new SyncomError('LOCKED', `the storage at ${path} cannot be locked: this browser has no Web Locks (navigator.locks; they need a secure context, https or localhost). Open it where they exist, or pass opfsBackend({ locks: false }) if this page alone can ever open it.`, {
+    return Promise.reject(new SyncomError('LOCKED', `the storage at ${path} cannot be locked: no Web Locks here (they need https or localhost); or pass opfsBackend({ locks: false }) if only this page opens it`, {
       status: 423, path,
     }));
   }

@@ -15,7 +15,7 @@ export interface WebLockOptions {
 }
 
 function lockedInBrowser(o: WebLockOptions, why: string): SyncomError {
-  return new SyncomError('LOCKED', `the storage at ${o.path} is locked: ${why}. One tab owns a store at a time: close the storage there first, or open with { wait: true } to wait for it.`, {
+  return new SyncomError('LOCKED', `the storage at ${o.path} is locked: ${why}. Close it there first, or open with { wait: true }`, {
     status: 423, path: o.path, lock: o.name,
   });
 }

@@ -58,7 +58,7 @@ export function loadSchemaPeers(): LoadedPeers {
     const how = inNode ? `install ${missing.join(' and ')} (npm install ${missing.join(' ')})` : 'in a browser, hand them in with provideSchemaPeers() first';
     throw new SyncomError(
       'INVALID_ARGUMENT',
-      `schema: a schema validates records with class-validator and class-transformer, optional peer dependencies of syncom; ${how}`,
+      `schema: a schema needs class-validator and class-transformer; ${how}`,
     );
   }
   loaded = { validator, transformer };

@@ -172,6 +172,6 @@ export class LateSigns {
   private report(e: Error): void {
     if (this.reported) return;
     this.reported = true;
-    this.hooks.failed(new SyncomError('UNSIGNED', `ops joined from a snapshot could not be signed (${e.message}); they stay in the log, unsent, and are signed again when a peer asks for them or at the next open`, { cause: e }));
+    this.hooks.failed(new SyncomError('UNSIGNED', `joined ops not signed (${e.message}); kept unsent, signed again when asked for or at next open`, { cause: e }));
   }
 }
