@@ -1,6 +1,6 @@
 /**
  * The browser entry, `syncom/browser`: the engine on the browser's platform
- * (Web Crypto, @noble/hashes, OPFS). The same API as `syncom` without what
+ * (Web Crypto, OPFS). The same API as `syncom` without what
  * only Node has: the fs backend (give open() a backend: `opfsBackend()`,
  * `await browserBackend()` or 'memory'), the CLI, and sealed records; its
  * ERROR_CODES point to docs/api.md for each code's meaning, and telemetry

@@ -1,12 +1,12 @@
-import { sha256 as nobleSha256 } from '@noble/hashes/sha256';
 import { SyncomError } from '../errors';
 import { runLimited } from './batch';
+import { sha256, Sha256 } from './sha256';
 import { fromBase64url, fromPem, fromUtf8, toBase64url, toHex, toPem, utf16le, utf8, utf8Length } from './text';
 import type { Ed25519, PemKeyPair, Platform, PlatformKey, VerifyItem } from './types';
 
 /**
  * The browser's platform: Web Crypto for Ed25519 (crypto.subtle, 'Ed25519')
- * and randomness, @noble/hashes for the synchronous SHA-256 the op digest
+ * and randomness, sha256.ts for the synchronous SHA-256 the op digest
  * needs (subtle.digest is async), encodings without Buffer, a MessageChannel
  * task for a macrotask yield. It reads and writes the same keys files as
  * Node's (PEM: SPKI public, PKCS#8 private), so a store's layout is the same.
@@ -154,15 +154,15 @@ let macrotask: ((fn: () => void) => void) | undefined;
 /** The browser's platform. Sealed records are not available in it (see sealed/index.ts). */
 export const webPlatform: Platform = {
   name: 'web',
-  sha256: (text) => toBase64url(nobleSha256(utf8(text))),
+  sha256: (text) => toBase64url(sha256(utf8(text))),
   sha256Parts: (parts) => {
-    const h = nobleSha256.create();
+    const h = new Sha256();
     for (const p of parts) h.update(utf8(p));
     return toBase64url(h.digest());
   },
-  sha256Hex: (text) => toHex(nobleSha256(utf8(text))),
-  sha256Bytes: (data) => nobleSha256(data),
-  sha256Utf16: (text) => nobleSha256(utf16le(text)),
+  sha256Hex: (text) => toHex(sha256(utf8(text))),
+  sha256Bytes: (data) => sha256(data),
+  sha256Utf16: (text) => sha256(utf16le(text)),
   randomBytes,
   randomUUID,
   base64url: toBase64url,
