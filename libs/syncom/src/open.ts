@@ -13,7 +13,7 @@ function backendOf(options: OpenOptions): Backend {
   if (typeof options.backend === 'object' && options.backend !== null) return options.backend;
   if (options.backend === 'memory') return createMemoryBackend();
   const fileBackend = platform().fileBackend;
-  if (!fileBackend) throw new SyncomError('INVALID_ARGUMENT', 'open() in the browser needs a backend: open({ path, backend: opfsBackend() }) or backend: \'memory\'');
+  if (!fileBackend) throw new SyncomError('INVALID_ARGUMENT', "open() in the browser needs a backend: opfsBackend() or 'memory'");
   return fileBackend(options.path);
 }
 

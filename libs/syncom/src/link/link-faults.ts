@@ -50,7 +50,7 @@ export function checkFaults(faults: LinkFaults): void {
   if (!isChance(faults.drop) || !isChance(faults.duplicate)) throw new TypeError('drop and duplicate are probabilities in 0..1');
   const { delay, seed } = faults;
   if (delay !== undefined && typeof delay !== 'function' && !(typeof delay === 'number' && delay >= 0)) {
-    throw new TypeError('delay is a number of milliseconds >= 0 or a function of the rng');
+    throw new TypeError('delay is ms >= 0 or a function of the rng');
   }
   if (seed !== undefined && !Number.isFinite(seed)) throw new TypeError('seed must be a finite number');
 }

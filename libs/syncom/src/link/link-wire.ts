@@ -53,12 +53,12 @@ export function wireError(error: unknown): SyncomError {
 
 /** The link is cut or closed. */
 export function linkDown(): SyncomError {
-  return new SyncomError('LINK_DOWN', 'The link is down; calls fail until it reconnects, and subscriptions resume then');
+  return new SyncomError('LINK_DOWN', 'The link is down; calls fail until it reconnects');
 }
 
 /** A call whose request or answer was lost. */
 export function linkTimeout(): SyncomError {
-  return new SyncomError('LINK_TIMEOUT', 'No answer came back for this call; it may or may not have run at the host — retry');
+  return new SyncomError('LINK_TIMEOUT', 'No answer; the host may or may not have run the call — retry');
 }
 
 /** Runs a listener or callback; what it throws or rejects with cannot break the link. */

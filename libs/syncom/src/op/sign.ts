@@ -58,7 +58,7 @@ export const SORTED_PAYLOAD_FIELDS: readonly string[] = [...PAYLOAD_FIELDS].sort
  */
 export function signOp(op: Op, privateKey: PlatformKey): Op {
   const sync = platform().ed25519.sync;
-  if (!sync) throw new SyncomError('UNSUPPORTED', 'signOp signs synchronously, which only Node.js can: use signOpAsync in the browser');
+  if (!sync) throw new SyncomError('UNSUPPORTED', 'signOp needs Node.js: use signOpAsync in the browser');
   const signed = digestForSigning(op);
   signed.sig = sync.sign(privateKey, sigHeader(signed));
   return signed;

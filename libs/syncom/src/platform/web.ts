@@ -37,7 +37,7 @@ interface Subtle {
 
 const subtle = (): Subtle => {
   const s = globalThis.crypto?.subtle as unknown as Subtle | undefined;
-  if (!s) throw new SyncomError('UNSUPPORTED', 'Web Crypto (crypto.subtle) is missing: syncom needs a secure context (https or localhost).');
+  if (!s) throw new SyncomError('UNSUPPORTED', 'no crypto.subtle: syncom needs https or localhost');
   return s;
 };
 const ED = 'Ed25519';

@@ -15,12 +15,12 @@ function invalid(message: string): SyncomError {
 }
 
 function resolveTypes(types: unknown): Map<string, RecordClass> {
-  if (!isPlainObject(types)) throw invalid('types must be an object of record type name -> class-validator class');
+  if (!isPlainObject(types)) throw invalid('types must be an object of type name -> class');
   const out = new Map<string, RecordClass>();
   for (const [name, cls] of Object.entries(types)) {
     if (name === '') throw invalid('a record type name must not be empty');
     if (typeof cls !== 'function' || cls.prototype === undefined) {
-      throw invalid(`types.${name} must be a class (a constructor taking no arguments)`);
+      throw invalid(`types.${name} must be a class (constructor with no arguments)`);
     }
     out.set(name, cls as RecordClass);
   }

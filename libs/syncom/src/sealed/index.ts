@@ -16,7 +16,7 @@ const FLAGS_SLOT = 14;
 const PACKED_LENGTH = 18;
 
 const unsupported = () =>
-  new SyncomError('UNSUPPORTED', 'sealed records need Node.js: this platform (the browser) has no sealing yet; write without { sealed: true }');
+  new SyncomError('UNSUPPORTED', 'sealed records need Node.js; write without { sealed: true }');
 
 const isSealedPack = (p: unknown): boolean =>
   Array.isArray(p) && Number.isSafeInteger(p[FLAGS_SLOT]) && ((p[FLAGS_SLOT] as number) & FLAG_SEALED) !== 0;

@@ -90,7 +90,7 @@ export function fromWireError(error: unknown): SyncomError {
  */
 export function unwrapAnswer(answer: unknown): unknown {
   if (!isObject(answer) || typeof answer.ok !== 'boolean') {
-    throw new SyncomError('BAD_ANSWER', 'the host answered with something that is no syncom answer; is the url a syncom gateway?');
+    throw new SyncomError('BAD_ANSWER', 'not a syncom answer: is the url a syncom gateway?');
   }
   if (answer.ok) return answer.value;
   throw fromWireError(answer.error);

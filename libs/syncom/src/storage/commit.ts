@@ -284,7 +284,7 @@ export class Committer {
       }
       await this.log.maybeSeal(all);
     } catch (e) {
-      this.hooks.failed(new SyncomError('UNPERSISTED', `records not written (${(e as Error).message}); the ops stand and are held in memory`, { cause: e }));
+      this.hooks.failed(new SyncomError('UNPERSISTED', `records not written (${(e as Error).message}); the ops stand, held in memory`, { cause: e }));
     }
   }
 

@@ -110,8 +110,8 @@ export function sealsWrite(sealed: ReadonlySet<string>, id: string, e: Entry | u
   if (sealed.has(id)) return true;
   if (asked !== true) return false;
   // Refused before anything is made: the platform (the browser) has no sealing.
-  if (!platform().sealing) throw new SyncomError('UNSUPPORTED', 'sealed records need Node.js: this platform (the browser) has no sealing yet', { id });
-  if (e) throw new SyncomError('NOT_SEALABLE', `record ${id} exists unsealed; its values may already have replicated. Write a new record with { sealed: true } instead`, { id });
+  if (!platform().sealing) throw new SyncomError('UNSUPPORTED', 'sealed records need Node.js', { id });
+  if (e) throw new SyncomError('NOT_SEALABLE', `record ${id} exists unsealed (its values may have replicated): write a new record with { sealed: true }`, { id });
   return true;
 }
 

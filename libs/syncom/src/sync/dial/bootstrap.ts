@@ -60,7 +60,7 @@ function checkPage(replica: Replica, entries: unknown[], shapes: boolean): void 
     const id = (raw as Entry)?.id;
     if (shapes && (typeof id !== 'string' || !isEntry(raw, id))) throw new SyncomError('PAGE_FAILED', 'a snapshot page carries a malformed entry');
     const ts = newestTs(raw as Entry);
-    if (ts - now > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot page carries an entry stamped ${ts}, more than ${maxSkew} ms ahead (SKEW)`);
+    if (ts - now > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot entry is stamped ${ts}, over ${maxSkew} ms ahead (SKEW)`);
   }
 }
 

@@ -161,7 +161,7 @@ export class DialerFeed {
     if (this.failures < 3) return this.subscribe(cursor);
     this.stuck = true;
     this.close();
-    this.d.report(new SyncomError('STUCK', 'three pages in a row failed: nothing past this page is taken until the node is disabled and enabled again', { cursor, url }));
+    this.d.report(new SyncomError('STUCK', 'three pages in a row failed: disable and enable the node to go on', { cursor, url }));
   }
 
   /** Switch to snapshot, then re-subscribe from the first page's event id (BOOT-1, BOOT-6). */

@@ -38,5 +38,5 @@ export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord)
  */
 export function dialedSelf(m: SyncContext, ans: HelloAnswer, url: string): SyncomError | undefined {
   if (ans.node !== m.replica.id) return undefined;
-  return new SyncomError('SELF_DIAL', `${url} answered hello with this node's own id: it is this node; not dialing it`, { url });
+  return new SyncomError('SELF_DIAL', `${url} is this node (its own id); not dialing it`, { url });
 }

@@ -87,7 +87,7 @@ export class Registry {
     const prev = this.writes.get(url) ?? Promise.resolve();
     // The save before this one reported its own failure to its caller; this one writes the newer state regardless.
     const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(url), text, { durable: this.durable })).catch((e: unknown) => {
-      throw new SyncomError('REGISTRY_UNSAVED', `the registry file of ${url} was not saved (${(e as Error)?.message}); its cursor and acked stand in memory until the next save`, { url, cause: e });
+      throw new SyncomError('REGISTRY_UNSAVED', `registry of ${url} not saved (${(e as Error)?.message}); kept in memory until the next save`, { url, cause: e });
     });
     this.writes.set(rec.url, next);
     return next;
