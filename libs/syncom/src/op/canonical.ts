@@ -22,17 +22,7 @@ export function canonicalJson(value: unknown): string {
  * that object: an op's payload is digested on every op signed or verified.
  */
 export function canonicalPick(source: object, sorted: readonly string[]): string {
-  const record = source as Record<string, unknown>;
-  const ancestors: object[] = [];
-  let out = '{';
-  for (const key of sorted) {
-    const value = record[key];
-    if (value === undefined) continue;
-    const text = encodeValue(value, ancestors);
-    if (text === undefined) continue;
-    out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + text;
-  }
-  return out + '}';
+  return encodeMembers(source, sorted, []);
 }
 
 /** The text of one value, or undefined where JSON.stringify would omit it. */
@@ -62,7 +52,7 @@ function encodeObject(value: object, ancestors: object[]): string | undefined {
   }
   if (ancestors.includes(value)) throw new TypeError('canonicalJson: the value is cyclic');
   ancestors.push(value);
-  const text = Array.isArray(value) ? encodeArray(value, ancestors) : encodeMembers(value, ancestors);
+  const text = Array.isArray(value) ? encodeArray(value, ancestors) : encodeMembers(value, sortKeys(Object.keys(value)), ancestors);
   ancestors.pop();
   return text;
 }
@@ -76,16 +66,14 @@ function encodeArray(items: unknown[], ancestors: object[]): string {
   return out + ']';
 }
 
-function encodeMembers(value: object, ancestors: object[]): string {
-  const keys = sortKeys(Object.keys(value));
+/** The members named in `keys` (in that order) whose values have a JSON form. */
+function encodeMembers(value: object, keys: readonly string[], ancestors: object[]): string {
   const record = value as Record<string, unknown>;
   let out = '{';
-  let first = true;
   for (const key of keys) {
     const text = encodeValue(record[key], ancestors);
     if (text === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
-    first = false;
+    out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + text;
   }
   return out + '}';
 }
