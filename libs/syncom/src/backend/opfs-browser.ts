@@ -21,7 +21,7 @@ async function probeOpfs(options: OpfsBackendOptions): Promise<{ root?: OpfsDire
   const g = globalThis as unknown as { navigator?: { storage?: StorageManagerLike }; FileSystemFileHandle?: { prototype?: object } };
   if (typeof g.navigator?.storage?.getDirectory !== 'function') return { why: 'this browser has no Origin Private File System' };
   const proto = g.FileSystemFileHandle?.prototype as { createWritable?: unknown } | undefined;
-  if (proto && typeof proto.createWritable !== 'function') return { why: 'this browser cannot write OPFS files outside a worker' };
+  if (proto && typeof proto.createWritable !== 'function') return { why: 'no OPFS writes outside a worker here' };
   try {
     return { root: await g.navigator.storage.getDirectory() };
   } catch (e) {

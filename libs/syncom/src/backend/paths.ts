@@ -40,7 +40,7 @@ export function checkPath(path: string, check: PathCheck = {}): string {
   if (parts.includes('..')) throw refuse("contains a '..' segment");
   if (!check.dir && parts.length === 0) throw refuse('names no file');
   if (check.creating && isTempName(parts[parts.length - 1] ?? '')) {
-    throw refuse("'.tmp-' is reserved for the temp files of atomic writes");
+    throw refuse("'.tmp-' is reserved for temp files");
   }
   return parts.join('/');
 }

@@ -43,7 +43,7 @@ export function takeWebLock(locks: WebLockManager, o: WebLockOptions): Promise<B
     const options = o.wait ? { mode: 'exclusive' as const, signal: o.signal } : { mode: 'exclusive' as const, ifAvailable: true };
     const granted = (lock: unknown): Promise<void> | undefined => {
       if (lock === null) {
-        reject(lockedInBrowser(o, 'another tab, worker or open storage of this site has it open'));
+        reject(lockedInBrowser(o, 'another tab or worker has it open'));
         return undefined;
       }
       let released = false;
@@ -61,7 +61,7 @@ export function takeWebLock(locks: WebLockManager, o: WebLockOptions): Promise<B
     const done = locks.request(o.name, options, granted);
     done.catch((e: unknown) => {
       const aborted = (e as { name?: string } | null)?.name === 'AbortError';
-      reject(aborted ? lockedInBrowser(o, 'its holder did not let go before the wait was aborted') : e);
+      reject(aborted ? lockedInBrowser(o, 'the wait was aborted') : e);
     });
   });
 }

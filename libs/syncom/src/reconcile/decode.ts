@@ -85,7 +85,7 @@ function decodeRange(raw: unknown, budget: Budget): Range | string {
 
 /** Why a range's upper bound is out of order after `prev`, or null. */
 function orderFault(upper: Bound, prev: Key, last: boolean): string | null {
-  if (last) return upper === null ? null : 'the last range must end at null (the end of the key space)';
+  if (last) return upper === null ? null : 'the last range must end at null';
   if (upper === null) return 'only the last range ends at null';
   return compareBounds(upper, prev) > 0 ? null : 'bounds must increase strictly';
 }

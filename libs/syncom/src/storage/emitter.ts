@@ -55,5 +55,5 @@ export class Emitter<Events extends Record<string, unknown[]>> {
 }
 
 function defaultReport(e: unknown, event: string): void {
-  console.error(`syncom: a '${event}' listener threw; the operation it observed is unaffected`, e);
+  console.error(`syncom: a '${event}' listener threw; the operation stands`, e);
 }

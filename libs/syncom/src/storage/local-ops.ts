@@ -53,7 +53,7 @@ function assertFieldName(key: unknown): void {
 /** Throw unless `id` is a usable record id. */
 export function assertId(id: unknown): asserts id is string {
   if (typeof id !== 'string' || id.length === 0 || id.length > 512) {
-    throw new SyncomError('INVALID_ARGUMENT', 'a record id is a non-empty string of at most 512 characters');
+    throw new SyncomError('INVALID_ARGUMENT', 'a record id is a string of 1-512 characters');
   }
 }
 

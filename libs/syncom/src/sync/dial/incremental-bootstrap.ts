@@ -40,7 +40,7 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
   const vector = first?.vector;
   // The vector is adopted as an advance op: one that is no version vector would be logged malformed.
   if (!isVector(vector) || typeof first?.eventId !== 'string') {
-    throw new Error('the host named no committed point for the reconciliation');
+    throw new Error('the host named no committed point');
   }
   await adopt(o.replica, o.host, vector, { url: o.url, node: o.host });
   return { eventId: first.eventId, records, incremental: true };

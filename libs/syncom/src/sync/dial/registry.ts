@@ -40,7 +40,7 @@ export function nodeFile(url: string): string {
 /** A fresh record for addNode(); scopes default to ['*'] (REG-1). */
 export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: unknown }): NodeRecord {
   if (typeof input?.url !== 'string' || input.url.length === 0 || input.url.length > 1024) {
-    throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url: a non-empty string of at most 1024 characters');
+    throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url of 1-1024 characters');
   }
   if (input.token !== undefined && typeof input.token !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'a node token is a string');
   const scopes = input.scopes ?? ['*'];

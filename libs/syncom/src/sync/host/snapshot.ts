@@ -201,7 +201,7 @@ export class SnapshotPager {
     if (this.pagings.size < this.max) return;
     const [oldest, p] = this.pagings.entries().next().value as [string, Paging];
     if (this.now() - p.at < IDLE) {
-      throw new SyncomError('SNAPSHOT_BUSY', `${this.max} snapshot pagings are open on this host: try again shortly`, { status: 503 });
+      throw new SyncomError('SNAPSHOT_BUSY', `${this.max} snapshot pagings are open here: try again shortly`, { status: 503 });
     }
     this.pagings.delete(oldest);
   }
