@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { SyncomError } from '../errors';
+import { encodePage } from '../sync/host/page-bytes';
 import { runLimited } from './batch';
 import { signOffThread, signOnLibuv } from './node-signer';
 import type { Ed25519, PemKeyPair, Platform, PlatformKey, VerifyItem } from './types';
@@ -126,4 +127,5 @@ export const nodePlatform: Platform = {
   ed25519,
   generateSealingKeys,
   importSealingKey: async (pem, kind) => (kind === 'public' ? loadPublic(pem) : loadPrivate(pem)),
+  encodePage,
 };

@@ -73,6 +73,8 @@ export interface PlatformExtras {
   generateSealingKeys(): Promise<PemKeyPair>;
   /** Parse a sealing key PEM (public SPKI or private PKCS#8); the browser keeps the text. */
   importSealingKey(pem: string, kind: 'public' | 'private'): Promise<PlatformKey>;
+  /** Attach a changes page's JSON bytes for the gateway's transport (sync/host/page-bytes.ts; Node's only). */
+  encodePage?(page: { prev: string }, texts: import('../sync/host/page-text').OpTexts, at: readonly number[]): void;
 }
 
 /** Encryption at rest: the log's and the record files' ciphers over the node's sealing pair. */

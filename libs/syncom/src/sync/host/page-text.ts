@@ -1,6 +1,7 @@
 import type { LogEntry } from '../../log/op-log';
 import { packOp } from '../../op';
 import type { PackedOp } from '../../op/pack';
+import { platform } from '../../platform';
 import { frameEnds } from '../protocol/frames';
 import type { Page, Read } from './shared-pages';
 
@@ -10,73 +11,30 @@ import type { Page, Read } from './shared-pages';
  * transport that finds it sends those bytes instead of stringifying and
  * encoding the page (syncom-nest's page-message.ts reads the same
  * Symbol.for key). Non-enumerable, so the page's shape, equality and JSON are
- * what they were.
+ * what they were. Attached where the platform has encodePage (Node's:
+ * page-bytes.ts); no browser transport reads it.
  */
 export const PAGE_BYTES: unique symbol = Symbol.for('syncom.pageBytes') as never;
 
-const utf8 = new TextEncoder();
-const OPEN = utf8.encode('{"ops":[');
-const COMMA = utf8.encode(',');
-
-/** A page `{ ops, prev }` carrying its JSON's bytes, made when asked from `body`, the ops' bytes joined by commas (not kept: the transport keeps its encoding). */
-export function bytePage(ops: PackedOp[], prev: string, body: () => Uint8Array[]): Page {
-  const page: Page = { ops, prev };
-  Object.defineProperty(page, PAGE_BYTES, { value: () => [OPEN, ...body(), utf8.encode(`],"prev":${JSON.stringify(prev)}}`)] });
-  return page;
-}
-
 /**
- * The packed ops of a read and their JSON as one run of UTF-8 bytes, made
- * once and only when a page needs it: every op stringified and encoded
- * once, joined by commas, with where each op starts. A page's ops' bytes are
- * cut from it: one view per run of consecutive ops (a writer's page leaves
- * out only its own ops), copied once, by the transport, into its frame.
+ * The packed ops of a read, each packed once and only when a page needs it;
+ * the platform's encodePage keeps their JSON bytes by this object, so a
+ * page's ops' bytes are cut from one encoding per read.
  */
 export class OpTexts {
   private readonly packed: PackedOp[] = [];
-  private bytes?: Uint8Array;
-  /** Where op i's bytes start; starts[n] is one past the end (as if a comma followed). */
-  private readonly starts: number[] = [];
 
-  constructor(private readonly relevant: readonly LogEntry[]) {}
+  constructor(readonly relevant: readonly LogEntry[]) {}
 
   op(i: number): PackedOp {
     return (this.packed[i] ??= packOp(this.relevant[i].op));
   }
 
-  /** The bytes of the ops at `at` (ascending indices into the read) joined as in a page's array, in parts. */
-  parts(at: readonly number[]): Uint8Array[] {
-    const bytes = (this.bytes ??= this.encode());
-    const out: Uint8Array[] = [];
-    for (let j = 0; j < at.length;) {
-      let k = j;
-      while (k + 1 < at.length && at[k + 1] === at[k] + 1) k++;
-      if (j > 0) out.push(COMMA);
-      out.push(bytes.subarray(this.starts[at[j]], this.starts[at[k] + 1] - 1));
-      j = k + 1;
-    }
-    return out;
-  }
-
-  /** A page of the ops at `at`, after `prev`. */
+  /** A page of the ops at `at` (ascending indices into the read), after `prev`. */
   page(at: readonly number[], prev: string): Page {
-    return bytePage(at.map((i) => this.op(i)), prev, () => this.parts(at));
-  }
-
-  private encode(): Uint8Array {
-    const texts = this.relevant.map((_, i) => utf8.encode(JSON.stringify(this.op(i))));
-    let at = 0;
-    for (const t of texts) {
-      this.starts.push(at);
-      at += t.length + 1;
-    }
-    this.starts.push(at);
-    const out = new Uint8Array(Math.max(0, at - 1));
-    for (let i = 0; i < texts.length; i++) {
-      out.set(texts[i], this.starts[i]);
-      if (i + 1 < texts.length) out[this.starts[i + 1] - 1] = COMMA[0];
-    }
-    return out;
+    const page: Page = { ops: at.map((i) => this.op(i)), prev };
+    platform().encodePage?.(page, this, at);
+    return page;
   }
 }
 
