@@ -41,16 +41,11 @@ function served(e: LogEntry, scopes: string[]): boolean {
   return !(e.flags & FLAG_SEALED) && inServed(e.op.scope, scopes);
 }
 
-/** A read of the feed's own: every op looked at once, for this subscriber alone. */
+/** A read of the feed's own: every op looked at once, for this subscriber alone (its ops the whole source of a splice). */
 export function ownRead(entries: LogEntry[], keep: (e: LogEntry) => boolean, pageSize: number, pageBytes: number): Read {
   const relevant = entries.filter(keep);
   const sizes = relevant.map((e) => packedBytes(e.op));
-  const texts = new OpTexts(relevant);
-  const ends = frameEnds(sizes, pageSize, pageBytes);
-  const start = (k: number) => (k === 0 ? 0 : ends[k - 1]);
-  const page = (k: number, prev: string): Page => texts.page(range(start(k), ends[k]), prev);
-  const bytes = (k: number) => frameBytes(sizes, start(k), ends[k]);
-  return { entries, relevant, sizes, ends, page, bytes };
+  return splicedRead({ entries, relevant, sizes, texts: new OpTexts(relevant), pageSize, pageBytes }, () => true);
 }
 
 /** A read shared by the feeds of one scope set at one position. */
