@@ -127,7 +127,7 @@ function lockStore(options: OpfsBackendOptions, base: string, path: string): Pro
   const locks = options.locks ?? navigatorLocks();
   if (!locks) {
     // Without Web Locks nothing keeps a second tab from writing the same files: refuse rather than risk two writers.
-    return Promise.reject(new SyncomError('LOCKED', `the storage at ${path} cannot be locked: no Web Locks here (they need https or localhost); or pass opfsBackend({ locks: false }) if only this page opens it`, {
+    return Promise.reject(new SyncomError('LOCKED', `the storage at ${path} cannot be locked: no Web Locks (https or localhost only); pass opfsBackend({ locks: false }) if only this page opens it`, {
       status: 423, path,
     }));
   }

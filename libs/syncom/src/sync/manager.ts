@@ -198,7 +198,7 @@ export class SyncManager {
         if (d?.inSync()) done(resolve);
         else if (!this.registry.nodes.has(url)) done(() => reject(new SyncomError('NOT_FOUND', `no registered node ${url}`, { url })));
       };
-      const stopped = () => done(() => reject(new SyncomError('CLOSED', `sync stopped before this node was in sync with ${url}`, { url })));
+      const stopped = () => done(() => reject(new SyncomError('CLOSED', `sync stopped before in sync with ${url}`, { url })));
       // The dialer tells each change of what inSync() reads; these events cover a dialer made, replaced or removed.
       const names = ['node', 'start', 'connect', 'peer', 'sync', 'bootstrap', 'error'] as const;
       const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(new SyncomError('SYNC_TIMEOUT', `not in sync with ${url} after ${o.timeout} ms`, { url }))), o.timeout);

@@ -49,7 +49,7 @@ export const DEFAULT_MAX_PAGINGS_PER_CONNECTION = 4;
 /** The most a stream chunk carries, unless one record alone is larger (a record is never split). */
 export const STREAM_CHUNK = 64 * 1024;
 
-const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${what} of this session on this connection`, { status: 404 });
+const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${what} of this session`, { status: 404 });
 
 /**
  * The host's snapshot pages (PROTO-7, BOOT-2): every entry of the served
@@ -139,7 +139,7 @@ export class SnapshotPager {
     const { window, owner, chunk = STREAM_CHUNK } = o;
     const s = this.streams.get(id);
     if (!s || (owner && (s.context !== owner.context || s.session !== owner.session))) {
-      throw new SyncomError('STREAM_NOT_FOUND', `no snapshot stream ${id} of this session on this connection`, { status: 404 });
+      throw new SyncomError('STREAM_NOT_FOUND', `no snapshot stream ${id} of this session`, { status: 404 });
     }
     this.streams.delete(id);
     const lines = s.lines.map((l) => platform().utf8(`${l}\n`));

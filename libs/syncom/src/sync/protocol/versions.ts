@@ -47,7 +47,7 @@ export function chooseVersion(ours: readonly number[], theirs: readonly number[]
  * the versions of the side that refuses (they cross a link beside code and status).
  */
 export function incompatible(ours: readonly number[], theirs: readonly number[]): SyncomError {
-  return new SyncomError('INCOMPATIBLE', `no shared wire version: this side speaks ${ours.join(', ')}, the peer ${theirs.join(', ')}`, {
+  return new SyncomError('INCOMPATIBLE', `no shared wire version: ours ${ours.join(', ')}, the peer's ${theirs.join(', ')}`, {
     status: 426, versions: [...ours],
   });
 }
