@@ -66,6 +66,19 @@ export interface ProcsSettled {
   pages: { decoded: number; reused: number };
 }
 
+/** How long a forked peer process may take to say ready. */
+const READY_MS = 30_000;
+
+/** Whether `p` said ready in time; one that did not is killed. */
+async function readyOrKilled(p: Proc): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), READY_MS); });
+  const ok = await Promise.race([p.next('ready').then(() => true, () => false), late]);
+  clearTimeout(timer);
+  if (!ok) p.child.kill('SIGKILL');
+  return ok;
+}
+
 /**
  * The raw peers of a run spread over `n` child processes (peer-proc.ts).
  * Acks of writes are relayed between them (and to `delivery`, the parent's),
@@ -88,13 +101,20 @@ export class PeerProcs {
       return true;
     };
     const forkOne = () => o.script ? fork(o.script, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : forkLoadChild('scripts/load/peer-proc.ts');
-    for (let k = 0; k < n; k++) procs.push(new Proc(forkOne(), relay));
     const share = (k: number) => indices.filter((_, j) => j % n === k);
-    procs.forEach((p, k) => p.send({
-      t: 'init', indices: share(k), writes: share(k).map(writesOf), url: typeof o.url === 'string' ? o.url : o.url[k % o.url.length], token: o.token, ramp: Math.max(1, Math.ceil(o.ramp / n)), seconds: o.seconds,
-    }));
-    await Promise.all(procs.map((p) => p.next('ready')));
-    return new PeerProcs(procs);
+    const launch = (k: number) => {
+      procs[k] = new Proc(forkOne(), relay);
+      procs[k].send({
+        t: 'init', indices: share(k), writes: share(k).map(writesOf), url: typeof o.url === 'string' ? o.url : o.url[k % o.url.length], token: o.token, ramp: Math.max(1, Math.ceil(o.ramp / n)), seconds: o.seconds,
+      });
+      return readyOrKilled(procs[k]);
+    };
+    // A process that never says ready (seen rarely under heavy load, cause unknown) is killed and forked
+    // once more; if that one is silent too, every process is killed, so none outlives the failed start.
+    const ready = await Promise.all(Array.from({ length: n }, (_, k) => launch(k).then((ok) => ok || launch(k))));
+    if (ready.every(Boolean)) return new PeerProcs(procs);
+    for (const p of procs) p.child.kill('SIGKILL');
+    throw new Error(`load peer processes did not say ready within ${READY_MS / 1000} s, twice: ${ready.filter((ok) => !ok).length} of ${n}`);
   }
 
   /** Every process connects its peers; the connect times as one. */
