@@ -1,7 +1,6 @@
 import * as crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { SyncomError } from '../errors';
-import { encodePage } from '../sync/host/page-bytes';
 import { runLimited } from './batch';
 import { signOffThread, signOnLibuv } from './node-signer';
 import type { Ed25519, PemKeyPair, Platform, PlatformKey, VerifyItem } from './types';
@@ -104,7 +103,7 @@ async function generateSealingKeys(): Promise<PemKeyPair> {
   return { publicPem: pub, privatePem: privateKey };
 }
 
-/** Node's platform, without the parts that live above platform/ (the fs backend, sealing: see node-platform.ts). */
+/** Node's platform, without the parts that live above platform/ (the fs backend, sealing, pages' bytes: see node-platform.ts). */
 export const nodePlatform: Platform = {
   name: 'node',
   sha256,
@@ -127,5 +126,4 @@ export const nodePlatform: Platform = {
   ed25519,
   generateSealingKeys,
   importSealingKey: async (pem, kind) => (kind === 'public' ? loadPublic(pem) : loadPrivate(pem)),
-  encodePage,
 };

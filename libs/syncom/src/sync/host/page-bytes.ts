@@ -25,12 +25,12 @@ const encoded = new WeakMap<OpTexts, ReadBytes>();
 
 /** Attach to `page`, the ops of `texts` at `at` after `prev`, the function making its JSON's bytes (non-enumerable: its shape, equality and JSON stay). */
 export function encodePage(page: { prev: string }, texts: OpTexts, at: readonly number[]): void {
-  const value = () => [OPEN, ...parts(texts, at), utf8.encode(`],"prev":${JSON.stringify(page.prev)}}`)];
+  const value = () => [OPEN, ...pieces(texts, at), utf8.encode(`],"prev":${JSON.stringify(page.prev)}}`)];
   Object.defineProperty(page, PAGE_BYTES, { value });
 }
 
 /** The bytes of the ops at `at` (ascending indices into the read) joined as in a page's array, in parts. */
-function parts(texts: OpTexts, at: readonly number[]): Uint8Array[] {
+function pieces(texts: OpTexts, at: readonly number[]): Uint8Array[] {
   let read = encoded.get(texts);
   if (!read) encoded.set(texts, (read = encode(texts)));
   const { bytes, starts } = read;
