@@ -5,12 +5,12 @@
 import type { Vector } from 'syncom';
 import { recordsDigest } from './checks';
 import { FullPeer } from './full-peer';
-import { converged, cpuMs, rampUp, writeFor } from './peers';
+import { type ChildInit, connectShare, converged, cpuMs, doneWithin, writeShare } from './peers';
 import type { RawWrite } from './raw-peer';
 
 /** Parent to child. */
 export type ToFull =
-  | { t: 'init'; indices: number[]; writes: number[]; url: string; token: string; ramp: number; seconds: number }
+  | ({ t: 'init' } & ChildInit)
   | { t: 'ramp' } | { t: 'write' } | { t: 'pushed'; ms: number } | { t: 'settle'; vector: Vector; ms: number } | { t: 'close' };
 
 /** What the child says of one full peer once settled, for the parent's checks. */
@@ -35,16 +35,6 @@ const send = (m: FromFull) => process.send?.(m);
 let peers: FullPeer[] = [];
 let init: Extract<ToFull, { t: 'init' }>;
 
-/** Resolves when every `p` did or after `ms`; how many did. */
-async function within(ps: Promise<unknown>[], ms: number): Promise<number> {
-  let done = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); });
-  await Promise.race([Promise.all(ps.map((p) => p.then(() => done++))), late]);
-  clearTimeout(timer);
-  return done;
-}
-
 async function report(p: FullPeer): Promise<FullReport> {
   const n = p.acked();
   return { index: p.index, node: p.node, acked: p.writes.slice(0, n), unacked: p.writes.length - n, digest: recordsDigest(await p.storage.list()) };
@@ -56,21 +46,14 @@ async function onMessage(m: ToFull): Promise<void> {
     for (const i of m.indices) peers.push(await FullPeer.open(i));
     return void send({ t: 'ready' });
   }
-  if (m.t === 'ramp') {
-    const c = await rampUp(peers, init.url, init.token, init.ramp);
-    return void send({ t: 'connected', ms: c.ms, failed: [...c.failed], wallMs: c.wallMs, cpuMs: cpuMs() });
-  }
-  if (m.t === 'write') {
-    const writes = new Map(init.indices.map((i, k) => [i, init.writes[k]]));
-    const w = await writeFor(peers, init.seconds, (i) => writes.get(i) ?? 0);
-    return void send({ t: 'written', ...w, cpuMs: cpuMs() });
-  }
+  if (m.t === 'ramp') return void send(await connectShare(peers, init));
+  if (m.t === 'write') return void send({ t: 'written', ...(await writeShare(peers, init)), cpuMs: cpuMs() });
   if (m.t === 'pushed') {
-    await within(peers.map((p) => p.pushed()), m.ms);
+    await doneWithin(peers.map((p) => p.pushed()), m.ms);
     return void send({ t: 'pushed' });
   }
   if (m.t === 'settle') {
-    const done = await within(peers.map((p) => converged(p, m.vector)), m.ms);
+    const done = await doneWithin(peers.map((p) => converged(p, m.vector)), m.ms);
     return void send({ t: 'settled', notConverged: peers.length - done, peers: await Promise.all(peers.map(report)), cpuMs: cpuMs() });
   }
   await Promise.all(peers.map((p) => p.close()));

@@ -4,12 +4,12 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Vector } from 'syncom';
 import { Delivery, type DeliveryFigures } from './delivery';
-import { converged, cpuMs, rampUp, writeFor } from './peers';
+import { type ChildInit, connectShare, converged, cpuMs, doneWithin, writeShare } from './peers';
 import { pages, RawPeer } from './raw-peer';
 
 /** Parent to child. */
 export type ToChild =
-  | { t: 'init'; indices: number[]; writes: number[]; url: string; token: string; ramp: number; seconds: number }
+  | ({ t: 'init' } & ChildInit)
   | { t: 'ramp' } | { t: 'write' } | { t: 'acks'; list: [string, number][] }
   | { t: 'settle'; vector: Vector; ms: number } | { t: 'close' };
 
@@ -66,11 +66,7 @@ function flushAcks(): void {
 }
 
 async function settle(vector: Vector, ms: number): Promise<void> {
-  let done = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); });
-  await Promise.race([Promise.all(peers.map((p) => converged(p, vector).then(() => done++))), late]);
-  clearTimeout(timer);
+  const done = await doneWithin(peers.map((p) => converged(p, vector)), ms);
   const errors = new Map<string, number>();
   for (const p of peers) for (const [c, n] of p.errors) errors.set(c, (errors.get(c) ?? 0) + n);
   send({
@@ -86,14 +82,10 @@ async function onMessage(m: ToChild): Promise<void> {
     trace();
     return void send({ t: 'ready' });
   }
-  if (m.t === 'ramp') {
-    const c = await rampUp(peers, init.url, init.token, init.ramp);
-    return void send({ t: 'connected', ms: c.ms, failed: [...c.failed], wallMs: c.wallMs, cpuMs: cpuMs() });
-  }
+  if (m.t === 'ramp') return void send(await connectShare(peers, init));
   if (m.t === 'write') {
-    const writes = new Map(init.indices.map((i, k) => [i, init.writes[k]]));
     const flusher = setInterval(flushAcks, 100);
-    const w = await writeFor(peers, init.seconds, (i) => writes.get(i) ?? 0);
+    const w = await writeShare(peers, init);
     clearInterval(flusher);
     flushAcks();
     return void send({ t: 'written', ...w, cpuMs: cpuMs() });

@@ -105,3 +105,35 @@ export function converged(peer: LoadPeer, vector: Vector): Promise<void> {
     });
   });
 }
+
+/** What a child process of the tool is given at init: its peers' indices and writes, the hub, the ramp and the window. */
+export interface ChildInit {
+  indices: number[];
+  writes: number[];
+  url: string;
+  token: string;
+  ramp: number;
+  seconds: number;
+}
+
+/** A child process's ramp: its peers connect; the `connected` message it answers with. */
+export async function connectShare(peers: LoadPeer[], init: ChildInit) {
+  const c = await rampUp(peers, init.url, init.token, init.ramp);
+  return { t: 'connected' as const, ms: c.ms, failed: [...c.failed], wallMs: c.wallMs, cpuMs: cpuMs() };
+}
+
+/** A child process's write window: each of its peers makes the writes init gave it. */
+export function writeShare(peers: LoadPeer[], init: ChildInit): Promise<{ wallMs: number; lastMs: number }> {
+  const writes = new Map(init.indices.map((i, k) => [i, init.writes[k]]));
+  return writeFor(peers, init.seconds, (i) => writes.get(i) ?? 0);
+}
+
+/** Resolves once every promise did or after `ms`, whichever is first; how many did. */
+export async function doneWithin(ps: Promise<unknown>[], ms: number): Promise<number> {
+  let done = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); });
+  await Promise.race([Promise.all(ps.map((p) => p.then(() => done++))), late]);
+  clearTimeout(timer);
+  return done;
+}
