@@ -26,6 +26,17 @@ async function writes(s: Storage, from: number, n: number): Promise<void> {
   for (let i = from; i < from + n; i++) await s.set(`r${i}`, { i });
 }
 
+/** The disk left after `n` awaited writes (records r1..rn) settled and the process died (its storage closed on the dead disk). */
+async function diskAfter(n: number): Promise<MemoryBackend> {
+  const b = createMemoryBackend({ files: await nodeKeys() });
+  const s = await openOn(b, options);
+  await writes(s, 1, n);
+  await settled(s);
+  const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
+  await s.close();
+  return disk;
+}
+
 /** The open files' text, by name. */
 const texts = (b: MemoryBackend) => openFiles(b).map((n) => b.files().get(`log/open/${n}.json`) as string);
 
@@ -84,11 +95,7 @@ describe('the log: batches appended as lines of open files', () => {
   });
 
   it('GUAR-6, LOG-1: a torn last line (an append a crash cut) is dropped without a report, and its position is written again', async () => {
-    const b = createMemoryBackend({ files: await nodeKeys() });
-    const s = await openOn(b, options);
-    await writes(s, 1, 2);
-    await settled(s);
-    const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
+    const disk = await diskAfter(2);
     const file = disk.files().get('log/open/1.json') as string;
     await disk.write('log/open/1.json', `${file}{"from":3,"chain":"x","ops":[[1,`);
     const { s: again, errors } = await reopened(disk);
@@ -106,11 +113,7 @@ describe('the log: batches appended as lines of open files', () => {
   });
 
   it('LIFE-19: a torn line that is not the last is damage: reported OP_UNREADABLE, its positions a hole, the lines after it kept', async () => {
-    const b = createMemoryBackend({ files: await nodeKeys() });
-    const s = await openOn(b, options);
-    await writes(s, 1, 3);
-    await settled(s);
-    const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
+    const disk = await diskAfter(3);
     const lines = (disk.files().get('log/open/1.json') as string).split('\n');
     lines[1] = '\u0000\u0000garbage';
     await disk.write('log/open/1.json', lines.join('\n'));
@@ -127,11 +130,7 @@ describe('the log: batches appended as lines of open files', () => {
   });
 
   it('GUAR-6, GUAR-9: a line left by a failed append the backend could not cut back is superseded by the file the next append started', async () => {
-    const b = createMemoryBackend({ files: await nodeKeys() });
-    const s = await openOn(b, options);
-    await writes(s, 1, 2);
-    await settled(s);
-    const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
+    const disk = await diskAfter(2);
     const file = disk.files().get('log/open/1.json') as string;
     // Batch 3 landed whole in file 1 but its append failed; the next append started file 3 with another batch 3.
     const line3 = file.split('\n')[1].replace('"from":2', '"from":3');
@@ -144,7 +143,7 @@ describe('the log: batches appended as lines of open files', () => {
     const { s: again, errors } = await reopened(disk);
     const log = internals(again).log;
     expect(log.batches.map((x) => [x.from, x.file])).toEqual([[1, 1], [2, 1], [3, 3]]);
-    await Promise.all([again.close(), o.close(), s.close()]);
+    await Promise.all([again.close(), o.close()]);
     expect(errors).toEqual([]);
   });
 
