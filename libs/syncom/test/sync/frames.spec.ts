@@ -17,6 +17,10 @@ import { gate, greet, record } from './scenario-helpers';
 
 const URL = 'memory://hub';
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Turns of the event loop until `ok` holds (at most 100): a feed sends in time slices, a macrotask between, so a loaded machine may need several. */
+const turnsUntil = async (ok: () => boolean) => {
+  for (let i = 0; i < 100 && !ok(); i++) await flush();
+};
 
 /** What crossed a watched unit: pushes, changes pages, snapshot pages and stream chunks, and the frames out unacknowledged. */
 interface Frames {
@@ -336,7 +340,7 @@ describe('the send window', () => {
       lastEventId: internals(h.s).log.eventId(0),
       onData: (value) => { pages.push(value); return new Promise<void>((resolve) => acks.push(resolve)); },
     });
-    await flush();
+    await turnsUntil(() => pages.length >= 4);
     expect(pages).toHaveLength(4);
     let streamed: string | undefined;
     for (let offset = 0, token: string | undefined; !streamed; ) {
@@ -350,17 +354,17 @@ describe('the send window', () => {
     expect(got).toBe(false);
     // Slots go in the order they were asked for: the feed's next page first, then the chunk.
     acks[0]();
-    await flush();
+    await turnsUntil(() => pages.length >= 5);
     expect([pages.length, got]).toEqual([5, false]);
     acks[1]();
     const r = await first;
     expect(r.done).toBe(false);
     expect(Buffer.from(r.value as Uint8Array).toString('utf8')).toContain('z'.repeat(5000));
     // The chunk holds its slot until the consumer asks for more: the feed waits behind it.
-    await flush();
+    await turnsUntil(() => pages.length >= 5);
     expect(pages).toHaveLength(5);
     expect((await chunks.next()).done).toBe(true);
-    await flush();
+    await turnsUntil(() => pages.length >= 6);
     expect(pages).toHaveLength(6);
     for (const ack of acks) ack();
     await closeAll(h.s, p);
