@@ -39,6 +39,9 @@ describeBrowser('browser store on OPFS', () => {
     const b = await env.tab(context);
     const opened = await a.kit.open('shared');
     const id = await a.kit.insert('shared', { by: 'a' });
+    // The insert resolved once its batch was in the log; its record file is written after: wait for it, or the
+    // snapshot below catches the file mid-write.
+    await a.kit.idle('shared');
     const files = await a.kit.files('shared');
 
     expect(await b.kit.open('shared')).toEqual({ error: expect.objectContaining({ code: 'LOCKED' }) });

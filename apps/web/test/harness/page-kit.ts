@@ -4,6 +4,7 @@
 import { io } from 'socket.io-client';
 import { open, opfsBackend, type Storage } from '../../../../libs/syncom/src/browser';
 import { createSocketIoLink } from '../../../../libs/syncom/src/socket.io';
+import { internals } from '../../../../libs/syncom/src/testing/internals';
 import { untilRecords } from './until-records';
 
 /** A hub as a test page dials it. */
@@ -148,6 +149,8 @@ export const kit = {
   untilRefused,
   id: (name: string) => take(name).storage.id,
   insert: (name: string, data: Record<string, unknown>) => take(name).storage.insert(data),
+  /** Resolves once the store's writes are on disk, record files included (an awaited write does not wait for those). */
+  idle: (name: string) => internals(take(name).storage).committer.idle(),
   list: async (name: string) => (await take(name).storage.list()).map((r) => ({ id: r.id, data: r.data })),
   bootstraps: (name: string) => take(name).bootstraps,
   get: (name: string, id: string) => take(name).storage.get(id),
