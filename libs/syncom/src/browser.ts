@@ -5,6 +5,8 @@
  * `await browserBackend()` or 'memory'), the CLI, and sealed records; its
  * ERROR_CODES point to docs/api.md for each code's meaning, and telemetry
  * speaks @opentelemetry/api once the app hands it in (`installTelemetry`).
+ * Its memory backend is the disk alone: the test controls (crash damage,
+ * fault injection) are Node's, with the tests that use them.
  */
 // First: every module below runs on the platform this installs (the browser's).
 import './platform/web-install';
@@ -16,5 +18,4 @@ export { opfsBackend } from './backend/opfs-backend';
 export type { OpfsBackendOptions } from './backend/opfs-backend';
 export { browserBackend } from './backend/opfs-browser';
 export type { BrowserBackend } from './backend/opfs-browser';
-export type { MemoryBackend, MemoryBackendOptions } from './backend/memory-backend';
-export type { CrashDamage } from './backend/memory-damage';
+export type { MemoryBackendOptions, MemoryDisk } from './backend/memory-backend';

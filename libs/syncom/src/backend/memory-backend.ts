@@ -1,16 +1,12 @@
 import { lockedError } from './lock';
 import { checkPath } from './paths';
 import type { PathCheck } from './paths';
-import { damageSnapshot } from './memory-damage';
-import type { CrashDamage } from './memory-damage';
-import { createFaults } from './memory-faults';
-import type { CrashAtOptions, FailAtOptions, MemoryOp } from './memory-faults';
+import type { MemoryOp } from './memory-faults';
 import { createFileTable } from './memory-files';
 import type { MemorySnapshot } from './memory-files';
 import type { AppendOptions, Backend } from './types';
 import { platform } from '../platform';
 
-const DEFAULT_SEED = 0x5eed;
 /** The memory backend's host, for a LOCKED message: this process. */
 const HERE = 'memory';
 /** This process's pid, where there is one (0 in a browser). */
@@ -33,36 +29,26 @@ export interface MemoryBackendOptions {
   append?: boolean;
 }
 
-/** The in-memory backend with its test controls. */
-export interface MemoryBackend extends Backend {
+/** The in-memory backend: files held by this process and gone with it, which a test can look at. */
+export interface MemoryDisk extends Backend {
   /** A copy of the current content of every file, by path, in path order. */
   files(): Map<string, string>;
   /** The full state, durable and current, as plain data. */
   snapshot(): MemorySnapshot;
-  /**
-   * Crash the process: this backend is dead (every later call throws ECRASH),
-   * and the returned new one holds what survived `damage` (default 'none').
-   */
-  crash(damage?: CrashDamage, seed?: number): MemoryBackend;
-  /**
-   * The k-th counted operation from now (1-based) fails with `code`; see FailAtOptions.
-   * A failed 'fsync' of a write leaves the file as it was (the temp file is
-   * dropped); of an overwrite or an `inPlace` write, the new bytes stay in place, not durable;
-   * of an append, the file is cut back to what it held before (as the fs backend does).
-   */
-  failAt(k: number, options?: FailAtOptions): void;
-  /**
-   * The k-th counted operation from now (default: mutating ones; `{ ops: IO_POINTS }`
-   * adds fsyncs), and every operation after it, throws ECRASH, taking no effect.
-   */
-  crashAt(k: number, options?: CrashAtOptions): void;
-  /** Cancel failAt and a pending crashAt; a crash that happened stays (reopen with `crash()`). */
-  clearFaults(): void;
-  /** Operations attempted so far, failed ones included: by default the mutating ones (write, overwrite, remove, mkdir). */
-  opCount(ops?: readonly MemoryOp[]): number;
-  /** Whether this backend is dead: a crashAt fired or crash() was called. */
-  isCrashed(): boolean;
 }
+
+/**
+ * What a memory disk asks before each operation takes effect: the fault plans
+ * of the test controls (memory-controls.ts). A page's memory backend has none.
+ */
+export interface MemoryHooks {
+  /** Count `op` and throw the error a plan calls for. */
+  check(op: MemoryOp, path: string): void;
+  /** Whether the process is dead: a crash leaves the bytes of a failed append in place. */
+  readonly dead: boolean;
+}
+
+const NO_HOOKS: MemoryHooks = { check: () => undefined, dead: false };
 
 function initialSnapshot(options: MemoryBackendOptions): MemorySnapshot | undefined {
   if (options.files === undefined) return options.from;
@@ -77,36 +63,31 @@ function createPause(every: number | undefined): () => Promise<void> {
 }
 
 /**
- * An in-memory Backend for tests: visible files, a durability model with
- * crash damage, and fault injection. Every method is async and yields before
- * it takes effect, so concurrent callers interleave as over real I/O.
- *
- * @example
- * const disk = createMemoryBackend({ seed: 7 });
- * await disk.write('a', 'x');            // not durable
- * const after = disk.crash('lost');       // power cut
- * await after.read('a')                   // undefined
+ * A memory disk whose operations pass through `hooks`: the files, the
+ * durability model a crash damages and the lock, without the test controls
+ * (memory-controls.ts adds them, so a browser bundle leaves them out).
+ * Every method is async and yields before it takes effect, so concurrent
+ * callers interleave as over real I/O.
  */
-export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryBackend {
+export function createMemoryDisk(options: MemoryBackendOptions, hooks: MemoryHooks = NO_HOOKS): MemoryDisk {
   const table = createFileTable(initialSnapshot(options));
-  const faults = createFaults();
   const pause = createPause(options.yieldEvery);
   async function run<T>(op: MemoryOp, path: string, apply: (p: string) => T, check?: PathCheck): Promise<T> {
     const checked = checkPath(path, check);
     await pause();
-    faults.check(op, checked);
+    hooks.check(op, checked);
     return apply(checked);
   }
   // As node:fs: a durable write syncs its temp file before the rename, so a failed
   // fsync leaves the target untouched; an overwrite lands in place, then syncs.
   const write = (p: string, data: string, durable?: boolean) => {
-    if (durable) faults.check('fsync', p);
+    if (durable) hooks.check('fsync', p);
     table.put(p, data, { durable: durable === true, inPlace: false });
   };
   const overwrite = (p: string, data: string, durable?: boolean) => {
     table.put(p, data, { durable: false, inPlace: true });
     if (!durable) return;
-    faults.check('fsync', p);
+    hooks.check('fsync', p);
     table.put(p, data, { durable: true, inPlace: false });
   };
   // As the fs backend: a failed fsync of an append cuts the file back to its length before it.
@@ -116,16 +97,16 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     table.append(p, data, false);
     if (!o?.durable) return;
     try {
-      faults.check('fsync', p);
+      hooks.check('fsync', p);
     } catch (e) {
       // A crash runs nothing more: the bytes stay in place, not durable.
-      if (!faults.dead) table.restore(p, before);
+      if (!hooks.dead) table.restore(p, before);
       throw e;
     }
     table.put(p, table.read(p) as string, { durable: true, inPlace: false });
   };
   let locked = false;
-  const backend: MemoryBackend = {
+  const disk: MemoryDisk = {
     // One open storage per memory backend, as per fs path; a crash() hands over a new, unlocked disk.
     async lock(path) {
       if (locked) throw lockedError(path, { pid: PID, host: HERE }, { pid: PID, host: HERE });
@@ -144,17 +125,20 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     exists: (path) => run('exists', path, (p) => table.exists(p), { dir: true }),
     files: () => table.current(),
     snapshot: () => table.snapshot(),
-    crash(damage = 'none', seed = options.seed ?? DEFAULT_SEED) {
-      faults.kill();
-      const from = damageSnapshot(table.snapshot(), damage, seed);
-      return createMemoryBackend({ seed: options.seed, yieldEvery: options.yieldEvery, append: options.append, from });
-    },
-    failAt: (k, o) => faults.failAt(k, o),
-    crashAt: (k, o) => faults.crashAt(k, o),
-    clearFaults: () => faults.clearFaults(),
-    opCount: (ops) => faults.opCount(ops),
-    isCrashed: () => faults.dead,
   };
-  if (options.append === false) delete backend.append;
-  return backend;
+  if (options.append === false) delete disk.append;
+  return disk;
+}
+
+/**
+ * The in-memory Backend of `open({ backend: 'memory' })` and of a page
+ * (`syncom/browser`): files held by this process, gone with it. Node's
+ * entry and `syncom/testing` export the one with test controls (crash
+ * damage, fault injection: memory-controls.ts) under this name.
+ *
+ * @example
+ * const storage = await open({ path: 'scratch', backend: createMemoryBackend() });
+ */
+export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryDisk {
+  return createMemoryDisk(options);
 }

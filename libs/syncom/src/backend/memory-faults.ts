@@ -1,3 +1,5 @@
+import { fsError } from './memory-files';
+
 /**
  * The operations of the memory backend, as `failAt` counts them ('write'
  * counts appends too: both put data in a file). 'fsync' is
@@ -41,25 +43,6 @@ export interface Faults {
   readonly dead: boolean;
   /** Count `op` and throw the error a plan calls for, before the op takes effect. */
   check(op: MemoryOp, path: string): void;
-}
-
-const MESSAGES: Record<string, string> = {
-  EIO: 'i/o error',
-  ENOSPC: 'no space left on device',
-  ECRASH: 'simulated crash, the process is dead',
-  ENOENT: 'no such file or directory',
-  EISDIR: 'illegal operation on a directory',
-  EEXIST: 'file already exists',
-  ENOTDIR: 'not a directory',
-};
-
-/**
- * An Error shaped like a node:fs one (`code`, `syscall`, `path`).
- * @example throw fsError('EIO', 'write', 'log/index')
- */
-export function fsError(code: string, syscall: string, path?: string): NodeJS.ErrnoException {
-  const where = path === undefined ? syscall : `${syscall} '${path}'`;
-  return Object.assign(new Error(`${code}: ${MESSAGES[code] ?? 'injected fault'}, ${where}`), { code, syscall, path });
 }
 
 function positive(k: number): number {

@@ -1,5 +1,3 @@
-import { fsError } from './memory-faults';
-
 /**
  * One file of the memory backend: `current` is what reads see, `durable` what
  * survives a power cut. `inPlace` marks a pending (non-durable) overwrite, which
@@ -34,6 +32,25 @@ export interface FileTable {
   exists(path: string): boolean;
   snapshot(): MemorySnapshot;
   current(): Map<string, string>;
+}
+
+const MESSAGES: Record<string, string> = {
+  EIO: 'i/o error',
+  ENOSPC: 'no space left on device',
+  ECRASH: 'simulated crash, the process is dead',
+  ENOENT: 'no such file or directory',
+  EISDIR: 'illegal operation on a directory',
+  EEXIST: 'file already exists',
+  ENOTDIR: 'not a directory',
+};
+
+/**
+ * An Error shaped like a node:fs one (`code`, `syscall`, `path`).
+ * @example throw fsError('EIO', 'write', 'log/index')
+ */
+export function fsError(code: string, syscall: string, path?: string): NodeJS.ErrnoException {
+  const where = path === undefined ? syscall : `${syscall} '${path}'`;
+  return Object.assign(new Error(`${code}: ${MESSAGES[code] ?? 'injected fault'}, ${where}`), { code, syscall, path });
 }
 
 /** The parent directory of a checked path ('' for the root). */

@@ -14,7 +14,7 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
 const BUDGET_KB = 60;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 60 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no memory backend test controls, no class-validator, no @opentelemetry/api and no error-code text, and stays within 60 KB gzipped', async () => {
     const bundle = await buildBrowserBundle();
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
@@ -22,6 +22,8 @@ describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minifi
     expect(bundle.text).not.toMatch(/(from\s*|import\s*\(\s*|require\s*\(\s*)["']node:/);
     const nodeOnly = bundle.inputs.filter((f) => /(backend\/fs-|\/cli\/|sealed\/(box|log-cipher|record-cipher)|platform\/node|node-platform|class-validator|class-transformer)/.test(f));
     expect(nodeOnly).toEqual([]);
+    // Test controls: the memory backend's fault injection and crash damage are Node's.
+    expect(bundle.inputs.filter((f) => /backend\/memory-(controls|faults)/.test(f))).toEqual([]);
     // What the app brings, or the docs say, rather than the bundle.
     expect(bundle.inputs.filter((f) => /@opentelemetry|error-text\.ts/.test(f))).toEqual([]);
     expect(kb).toBeLessThanOrEqual(BUDGET_KB);

@@ -6,7 +6,7 @@ const src = join(__dirname, '../../src');
 /** The engine core (everything the browser entry reaches) and the Node-only files that stay out of it. */
 const CORE = ['op', 'crdt', 'log', 'storage', 'sync', 'link', 'reconcile', 'schema', 'platform', 'telemetry'];
 const CORE_FILES = ['open.ts', 'errors.ts', 'error-codes.ts', 'browser.ts', 'sealed/index.ts', 'backend/memory-backend.ts',
-  'backend/memory-files.ts', 'backend/memory-faults.ts', 'backend/memory-damage.ts', 'backend/paths.ts', 'backend/lock.ts', 'backend/types.ts'];
+  'backend/memory-controls.ts', 'backend/memory-files.ts', 'backend/memory-faults.ts', 'backend/memory-damage.ts', 'backend/paths.ts', 'backend/lock.ts', 'backend/types.ts'];
 /** Node's side of the seam: reached only from the `syncom` entry (node-platform.ts). */
 const NODE_ONLY = new Set(['platform/node.ts', 'platform/node-signer.ts']);
 
