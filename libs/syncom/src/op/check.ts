@@ -1,3 +1,4 @@
+import { isMadeHere } from './made';
 import { isScrubbed } from './payload';
 import { depthWithin, FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH } from './shape';
 import { Op, OP_TYPES, OpType } from './types';
@@ -129,12 +130,14 @@ const shaped = new WeakSet<object>();
 export function checkShape(value: unknown): OpCheck {
   if (typeof value === 'object' && value !== null && shaped.has(value)) return { ok: true, op: value as Op };
   try {
-    if (!isPlainObject(value)) return malformed('op: not a plain object');
+    // An op made here (in-process, e.g. another node's of this process) is a plain op on the marking prototype: copied below, unmarked.
+    if (!isPlainObject(value) && !(typeof value === 'object' && value !== null && isMadeHere(value as Op))) return malformed('op: not a plain object');
+    const fields = value as Record<string, unknown>;
     const op: Record<string, unknown> = {};
     // An indexed loop, not destructuring of each rule: every op a peer sends passes here, some twice.
     for (let i = 0; i < RULES.length; i++) {
       const rule = RULES[i];
-      const x = value[rule[0]];
+      const x = fields[rule[0]];
       if (x === undefined ? rule[1] : !rule[2](x)) return malformed(`${rule[0]}: must be ${rule[3]}`);
       if (x !== undefined) op[rule[0]] = x;
     }

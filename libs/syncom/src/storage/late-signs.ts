@@ -4,7 +4,7 @@ import type { LogEntry, OpLog } from '../log/op-log';
 import { addDigest } from '../op/sign';
 import type { Op } from '../op/types';
 import { platform } from '../platform';
-import { markMade } from './own-ops';
+import { markMade } from '../op/made';
 
 /** What LateSigns is told and asks of the committer. */
 export interface LateSignHooks {

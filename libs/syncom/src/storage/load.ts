@@ -15,7 +15,7 @@ import { Committer, type CommitHooks } from './commit';
 import { Emitter } from './emitter';
 import { heldVersion } from './held-version';
 import { loadKeys } from './keys';
-import { isMadeHere } from './own-ops';
+import { isMadeHere } from '../op/made';
 import type { OpenOptions } from './options';
 import { RecordStore } from './records';
 import type { StorageEvents, StorageParts } from './parts';

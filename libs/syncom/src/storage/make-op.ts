@@ -5,7 +5,7 @@ import type { Committer } from './commit';
 import type { NodeKeys } from './keys';
 import type { OpBody } from './local-ops';
 import type { OpenOptions, WriteOptions } from './options';
-import { markMade } from './own-ops';
+import { newOwnOp } from '../op/made';
 import type { Schema } from '../schema';
 
 /** What stamping, sequencing and digesting an own op reads. */
@@ -40,7 +40,14 @@ function actorFor(options: OpenOptions, w?: WriteOptions): string | undefined {
 export function makeOwnOp(m: OpMaking, body: OwnOpBody, scope: string, w?: WriteOptions): Op {
   const { committer, clock, schema, keys } = m;
   const seq = (w?.sealed ? committer.sealedSeq : (committer.pvec[streamKey(keys.id, scope, body.from)] ?? 0)) + 1;
-  const op: Op = { origin: keys.id, seq, ts: clock.next(), type: body.type, id: body.id, scope };
+  // Made on the prototype that marks it as this node's (see op/made): the fields in the order a literal gave them.
+  const op = newOwnOp();
+  op.origin = keys.id;
+  op.seq = seq;
+  op.ts = clock.next();
+  op.type = body.type;
+  op.id = body.id;
+  op.scope = scope;
   if (body.from !== undefined) op.from = body.from;
   if (body.data !== undefined) op.data = body.data;
   if (body.key !== undefined) op.key = body.key;
@@ -49,5 +56,5 @@ export function makeOwnOp(m: OpMaking, body: OwnOpBody, scope: string, w?: Write
   if (schema && body.type !== 'merge' && body.type !== 'advance') op.v = schema.version;
   const actor = actorFor(m.options, w);
   if (actor !== undefined) op.actor = actor;
-  return markMade(m.options.sync?.signatures === false || body.late ? op : addDigest(op));
+  return m.options.sync?.signatures === false || body.late ? op : addDigest(op);
 }
