@@ -18,6 +18,12 @@ import { makeRecord } from '../lib/record';
  * (every thread, then the main thread). A/B tool for the push path:
  *
  *   node -r ts-node/register/transpile-only bench/tools/ingest-replay.ts [count] [runs]
+ *
+ * PROFILE=<file> samples the timed part with V8's profiler (wall time: under
+ * load it charges a waiting main thread to whatever it ran last). For CPU per
+ * function, MARKS=1 prints each run's window on CLOCK_MONOTONIC; record with
+ * `perf record -k CLOCK_MONOTONIC -g -- node --perf-prof ...`, `perf inject
+ * --jit`, then `perf report --time <window> --tid <main thread>`.
  */
 const PAGE = 500;
 const PEERS = 4;
@@ -56,11 +62,14 @@ async function run(peers: string[][], ids: string[]): Promise<{ ms: number; cpu:
     }));
     await profiler?.post('Profiler.start');
     const [t0, c0, m0] = [performance.now(), processCpuUs(), mainThreadCpuUs() ?? NaN];
+    const mono0 = Number(process.hrtime.bigint());
     await Promise.all(peers.map(async (pages, i) => {
       for (const page of pages) await unit.call('push', JSON.parse(page), contexts[i]);
     }));
     await hub.replica.idle();
     const x = { ms: performance.now() - t0, cpu: processCpuUs() - c0, main: (mainThreadCpuUs() ?? NaN) - m0 };
+    // With MARKS set, the timed window on CLOCK_MONOTONIC in seconds, to cut a `perf record -k CLOCK_MONOTONIC` profile to it (perf report --time a,b).
+    if (process.env.MARKS) console.log(`window ${(mono0 / 1e9).toFixed(6)},${(Number(process.hrtime.bigint()) / 1e9).toFixed(6)}`);
     if (profiler) profiles.push((await profiler.post('Profiler.stop')).profile);
     const ops = Object.values(hub.replica.committedVector).reduce((a, b) => a + b, 0);
     return { ms: x.ms, cpu: x.cpu / ops, main: x.main / ops };

@@ -73,9 +73,30 @@ function encodeMembers(value: object, keys: readonly string[], ancestors: object
   for (const key of keys) {
     const text = encodeValue(record[key], ancestors);
     if (text === undefined) continue;
-    out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + text;
+    out += (out.length === 1 ? '' : ',') + quotedKey(key) + ':' + text;
   }
   return out + '}';
+}
+
+/** Member names quoted so far (short ones only, at most QUOTED_LIMIT of them). */
+const quoted = new Map<string, string>();
+const QUOTED_LIMIT = 4096;
+const QUOTED_LENGTH = 64;
+
+/**
+ * JSON.stringify(key), remembered: a payload's field names repeat from op to
+ * op, and a host digests every op it verifies, so each name is quoted once
+ * instead of at every member (a call into JSON.stringify costs more than the
+ * lookup). Bounded, since the names come from peers: past the limit, or for
+ * a long name, the key is quoted each time as before.
+ */
+function quotedKey(key: string): string {
+  let text = quoted.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (key.length <= QUOTED_LENGTH && quoted.size < QUOTED_LIMIT) quoted.set(key, text);
+  }
+  return text;
 }
 
 /** Keys up to this many are sorted by insertion: for a record's few fields, several times faster than Array#sort. */

@@ -30,6 +30,19 @@ describe('canonicalJson', () => {
     expect(canonicalJson('x')).toBe('"x"');
   });
 
+  it('SIG-6: member names are quoted as JSON.stringify quotes them, the first time and every later time, past the remembered ones too', () => {
+    const names = ['a"b', 'back\\slash', 'line\nbreak', '\u0000', '\uD800', 'é', 'x'.repeat(65), '__proto__'];
+    const value = Object.fromEntries(names.map((n, i) => [n, i]));
+    const expected = `{${[...names].sort().map((n) => `${JSON.stringify(n)}:${names.indexOf(n)}`).join(',')}}`;
+    expect(canonicalJson(value)).toBe(expected);
+    expect(canonicalJson(value)).toBe(expected);
+    // More distinct names than are remembered: the later ones are quoted each time, alike.
+    const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}"`, i]));
+    expect(JSON.parse(canonicalJson(many))).toEqual(many);
+    expect(canonicalJson({ 'k4999"': 1, 'zz"new': 2 })).toBe('{"k4999\\"":1,"zz\\"new":2}');
+    expect(canonicalJson(value)).toBe(expected);
+  });
+
   it('throws a TypeError on a cycle or a bigint', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
