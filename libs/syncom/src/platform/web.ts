@@ -1,12 +1,12 @@
+import { sha256 } from '@noble/hashes/sha2';
 import { SyncomError } from '../errors';
 import { runLimited } from './batch';
-import { sha256, Sha256 } from './sha256';
 import { fromBase64url, fromPem, fromUtf8, toBase64url, toHex, toPem, utf16le, utf8, utf8Length } from './text';
 import type { Ed25519, PemKeyPair, Platform, PlatformKey, VerifyItem } from './types';
 
 /**
  * The browser's platform: Web Crypto for Ed25519 (crypto.subtle, 'Ed25519')
- * and randomness, sha256.ts for the synchronous SHA-256 the op digest
+ * and randomness, @noble/hashes for the synchronous SHA-256 the op digest
  * needs (subtle.digest is async), encodings without Buffer, a MessageChannel
  * task for a macrotask yield. It reads and writes the same keys files as
  * Node's (PEM: SPKI public, PKCS#8 private), so a store's layout is the same.
@@ -156,7 +156,7 @@ export const webPlatform: Platform = {
   name: 'web',
   sha256: (text) => toBase64url(sha256(utf8(text))),
   sha256Parts: (parts) => {
-    const h = new Sha256();
+    const h = sha256.create();
     for (const p of parts) h.update(utf8(p));
     return toBase64url(h.digest());
   },
