@@ -18,6 +18,9 @@ import { writeFileSync } from 'node:fs';
  * the transport's own cost for the same deliveries.
  */
 let app: INestApplication | undefined;
+type Frame = { value: unknown; eventId?: string };
+/** The frames of the next bare broadcast. */
+let bareFrames: Frame[] = [];
 /** The profiler of bench/tools/fanout-profile.ts, while it runs. */
 let profiler: Session | undefined;
 
@@ -64,13 +67,19 @@ serve({
     const { user, system } = process.cpuUsage();
     return { us: processCpuUs(), user, system, main: mainThreadCpuUs() };
   },
-  /** Every frame once to every socket of the namespace, as one broadcast each. */
-  bare(args) {
+  /**
+   * The frames the bare broadcast sends, parsed from the request here, before
+   * the broadcast's CPU is counted: the feeds take no frames over IPC either.
+   */
+  frames(args) {
+    bareFrames = (args as { frames: Frame[] }).frames;
+  },
+  /** Every frame given to `frames` once to every socket of the namespace, as one broadcast each. */
+  bare() {
     if (!app) throw new Error('no hub running: send start first');
-    const { frames } = args as { frames: { value: unknown; eventId?: string }[] };
     const server = app.get(SyncomGateway, { strict: false }).server;
     if (!server) throw new Error('the gateway has no server');
-    for (const f of frames) server.emit('changes:data', { sub: 'bare', ...f });
+    for (const f of bareFrames) server.emit('changes:data', { sub: 'bare', ...f });
   },
   /** Starts a CPU profile of this process (bench/tools/fanout-profile.ts). */
   async profile() {

@@ -11,7 +11,8 @@ type Frame = { sub: string; value?: { ops?: unknown[] }; eventId?: string };
  * greet, open a changes feed from the start of the hub's log and ack its
  * pages as the shipped link does (they count ops and keep nothing), so a
  * thousand fit in one process.
- * Frames of sub 'bare' (the bare broadcast) are counted apart, unacked.
+ * Frames of sub 'bare' (the bare broadcast) are counted apart, unacked;
+ * those of sub 'h' (feeds opened at the head, to count their opening) too.
  */
 interface Sub {
   socket: Socket;
@@ -44,6 +45,8 @@ function flush(sub: Sub): void {
 }
 
 let subs: Sub[] = [];
+/** Ops the feeds opened at the head took: none, if they opened where the log ends. */
+let atHead = 0;
 let frames: { value: unknown; eventId?: string }[] = [];
 let check: () => void = () => undefined;
 let bareDone: Promise<void> = Promise.resolve();
@@ -60,7 +63,10 @@ async function connect(url: string, token: string, i: number): Promise<Sub> {
   socket.on('changes:data', (m: Frame, ack?: (a: Answer) => void) => {
     const n = m?.value?.ops?.length ?? 0;
     if (m.sub === 'bare') sub.bare += n;
-    else {
+    else if (m.sub === 'h') {
+      atHead += n;
+      ack?.({ ok: true, value: null });
+    } else {
       sub.got += n;
       if (i === 0 && m.value?.ops) frames.push({ value: m.value, eventId: m.eventId });
       taken(sub, ack);
@@ -107,6 +113,20 @@ serve({
     await done;
     // The feeds stay open, idle at the head, until the sockets close: the hub's CPU is read now.
     return { over: subs.reduce((n, s) => n + s.got, 0) - ops * subs.length };
+  },
+  /**
+   * Every socket opens a feed at the head of the log (`head` ops in it):
+   * it has nothing to send, so the hub's CPU for it is the opening alone.
+   */
+  async openAtHead(args) {
+    const { head } = args as { head: number };
+    atHead = 0;
+    await Promise.all(subs.map((s) => call(s.socket, 'changes', { sub: 'h', lastEventId: formatEventId(s.epoch, head) })));
+  },
+  /** The feeds openAtHead opened end, so the next feed opens as the first one of its socket again (its rooms joined anew). */
+  async closeAtHead() {
+    await Promise.all(subs.map((s) => call(s.socket, 'unsubscribe', { sub: 'h' })));
+    return { ops: atHead };
   },
   /** The pages socket 0 took in the last feed: what the bare broadcast sends. */
   frames() {

@@ -11,9 +11,13 @@ interface Processes {
   subs: BenchChild;
 }
 
-/** One run's hub CPU (ms) for the feeds and for the bare broadcast of the same frames to the same sockets. */
+/**
+ * One run's hub CPU (ms): the feeds' deliveries (their opening taken out),
+ * their opening, and the bare broadcast of the same frames to the same sockets.
+ */
 interface FanoutRun {
   feedMs: number;
+  openMs: number;
   bareMs: number;
 }
 
@@ -25,9 +29,12 @@ const name = (n: number, what: string) => `hub/fanout/${n}/${what}`;
  * feed from the log's start at once and ack pages as the shipped link does
  * (cumulatively, where the hub offers it), so all of them read
  * the same pages. Counted: the hub process's CPU from before the feeds open
- * until every subscriber took every op. Then the same frames (as subscriber 0
- * took them) go out bare, one socket.io broadcast per frame to the same
- * sockets, and the hub's CPU for that is counted the same way.
+ * until every subscriber took every op, less the CPU of opening as many
+ * feeds at the log's head just before (nothing to send; then closed): the
+ * bare broadcast's sockets are counted from when they are subscribed too.
+ * Then the same frames (as subscriber 0 took them, handed to the hub before
+ * the count starts) go out bare, one socket.io broadcast per frame to the
+ * same sockets, and the hub's CPU for that is counted the same way.
  */
 async function fanout(p: Processes, n: number, ops: number): Promise<FanoutRun> {
   const path = tempPath('fanout-hub');
@@ -35,17 +42,25 @@ async function fanout(p: Processes, n: number, ops: number): Promise<FanoutRun> 
     const { port } = await p.hub.request<{ port: number }>('start', { path, token: TOKEN, ops });
     await p.subs.request('connect', { url: `http://127.0.0.1:${port}/syncom`, token: TOKEN, n });
     const cpu = async () => (await p.hub.request<{ us: number }>('cpu')).us;
+    // Opening the feeds, counted apart: the same feeds opened where the log ends have nothing to send.
+    const h0 = await cpu();
+    await p.subs.request('openAtHead', { head: ops });
+    const h1 = await cpu();
+    const { ops: stray } = await p.subs.request<{ ops: number }>('closeAtHead');
+    if (stray !== 0) throw new Error(`feeds opened at the head took ${stray} ops`);
     const c0 = await cpu();
     const { over } = await p.subs.request<{ over: number }>('feed', { ops });
     const c1 = await cpu();
     if (over !== 0) throw new Error(`subscribers took ${over} ops more than were written`);
     const { frames } = await p.subs.request<{ frames: unknown[] }>('frames');
+    await p.hub.request('frames', { frames });
     await p.subs.request('armBare', { ops });
     const c2 = await cpu();
-    await p.hub.request('bare', { frames });
+    await p.hub.request('bare');
     await p.subs.request('bare');
     const c3 = await cpu();
-    return { feedMs: (c1 - c0) / 1000, bareMs: (c3 - c2) / 1000 };
+    const openMs = (h1 - h0) / 1000;
+    return { feedMs: (c1 - c0) / 1000 - openMs, openMs, bareMs: (c3 - c2) / 1000 };
   } finally {
     await p.subs.request('close').catch(() => undefined);
     await p.hub.request('stop').catch(() => undefined);
@@ -53,16 +68,17 @@ async function fanout(p: Processes, n: number, ops: number): Promise<FanoutRun> 
   }
 }
 
-/** The three figures of a subscriber count, reading the same runs (SharedRuns). */
+/** The four figures of a subscriber count, reading the same runs (SharedRuns). */
 function figures(n: number, ops: number, run: () => Promise<FanoutRun>): Benchmark[] {
-  const [cpu, rate, bare] = [name(n, 'cpu-per-delivery'), name(n, 'deliveries'), name(n, 'bare-broadcast')];
-  const runs = new SharedRuns([cpu, rate, bare], run);
+  const [cpu, rate, bare, open] = [name(n, 'cpu-per-delivery'), name(n, 'deliveries'), name(n, 'bare-broadcast'), name(n, 'feed-open')];
+  const runs = new SharedRuns([cpu, rate, bare, open], run);
   const deliveries = n * ops;
   return [
     { name: cpu, unit: 'µs/op', baseline: null, ops: deliveries, run: async () => ((await runs.take(cpu)).feedMs * 1000) / deliveries },
     // Rates per CPU-second of the hub (the run returns CPU ms): what one core delivers.
     { name: rate, unit: 'ops/s', baseline: bare, ops: deliveries, run: async () => (await runs.take(rate)).feedMs },
     { name: bare, unit: 'ops/s', baseline: null, ops: deliveries, run: async () => (await runs.take(bare)).bareMs },
+    { name: open, unit: 'µs/op', baseline: null, ops: n, run: async () => ((await runs.take(open)).openMs * 1000) / n },
   ];
 }
 

@@ -8,7 +8,7 @@ import { removeTemp, tempPath } from '../lib/temp';
  * subscribers (the fan-out bench's feed phase only), and its self time by
  * function, largest first.
  * Run: node -r ts-node/register/transpile-only bench/tools/fanout-profile.ts [n] [ops] [file]
- * (FANOUT_BARE=1: then the bare broadcast's profile too, in `<file>.bare`; FANOUT_CPU, FANOUT_PERF,
+ * (FANOUT_WARM=<k>: k feed phases first, neither profiled nor counted; FANOUT_BARE=1: then the bare broadcast's profile too, in `<file>.bare`; FANOUT_CPU, FANOUT_PERF,
  * FANOUT_STRACE: see cpuSplit, perfRecord, straceCount).
  */
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
@@ -44,9 +44,10 @@ async function cpuSplit(hub: BenchChild, subs: BenchChild, ops: number, runs: nu
     await subs.request('feed', { ops });
     const c1 = await hub.request<Cpu>('cpu');
     const { frames } = await subs.request<{ frames: unknown[] }>('frames');
+    await hub.request('frames', { frames });
     await subs.request('armBare', { ops });
     const c2 = await hub.request<Cpu>('cpu');
-    await hub.request('bare', { frames });
+    await hub.request('bare');
     await subs.request('bare');
     const c3 = await hub.request<Cpu>('cpu');
     console.log(`feeds ${spent(c0, c1)}   bare ${spent(c2, c3)}`);
@@ -87,6 +88,8 @@ async function main(): Promise<void> {
   try {
     const { port } = await hub.request<{ port: number }>('start', { path, token: 'bench-token', ops });
     await subs.request('connect', { url: `http://127.0.0.1:${port}/syncom`, token: 'bench-token', n });
+    // FANOUT_WARM=<k>: k feed phases first, so a profile shows code the JIT has compiled rather than compiling it.
+    for (let i = Number(process.env.FANOUT_WARM ?? 0); i > 0; i--) await subs.request('feed', { ops });
     if (process.env.FANOUT_CPU) return await cpuSplit(hub, subs, ops, Number(process.env.FANOUT_CPU));
     if (process.env.FANOUT_PERF) return await perfRecord(hub, subs, ops, process.env.FANOUT_PERF);
     if (process.env.FANOUT_STRACE) return await straceCount(hub, subs, ops, process.env.FANOUT_STRACE);
@@ -98,9 +101,10 @@ async function main(): Promise<void> {
     if (!process.env.FANOUT_BARE) return;
     // The bare broadcast of the same frames, profiled the same way.
     const { frames } = await subs.request<{ frames: unknown[] }>('frames');
+    await hub.request('frames', { frames });
     await subs.request('armBare', { ops });
     await hub.request('profile');
-    await hub.request('bare', { frames });
+    await hub.request('bare');
     await subs.request('bare');
     await hub.request('profileStop', { file: `${file}.bare` });
     for (const line of selfTimes(JSON.parse(readFileSync(`${file}.bare`, 'utf8')) as Profile, 25)) console.log(line);
