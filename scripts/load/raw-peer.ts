@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { formatEventId, packOps, signOp, type Vector } from 'syncom';
 import { clock, type Delivery } from './delivery';
 import { type DecodedPage, PageCache } from './page-cache';
@@ -26,9 +26,26 @@ const TAKEN = JSON.stringify({ ok: true, value: null });
 /** Every raw peer of the process decodes a page through this one cache. */
 export const pages = new PageCache();
 
-/** The Ed25519 node id of a key: its raw public key in base64url (SIG-2). */
-function nodeIdOf(key: KeyObject): string {
-  return String(key.export({ format: 'jwk' }).x);
+/**
+ * A new Ed25519 signing key and its node id: the raw public key in base64url
+ * (SIG-2). The pair comes out of the generation as bytes, and the key object
+ * is made from the raw seed and public key (a JWK import: no decoder, and
+ * twice as cheap as one from PKCS8). A key object handed out by
+ * generateKeyPairSync itself shares a lock with the native job that made it,
+ * and Node 20's JWK export holds that lock while it allocates: a garbage
+ * collection there that frees the job waits on the lock for ever. That was
+ * the peer process that never said ready: one in about 30 hung so while it
+ * made its 1,500 keys.
+ */
+function newKey(): { key: KeyObject; node: string } {
+  const pair = generateKeyPairSync('ed25519', {
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+  });
+  // Both encodings end with the 32 raw bytes: the seed (PKCS8) and the public key (SPKI).
+  const raw = (der: Buffer) => der.subarray(der.length - 32).toString('base64url');
+  const node = raw(pair.publicKey);
+  return { key: createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: raw(pair.privateKey), x: node }, format: 'jwk' }), node };
 }
 
 /**
@@ -76,8 +93,7 @@ export class RawPeer {
 
   /** `delivery`: where acks of this peer's writes and arrivals of others' are timed (none: not measured). */
   constructor(readonly index: number, private readonly delivery?: Delivery) {
-    this.key = generateKeyPairSync('ed25519').privateKey;
-    this.node = nodeIdOf(this.key);
+    ({ key: this.key, node: this.node } = newKey());
   }
 
   /** Connect, greet and open the feed; resolves with the milliseconds it took. */
