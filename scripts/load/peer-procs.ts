@@ -66,17 +66,28 @@ export interface ProcsSettled {
   pages: { decoded: number; reused: number };
 }
 
-/** How long a forked peer process may take to say ready. */
-const READY_MS = 30_000;
+/**
+ * How long the forked peer processes may take to say ready: each makes a key
+ * per peer at init, 1,500 in about half a second of CPU, which a loaded
+ * machine stretches to seconds of wall time, never to this.
+ */
+const READY_MS = 60_000;
 
-/** Whether `p` said ready in time; one that did not is killed. */
-async function readyOrKilled(p: Proc): Promise<boolean> {
+/**
+ * Resolves once every process said ready; rejects, naming the silent ones,
+ * as soon as one exits first or when READY_MS passed.
+ */
+async function allReady(procs: Proc[]): Promise<void> {
+  const silent = new Set(procs);
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), READY_MS); });
-  const ok = await Promise.race([p.next('ready').then(() => true, () => false), late]);
-  clearTimeout(timer);
-  if (!ok) p.child.kill('SIGKILL');
-  return ok;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`load peer processes did not say ready within ${READY_MS / 1000} s: ${[...silent].map((p) => p.child.pid).join(', ')} of ${procs.length}`)), READY_MS);
+  });
+  try {
+    await Promise.race([Promise.all(procs.map((p) => p.next('ready').then(() => void silent.delete(p)))), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -102,19 +113,20 @@ export class PeerProcs {
     };
     const forkOne = () => o.script ? fork(o.script, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : forkLoadChild('scripts/load/peer-proc.ts');
     const share = (k: number) => indices.filter((_, j) => j % n === k);
-    const launch = (k: number) => {
-      procs[k] = new Proc(forkOne(), relay);
+    for (let k = 0; k < n; k++) {
+      procs.push(new Proc(forkOne(), relay));
       procs[k].send({
         t: 'init', indices: share(k), writes: share(k).map(writesOf), url: typeof o.url === 'string' ? o.url : o.url[k % o.url.length], token: o.token, ramp: Math.max(1, Math.ceil(o.ramp / n)), seconds: o.seconds,
       });
-      return readyOrKilled(procs[k]);
-    };
-    // A process that never says ready (seen rarely under heavy load, cause unknown) is killed and forked
-    // once more; if that one is silent too, every process is killed, so none outlives the failed start.
-    const ready = await Promise.all(Array.from({ length: n }, (_, k) => launch(k).then((ok) => ok || launch(k))));
-    if (ready.every(Boolean)) return new PeerProcs(procs);
-    for (const p of procs) p.child.kill('SIGKILL');
-    throw new Error(`load peer processes did not say ready within ${READY_MS / 1000} s, twice: ${ready.filter((ok) => !ok).length} of ${n}`);
+    }
+    // A start that fails leaves no process behind.
+    try {
+      await allReady(procs);
+    } catch (e) {
+      for (const p of procs) p.child.kill('SIGKILL');
+      throw e;
+    }
+    return new PeerProcs(procs);
   }
 
   /** Every process connects its peers; the connect times as one. */
