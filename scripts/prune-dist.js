@@ -3,6 +3,7 @@
 // (with source maps naming sources that are not there). Only stale files are
 // touched, so a build running beside tests that read dist/ is safe.
 // Usage: node scripts/prune-dist.js [libDir ...] (relative to the working directory; default: both libs).
+// It reports on stderr: as a prepack script its stdout would land in `npm pack --json`'s output.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -38,5 +39,5 @@ const root = path.join(__dirname, '..');
 const libs = process.argv.length > 2 ? process.argv.slice(2).map((l) => path.resolve(l)) : ['libs/syncom', 'libs/syncom-nest'].map((l) => path.join(root, l));
 for (const lib of libs) {
   const removed = prune(lib);
-  if (removed > 0) console.log(`prune-dist: ${removed} stale files removed from ${lib}/dist`);
+  if (removed > 0) console.error(`prune-dist: ${removed} stale files removed from ${lib}/dist`);
 }
