@@ -62,6 +62,20 @@ serve({
     await settled();
     return { port: (app.getHttpServer().address() as AddressInfo).port };
   },
+  /**
+   * Resolves once no page is out unacknowledged (checked every millisecond,
+   * at most 10 s): the feeds' count ends with the hub's reading of the last
+   * acks, not with the subscribers' last page.
+   */
+  async acked() {
+    if (!app) throw new Error('no hub running: send start first');
+    const unit = app.get(SyncomGateway, { strict: false }).unit as unknown as { usage(): { inFlightBytes: number } };
+    const end = Date.now() + 10_000;
+    while (unit.usage().inFlightBytes > 0) {
+      if (Date.now() > end) throw new Error('pages still unacknowledged after 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  },
   /** CPU µs of this process so far, every thread. */
   cpu() {
     const { user, system } = process.cpuUsage();

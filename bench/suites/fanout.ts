@@ -27,11 +27,12 @@ const name = (n: number, what: string) => `hub/fanout/${n}/${what}`;
  * Hub fan-out: the real apps/hub holding `ops` records it wrote itself;
  * `n` raw socket.io subscribers (one child process) each open a changes
  * feed from the log's start at once and ack pages as the shipped link does
- * (cumulatively, where the hub offers it), so all of them read
- * the same pages. Counted: the hub process's CPU from before the feeds open
- * until every subscriber took every op, less the CPU of opening as many
- * feeds at the log's head just before (nothing to send; then closed): the
- * bare broadcast's sockets are counted from when they are subscribed too.
+ * (cumulatively, where the hub offers it), so all of them read the same
+ * pages. Counted: the hub process's CPU from before the feeds open until
+ * every subscriber took every op and the hub read every ack, less the CPU
+ * of opening as many feeds at the log's head just before (nothing to send;
+ * then closed): the bare broadcast's sockets are counted from when they are
+ * subscribed too.
  * Then the same frames (as subscriber 0 took them, handed to the hub before
  * the count starts) go out bare, one socket.io broadcast per frame to the
  * same sockets, and the hub's CPU for that is counted the same way.
@@ -50,6 +51,7 @@ async function fanout(p: Processes, n: number, ops: number): Promise<FanoutRun> 
     if (stray !== 0) throw new Error(`feeds opened at the head took ${stray} ops`);
     const c0 = await cpu();
     const { over } = await p.subs.request<{ over: number }>('feed', { ops });
+    await p.hub.request('acked');
     const c1 = await cpu();
     if (over !== 0) throw new Error(`subscribers took ${over} ops more than were written`);
     const { frames } = await p.subs.request<{ frames: unknown[] }>('frames');
