@@ -1,6 +1,6 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import { formatEventId } from '../../libs/syncom/src';
+import { newSigningKey } from '../../libs/syncom/src/testing/signing-key';
 import { serve } from '../lib/child-server';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: { code: string } };
@@ -77,7 +77,7 @@ async function connect(url: string, token: string, i: number): Promise<Sub> {
     socket.once('connect', () => resolve());
     socket.once('connect_error', reject);
   });
-  const x = String(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x);
+  const x = newSigningKey().node;
   const answer = (await socket.timeout(120_000).emitWithAck('hello', { node: x, vector: {}, epoch: `fan${i}`, schema: null, scopes: ['*'], token })) as Answer & { pageAcks?: { window?: number } };
   if (!answer.ok) throw new Error(`hello: ${answer.error.code}`);
   sub.epoch = (answer.value as { epoch: string }).epoch;

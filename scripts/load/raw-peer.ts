@@ -1,5 +1,6 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { formatEventId, packOps, signOp, type Vector } from 'syncom';
+import { newSigningKey } from 'syncom/testing';
 import { clock, type Delivery } from './delivery';
 import { type DecodedPage, PageCache } from './page-cache';
 import { type Answer, WireSocket } from './wire-socket';
@@ -25,28 +26,6 @@ const TAKEN = JSON.stringify({ ok: true, value: null });
 
 /** Every raw peer of the process decodes a page through this one cache. */
 export const pages = new PageCache();
-
-/**
- * A new Ed25519 signing key and its node id: the raw public key in base64url
- * (SIG-2). The pair comes out of the generation as bytes, and the key object
- * is made from the raw seed and public key (a JWK import: no decoder, and
- * twice as cheap as one from PKCS8). A key object handed out by
- * generateKeyPairSync itself shares a lock with the native job that made it,
- * and Node 20's JWK export holds that lock while it allocates: a garbage
- * collection there that frees the job waits on the lock for ever. That was
- * the peer process that never said ready: one in about 30 hung so while it
- * made its 1,500 keys.
- */
-function newKey(): { key: KeyObject; node: string } {
-  const pair = generateKeyPairSync('ed25519', {
-    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
-    publicKeyEncoding: { type: 'spki', format: 'der' },
-  });
-  // Both encodings end with the 32 raw bytes: the seed (PKCS8) and the public key (SPKI).
-  const raw = (der: Buffer) => der.subarray(der.length - 32).toString('base64url');
-  const node = raw(pair.publicKey);
-  return { key: createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: raw(pair.privateKey), x: node }, format: 'jwk' }), node };
-}
 
 /**
  * A light peer speaking the socket.io wire of PROTOCOL-SOCKETIO.md by hand
@@ -93,7 +72,7 @@ export class RawPeer {
 
   /** `delivery`: where acks of this peer's writes and arrivals of others' are timed (none: not measured). */
   constructor(readonly index: number, private readonly delivery?: Delivery) {
-    ({ key: this.key, node: this.node } = newKey());
+    ({ key: this.key, node: this.node } = newSigningKey());
   }
 
   /** Connect, greet and open the feed; resolves with the milliseconds it took. */

@@ -1,6 +1,7 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import { type Op, packOps, signOp } from 'syncom';
+import { newSigningKey } from 'syncom/testing';
 
 /** What the gateway answers on an ack. */
 export type Answer = { ok: true; value: unknown } | { ok: false; error: { code: string; status: number } };
@@ -17,9 +18,10 @@ export interface HandshakeRefusal {
  * the limits, a hello claiming scopes its token does not have.
  */
 export class RawClient {
-  readonly key: KeyObject = generateKeyPairSync('ed25519').privateKey;
+  private readonly signing = newSigningKey();
+  readonly key: KeyObject = this.signing.key;
   /** Its Ed25519 node id: the raw public key, base64url (SIG-2). */
-  readonly node = String(this.key.export({ format: 'jwk' }).x);
+  readonly node = this.signing.node;
 
   private constructor(readonly socket: Socket) {}
 

@@ -1,7 +1,8 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { io } from 'socket.io-client';
 import { open, signOp, type Op, type Storage } from 'syncom';
 import { createSocketIoLink } from 'syncom/socket.io';
+import { newSigningKey } from 'syncom/testing';
 import type { Verdicts } from './harness/page-kit';
 import { untilRecords } from './harness/until-records';
 
@@ -14,8 +15,9 @@ export async function nodeDialer(path: string): Promise<Storage> {
 
 /** A writer that makes signed ops by hand, so a test can also make them wrong. */
 export class OpWriter {
-  private readonly key: KeyObject = generateKeyPairSync('ed25519').privateKey;
-  readonly id = String(this.key.export({ format: 'jwk' }).x);
+  private readonly signing = newSigningKey();
+  private readonly key: KeyObject = this.signing.key;
+  readonly id = this.signing.node;
   private seq = 0;
 
   /** A signed write of record `id`. */

@@ -1,5 +1,6 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { packOps, signOp, type PackedOp } from 'syncom';
+import { newSigningKey } from 'syncom/testing';
 
 /**
  * A node identity for tests that speak the socket.io wire by hand: an
@@ -12,8 +13,7 @@ export class SignedWriter {
   private readonly key: KeyObject;
 
   constructor() {
-    this.key = generateKeyPairSync('ed25519').privateKey;
-    this.node = String(this.key.export({ format: 'jwk' }).x);
+    ({ key: this.key, node: this.node } = newSigningKey());
   }
 
   /** The hello of a fresh node of this id. */

@@ -1,5 +1,5 @@
-import { internals } from 'syncom/testing';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { internals, newSigningKey } from 'syncom/testing';
+import type { KeyObject } from 'node:crypto';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { packOps, signOp, type Op, type OpenOptions, type Storage } from 'syncom';
 import { forgedBySmallOrder, NON_CANONICAL, SMALL_ORDER, withNonCanonicalS } from '../../../syncom/test/hostile/weak-keys';
@@ -25,8 +25,9 @@ type Answer = { ok: boolean; value?: Record<string, number>; error?: { code: str
 
 /** A node identity speaking the wire by hand, signing any op it likes with a real key. */
 class Peer {
-  readonly key: KeyObject = generateKeyPairSync('ed25519').privateKey;
-  readonly id = String(this.key.export({ format: 'jwk' }).x);
+  private readonly signing = newSigningKey();
+  readonly key: KeyObject = this.signing.key;
+  readonly id = this.signing.node;
   seq = 0;
   op(body: Partial<Op> & Pick<Op, 'type' | 'id'>, seq = ++this.seq): Op {
     return signOp({ origin: this.id, seq, ts: Date.now(), ...body } as Op, this.key);

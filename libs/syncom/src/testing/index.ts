@@ -27,4 +27,5 @@ export { simulate, describeFailure } from './simulate';
 export type { SimReport } from './simulate';
 export { heapAfterGc } from './heap';
 export { internals } from './internals';
+export { newSigningKey } from './signing-key';
 export type { StorageParts } from './internals';

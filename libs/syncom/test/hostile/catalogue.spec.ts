@@ -1,5 +1,6 @@
 import { internals } from '../../src/testing/internals';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { newSigningKey } from '../../src/testing/signing-key';
+import type { KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -24,8 +25,9 @@ const now = () => Date.now();
 
 /** A node identity speaking the protocol by hand: a real Ed25519 key, ops signed with signOp. */
 class Peer {
-  readonly key: KeyObject = generateKeyPairSync('ed25519').privateKey;
-  readonly id = String(this.key.export({ format: 'jwk' }).x);
+  private readonly signing = newSigningKey();
+  readonly key: KeyObject = this.signing.key;
+  readonly id = this.signing.node;
   seq = 0;
   op(body: Partial<Op> & Pick<Op, 'type' | 'id'>, seq = ++this.seq): Op {
     return signOp({ origin: this.id, seq, ts: now(), ...body } as Op, this.key);

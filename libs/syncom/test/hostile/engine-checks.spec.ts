@@ -1,7 +1,8 @@
-import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createPublicKey, sign, verify } from 'node:crypto';
 import { isEntry } from '../../src/crdt';
 import { checkOp, checkShape, publicKeyOf, sigHeader, signOp, verifyOps, type Op } from '../../src/op';
 import { isWeakPoint } from '../../src/op/keys';
+import { newSigningKey } from '../../src/testing/signing-key';
 import { depthWithin, MAX_VALUE_DEPTH } from '../../src/op/shape';
 import { node } from '../sync/helpers';
 import { forgedBySmallOrder, IDENTITY_SIG, NON_CANONICAL, SMALL_ORDER, withNonCanonicalS } from './weak-keys';
@@ -13,8 +14,7 @@ function deep(levels: number, leaf: unknown = 1): unknown {
 }
 
 describe('engine checks against hostile keys, signatures and values', () => {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const origin = String(createPublicKey(privateKey).export({ format: 'jwk' }).x);
+  const { key: privateKey, node: origin } = newSigningKey();
 
   it('SIG-14 SIG-20: no node id names a small-order point or a non-canonical encoding, though node:crypto imports them all', () => {
     for (const id of [...SMALL_ORDER, ...NON_CANONICAL]) {
@@ -23,7 +23,7 @@ describe('engine checks against hostile keys, signatures and values', () => {
     }
     // Real keys pass (one in 2^250 is weak: never).
     for (let i = 0; i < 200; i++) {
-      const x = String(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x);
+      const x = newSigningKey().node;
       expect(publicKeyOf(x)).toBeDefined();
     }
   });

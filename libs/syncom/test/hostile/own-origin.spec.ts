@@ -1,5 +1,6 @@
 import { internals } from '../../src/testing/internals';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { newSigningKey } from '../../src/testing/signing-key';
+import type { KeyObject } from 'node:crypto';
 import { createMemoryBackend, createMemoryLink, open, packOps, signOp, type Op, type Storage } from '../../src';
 import type { HostUnit, MemoryLink } from '../../src/link';
 import { applyPeerOps } from '../../src/storage/peer';
@@ -17,8 +18,9 @@ type Mode = 'verify' | 'require';
 
 /** A token holder speaking the protocol by hand, with a real key of its own. */
 class Intruder {
-  readonly key: KeyObject = generateKeyPairSync('ed25519').privateKey;
-  readonly id = String(this.key.export({ format: 'jwk' }).x);
+  private readonly signing = newSigningKey();
+  readonly key: KeyObject = this.signing.key;
+  readonly id = this.signing.node;
   hello() {
     return { node: this.id, vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' };
   }

@@ -1,5 +1,6 @@
 import { internals } from '../../src/testing/internals';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { newSigningKey } from '../../src/testing/signing-key';
+import type { KeyObject } from 'node:crypto';
 import { packOps, signOp, type Op, type Storage } from '../../src';
 import type { HostUnit } from '../../src/link';
 import * as digest from '../../src/reconcile/digest';
@@ -23,8 +24,9 @@ const ROUNDS = 4;
 
 /** A peer speaking the protocol by hand: a real Ed25519 key, ops signed with signOp. */
 class Peer {
-  readonly key: KeyObject = generateKeyPairSync('ed25519').privateKey;
-  readonly id = String(this.key.export({ format: 'jwk' }).x);
+  private readonly signing = newSigningKey();
+  readonly key: KeyObject = this.signing.key;
+  readonly id = this.signing.node;
   seq = 0;
   op(id: string, data: Record<string, unknown>): Op {
     return signOp({ origin: this.id, seq: ++this.seq, ts: Date.now(), type: 'write', id, data } as Op, this.key);
