@@ -1,7 +1,7 @@
 import { type INestApplication, Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { IoAdapter } from '@nestjs/platform-socket.io';
+import { SyncomIoAdapter } from 'syncom-nest';
 import type { HubConfig } from './hub.config';
 import { HubModule } from './hub.module';
 import { hubSummary, hubWarnings } from './hub-summary';
@@ -9,8 +9,8 @@ import { RedisIoAdapter } from './redis-io.adapter';
 import { defaultWebDir, serveWebApp, webAppLine } from './web-app';
 
 /** The socket.io adapter: Redis-backed with config.redisUrl (connected before listen creates the server), else Nest's. */
-async function ioAdapter(app: INestApplication, config: HubConfig): Promise<IoAdapter> {
-  if (!config.redisUrl) return new IoAdapter(app);
+async function ioAdapter(app: INestApplication, config: HubConfig): Promise<SyncomIoAdapter> {
+  if (!config.redisUrl) return new SyncomIoAdapter(app);
   const adapter = new RedisIoAdapter(app);
   try {
     await adapter.connect(config.redisUrl, config.redisTimeout);

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createClient } from '@redis/client';
 import type { Server, ServerOptions } from 'socket.io';
+import { SyncomIoAdapter } from 'syncom-nest';
 import { guardedAdapter, guardedPublisher, redisWatchdog, withTimeout } from './redis-guard';
 
 /** Attempts at the first connection to Redis, 200 ms apart, before the hub gives up starting. */
@@ -26,7 +26,7 @@ const QUEUE_MAX = 10_000;
  * await adapter.connect('redis://127.0.0.1:6379');
  * app.useWebSocketAdapter(adapter);
  */
-export class RedisIoAdapter extends IoAdapter {
+export class RedisIoAdapter extends SyncomIoAdapter {
   private readonly logger = new Logger('Hub');
   private readonly clients: RedisClient[] = [];
   private adapter?: ReturnType<typeof guardedAdapter>;

@@ -1,10 +1,9 @@
 import type { INestApplication, Provider } from '@nestjs/common';
-import { IoAdapter } from '@nestjs/platform-socket.io';
 import { Test } from '@nestjs/testing';
 import type { AddressInfo } from 'node:net';
 import type { Namespace } from 'socket.io';
 import { open, Storage, type OpenOptions } from 'syncom';
-import { createSyncomGateway, type SyncomGateway } from '../../src/gateway';
+import { createSyncomGateway, type SyncomGateway, SyncomIoAdapter } from '../../src/gateway';
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from '../../src/syncom.constants';
 import type { SyncomGatewayOptions } from '../../src/syncom-options.interface';
 
@@ -59,7 +58,8 @@ export async function startHub(setup: HubSetup = {}): Promise<TestHub> {
   const Gateway = createSyncomGateway(setup.namespace);
   const moduleRef = await Test.createTestingModule({ providers: [{ provide: Storage, useValue: storage }, options, Gateway] }).compile();
   const app = moduleRef.createNestApplication({ logger: setup.logger ?? false });
-  app.useWebSocketAdapter(new IoAdapter(app));
+  // The adapter apps/hub uses; module.spec, hosting.spec and the unauthenticated tests keep Nest's own.
+  app.useWebSocketAdapter(new SyncomIoAdapter(app));
   await app.listen(setup.port ?? 0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const gateway = app.get(Gateway);
