@@ -8,7 +8,7 @@ import { hubSummary, hubWarnings } from './hub-summary';
 import { RedisIoAdapter } from './redis-io.adapter';
 import { defaultWebDir, serveWebApp, webAppLine } from './web-app';
 
-/** The socket.io adapter: Redis-backed with config.redisUrl (connected before listen creates the server), else Nest's. */
+/** The socket.io adapter: Redis-backed with config.redisUrl (connected before listen creates the server), else SyncomIoAdapter alone (syncom-nest: each handler a plain listener). */
 async function ioAdapter(app: INestApplication, config: HubConfig): Promise<SyncomIoAdapter> {
   if (!config.redisUrl) return new SyncomIoAdapter(app);
   const adapter = new RedisIoAdapter(app);

@@ -12,7 +12,7 @@ export const REDIS_TIMEOUT = 5000;
 const QUEUE_MAX = 10_000;
 
 /**
- * Nest's IoAdapter with socket.io's Redis adapter (SYNCOM_REDIS_URL): every
+ * SyncomIoAdapter with socket.io's Redis adapter (SYNCOM_REDIS_URL): every
  * server it creates shares rooms and fetchSockets() with the other hubs on
  * the same Redis, so `server.in('syncom:<scope>')` describes the cluster.
  * Redis carries no ops: hubs replicate by dialing each other (SYNCOM_PEERS).

@@ -131,7 +131,7 @@ export function checkShape(value: unknown): OpCheck {
   if (typeof value === 'object' && value !== null && shaped.has(value)) return { ok: true, op: value as Op };
   try {
     // An op made here (in-process, e.g. another node's of this process) is a plain op on the marking prototype: copied below, unmarked.
-    if (!isPlainObject(value) && !(typeof value === 'object' && value !== null && isMadeHere(value as Op))) return malformed('op: not a plain object');
+    if (!isPlainObject(value) && !isMadeHere(value as Op)) return malformed('op: not a plain object');
     const fields = value as Record<string, unknown>;
     const op: Record<string, unknown> = {};
     // An indexed loop, not destructuring of each rule: every op a peer sends passes here, some twice.

@@ -29,7 +29,7 @@ export function markMade(op: Op): Op {
   return op;
 }
 
-/** Whether this process made `op` as an op of its own node. */
+/** Whether this process made `op` as an op of its own node (false for anything not an object). */
 export function isMadeHere(op: Op): boolean {
-  return (op as unknown as { [MADE]?: boolean })[MADE] === true;
+  return typeof op === 'object' && op !== null && (op as unknown as { [MADE]?: boolean })[MADE] === true;
 }
