@@ -39,40 +39,62 @@ export interface DeliverySummary {
   max: number;
 }
 
+/**
+ * One write as the deliveries of a process see it: when its writer got the
+ * hub's ack (NaN until known), and arrivals made before that.
+ */
+export interface WriteRef {
+  acked: number;
+  early?: number[];
+}
+
 export class Delivery {
-  private readonly acks = new Map<string, number>();
-  private readonly waiting = new Map<string, number[]>();
+  private readonly refs = new Map<string, WriteRef>();
   private readonly counts = new Uint32Array(BUCKETS);
   private max = 0;
 
+  /**
+   * The write `key` (`origin#seq`): one object per key for the process, so a
+   * page decoded once resolves its writes once, not once per peer that takes it.
+   */
+  ref(key: string): WriteRef {
+    let r = this.refs.get(key);
+    if (!r) this.refs.set(key, (r = { acked: NaN }));
+    return r;
+  }
+
   /** The writer of `key` (`origin#seq`) got the hub's ack at `at`. */
   ack(key: string, at: number): void {
-    this.acks.set(key, at);
-    const early = this.waiting.get(key);
+    const r = this.ref(key);
+    r.acked = at;
+    const early = r.early;
     if (!early) return;
-    this.waiting.delete(key);
+    r.early = undefined;
     for (const t of early) this.add(t - at);
   }
 
   /** Write `key` reached one peer of this process at `at`. */
   arrive(key: string, at: number): void {
-    const acked = this.acks.get(key);
-    if (acked !== undefined) return this.add(at - acked);
-    const list = this.waiting.get(key);
-    if (list) list.push(at);
-    else this.waiting.set(key, [at]);
+    this.arriveRef(this.ref(key), at);
+  }
+
+  /** The write of `r` reached one peer of this process at `at`. */
+  arriveRef(r: WriteRef, at: number): void {
+    if (r.acked === r.acked) return this.add(at - r.acked);
+    if (r.early) r.early.push(at);
+    else r.early = [at];
   }
 
   figures(): DeliveryFigures {
     let unmatched = 0;
-    for (const l of this.waiting.values()) unmatched += l.length;
+    for (const r of this.refs.values()) unmatched += r.early?.length ?? 0;
     return { counts: Array.from(this.counts), max: this.max, unmatched };
   }
 
   private add(ms: number): void {
-    const v = Math.max(0, ms);
-    this.counts[Math.min(BUCKETS - 1, Math.floor(v))]++;
-    this.max = Math.max(this.max, v);
+    const v = ms > 0 ? ms : 0;
+    this.counts[v < BUCKETS - 1 ? Math.floor(v) : BUCKETS - 1]++;
+    if (v > this.max) this.max = v;
   }
 }
 

@@ -20,7 +20,7 @@ export interface PeerReport { index: number; node: string; acked: RawPeer['acked
 export type FromChild =
   | { t: 'ready' } | { t: 'connected'; ms: number[]; failed: [string, number][]; wallMs: number; cpuMs: number }
   | { t: 'acks'; list: [string, number][] } | { t: 'written'; wallMs: number; lastMs: number; cpuMs: number }
-  | { t: 'settled'; notConverged: number; holes: number; errors: [string, number][]; peers: PeerReport[]; delivery: DeliveryFigures; cpuMs: number; pages: { decoded: number; reused: number } }
+  | { t: 'settled'; notConverged: number; holes: number; errors: [string, number][]; peers: PeerReport[]; delivery: DeliveryFigures; cpuMs: number; pages: { decoded: number; spliced: number; reused: number } }
   | { t: 'closed' };
 
 /** Acks of this process's peers are also queued for the parent, which relays them to the other processes. */
@@ -48,10 +48,10 @@ function trace(): void {
   loop.enable();
   let [at, cpu, taken] = [performance.now(), cpuMs(), 0];
   setInterval(() => {
-    const ops = peers.reduce((n, p) => n + Object.values(p.seen).reduce((a, b) => a + b, 0), 0);
+    const ops = peers.reduce((n, p) => n + p.ops, 0);
     const [now, c] = [performance.now(), cpuMs()];
     const s = (now - at) / 1000;
-    process.stderr.write(`[peers ${process.pid}] ${((ops - taken) / s).toFixed(0)} ops/s taken, pages ${pages.decoded + pages.reused}, cpu ${((c - cpu) / 1000 / s).toFixed(2)} cores, loop p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms\n`);
+    process.stderr.write(`[peers ${process.pid}] ${((ops - taken) / s).toFixed(0)} ops/s taken, pages ${pages.decoded + pages.spliced + pages.reused}, cpu ${((c - cpu) / 1000 / s).toFixed(2)} cores, loop p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms\n`);
     [at, cpu, taken] = [now, c, ops];
     loop.reset();
   }, 5000).unref();
@@ -71,7 +71,7 @@ async function settle(vector: Vector, ms: number): Promise<void> {
   for (const p of peers) for (const [c, n] of p.errors) errors.set(c, (errors.get(c) ?? 0) + n);
   send({
     t: 'settled', notConverged: peers.length - done, holes: peers.reduce((n, p) => n + p.holes, 0), errors: [...errors],
-    peers: peers.map((p) => ({ index: p.index, node: p.node, acked: p.acked })), delivery: delivery.figures(), cpuMs: cpuMs(), pages: { decoded: pages.decoded, reused: pages.reused },
+    peers: peers.map((p) => ({ index: p.index, node: p.node, acked: p.acked })), delivery: delivery.figures(), cpuMs: cpuMs(), pages: { decoded: pages.decoded, spliced: pages.spliced, reused: pages.reused },
   });
 }
 

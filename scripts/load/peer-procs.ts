@@ -7,9 +7,13 @@ import type { FromChild, PeerReport, ToChild } from './peer-proc';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** A load child process: `npm run load`'s TypeScript run by node with the sources' resolver, its output on ours. */
+/**
+ * A load child process: `npm run load`'s TypeScript run by node with the sources' resolver, its output on ours.
+ * LOAD_PEER_ARGS adds node flags to every peer process (`--cpu-prof --cpu-prof-dir=DIR`), as LOAD_HUB_ARGS does to the hub.
+ */
 export function forkLoadChild(script: string): ChildProcess {
-  return fork(join(ROOT, script), [], { execArgv: ['-r', join(ROOT, 'scripts/register-src.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const flags = (process.env.LOAD_PEER_ARGS ?? '').split(' ').filter(Boolean);
+  return fork(join(ROOT, script), [], { execArgv: [...flags, '-r', join(ROOT, 'scripts/register-src.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 /** One child process of peers, and the replies it sent that no one took yet; `intercept` takes the messages that are no reply. */
@@ -63,7 +67,7 @@ export interface ProcsSettled {
   /** CPU time of every process so far, ms. */
   cpuMs: number;
   /** Pages the processes decoded, and pages they took already decoded for another peer. */
-  pages: { decoded: number; reused: number };
+  pages: { decoded: number; spliced: number; reused: number };
 }
 
 /**
@@ -154,7 +158,7 @@ export class PeerProcs {
     return {
       notConverged: all.reduce((n, s) => n + s.notConverged, 0), holes: all.reduce((n, s) => n + s.holes, 0), errors,
       peers: all.flatMap((s) => s.peers), delivery: all.map((s) => s.delivery), cpuMs: sumCpu(all),
-      pages: { decoded: all.reduce((n, s) => n + s.pages.decoded, 0), reused: all.reduce((n, s) => n + s.pages.reused, 0) },
+      pages: { decoded: all.reduce((n, s) => n + s.pages.decoded, 0), spliced: all.reduce((n, s) => n + s.pages.spliced, 0), reused: all.reduce((n, s) => n + s.pages.reused, 0) },
     };
   }
 

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { formatEventId, packOps, signOp, type Vector } from 'syncom';
 import { newSigningKey } from 'syncom/testing';
 import { clock, type Delivery } from './delivery';
-import { type DecodedPage, PageCache } from './page-cache';
+import { type DecodedPage, PageCache, streamIndex, streamOf, writesIn } from './page-cache';
 import { type Answer, WireSocket } from './wire-socket';
 
 /** One write a raw peer made, and whether the hub acknowledged it. */
@@ -44,8 +44,12 @@ export class RawPeer {
   readonly node: string;
   /** Writes the hub acknowledged, in order. */
   readonly acked: RawWrite[] = [];
-  /** Highest seq received per stream key, from the hub's feed. */
-  readonly seen: Vector = {};
+  /** Highest seq received per stream, by the stream's number in the process (streamIndex), from the hub's feed. */
+  private readonly taken: number[] = [];
+  /** Ops taken in all (a stream's op counted once). */
+  ops = 0;
+  /** What covers() was last asked, as stream numbers and seqs, and how far into it this peer is known to hold. */
+  private goal?: { vector: Vector; streams: number[]; seqs: number[]; at: number };
   /** Refusals and failures by code (writes and feed), and the resubscriptions and redials. */
   readonly errors = new Map<string, number>();
   /** Ops received out of order (a hole in a stream): none is expected. */
@@ -91,10 +95,27 @@ export class RawPeer {
     return this.turn;
   }
 
-  /** Whether every stream of `vector` but its own reached this peer. */
+  /** Highest seq received per stream key, from the hub's feed. */
+  get seen(): Vector {
+    const v: Vector = {};
+    this.taken.forEach((seq, i) => { if (seq > 0) v[streamOf(i) as string] = seq; });
+    return v;
+  }
+
+  /**
+   * Whether every stream of `vector` but its own reached this peer. Asked
+   * after each page while settling: what it held already is not checked again
+   * (a peer's streams only move forward).
+   */
   covers(vector: Vector): boolean {
-    for (const k in vector) if (k !== this.node && (this.seen[k] ?? 0) < vector[k]) return false;
-    return true;
+    let g = this.goal;
+    if (g?.vector !== vector) {
+      const keys = Object.keys(vector).filter((k) => k !== this.node);
+      g = this.goal = { vector, streams: keys.map(streamIndex), seqs: keys.map((k) => vector[k]), at: 0 };
+    }
+    const taken = this.taken;
+    while (g.at < g.streams.length && (taken[g.streams[g.at]] ?? 0) >= g.seqs[g.at]) g.at++;
+    return g.at === g.streams.length;
   }
 
   /** Calls `listener` after every page taken; returns the way to stop. */
@@ -222,14 +243,22 @@ export class RawPeer {
   }
 
   private take(page: DecodedPage, at: number): void {
-    const seen = this.seen;
-    for (const op of page.ops) {
-      const had = seen[op.stream] ?? 0;
+    const taken = this.taken;
+    const ops = page.ops;
+    const delivery = this.delivery;
+    const refs = delivery && writesIn(page, delivery);
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i];
+      const s = op.index;
+      while (taken.length <= s) taken.push(0);
+      const had = taken[s];
       if (op.seq !== had + 1) this.holes++;
       if (op.seq <= had) continue;
-      seen[op.stream] = op.seq;
+      taken[s] = op.seq;
+      this.ops++;
       // A plain write of another peer (not a bootstrap's merge, not this peer's own write coming back).
-      if (op.write !== undefined && op.origin !== this.node) this.delivery?.arrive(op.write, at);
+      const ref = refs?.[i];
+      if (ref !== undefined && op.origin !== this.node) delivery?.arriveRef(ref, at);
     }
     this.lastEventId = page.eventId;
   }

@@ -67,7 +67,7 @@ function summary(r: LoadResult): string[] {
     `converge  ${r.convergeMs === undefined ? `${r.notConverged} peers did NOT converge` : `every peer held every stream ${s1(r.convergeMs)} s after the window`}; holes in streams: ${r.holes}`,
     `lost      ${r.check.problems.length === 0 ? 'nothing' : 'SEE PROBLEMS'}: ${r.check.ackedWrites} acknowledged writes, ${r.check.hubRecords} records at the hub; ${o.full} full peers compared record for record`,
     `close     sockets the hub still counts after every peer closed: ${r.socketsLeft}`,
-    `tool      the load tool's processes kept ${r.tool.windowCores.toFixed(2)} cores busy in the write window, ${r.tool.settleCores.toFixed(2)} while settling (the raw peers' processes ${r.tool.rawCores.window.toFixed(2)} and ${r.tool.rawCores.settle.toFixed(2)}, the full peers' ${r.tool.fullCores.window.toFixed(2)} and ${r.tool.fullCores.settle.toFixed(2)}); they decoded ${r.tool.pages.decoded} pages and reused ${r.tool.pages.reused}`,
+    `tool      the load tool's processes kept ${r.tool.windowCores.toFixed(2)} cores busy in the write window, ${r.tool.settleCores.toFixed(2)} while settling (the raw peers' processes ${r.tool.rawCores.window.toFixed(2)} and ${r.tool.rawCores.settle.toFixed(2)}, the full peers' ${r.tool.fullCores.window.toFixed(2)} and ${r.tool.fullCores.settle.toFixed(2)}); they decoded ${r.tool.pages.decoded} pages whole, ${r.tool.pages.spliced} from a kept one and reused ${r.tool.pages.reused}`,
   ];
 }
 
@@ -137,7 +137,7 @@ export interface LoadFigures {
   /** Of which the full peers' process (with --procs), over the write window and the settle phase. */
   fullPeersCpuCores: { window: number; settle: number };
   /** Pages the raw peers decoded, and pages they took already decoded for another peer of their process. */
-  rawPeerPages: { decoded: number; reused: number };
+  rawPeerPages: { decoded: number; spliced: number; reused: number };
   hubRssPeakMb: number;
   /** The hub's RSS once every peer left. */
   hubRssAfterMb: number;

@@ -52,7 +52,7 @@ export interface LoadResult {
    */
   delivery: DeliverySummary & { expected: number; unmatched: number };
   /** Cores the load tool's own processes (this one and the peer processes) kept busy in the write window and the settle phase; the raw and the full peers' processes apart. */
-  tool: { windowCores: number; settleCores: number; rawCores: { window: number; settle: number }; fullCores: { window: number; settle: number }; pages: { decoded: number; reused: number } };
+  tool: { windowCores: number; settleCores: number; rawCores: { window: number; settle: number }; fullCores: { window: number; settle: number }; pages: { decoded: number; spliced: number; reused: number } };
   /** The machine: cores, and the 1-minute load average before and after (others share it). */
   machine: { cores: number; loadBefore: number; loadAfter: number };
 }
@@ -157,7 +157,7 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
     windowCores: (cpuWrite - cpuRamp) / window.wallMs, settleCores: (cpuMs() + rawSettle + fullSettle - cpuWrite) / settleMs,
     rawCores: { window: (rawWrite - rawRamp) / window.wallMs, settle: (rawSettle - rawWrite) / settleMs },
     fullCores: { window: (fullWrite - fullRamp) / window.wallMs, settle: (fullSettle - fullWrite) / settleMs },
-    pages: { decoded: pages.decoded + (remote?.pages.decoded ?? 0), reused: pages.reused + (remote?.pages.reused ?? 0) },
+    pages: { decoded: pages.decoded + (remote?.pages.decoded ?? 0), spliced: pages.spliced + (remote?.pages.spliced ?? 0), reused: pages.reused + (remote?.pages.reused ?? 0) },
   };
   await sampler.enter('verify');
   log('settled; reading the hub through a fresh node');

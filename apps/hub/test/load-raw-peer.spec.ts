@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { Server, type Socket } from 'socket.io';
 import { Delivery, summarize } from '../../../scripts/load/delivery';
 import { PageCache } from '../../../scripts/load/page-cache';
@@ -106,7 +107,7 @@ describe('the load tool\'s raw peer', () => {
     expect(peer.acked.map((w) => w.seq)).toEqual([1]);
   });
 
-  it('decodes a page once per process: the same bytes are reused, other bytes at the same event id and length are decoded', () => {
+  it('decodes a page once per process: the same bytes are reused, other bytes at the same event id and length are read anew', () => {
     const cache = new PageCache();
     const frame = (ops: unknown[][]) => Buffer.from(`["changes:data",{"sub":"s",${JSON.stringify({ value: { ops }, eventId: 'E:9' }).slice(1)}]`);
     const at = '["changes:data",{"sub":"s",'.length;
@@ -115,8 +116,42 @@ describe('the load tool\'s raw peer', () => {
     expect(cache.read(frame([op('A', 1)]), at)).toBe(one);
     const other = cache.read(frame([op('B', 1)]), at);
     expect(other?.ops[0].stream).toBe('B');
-    expect([cache.decoded, cache.reused]).toEqual([2, 1]);
+    expect([cache.decoded, cache.spliced, cache.reused]).toEqual([1, 1, 1]);
     expect(cache.read(Buffer.from('["changes:data",{"sub":"s","value":{"bootstrap":true}}]'), at)).toBeUndefined();
     expect(pages).toBeInstanceOf(PageCache);
+  });
+
+  it('reads a page that differs from a kept one at the same event id by parsing only the ops between their common prefix and suffix', () => {
+    const cache = new PageCache();
+    const at = '["changes:data",{"sub":"s",'.length;
+    const frame = (ops: unknown[][], prev = 'E:1') => Buffer.from(`["changes:data",{"sub":"s",${JSON.stringify({ value: { ops, prev }, eventId: 'E:9' }).slice(1)}]`);
+    const refs = (p: ReturnType<PageCache['read']>) => p?.ops.map((o) => `${o.stream}@${o.seq}`);
+    cache.read(frame([op('A', 1), op('B', 1), op('C', 1)]), at);
+    // A writer's page: the shared one without its own op.
+    expect(refs(cache.read(frame([op('A', 1), op('C', 1)]), at))).toEqual(['A@1', 'C@1']);
+    expect(refs(cache.read(frame([op('A', 1), op('B', 1), op('D', 1), op('C', 1)]), at))).toEqual(['A@1', 'B@1', 'D@1', 'C@1']);
+    expect([cache.decoded, cache.spliced]).toEqual([1, 2]);
+    // Another prev: the pages differ outside the ops, so it is decoded whole.
+    expect(refs(cache.read(frame([op('A', 1)], 'E:2'), at))).toEqual(['A@1']);
+    expect([cache.decoded, cache.spliced]).toEqual([2, 2]);
+  });
+
+  it('a spliced page holds the same ops as the page decoded whole, whatever ops differ', () => {
+    const at = '["changes:data",{"sub":"s",'.length;
+    const frame = (ops: unknown[][]) => Buffer.from(`["changes:data",{"sub":"s",${JSON.stringify({ value: { ops, prev: 'E:1' }, eventId: 'E:9' }).slice(1)}]`);
+    const view = (p: ReturnType<PageCache['read']>) => p?.ops.map((o) => [o.stream, o.index, o.origin, o.seq, o.write]);
+    // Origins sharing prefixes and suffixes, so the common parts end inside ops.
+    const anOp = fc.tuple(fc.constantFrom('A', 'AB', 'ABC', 'B', 'BB'), fc.integer({ min: 1, max: 120 })).map(([o, n]) => op(o, n));
+    let spliced = 0;
+    fc.assert(fc.property(fc.array(fc.array(anOp, { maxLength: 8 }), { minLength: 2, maxLength: 5 }), (lists) => {
+      const cache = new PageCache();
+      for (const ops of lists) {
+        const got = cache.read(frame(ops), at);
+        expect(view(got)).toEqual(view(new PageCache().read(frame(ops), at)));
+      }
+      expect(cache.spliced + cache.decoded + cache.reused).toBe(lists.length);
+      spliced += cache.spliced;
+    }));
+    expect(spliced).toBeGreaterThan(50);
   });
 });
