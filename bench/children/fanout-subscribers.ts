@@ -1,10 +1,12 @@
 import { io, type Socket } from 'socket.io-client';
 import { formatEventId } from '../../libs/syncom/src';
 import { newSigningKey } from '../../libs/syncom/src/testing/signing-key';
+import { HeldAcks, pageAcksOf } from '../../libs/syncom/src/socket.io/held-acks';
+import type { PageAcksOffer } from '../../libs/syncom/src/socket.io/socket-io-protocol';
 import { serve } from '../lib/child-server';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: { code: string } };
-type Frame = { sub: string; value?: { ops?: unknown[] }; eventId?: string };
+type Frame = { sub: string; value?: { ops?: unknown[] }; eventId?: string; more?: boolean };
 
 /**
  * The subscribers of the fan-out bench: raw socket.io-client sockets that
@@ -19,29 +21,22 @@ interface Sub {
   epoch: string;
   got: number;
   bare: number;
-  /** Pages taken since the last ack, the latest one's ack, and how many the hub lets it hold (half its window; 1: ack each). */
-  held: number;
-  latest?: (a: Answer) => void;
-  every: number;
+  /** The hub's offer of cumulative acks (its hello answer), and the acks held on it, as the shipped link holds them. */
+  offer?: PageAcksOffer;
+  acks: HeldAcks;
 }
 
 /**
- * Acks as the shipped socket.io link does with a hub that offers cumulative
- * acks: the latest page taken only, once half the window is taken or
- * nothing more is left to take (here: at the end of the turn the pages came in).
+ * Acks as the shipped socket.io link does (its HeldAcks): a page comes, and
+ * is taken after the turn it came in (the link hands pages over in order, in
+ * later microtasks), so pages that came together are answered by one ack;
+ * with the hub's offer, the ack of a page the hub marked `more` waits for
+ * the next page, half the window or a timer.
  */
-function taken(sub: Sub, ack: ((a: Answer) => void) | undefined): void {
+function taken(sub: Sub, ack: ((a: Answer) => void) | undefined, more: boolean): void {
   if (!ack) return;
-  sub.latest = ack;
-  if (++sub.held === 1 && sub.every > 1) queueMicrotask(() => flush(sub));
-  if (sub.held >= sub.every) flush(sub);
-}
-
-function flush(sub: Sub): void {
-  const ack = sub.latest;
-  sub.held = 0;
-  sub.latest = undefined;
-  ack?.({ ok: true, value: null });
+  sub.acks.arrived();
+  queueMicrotask(() => sub.acks.taken(ack as (a: unknown) => void, sub.offer, more));
 }
 
 let subs: Sub[] = [];
@@ -59,7 +54,7 @@ async function call(socket: Socket, event: string, payload: unknown): Promise<un
 
 async function connect(url: string, token: string, i: number): Promise<Sub> {
   const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false, auth: { token } });
-  const sub: Sub = { socket, epoch: '', got: 0, bare: 0, held: 0, every: 1 };
+  const sub: Sub = { socket, epoch: '', got: 0, bare: 0, acks: new HeldAcks() };
   socket.on('changes:data', (m: Frame, ack?: (a: Answer) => void) => {
     const n = m?.value?.ops?.length ?? 0;
     if (m.sub === 'bare') sub.bare += n;
@@ -69,7 +64,7 @@ async function connect(url: string, token: string, i: number): Promise<Sub> {
     } else {
       sub.got += n;
       if (i === 0 && m.value?.ops) frames.push({ value: m.value, eventId: m.eventId });
-      taken(sub, ack);
+      taken(sub, ack, m.more === true);
     }
     check();
   });
@@ -78,10 +73,10 @@ async function connect(url: string, token: string, i: number): Promise<Sub> {
     socket.once('connect_error', reject);
   });
   const x = newSigningKey().node;
-  const answer = (await socket.timeout(120_000).emitWithAck('hello', { node: x, vector: {}, epoch: `fan${i}`, schema: null, scopes: ['*'], token })) as Answer & { pageAcks?: { window?: number } };
+  const answer = (await socket.timeout(120_000).emitWithAck('hello', { node: x, vector: {}, epoch: `fan${i}`, schema: null, scopes: ['*'], token })) as Answer;
   if (!answer.ok) throw new Error(`hello: ${answer.error.code}`);
   sub.epoch = (answer.value as { epoch: string }).epoch;
-  sub.every = Math.max(1, (answer.pageAcks?.window ?? 0) >> 1);
+  sub.offer = pageAcksOf(answer);
   return sub;
 }
 

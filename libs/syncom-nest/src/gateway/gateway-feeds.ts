@@ -84,7 +84,7 @@ export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOp
   const unitFeed = o.unit.subscribe('changes', envelope.args ?? {}, peer.context, {
     lastEventId: envelope.lastEventId,
     // Never rejects: the unit does not await every page it sends (a bootstrap notice), and an ended feed or a closed socket stops it anyway.
-    onData: (value, eventId) => acks.page((ack) => sendPage(peer, new PageMessage(sub, value, eventId), ack)),
+    onData: (value, eventId, more) => acks.page((ack) => sendPage(peer, new PageMessage(sub, value, eventId, more === true), ack)),
     onError: (error) => (opened ? signal(SYNCOM_EVENTS.feedError, { error: toWireError(error) }) : (early ??= error)),
     onEnd: () => signal(SYNCOM_EVENTS.feedEnd, {}),
   });

@@ -81,9 +81,9 @@ function writable(s: Internals): boolean {
     && !s.nsp.server?.opts?.connectionStateRecovery && s.listenersAnyOutgoing().length === 0;
 }
 
-/** The packet's head, the Engine.IO message type before it: `4` + `2/nsp,id["event",{"sub":…,`. */
-function packetHead(nsp: string, id: number, event: string, sub: string): string {
-  return `2${nsp !== '/' ? `${nsp},` : ''}${id}[${JSON.stringify(event)},{"sub":${JSON.stringify(sub)},`;
+/** The packet's head, the Engine.IO message type before it: `4` + `2/nsp,id["event",{"sub":…,` (and `"more":true,`). */
+function packetHead(nsp: string, id: number, event: string, sub: string, more: boolean): string {
+  return `2${nsp !== '/' ? `${nsp},` : ''}${id}[${JSON.stringify(event)},{"sub":${JSON.stringify(sub)},${more ? '"more":true,' : ''}`;
 }
 
 /**
@@ -113,7 +113,9 @@ function frameStart(head: string, rest: number): Buffer {
 
 /**
  * A `changes:data` message: `{ sub, value, eventId }` on the wire whichever
- * way it goes. Sent with sendOn(), the page's JSON is made once for every
+ * way it goes, with `more: true` when the feed sends its next page without
+ * waiting for this one's ack (PROTOCOL-SOCKETIO.md, "Page acks"); it is the
+ * socket's own, in the packet's head, so the page's shared bytes stay one. Sent with sendOn(), the page's JSON is made once for every
  * socket that sends the same page object, and on a WebSocket the frame's
  * bytes are that one Buffer behind a few bytes of this socket's own (its ack
  * id and sub): socket.io's binary scan and JSON.stringify run once per page,
@@ -124,10 +126,10 @@ function frameStart(head: string, rest: number): Buffer {
  * through toJSON.
  */
 export class PageMessage {
-  constructor(readonly sub: string, readonly value: unknown, readonly eventId?: string) {}
+  constructor(readonly sub: string, readonly value: unknown, readonly eventId?: string, readonly more = false) {}
 
   toJSON(): object {
-    return { sub: this.sub, value: this.value, eventId: this.eventId };
+    return this.more ? { sub: this.sub, more: true, value: this.value, eventId: this.eventId } : { sub: this.sub, value: this.value, eventId: this.eventId };
   }
 
   /** Writes the message on `socket` with `ack` as its ack callback; its ack id, or undefined when it must go through socket.emit instead. */
@@ -138,7 +140,7 @@ export class PageMessage {
     if (!page) return undefined;
     const id = s.nsp._ids++;
     s.acks.set(id, ack);
-    const head = packetHead(s.nsp.name, id, event, this.sub);
+    const head = packetHead(s.nsp.name, id, event, this.sub, this.more);
     const frame = [frameStart(head, page.body.length), page.body];
     if (writeFrame(s.conn, frame)) return id;
     // The packet's text goes too: a transport that is no WebSocket (or compresses) encodes it itself.

@@ -1,5 +1,7 @@
 import type { Socket as ServerSocket } from 'socket.io';
 import { io } from 'socket.io-client';
+import { pagesAwaited } from '../../src/gateway/gateway-feeds';
+import { peerOf } from '../../src/gateway/socket-peer';
 import { createSocketIoLink } from '../../src/link';
 import { gatewayFixture } from '../helpers/fixture';
 import { Signal } from '../helpers/until';
@@ -50,6 +52,31 @@ describe('socket.io link: cumulative page acks', () => {
     // 40 pages, a window of 8: an ack per 4 pages taken at most, far fewer than one a page.
     expect(acks).toBeGreaterThanOrEqual(10);
     expect(acks).toBeLessThan(40);
+    link.close();
+  });
+
+  it('PROTO-6 HOST-4 a subscriber that takes each page at once still acks a few pages at a time: the hub marks them `more`', async () => {
+    const hub = await startHub({ options: { pageSize: 1, maxInFlightFrames: 16 } });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => hub.storage.insert({ i })));
+    const socket = io(hub.url, { transports: ['websocket'], forceNew: true });
+    sockets.push(socket);
+    const link = createSocketIoLink(socket, { timeout: 10_000 });
+    await link.call('hello', HELLO);
+    const server = [...hub.namespace().sockets.values()][0] as ServerSocket;
+    const signal = new Signal();
+    let acks = 0;
+    server.conn.on('packet', (p: { data?: unknown }) => void (typeof p.data === 'string' && p.data.startsWith('3') && (acks++, setImmediate(() => signal.notify()))));
+    const taken: string[] = [];
+    link.subscribe('changes', {}, {
+      lastEventId: hub.storage.replica.eventId(0),
+      onData: (_value, eventId) => void (taken.push(eventId as string), signal.notify()),
+    });
+    await signal.until(() => taken.length === 40, 'every page');
+    expect(taken).toEqual(Array.from({ length: 40 }, (_, i) => hub.storage.replica.eventId(i + 1)));
+    // The last page (no `more`) is acked at once: the hub reads it and holds nothing.
+    await signal.until(() => pagesAwaited(peerOf(server)) === 0, 'the last ack');
+    // 40 pages, a window of 16: at most one ack per page, most pages answered by a later one.
+    expect(acks).toBeLessThan(20);
     link.close();
   });
 });

@@ -2,8 +2,12 @@
 export interface SubscribeOptions {
   /** The event id of the last page taken; the host resumes after it (LOG-7). */
   lastEventId?: string;
-  /** A page and its event id. A returned promise is awaited before the next page (backpressure). */
-  onData(value: unknown, eventId?: string): void | Promise<void>;
+  /**
+   * A page and its event id. A returned promise is awaited before the next page (backpressure).
+   * `more` (a host's changes page): the host sends its next page without waiting for this one's
+   * ack, so a link may hold the ack a little and answer several pages with one.
+   */
+  onData(value: unknown, eventId?: string, more?: boolean): void | Promise<void>;
   onError?(error: unknown): void;
   onEnd?(): void;
 }

@@ -45,15 +45,19 @@ export class SocketIoFeed extends FeedCursor<unknown> {
     this.port.send(SYNCOM_EVENTS.changes, envelope).catch((e: SyncomError) => this.refused(gen, e));
   }
 
-  /** A page of `sub`; `ack` answers the host once the subscriber took it (or failed to). */
-  page(sub: string, value: unknown, eventId: string | undefined, ack: (answer: SyncomAnswer) => void): void {
+  /**
+   * A page of `sub`; `ack` answers the host once the subscriber took it (or
+   * failed to). `more`: the host said it sends the next page without waiting
+   * for this ack, which may then be held a little (HeldAcks).
+   */
+  page(sub: string, value: unknown, eventId: string | undefined, ack: (answer: SyncomAnswer) => void, more = false): void {
     const gen = this.gen;
     if (sub !== this.sub) return ack(answerOk(null));
     this.resumed = false;
     this.acks.arrived();
     const step = this.queue.then(() => this.hand(gen, value, eventId));
     this.queue = step;
-    void step.then(() => this.acks.taken(ack, this.port.pageAcks()));
+    void step.then(() => this.acks.taken(ack, this.port.pageAcks(), more));
   }
 
   /** The host refused or failed the feed after it opened. */

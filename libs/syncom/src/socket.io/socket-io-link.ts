@@ -237,7 +237,7 @@ class SocketLink implements SocketIoLink {
     const reply = typeof ack === 'function' ? ack : noop;
     const feed = typeof m?.sub === 'string' ? this.subs.get(m.sub) : undefined;
     if (!feed) return reply({ ok: true, value: null });
-    feed.page(m.sub, m.value, typeof m.eventId === 'string' ? m.eventId : undefined, reply);
+    feed.page(m.sub, m.value, typeof m.eventId === 'string' ? m.eventId : undefined, reply, m.more === true);
   }
 
   private takeWaiters(): Waiter[] {

@@ -53,6 +53,8 @@ export interface PageMessage {
   sub: string;
   eventId?: string;
   value: unknown;
+  /** The host sends the feed's next page without waiting for this one's ack (a host that offers pageAcks may say so). */
+  more?: boolean;
 }
 
 /** A feed's refusal or failure after it was opened. */

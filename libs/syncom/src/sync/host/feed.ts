@@ -29,8 +29,12 @@ export interface FeedOptions {
   window: SendWindow;
   /** The slices the feed's work is cut into, so a fan-out over many subscribers yields to the event loop (default: the process's). */
   slices?: Slices;
-  /** Sends a page; the returned promise is its ack (the subscriber took it). */
-  send(page: unknown, eventId: string): void | Promise<void>;
+  /**
+   * Sends a page; the returned promise is its ack (the subscriber took it).
+   * `more`: the feed sends its next page without waiting for this ack (a
+   * hint the link may pass on, so the subscriber can hold its ack a little).
+   */
+  send(page: unknown, eventId: string, more: boolean): void | Promise<void>;
   /** The feed fell below the floor while it was behind: the subscriber must bootstrap. */
   bootstrap(): void;
   /** The feed ended — closed, below the floor, or a page its subscriber failed to take: forget it. */
@@ -147,7 +151,7 @@ export class Feed {
         const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
         // A shared page counts fully for each connection it is out on, in its window and the unit's budget.
         slot.charge(read.bytes(k));
-        this.post(slot, read.page(k, this.sent), last);
+        this.post(slot, read.page(k, this.sent), last, this.more(k < ends.length - 1, last));
         slot = undefined;
       }
       slot?.release();
@@ -155,8 +159,20 @@ export class Feed {
     }
   }
 
+  /**
+   * Whether the page ending at `last` is followed by another without waiting
+   * for its ack: more frames of this read, or a page's worth of log left
+   * beyond it (drain() waits for the ack when less is), and the window at
+   * most half full, so the frames sent on that promise never fill a bound
+   * alone (SendWindow.halfFree). At the head of the log it is false: the
+   * feed waits for this ack before it sends what came meanwhile.
+   */
+  private more(within: boolean, last: number): boolean {
+    return (within || this.o.replica.head - last >= this.o.pageSize) && this.o.window.halfFree;
+  }
+
   /** Sends one page in `slot`; its ack frees the slot, a failed send ends the feed (the subscriber is gone). */
-  private post(slot: FrameSlot, page: Page, last: number): void {
+  private post(slot: FrameSlot, page: Page, last: number, more: boolean): void {
     this.sent = this.o.replica.eventId(last);
     this.pos = last;
     this.out.add(slot);
@@ -168,7 +184,7 @@ export class Feed {
     };
     let sent: void | Promise<void>;
     try {
-      sent = this.o.send(page, this.sent);
+      sent = this.o.send(page, this.sent, more);
     } catch {
       acked();
       return this.close();

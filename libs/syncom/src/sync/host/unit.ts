@@ -271,7 +271,7 @@ export class SyncUnit implements HostUnit {
     feed = new Feed({
       replica: this.replica, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes, shared: this.reads,
       window: this.peers.windowOf(context), now: this.replica.now(),
-      send: (page, eventId) => options.onData(track(page, eventId), eventId),
+      send: (page, eventId, more) => options.onData(track(page, eventId), eventId, more),
       bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),
       ended: () => this.peers.forget(context, feed),
     });

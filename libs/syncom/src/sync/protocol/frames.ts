@@ -157,6 +157,18 @@ export class SendWindow {
     return this.shut;
   }
 
+  /**
+   * Whether a further frame could go at once with at most half of this
+   * window, its bytes and the unit's budget taken: what a sender may promise
+   * its peer (a changes page's `more`), so frames whose acks the peer holds on
+   * that promise never fill a bound alone, and whatever fills one has acks
+   * the peer sends at once.
+   */
+  get halfFree(): boolean {
+    if (this.shut || this.waiting.length > 0 || this.used * 2 > this.size || this.bytes * 2 > this.maxBytes) return false;
+    return !this.budget || this.budget.inFlight * 2 <= this.budget.max;
+  }
+
   /** A slot for one frame: at once while the window has room, else once an ack frees some; undefined once closed. */
   acquire(): Promise<FrameSlot | undefined> {
     if (this.shut) return Promise.resolve(undefined);
