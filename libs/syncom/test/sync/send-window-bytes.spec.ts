@@ -50,4 +50,36 @@ describe('send windows count bytes against a shared budget', () => {
     a?.release();
     expect(budget.inFlight).toBe(0);
   });
+
+  it('PROTO-6 a sender may promise its next frame (a page\'s `more`) only with half the window and its bytes, and three quarters of the budget, free', async () => {
+    const budget = new ByteBudget(100);
+    const w = new SendWindow(4, { maxBytes: 60, budget });
+    const other = new SendWindow(16, { budget });
+    expect(w.mayPromise).toBe(true);
+    const a = await w.acquire();
+    a?.charge(10);
+    const b = await w.acquire();
+    b?.charge(10);
+    expect(w.mayPromise).toBe(true);
+    // A third frame out: past half the window's 4.
+    const c = await w.acquire();
+    expect(w.mayPromise).toBe(false);
+    c?.release();
+    // Past half its own bytes (60).
+    b?.charge(15);
+    expect(w.mayPromise).toBe(false);
+    b?.release();
+    // The unit's budget: 75 of 100 out is still three quarters, 76 is past it.
+    const o = await other.acquire();
+    o?.charge(65);
+    expect([budget.inFlight, w.mayPromise]).toEqual([75, true]);
+    const p = await other.acquire();
+    p?.charge(1);
+    expect(w.mayPromise).toBe(false);
+    o?.release();
+    p?.release();
+    expect(w.mayPromise).toBe(true);
+    w.close();
+    expect(w.mayPromise).toBe(false);
+  });
 });

@@ -162,13 +162,13 @@ export class Feed {
   /**
    * Whether the page ending at `last` is followed by another without waiting
    * for its ack: more frames of this read, or a page's worth of log left
-   * beyond it (drain() waits for the ack when less is), and the window at
-   * most half full, so the frames sent on that promise never fill a bound
-   * alone (SendWindow.halfFree). At the head of the log it is false: the
+   * beyond it (drain() waits for the ack when less is), and room in the
+   * window such that the frames sent on that promise never fill a bound
+   * alone (SendWindow.mayPromise). At the head of the log it is false: the
    * feed waits for this ack before it sends what came meanwhile.
    */
   private more(within: boolean, last: number): boolean {
-    return (within || this.o.replica.head - last >= this.o.pageSize) && this.o.window.halfFree;
+    return (within || this.o.replica.head - last >= this.o.pageSize) && this.o.window.mayPromise;
   }
 
   /** Sends one page in `slot`; its ack frees the slot, a failed send ends the feed (the subscriber is gone). */

@@ -159,14 +159,16 @@ export class SendWindow {
 
   /**
    * Whether a further frame could go at once with at most half of this
-   * window, its bytes and the unit's budget taken: what a sender may promise
-   * its peer (a changes page's `more`), so frames whose acks the peer holds on
-   * that promise never fill a bound alone, and whatever fills one has acks
-   * the peer sends at once.
+   * window and its bytes taken, and three quarters of the unit's budget:
+   * what a sender may promise its peer (a changes page's `more`), so frames
+   * whose acks peers hold on that promise never fill a bound alone, and
+   * whatever fills one has acks its peer sends at once. The budget's share
+   * is larger: the unit counts a page shared by many connections once for
+   * each, so a fan-out reaches half of it early.
    */
-  get halfFree(): boolean {
+  get mayPromise(): boolean {
     if (this.shut || this.waiting.length > 0 || this.used * 2 > this.size || this.bytes * 2 > this.maxBytes) return false;
-    return !this.budget || this.budget.inFlight * 2 <= this.budget.max;
+    return !this.budget || this.budget.inFlight * 4 <= this.budget.max * 3;
   }
 
   /** A slot for one frame: at once while the window has room, else once an ack frees some; undefined once closed. */
