@@ -130,8 +130,8 @@ export class Feed {
       if (this.pos < log.floor) { this.close(); this.o.bootstrap(); return; }
       // Less than a page to send while a page is out: the ack brings the feed back, and what came meanwhile goes in one page.
       if (this.out.size > 0 && log.head - this.pos < this.o.pageSize) return;
-      // The slot first: a full window stops the feed before it reads the log.
-      let slot = await this.o.window.acquire();
+      // The slot first: a full window stops the feed before it reads the log (taken without a wait when there is room).
+      let slot = this.o.window.tryAcquire() ?? (await this.o.window.acquire());
       if (!slot || this.closed) return slot?.release();
       // Then a turn, right before the work it admits: past the slice's budget the feed waits for a later macrotask.
       const turn = (this.o.slices ?? hostSlices).turn();
@@ -145,7 +145,7 @@ export class Feed {
       const { entries, relevant, ends } = read;
       if (entries.length === 0) return slot.release();
       for (let k = 0; k < ends.length; k++) {
-        slot ??= await this.o.window.acquire();
+        slot ??= this.o.window.tryAcquire() ?? (await this.o.window.acquire());
         if (!slot || this.closed) return slot?.release();
         // The last frame also covers the entries stepped over after its last op.
         const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;

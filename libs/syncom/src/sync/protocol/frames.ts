@@ -171,6 +171,11 @@ export class SendWindow {
     return !this.budget || this.budget.inFlight * 4 <= this.budget.max * 3;
   }
 
+  /** A slot for one frame now, if the window has room and nobody waits for one; else undefined (acquire() waits). */
+  tryAcquire(): FrameSlot | undefined {
+    return !this.shut && this.waiting.length === 0 && this.room() ? this.take() : undefined;
+  }
+
   /** A slot for one frame: at once while the window has room, else once an ack frees some; undefined once closed. */
   acquire(): Promise<FrameSlot | undefined> {
     if (this.shut) return Promise.resolve(undefined);
