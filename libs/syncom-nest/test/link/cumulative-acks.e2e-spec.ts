@@ -17,14 +17,20 @@ const HELLO = { node: 'acking-link', vector: {}, epoch: 'e', schema: null, scope
 describe('socket.io link: cumulative page acks', () => {
   const { sockets, startHub } = gatewayFixture();
 
-  it('PROTO-6 HOST-4 pages that queue behind a slow subscriber are acked a few at a time, every page taken in order', async () => {
-    const hub = await startHub({ options: { pageSize: 1, maxInFlightFrames: 8 } });
+  /** A hub holding 40 records, one per page, a window of `frames`; a link greeted on it, and the hub's side of its socket. */
+  async function greeted(frames: number) {
+    const hub = await startHub({ options: { pageSize: 1, maxInFlightFrames: frames } });
     await Promise.all(Array.from({ length: 40 }, (_, i) => hub.storage.insert({ i })));
     const socket = io(hub.url, { transports: ['websocket'], forceNew: true });
     sockets.push(socket);
     const link = createSocketIoLink(socket, { timeout: 10_000 });
     await link.call('hello', HELLO);
     const server = [...hub.namespace().sockets.values()][0] as ServerSocket;
+    return { hub, socket, link, server };
+  }
+
+  it('PROTO-6 HOST-4 pages that queue behind a slow subscriber are acked a few at a time, every page taken in order', async () => {
+    const { hub, socket, link, server } = await greeted(8);
     let acks = 0;
     server.conn.on('packet', (p: { data?: unknown }) => void (typeof p.data === 'string' && p.data.startsWith('3') && acks++));
     const signal = new Signal();
@@ -56,13 +62,7 @@ describe('socket.io link: cumulative page acks', () => {
   });
 
   it('PROTO-6 HOST-4 a subscriber that takes each page at once still acks a few pages at a time: the hub marks them `more`', async () => {
-    const hub = await startHub({ options: { pageSize: 1, maxInFlightFrames: 16 } });
-    await Promise.all(Array.from({ length: 40 }, (_, i) => hub.storage.insert({ i })));
-    const socket = io(hub.url, { transports: ['websocket'], forceNew: true });
-    sockets.push(socket);
-    const link = createSocketIoLink(socket, { timeout: 10_000 });
-    await link.call('hello', HELLO);
-    const server = [...hub.namespace().sockets.values()][0] as ServerSocket;
+    const { hub, link, server } = await greeted(16);
     const signal = new Signal();
     let acks = 0;
     server.conn.on('packet', (p: { data?: unknown }) => void (typeof p.data === 'string' && p.data.startsWith('3') && (acks++, setImmediate(() => signal.notify()))));
