@@ -23,6 +23,11 @@ const REDIAL_MS = 1000;
 const REDIAL_MAX_MS = 30_000;
 /** The answer to every page: its JSON text, made once. */
 const TAKEN = JSON.stringify({ ok: true, value: null });
+/** What the hub writes after a page's sub when it sends the next page without waiting for this one's ack. */
+const MORE = Buffer.from('"more":true,');
+/** The longest an ack of pages marked `more` is held, and the part of the hub's ackTimeout it may be held (as the shipped link's HeldAcks). */
+const MAX_HOLD_MS = 1000;
+const HOLD_PART = 10;
 
 /** Every raw peer of the process decodes a page through this one cache. */
 export const pages = new PageCache();
@@ -35,7 +40,8 @@ export const pages = new PageCache();
  * full peer would have applied, and reads of a page only each op's stream
  * and seq (a page is decoded once per process, see page-cache.ts). It acks
  * pages as the shipped link does: each as it takes it, or only the latest
- * where the hub takes acks cumulatively. Like a syncom dialer, it resubscribes from the last
+ * where the hub takes acks cumulatively, held past the pages read in one turn
+ * while every page since the last ack was marked `more`. Like a syncom dialer, it resubscribes from the last
  * page it took when its feed ends (ACK_TIMEOUT, any changes:error or
  * changes:end) and dials again when its socket drops; both are counted in
  * `errors` (`resubscribed`, `redialed`).
@@ -72,7 +78,10 @@ export class RawPeer {
   private redials = 0;
   /** Pages taken before an ack goes (half the window the hub offers for cumulative acks; 1: each page), and the ack held back. */
   private every = 1;
-  private held?: { socket: WireSocket; id: number; n: number };
+  /** How long an ack of pages marked `more` may wait (ms, from the first page it answers). */
+  private holdMs = MAX_HOLD_MS;
+  /** The ack held back: its socket and packet id, the pages it answers, whether one came without `more`, when the first came, its timer. */
+  private held?: { socket: WireSocket; id: number; n: number; awaited: boolean; queued: boolean; since: number; timer?: ReturnType<typeof setTimeout> };
 
   /** `delivery`: where acks of this peer's writes and arrivals of others' are timed (none: not measured). */
   constructor(readonly index: number, private readonly delivery?: Delivery) {
@@ -126,6 +135,7 @@ export class RawPeer {
 
   close(): void {
     this.closed = true;
+    if (this.held?.timer) clearTimeout(this.held.timer);
     this.socket?.close();
   }
 
@@ -139,7 +149,9 @@ export class RawPeer {
     if (!greeted.ok) throw Object.assign(new Error(`hello: ${greeted.error.code}`), greeted.error);
     const answer = greeted.value as { epoch: string; floor: number };
     // Acks as the shipped link does: the latest page taken only, where the hub takes acks cumulatively.
-    this.every = Math.max(1, ((greeted as { pageAcks?: { window?: number } }).pageAcks?.window ?? 0) >> 1);
+    const offer = (greeted as { pageAcks?: { window?: number; ackTimeout?: number } }).pageAcks;
+    this.every = Math.max(1, (offer?.window ?? 0) >> 1);
+    this.holdMs = Math.min(MAX_HOLD_MS, (offer?.ackTimeout ?? Infinity) / HOLD_PART);
     // The hub's log is retained from its start in a load run: read it all from position 0, no snapshot needed.
     if (answer.floor > 0) throw new Error(`the hub's log starts at ${answer.floor}: a raw peer cannot bootstrap`);
     return answer.epoch;
@@ -212,34 +224,46 @@ export class RawPeer {
     const head = this.subHead;
     // A late page of an earlier opening is acked and dropped: the new opening starts after the last page taken.
     const mine = head.compare(frame, at, at + head.length) === 0;
-    const page = mine ? pages.read(frame, at + head.length) : undefined;
+    const from = at + head.length;
+    const more = mine && from + MORE.length <= frame.length && MORE.compare(frame, from, from + MORE.length) === 0;
+    const page = mine ? pages.read(frame, from + (more ? MORE.length : 0)) : undefined;
     if (mine && !page) this.count('page without ops');
     if (page) this.take(page, t);
-    if (id !== undefined) this.ack(socket, id, mine);
+    if (id !== undefined) this.ack(socket, id, mine, more);
     if (page) for (const l of this.listeners) l();
   }
 
   /**
    * Acks a page: a late page of an earlier opening at once; one of this
-   * opening, with cumulative acks, once half the window is taken or at the
-   * end of the frames read in this turn (nothing more to take).
+   * opening, with cumulative acks, once half the window is taken, or at the
+   * end of the frames read in this turn (nothing more to take) unless every
+   * page since the last ack was marked `more`: then at the next page without
+   * it, or a tenth of the hub's ackTimeout (at most a second) after the first.
    */
-  private ack(socket: WireSocket, id: number, mine: boolean): void {
+  private ack(socket: WireSocket, id: number, mine: boolean, more: boolean): void {
     if (!mine || this.every === 1) return socket.ack(id, TAKEN);
-    const held = this.held;
+    let held = this.held;
     if (held && held.socket === socket) (held.id = id), held.n++;
     else {
-      if (held) held.socket.ack(held.id, TAKEN);
-      this.held = { socket, id, n: 1 };
-      queueMicrotask(() => this.flush());
+      if (held) this.flush();
+      held = this.held = { socket, id, n: 1, awaited: false, queued: false, since: Date.now() };
     }
-    if ((this.held as { n: number }).n >= this.every) this.flush();
+    if (!more) held.awaited = true;
+    if (held.n >= this.every) return this.flush();
+    if (held.awaited && !held.queued) {
+      held.queued = true;
+      queueMicrotask(() => { if (this.held === held) this.flush(); });
+    } else if (!held.awaited && !held.timer) {
+      held.timer = setTimeout(() => { if (this.held === held) this.flush(); }, Math.max(0, held.since + this.holdMs - Date.now()));
+    }
   }
 
   private flush(): void {
     const held = this.held;
     this.held = undefined;
-    held?.socket.ack(held.id, TAKEN);
+    if (!held) return;
+    if (held.timer) clearTimeout(held.timer);
+    held.socket.ack(held.id, TAKEN);
   }
 
   private take(page: DecodedPage, at: number): void {
