@@ -67,7 +67,16 @@ export class Feed {
   private readonly out = new Set<FrameSlot>();
   /** The log position hosted()'s cursor shows: what the subscriber acknowledged, and what was stepped over since. */
   private shown: number;
-  private readonly onAppend = () => void this.pump();
+  /**
+   * An append wakes the feed unless a page is out and less than a page is
+   * to send: that page's ack brings it back (drain() would return at once).
+   * Checked here, before pump()'s promise: one append calls every feed of
+   * the unit, and most of a busy fan-out's feeds wait for an ack.
+   */
+  private readonly onAppend = () => {
+    if (this.out.size > 0 && !this.pumping && this.o.replica.head - this.pos < this.o.pageSize) return;
+    void this.pump();
+  };
   private readonly keep = (e: LogEntry) => this.relevant(e);
   readonly info: FeedInfo;
 
