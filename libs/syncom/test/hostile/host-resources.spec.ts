@@ -159,7 +159,9 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
     expect(got()).toEqual(ids);
     // The budget, plus at most one frame for each connection that had none out.
     expect(h.unit.usage().inFlightBytes).toBeLessThanOrEqual(budget + 201 * pageBytes);
-    expect(feeds.reduce((n, f) => n + f.pages.length, 0)).toBeLessThan(200 * 16);
+    // The idle ones stand at one position: their frames are the same pages, held (and counted) once.
+    const frames = feeds.flatMap((f) => f.pages);
+    expect(new Set(frames).size * 100).toBeLessThan(frames.length);
     for (const ctx of idle) h.unit.disconnect(ctx);
     expect(h.unit.usage().inFlightBytes).toBe(0);
     await closeAll(h.s, p);

@@ -51,7 +51,7 @@ describe('send windows count bytes against a shared budget', () => {
     expect(budget.inFlight).toBe(0);
   });
 
-  it('PROTO-6 a sender may promise its next frame (a page\'s `more`) only with half the window and its bytes, and three quarters of the budget, free', async () => {
+  it('PROTO-6 a sender may promise its next frame (a page\'s `more`) only with half the window, its bytes and the budget free', async () => {
     const budget = new ByteBudget(100);
     const w = new SendWindow(4, { maxBytes: 60, budget });
     const other = new SendWindow(16, { budget });
@@ -69,10 +69,10 @@ describe('send windows count bytes against a shared budget', () => {
     b?.charge(15);
     expect(w.mayPromise).toBe(false);
     b?.release();
-    // The unit's budget: 75 of 100 out is still three quarters, 76 is past it.
+    // The unit's budget: 50 of 100 out is still half, 51 is past it.
     const o = await other.acquire();
-    o?.charge(65);
-    expect([budget.inFlight, w.mayPromise]).toEqual([75, true]);
+    o?.charge(40);
+    expect([budget.inFlight, w.mayPromise]).toEqual([50, true]);
     const p = await other.acquire();
     p?.charge(1);
     expect(w.mayPromise).toBe(false);
@@ -81,5 +81,35 @@ describe('send windows count bytes against a shared budget', () => {
     expect(w.mayPromise).toBe(true);
     w.close();
     expect(w.mayPromise).toBe(false);
+  });
+
+  it('a frame shared by several windows counts once in the budget, until the last of them acks it or closes', async () => {
+    const budget = new ByteBudget(100);
+    const [x, y, z] = [new SendWindow(4, { budget }), new SendWindow(4, { budget }), new SendWindow(4, { budget })];
+    const page = {};
+    const slots = await Promise.all([x, y, z].map((w) => w.acquire()));
+    for (const s of slots) s?.charge(60, page);
+    // Each window counts the frame for its connection; the unit holds its bytes once.
+    expect([budget.inFlight, x.inFlightBytes, y.inFlightBytes]).toEqual([60, 60, 60]);
+    // An unshared frame beside it counts in full.
+    const own = await x.acquire();
+    own?.charge(30);
+    expect(budget.inFlight).toBe(90);
+    slots[0]?.release();
+    slots[0]?.release();
+    y.close();
+    expect(budget.inFlight).toBe(90);
+    // The last holder lets go: the shared bytes come back, and a window blocked on the budget is served.
+    own?.release();
+    const more = await z.acquire();
+    more?.charge(50);
+    const blocked = z.acquire();
+    expect(await settled(blocked)).toBe(false);
+    slots[2]?.release();
+    expect(await settled(blocked)).toBe(true);
+    expect(budget.inFlight).toBe(50);
+    more?.release();
+    (await blocked)?.release();
+    expect(budget.inFlight).toBe(0);
   });
 });

@@ -158,9 +158,10 @@ export class Feed {
         if (!slot || this.closed) return slot?.release();
         // The last frame also covers the entries stepped over after its last op.
         const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
-        // A shared page counts fully for each connection it is out on, in its window and the unit's budget.
-        slot.charge(read.bytes(k));
-        this.post(slot, read.page(k, this.sent), last, this.more(k < ends.length - 1, last));
+        // A page counts fully in this connection's window; in the unit's budget, a page shared by several feeds counts once.
+        const page = read.page(k, this.sent);
+        slot.charge(read.bytes(k), page);
+        this.post(slot, page, last, this.more(k < ends.length - 1, last));
         slot = undefined;
       }
       slot?.release();

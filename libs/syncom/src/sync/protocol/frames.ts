@@ -56,10 +56,22 @@ export function positiveInt(value: number | undefined, fallback: number, name: s
   return value;
 }
 
-/** A slot of a send window: one frame out; charge() adds its bytes once known, release() is its ack (idempotent). */
+/**
+ * A slot of a send window: one frame out; charge() adds its bytes once
+ * known, release() is its ack (idempotent). `shared`: the object whose bytes
+ * the frame is (a page several connections are sent), which the unit's
+ * budget counts once however many connections hold it.
+ */
 export interface FrameSlot {
-  charge(bytes: number): void;
+  charge(bytes: number, shared?: object): void;
   release(): void;
+}
+
+/** What one slot charged: its bytes, those of no shared object, and the shared objects the rest are. */
+interface Charge {
+  bytes: number;
+  own: number;
+  shared?: object[];
 }
 
 /** The bytes in flight a unit allows over all its connections by default: 64 MiB. */
@@ -69,13 +81,19 @@ export const DEFAULT_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CONNECTION_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 
 /**
- * The bytes a unit has out over every connection, unacknowledged. A window
- * that waits for room here is woken, in order, when any frame's bytes come
- * back, so idle subscribers cannot hold honest ones back for good.
+ * The bytes a unit has out over every connection, unacknowledged. A frame
+ * shared by several connections (one page the fan-out encodes once: its
+ * bytes are held once, whatever number of sockets still has it to write or
+ * waits for its ack) counts once, from the first connection it goes out on
+ * until the last one acks it. A window that waits for room here is woken, in
+ * order, when any frame's bytes come back, so idle subscribers cannot hold
+ * honest ones back for good.
  */
 export class ByteBudget {
   private bytes = 0;
   private readonly blocked = new Set<SendWindow>();
+  /** Shared frames out: their bytes, and how many slots hold each. */
+  private readonly shared = new Map<object, { bytes: number; holders: number }>();
 
   constructor(readonly max: number = DEFAULT_MAX_IN_FLIGHT_BYTES) {}
 
@@ -89,15 +107,29 @@ export class ByteBudget {
     return this.bytes < this.max;
   }
 
-  add(n: number): void {
+  /** `n` bytes went out; `shared`: they are that object's, counted once while any slot holds it. */
+  add(n: number, shared?: object): void {
+    if (shared) {
+      const held = this.shared.get(shared);
+      if (held) return void held.holders++;
+      this.shared.set(shared, { bytes: n, holders: 1 });
+    }
     this.bytes += n;
   }
 
-  /** Bytes came back: windows that waited for room try again, oldest first. */
-  remove(n: number): void {
+  /** Bytes came back (`shared`: one holder of that object let go): windows that waited for room try again, oldest first. */
+  remove(n: number, shared?: object): void {
+    if (shared) {
+      const held = this.shared.get(shared);
+      if (!held || --held.holders > 0) return;
+      this.shared.delete(shared);
+      n = held.bytes;
+    }
     this.bytes -= n;
-    for (const w of [...this.blocked]) {
-      if (!this.open) return;
+    // Those blocked now, once each: a window woken that still finds no room of its own joins the back again.
+    let left = this.blocked.size;
+    for (const w of this.blocked) {
+      if (left-- === 0 || !this.open) return;
       this.blocked.delete(w);
       w.wake();
     }
@@ -133,6 +165,8 @@ export class SendWindow {
   private used = 0;
   private bytes = 0;
   private shut = false;
+  /** What the slots out charged: close() gives it back to the budget. */
+  private readonly charges = new Set<Charge>();
   private readonly waiting: Array<(slot: FrameSlot | undefined) => void> = [];
   private readonly maxBytes: number;
   private readonly budget?: ByteBudget;
@@ -162,13 +196,11 @@ export class SendWindow {
    * window and its bytes taken, and three quarters of the unit's budget:
    * what a sender may promise its peer (a changes page's `more`), so frames
    * whose acks peers hold on that promise never fill a bound alone, and
-   * whatever fills one has acks its peer sends at once. The budget's share
-   * is larger: the unit counts a page shared by many connections once for
-   * each, so a fan-out reaches half of it early.
+   * whatever fills one has acks its peer sends at once.
    */
   get mayPromise(): boolean {
     if (this.shut || this.waiting.length > 0 || this.used * 2 > this.size || this.bytes * 2 > this.maxBytes) return false;
-    return !this.budget || this.budget.inFlight * 4 <= this.budget.max * 3;
+    return !this.budget || this.budget.inFlight * 2 <= this.budget.max;
   }
 
   /** A slot for one frame now, if the window has room and nobody waits for one; else undefined (acquire() waits). */
@@ -192,8 +224,9 @@ export class SendWindow {
     this.shut = true;
     this.used = 0;
     this.budget?.leave(this);
-    if (this.bytes > 0) this.budget?.remove(this.bytes);
     this.bytes = 0;
+    for (const c of this.charges) this.refund(c);
+    this.charges.clear();
     for (const resolve of this.waiting.splice(0)) resolve(undefined);
   }
 
@@ -212,23 +245,33 @@ export class SendWindow {
   private take(): FrameSlot {
     this.used++;
     let held = true;
-    let charged = 0;
+    const charged: Charge = { bytes: 0, own: 0 };
     return {
-      charge: (n) => {
+      charge: (n, shared) => {
         if (!held || this.shut || !(n > 0)) return;
-        charged += n;
+        this.charges.add(charged);
+        charged.bytes += n;
         this.bytes += n;
-        this.budget?.add(n);
+        if (shared) (charged.shared ??= []).push(shared);
+        else charged.own += n;
+        this.budget?.add(n, shared);
       },
       release: () => {
         if (!held) return;
         held = false;
         if (this.shut) return;
         this.used--;
-        this.bytes -= charged;
-        if (charged > 0) this.budget?.remove(charged);
+        this.bytes -= charged.bytes;
+        this.charges.delete(charged);
+        this.refund(charged);
         this.wake();
       },
     };
+  }
+
+  /** Gives a slot's bytes back to the unit's budget: each shared object's hold, and the rest. */
+  private refund(c: Charge): void {
+    for (const o of c.shared ?? []) this.budget?.remove(0, o);
+    if (c.own > 0) this.budget?.remove(c.own);
   }
 }
