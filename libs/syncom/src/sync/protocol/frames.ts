@@ -193,7 +193,7 @@ export class SendWindow {
 
   /**
    * Whether a further frame could go at once with at most half of this
-   * window and its bytes taken, and three quarters of the unit's budget:
+   * window, its bytes and the unit's byte budget taken:
    * what a sender may promise its peer (a changes page's `more`), so frames
    * whose acks peers hold on that promise never fill a bound alone, and
    * whatever fills one has acks its peer sends at once.
