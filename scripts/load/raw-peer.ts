@@ -3,6 +3,7 @@ import { formatEventId, packOps, signOp, type Vector } from 'syncom';
 import { newSigningKey } from 'syncom/testing';
 import { clock, type Delivery } from './delivery';
 import { type DecodedPage, PageCache, streamIndex, streamOf, writesIn } from './page-cache';
+import { holdLimit, pageAcksOf } from '../../libs/syncom/src/socket.io/held-acks';
 import { type Answer, WireSocket } from './wire-socket';
 
 /** One write a raw peer made, and whether the hub acknowledged it. */
@@ -25,9 +26,6 @@ const REDIAL_MAX_MS = 30_000;
 const TAKEN = JSON.stringify({ ok: true, value: null });
 /** What the hub writes after a page's sub when it sends the next page without waiting for this one's ack. */
 const MORE = Buffer.from('"more":true,');
-/** The longest an ack of pages marked `more` is held, and the part of the hub's ackTimeout it may be held (as the shipped link's HeldAcks). */
-const MAX_HOLD_MS = 1000;
-const HOLD_PART = 10;
 
 /** Every raw peer of the process decodes a page through this one cache. */
 export const pages = new PageCache();
@@ -79,7 +77,7 @@ export class RawPeer {
   /** Pages taken before an ack goes (half the window the hub offers for cumulative acks; 1: each page), and the ack held back. */
   private every = 1;
   /** How long an ack of pages marked `more` may wait (ms, from the first page it answers). */
-  private holdMs = MAX_HOLD_MS;
+  private holdMs = 0;
   /** The ack held back: its socket and packet id, the pages it answers, whether one came without `more`, when the first came, its timer. */
   private held?: { socket: WireSocket; id: number; n: number; awaited: boolean; queued: boolean; since: number; timer?: ReturnType<typeof setTimeout> };
 
@@ -149,9 +147,9 @@ export class RawPeer {
     if (!greeted.ok) throw Object.assign(new Error(`hello: ${greeted.error.code}`), greeted.error);
     const answer = greeted.value as { epoch: string; floor: number };
     // Acks as the shipped link does: the latest page taken only, where the hub takes acks cumulatively.
-    const offer = (greeted as { pageAcks?: { window?: number; ackTimeout?: number } }).pageAcks;
+    const offer = pageAcksOf(greeted);
     this.every = Math.max(1, (offer?.window ?? 0) >> 1);
-    this.holdMs = Math.min(MAX_HOLD_MS, (offer?.ackTimeout ?? Infinity) / HOLD_PART);
+    this.holdMs = offer ? holdLimit(offer) : 0;
     // The hub's log is retained from its start in a load run: read it all from position 0, no snapshot needed.
     if (answer.floor > 0) throw new Error(`the hub's log starts at ${answer.floor}: a raw peer cannot bootstrap`);
     return answer.epoch;

@@ -24,6 +24,11 @@ const systemClock: AckClock = {
   clearTimeout: (t) => clearTimeout(t as ReturnType<typeof setTimeout>),
 };
 
+/** How long an ack may be held on the host's offer: a tenth of its ackTimeout, at most a second (ms). */
+export function holdLimit(offer: PageAcksOffer): number {
+  return Math.min(MAX_HOLD_MS, offer.ackTimeout / HOLD_PART);
+}
+
 /** The host's offer of cumulative page acks, from a hello answer; undefined for none or one that makes no sense. */
 export function pageAcksOf(answer: unknown): PageAcksOffer | undefined {
   const offer = (answer as { pageAcks?: Partial<PageAcksOffer> } | undefined)?.pageAcks;
@@ -81,7 +86,7 @@ export class HeldAcks {
     this.latest = ack;
     if (!more) this.awaited = true;
     if (!offer) return this.flush();
-    const limit = Math.min(MAX_HOLD_MS, offer.ackTimeout / HOLD_PART);
+    const limit = holdLimit(offer);
     const waiting = this.unacked > this.held;
     if ((!waiting && (!more || this.awaited)) || this.held >= Math.max(1, offer.window >> 1)) return this.flush();
     const left = this.since + limit - this.clock.now();

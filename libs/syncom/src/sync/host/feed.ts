@@ -74,7 +74,7 @@ export class Feed {
    * the unit, and most of a busy fan-out's feeds wait for an ack.
    */
   private readonly onAppend = () => {
-    if (this.out.size > 0 && !this.pumping && this.o.replica.head - this.pos < this.o.pageSize) return;
+    if (!this.pumping && this.waitsForAck()) return;
     void this.pump();
   };
   private readonly keep = (e: LogEntry) => this.relevant(e);
@@ -137,8 +137,7 @@ export class Feed {
     const log = this.o.replica;
     while (!this.closed && this.pos < log.head) {
       if (this.pos < log.floor) { this.close(); this.o.bootstrap(); return; }
-      // Less than a page to send while a page is out: the ack brings the feed back, and what came meanwhile goes in one page.
-      if (this.out.size > 0 && log.head - this.pos < this.o.pageSize) return;
+      if (this.waitsForAck()) return;
       // The slot first: a full window stops the feed before it reads the log (taken without a wait when there is room).
       let slot = this.o.window.tryAcquire() ?? (await this.o.window.acquire());
       if (!slot || this.closed) return slot?.release();
@@ -167,6 +166,11 @@ export class Feed {
       slot?.release();
       this.step(entries[entries.length - 1].pos);
     }
+  }
+
+  /** Less than a page to send while a page is out: the ack brings the feed back, and what came meanwhile goes in one page. */
+  private waitsForAck(): boolean {
+    return this.out.size > 0 && this.o.replica.head - this.pos < this.o.pageSize;
   }
 
   /**
