@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parseArgs, USAGE } from './lib/args';
+import { BRACKET_ROUNDS, bracketFigure, bracketOf, bracketRuns } from './lib/brackets';
 import type { Measurement } from './lib/measure';
 import { toResults, writeResults } from './lib/results';
 import { formatNumber, formatTable } from './lib/table';
@@ -47,17 +48,29 @@ function selectNames(all: readonly Benchmark[], filters: readonly string[]): Set
   return names;
 }
 
-async function runSuite(suite: Suite, names: Set<string>, runs: number): Promise<{ bench: Benchmark; m: Measurement }[]> {
+/** One figure measured, and where it was bracketed, its baseline's value beside it (lib/brackets.ts). */
+type Measured = { bench: Benchmark; m: Measurement; baselineValue?: number };
+
+/**
+ * A suite's chosen figures, each measured after its suite's setup; a figure
+ * whose baselines may be measured again (bracketOf) has them run just before
+ * and just after its own runs, and its ratio divides by their median.
+ */
+async function runSuite(suite: Suite, names: Set<string>, runs: number, byName: ReadonlyMap<string, Benchmark>): Promise<Measured[]> {
   const chosen = suite.benchmarks.filter((b) => names.has(b.name));
   if (chosen.length === 0) return [];
-  const out: { bench: Benchmark; m: Measurement }[] = [];
+  const out: Measured[] = [];
   await suite.setup?.(new Set(chosen.map((b) => b.name)));
   try {
     for (const bench of chosen) {
       const start = performance.now();
+      const bracket = bracketOf(bench, byName);
+      const around = bracket && (await bracketRuns(bracket, BRACKET_ROUNDS));
       const m = await measureOrTimeout(bench, runs);
-      process.stderr.write(`  ${bench.name}: ${'timeout' in m ? 'timeout' : formatNumber(m.median)} ${bench.unit} (${((performance.now() - start) / 1000).toFixed(1)} s)\n`);
-      out.push({ bench, m });
+      const baselineValue = bracket && around && (await bracketFigure(bracket, await bracketRuns(bracket, BRACKET_ROUNDS, around), bench.baseline as string));
+      const beside = baselineValue === undefined ? '' : `; ${bench.baseline} beside it ${formatNumber(baselineValue)}`;
+      process.stderr.write(`  ${bench.name}: ${'timeout' in m ? 'timeout' : formatNumber(m.median)} ${bench.unit}${beside} (${((performance.now() - start) / 1000).toFixed(1)} s)\n`);
+      out.push({ bench, m, ...(baselineValue !== undefined && { baselineValue }) });
     }
   } finally {
     await suite.teardown?.();
@@ -70,12 +83,14 @@ async function main(): Promise<void> {
   if (args.help) return void console.log(USAGE);
   const profile: Profile = { quick: args.quick, runs: args.quick ? 5 : 7 };
   const suites = suitesOf(profile);
-  const names = selectNames(suites.flatMap((s) => s.benchmarks), args.filters);
+  const all = suites.flatMap((s) => s.benchmarks);
+  const names = selectNames(all, args.filters);
+  const byName = new Map(all.map((b) => [b.name, b]));
   if (names.size === 0) throw new TypeError(`no benchmark matches ${args.filters.join(', ')}`);
   const started = performance.now();
   process.stderr.write(`syncom bench (${profile.quick ? 'quick' : 'full'}, ${names.size} benchmarks, median of ${profile.runs} runs after 1 warm-up)\n`);
   const measured = [];
-  for (const suite of suites) measured.push(...(await runSuite(suite, names, profile.runs)));
+  for (const suite of suites) measured.push(...(await runSuite(suite, names, profile.runs, byName)));
   const results = toResults(measured);
   console.log(formatTable(results));
   const files = writeResults(join(__dirname, 'results'), results);

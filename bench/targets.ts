@@ -17,12 +17,29 @@ type Target = { what: string; judge: (rows: Rows) => Verdict };
 const NOT_RUN: Verdict = { figure: 'not run', met: null };
 const fmt = (x: number) => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString('en-US') : Number(x.toPrecision(3)).toString());
 
-/** A row's ratio against its baseline, judged by `ok`. */
+/**
+ * A bracketed row's ratio against its baseline's row measured at the start
+ * of the run instead of beside it (lib/brackets.ts); undefined for a row
+ * that was not bracketed.
+ */
+function startRatio(r: Result, rows: Rows): number | undefined {
+  const start = r.baseline === null ? undefined : rows.get(r.baseline)?.value;
+  return r.baselineValue === undefined || r.value === null || !start ? undefined : r.value / start;
+}
+
+/**
+ * A row's ratio against its baseline, judged by `ok`; where the baseline's
+ * row from the start of the run would judge it otherwise, that ratio beside it.
+ */
 function ratio(names: string[], ok: (r: number) => boolean, label = (n: string) => n.split('/')[0]): Target['judge'] {
   return (rows) => {
     const found = names.map((n) => rows.get(n)).filter((r): r is Result => r !== undefined && r.ratio !== null);
     if (found.length === 0) return NOT_RUN;
-    const figure = found.map((r) => [label(r.name), fmt(r.ratio!)].filter(Boolean).join(' ')).join(', ');
+    const figure = found.map((r) => {
+      const start = startRatio(r, rows);
+      const other = start !== undefined && ok(start) !== ok(r.ratio!) ? ` (${fmt(start)} against the start's baseline)` : '';
+      return [label(r.name), fmt(r.ratio!)].filter(Boolean).join(' ') + other;
+    }).join(', ');
     return { figure, met: found.length === names.length && found.every((r) => ok(r.ratio!)) };
   };
 }

@@ -10,6 +10,11 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** A run's figure in the benchmark's unit: a rate from the elapsed ms of a rate's run, else what the run returned. */
+export function valueOf(bench: Benchmark, x: number): number {
+  return bench.unit === 'ops/s' ? bench.ops / (x / 1000) : x;
+}
+
 /**
  * Run a benchmark once to warm up (JIT, file system caches; unless its
  * `warmup` is false), then `runs` times, and turn each run's elapsed time into
@@ -23,7 +28,7 @@ export async function measure(bench: Benchmark, runs: number): Promise<Measureme
   const values: number[] = [];
   for (let i = 0; i < runs; i++) {
     const x = await bench.run();
-    values.push(bench.unit === 'ops/s' ? bench.ops / (x / 1000) : x);
+    values.push(valueOf(bench, x));
   }
   return { median: median(values), min: Math.min(...values), max: Math.max(...values), runs };
 }

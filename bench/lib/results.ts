@@ -8,22 +8,26 @@ const round = (x: number, digits: number) => Number(x.toPrecision(digits));
 
 /**
  * Results lines from measurements: each ratio divides by its baseline's
- * median from the same invocation. A timeout, its own or its baseline's,
- * leaves the ratio null; its own leaves value, min and max null too.
+ * median from the same invocation, measured beside the figure where it was
+ * bracketed (baselineValue, lib/brackets.ts), else the baseline's own row. A
+ * timeout, its own or its baseline's, leaves the ratio null; its own leaves
+ * value, min and max null too.
  *
  * @throws Error when a benchmark's baseline was not measured.
  */
-export function toResults(measured: readonly { bench: Benchmark; m: Measurement }[]): Result[] {
+export function toResults(measured: readonly { bench: Benchmark; m: Measurement; baselineValue?: number }[]): Result[] {
   const medians = new Map(measured.map(({ bench, m }) => [bench.name, 'timeout' in m ? null : m.median]));
-  return measured.map(({ bench, m }) => {
-    const base = bench.baseline === null ? undefined : medians.get(bench.baseline);
-    if (bench.baseline !== null && base === undefined) throw new Error(`${bench.name}: its baseline ${bench.baseline} was not measured`);
+  return measured.map(({ bench, m, baselineValue }) => {
+    const row = bench.baseline === null ? undefined : medians.get(bench.baseline);
+    if (bench.baseline !== null && row === undefined) throw new Error(`${bench.name}: its baseline ${bench.baseline} was not measured`);
+    const base = baselineValue ?? row;
     if ('timeout' in m) {
       return { name: bench.name, value: null, unit: bench.unit, baseline: bench.baseline, ratio: null, min: null, max: null, runs: 0, timeout: m.timeout };
     }
     return {
       name: bench.name, value: round(m.median, 4), unit: bench.unit, baseline: bench.baseline, ratio: base === undefined || base === null ? null : round(m.median / base, 4),
       min: round(m.min, 4), max: round(m.max, 4), runs: m.runs,
+      ...(baselineValue !== undefined && { baselineValue: round(baselineValue, 4) }),
     };
   });
 }

@@ -27,6 +27,12 @@ export interface Benchmark {
   baseline: string | null;
   /** Figures it reads (lib/figures.ts) besides its baseline: selected and measured before it. */
   needs?: readonly string[];
+  /**
+   * A baseline cheap enough to measure again beside each figure compared with
+   * it (run.ts, "brackets"): 'measured' runs again, 'computed' is worked out
+   * again from the figures it needs. Unset: the baseline's own row is used.
+   */
+  bracket?: 'measured' | 'computed';
   /** Operations per run. */
   ops: number;
   /** Timed runs, when not the profile's (the peers' runs at 100k: 5; the growth suite's 1M bootstrap: 1). */
@@ -64,4 +70,10 @@ export interface Result {
   runs: number;
   /** Set when a run passed its cap: the cap in ms (value, min and max are then null). */
   timeout?: number;
+  /**
+   * The baseline's median over the runs made just before and just after this
+   * figure's (its bracket), which `ratio` divides by; absent where the ratio
+   * divides by the baseline's own row.
+   */
+  baselineValue?: number;
 }

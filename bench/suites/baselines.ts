@@ -30,7 +30,7 @@ function signBench(ops: number): Benchmark {
   const { privateKey } = generateKeyPairSync('ed25519');
   const header = sampleHeader();
   return {
-    name: SIGN_BASELINE, unit: 'ops/s', baseline: null, ops,
+    name: SIGN_BASELINE, unit: 'ops/s', baseline: null, ops, bracket: 'measured',
     run: () => timed(() => {
       for (let i = 0; i < ops; i++) sign(null, header, privateKey);
     }),
@@ -57,7 +57,7 @@ function verifyBenches(ops: number): Benchmark[] {
     return { ms, cpuPerOp: (processCpuUs() - cpu) / ops };
   });
   return [
-    { name: VERIFY_BASELINE, unit: 'ops/s', baseline: null, ops, run: async () => (await runs.take(VERIFY_BASELINE)).ms },
+    { name: VERIFY_BASELINE, unit: 'ops/s', baseline: null, ops, bracket: 'measured', run: async () => (await runs.take(VERIFY_BASELINE)).ms },
     { name: VERIFY_CPU_BASELINE, unit: 'µs/op', baseline: null, ops, run: async () => (await runs.take(VERIFY_CPU_BASELINE)).cpuPerOp },
   ];
 }
@@ -92,7 +92,7 @@ async function snapshotPages(): Promise<string[]> {
 function parseBench(ops: number): Benchmark {
   let pages: string[] | undefined;
   return {
-    name: PARSE_BASELINE, unit: 'ops/s', baseline: null, ops,
+    name: PARSE_BASELINE, unit: 'ops/s', baseline: null, ops, bracket: 'measured',
     run: async () => {
       const texts = pages ?? (pages = await snapshotPages());
       let sink = 0;
@@ -116,7 +116,7 @@ function cloneBench(ops: number): Benchmark {
     return map;
   };
   return {
-    name: CLONE_BASELINE, unit: 'ops/s', baseline: null, ops,
+    name: CLONE_BASELINE, unit: 'ops/s', baseline: null, ops, bracket: 'measured',
     run: async () => {
       const m = map ?? build();
       let sink = 0;
