@@ -1,6 +1,9 @@
 /** The TCP socket under a WebSocket. */
 interface NetSocket {
   destroyed?: boolean;
+  cork?(): void;
+  write?(chunk: Uint8Array): boolean;
+  uncork?(): void;
 }
 
 /** ws 8's WebSocket, as Engine.IO's websocket transport holds it. */
@@ -35,6 +38,11 @@ function directSocket(conn: EngineSocket | undefined): WsSocket | undefined {
   return net && !net.destroyed ? ws : undefined;
 }
 
+/** Whether the socket can take a frame of several parts as one write: cork, each part, uncork (as ws's sender writes two). */
+function gathers(net: NetSocket | undefined): net is Required<NetSocket> {
+  return typeof net?.cork === 'function' && typeof net.write === 'function' && typeof net.uncork === 'function';
+}
+
 /**
  * Writes a pre-encoded WebSocket frame straight to the socket's ws sender,
  * as Engine.IO's websocket transport does, without its packet object, write
@@ -45,10 +53,22 @@ function directSocket(conn: EngineSocket | undefined): WsSocket | undefined {
  * socket corked to the end of the turn would save system calls only where a
  * socket is sent several frames in one turn, which round-robin slices rarely
  * do, and would write every socket's frames at once, outside any slice).
+ * A frame of more than two parts (a page sent once, its ops' bytes never
+ * copied into one Buffer) is written as ws's sender writes its two: the
+ * socket corked, each part, uncorked, one system call; false where the
+ * socket cannot, and the caller joins the parts.
  */
-export function writeFrame(conn: EngineSocket | undefined, frame: Buffer[]): boolean {
+export function writeFrame(conn: EngineSocket | undefined, frame: Uint8Array[]): boolean {
   const ws = directSocket(conn);
   if (!ws) return false;
-  ws._sender?.sendFrame?.(frame);
+  if (frame.length <= 2) {
+    ws._sender?.sendFrame?.(frame as Buffer[]);
+    return true;
+  }
+  const net = ws._socket;
+  if (!gathers(net)) return false;
+  net.cork();
+  for (const part of frame) net.write(part);
+  net.uncork();
   return true;
 }

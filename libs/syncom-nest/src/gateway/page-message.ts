@@ -6,8 +6,20 @@ interface Encoded {
   eventId?: string;
   /** `"value":…,"eventId":"…"}]`: the end of the packet's JSON (made from the body when first needed, for a page made as bytes). */
   tail?: string;
-  /** The tail's UTF-8 bytes: the end of the WebSocket frame, the same Buffer for every socket. */
-  body: Buffer;
+  /**
+   * The tail's UTF-8 bytes: the end of the WebSocket frame, the same Buffer
+   * for every socket. Made at once for a page stringified here; for a page
+   * made as bytes, joined from `parts` at its second send (or where a
+   * transport needs one Buffer), so a page sent once, a writer's own view of
+   * a shared read, is never copied into one.
+   */
+  body?: Buffer;
+  /** A page made as bytes: its body in parts (`"value":`, the page's own, the end) until joined. */
+  parts?: Uint8Array[];
+  /** The body's length in bytes. */
+  length: number;
+  /** Frames made of it so far. */
+  sends: number;
 }
 
 /** Encodings by page object: the unit's feeds at one position send the same object (SharedReads). */
@@ -20,12 +32,26 @@ export const pageEncodings = { count: 0 };
 const PAGE_BYTES = Symbol.for('syncom.pageBytes');
 const VALUE = Buffer.from('"value":');
 
-/** The body from the page's own bytes, when it has them: its ops are neither stringified nor encoded again, the bytes copied once. */
-function madeBody(value: object, eventId: string | undefined): Buffer | undefined {
+/** The body's parts from the page's own bytes, when it has them: its ops are neither stringified nor encoded again. */
+function madeParts(value: object, eventId: string | undefined): Uint8Array[] | undefined {
   const made = (value as { [PAGE_BYTES]?: unknown })[PAGE_BYTES];
   if (typeof made !== 'function') return undefined;
   const end = Buffer.from(`${eventId === undefined ? '' : `,"eventId":${JSON.stringify(eventId)}`}}]`);
-  return Buffer.concat([VALUE, ...(made() as Uint8Array[]), end]);
+  return [VALUE, ...(made() as Uint8Array[]), end];
+}
+
+/** The body as one Buffer, joined from its parts the first time it is asked for. */
+function joined(page: Encoded): Buffer {
+  if (!page.body) {
+    page.body = Buffer.concat(page.parts ?? []);
+    page.parts = undefined;
+  }
+  return page.body;
+}
+
+/** What a frame carries after its head: the parts at a page's first send, one Buffer shared by every later one. */
+function bodyOf(page: Encoded): Uint8Array[] {
+  return page.sends++ === 0 && page.parts ? page.parts : [joined(page)];
 }
 
 /** The page's tail, from the cache when the same page was encoded for another socket; undefined for a value that is no object. */
@@ -33,12 +59,14 @@ function encode(value: unknown, eventId: string | undefined): Encoded | undefine
   if (typeof value !== 'object' || value === null) return undefined;
   const kept = encodings.get(value);
   if (kept && kept.eventId === eventId) return kept;
-  const made = madeBody(value, eventId);
-  const json = made === undefined ? JSON.stringify({ value, eventId }) : '';
-  if (made === undefined && json.length < 3) return undefined;
+  const parts = madeParts(value, eventId);
+  const json = parts === undefined ? JSON.stringify({ value, eventId }) : '';
+  if (parts === undefined && json.length < 3) return undefined;
   pageEncodings.count++;
-  const tail = made === undefined ? `${json.slice(1)}]` : undefined;
-  const encoded: Encoded = { eventId, tail, body: made ?? Buffer.from(tail ?? '') };
+  const tail = parts === undefined ? `${json.slice(1)}]` : undefined;
+  const body = tail === undefined ? undefined : Buffer.from(tail);
+  const length = body?.length ?? (parts ?? []).reduce((n, p) => n + p.byteLength, 0);
+  const encoded: Encoded = { eventId, tail, body, parts, length, sends: 0 };
   encodings.set(value, encoded);
   return encoded;
 }
@@ -141,10 +169,11 @@ export class PageMessage {
     const id = s.nsp._ids++;
     s.acks.set(id, ack);
     const head = packetHead(s.nsp.name, id, event, this.sub, this.more);
-    const frame = [frameStart(head, page.body.length), page.body];
-    if (writeFrame(s.conn, frame)) return id;
-    // The packet's text goes too: a transport that is no WebSocket (or compresses) encodes it itself.
-    s.client._packet([head + (page.tail ??= page.body.toString())], { preEncoded: true, compress: true, wsPreEncodedFrame: frame });
+    const start = frameStart(head, page.length);
+    if (writeFrame(s.conn, [start, ...bodyOf(page)])) return id;
+    // The packet's text goes too: a transport that is no WebSocket (or compresses) encodes it itself; Engine.IO writes a frame of two Buffers.
+    const body = joined(page);
+    s.client._packet([head + (page.tail ??= body.toString())], { preEncoded: true, compress: true, wsPreEncodedFrame: [start, body] });
     return id;
   }
 }

@@ -22,6 +22,25 @@ describe('writeFrame: a pre-encoded page straight to the ws sender', () => {
     expect(net.writes[0]).toBe(a);
   });
 
+  it('PROTO-6 writes a frame of more than two parts to the socket corked, part by part, as one write', () => {
+    const { conn, ws } = connection();
+    const calls: string[] = [];
+    Object.assign(ws._socket, {
+      cork: () => calls.push('cork'),
+      write: (b: Uint8Array) => calls.push(Buffer.from(b).toString()),
+      uncork: () => calls.push('uncork'),
+    });
+    const parts = [Buffer.from('head'), Buffer.from('"value":'), new TextEncoder().encode('{"ops":[]}'), Buffer.from('}]')];
+    expect(writeFrame(conn, parts)).toBe(true);
+    expect(calls).toEqual(['cork', 'head', '"value":', '{"ops":[]}', '}]', 'uncork']);
+  });
+
+  it('PROTO-6 a frame of more than two parts is refused where the socket cannot be corked (the caller joins it)', () => {
+    const { conn, net } = connection();
+    expect(writeFrame(conn, [...frame(), Buffer.from('more')])).toBe(false);
+    expect(net.writes).toEqual([]);
+  });
+
   it('PROTO-6 never overtakes what Engine.IO or ws still hold, nor writes past an upgrade, another transport or a closed socket', () => {
     const cases: Array<(c: ReturnType<typeof connection>) => void> = [
       (c) => c.conn.writeBuffer.push('a packet Engine.IO waits to flush'),

@@ -8,7 +8,8 @@ import { type OpTexts, PAGE_BYTES } from './page-text';
  * only when a page needs them: every op stringified and encoded once,
  * joined by commas, with where each op starts. A page's ops' bytes are cut
  * from them, one view per run of consecutive ops (a writer's page leaves
- * out only its own ops), copied once, by the transport, into its frame.
+ * out only its own ops). The gateway writes them as they are at a page's
+ * first send and joins them into one Buffer only for a page sent again.
  */
 
 const utf8 = new TextEncoder();
