@@ -9,13 +9,13 @@ interface Encoded {
   /**
    * The tail's UTF-8 bytes: the end of the WebSocket frame, the same Buffer
    * for every socket. Made at once for a page stringified here; for a page
-   * made as bytes, joined from `parts` at its second send (or where a
+   * made as bytes, joined from `pieces` at its second send (or where a
    * transport needs one Buffer), so a page sent once, a writer's own view of
    * a shared read, is never copied into one.
    */
   body?: Buffer;
   /** A page made as bytes: its body in parts (`"value":`, the page's own, the end) until joined. */
-  parts?: Uint8Array[];
+  pieces?: Uint8Array[];
   /** The body's length in bytes. */
   length: number;
   /** Frames made of it so far. */
@@ -43,15 +43,15 @@ function madeParts(value: object, eventId: string | undefined): Uint8Array[] | u
 /** The body as one Buffer, joined from its parts the first time it is asked for. */
 function joined(page: Encoded): Buffer {
   if (!page.body) {
-    page.body = Buffer.concat(page.parts ?? []);
-    page.parts = undefined;
+    page.body = Buffer.concat(page.pieces ?? []);
+    page.pieces = undefined;
   }
   return page.body;
 }
 
 /** What a frame carries after its head: the parts at a page's first send, one Buffer shared by every later one. */
 function bodyOf(page: Encoded): Uint8Array[] {
-  return page.sends++ === 0 && page.parts ? page.parts : [joined(page)];
+  return page.sends++ === 0 && page.pieces ? page.pieces : [joined(page)];
 }
 
 /** The page's tail, from the cache when the same page was encoded for another socket; undefined for a value that is no object. */
@@ -66,7 +66,7 @@ function encode(value: unknown, eventId: string | undefined): Encoded | undefine
   const tail = parts === undefined ? `${json.slice(1)}]` : undefined;
   const body = tail === undefined ? undefined : Buffer.from(tail);
   const length = body?.length ?? (parts ?? []).reduce((n, p) => n + p.byteLength, 0);
-  const encoded: Encoded = { eventId, tail, body, parts, length, sends: 0 };
+  const encoded: Encoded = { eventId, tail, body, pieces: parts, length, sends: 0 };
   encodings.set(value, encoded);
   return encoded;
 }
