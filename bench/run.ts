@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { parseArgs, USAGE } from './lib/args';
-import { BRACKET_ROUNDS, bracketFigure, bracketOf, bracketRuns } from './lib/brackets';
+import { measureBracketed } from './lib/brackets';
 import type { Measurement } from './lib/measure';
 import { toResults, writeResults } from './lib/results';
 import { formatNumber, formatTable } from './lib/table';
 import { removeTempRoot } from './lib/temp';
 import { measureOrTimeout } from './lib/timeout';
-import type { Benchmark, Profile, Suite } from './lib/types';
+import { type Benchmark, type Profile, readsOf, type Suite } from './lib/types';
 import { baselineSuite } from './suites/baselines';
 import { bootstrapSuite } from './suites/bootstrap';
 import { growthSuite } from './suites/growth';
@@ -41,9 +41,8 @@ function selectNames(all: readonly Benchmark[], filters: readonly string[]): Set
     const name = todo.pop() as string;
     if (names.has(name)) continue;
     names.add(name);
-    const baseline = byName.get(name)?.baseline;
-    if (baseline) todo.push(baseline);
-    todo.push(...(byName.get(name)?.needs ?? []));
+    const bench = byName.get(name);
+    if (bench) todo.push(...readsOf(bench));
   }
   return names;
 }
@@ -64,10 +63,7 @@ async function runSuite(suite: Suite, names: Set<string>, runs: number, byName: 
   try {
     for (const bench of chosen) {
       const start = performance.now();
-      const bracket = bracketOf(bench, byName);
-      const around = bracket && (await bracketRuns(bracket, BRACKET_ROUNDS));
-      const m = await measureOrTimeout(bench, runs);
-      const baselineValue = bracket && around && (await bracketFigure(bracket, await bracketRuns(bracket, BRACKET_ROUNDS, around), bench.baseline as string));
+      const { result: m, baselineValue } = await measureBracketed(bench, byName, () => measureOrTimeout(bench, runs));
       const beside = baselineValue === undefined ? '' : `; ${bench.baseline} beside it ${formatNumber(baselineValue)}`;
       process.stderr.write(`  ${bench.name}: ${'timeout' in m ? 'timeout' : formatNumber(m.median)} ${bench.unit}${beside} (${((performance.now() - start) / 1000).toFixed(1)} s)\n`);
       out.push({ bench, m, ...(baselineValue !== undefined && { baselineValue }) });

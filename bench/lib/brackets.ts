@@ -2,14 +2,14 @@ import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withFigures } from './figures';
 import { median, valueOf } from './measure';
-import type { Benchmark } from './types';
+import { type Benchmark, readsOf } from './types';
 
 /**
  * Rounds of a bracket on each side of its figure: each round runs every
  * measured baseline of the bracket once. Two before and two after: a median
  * of four runs taken within seconds of the figure's own.
  */
-export const BRACKET_ROUNDS = 2;
+const BRACKET_ROUNDS = 2;
 
 /**
  * The baselines a figure is compared with, to measure again beside it: its
@@ -34,14 +34,11 @@ export function bracketOf(bench: Benchmark, byName: ReadonlyMap<string, Benchmar
     if (seen.has(name)) return true;
     seen.add(name);
     const b = byName.get(name);
-    if (!b?.bracket) return false;
-    const deps = [...(b.baseline === null ? [] : [b.baseline]), ...(b.needs ?? [])];
-    if (!deps.every(visit)) return false;
+    if (!b?.bracket || !readsOf(b).every(visit)) return false;
     order.push(b);
     return true;
   };
-  const deps = [bench.baseline, ...(bench.needs ?? [])];
-  return deps.every(visit) ? order : undefined;
+  return readsOf(bench).every(visit) ? order : undefined;
 }
 
 /** One side's runs of a bracket: the values of each measured baseline, by name. */
@@ -90,8 +87,9 @@ export async function bracketRuns(bracket: readonly Benchmark[], rounds: number,
   for (let r = 0; r < rounds; r++) {
     for (const b of bracket) {
       if (b.bracket !== 'measured') continue;
-      const v = valueOf(b, await b.run());
-      into.set(b.name, [...(into.get(b.name) ?? []), v]);
+      const values = into.get(b.name) ?? [];
+      into.set(b.name, values);
+      values.push(valueOf(b, await b.run()));
     }
   }
   return into;
@@ -114,4 +112,18 @@ export async function bracketFigure(bracket: readonly Benchmark[], runs: Bracket
     }
   }
   return figures.get(name);
+}
+
+/**
+ * `measure()` of a figure, with its bracket's baselines run just before and
+ * just after it where it has one (bracketOf), and the baseline's value
+ * beside it from those runs (undefined without a bracket).
+ */
+export async function measureBracketed<T>(bench: Benchmark, byName: ReadonlyMap<string, Benchmark>, measure: () => Promise<T>): Promise<{ result: T; baselineValue?: number }> {
+  const bracket = bracketOf(bench, byName);
+  if (!bracket) return { result: await measure() };
+  const runs = await bracketRuns(bracket, BRACKET_ROUNDS);
+  const result = await measure();
+  await bracketRuns(bracket, BRACKET_ROUNDS, runs);
+  return { result, baselineValue: await bracketFigure(bracket, runs, bench.baseline as string) };
 }

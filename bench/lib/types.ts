@@ -77,3 +77,8 @@ export interface Result {
    */
   baselineValue?: number;
 }
+
+/** The figures a benchmark reads: its baseline, then its `needs`. */
+export function readsOf(bench: Benchmark): string[] {
+  return [...(bench.baseline === null ? [] : [bench.baseline]), ...(bench.needs ?? [])];
+}
