@@ -1,4 +1,5 @@
-import { close, closeSync, fdatasync, fstat, ftruncate, open, write, writeSync } from 'node:fs';
+import { close, closeSync, fdatasync, fstat, ftruncate, open, openSync, rename, renameSync, unlink, write, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { mainThreadTurn, timedOnMainThread } from './fs-turns';
 
@@ -7,6 +8,22 @@ const fstatAsync = promisify(fstat);
 const writeAsync = promisify(write);
 const datasyncAsync = promisify(fdatasync);
 const truncateAsync = promisify(ftruncate);
+const renameAsync = promisify(rename);
+const unlinkAsync = promisify(unlink);
+
+/**
+ * The empty file made ahead in the directory of the file last started, which
+ * the next start renames into place (a temp name: list hides it, and a crash's
+ * leftover is truncated and used by the next).
+ */
+export const SPARE_NAME = 'next.tmp-spare';
+
+/** A spare being made: its directory, its path, and whether it was made. */
+interface Spare {
+  dir: string;
+  path: string;
+  made: Promise<boolean>;
+}
 
 /** The file kept open for appends: its descriptor and its length as appended. */
 interface OpenFile {
@@ -26,6 +43,8 @@ export interface Appender {
   append(file: string, data: string, how: AppendHow): Promise<void>;
   /** Let the open file go if it is `file` (any, without one): another call is about to touch it. */
   release(file?: string): void;
+  /** Let the open file go and remove the spare: nothing is left behind. */
+  close(): Promise<void>;
 }
 
 /** Write every byte of `bytes` at the end of the open file, on the main thread or through the pool. */
@@ -39,26 +58,63 @@ async function writeAll(fd: number, bytes: Buffer, onMainThread: boolean): Promi
 }
 
 /**
- * Appends for the fs backend. The file is opened once (through the pool: a
- * create can take a millisecond) and kept open, so an append is one write on
- * the main thread when it is small and need not be durable (see
- * mainThreadTurn), else a write through the pool; durable, it is followed by
- * fdatasync, and by an fsync of the directory when this append opened the
- * file (a new file's name survives a power cut only so). A failed append is
- * cut back to the file's length before it; if that fails too the file is let
- * go, and the caller's next append decides what to do with the torn tail.
+ * Appends for the fs backend. The file is opened once and kept open, so an
+ * append is one write on the main thread when it is small and need not be
+ * durable (see mainThreadTurn), else a write through the pool; durable, it is
+ * followed by fdatasync, and by an fsync of the directory when this append
+ * opened the file (a new file's name survives a power cut only so). A failed
+ * append is cut back to the file's length before it; if that fails too the
+ * file is let go, and the caller's next append decides what to do with the
+ * torn tail.
+ *
+ * A file is started by renaming into place an empty spare made ahead through
+ * the pool, and the next spare is made at once: creating a file can take half
+ * a millisecond or more (an ext4 volume without a journal scans past every
+ * inode freed in the last minutes, and the log frees one per sealed file),
+ * which the append that starts a file would otherwise wait on.
  */
 export function createAppender(syncDir: (file: string) => Promise<void>): Appender {
   let current: OpenFile | undefined;
+  let spare: Spare | undefined;
   const release = (file?: string): void => {
     if (!current || (file !== undefined && current.file !== file)) return;
     const { fd } = current;
     current = undefined;
     try { closeSync(fd); } catch { /* already gone: nothing is held */ }
   };
-  const openFile = async (file: string, fresh: boolean): Promise<OpenFile> => {
+  const makeSpare = (dir: string): void => {
+    const path = join(dir, SPARE_NAME);
+    const made = openAsync(path, 'w').then((fd) => (close(fd, () => undefined), true), () => false);
+    spare = { dir, path, made };
+  };
+  const dropSpare = async (s: Spare): Promise<void> => {
+    if (await s.made) await unlinkAsync(s.path).catch(() => undefined);
+  };
+  /** Open `file` afresh (created or cut), from the spare when one was made in its directory; then make the next spare. */
+  const start = async (file: string, onMainThread: boolean): Promise<number> => {
+    const dir = dirname(file);
+    const s = spare;
+    spare = undefined;
+    let fd: number | undefined;
+    if (s?.dir === dir && (await s.made)) {
+      try {
+        if (onMainThread) fd = timedOnMainThread(() => (renameSync(s.path, file), openSync(file, 'w')));
+        else {
+          await renameAsync(s.path, file);
+          fd = await openAsync(file, 'w');
+        }
+      } catch {
+        // The spare is gone, or the rename was refused (a directory at `file`): the file is created as
+        // without one, and a spare left standing is made again in place, not leaked.
+      }
+    } else if (s) await dropSpare(s);
+    fd ??= await openAsync(file, 'w');
+    makeSpare(dir);
+    return fd;
+  };
+  const openFile = async (file: string, fresh: boolean, onMainThread: boolean): Promise<OpenFile> => {
     release();
-    const fd = await openAsync(file, fresh ? 'w' : 'a');
+    const fd = fresh ? await start(file, onMainThread) : await openAsync(file, 'a');
     try {
       return (current = { file, fd, size: fresh ? 0 : (await fstatAsync(fd)).size });
     } catch (e) {
@@ -68,12 +124,19 @@ export function createAppender(syncDir: (file: string) => Promise<void>): Append
   };
   return {
     release,
+    async close() {
+      release();
+      const s = spare;
+      spare = undefined;
+      if (s) await dropSpare(s);
+    },
     async append(file, data, how) {
       const opened = !current || current.file !== file || how.fresh;
-      const f = opened ? await openFile(file, how.fresh) : (current as OpenFile);
+      const onMainThread = !how.durable && (await mainThreadTurn(data));
+      const f = opened ? await openFile(file, how.fresh, onMainThread) : (current as OpenFile);
       const bytes = Buffer.from(data, 'utf8');
       try {
-        await writeAll(f.fd, bytes, !how.durable && mainThreadTurn(data));
+        await writeAll(f.fd, bytes, onMainThread);
         if (how.durable) await Promise.all([datasyncAsync(f.fd), opened ? syncDir(file) : undefined]);
         f.size += bytes.byteLength;
       } catch (e) {

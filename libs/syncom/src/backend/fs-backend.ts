@@ -61,7 +61,7 @@ export function createFsBackend(root: string): Backend {
     mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),
     exists: async (path) => existsAt(at(path, { dir: true })),
     lock: async () => lockDirectory(base),
-    close: async () => appender.release(),
+    close: async () => appender.close(),
   };
 }
 
@@ -101,7 +101,7 @@ async function writeAtomic(file: string, data: string, durable: boolean): Promis
  * makes a new file's name survive a power cut), so the cost is four steps, not eight.
  */
 async function writeInPlace(file: string, data: string, durable: boolean): Promise<void> {
-  if (!durable) return mainThreadTurn(data) ? writeOnMainThread(file, data) : writeFile(file, data, 'utf8');
+  if (!durable) return (await mainThreadTurn(data)) ? writeOnMainThread(file, data) : writeFile(file, data, 'utf8');
   const [handle, dir] = await openBoth(file);
   try {
     await handle.writeFile(data, 'utf8');

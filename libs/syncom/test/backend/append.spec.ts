@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFsBackend, createMemoryBackend, type CrashDamage } from '../../src/backend';
+import { SPARE_NAME } from '../../src/backend/fs-append';
 
 /** Descriptors this process holds (Linux; 0 elsewhere, where the checks pass trivially). */
 const fds = () => (process.platform === 'linux' ? readdirSync('/proc/self/fd').length : 0);
@@ -47,6 +48,42 @@ describe('Backend.append, node:fs', () => {
     await b.append?.('x.json', 'five\n', { durable: true });
     expect(await b.read('x.json')).toBe('four\nfive\n');
     await b.close?.();
+  });
+
+  it('a fresh file is an empty spare made ahead, renamed into place; list hides the spare and close removes it', async () => {
+    const b = createFsBackend(dir);
+    await b.mkdir('log/open');
+    await b.append?.('log/open/1.json', 'one\n', { fresh: true });
+    await b.append?.('log/open/1.json', 'two\n');
+    // The spare of the next start: an empty file under a temp name, beside the open file.
+    const spare = join(dir, 'log/open', SPARE_NAME);
+    await expect(readFile(spare, 'utf8')).resolves.toBe('');
+    const { ino } = await stat(spare);
+    await b.append?.('log/open/3.json', 'three\n', { fresh: true });
+    expect((await stat(join(dir, 'log/open/3.json'))).ino).toBe(ino);
+    await b.append?.('log/open/4.json', 'four\n', { fresh: true, durable: true });
+    expect(await b.list('log/open')).toEqual(['1.json', '3.json', '4.json']);
+    expect(await b.read('log/open/3.json')).toBe('three\n');
+    expect(await b.read('log/open/4.json')).toBe('four\n');
+    await b.close?.();
+    expect(readdirSync(join(dir, 'log/open')).sort()).toEqual(['1.json', '3.json', '4.json']);
+  });
+
+  it('a spare removed from outside, or a leftover at its name, changes nothing: the file is created', async () => {
+    const b = createFsBackend(dir);
+    await b.append?.('a.json', 'a\n', { fresh: true });
+    await rm(join(dir, SPARE_NAME), { force: true });
+    await b.append?.('b.json', 'b\n', { fresh: true });
+    expect(await b.read('b.json')).toBe('b\n');
+    await b.close?.();
+    // A crash's leftover spare (not empty here) is cut and used, never appended to.
+    await writeFile(join(dir, SPARE_NAME), 'left over');
+    const c = createFsBackend(dir);
+    await c.append?.('c.json', 'c\n', { fresh: true });
+    await c.append?.('d.json', 'd\n', { fresh: true });
+    expect(await c.read('d.json')).toBe('d\n');
+    await c.close?.();
+    expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'c.json', 'd.json']);
   });
 
   it('GUAR-9: an append that cannot open its file (a directory stands there) rejects and keeps no descriptor', async () => {

@@ -55,6 +55,19 @@ describe('fs backend: small in-place writes on the main thread', () => {
     expect(await backend.list('log/open')).toHaveLength(64);
   });
 
+  it('past four writes in a turn, the next waits for the loop to turn and is made on the main thread too, not through the pool', async () => {
+    const write = jest.spyOn(fs, 'writeFileSync');
+    let turns = 0;
+    let on = true;
+    const spin = () => { if (on) { turns++; setImmediate(spin); } };
+    setImmediate(spin);
+    for (let i = 0; i < 20; i++) await backend.write(`log/open/${i}.json`, `{"from":${i}}`, { inPlace: true });
+    on = false;
+    expect(write).toHaveBeenCalledTimes(20);
+    expect(turns).toBeGreaterThanOrEqual(4);
+    expect(await backend.list('log/open')).toHaveLength(20);
+  });
+
   it('a write above 64 KiB goes to the pool (the main thread is not held by a large batch)', async () => {
     const write = jest.spyOn(fs, 'writeFileSync');
     await backend.write('log/open/big.json', 'x'.repeat(70 * 1024), { inPlace: true });
