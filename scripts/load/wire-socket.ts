@@ -1,4 +1,4 @@
-import WebSocket from 'ws';
+import { WireTransport } from './wire-transport';
 
 /** An answer of the gateway to an acknowledged call. */
 export type Answer = { ok: true; value: unknown } | { ok: false; error: { code: string; status: number } };
@@ -44,10 +44,11 @@ function sweep(): void {
  * JSON.parse and keeps timers per socket and per call; with thousands of
  * peers in one process that decoding, not the hub, bounded the figures. Here
  * an event's frame is handed over undecoded, and one timer per process
- * sweeps every socket's deadlines.
+ * sweeps every socket's deadlines. The WebSocket under it is WireTransport
+ * (wire-transport.ts), whose reads allocate nothing.
  */
 export class WireSocket {
-  private ws?: WebSocket;
+  private ws?: WireTransport;
   private prefix = '';
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
@@ -63,32 +64,33 @@ export class WireSocket {
     const u = new URL(url);
     const nsp = u.pathname === '/' ? '' : u.pathname;
     this.prefix = nsp ? `${nsp},` : '';
-    const ws = new WebSocket(`ws://${u.host}/socket.io/?EIO=4&transport=websocket`, { perMessageDeflate: false, skipUTF8Validation: true });
-    this.ws = ws;
     // Swept from the start: a hub that never answers the handshake fails the connect (then the peer dials again).
     this.pingDeadline = performance.now() + CONNECT_MS;
     live.add(this);
     sweeper ??= setInterval(sweep, 1000);
     return new Promise((resolve, reject) => {
-      // An error is followed by 'close', which ends the socket; a close before the namespace answered fails the connect.
-      ws.on('error', () => undefined);
-      ws.on('close', () => { reject(new Error('transport close')); this.close('transport close'); });
-      ws.on('message', (data: Buffer) => {
-        const kind = data[0];
-        if (kind === CH.ping) return this.pinged();
-        if (kind === CH.open) return this.opened(data, auth);
-        if (kind === CH.close) return this.close('transport close');
-        if (kind !== CH.message) return;
-        const type = data[1] - CH.zero;
-        if (type === PACKET.connect) {
-          this.connected = true;
-          this.pinged(false);
-          return resolve();
-        }
-        if (type !== PACKET.connectError) return this.packet(type, data);
-        reject(new Error(String((this.json(data, this.start(data).at) as { message?: string } | undefined)?.message ?? 'connect_error')));
-        this.close('connect error');
+      const ws = new WireTransport(u.hostname.replace(/^\[(.*)\]$/, '$1'), Number(u.port || 80), '/socket.io/?EIO=4&transport=websocket', {
+        opened: () => undefined,
+        // A close before the namespace answered fails the connect.
+        closed: () => { reject(new Error('transport close')); this.close('transport close'); },
+        message: (data) => {
+          const kind = data[0];
+          if (kind === CH.ping) return this.pinged();
+          if (kind === CH.open) return this.opened(data, auth);
+          if (kind === CH.close) return this.close('transport close');
+          if (kind !== CH.message) return;
+          const type = data[1] - CH.zero;
+          if (type === PACKET.connect) {
+            this.connected = true;
+            this.pinged(false);
+            return resolve();
+          }
+          if (type !== PACKET.connectError) return this.packet(type, data);
+          reject(new Error(String((this.json(data, this.start(data).at) as { message?: string } | undefined)?.message ?? 'connect_error')));
+          this.close('connect error');
+        },
       });
+      this.ws = ws;
     });
   }
 
@@ -104,7 +106,7 @@ export class WireSocket {
 
   /** Answers the server's event `id` with `json` (the answer's JSON text). */
   ack(id: number, json: string): void {
-    if (!this.ended && this.ws?.readyState === WebSocket.OPEN) this.ws.send(`43${this.prefix}${id}[${json}]`);
+    if (!this.ended && this.ws?.open) this.ws.send(`43${this.prefix}${id}[${json}]`);
   }
 
   /** Closes the connection (once); pending calls fail. */
@@ -116,7 +118,7 @@ export class WireSocket {
       clearInterval(sweeper);
       sweeper = undefined;
     }
-    if (reason === 'io client disconnect' && this.ws?.readyState === WebSocket.OPEN) this.ws.send(`41${this.prefix}`);
+    if (reason === 'io client disconnect' && this.ws?.open) this.ws.send(`41${this.prefix}`);
     this.ws?.terminate();
     for (const p of this.pending.values()) p.reject(new Error(`socket closed (${reason})`));
     this.pending.clear();
