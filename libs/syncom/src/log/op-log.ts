@@ -8,6 +8,7 @@ import { loadLog, type OpenBatch } from './load';
 import { OpenFiles } from './open-files';
 import { type Retention, retentionOf } from './retention';
 import { FLAG_GRANTED } from './flags';
+import { HeadWakes } from './head-wakes';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
 import { advanceVector, mergeVectors } from './vector';
 
@@ -95,6 +96,8 @@ export class OpLog {
   readonly retention: Retention;
   /** Called after every successful append: the feeds of the sync layer read from here. */
   readonly appended = new Set<(from: number, to: number) => void>();
+  /** Called once the head reaches a position (feeds waiting for an ack unless the log grows by a page). */
+  readonly wakes = new HeadWakes();
   readonly rollAfter: number;
   /** The open files appends go to. */
   readonly files: OpenFiles;
@@ -138,6 +141,7 @@ export class OpLog {
         this.options.onError?.(e as Error);
       }
     }
+    this.wakes.reached(this.head, (e) => this.options.onError?.(e));
     return from;
   }
 

@@ -124,6 +124,16 @@ export class Replica {
     this.p.log.appended.delete(listener);
   }
 
+  /** Call `listener` once, when an append brings the head to `pos` or past it (in a microtask when it is there already). */
+  wakeAt(pos: number, listener: () => void): void {
+    this.p.log.wakes.add(pos, listener, this.p.log.head);
+  }
+
+  /** Take back a wakeAt() not called yet. */
+  cancelWake(pos: number, listener: () => void): void {
+    this.p.log.wakes.cancel(pos, listener);
+  }
+
   /** Call `listener` for every op at its commit point, after its record was rescoped; returns the unsubscribe. */
   onChange(listener: (...args: StorageEvents['change']) => void): () => void {
     return this.p.events.on('change', listener);

@@ -62,20 +62,31 @@ export class Feed {
   private sent: string;
   private ended = false;
   private pumping = false;
+  /** pump() was called while a drain ran (an ack, a wake): drain again. */
   private again = false;
+  /** The head as the last drain returned: an append since makes pump() drain again. */
+  private seen = 0;
   /** This feed's frames out: released by their acks, or all at once when the feed ends. */
   private readonly out = new Set<FrameSlot>();
   /** The log position hosted()'s cursor shows: what the subscriber acknowledged, and what was stepped over since. */
   private shown: number;
   /**
-   * An append wakes the feed unless a page is out and less than a page is
-   * to send: that page's ack brings it back (drain() would return at once).
-   * Checked here, before pump()'s promise: one append calls every feed of
-   * the unit, and most of a busy fan-out's feeds wait for an ack.
+   * The feed is called at every append only while idle with no page out
+   * (`listening`). While a drain runs it is called at none: the drain reads
+   * the head after each of its waits, and pump() drains again when the head
+   * moved past what the last drain saw. With a page out and less than a page
+   * to send it waits for the ack, or for the head a page further on
+   * (`parkedAt`). At a busy head one append called thousands of feeds, nearly
+   * all of them draining, waiting for a turn or for an ack.
    */
+  private listening = false;
+  private parkedAt: number | undefined;
   private readonly onAppend = () => {
-    if (!this.pumping && this.waitsForAck()) return;
-    void this.pump();
+    if (!this.pumping && !this.waitsForAck()) void this.pump();
+  };
+  private readonly onWake = () => {
+    this.parkedAt = undefined;
+    if (!this.closed) void this.pump();
   };
   private readonly keep = (e: LogEntry) => this.relevant(e);
   readonly info: FeedInfo;
@@ -85,7 +96,6 @@ export class Feed {
     this.shown = o.from;
     this.sent = o.replica.eventId(o.from);
     this.info = { node: o.node, scopes: o.scopes, since: o.now, cursor: o.replica.eventId(o.from) };
-    o.replica.onAppend(this.onAppend);
     void this.pump();
   }
 
@@ -98,7 +108,7 @@ export class Feed {
   close(): void {
     if (this.ended) return;
     this.ended = true;
-    this.o.replica.offAppend(this.onAppend);
+    this.unhook();
     for (const slot of this.out) slot.release();
     this.out.clear();
     this.o.ended?.();
@@ -120,51 +130,84 @@ export class Feed {
   private async pump(): Promise<void> {
     if (this.pumping) { this.again = true; return; }
     this.pumping = true;
+    this.unhook();
     try {
       do {
         this.again = false;
         await this.drain();
-      } while (this.again && !this.closed);
+      } while (!this.closed && (this.again || this.o.replica.head > this.seen));
     } catch {
       // The subscriber failed to take a page (its connection is gone): it resumes from its last event id.
       this.close();
     } finally {
       this.pumping = false;
+      this.settle();
     }
+  }
+
+  /** Called at no append and waiting for no position: while a drain runs, and once closed. */
+  private unhook(): void {
+    if (this.listening) this.o.replica.offAppend(this.onAppend);
+    if (this.parkedAt !== undefined) this.o.replica.cancelWake(this.parkedAt, this.onWake);
+    this.listening = false;
+    this.parkedAt = undefined;
+  }
+
+  /** With no drain running: no page out, take every append; a page out, wait for the head a page further on (or the ack). */
+  private settle(): void {
+    if (this.closed || this.pumping) return;
+    if (this.out.size === 0) {
+      if (this.listening) return;
+      this.unhook();
+      this.listening = true;
+      this.o.replica.onAppend(this.onAppend);
+      return;
+    }
+    const at = this.pos + this.o.pageSize;
+    if (this.parkedAt === at) return;
+    this.unhook();
+    this.parkedAt = at;
+    this.o.replica.wakeAt(at, this.onWake);
   }
 
   private async drain(): Promise<void> {
     const log = this.o.replica;
-    while (!this.closed && this.pos < log.head) {
-      if (this.pos < log.floor) { this.close(); this.o.bootstrap(); return; }
-      if (this.waitsForAck()) return;
-      // The slot first: a full window stops the feed before it reads the log (taken without a wait when there is room).
-      let slot = this.o.window.tryAcquire() ?? (await this.o.window.acquire());
-      if (!slot || this.closed) return slot?.release();
-      // Then a turn, right before the work it admits: past the slice's budget the feed waits for a later macrotask.
-      const turn = (this.o.slices ?? hostSlices).turn();
-      if (turn) await turn;
-      if (this.closed) return slot.release();
-      if (this.pos < log.floor) { slot.release(); continue; }
-      // A snapshot's merges are signed after their join: the feed reads none before its sig.
-      const signing = log.whenLogSigned(this.pos, this.o.pageSize);
-      if (signing) { slot.release(); await signing; continue; }
-      const read = this.read();
-      const { entries, relevant, ends } = read;
-      if (entries.length === 0) return slot.release();
-      for (let k = 0; k < ends.length; k++) {
-        slot ??= this.o.window.tryAcquire() ?? (await this.o.window.acquire());
+    try {
+      while (!this.closed && this.pos < log.head) {
+        if (this.pos < log.floor) { this.close(); this.o.bootstrap(); return; }
+        if (this.waitsForAck()) return;
+        // The slot first: a full window stops the feed before it reads the log (taken without a wait when there is room).
+        let slot = this.o.window.tryAcquire() ?? (await this.o.window.acquire());
         if (!slot || this.closed) return slot?.release();
-        // The last frame also covers the entries stepped over after its last op.
-        const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
-        // A page counts fully in this connection's window; in the unit's budget, a page shared by several feeds counts once.
-        const page = read.page(k, this.sent);
-        slot.charge(read.bytes(k), page);
-        this.post(slot, page, last, this.more(k < ends.length - 1, last));
-        slot = undefined;
+        // Then a turn, right before the work it admits: past the slice's budget the feed waits for a later macrotask.
+        const turn = (this.o.slices ?? hostSlices).turn();
+        if (turn) await turn;
+        if (this.closed) return slot.release();
+        if (this.pos < log.floor) { slot.release(); continue; }
+        // A snapshot's merges are signed after their join: the feed reads none before its sig.
+        const signing = log.whenLogSigned(this.pos, this.o.pageSize);
+        if (signing) { slot.release(); await signing; continue; }
+        const read = this.read();
+        const { entries, relevant, ends } = read;
+        if (entries.length === 0) return slot.release();
+        for (let k = 0; k < ends.length; k++) {
+          slot ??= this.o.window.tryAcquire() ?? (await this.o.window.acquire());
+          if (!slot || this.closed) return slot?.release();
+          // The last frame also covers the entries stepped over after its last op.
+          const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
+          // A page counts fully in this connection's window; in the unit's budget, a page shared by several feeds counts once.
+          const page = read.page(k, this.sent);
+          slot.charge(read.bytes(k), page);
+          this.post(slot, page, last, this.more(k < ends.length - 1, last));
+          slot = undefined;
+        }
+        slot?.release();
+        this.step(entries[entries.length - 1].pos);
       }
-      slot?.release();
-      this.step(entries[entries.length - 1].pos);
+    } finally {
+      // The head as this drain returns (a finally runs at the return, not a microtask later): pump() drains
+      // again for an append it did not see.
+      this.seen = log.head;
     }
   }
 
@@ -194,7 +237,9 @@ export class Feed {
       this.out.delete(slot);
       slot.release();
       this.show(this.out.size === 0 ? this.pos : last);
-      if (this.out.size === 0 && !this.closed && this.pos < this.o.replica.head) void this.pump();
+      if (this.out.size > 0 || this.closed) return;
+      if (this.pos < this.o.replica.head) void this.pump();
+      else this.settle();
     };
     let sent: void | Promise<void>;
     try {
