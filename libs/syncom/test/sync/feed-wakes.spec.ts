@@ -129,6 +129,27 @@ describe('a feed is called at every append only while idle with no page out', ()
     for (const f of feeds) f.close();
   });
 
+  it('PROTO-6: a feed whose window closed with pages out is not woken again and again: the event loop keeps turning', async () => {
+    const s = await node();
+    stores = [s];
+    const log = internals(s).log;
+    const window = new SendWindow();
+    const feed = new Feed({
+      replica: s.replica, node: 'peer', scopes: ['*'], from: s.replica.head, pageSize: 2, pageBytes: 1 << 20,
+      window, now: 0, bootstrap: () => undefined,
+      send: () => new Promise<void>(() => undefined),
+    });
+    await s.insert({ n: 0 });
+    while (log.wakes.size === 0) await flush();
+    // The link goes: the window answers no slot any more, while the feed still counts its page out.
+    window.close();
+    for (let n = 1; n <= 4; n++) await s.insert({ n });
+    // A feed woken at once after every stopped drain would hold the microtask queue: these would never run.
+    for (let i = 0; i < 5; i++) await flush();
+    expect(log.wakes.size).toBe(0);
+    feed.close();
+  });
+
   it('PROTO-6: a parked feed that closes leaves no wait behind', async () => {
     const s = await node();
     stores = [s];

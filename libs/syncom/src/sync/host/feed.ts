@@ -153,10 +153,15 @@ export class Feed {
     this.parkedAt = undefined;
   }
 
-  /** With no drain running: no page out, take every append; a page out, wait for the head a page further on (or the ack). */
+  /**
+   * With no drain running: waiting for an ack with less than a page to send,
+   * wait for the head a page further on (or the ack); else take every
+   * append, as the listener's check did (a drain that stopped for another
+   * reason, a closed window, must not be woken again until the log moves).
+   */
   private settle(): void {
     if (this.closed || this.pumping) return;
-    if (this.out.size === 0) {
+    if (!this.waitsForAck()) {
       if (this.listening) return;
       this.unhook();
       this.listening = true;
