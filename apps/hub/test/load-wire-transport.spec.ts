@@ -54,10 +54,10 @@ describe('load tool: WireTransport', () => {
     await c.opened;
     const s = await server;
     const received: string[] = [];
-    s.on('message', (d) => received.push(d.toString()));
+    const three = new Promise<void>((resolve) => s.on('message', (d) => { if (received.push(d.toString()) === 3) resolve(); }));
     const texts = ['hi', 'x'.repeat(300), 'é'.repeat(70_000)];
     for (const t of texts) c.transport.send(t);
-    await new Promise<void>((resolve) => { const check = () => (received.length === 3 ? resolve() : setTimeout(check, 5)); check(); });
+    await three;
     expect(received).toEqual(texts);
     // A message far larger than one read, many small ones in one read, and one sent in three fragments.
     const big = 'b'.repeat(600_000);
