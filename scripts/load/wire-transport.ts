@@ -87,11 +87,23 @@ export class WireTransport {
 
   /** Sends `text` as one masked text frame. */
   send(text: string): void {
+    this.writeFrame(OP.text, text);
+  }
+
+  /** Ends the connection at once. */
+  terminate(): void {
+    this.socket.destroy();
+    this.end();
+  }
+
+  /** Writes one masked frame of `op` carrying `payload` (a control frame carries at most 125 bytes). */
+  private writeFrame(op: number, payload: string | Buffer): void {
     if (!this.open) return;
-    const length = Buffer.byteLength(text);
+    const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+    if (op >= OP.close && length > 125) return;
     const head = length < 126 ? 2 : length < 65536 ? 4 : 10;
     const frame = Buffer.allocUnsafe(head + 4 + length);
-    frame[0] = 0x80 | OP.text;
+    frame[0] = 0x80 | op;
     if (head === 2) frame[1] = 0x80 | length;
     else if (head === 4) {
       frame[1] = 0x80 | 126;
@@ -101,33 +113,12 @@ export class WireTransport {
       frame.writeUInt32BE(0, 2);
       frame.writeUInt32BE(length, 6);
     }
-    this.maskInto(frame, head, text, length);
-    this.socket.write(frame);
-  }
-
-  /** Ends the connection at once. */
-  terminate(): void {
-    this.socket.destroy();
-    this.end();
-  }
-
-  /** Writes the mask and the masked payload of a frame whose header takes `head` bytes. */
-  private maskInto(frame: Buffer, head: number, text: string | Buffer, length: number): void {
     const mask = maskKey();
     mask.copy(frame, head);
     const at = head + 4;
-    if (typeof text === 'string') frame.write(text, at);
-    else text.copy(frame, at);
+    if (typeof payload === 'string') frame.write(payload, at);
+    else payload.copy(frame, at);
     for (let i = 0; i < length; i++) frame[at + i] ^= mask[i & 3];
-  }
-
-  /** A small control frame (pong, close) carrying `payload`. */
-  private sendControl(op: number, payload: Buffer): void {
-    if (this.ended || payload.length > 125) return;
-    const frame = Buffer.allocUnsafe(2 + 4 + payload.length);
-    frame[0] = 0x80 | op;
-    frame[1] = 0x80 | payload.length;
-    this.maskInto(frame, 2, payload, payload.length);
     this.socket.write(frame);
   }
 
@@ -233,10 +224,10 @@ export class WireTransport {
   }
 
   private deliver(op: number, fin: boolean, payload: Buffer): void {
-    if (op === OP.ping) return this.sendControl(OP.pong, payload);
+    if (op === OP.ping) return this.writeFrame(OP.pong, payload);
     if (op === OP.pong) return;
     if (op === OP.close) {
-      this.sendControl(OP.close, payload.subarray(0, 2));
+      this.writeFrame(OP.close, payload.subarray(0, 2));
       return this.terminate();
     }
     if (op === OP.continuation || !fin) {

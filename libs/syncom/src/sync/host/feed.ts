@@ -82,7 +82,7 @@ export class Feed {
   private listening = false;
   private parkedAt: number | undefined;
   private readonly onAppend = () => {
-    if (!this.pumping && !this.waitsForAck()) void this.pump();
+    if (!this.waitsForAck()) void this.pump();
   };
   private readonly onWake = () => {
     this.parkedAt = undefined;
