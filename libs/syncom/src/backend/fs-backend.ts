@@ -4,6 +4,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } f
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { createAppender } from './fs-append';
+import { Recycler } from './fs-recycle';
 import { lockDirectory } from './fs-lock';
 import { mainThreadTurn, timedOnMainThread } from './fs-turns';
 import { checkPath, isTempName } from './paths';
@@ -13,9 +14,10 @@ import type { Backend } from './types';
 /** Errors of platforms that refuse to open or fsync a directory (Windows, some filesystems). */
 const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
 
-/** Write a small file on the main thread, timed (see mainThreadTurn). */
-function writeOnMainThread(file: string, data: string): void {
-  timedOnMainThread(() => writeFileSync(file, data, 'utf8'));
+/** Write a small file on the main thread, timed (see mainThreadTurn): into a recycled file when there is one. */
+function writeOnMainThread(file: string, data: string, spare: string | undefined): void {
+  if (spare === undefined) timedOnMainThread(() => writeFileSync(file, data, 'utf8'), 'create');
+  else timedOnMainThread(() => Recycler.fillSync(spare, file, data), 'existing');
 }
 
 const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
@@ -28,7 +30,9 @@ const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoExceptio
  * the data, and for `write` the parent directory too (GUAR-17). `list` returns
  * the names of plain files only, sorted by code unit, without leftover temp files.
  * `append` adds to the end of a file it keeps open (see createAppender); `close`
- * lets that file go and leaves the backend usable.
+ * lets that file go and leaves the backend usable. `remove` with `recycle`
+ * keeps the file, emptied, for the next in-place write of a new file in its
+ * directory (see Recycler); `close` removes what is kept.
  * `lock` takes `<root>/LOCK` (see lockDirectory): one open storage per root.
  * OS errors (ENOSPC, EIO, ...) propagate unchanged, for the caller to wrap.
  *
@@ -41,6 +45,7 @@ export function createFsBackend(root: string): Backend {
   const base = resolve(root);
   const at = (path: string, check?: PathCheck): string => join(base, checkPath(path, check));
   const appender = createAppender((file) => syncDir(dirname(file)));
+  const recycler = new Recycler();
   /** The path of a call that changes a file, which the appender lets go first. */
   const changing = (path: string, check: PathCheck = { creating: true }): string => {
     const file = at(path, check);
@@ -50,18 +55,26 @@ export function createFsBackend(root: string): Backend {
   return {
     read: async (path) => readOrUndefined(at(path)),
     write: async (path, data, options) => {
-      const write = options?.inPlace === true ? writeInPlace : writeAtomic;
-      await write(changing(path), data, options?.durable === true);
+      const durable = options?.durable === true;
+      if (options?.inPlace !== true) return writeAtomic(changing(path), data, durable);
+      await writeInPlace(changing(path), data, durable, recycler);
     },
     overwrite: async (path, data, options) => overwriteInPlace(changing(path), data, options?.durable === true),
     append: async (path, data, options) =>
       appender.append(at(path, { creating: true }), data, { durable: options?.durable === true, fresh: options?.fresh === true }),
-    remove: async (path) => removeIfPresent(changing(path, {})),
+    remove: async (path, options) => {
+      const file = changing(path, {});
+      if (options?.recycle === true) recycler.retire(file);
+      else await removeIfPresent(file);
+    },
     list: async (dir) => listFiles(at(dir, { dir: true })),
     mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),
     exists: async (path) => existsAt(at(path, { dir: true })),
     lock: async () => lockDirectory(base),
-    close: async () => appender.close(),
+    close: async () => {
+      await appender.close();
+      await recycler.close();
+    },
   };
 }
 
@@ -99,9 +112,28 @@ async function writeAtomic(file: string, data: string, durable: boolean): Promis
  * the directory is opened beside the file, and the file and the directory are
  * fsynced together once the file exists (the fsync of the directory is what
  * makes a new file's name survive a power cut), so the cost is four steps, not eight.
+ * With a recycled file of the directory at hand, that file is written and
+ * renamed into place instead (no file created: see Recycler); durable, its
+ * data is fsynced before the rename and the directory after.
  */
-async function writeInPlace(file: string, data: string, durable: boolean): Promise<void> {
-  if (!durable) return (await mainThreadTurn(data)) ? writeOnMainThread(file, data) : writeFile(file, data, 'utf8');
+async function writeInPlace(file: string, data: string, durable: boolean, recycler: Recycler): Promise<void> {
+  const kind = recycler.has(dirname(file)) ? 'existing' : 'create';
+  const onMain = !durable && (await mainThreadTurn(data, kind));
+  // Taken after the turn's wait: no other write can take the same file.
+  const spare = recycler.take(dirname(file));
+  try {
+    // A file another write took meanwhile is created on the pool, where creates go while they are slow.
+    if (onMain && (spare !== undefined || kind === 'create')) return writeOnMainThread(file, data, spare);
+    if (spare !== undefined) {
+      await Recycler.fill(spare, file, data, durable);
+      return durable ? syncDir(dirname(file)) : undefined;
+    }
+  } catch (e) {
+    // A recycled file that failed part-way holds what no one reads: it goes (best effort), the error stays.
+    if (spare !== undefined) await rm(spare, { force: true }).catch(() => undefined);
+    throw e;
+  }
+  if (!durable) return writeFile(file, data, 'utf8');
   const [handle, dir] = await openBoth(file);
   try {
     await handle.writeFile(data, 'utf8');

@@ -8,13 +8,26 @@
 export const SYNC_WRITE_MAX = 64 * 1024;
 /** Writes made on the main thread in one event-loop turn, at most (then the next waits for the loop to turn). */
 const SYNC_WRITES_PER_TURN = 4;
-/** A main-thread write slower than this (ms) sends the next ones to the pool for SLOW_PAUSE_MS. */
+/**
+ * A main-thread write slower than this (ms) sends the next ones of its kind
+ * to the pool for SLOW_PAUSE_MS. Short: a write preempted once by another
+ * thread looks slow too, and a second of writes through the pool cost an
+ * awaited writer 2 to 3 times its time; a disk that stays slow is caught
+ * again by the first write after the pause.
+ */
 const SLOW_WRITE_MS = 0.5;
-const SLOW_PAUSE_MS = 1000;
+const SLOW_PAUSE_MS = 100;
+/**
+ * What a write does to the file system: create a file, or write into one
+ * that exists (an append, a recycled file). They are timed apart: a file
+ * system can take a millisecond to create a file and microseconds to write
+ * into one (ext4 without a journal, with many files freed lately).
+ */
+export type WriteKind = 'create' | 'existing';
 /** Small writes made on the main thread since the event loop last turned. */
 let syncWrites = 0;
-/** Until when the main thread writes nothing (a slow disk: the wait is the pool's, not every caller's). */
-let slowUntil = 0;
+/** Until when the main thread makes no write of each kind (a slow disk: the wait is the pool's, not every caller's). */
+const slowUntil: Record<WriteKind, number> = { create: 0, existing: 0 };
 
 /**
  * Whether a small write that need not wait for the disk is made on the main
@@ -25,25 +38,26 @@ let slowUntil = 0;
  * get their turn) and is then made on the main thread too, which costs a turn
  * of the loop rather than a round trip through the pool. Not while the disk
  * is slow (a contended journal can hold a create for milliseconds): one slow
- * write sends the next second's to the pool; nor for a large write.
+ * write of a kind sends that kind's writes to the pool for a while; nor for
+ * a large write.
  */
-export async function mainThreadTurn(data: string): Promise<boolean> {
-  if (data.length > SYNC_WRITE_MAX || performance.now() < slowUntil) return false;
+export async function mainThreadTurn(data: string, kind: WriteKind = 'existing'): Promise<boolean> {
+  if (data.length > SYNC_WRITE_MAX || performance.now() < slowUntil[kind]) return false;
   if (syncWrites >= SYNC_WRITES_PER_TURN) {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (syncWrites >= SYNC_WRITES_PER_TURN || performance.now() < slowUntil) return false;
+    if (syncWrites >= SYNC_WRITES_PER_TURN || performance.now() < slowUntil[kind]) return false;
   }
   if (syncWrites++ === 0) setImmediate(() => (syncWrites = 0));
   return true;
 }
 
-/** Run a main-thread write, timed: a slow one sends the next second's writes to the pool. */
-export function timedOnMainThread<T>(write: () => T): T {
+/** Run a main-thread write of `kind`, timed: a slow one sends the writes of its kind to the pool for SLOW_PAUSE_MS. */
+export function timedOnMainThread<T>(write: () => T, kind: WriteKind = 'existing'): T {
   const start = performance.now();
   try {
     return write();
   } finally {
     const end = performance.now();
-    if (end - start > SLOW_WRITE_MS) slowUntil = end + SLOW_PAUSE_MS;
+    if (end - start > SLOW_WRITE_MS) slowUntil[kind] = end + SLOW_PAUSE_MS;
   }
 }

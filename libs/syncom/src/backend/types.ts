@@ -8,6 +8,18 @@ export interface WriteOptions {
   inPlace?: boolean;
 }
 
+/** Options of `Backend.remove`. */
+export interface RemoveOptions {
+  /**
+   * The file may be kept, emptied, for a later in-place write of a new file
+   * in the same directory (node:fs: its bytes zeroed under a temp name, then
+   * written and renamed into place, so no file is created; the log's batch
+   * files at a seal). Nothing reads it meanwhile; close() removes what is
+   * kept. A backend may ignore it and remove the file.
+   */
+  recycle?: boolean;
+}
+
 /** Options of `Backend.append`. */
 export interface AppendOptions {
   /** fsync the data (and, for a file this append creates, its directory entry) before resolving (GUAR-17). */
@@ -51,7 +63,7 @@ export interface Backend {
    */
   append?(path: string, data: string, options?: AppendOptions): Promise<void>;
   /** Remove a file; a missing one is not an error. */
-  remove(path: string): Promise<void>;
+  remove(path: string, options?: RemoveOptions): Promise<void>;
   /** Names (not paths) of the files in a directory; [] when it does not exist. */
   list(dir: string): Promise<string[]>;
   /** Create a directory and its parents; an existing one is not an error. */

@@ -59,7 +59,8 @@ export async function sealBatches(log: OpLog, batches: OpenBatch[]): Promise<{ f
   const keep = new Set(log.batches.slice(batches.length).map(fileOf));
   const gone = [...new Set(batches.map(fileOf))].filter((f) => !keep.has(f));
   log.files.removed(gone);
-  for (const f of gone) await backend.remove(batchFile(f));
+  // Recycled: the next batches are written into these files rather than into new ones (see the fs backend).
+  for (const f of gone) await backend.remove(batchFile(f), { recycle: true });
   log.batches.splice(0, batches.length);
   return { from, to };
 }

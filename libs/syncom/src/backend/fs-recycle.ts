@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** The end of a recycled file's name: a temp name, so listings skip it (paths.ts). */
+export const RECYCLED_SUFFIX = '.tmp-recycled';
+/**
+ * Recycled files kept per directory. A seal lets go of its batches' files
+ * in one go (64 by default), and seals wait for the record files, so
+ * between two seals the writes may outrun them: files created then come back
+ * at the next seal, and keeping them covers the next such stretch.
+ */
+export const MAX_RECYCLED = 256;
+/** A larger file is removed, not recycled: zeroing it would cost more than creating a small one. */
+export const MAX_RECYCLED_BYTES = 64 * 1024;
+
+const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
+
+/** Ignore a missing file: it went since it was found. */
+function unlessMissing(e: unknown): void {
+  if (errorCode(e) !== 'ENOENT') throw e;
+}
+
+/**
+ * Files the fs backend let go of, kept for the next new files of their
+ * directory. On some file systems creating a file is what a small write
+ * costs most: ext4 mounted without a journal skips every inode freed in the
+ * last minutes when it looks for a free one, so an append that creates a
+ * batch file, in a log that unlinks them by the dozen at each seal, spent
+ * 0.3 to 0.9 ms there (docs/benchmarks.md). A recycled file is renamed out
+ * of the way at once (a temp name: no listing shows it, and a load never
+ * reads it) and then its bytes are zeroed in place, so it holds nothing of
+ * what it held (a purged record's data must not linger). The next new file
+ * of the directory is written into it (open, write from its start, cut to
+ * the new length) and renamed into place: no inode is allocated or freed,
+ * and its blocks stay allocated. The file appears whole at its name or not
+ * at all. (Files are not made ahead: a create on libuv's pool holds the
+ * directory, and the renames of the writes on the main thread waited for it.)
+ * What a crash leaves under the temp name is removed the first time the
+ * directory is used again, and close() removes the rest.
+ */
+export class Recycler {
+  private readonly byDir = new Map<string, string[]>();
+  /** Directories already swept for what an earlier process left. */
+  private readonly swept = new Set<string>();
+  private readonly prefix = randomBytes(4).toString('hex');
+  private count = 0;
+
+  /**
+   * Let go of `file`: kept for a later new file of its directory when there
+   * is room, else removed. On the main thread: five small system calls, where
+   * each step's round trip through libuv's pool would wait for a turn of an
+   * event loop busy with the writes that want the file.
+   */
+  retire(file: string): void {
+    const dir = dirname(file);
+    const pool = this.pool(dir);
+    if (pool.length >= MAX_RECYCLED) return removeSync(file);
+    const spare = this.name(dir);
+    try {
+      renameSync(file, spare);
+    } catch (e) {
+      return unlessMissing(e);
+    }
+    const fd = openSync(spare, 'r+');
+    let size = 0;
+    try {
+      size = fstatSync(fd).size;
+      if (size <= MAX_RECYCLED_BYTES) zero(fd, size);
+    } finally {
+      closeSync(fd);
+    }
+    if (size > MAX_RECYCLED_BYTES) return removeSync(spare);
+    pool.push(spare);
+  }
+
+  /** Whether a recycled file of `dir` is at hand now. */
+  has(dir: string): boolean {
+    return (this.byDir.get(dir)?.length ?? 0) > 0;
+  }
+
+  /** A recycled file of `dir` taken for a new file (no one else gets it), if there is one. */
+  take(dir: string): string | undefined {
+    return this.pool(dir).pop();
+  }
+
+  private name(dir: string): string {
+    return join(dir, `${this.prefix}${(this.count++).toString(36)}${RECYCLED_SUFFIX}`);
+  }
+
+  /** Write `data` into the recycled file `spare` and rename it to `file`, on the main thread. */
+  static fillSync(spare: string, file: string, data: string): void {
+    const bytes = Buffer.from(data, 'utf8');
+    const fd = openSync(spare, 'r+');
+    try {
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
+      ftruncateSync(fd, bytes.length);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(spare, file);
+  }
+
+  /** fillSync on libuv's pool; `durable`: the data is fsynced before the rename (the caller fsyncs the directory after). */
+  static async fill(spare: string, file: string, data: string, durable: boolean): Promise<void> {
+    const bytes = Buffer.from(data, 'utf8');
+    const handle = await open(spare, 'r+');
+    try {
+      await handle.writeFile(bytes);
+      await handle.truncate(bytes.length);
+      if (durable) await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await rename(spare, file);
+  }
+
+  /** Remove every recycled file kept (the backend closes). */
+  async close(): Promise<void> {
+    const spares = [...this.byDir.values()].flat();
+    this.byDir.clear();
+    this.swept.clear();
+    for (const s of spares) await unlink(s).catch(unlessMissing);
+  }
+
+  /** The directory's recycled files; at its first use, what an earlier process left there is removed. */
+  private pool(dir: string): string[] {
+    let pool = this.byDir.get(dir);
+    if (pool) return pool;
+    this.byDir.set(dir, (pool = []));
+    if (!this.swept.has(dir)) {
+      this.swept.add(dir);
+      sweep(dir);
+    }
+    return pool;
+  }
+}
+
+/** Write zeros over the file's first `size` bytes (its length and blocks stay). */
+function zero(fd: number, size: number): void {
+  const zeros = Buffer.alloc(size);
+  for (let at = 0; at < size;) at += writeSync(fd, zeros, at, size - at, at);
+}
+
+function removeSync(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    unlessMissing(e);
+  }
+}
+
+/** Remove recycled files an earlier process left in `dir` (a crash, or a close that did not finish). */
+function sweep(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return;
+    throw e;
+  }
+  for (const name of names) {
+    if (name.endsWith(RECYCLED_SUFFIX)) removeSync(join(dir, basename(name)));
+  }
+}

@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import { mkdtemp, open as openHandle, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFsBackend } from '../../src/backend';
+import { MAX_RECYCLED, RECYCLED_SUFFIX } from '../../src/backend/fs-recycle';
+import type { Backend } from '../../src/backend/types';
+import { open } from '../../src';
+
+/**
+ * The fs backend recycles the files the log lets go of at a seal: a removed
+ * batch file is kept, zeroed, under a temp name, and the next new batch file
+ * of its directory is written into it and renamed into place, so no file is
+ * created (see fs-recycle.ts).
+ */
+describe('fs backend: recycled files', () => {
+  let root: string;
+  let backend: Backend;
+  const path = (p: string) => join(root, p);
+  const recycled = async (dir = 'log/open') => (await readdir(path(dir))).filter((n) => n.endsWith(RECYCLED_SUFFIX));
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'syncom-recycle-'));
+    backend = createFsBackend(root);
+    await backend.mkdir('log/open');
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await backend.close?.();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('a file removed with recycle is kept zeroed under a temp name, hidden from list, and the next in-place write of its directory reuses it', async () => {
+    await backend.write('log/open/1.json', '{"from":1,"ops":["a long enough batch"]}', { inPlace: true });
+    const { ino } = await stat(path('log/open/1.json'));
+    await backend.remove('log/open/1.json', { recycle: true });
+    expect(await backend.list('log/open')).toEqual([]);
+    const [kept] = await recycled();
+    const bytes = await readFile(path(`log/open/${kept}`));
+    expect(bytes.length).toBe('{"from":1,"ops":["a long enough batch"]}'.length);
+    expect(bytes.every((b) => b === 0)).toBe(true);
+
+    await backend.write('log/open/2.json', '{"from":2}', { inPlace: true });
+    expect((await stat(path('log/open/2.json'))).ino).toBe(ino);
+    expect(await backend.read('log/open/2.json')).toBe('{"from":2}');
+    expect(await recycled()).toEqual([]);
+    expect(await backend.list('log/open')).toEqual(['2.json']);
+  });
+
+  it('no file is created for a batch written into a recycled one (open, write, cut, rename on the main thread)', async () => {
+    for (let i = 1; i <= 4; i++) await backend.write(`log/open/${i}.json`, `{"from":${i}}`, { inPlace: true });
+    for (let i = 1; i <= 4; i++) await backend.remove(`log/open/${i}.json`, { recycle: true });
+    const create = jest.spyOn(fs, 'writeFileSync');
+    for (let i = 5; i <= 8; i++) await backend.write(`log/open/${i}.json`, `{"from":${i},"x":"${'y'.repeat(i)}"}`, { inPlace: true });
+    expect(create).not.toHaveBeenCalled();
+    expect(await backend.list('log/open')).toEqual(['5.json', '6.json', '7.json', '8.json']);
+    for (let i = 5; i <= 8; i++) expect(await backend.read(`log/open/${i}.json`)).toBe(`{"from":${i},"x":"${'y'.repeat(i)}"}`);
+  });
+
+  it('GUAR-17: durable, a recycled file is written, fsynced, renamed, and its directory fsynced before the write resolves', async () => {
+    await backend.write('log/open/1.json', 'first batch, a longer one', { inPlace: true });
+    await backend.remove('log/open/1.json', { recycle: true });
+    const handle = await openHandle(root, 'r');
+    await handle.close();
+    const proto = Object.getPrototypeOf(handle) as { sync(): Promise<void>; datasync(): Promise<void> };
+    const sync = jest.spyOn(proto, 'sync');
+    const datasync = jest.spyOn(proto, 'datasync');
+    await backend.write('log/open/2.json', 'second', { inPlace: true, durable: true });
+    expect(datasync).toHaveBeenCalledTimes(1);
+    expect(sync).toHaveBeenCalledTimes(1);
+    expect(await backend.read('log/open/2.json')).toBe('second');
+    expect(await recycled()).toEqual([]);
+  });
+
+  it('a plain remove unlinks; a recycled file larger than 64 KiB is removed, not kept', async () => {
+    await backend.write('log/open/1.json', 'x', { inPlace: true });
+    await backend.remove('log/open/1.json');
+    await backend.write('log/open/2.json', 'y'.repeat(70 * 1024), { inPlace: true });
+    await backend.remove('log/open/2.json', { recycle: true });
+    await backend.remove('log/open/3.json', { recycle: true });
+    expect(await readdir(path('log/open'))).toEqual([]);
+  });
+
+  it(`at most ${MAX_RECYCLED} files are kept a directory; close() removes them and the backend stays usable`, async () => {
+    const n = MAX_RECYCLED + 3;
+    for (let i = 0; i < n; i++) await writeFile(path(`log/open/${i}.json`), 'z');
+    for (let i = 0; i < n; i++) await backend.remove(`log/open/${i}.json`, { recycle: true });
+    expect(await recycled()).toHaveLength(MAX_RECYCLED);
+    expect(await readdir(path('log/open'))).toHaveLength(MAX_RECYCLED);
+    await backend.close?.();
+    expect(await readdir(path('log/open'))).toEqual([]);
+    await backend.write('log/open/9.json', 'after close', { inPlace: true });
+    expect(await backend.read('log/open/9.json')).toBe('after close');
+  });
+
+  it('recycled files an earlier process left (a crash) are removed at the directory\'s first use, never read or reused', async () => {
+    await writeFile(path(`log/open/abc0${RECYCLED_SUFFIX}`), 'a batch half written into a recycled file');
+    await writeFile(path('log/open/7.json.tmp-1234'), 'a temp file of another kind stays');
+    await backend.write('log/open/1.json', '{"from":1}', { inPlace: true });
+    expect((await readdir(path('log/open'))).sort()).toEqual(['1.json', '7.json.tmp-1234']);
+  });
+
+  /** Every file under `dir` (temp names too) whose bytes hold `text`. */
+  async function filesHolding(dir: string, text: string): Promise<string[]> {
+    const found: string[] = [];
+    for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+      const file = join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
+      if (e.isFile() && (await readFile(file, 'utf8')).includes(text)) found.push(file);
+    }
+    return found;
+  }
+
+  it('GUAR-20: after a purge no file of the store holds the record, recycled files included', async () => {
+    const dir = path('store');
+    const s = await open({ path: dir, sync: { log: { rollAfter: 4 } } });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await s.insert({ title: `secret ${i}` }));
+    await s.replica.idle();
+    expect((await readdir(join(dir, 'log/open'))).some((n) => n.endsWith(RECYCLED_SUFFIX))).toBe(true);
+    await s.purge(ids[3]);
+    await s.replica.idle();
+    expect(await filesHolding(dir, 'secret 3"')).toEqual([]);
+    await s.close();
+  });
+
+  it('LOG-4: a store that sealed keeps no readable copy of a sealed batch in a recycled file, reloads whole, and leaves none after close', async () => {
+    const dir = path('store');
+    const s = await open({ path: dir, sync: { log: { rollAfter: 4 } } });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await s.insert({ title: `secret ${i}` }));
+    await s.replica.idle();
+    const kept = (await readdir(join(dir, 'log/open'))).filter((n) => n.endsWith(RECYCLED_SUFFIX));
+    expect(kept.length).toBeGreaterThan(0);
+    for (const name of await readdir(join(dir, 'log/open'))) {
+      if (!name.endsWith(RECYCLED_SUFFIX)) continue;
+      const text = await readFile(join(dir, 'log/open', name), 'utf8');
+      expect(text).not.toContain('secret');
+    }
+    await s.close();
+    expect((await readdir(join(dir, 'log/open'))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    const again = await open({ path: dir });
+    expect((await again.list()).map((r) => r.data.title).sort()).toEqual(ids.map((_, i) => `secret ${i}`).sort());
+    await again.close();
+  });
+});
