@@ -14,12 +14,6 @@ import type { Backend } from './types';
 /** Errors of platforms that refuse to open or fsync a directory (Windows, some filesystems). */
 const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
 
-/** Write a small file on the main thread, timed (see mainThreadTurn): into a recycled file when there is one. */
-function writeOnMainThread(file: string, data: string, spare: string | undefined): void {
-  if (spare === undefined) timedOnMainThread(() => writeFileSync(file, data, 'utf8'), 'create');
-  else timedOnMainThread(() => Recycler.fillSync(spare, file, data), 'existing');
-}
-
 const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
 
 /**
@@ -64,8 +58,10 @@ export function createFsBackend(root: string): Backend {
       appender.append(at(path, { creating: true }), data, { durable: options?.durable === true, fresh: options?.fresh === true }),
     remove: async (path, options) => {
       const file = changing(path, {});
-      if (options?.recycle === true) recycler.retire(file);
-      else await removeIfPresent(file);
+      if (options?.recycle !== true) return removeIfPresent(file);
+      // A seal lets go of dozens at once: a few a turn (then the loop turns), on the main thread.
+      await recycler.turn();
+      recycler.retire(file);
     },
     list: async (dir) => listFiles(at(dir, { dir: true })),
     mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),
@@ -112,40 +108,53 @@ async function writeAtomic(file: string, data: string, durable: boolean): Promis
  * the directory is opened beside the file, and the file and the directory are
  * fsynced together once the file exists (the fsync of the directory is what
  * makes a new file's name survive a power cut), so the cost is four steps, not eight.
- * With a recycled file of the directory at hand, that file is written and
- * renamed into place instead (no file created: see Recycler); durable, its
- * data is fsynced before the rename and the directory after.
+ * With a recycled file of the directory at hand, that file is written, cut
+ * and renamed into place instead (no file created: see Recycler).
  */
 async function writeInPlace(file: string, data: string, durable: boolean, recycler: Recycler): Promise<void> {
   const kind = recycler.has(dirname(file)) ? 'existing' : 'create';
   const onMain = !durable && (await mainThreadTurn(data, kind));
   // Taken after the turn's wait: no other write can take the same file.
   const spare = recycler.take(dirname(file));
-  try {
+  if (spare === undefined) {
     // A file another write took meanwhile is created on the pool, where creates go while they are slow.
-    if (onMain && (spare !== undefined || kind === 'create')) return writeOnMainThread(file, data, spare);
-    if (spare !== undefined) {
-      await Recycler.fill(spare, file, data, durable);
-      return durable ? syncDir(dirname(file)) : undefined;
-    }
+    if (onMain && kind === 'create') return timedOnMainThread(() => writeFileSync(file, data, 'utf8'), 'create');
+    return durable ? writeDurably(file, data) : writeFile(file, data, 'utf8');
+  }
+  try {
+    if (onMain) return timedOnMainThread(() => Recycler.fillSync(spare, file, data), 'existing');
+    await (durable ? writeDurably(file, data, spare) : Recycler.fill(spare, file, data));
   } catch (e) {
     // A recycled file that failed part-way holds what no one reads: it goes (best effort), the error stays.
-    if (spare !== undefined) await rm(spare, { force: true }).catch(() => undefined);
+    await rm(spare, { force: true }).catch(() => undefined);
     throw e;
   }
-  if (!durable) return writeFile(file, data, 'utf8');
-  const [handle, dir] = await openBoth(file);
+}
+
+/**
+ * Durable: the file (created or truncated, or the recycled file `spare`) and
+ * its directory opened at once, the data written (a recycled file cut to it
+ * and renamed into place), then the file and the directory fsynced together
+ * (the fsync of the directory is what makes a new name survive a power cut).
+ */
+async function writeDurably(file: string, data: string, spare?: string): Promise<void> {
+  const [handle, dir] = await openBoth(spare ?? file, spare === undefined ? 'w' : 'r+');
   try {
-    await handle.writeFile(data, 'utf8');
+    const bytes = Buffer.from(data, 'utf8');
+    await handle.writeFile(bytes);
+    if (spare !== undefined) {
+      await handle.truncate(bytes.length);
+      await rename(spare, file);
+    }
     await Promise.all([handle.sync(), dir ? syncHandle(dir) : undefined]);
   } finally {
     await Promise.all([handle.close(), dir?.close()]);
   }
 }
 
-/** Open the file (created or truncated) and its directory at once; neither is left open on a failure. */
-async function openBoth(file: string): Promise<[FileHandle, FileHandle | undefined]> {
-  const [f, d] = await Promise.allSettled([open(file, 'w'), openDir(dirname(file))]);
+/** Open the file (`flags`: created or truncated by default) and its directory at once; neither is left open on a failure. */
+async function openBoth(file: string, flags = 'w'): Promise<[FileHandle, FileHandle | undefined]> {
+  const [f, d] = await Promise.allSettled([open(file, flags), openDir(dirname(file))]);
   if (f.status === 'fulfilled' && d.status === 'fulfilled') return [f.value, d.value];
   if (f.status === 'fulfilled') await f.value.close().catch(() => undefined);
   if (d.status === 'fulfilled') await d.value?.close().catch(() => undefined);

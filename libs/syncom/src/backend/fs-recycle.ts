@@ -12,6 +12,8 @@ export const RECYCLED_SUFFIX = '.tmp-recycled';
  * at the next seal, and keeping them covers the next such stretch.
  */
 export const MAX_RECYCLED = 256;
+/** Files retired in one turn of the event loop, at most (about 30 us each here). */
+const RETIRES_PER_TURN = 8;
 /** A larger file is removed, not recycled: zeroing it would cost more than creating a small one. */
 export const MAX_RECYCLED_BYTES = 64 * 1024;
 
@@ -46,6 +48,8 @@ export class Recycler {
   private readonly swept = new Set<string>();
   private readonly prefix = randomBytes(4).toString('hex');
   private count = 0;
+  /** Files retired since the event loop last turned. */
+  private retires = 0;
 
   /**
    * Let go of `file`: kept for a later new file of its directory when there
@@ -80,6 +84,12 @@ export class Recycler {
     return (this.byDir.get(dir)?.length ?? 0) > 0;
   }
 
+  /** Resolves at once while this turn has retired fewer than RETIRES_PER_TURN files, else once the loop turned. */
+  async turn(): Promise<void> {
+    if (this.retires >= RETIRES_PER_TURN) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.retires++ === 0) setImmediate(() => (this.retires = 0));
+  }
+
   /** A recycled file of `dir` taken for a new file (no one else gets it), if there is one. */
   take(dir: string): string | undefined {
     return this.pool(dir).pop();
@@ -102,14 +112,13 @@ export class Recycler {
     renameSync(spare, file);
   }
 
-  /** fillSync on libuv's pool; `durable`: the data is fsynced before the rename (the caller fsyncs the directory after). */
-  static async fill(spare: string, file: string, data: string, durable: boolean): Promise<void> {
+  /** fillSync on libuv's pool (not durable: the fs backend's writeDurably fills a recycled file durably). */
+  static async fill(spare: string, file: string, data: string): Promise<void> {
     const bytes = Buffer.from(data, 'utf8');
     const handle = await open(spare, 'r+');
     try {
       await handle.writeFile(bytes);
       await handle.truncate(bytes.length);
-      if (durable) await handle.datasync();
     } finally {
       await handle.close();
     }
