@@ -67,13 +67,13 @@ export class Recycler {
     } catch (e) {
       return unlessMissing(e);
     }
-    const fd = openSync(spare, 'r+');
-    let size = 0;
+    let size: number;
     try {
-      size = fstatSync(fd).size;
-      if (size <= MAX_RECYCLED_BYTES) zero(fd, size);
-    } finally {
-      closeSync(fd);
+      size = zeroed(spare);
+    } catch (e) {
+      // Not kept, and not left holding what it held: removed (best effort), the error stays.
+      tryRemove(spare);
+      throw e;
     }
     if (size > MAX_RECYCLED_BYTES) return removeSync(spare);
     pool.push(spare);
@@ -146,10 +146,26 @@ export class Recycler {
   }
 }
 
-/** Write zeros over the file's first `size` bytes (its length and blocks stay). */
-function zero(fd: number, size: number): void {
-  const zeros = Buffer.alloc(size);
-  for (let at = 0; at < size;) at += writeSync(fd, zeros, at, size - at, at);
+/** Zeros written over the whole file, its length and blocks kept (not for one over MAX_RECYCLED_BYTES); its size. */
+function zeroed(file: string): number {
+  const fd = openSync(file, 'r+');
+  try {
+    const size = fstatSync(fd).size;
+    if (size > MAX_RECYCLED_BYTES) return size;
+    const zeros = Buffer.alloc(size);
+    for (let at = 0; at < size;) at += writeSync(fd, zeros, at, size - at, at);
+    return size;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function tryRemove(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Best effort: what is left under the temp name is swept by the next process.
+  }
 }
 
 function removeSync(file: string): void {
