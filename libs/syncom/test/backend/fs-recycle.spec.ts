@@ -109,13 +109,19 @@ describe('fs backend: recycled files', () => {
     return found;
   }
 
-  it('GUAR-20: after a purge no file of the store holds the record, recycled files included', async () => {
+  /** A store at `store/` that sealed (4 batches a segment) 20 inserts `secret <i>`, with recycled files kept. */
+  async function sealedStore(): Promise<{ s: Awaited<ReturnType<typeof open>>; dir: string; ids: string[] }> {
     const dir = path('store');
     const s = await open({ path: dir, sync: { log: { rollAfter: 4 } } });
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push(await s.insert({ title: `secret ${i}` }));
     await s.replica.idle();
-    expect((await readdir(join(dir, 'log/open'))).some((n) => n.endsWith(RECYCLED_SUFFIX))).toBe(true);
+    expect(await recycled('store/log/open')).not.toEqual([]);
+    return { s, dir, ids };
+  }
+
+  it('GUAR-20: after a purge no file of the store holds the record, recycled files included', async () => {
+    const { s, dir, ids } = await sealedStore();
     await s.purge(ids[3]);
     await s.replica.idle();
     expect(await filesHolding(dir, 'secret 3"')).toEqual([]);
@@ -123,18 +129,8 @@ describe('fs backend: recycled files', () => {
   });
 
   it('LOG-4: a store that sealed keeps no readable copy of a sealed batch in a recycled file, reloads whole, and leaves none after close', async () => {
-    const dir = path('store');
-    const s = await open({ path: dir, sync: { log: { rollAfter: 4 } } });
-    const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push(await s.insert({ title: `secret ${i}` }));
-    await s.replica.idle();
-    const kept = (await readdir(join(dir, 'log/open'))).filter((n) => n.endsWith(RECYCLED_SUFFIX));
-    expect(kept.length).toBeGreaterThan(0);
-    for (const name of await readdir(join(dir, 'log/open'))) {
-      if (!name.endsWith(RECYCLED_SUFFIX)) continue;
-      const text = await readFile(join(dir, 'log/open', name), 'utf8');
-      expect(text).not.toContain('secret');
-    }
+    const { s, dir, ids } = await sealedStore();
+    for (const name of await recycled('store/log/open')) expect(await readFile(join(dir, 'log/open', name), 'utf8')).not.toContain('secret');
     await s.close();
     expect((await readdir(join(dir, 'log/open'))).filter((n) => n.includes('.tmp-'))).toEqual([]);
     const again = await open({ path: dir });
