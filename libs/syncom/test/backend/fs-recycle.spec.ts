@@ -128,6 +128,15 @@ describe('fs backend: recycled files', () => {
     await s.close();
   });
 
+  it('LOG-4: with log.lines a seal removes its open files: nothing would take recycled ones (a new open file is the appender\'s spare)', async () => {
+    const s = await open({ path: path('lined'), sync: { log: { rollAfter: 4, lines: true } } });
+    for (let i = 0; i < 20; i++) await s.insert({ title: `line ${i}` });
+    await s.replica.idle();
+    expect((await readdir(path('lined/log'))).some((n) => n.startsWith('seg-'))).toBe(true);
+    expect(await recycled('lined/log/open')).toEqual([]);
+    await s.close();
+  });
+
   it('LOG-4: a store that sealed keeps no readable copy of a sealed batch in a recycled file, reloads whole, and leaves none after close', async () => {
     const { s, dir, ids } = await sealedStore();
     for (const name of await recycled('store/log/open')) expect(await readFile(join(dir, 'log/open', name), 'utf8')).not.toContain('secret');
