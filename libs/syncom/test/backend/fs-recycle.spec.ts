@@ -80,6 +80,25 @@ describe('fs backend: recycled files', () => {
     expect(await readdir(path('log/open'))).toEqual([]);
   });
 
+  const ioError = () => Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+
+  it('a write into a recycled file that fails (its rename refused) rejects with the error, leaves neither file behind, and the next write goes on', async () => {
+    await backend.write('log/open/1.json', 'a sealed batch', { inPlace: true });
+    await backend.remove('log/open/1.json', { recycle: true });
+    jest.spyOn(fs, 'renameSync').mockImplementationOnce(() => { throw ioError(); });
+    await expect(backend.write('log/open/2.json', 'lost', { inPlace: true })).rejects.toMatchObject({ code: 'EIO' });
+    expect(await readdir(path('log/open'))).toEqual([]);
+    await backend.write('log/open/2.json', 'again', { inPlace: true });
+    expect(await backend.read('log/open/2.json')).toBe('again');
+  });
+
+  it('a file that cannot be zeroed is not kept: the remove rejects with the error and nothing of it stays', async () => {
+    await backend.write('log/open/1.json', 'a sealed batch', { inPlace: true });
+    jest.spyOn(fs, 'openSync').mockImplementationOnce(() => { throw ioError(); });
+    await expect(backend.remove('log/open/1.json', { recycle: true })).rejects.toMatchObject({ code: 'EIO' });
+    expect(await readdir(path('log/open'))).toEqual([]);
+  });
+
   it(`at most ${MAX_RECYCLED} files are kept a directory; close() removes them and the backend stays usable`, async () => {
     const n = MAX_RECYCLED + 3;
     for (let i = 0; i < n; i++) await writeFile(path(`log/open/${i}.json`), 'z');
