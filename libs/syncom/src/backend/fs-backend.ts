@@ -4,6 +4,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } f
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { createAppender } from './fs-append';
+import { errorCode } from './fs-errors';
 import { Recycler } from './fs-recycle';
 import { lockDirectory } from './fs-lock';
 import { mainThreadTurn, timedOnMainThread } from './fs-turns';
@@ -13,8 +14,6 @@ import type { Backend } from './types';
 
 /** Errors of platforms that refuse to open or fsync a directory (Windows, some filesystems). */
 const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
-
-const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
 
 /**
  * The node:fs backend, rooted at `root` (created by `mkdir('')` or any mkdir).
@@ -123,7 +122,9 @@ async function writeInPlace(file: string, data: string, durable: boolean, recycl
   }
   try {
     if (onMain) return timedOnMainThread(() => Recycler.fillSync(spare, file, data), 'existing');
-    await (durable ? writeDurably(file, data, spare) : Recycler.fill(spare, file, data));
+    if (durable) return await writeDurably(file, data, spare);
+    await overwriteInPlace(spare, data, false);
+    await rename(spare, file);
   } catch (e) {
     // A recycled file that failed part-way holds what no one reads: it goes (best effort), the error stays.
     await rm(spare, { force: true }).catch(() => undefined);

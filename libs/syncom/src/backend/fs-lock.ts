@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { SyncomError } from '../errors';
 import { type BackendLock, type LockHolder, lockedError } from './lock';
+import { errorCode } from './fs-errors';
 
 /** The lock file at a storage's root. */
 export const LOCK_FILE = 'LOCK';
@@ -16,8 +17,6 @@ const MAX_DEPTH = 3;
 
 /** The tokens this process holds: a lock file naming this process and another token is a leftover. */
 const heldHere = new Set<string>();
-
-const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
 
 function readProc(path: string): string | undefined {
   try {

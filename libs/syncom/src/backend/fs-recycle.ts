@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { errorCode } from './fs-errors';
 
 /** The end of a recycled file's name: a temp name, so listings skip it (paths.ts). */
 export const RECYCLED_SUFFIX = '.tmp-recycled';
@@ -16,8 +17,6 @@ export const MAX_RECYCLED = 256;
 const RETIRES_PER_TURN = 8;
 /** A larger file is removed, not recycled: zeroing it would cost more than creating a small one. */
 export const MAX_RECYCLED_BYTES = 64 * 1024;
-
-const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
 
 /** Ignore a missing file: it went since it was found. */
 function unlessMissing(e: unknown): void {
@@ -104,25 +103,12 @@ export class Recycler {
     const bytes = Buffer.from(data, 'utf8');
     const fd = openSync(spare, 'r+');
     try {
-      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
+      writeAllSync(fd, bytes);
       ftruncateSync(fd, bytes.length);
     } finally {
       closeSync(fd);
     }
     renameSync(spare, file);
-  }
-
-  /** fillSync on libuv's pool (not durable: the fs backend's writeDurably fills a recycled file durably). */
-  static async fill(spare: string, file: string, data: string): Promise<void> {
-    const bytes = Buffer.from(data, 'utf8');
-    const handle = await open(spare, 'r+');
-    try {
-      await handle.writeFile(bytes);
-      await handle.truncate(bytes.length);
-    } finally {
-      await handle.close();
-    }
-    await rename(spare, file);
   }
 
   /** Remove every recycled file kept (the backend closes). */
@@ -152,12 +138,16 @@ function zeroed(file: string): number {
   try {
     const size = fstatSync(fd).size;
     if (size > MAX_RECYCLED_BYTES) return size;
-    const zeros = Buffer.alloc(size);
-    for (let at = 0; at < size;) at += writeSync(fd, zeros, at, size - at, at);
+    writeAllSync(fd, Buffer.alloc(size));
     return size;
   } finally {
     closeSync(fd);
   }
+}
+
+/** Write all of `bytes` at the file's start (a write may take less than it is given). */
+function writeAllSync(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
 }
 
 function tryRemove(file: string): void {
@@ -186,6 +176,6 @@ function sweep(dir: string): void {
     throw e;
   }
   for (const name of names) {
-    if (name.endsWith(RECYCLED_SUFFIX)) removeSync(join(dir, basename(name)));
+    if (name.endsWith(RECYCLED_SUFFIX)) removeSync(join(dir, name));
   }
 }

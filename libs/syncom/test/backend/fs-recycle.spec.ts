@@ -51,10 +51,16 @@ describe('fs backend: recycled files', () => {
 
   it('no file is created for a batch written into a recycled one (open, write, cut, rename on the main thread)', async () => {
     for (let i = 1; i <= 4; i++) await backend.write(`log/open/${i}.json`, `{"from":${i}}`, { inPlace: true });
+    const inodes = await Promise.all([1, 2, 3, 4].map(async (i) => (await stat(path(`log/open/${i}.json`))).ino));
     for (let i = 1; i <= 4; i++) await backend.remove(`log/open/${i}.json`, { recycle: true });
     const create = jest.spyOn(fs, 'writeFileSync');
+    const rename = jest.spyOn(fs, 'renameSync');
     for (let i = 5; i <= 8; i++) await backend.write(`log/open/${i}.json`, `{"from":${i},"x":"${'y'.repeat(i)}"}`, { inPlace: true });
     expect(create).not.toHaveBeenCalled();
+    // Each renamed into place on the main thread, and each one of the four files let go of.
+    expect(rename).toHaveBeenCalledTimes(4);
+    const reused = await Promise.all([5, 6, 7, 8].map(async (i) => (await stat(path(`log/open/${i}.json`))).ino));
+    expect(reused.sort()).toEqual(inodes.sort());
     expect(await backend.list('log/open')).toEqual(['5.json', '6.json', '7.json', '8.json']);
     for (let i = 5; i <= 8; i++) expect(await backend.read(`log/open/${i}.json`)).toBe(`{"from":${i},"x":"${'y'.repeat(i)}"}`);
   });
