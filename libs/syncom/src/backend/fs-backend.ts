@@ -17,15 +17,15 @@ const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
 
 /**
  * The node:fs backend, rooted at `root` (created by `mkdir('')` or any mkdir).
- * `write` is atomic (temp file then rename), or with `inPlace` a plain
+ * `write` is atomic (temp file, or a recycled file, then rename), or with `inPlace` a plain
  * create-and-write whose crash can leave the file torn; `overwrite` rewrites in
  * place with no rename (the purge scrub, GUAR-20); `{ durable: true }` fsyncs
  * the data, and for `write` the parent directory too (GUAR-17). `list` returns
  * the names of plain files only, sorted by code unit, without leftover temp files.
  * `append` adds to the end of a file it keeps open (see createAppender); `close`
  * lets that file go and leaves the backend usable. `remove` with `recycle`
- * keeps the file, emptied, for the next in-place write of a new file in its
- * directory (see Recycler); `close` removes what is kept.
+ * keeps the file, emptied, for the next write of a file in its directory
+ * (see Recycler); `close` removes what is kept.
  * `lock` takes `<root>/LOCK` (see lockDirectory): one open storage per root.
  * OS errors (ENOSPC, EIO, ...) propagate unchanged, for the caller to wrap.
  *
@@ -49,7 +49,7 @@ export function createFsBackend(root: string): Backend {
     read: async (path) => readOrUndefined(at(path)),
     write: async (path, data, options) => {
       const durable = options?.durable === true;
-      if (options?.inPlace !== true) return writeAtomic(changing(path), data, durable);
+      if (options?.inPlace !== true) return writeAtomically(changing(path), data, durable, recycler);
       await writeInPlace(changing(path), data, durable, recycler);
     },
     overwrite: async (path, data, options) => overwriteInPlace(changing(path), data, options?.durable === true),
@@ -120,6 +120,24 @@ async function writeInPlace(file: string, data: string, durable: boolean, recycl
     if (onMain && kind === 'create') return timedOnMainThread(() => writeFileSync(file, data, 'utf8'), 'create');
     return durable ? writeDurably(file, data) : writeFile(file, data, 'utf8');
   }
+  return fillSpare(spare, file, data, durable, onMain);
+}
+
+/**
+ * An atomic write (`file` appears whole or not at all): into a recycled file
+ * of the directory renamed over it when one is at hand (the record files a
+ * merge let go of), else through a temp file (writeAtomic).
+ */
+async function writeAtomically(file: string, data: string, durable: boolean, recycler: Recycler): Promise<void> {
+  if (!recycler.has(dirname(file))) return writeAtomic(file, data, durable);
+  const onMain = !durable && (await mainThreadTurn(data, 'existing'));
+  const spare = recycler.take(dirname(file));
+  if (spare === undefined) return writeAtomic(file, data, durable);
+  return fillSpare(spare, file, data, durable, onMain);
+}
+
+/** Write `data` into the recycled file `spare`, cut it to that, and rename it to `file` (durable: both fsynced). */
+async function fillSpare(spare: string, file: string, data: string, durable: boolean, onMain: boolean): Promise<void> {
   try {
     if (onMain) return timedOnMainThread(() => Recycler.fillSync(spare, file, data), 'existing');
     if (durable) return await writeDurably(file, data, spare);

@@ -32,9 +32,11 @@ function unlessMissing(e: unknown): void {
  * 0.3 to 0.9 ms there (docs/benchmarks.md). A recycled file is renamed out
  * of the way at once (a temp name: no listing shows it, and a load never
  * reads it) and then its bytes are zeroed in place, so it holds nothing of
- * what it held (a purged record's data must not linger). The next new file
- * of the directory is written into it (open, write from its start, cut to
- * the new length) and renamed into place: no inode is allocated or freed,
+ * what it held (a purged record's data must not linger). The next file
+ * written in the directory (a new batch file, or a record file: an atomic
+ * write renames it over the file it replaces) is written into it (open,
+ * write from its start, cut to the new length) and renamed into place: no
+ * inode is allocated (nor freed, for a new file),
  * and its blocks stay allocated. The file appears whole at its name or not
  * at all. (Files are not made ahead: a create on libuv's pool holds the
  * directory, and the renames of the writes on the main thread waited for it.)

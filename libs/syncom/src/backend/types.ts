@@ -11,11 +11,11 @@ export interface WriteOptions {
 /** Options of `Backend.remove`. */
 export interface RemoveOptions {
   /**
-   * The file may be kept, emptied, for a later in-place write of a new file
-   * in the same directory (node:fs: its bytes zeroed under a temp name, then
-   * written and renamed into place, so no file is created; the log's batch
-   * files at a seal). Nothing reads it meanwhile; close() removes what is
-   * kept. A backend may ignore it and remove the file.
+   * The file may be kept, emptied, for a later write of a file in the same
+   * directory (node:fs: its bytes zeroed under a temp name, then written and
+   * renamed into place, so no file is created; the log's batch files at a
+   * seal, the record files a merge took). Nothing reads it meanwhile;
+   * close() removes what is kept. A backend may ignore it and remove the file.
    */
   recycle?: boolean;
 }

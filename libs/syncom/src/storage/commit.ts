@@ -115,8 +115,15 @@ export class Committer {
   readonly late: LateSigns;
   /** Batches whose records are written and whose late ops are still signing. */
   private readonly recordedLate = new Set<number>();
-  /** The records writes, seals and scrubs, one after the other. */
+  /** The records writes and scrubs, one after the other. */
   private persisting: Promise<void> = Promise.resolve();
+  /**
+   * The seals, one after the other, beside the records writes: a seal waits
+   * for its batches' records, not for the records of the batches after them
+   * (the two touch different files), so neither holds the other's turns. A
+   * scrub waits for both.
+   */
+  private sealing: Promise<void> = Promise.resolve();
   /** Set while a batch is appended: an op queued then waits for that append anyway. */
   private appending = false;
   private readonly keys = new StreamKeys();
@@ -201,7 +208,7 @@ export class Committer {
     try {
       for (;;) {
         if (this.queue.length === 0) {
-          await this.nextOpOr(this.persisting);
+          await this.nextOpOr(this.settled());
           if (this.queue.length === 0) return;
         }
         const batch = this.queue.splice(0, MAX_BATCH);
@@ -212,7 +219,7 @@ export class Committer {
           from = await this.log.append(batch);
         } catch (e) {
           this.appending = false;
-          await this.persisting;
+          await this.settled();
           await this.fail(batch, e);
           continue;
         }
@@ -267,7 +274,20 @@ export class Committer {
     for (const p of batch) if (!p.afterPersist) p.resolve();
   }
 
-  /** Write the records of every batch not recorded yet; then seal what may be sealed (GUAR-8). */
+  /** The records writes queued so far, and the seals they started, settled. */
+  private settled(): Promise<void> {
+    return this.persisting.then(() => this.sealing);
+  }
+
+  /** Seal what may be sealed, after the seals before (`all`: every recorded batch, at close). */
+  private seal(all: boolean): Promise<void> {
+    this.sealing = this.sealing.then(() => this.log.maybeSeal(all)).catch((e: Error) => {
+      this.hooks.failed(new SyncomError('IO_ERROR', `sealing the log failed: ${e?.message}`, { cause: e }));
+    });
+    return this.sealing;
+  }
+
+  /** Write the records of every batch not recorded yet; then seal what may be sealed (GUAR-8), beside the next records writes. */
   private async record(all: boolean): Promise<void> {
     // Only the batches committed so far: one appended meanwhile is recorded by its own persist.
     const froms = [...this.unrecorded.keys()];
@@ -282,15 +302,18 @@ export class Committer {
         else this.log.markRecorded(from);
         this.unrecorded.delete(from);
       }
-      await this.log.maybeSeal(all);
     } catch (e) {
       this.hooks.failed(new SyncomError('UNPERSISTED', `records not written (${(e as Error).message}); the ops stand, held in memory`, { cause: e }));
     }
+    if (all) await this.seal(true);
+    else void this.seal(false);
   }
 
   private async persist(batch: Pending[]): Promise<void> {
     await this.record(false);
     for (const p of batch) {
+      // A scrub rewrites log files a seal reads and removes: the seals started so far end first.
+      if (p.scrub) await this.sealing;
       if (p.scrub) await this.hooks.scrub(p.op.id, this.committed).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
       if (p.afterPersist) p.resolve();
     }
@@ -317,9 +340,8 @@ export class Committer {
     if (b) delete b.text;
     if (!this.recordedLate.delete(from)) return;
     this.log.markRecorded(from);
-    this.persisting = this.persisting.then(() => this.log.maybeSeal(false)).catch((e: Error) => {
-      this.hooks.failed(new SyncomError('IO_ERROR', `sealing the log failed: ${e?.message}`, { cause: e }));
-    });
+    // In the records writes' order (after a scrub queued before it), without waiting for the seal.
+    this.persisting = this.persisting.then(() => void this.seal(false));
   }
 
   /**
@@ -339,7 +361,7 @@ export class Committer {
   async close(): Promise<void> {
     await this.idle();
     await this.late.signed();
-    await this.persisting;
+    await this.settled();
     await this.record(true);
   }
 }

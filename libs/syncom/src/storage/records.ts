@@ -9,6 +9,15 @@ export const RECORDS_DIR = 'records';
  * 100k records (pages of 500, signatures off); 32 gained nothing more.
  */
 export const FAN = 16;
+/**
+ * A record file's text is kept in memory up to this many characters, for the
+ * merge that takes it: read back through libuv's pool, 16 small files cost
+ * dozens of round trips, each waiting for a turn of an event loop busy with
+ * writes (the merges then fell behind the writes, and the log's seals with
+ * them). At most FAN - 1 files of a size class wait for a merge, so this
+ * holds a few MB at most.
+ */
+const KEEP_TEXT_MAX = 64 * 1024;
 
 interface RecordFile {
   n: number;
@@ -17,7 +26,12 @@ interface RecordFile {
   stale: number;
   /** The file a merge moved it into (its ids' newest file is that one's). */
   into?: RecordFile;
+  /** Its text as written, when small (see KEEP_TEXT_MAX): a merge need not read it back. */
+  text?: string;
 }
+
+/** A file's text to keep in memory, if it is small enough. */
+const kept = (text: string): string | undefined => (text.length <= KEEP_TEXT_MAX ? text : undefined);
 
 /** How record files hold sealed records (GUAR-19); without one, every entry is plain JSON. */
 export interface RecordCipher {
@@ -83,7 +97,8 @@ export class RecordStore {
     const sealed = new Set<string>();
     const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d+)\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
     for (const n of ns.sort((a, b) => a - b)) {
-      const list = parseRecordFile(await backend.read(fileName(n)), store.cipher, sealed);
+      const text = await backend.read(fileName(n));
+      const list = parseRecordFile(text, store.cipher, sealed);
       if (!list) {
         o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read`, { file: fileName(n) }));
         continue;
@@ -92,7 +107,7 @@ export class RecordStore {
         const have = entries.get(e.id);
         entries.set(e.id, have ? joinEntries(have, e) : e);
       }
-      store.add({ n, ids: list.map((e) => e.id), stale: 0 });
+      store.add({ n, ids: list.map((e) => e.id), stale: 0, text: kept(text as string) });
       store.next = Math.max(store.next, n + 1);
     }
     return { store, entries, sealed };
@@ -102,8 +117,9 @@ export class RecordStore {
   async write(changed: Entry[], current: ReadonlyMap<string, Entry>): Promise<void> {
     if (changed.length === 0) return;
     const n = this.next++;
-    await this.backend.write(fileName(n), this.cipher.text(changed), { durable: this.durable });
-    this.add({ n, ids: changed.map((e) => e.id), stale: 0 });
+    const text = this.cipher.text(changed);
+    await this.backend.write(fileName(n), text, { durable: this.durable });
+    this.add({ n, ids: changed.map((e) => e.id), stale: 0, text: kept(text) });
     await this.compact(current);
   }
 
@@ -131,7 +147,11 @@ export class RecordStore {
   async scrub(id: string, current: ReadonlyMap<string, Entry>): Promise<void> {
     for (const f of this.files.filter((x) => x.ids.includes(id))) {
       const entries = f.ids.map((i) => current.get(i)).filter((e): e is Entry => !!e);
-      await this.backend.write(fileName(f.n), this.cipher.text(entries), { durable: this.durable });
+      const text = this.cipher.text(entries);
+      // The text kept goes first: a merge never takes what the purge is erasing, even if the write fails.
+      f.text = undefined;
+      await this.backend.write(fileName(f.n), text, { durable: this.durable });
+      f.text = kept(text);
     }
   }
 
@@ -163,7 +183,7 @@ export class RecordStore {
     const ids: string[] = [];
     const loose: Entry[] = [];
     for (const f of files) {
-      const text = f.stale === 0 ? await this.backend.read(fileName(f.n)) : undefined;
+      const text = f.stale === 0 ? (f.text ?? (await this.backend.read(fileName(f.n)))) : undefined;
       if (text !== undefined && text.startsWith('[') && text.endsWith(']')) {
         if (text.length > 2) parts.push(text.slice(1, -1));
         ids.push(...f.ids);
@@ -179,16 +199,19 @@ export class RecordStore {
       ids.push(...loose.map((e) => e.id));
     }
     const n = this.next++;
-    await this.backend.write(fileName(n), `[${parts.join(',')}]`, { durable: this.durable });
+    const text = `[${parts.join(',')}]`;
+    await this.backend.write(fileName(n), text, { durable: this.durable });
     this.files = this.files.filter((f) => !files.includes(f));
     // Every id taken is newest in the merged file: the merged files lead there, without a table update per id.
-    const merged: RecordFile = { n, ids, stale: 0 };
+    const merged: RecordFile = { n, ids, stale: 0, text: kept(text) };
     for (const f of files) {
       f.into = merged;
       f.ids = [];
+      f.text = undefined;
     }
     this.files.push(merged);
-    for (const f of files) await this.backend.remove(fileName(f.n));
+    // Recycled: the next record files are written into these rather than into new ones (see the fs backend).
+    for (const f of files) await this.backend.remove(fileName(f.n), { recycle: true });
   }
 }
 

@@ -65,6 +65,25 @@ describe('fs backend: recycled files', () => {
     for (let i = 5; i <= 8; i++) expect(await backend.read(`log/open/${i}.json`)).toBe(`{"from":${i},"x":"${'y'.repeat(i)}"}`);
   });
 
+  it('an atomic write takes a recycled file of its directory: the same inode, renamed over the file it replaces, no temp file; with none at hand it goes through a temp file', async () => {
+    await backend.mkdir('records');
+    await backend.write('records/1.json', '[{"id":"a","merged":"into another file"}]');
+    await backend.write('records/2.json', '[{"id":"b"}]');
+    const { ino } = await stat(path('records/1.json'));
+    await backend.remove('records/1.json', { recycle: true });
+    expect(await recycled('records')).toHaveLength(1);
+    const create = jest.spyOn(fs, 'writeFileSync');
+    await backend.write('records/2.json', '[{"id":"b","v":2}]');
+    expect(create).not.toHaveBeenCalled();
+    expect((await stat(path('records/2.json'))).ino).toBe(ino);
+    expect(await backend.read('records/2.json')).toBe('[{"id":"b","v":2}]');
+    expect(await readdir(path('records'))).toEqual(['2.json']);
+    // None left: a temp file and a rename, as before (a new inode).
+    await backend.write('records/3.json', '[{"id":"c"}]');
+    expect((await stat(path('records/3.json'))).ino).not.toBe(ino);
+    expect((await readdir(path('records'))).sort()).toEqual(['2.json', '3.json']);
+  });
+
   it('GUAR-17: durable, a recycled file is written, cut and renamed, and it and its directory are fsynced before the write resolves', async () => {
     await backend.write('log/open/1.json', 'first batch, a longer one', { inPlace: true });
     await backend.remove('log/open/1.json', { recycle: true });
@@ -75,6 +94,20 @@ describe('fs backend: recycled files', () => {
     expect(sync).toHaveBeenCalledTimes(2);
     expect(await backend.read('log/open/2.json')).toBe('second');
     expect(await recycled()).toEqual([]);
+  });
+
+  it('GUAR-17: durable, an atomic write into a recycled file fsyncs it and its directory before it resolves', async () => {
+    await backend.mkdir('records');
+    await backend.write('records/1.json', '[{"id":"a","merged":"into another file"}]');
+    const { ino } = await stat(path('records/1.json'));
+    await backend.remove('records/1.json', { recycle: true });
+    const handle = await openHandle(root, 'r');
+    await handle.close();
+    const sync = jest.spyOn(Object.getPrototypeOf(handle) as { sync(): Promise<void> }, 'sync');
+    await backend.write('records/2.json', '[{"id":"b"}]', { durable: true });
+    expect(sync).toHaveBeenCalledTimes(2);
+    expect((await stat(path('records/2.json'))).ino).toBe(ino);
+    expect(await readdir(path('records'))).toEqual(['2.json']);
   });
 
   it('a plain remove unlinks; a recycled file larger than 64 KiB is removed, not kept', async () => {

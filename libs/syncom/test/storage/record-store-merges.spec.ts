@@ -29,3 +29,49 @@ describe('record files through many merges', () => {
     }), runs(40));
   });
 });
+
+describe('record files: what a merge reads and lets go of', () => {
+  const onError = (e: Error) => { throw e; };
+  const val = (e: Entry) => (e.fields.n as { val: unknown }).val;
+  const withVal = (id: string, n: number, v: unknown): Entry => ({ id, latest: [n, 'w'], fields: { n: { k: 'r', s: [n, 'w'], val: v } } });
+
+  it('GUAR-7: a merge of small files takes the texts it wrote without reading them back, and hands the merged files back with recycle', async () => {
+    const backend = createMemoryBackend();
+    const { store } = await RecordStore.load({ backend, durable: false, onError });
+    const read = jest.spyOn(backend, 'read');
+    const remove = jest.spyOn(backend, 'remove');
+    const current = new Map<string, Entry>();
+    for (let i = 0; i < 16; i++) {
+      const e = entry(`r${i}`, i + 1);
+      current.set(e.id, e);
+      await store.write([e], current);
+    }
+    expect(read).not.toHaveBeenCalled();
+    expect(remove).toHaveBeenCalledTimes(16);
+    for (const call of remove.mock.calls) expect(call[1]).toEqual({ recycle: true });
+    expect([...backend.files().keys()].filter((p) => p.startsWith('records/'))).toHaveLength(1);
+    expect((await RecordStore.load({ backend, durable: false, onError })).entries).toEqual(current);
+  });
+
+  it('GUAR-20: a scrub replaces the text a later merge takes: the merged file holds the scrubbed state, not the old one', async () => {
+    const backend = createMemoryBackend();
+    const { store } = await RecordStore.load({ backend, durable: false, onError });
+    const current = new Map<string, Entry>();
+    for (let i = 0; i < 15; i++) {
+      const e = withVal(`r${i}`, i + 1, i === 3 ? 'secret' : i);
+      current.set(e.id, e);
+      await store.write([e], current);
+    }
+    // r3's state moves on (a purge marker would too) and its file is scrubbed; the sixteenth write merges.
+    current.set('r3', withVal('r3', 99, 'scrubbed'));
+    await store.scrub('r3', current);
+    const last = entry('r15', 100);
+    current.set(last.id, last);
+    await store.write([last], current);
+    const texts = [...backend.files()].filter(([p]) => p.startsWith('records/')).map(([, t]) => t);
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).not.toContain('secret');
+    const again = await RecordStore.load({ backend, durable: false, onError });
+    expect(val(again.entries.get('r3') as Entry)).toBe('scrubbed');
+  });
+});
