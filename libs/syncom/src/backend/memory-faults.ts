@@ -1,5 +1,13 @@
 import { fsError } from './memory-files';
 
+/** The meanings of the codes faults are injected with, beside Node's own words. */
+const FAULTS: Record<string, string> = {
+  EIO: 'i/o error',
+  ENOSPC: 'no space left on device',
+  ECRASH: 'simulated crash, the process is dead',
+};
+const fault = (code: string, op: string, path: string) => fsError(code, op, path, FAULTS[code]);
+
 /**
  * The operations of the memory backend, as `failAt` counts them ('write'
  * counts appends too: both put data in a file). 'fsync' is
@@ -79,15 +87,15 @@ export function createFaults(): Faults {
       return dead;
     },
     check(op, path) {
-      if (dead) throw fsError('ECRASH', op, path);
+      if (dead) throw fault('ECRASH', op, path);
       counts.set(op, (counts.get(op) ?? 0) + 1);
       if (crash?.ops.includes(op) && ++crash.seen >= crash.at) {
         dead = true;
-        throw fsError('ECRASH', op, path);
+        throw fault('ECRASH', op, path);
       }
       if (!fail?.ops.includes(op)) return;
       const n = ++fail.seen;
-      if (n === fail.at || (fail.persistent && n > fail.at)) throw fsError(fail.code, op, path);
+      if (n === fail.at || (fail.persistent && n > fail.at)) throw fault(fail.code, op, path);
     },
   };
 }

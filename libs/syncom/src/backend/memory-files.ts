@@ -34,10 +34,8 @@ export interface FileTable {
   current(): Map<string, string>;
 }
 
+/** The meanings of the codes the file table raises itself (the fault injection's travel with it, see memory-faults.ts). */
 const MESSAGES: Record<string, string> = {
-  EIO: 'i/o error',
-  ENOSPC: 'no space left on device',
-  ECRASH: 'simulated crash, the process is dead',
   ENOENT: 'no such file or directory',
   EISDIR: 'illegal operation on a directory',
   EEXIST: 'file already exists',
@@ -45,12 +43,13 @@ const MESSAGES: Record<string, string> = {
 };
 
 /**
- * An Error shaped like a node:fs one (`code`, `syscall`, `path`).
- * @example throw fsError('EIO', 'write', 'log/index')
+ * An Error shaped like a node:fs one (`code`, `syscall`, `path`), its
+ * message `<code>: <meaning>, <syscall> '<path>'`.
+ * @example throw fsError('ENOENT', 'open', 'log/index')
  */
-export function fsError(code: string, syscall: string, path?: string): NodeJS.ErrnoException {
+export function fsError(code: string, syscall: string, path?: string, meaning = MESSAGES[code] ?? 'injected fault'): NodeJS.ErrnoException {
   const where = path === undefined ? syscall : `${syscall} '${path}'`;
-  return Object.assign(new Error(`${code}: ${MESSAGES[code] ?? 'injected fault'}, ${where}`), { code, syscall, path });
+  return Object.assign(new Error(`${code}: ${meaning}, ${where}`), { code, syscall, path });
 }
 
 /** The parent directory of a checked path ('' for the root). */
