@@ -1,12 +1,27 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createFsBackend, createMemoryBackend, type CrashDamage } from '../../src/backend';
 import { SPARE_NAME } from '../../src/backend/fs-append';
 
 /** Descriptors this process holds (Linux; 0 elsewhere, where the checks pass trivially). */
 const fds = () => (process.platform === 'linux' ? readdirSync('/proc/self/fd').length : 0);
+
+/** Resolves once `file` exists: its directory watched from now (the spare is made through the pool, in the background). */
+function whenMade(file: string): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = watch(dirname(file), () => {
+      if (!existsSync(file)) return;
+      watcher.close();
+      resolve();
+    });
+    if (existsSync(file)) {
+      watcher.close();
+      resolve();
+    }
+  });
+}
 
 describe('Backend.append, node:fs', () => {
   let dir = '';
@@ -53,10 +68,12 @@ describe('Backend.append, node:fs', () => {
   it('a fresh file is an empty spare made ahead, renamed into place; list hides the spare and close removes it', async () => {
     const b = createFsBackend(dir);
     await b.mkdir('log/open');
-    await b.append?.('log/open/1.json', 'one\n', { fresh: true });
-    await b.append?.('log/open/1.json', 'two\n');
     // The spare of the next start: an empty file under a temp name, beside the open file.
     const spare = join(dir, 'log/open', SPARE_NAME);
+    const made = whenMade(spare);
+    await b.append?.('log/open/1.json', 'one\n', { fresh: true });
+    await b.append?.('log/open/1.json', 'two\n');
+    await made;
     await expect(readFile(spare, 'utf8')).resolves.toBe('');
     const { ino } = await stat(spare);
     await b.append?.('log/open/3.json', 'three\n', { fresh: true });
