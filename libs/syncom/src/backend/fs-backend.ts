@@ -60,7 +60,7 @@ export function createFsBackend(root: string): Backend {
       if (options?.recycle !== true) return removeIfPresent(file);
       // A seal lets go of dozens at once: a few a turn (then the loop turns), on the main thread.
       await recycler.turn();
-      recycler.retire(file);
+      if (!recycler.retire(file)) await removeIfPresent(file);
     },
     list: async (dir) => listFiles(at(dir, { dir: true })),
     mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),

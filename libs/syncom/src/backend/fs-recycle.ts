@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errorCode } from './fs-errors';
@@ -53,31 +53,38 @@ export class Recycler {
   private retires = 0;
 
   /**
-   * Let go of `file`: kept for a later new file of its directory when there
-   * is room, else removed. On the main thread: five small system calls, where
-   * each step's round trip through libuv's pool would wait for a turn of an
-   * event loop busy with the writes that want the file.
+   * Let go of `file`: kept for a later file of its directory (true) when
+   * there is room and it is small; else false, for the caller to remove it
+   * through the pool (unlinking a large file frees its blocks, no work for
+   * the main thread; a merge of record files lets go of files of megabytes).
+   * On the main thread: a few small system calls, where each step's round
+   * trip through libuv's pool would wait for a turn of an event loop busy
+   * with the writes that want the file.
    */
-  retire(file: string): void {
+  retire(file: string): boolean {
     const dir = dirname(file);
     const pool = this.pool(dir);
-    if (pool.length >= MAX_RECYCLED) return removeSync(file);
+    if (pool.length >= MAX_RECYCLED) return false;
     const spare = this.name(dir);
-    try {
-      renameSync(file, spare);
-    } catch (e) {
-      return unlessMissing(e);
-    }
     let size: number;
     try {
-      size = zeroed(spare);
+      size = statSync(file).size;
+      if (size > MAX_RECYCLED_BYTES) return false;
+      renameSync(file, spare);
+    } catch (e) {
+      // Gone since it was named: nothing to keep or remove.
+      unlessMissing(e);
+      return true;
+    }
+    try {
+      zero(spare, size);
     } catch (e) {
       // Not kept, and not left holding what it held: removed (best effort), the error stays.
       tryRemove(spare);
       throw e;
     }
-    if (size > MAX_RECYCLED_BYTES) return removeSync(spare);
     pool.push(spare);
+    return true;
   }
 
   /** Whether a recycled file of `dir` is at hand now. */
@@ -134,14 +141,11 @@ export class Recycler {
   }
 }
 
-/** Zeros written over the whole file, its length and blocks kept (not for one over MAX_RECYCLED_BYTES); its size. */
-function zeroed(file: string): number {
+/** Zeros written over the file's `size` bytes, its length and blocks kept. */
+function zero(file: string, size: number): void {
   const fd = openSync(file, 'r+');
   try {
-    const size = fstatSync(fd).size;
-    if (size > MAX_RECYCLED_BYTES) return size;
     writeAllSync(fd, Buffer.alloc(size));
-    return size;
   } finally {
     closeSync(fd);
   }

@@ -110,11 +110,13 @@ describe('fs backend: recycled files', () => {
     expect(await readdir(path('records'))).toEqual(['2.json']);
   });
 
-  it('a plain remove unlinks; a recycled file larger than 64 KiB is removed, not kept', async () => {
+  it('a plain remove unlinks; a recycled file larger than 64 KiB is removed through the pool, not kept nor unlinked on the main thread', async () => {
     await backend.write('log/open/1.json', 'x', { inPlace: true });
     await backend.remove('log/open/1.json');
     await backend.write('log/open/2.json', 'y'.repeat(70 * 1024), { inPlace: true });
+    const onMain = jest.spyOn(fs, 'unlinkSync');
     await backend.remove('log/open/2.json', { recycle: true });
+    expect(onMain).not.toHaveBeenCalled();
     await backend.remove('log/open/3.json', { recycle: true });
     expect(await readdir(path('log/open'))).toEqual([]);
   });
