@@ -35,9 +35,9 @@ describe('record files: what a merge reads and lets go of', () => {
   const val = (e: Entry) => (e.fields.n as { val: unknown }).val;
   const withVal = (id: string, n: number, v: unknown): Entry => ({ id, latest: [n, 'w'], fields: { n: { k: 'r', s: [n, 'w'], val: v } } });
 
-  it('GUAR-7: a merge of small files takes the texts it wrote without reading them back, and hands the merged files back with recycle', async () => {
+  it.each([true, false])('GUAR-7: a merge of small files takes the texts it wrote without reading them back, and hands the merged files back with recycle %s (off with log.lines)', async (recycle) => {
     const backend = createMemoryBackend();
-    const { store } = await RecordStore.load({ backend, durable: false, onError });
+    const { store } = await RecordStore.load({ backend, durable: false, onError, recycle });
     const read = jest.spyOn(backend, 'read');
     const remove = jest.spyOn(backend, 'remove');
     const current = new Map<string, Entry>();
@@ -48,7 +48,7 @@ describe('record files: what a merge reads and lets go of', () => {
     }
     expect(read).not.toHaveBeenCalled();
     expect(remove).toHaveBeenCalledTimes(16);
-    for (const call of remove.mock.calls) expect(call[1]).toEqual({ recycle: true });
+    for (const call of remove.mock.calls) expect(call[1]).toEqual({ recycle });
     expect([...backend.files().keys()].filter((p) => p.startsWith('records/'))).toHaveLength(1);
     expect((await RecordStore.load({ backend, durable: false, onError })).entries).toEqual(current);
   });

@@ -77,3 +77,18 @@ describe('seals beside the record writes', () => {
     await s.close();
   });
 });
+
+describe('record files a merge takes', () => {
+  it.each([[false, true], [true, false]])('LOG-4: with log.lines %s, the merged record files are removed with recycle %s', async (lines, recycle) => {
+    const b = await freshBackend();
+    const removes: { path: string; recycle?: boolean }[] = [];
+    const backend: Backend = { ...b, remove: async (path, options) => { removes.push({ path, recycle: options?.recycle }); await b.remove(path, options); } };
+    const s = await openOn(backend, { now: () => T0, sync: { log: { lines } } });
+    for (let i = 0; i < 40; i++) await s.insert({ title: `n${i}` });
+    await internals(s).committer.idle();
+    const merged = removes.filter((r) => r.path.startsWith('records/'));
+    expect(merged.length).toBeGreaterThanOrEqual(16);
+    expect(merged.every((r) => (r.recycle === true) === recycle)).toBe(true);
+    await s.close();
+  });
+});
