@@ -6,7 +6,7 @@ const FAULTS: Record<string, string> = {
   ENOSPC: 'no space left on device',
   ECRASH: 'simulated crash, the process is dead',
 };
-const fault = (code: string, op: string, path: string) => fsError(code, op, path, FAULTS[code]);
+const fault = (code: string, op: string, path: string) => fsError(code, op, path, FAULTS[code] ?? 'injected fault');
 
 /**
  * The operations of the memory backend, as `failAt` counts them ('write'

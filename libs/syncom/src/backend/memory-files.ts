@@ -34,22 +34,17 @@ export interface FileTable {
   current(): Map<string, string>;
 }
 
-/** The meanings of the codes the file table raises itself (the fault injection's travel with it, see memory-faults.ts). */
-const MESSAGES: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  EISDIR: 'illegal operation on a directory',
-  EEXIST: 'file already exists',
-  ENOTDIR: 'not a directory',
-};
-
 /**
  * An Error shaped like a node:fs one (`code`, `syscall`, `path`), its
- * message `<code>: <meaning>, <syscall> '<path>'`.
+ * message `<code>[: <meaning>], <syscall> '<path>'`. The file table's own
+ * codes (ENOENT, EISDIR, EEXIST, ENOTDIR) go without a meaning: the words
+ * are Node's, and they would weigh on the browser bundle; the fault
+ * injection gives its codes theirs (memory-faults.ts).
  * @example throw fsError('ENOENT', 'open', 'log/index')
  */
-export function fsError(code: string, syscall: string, path?: string, meaning = MESSAGES[code] ?? 'injected fault'): NodeJS.ErrnoException {
+export function fsError(code: string, syscall: string, path?: string, meaning?: string): NodeJS.ErrnoException {
   const where = path === undefined ? syscall : `${syscall} '${path}'`;
-  return Object.assign(new Error(`${code}: ${meaning}, ${where}`), { code, syscall, path });
+  return Object.assign(new Error(`${code}${meaning ? `: ${meaning}` : ''}, ${where}`), { code, syscall, path });
 }
 
 /** The parent directory of a checked path ('' for the root). */
