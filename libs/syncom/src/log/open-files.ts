@@ -34,8 +34,18 @@ export class OpenFiles {
   /** Whether open files hold one batch a line (asked for, and the backend appends), else one batch each. */
   readonly lined: boolean;
 
+  /**
+   * Whether the files the storage lets go of (a seal's batch files, the
+   * record files a merge took) are handed back to the backend to write the
+   * next ones into (Backend.remove's `recycle`). Not when lined: a new open
+   * file is the appender's spare, and a record file filled on the main thread
+   * takes it from the appends (docs/benchmarks.md).
+   */
+  readonly recycles: boolean;
+
   constructor(private readonly backend: Backend, private readonly durable: boolean, private readonly rollAfter: number, lines = false) {
     this.lined = lines && backend.append !== undefined;
+    this.recycles = !this.lined;
   }
 
   private run<T>(step: () => Promise<T>): Promise<T> {

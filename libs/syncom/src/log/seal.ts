@@ -60,9 +60,7 @@ export async function sealBatches(log: OpLog, batches: OpenBatch[]): Promise<{ f
   const gone = [...new Set(batches.map(fileOf))].filter((f) => !keep.has(f));
   log.files.removed(gone);
   // Recycled: the next batches are written into these files rather than into new ones (see the fs backend).
-  // Not with lines: there a new open file is the appender's spare, and nothing would take them.
-  const recycle = !log.files.lined;
-  for (const f of gone) await backend.remove(batchFile(f), { recycle });
+  for (const f of gone) await backend.remove(batchFile(f), { recycle: log.files.recycles });
   log.batches.splice(0, batches.length);
   return { from, to };
 }

@@ -312,9 +312,11 @@ export class Committer {
   private async persist(batch: Pending[]): Promise<void> {
     await this.record(false);
     for (const p of batch) {
-      // A scrub rewrites log files a seal reads and removes: the seals started so far end first.
-      if (p.scrub) await this.sealing;
-      if (p.scrub) await this.hooks.scrub(p.op.id, this.committed).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
+      if (p.scrub) {
+        // A scrub rewrites log files a seal reads and removes: the seals started so far end first.
+        await this.sealing;
+        await this.hooks.scrub(p.op.id, this.committed).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
+      }
       if (p.afterPersist) p.resolve();
     }
   }

@@ -112,7 +112,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
     onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError,
   });
   const cipher = createRecordCipher(keys, (id) => sealed.has(id));
-  const { store: records, entries, sealed: sealedRecords } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: !log.files.lined });
+  const { store: records, entries, sealed: sealedRecords } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles });
   addSealedIds(sealed, log, sealedRecords);
   const scopes = new RecordScopes(options.sync?.scope);
   const committer = new Committer(log, records, commitHooks({ events, scopes, options, keys, log, records }));
