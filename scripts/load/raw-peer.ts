@@ -30,12 +30,13 @@ const MORE = Buffer.from('"more":true,');
 /** Every raw peer of the process decodes a page through this one cache. */
 export const pages = new PageCache();
 
-/** A settle's vector as stream numbers and seqs, key by key. */
+/** A settle's vector as stream numbers and seqs, key by key, and the sum of its seqs. */
 interface Goal {
   vector: Vector;
   keys: string[];
   streams: number[];
   seqs: number[];
+  total: number;
 }
 
 /** The goal of the last vector asked: every peer of the process is asked the same one. */
@@ -50,7 +51,8 @@ let lastGoal: Goal | undefined;
 function goalOf(vector: Vector): Goal {
   if (lastGoal?.vector === vector) return lastGoal;
   const keys = Object.keys(vector);
-  return (lastGoal = { vector, keys, streams: keys.map(streamIndex), seqs: keys.map((k) => vector[k]) });
+  const seqs = keys.map((k) => vector[k]);
+  return (lastGoal = { vector, keys, streams: keys.map(streamIndex), seqs, total: seqs.reduce((a, b) => a + b, 0) });
 }
 
 /**
@@ -140,7 +142,10 @@ export class RawPeer {
   covers(vector: Vector): boolean {
     let g = this.goal;
     if (g?.of.vector !== vector) g = this.goal = { of: goalOf(vector), at: 0 };
-    const { keys, streams, seqs } = g.of;
+    const { keys, streams, seqs, total } = g.of;
+    // With no hole every op taken counts once in `ops`: fewer than the goal's (its own stream aside) cannot cover it,
+    // and the walk over every stream waits (at a settle's start every peer of the process is asked at once).
+    if (this.holes === 0 && this.ops < total - (vector[this.node] ?? 0)) return false;
     const taken = this.taken;
     while (g.at < streams.length && (keys[g.at] === this.node || (taken[streams[g.at]] ?? 0) >= seqs[g.at])) g.at++;
     return g.at === streams.length;

@@ -85,6 +85,21 @@ describe('the load tool\'s raw peer', () => {
     expect(summarize(delivery.figures()).count).toBe(1);
   });
 
+  it('answers covers() from its streams whether or not a stream has a hole, its own stream aside', async () => {
+    peer = new RawPeer(3);
+    await peer.connect(url, 't');
+    const goal = { A: 3, B: 1, [peer.node]: 9 };
+    await hub.page([op('A', 1), op('A', 2), op('B', 1)], 'E:3');
+    expect(peer.covers(goal)).toBe(false);
+    await hub.page([op('A', 3)], 'E:4');
+    expect(peer.covers(goal)).toBe(true);
+    // With a hole, fewer ops than the goal's seqs may still cover it: the streams decide.
+    expect(peer.covers({ A: 5, B: 1 })).toBe(false);
+    await hub.page([op('A', 5)], 'E:5');
+    expect([peer.holes, peer.ops]).toEqual([1, 5]);
+    expect(peer.covers({ A: 5, B: 1 })).toBe(true);
+  });
+
   it('resubscribes from the last page it took when its feed ends with ACK_TIMEOUT, under a new sub, and drops a late page of the old one', async () => {
     peer = new RawPeer(1);
     await peer.connect(url, 't');
