@@ -67,11 +67,13 @@ export class HubChild {
   }
 
   /**
-   * RSS, heap and event-loop delay since the last reset; with `boundary` a full
-   * collection runs first (the heap read is what is referenced) and the next interval starts.
+   * RSS, heap and event-loop delay since the last reset; with `boundary` the
+   * next interval starts, after a full collection (the heap read is what is
+   * referenced) unless `collect` is false.
    */
-  async probe(boundary: boolean): Promise<LoadProbeSample> {
-    const res = await fetch(`http://127.0.0.1:${this.port}/load-probe${boundary ? '?reset=1&gc=1' : ''}`);
+  async probe(boundary: boolean, collect = boundary): Promise<LoadProbeSample> {
+    const query = boundary ? `?reset=1${collect ? '&gc=1' : ''}` : '';
+    const res = await fetch(`http://127.0.0.1:${this.port}/load-probe${query}`);
     return res.json() as Promise<LoadProbeSample>;
   }
 

@@ -95,7 +95,7 @@ function rssTable(r: LoadResult): string[] {
   });
   const t = rssTrend(r.samples);
   const ends = r.samples.filter((x) => x.hub.collected).map((x) => `${x.phase} ${mb(x.hub.heapUsed)}`);
-  out.push(`heap after a full collection at the end of each phase, MB: ${ends.join(', ')}`);
+  out.push(`heap after a full collection at the end of each phase but the write window (its deliveries still on their way), MB: ${ends.join(', ')}`);
   const h = heapPlateau(r);
   out.push(`heap back to idle: ${h.ok ? 'yes' : 'NO'}: ${mb(h.end)} MB once every peer left, ${mb(h.idle)} MB idle, at most ${mb(h.allowed)} MB allowed (the records written and ${mb(SLACK)} MB)`);
   out.push(`RSS in the write window: ${mb(t.start)} MB at its start, peak ${mb(t.peak)} MB, ${mb(t.end)} MB at its end (${t.secondHalf >= 0 ? '+' : ''}${mb(t.secondHalf)} MB over its second half); ${mb(t.afterClose)} MB once every peer left`);

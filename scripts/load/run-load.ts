@@ -148,7 +148,8 @@ async function drive(hub: HubChild, sampler: Sampler, f: Fleet, o: LoadOptions, 
   for (const w of [remoteWindow, fullWindow]) if (w) [window.wallMs, window.lastMs] = [Math.max(window.wallMs, w.wallMs), Math.max(window.lastMs, w.lastMs)];
   const [rawWrite, fullWrite] = [remoteWindow?.cpuMs ?? 0, fullWindow?.cpuMs ?? 0];
   const cpuWrite = cpuMs() + rawWrite + fullWrite;
-  await sampler.enter('settle');
+  // The window's last deliveries are still on their way: no full collection in the hub now (the settle's end has one).
+  await sampler.enter('settle', false);
   const settleAt = performance.now();
   const { remote, full, ...settled } = await settle(hub, f, o.settle * 1000);
   const settleMs = performance.now() - settleAt;

@@ -48,12 +48,17 @@ export class Sampler {
     this.timer = setInterval(() => this.take(), this.intervalMs);
   }
 
-  /** Ends the current phase (its delay figures kept) and starts `phase`. */
-  async enter(phase: string): Promise<void> {
+  /**
+   * Ends the current phase (its delay figures kept) and starts `phase`. The
+   * hub collects its garbage first unless `collect` is false: where deliveries
+   * are still in flight (the write window's end), a full collection would
+   * stall the hub just as the window's last writes are timed.
+   */
+  async enter(phase: string, collect = true): Promise<void> {
     await this.inflight;
     // No periodic sample while the boundary's is taken: it would land after it, in the old phase, with the delay reset.
     this.busy = true;
-    const hub = await this.boundary().finally(() => { this.busy = false; });
+    const hub = await this.boundary(collect).finally(() => { this.busy = false; });
     const seconds = (performance.now() - this.phaseAt) / 1000;
     const hubCores = (hub.cpu - this.cpuAt) / 1000 / seconds;
     if (this.phase !== 'start') this.phases.push({ phase: this.phase, seconds, delay: hub.delay, toolP99: this.tool.percentile(99) / 1e6, hubCores });
@@ -67,10 +72,10 @@ export class Sampler {
    * The probe that ends a phase, tried up to three times a second apart: a hub
    * thousands of sockets swamp may cut one answer short, which must not end the run.
    */
-  private async boundary(): Promise<LoadProbeSample> {
+  private async boundary(collect: boolean): Promise<LoadProbeSample> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.hub.probe(true);
+        return await this.hub.probe(true, collect);
       } catch (e) {
         if (attempt >= 3) throw e;
         await new Promise((resolve) => setTimeout(resolve, 1000));
