@@ -31,5 +31,5 @@ export type { MemoryBackendOptions, MemoryDisk } from './backend/memory-backend'
  * @throws SyncomError UNSUPPORTED always.
  */
 export function createMemoryLink(_unit: HostUnit, _options?: MemoryLinkOptions): MemoryLink {
-  throw new SyncomError('UNSUPPORTED', 'createMemoryLink is Node only (a test tool): in the browser, connect with createSocketIoLink');
+  throw new SyncomError('UNSUPPORTED', 'createMemoryLink is Node only: in the browser, connect with createSocketIoLink');
 }

@@ -23,36 +23,25 @@ const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 export function copyFields(x: unknown, what: string): Record<string, unknown> {
   const plain = typeof x === 'object' && x !== null && !Array.isArray(x) && [Object.prototype, null].includes(Object.getPrototypeOf(x));
   if (!plain) throw new SyncomError('INVALID_ARGUMENT', `${what} must be a plain object of fields`);
-  const keys = Object.keys(x);
-  for (const k of keys) if (FORBIDDEN.has(k)) throw new SyncomError('INVALID_ARGUMENT', `${what} may not have a field named ${k}`, { field: k });
-  const flat = flatCopy(x, keys);
-  if (flat) return flat;
+  // Where every field is a string, a boolean, null or a finite number (Number.isFinite is false for anything
+  // else), the copy is made field by field: what the JSON round trip gives (the same keys in the same order,
+  // -0 as 0) at a sixth of its cost for ten such fields. Anything else (a nested value, a Date, NaN, undefined,
+  // a toJSON) takes the round trip.
+  const out: Record<string, unknown> = {};
+  let flat = !('toJSON' in x);
+  for (const k of Object.keys(x)) {
+    if (FORBIDDEN.has(k)) throw new SyncomError('INVALID_ARGUMENT', `${what} may not have a field named ${k}`, { field: k });
+    const v = flat ? (x as Record<string, unknown>)[k] : undefined;
+    if (typeof v === 'string' || typeof v === 'boolean' || v === null || Number.isFinite(v)) out[k] = v === 0 ? 0 : v;
+    else flat = false;
+  }
+  if (flat) return out;
   assertShallow(x, 1, what);
   try {
     return JSON.parse(JSON.stringify(x)) as Record<string, unknown>;
   } catch (e) {
     throw new SyncomError('INVALID_ARGUMENT', `${what} must be JSON: ${(e as Error).message}`, { cause: e });
   }
-}
-
-/**
- * The copy of an object whose every field is a string, a boolean, null or a
- * finite number other than -0: what its JSON round trip gives (the same keys
- * in the same order, the same values), at a sixth of the cost for a record
- * of ten such fields. Undefined for anything else (a nested value, a Date,
- * NaN, -0, undefined, a toJSON), which takes the round trip (a getter is then
- * read twice).
- */
-function flatCopy(x: object, keys: readonly string[]): Record<string, unknown> | undefined {
-  if ('toJSON' in x) return undefined;
-  const fields = x as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const k of keys) {
-    const v = fields[k];
-    if (typeof v === 'string' || typeof v === 'boolean' || v === null || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0))) out[k] = v;
-    else return undefined;
-  }
-  return out;
 }
 
 /**

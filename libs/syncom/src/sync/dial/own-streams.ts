@@ -20,7 +20,7 @@ export function ownStreamChecks(replica: Replica, hv: Vector, url: string): { er
     replica.raiseOwnStream(k, n);
   }
   if (ahead.length) {
-    errors.push(new SyncomError('REWOUND', `the host holds more of this node's ops than its log (restored from a copy?): bootstrapping from ${url}`, { url, streams: Object.fromEntries(ahead) }));
+    errors.push(new SyncomError('REWOUND', `the host holds ops of this node its log lacks (restored from a copy?): bootstrapping from ${url}`, { url, streams: Object.fromEntries(ahead) }));
   }
   const oldest = new Map<string, number>();
   for (const e of log.read(log.floor)) {
