@@ -31,7 +31,8 @@ export function copyFields(x: unknown, what: string): Record<string, unknown> {
   let flat = !('toJSON' in x);
   for (const k of Object.keys(x)) {
     if (FORBIDDEN.has(k)) throw new SyncomError('INVALID_ARGUMENT', `${what} may not have a field named ${k}`, { field: k });
-    const v = flat ? (x as Record<string, unknown>)[k] : undefined;
+    if (!flat) continue;
+    const v = (x as Record<string, unknown>)[k];
     if (typeof v === 'string' || typeof v === 'boolean' || v === null || Number.isFinite(v)) out[k] = v === 0 ? 0 : v;
     else flat = false;
   }
