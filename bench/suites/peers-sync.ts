@@ -95,17 +95,27 @@ function systemFigures(group: Group, system: PeerSystem, n: number, profile: Pro
  * syncom against TinyBase, Yjs and Automerge on one workload (bench/README.md,
  * "Peers"): a writer process makes N record changes, a reader process is
  * caught up through the system's own server process, over WebSockets on
- * loopback. One suite per group of processes, syncom's first.
+ * loopback. One suite for every group of processes, its figures ordered by
+ * workload, then N, then system (syncom's first): each system's figure at an
+ * N is taken within a minute of the others', not ten minutes apart, so the
+ * ratios compare systems measured on the same machine state. The groups'
+ * processes all live for the suite; the ones not running sit idle.
  */
 export function peersSuites(profile: Profile): Suite[] {
   const ns = profile.quick ? QUICK : FULL;
   const groups: [PeerSystem, PeerSystem[]][] = [[SYNCOM_VERIFY, [SYNCOM_VERIFY, SYNCOM_FALSE]], ...PEERS.map((p): [PeerSystem, PeerSystem[]] => [p, [p]])];
-  return groups.map(([spawnWith, systems]) => {
-    const group = new Group(spawnWith);
-    return {
-      benchmarks: [false, true].flatMap((batched) => ns.flatMap((n) => systems.flatMap((s) => systemFigures(group, s, n, profile, batched)))),
-      setup: () => group.start(),
-      teardown: () => group.stop(),
-    };
-  });
+  const lines = groups.map(([spawnWith, systems]) => ({ group: new Group(spawnWith), systems }));
+  return [{
+    benchmarks: [false, true].flatMap((batched) => ns.flatMap((n) => lines.flatMap(({ group, systems }) => systems.flatMap((s) => systemFigures(group, s, n, profile, batched))))),
+    // Only the groups with a figure selected are forked (a group forks on its first run anyway).
+    setup: async (selected) => {
+      const names = [...selected];
+      for (const { group, systems } of lines) {
+        if (systems.some((s) => names.some((name) => name.startsWith(`peers/${s.name}/`)))) await group.start();
+      }
+    },
+    teardown: async () => {
+      await Promise.all(lines.map(({ group }) => group.stop()));
+    },
+  }];
 }
