@@ -1,5 +1,5 @@
 import { internals } from '../../src/testing/internals';
-import { SyncomError } from '../../src';
+import { createMemoryBackend, SyncomError } from '../../src';
 import { closeAll, dialer, hub, Net, node, until } from './helpers';
 import { gate, record, waitFor, WatchedNet, wrapUnit } from './scenario-helpers';
 
@@ -260,6 +260,39 @@ describe('lifecycle and events', () => {
     expect((await h.s.list()).length).toBe(40);
     expect(net.watches[0].calls.filter((m) => m === 'push').length).toBeGreaterThan(3);
     expect(net.watches[0].maxPushes).toBe(1);
+    await closeAll(d, h.s);
+  });
+
+  it('LIFE-21 LOG-17: commits made while a push is out go in the next push, and the registry is saved once per push, not once per commit', async () => {
+    const held = gate();
+    let pushes = 0;
+    const h = await hub();
+    const net = new Net();
+    net.units.set(URL, wrapUnit(h.unit, async (method, _args, _ctx, next) => {
+      if (method === 'push' && pushes++ === 0) await held.wait;
+      return next();
+    }));
+    const backend = createMemoryBackend();
+    let saves = 0;
+    const counted = { ...backend, write: (path: string, data: string, o?: { durable?: boolean }) => ((saves += path.startsWith('remote/') ? 1 : 0), backend.write(path, data, o)) };
+    const d = await dialer(net, { backend: counted });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await waitFor(() => d.sync.peers()[0]?.connected === true, [d]);
+    await d.insert({ first: true });
+    await waitFor(() => pushes === 1, [d]);
+    const before = saves;
+    // Fifty commits while the first push waits: each relays, and the turn after the push takes them all.
+    for (let i = 0; i < 50; i++) await d.insert({ i });
+    held.open();
+    await d.sync.sync();
+    expect((await h.s.list()).length).toBe(51);
+    expect(pushes).toBeLessThanOrEqual(4);
+    expect(saves - before).toBeLessThanOrEqual(pushes + 1);
+    // The one save after the push holds the position acked by it (LOG-17).
+    expect(d.sync.listNodes()[0].acked[d.id]).toBe(51);
+    await d.sync.stop();
+    const file = (await backend.list('remote'))[0];
+    expect(JSON.parse((await backend.read(`remote/${file}`)) as string).acked[d.id]).toBe(51);
     await closeAll(d, h.s);
   });
 

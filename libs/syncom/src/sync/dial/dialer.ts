@@ -301,6 +301,8 @@ export class Dialer implements Recoverable {
         this.outbox = [];
         return void this.recover(false);
       }
+      // An earlier turn took what this commit added (pushes coalesce while one is out): nothing to push or save.
+      if (this.outbox.length === 0) return;
       if (await this.pushEntries(this.outbox.splice(0))) this.behind = true;
     });
   }
