@@ -26,8 +26,9 @@ describe('simulation harness: replay', () => {
 
 describe('simulation harness: faults', () => {
   it('a run loses, copies and reorders messages, cuts links, partitions, crashes and reboots nodes, and fires timers', async () => {
-    // A seed whose schedule draws every fault kind (a change of the engine's timing redraws it: seed 3 lost its partition when lone writes began to sign at once).
-    const r = await simulate({ seed: 5, writes: 600, signatures: false });
+    // A seed whose schedule draws every fault kind (a change of the engine's timing redraws it: seed 3 lost its partition when lone writes
+    // began to sign at once, seed 5 when a relay turn with nothing to push stopped saving the registry).
+    const r = await simulate({ seed: 1, writes: 600, signatures: false });
     expect(r.problems).toEqual([]);
     const { network, crashes, cuts, partitions, timers } = r.stats;
     for (const n of [crashes, cuts, partitions, timers, network?.lost, network?.copied, network?.reordered]) expect(n).toBeGreaterThan(0);

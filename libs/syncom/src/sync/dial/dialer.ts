@@ -295,14 +295,14 @@ export class Dialer implements Recoverable {
       return void this.recover(false);
     }
     void this.guarded(async () => {
+      // An earlier turn took what this commit added (pushes coalesce while one is out): nothing to push or save.
+      if (this.outbox.length === 0) return;
       // A push before this turn stopped a stream (a scope refusal or a gap; a limit refusal dropped the outbox):
       // pushed alone these ops are a gap there. They are the sign of life that recovers it (HOST-16).
-      if (this.behind && this.outbox.length > 0) {
+      if (this.behind) {
         this.outbox = [];
         return void this.recover(false);
       }
-      // An earlier turn took what this commit added (pushes coalesce while one is out): nothing to push or save.
-      if (this.outbox.length === 0) return;
       if (await this.pushEntries(this.outbox.splice(0))) this.behind = true;
     });
   }
