@@ -1,4 +1,5 @@
 import { clockMs, serve } from '../lib/child-server';
+import { processCpuUs } from '../lib/cpu';
 import { type OpenArgs, type PeerInfo, RECORDS_PER_TX, type Written } from './protocol';
 
 /** One system's client, as the generic client child (serveClient) drives it. */
@@ -28,8 +29,9 @@ export type Connect = (args: OpenArgs) => Promise<PeerClient>;
 /**
  * The client child of every system: open, start, arm (wait for `target`
  * records held, stamped at the change that got there), write (N changes,
- * stamped first and last), reached, close. Stamps are on the machine's
- * monotonic clock, so no IPC hop is inside a figure.
+ * stamped first and last), reached, cpu (the process's CPU so far, every
+ * thread, µs), close. Stamps are on the machine's monotonic clock, so no
+ * IPC hop is inside a figure.
  */
 export function serveClient(connect: Connect): void {
   let client: PeerClient | undefined;
@@ -66,6 +68,7 @@ export function serveClient(connect: Connect): void {
       return { reachedAt: await armed };
     },
     held: () => the().held(),
+    cpu: () => ({ us: processCpuUs() }),
     close,
   }, close);
 }

@@ -3,10 +3,15 @@ import { capped } from '../lib/timeout';
 import type { PeerInfo, ServerStarted, Written } from './protocol';
 import type { PeerSystem } from './systems';
 
-/** One run's product: ms from the writer's first change until the reader held the last, and the bytes the server's sockets carried meanwhile. */
+/**
+ * One run's product: ms from the writer's first change until the reader held
+ * the last, the bytes the server's sockets carried meanwhile, and the CPU the
+ * three processes spent meanwhile (µs, every thread of each).
+ */
 export interface Trip {
   ms: number;
   bytes: number;
+  cpuUs: number;
 }
 
 /**
@@ -67,10 +72,18 @@ export class PeerLine {
   private async trip(system: PeerSystem, from: number, count: number, batched: boolean): Promise<Trip> {
     await this.reader.request('arm', { target: from + count });
     const before = await this.server.request<{ bytes: number }>('bytes');
+    const cpuBefore = await this.cpu();
     const written = await this.writer.request<Written>('write', { from, count, batched });
     const { reachedAt } = await this.reader.request<{ reachedAt: number }>('reached');
+    const cpuAfter = await this.cpu();
     const after = await this.server.request<{ bytes: number }>('bytes');
     if (reachedAt < written.startedAt) throw new Error(`${system.name}: the reader got there before the writer started`);
-    return { ms: Math.max(reachedAt, written.endedAt) - written.startedAt, bytes: after.bytes - before.bytes };
+    return { ms: Math.max(reachedAt, written.endedAt) - written.startedAt, bytes: after.bytes - before.bytes, cpuUs: cpuAfter - cpuBefore };
+  }
+
+  /** The CPU the three processes have spent so far (µs, every thread of each). */
+  private async cpu(): Promise<number> {
+    const all = await Promise.all([this.server, this.writer, this.reader].map((c) => c.request<{ us: number }>('cpu')));
+    return all.reduce((sum, c) => sum + c.us, 0);
   }
 }

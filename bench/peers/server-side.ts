@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { serve } from '../lib/child-server';
+import { processCpuUs } from '../lib/cpu';
 
 /** One system's server, started by the generic server child (serveServer). */
 export interface PeerServer {
@@ -45,8 +46,9 @@ class ByteCount {
 
 /**
  * The server child of every system: start (a fresh server, answers its url),
- * bytes (the count so far), stop. The bench reads the count before a run's
- * writes and after the reader has caught up.
+ * bytes (the count so far), cpu (the process's CPU so far, every thread, µs),
+ * stop. The bench reads the count and the CPU before a run's writes and after
+ * the reader has caught up.
  */
 export function serveServer(startServer: StartServer): void {
   let server: PeerServer | undefined;
@@ -65,6 +67,7 @@ export function serveServer(startServer: StartServer): void {
       return { url: server.url, token: server.token };
     },
     bytes: () => ({ bytes: bytes?.total() ?? 0 }),
+    cpu: () => ({ us: processCpuUs() }),
     stop,
   }, stop);
 }

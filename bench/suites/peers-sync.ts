@@ -59,33 +59,35 @@ class Group {
   }
 }
 
-/** A figure read from a system's shared runs: its rate (ms per run) or its bytes. */
-function figure(name: string, baseline: string | null, n: number, runs: number, shared: SharedRuns<Trip>, what: 'throughput' | 'bytes'): Benchmark {
-  return what === 'throughput'
-    ? { name, unit: 'ops/s', baseline, ops: n, runs, run: async () => (await shared.take(name)).ms }
-    : { name, unit: 'bytes', baseline, ops: n, runs, run: async () => (await shared.take(name)).bytes };
+type What = 'throughput' | 'bytes' | 'cpu';
+
+/** A figure read from a system's shared runs: its rate (ms per run), its bytes, or the CPU of its three processes per change. */
+function figure(name: string, baseline: string | null, n: number, runs: number, shared: SharedRuns<Trip>, what: What): Benchmark {
+  if (what === 'throughput') return { name, unit: 'ops/s', baseline, ops: n, runs, run: async () => (await shared.take(name)).ms };
+  if (what === 'bytes') return { name, unit: 'bytes', baseline, ops: n, runs, run: async () => (await shared.take(name)).bytes };
+  return { name, unit: 'µs/op', baseline, ops: n, runs, run: async () => (await shared.take(name)).cpuUs / n };
 }
 
 /**
- * One system's figures at N: throughput and bytes, and for syncom one
- * `-vs-<peer>` figure of each per peer (syncom's value, the peer's as
- * baseline, so the ratio is syncom / peer). All read the same runs: the
+ * One system's figures at N: throughput, bytes and the CPU of its three
+ * processes per change, and for syncom one `-vs-<peer>` figure of each per
+ * peer (syncom's value, the peer's as baseline, so the ratio is syncom / peer). All read the same runs: the
  * first of them (the warm-up) writes WARM_UP changes, the others N.
  */
 function systemFigures(group: Group, system: PeerSystem, n: number, profile: Profile, batched = false): Benchmark[] {
   const isSyncom = system === SYNCOM_VERIFY || system === SYNCOM_FALSE;
   const versus = isSyncom ? PEERS.map((p) => p.name) : [];
   const prefix = batched ? 'batched/' : '';
-  const whats = ['throughput', 'bytes', ...versus.flatMap((p) => [`throughput-vs-${p}`, `bytes-vs-${p}`])].map((w) => prefix + w);
+  const whats = ['throughput', 'bytes', 'cpu', ...versus.flatMap((p) => [`throughput-vs-${p}`, `bytes-vs-${p}`, `cpu-vs-${p}`])].map((w) => prefix + w);
   const names = whats.map((w) => peerFigure(system.name, n, w));
   let produced = 0;
   // The batched workload's N counts field writes: N / FIELDS records of FIELDS fields each.
   const records = (writes: number) => (batched ? writes / FIELDS : writes);
   const shared = new SharedRuns<Trip>(names, () => group.trip(system, n, records(produced++ === 0 ? Math.min(n, WARM_UP) : n), batched));
   const runs = n >= 100_000 ? RUNS_AT_100K : profile.runs;
-  const own = (what: 'throughput' | 'bytes') => (system === SYNCOM_FALSE ? peerFigure(SYNCOM_VERIFY.name, n, prefix + what) : null);
+  const own = (what: What) => (system === SYNCOM_FALSE ? peerFigure(SYNCOM_VERIFY.name, n, prefix + what) : null);
   return whats.map((w, i) => {
-    const what = w.startsWith(`${prefix}throughput`) ? 'throughput' : 'bytes';
+    const what = (['throughput', 'bytes', 'cpu'] as const).find((x) => w.startsWith(prefix + x)) as What;
     const peer = w.split('-vs-')[1];
     return figure(names[i], peer ? peerFigure(peer, n, prefix + what) : own(what), n, runs, shared, what);
   });
