@@ -71,8 +71,9 @@ function figure(name: string, baseline: string | null, n: number, runs: number, 
 /**
  * One system's figures at N: throughput, bytes and the CPU of its three
  * processes per change, and for syncom one `-vs-<peer>` figure of each per
- * peer (syncom's value, the peer's as baseline, so the ratio is syncom / peer). All read the same runs: the
- * first of them (the warm-up) writes WARM_UP changes, the others N.
+ * peer (syncom's value, the peer's as baseline, so the ratio is syncom /
+ * peer). All read the same runs: the first of them (the warm-up) writes
+ * WARM_UP changes, the others N.
  */
 function systemFigures(group: Group, system: PeerSystem, n: number, profile: Profile, batched = false): Benchmark[] {
   const isSyncom = system === SYNCOM_VERIFY || system === SYNCOM_FALSE;

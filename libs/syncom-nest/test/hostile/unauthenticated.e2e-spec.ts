@@ -2,7 +2,6 @@ import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { Test } from '@nestjs/testing';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
@@ -11,6 +10,7 @@ import { createSyncomGateway, DEFAULT_PRE_AUTH_BYTES } from '../../src/gateway';
 import { SYNCOM_GATEWAY_OPTIONS } from '../../src/syncom.constants';
 import type { SyncomGatewayOptions } from '../../src/syncom-options.interface';
 import { memoryStorage } from '../helpers/hub';
+import { mainThreadCpuUs, processCpuUs } from '../../../../bench/lib/cpu';
 
 /**
  * What one socket without a token can make the hub pay. Before this gateway
@@ -106,20 +106,8 @@ function outsidePauses(start: number, end: number, pauses: [number, number][]): 
   return end - start - paused;
 }
 
-/**
- * CPU time of this process's main thread so far, in ms: the event loop, where
- * a parse of the attacker's message would run. The first field of Linux's
- * /proc/<pid>/task/<pid>/schedstat; where that cannot be read, the whole
- * process's CPU (every thread).
- */
-function mainThreadMs(): number {
-  try {
-    return Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    const { user, system } = process.cpuUsage();
-    return (user + system) / 1000;
-  }
-}
+/** CPU time of this process's main thread so far, in ms (Linux; elsewhere the whole process's, every thread). */
+const mainThreadMs = (): number => (mainThreadCpuUs() ?? processCpuUs()) / 1000;
 
 /**
  * The CPU the hub's event loop (this process's main thread) spent while
@@ -127,7 +115,7 @@ function mainThreadMs(): number {
  * the process is also the test runner, whose heap is collected when it
  * happens to be. Not the whole process's CPU: V8's collector and compiler
  * threads work for the runner too (two loaded CI runs measured 450 and 500 ms
- * of it for an attack whose main thread spends about 60).
+ * of it for an attack whose main thread spends about 40).
  */
 async function cpuOf<T>(work: () => Promise<T>): Promise<{ ms: number; result: T }> {
   const start = mainThreadMs();
