@@ -81,6 +81,8 @@ export function bootstrapSuite(profile: Profile): Suite {
     },
     async teardown() {
       await hub?.close();
+      hub = undefined;
+      unit = undefined;
     },
   };
 }

@@ -37,6 +37,9 @@ export function readsSuite(profile: Profile): Suite {
     async teardown() {
       await storage?.close();
       if (path) removeTemp(path);
+      // A closed store still holds its records until dropped: the suites after this one run in the same process.
+      storage = undefined;
+      ids = [];
     },
   };
 }

@@ -83,6 +83,8 @@ export function reconcileUnchangedSuite(profile: Profile): Suite {
     async teardown() {
       await dialer?.close();
       await hub?.close();
+      dialer = undefined;
+      hub = undefined;
       ids = [];
     },
   };

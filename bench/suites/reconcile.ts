@@ -377,6 +377,8 @@ export function reconcileBootstrapSuite(profile: Profile): Suite {
     async teardown() {
       await dialer?.close();
       await hub?.close();
+      dialer = undefined;
+      hub = undefined;
       ids = [];
       links.length = 0;
     },
