@@ -1,7 +1,7 @@
 import type { Op, Stamp } from '../op/types';
 import type { Entry, Field } from './entry';
 import { emptyEntry, makeEntry, own } from './entry';
-import { counterSlot, keepTags, pruneField, unionSorted } from './fields';
+import { counterSlot, finiteSum, keepTags, pruneField, unionSorted } from './fields';
 import { joinEntries } from './merge';
 import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
 
@@ -41,7 +41,7 @@ const incField: FieldOp = (f, op, stamp) => {
   const key = counterSlot(op.origin, op.scope);
   const slot = f && own(f.by, key);
   if (slot && slot[1] >= stamp[0]) return f;
-  return { k: 'c', by: { ...f?.by, [key]: [(slot?.[0] ?? 0) + (op.value as number), stamp[0]] } };
+  return { k: 'c', by: { ...f?.by, [key]: [finiteSum((slot?.[0] ?? 0) + (op.value as number)), stamp[0]] } };
 };
 
 const addField: FieldOp = (f, op, stamp) => {

@@ -1,8 +1,7 @@
-import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
+import { depthWithin, isTag, MAX_VALUE_DEPTH, tagTs } from '../op/shape';
 import type { Entry, Field } from './entry';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
-const TAG = /^\d{1,16}:[^\s]{1,128}$/;
 
 const isObj = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x) && Object.getPrototypeOf(x) === Object.prototype;
@@ -12,7 +11,7 @@ function isStamp(x: unknown): boolean {
     && typeof x[1] === 'string' && x[1].length > 0 && x[1].length <= 128;
 }
 
-const isTags = (x: unknown) => Array.isArray(x) && x.every((t) => typeof t === 'string' && TAG.test(t));
+const isTags = (x: unknown) => Array.isArray(x) && x.every(isTag);
 
 function isCounter(by: unknown): boolean {
   if (!isObj(by)) return false;
@@ -69,7 +68,7 @@ export function newestTs(e: Entry): number {
   for (const f of Object.values(e.fields)) {
     if (f.k === 'r') ts = Math.max(ts, f.s[0]);
     else if (f.k === 's') {
-      for (const el of Object.values(f.el)) for (const tag of [...el.add, ...el.rem]) ts = Math.max(ts, Number(tag.slice(0, tag.indexOf(':'))));
+      for (const el of Object.values(f.el)) for (const tag of el.add.concat(el.rem)) ts = Math.max(ts, tagTs(tag));
     }
   }
   return ts;

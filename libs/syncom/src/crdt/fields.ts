@@ -2,11 +2,32 @@ import type { Stamp } from '../op/types';
 import { type CounterField, type Field, own, type RegisterField, type SetElement, type SetField } from './entry';
 import { compareStamps, isOlder, stampOfTag } from './stamp';
 
-/** Insert strings into a sorted, duplicate-free array; returns the same array when nothing is new. */
+/**
+ * A sum held to the finite numbers: past ±Number.MAX_VALUE it stays there. A
+ * counter's slot is a running total of its origin's incs, each finite, whose
+ * sum may not be; an entry holding Infinity is no entry (isEntry), so a
+ * snapshot or record file carrying it would be refused whole. Every replica
+ * adds a slot's incs in the same order, so they hold the same value.
+ */
+export function finiteSum(x: number): number {
+  return Math.max(-Number.MAX_VALUE, Math.min(Number.MAX_VALUE, x));
+}
+
+/**
+ * A lookup of `list`: includes() for a few strings, a Set past 16, since a
+ * loop of includes() over a peer's tags is quadratic.
+ */
+export function tagLookup(list: readonly string[]): { has(x: string): boolean } {
+  return list.length > 16 ? new Set(list) : { has: (x) => list.includes(x) };
+}
+
+/** Insert strings into a sorted, duplicate-free array; returns the same array when nothing is new. Linear in both. */
 export function unionSorted(a: string[], b: readonly string[]): string[] {
+  const seen = new Set(a);
   let out = a;
   for (const x of b) {
-    if (out.includes(x)) continue;
+    if (seen.has(x)) continue;
+    seen.add(x);
     if (out === a) out = a.slice();
     out.push(x);
   }

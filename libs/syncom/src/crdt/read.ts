@@ -1,9 +1,11 @@
 import { type Entry, type Field, own, type SetField } from './entry';
+import { finiteSum, tagLookup } from './fields';
 
 function readSet(f: SetField): unknown[] {
   const texts: string[] = [];
   for (const [text, e] of Object.entries(f.el)) {
-    if (e.add.some((t) => !e.rem.includes(t))) texts.push(text);
+    const removed = tagLookup(e.rem);
+    if (e.add.some((t) => !removed.has(t))) texts.push(text);
   }
   // Sets read sorted by element JSON text, code-unit order (KIND-8).
   return texts.sort().map((t) => JSON.parse(t));
@@ -14,7 +16,9 @@ export function readField(f: Field): unknown {
   if (f.k === 'r') return f.val;
   if (f.k === 'c') {
     let sum = 0;
-    for (const slot of Object.values(f.by)) sum += slot[0];
+    // In slot order, not insertion order (a merge may insert slots in another order): floating-point sums
+    // depend on their order, and converged replicas read the same value.
+    for (const key of Object.keys(f.by).sort()) sum = finiteSum(sum + f.by[key][0]);
     return sum;
   }
   return readSet(f);
@@ -42,7 +46,8 @@ export function seenTags(e: Entry | undefined, field: string, elements: unknown[
     if (seen.has(text)) continue;
     seen.add(text);
     const el = own(f.el, text);
-    const live = el ? el.add.filter((t) => !el.rem.includes(t)) : [];
+    const removed = el && tagLookup(el.rem);
+    const live = el && removed ? el.add.filter((t) => !removed.has(t)) : [];
     if (live.length) out.push([x, live]);
   }
   return out;

@@ -59,6 +59,16 @@ export function streamKey(origin: string, scope: string | undefined, from?: stri
   return from === undefined ? key : `${key}<${from}`;
 }
 
+/**
+ * The node a bootstrap op (a merge or an advance) was joined from, which it
+ * never travels back to; undefined for any other op, whose `from` is a claim
+ * that names its stream and routes nothing: honoured on a write, it would
+ * let any peer hide its ops from the node it names.
+ */
+export function joinedFrom(op: Pick<Op, 'type' | 'from'>): string | undefined {
+  return op.type === 'merge' || op.type === 'advance' ? op.from : undefined;
+}
+
 /** The vector key of an op (see streamKey). */
 export function opStreamKey(op: Pick<Op, 'origin' | 'scope' | 'from'>): string {
   return streamKey(op.origin, op.scope, op.from);

@@ -3,6 +3,7 @@ import { applyOp, type ApplyResult, type Entry, isEntry, newestTs, readEntry } f
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
+import { isTag, tagTs } from '../op/shape';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import { heldVersion } from './held-version';
@@ -62,15 +63,29 @@ export function reportUnpackedOps(storage: StorageParts, page: { malformed: numb
 const zero = (): ApplyCounts => ({ applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, outOfScope: 0 });
 
 /**
- * What is wrong with a merge op that passed checkOp, or undefined: its data
- * must be an entry of its id (a scrubbed one has none), and no stamp in it
- * more than maxSkew ahead (SKEW), as no op's ts may be.
+ * What is wrong with a peer's op that passed checkOp, or undefined. The
+ * record keeps what a merge's entry and a remove's tags carry, and a
+ * snapshot page, reconcile page or record file holding an entry a peer
+ * cannot read is refused whole: a merge's data must be an entry of its id (a
+ * scrubbed one has none), a remove may name only add tags (isTag); no stamp
+ * in either may be more than maxSkew ahead (SKEW), as no op's ts may be. A
+ * log entry is not held to this (checkShape): logs written before read on.
  */
-function mergeFault(op: Op, now: number, maxSkew: number): { code: 'OP_MALFORMED' | 'SKEW'; reason: string } | undefined {
-  if (op.type !== 'merge' || isScrubbed(op)) return undefined;
-  if (!isEntry(op.data, op.id)) return { code: 'OP_MALFORMED', reason: 'a merge op without an entry' };
-  const ts = newestTs(op.data);
-  return ts - now > maxSkew ? { code: 'SKEW', reason: `its entry holds ts ${ts}, more than ${maxSkew} ms ahead of ${now}` } : undefined;
+function payloadFault(op: Op, now: number, maxSkew: number): { code: 'OP_MALFORMED' | 'SKEW'; reason: string } | undefined {
+  if (isScrubbed(op)) return undefined;
+  let ts = 0;
+  if (op.type === 'merge') {
+    if (!isEntry(op.data, op.id)) return { code: 'OP_MALFORMED', reason: 'a merge op without an entry' };
+    ts = newestTs(op.data);
+  } else if (op.type === 'remove') {
+    for (const [, tags] of op.value as [unknown, string[]][]) {
+      for (const tag of tags) {
+        if (!isTag(tag)) return { code: 'OP_MALFORMED', reason: 'remove: no add tag' };
+        ts = Math.max(ts, tagTs(tag));
+      }
+    }
+  }
+  return ts - now > maxSkew ? { code: 'SKEW', reason: `it holds ts ${ts}, more than ${maxSkew} ms ahead of ${now}` } : undefined;
 }
 
 function checkAll(storage: StorageParts, input: readonly unknown[], counts: ApplyCounts & { skew: number }): Op[] {
@@ -81,7 +96,7 @@ function checkAll(storage: StorageParts, input: readonly unknown[], counts: Appl
   for (const raw of input) {
     const now = clock.now();
     const c = checkOp(raw, { now, maxSkew });
-    const fault = c.ok ? mergeFault(c.op, now, maxSkew) : c;
+    const fault = c.ok ? payloadFault(c.op, now, maxSkew) : c;
     if (!fault) { ops.push((c as { op: Op }).op); continue; }
     counts.malformed++;
     if (fault.code === 'SKEW') counts.skew++;

@@ -110,16 +110,22 @@ export class RecordStore {
     const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d+)\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
     for (const n of ns.sort((a, b) => a - b)) {
       const text = await backend.read(fileName(n));
-      const list = parseRecordFile(text, store.cipher, sealed);
-      if (!list) {
+      const parsed = parseRecordFile(text, store.cipher, sealed);
+      if (!parsed) {
         o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read`, { file: fileName(n) }));
         continue;
+      }
+      const { list, unreadable } = parsed;
+      if (unreadable > 0) {
+        o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)}: ${unreadable} unreadable entries skipped`, { file: fileName(n), count: unreadable }));
       }
       for (const e of list) {
         const have = entries.get(e.id);
         entries.set(e.id, have ? joinEntries(have, e) : e);
       }
-      store.add({ n, ids: list.map((e) => e.id), stale: 0, text: kept(text as string) });
+      // A file with an unreadable entry counts as stale: its next merge writes its readable entries anew
+      // rather than carrying its text, and the unreadable one, on.
+      store.add({ n, ids: list.map((e) => e.id), stale: unreadable > 0 ? 1 : 0, text: unreadable > 0 ? undefined : kept(text as string) });
       store.next = Math.max(store.next, n + 1);
     }
     return { store, entries, sealed };
@@ -228,16 +234,37 @@ export class RecordStore {
 }
 
 /** A record file's entries, sealed ones opened (their ids added to `sealed`); undefined when any cannot be read. */
-function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): Entry[] | undefined {
+/**
+ * A record file's entries, and how many of its elements are no entry (or
+ * cannot be opened): one bad entry costs that record, not the file's others,
+ * whose ops the log counts as recorded and would not replay. Undefined when
+ * the file is not a JSON array at all (a torn write).
+ */
+function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): { list: Entry[]; unreadable: number } | undefined {
   if (text === undefined) return undefined;
+  let raw: unknown;
   try {
-    const list = JSON.parse(text) as unknown;
-    if (!Array.isArray(list)) return undefined;
-    const opened = list.map((x) => cipher.open(x));
-    if (!opened.every((o) => o && isEntry(o.entry, (o.entry as Entry)?.id))) return undefined;
-    for (const o of opened) if (o?.sealed) sealed.add((o.entry as Entry).id);
-    return opened.map((o) => o?.entry as Entry);
+    raw = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (!Array.isArray(raw)) return undefined;
+  const list: Entry[] = [];
+  let unreadable = 0;
+  for (const x of raw) {
+    let o: ReturnType<RecordCipher['open']>;
+    try {
+      o = cipher.open(x);
+    } catch {
+      o = undefined;
+    }
+    const entry = o?.entry as Entry | undefined;
+    if (!o || !isEntry(entry, entry?.id as string)) {
+      unreadable++;
+      continue;
+    }
+    if (o.sealed) sealed.add(entry!.id);
+    list.push(entry!);
+  }
+  return { list, unreadable };
 }

@@ -1,6 +1,6 @@
 import type { LogEntry } from '../../src/log/op-log';
 import { FLAG_SEALED, packedBytes, packOps } from '../../src/op';
-import type { Op } from '../../src/op/types';
+import { joinedFrom, type Op } from '../../src/op/types';
 import type { Replica } from '../../src/storage/replica';
 import { PAGE_BYTES } from '../../src/sync/host/page-text';
 import { type Page, type Read, SharedReads } from '../../src/sync/host/shared-pages';
@@ -48,7 +48,7 @@ const logOf = (all: LogEntry[]) => ({ head: all.length, read: (pos: number, n: n
 
 /** The feed's filter (feed.ts): not sealed, not the subscriber's own nor joined from it, in its scopes. */
 const keepFor = (node: string, scopes: string[]) => (e: LogEntry) =>
-  !(e.flags & FLAG_SEALED) && e.op.origin !== node && e.op.from !== node && inServed(e.op.scope, scopes);
+  !(e.flags & FLAG_SEALED) && e.op.origin !== node && joinedFrom(e.op) !== node && inServed(e.op.scope, scopes);
 
 /** The pages a subscriber reading alone sends (the code before pages were spliced): packed ops within the page bounds. */
 function reference(read: LogEntry[], keep: (e: LogEntry) => boolean, pageSize: number, pageBytes: number, prev: string): Page[] {

@@ -2,7 +2,7 @@ import { SyncomError } from '../../errors';
 import type { SyncLink } from '../../link/contract';
 import type { LogEntry } from '../../log/op-log';
 import { FLAG_SEALED, packedBytes, packOps } from '../../op';
-import { type Op, opStreamKey, type Vector } from '../../op/types';
+import { joinedFrom, type Op, opStreamKey, type Vector } from '../../op/types';
 import type { PeerApplyResult } from '../../storage/peer';
 import { ATTRS, type SyncTelemetry } from '../../telemetry';
 import type { SyncEvents } from '../events';
@@ -18,7 +18,7 @@ export type PushAnswer = Partial<PeerApplyResult> & { vector?: Vector };
  */
 export function hostLacks(e: LogEntry, host: string | null, allowed: Set<string> | 'all', hv: Vector): boolean {
   const op = e.op;
-  if (e.flags & FLAG_SEALED || op.origin === host || op.from === host) return false;
+  if (e.flags & FLAG_SEALED || op.origin === host || joinedFrom(op) === host) return false;
   if (allowed !== 'all' && !allowed.has(op.scope ?? '*')) return false;
   return (hv[opStreamKey(op)] ?? 0) < op.seq;
 }

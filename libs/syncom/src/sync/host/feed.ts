@@ -1,5 +1,6 @@
 import type { LogEntry } from '../../log/op-log';
 import { FLAG_SEALED } from '../../op';
+import { joinedFrom } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import type { FrameSlot, SendWindow } from '../protocol/frames';
 import { inServed } from '../protocol/scopes';
@@ -116,7 +117,7 @@ export class Feed {
 
   private relevant(e: LogEntry): boolean {
     const op = e.op;
-    if (e.flags & FLAG_SEALED || op.origin === this.o.node || op.from === this.o.node) return false;
+    if (e.flags & FLAG_SEALED || op.origin === this.o.node || joinedFrom(op) === this.o.node) return false;
     return inServed(op.scope, this.o.scopes);
   }
 

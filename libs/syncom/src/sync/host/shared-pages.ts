@@ -1,6 +1,6 @@
 import type { LogEntry } from '../../log/op-log';
 import { FLAG_SEALED, packedBytes } from '../../op';
-import type { Op } from '../../op/types';
+import { joinedFrom, type Op } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import { frameEnds } from '../protocol/frames';
 import { inServed } from '../protocol/scopes';
@@ -71,7 +71,8 @@ class SharedRead {
     this.texts = new OpTexts(this.relevant);
     for (const e of this.relevant) {
       this.nodes.add(e.op.origin);
-      if (e.op.from) this.nodes.add(e.op.from);
+      const from = joinedFrom(e.op);
+      if (from) this.nodes.add(from);
     }
     this.sizes = this.relevant.map((e) => packedBytes(e.op));
     this.ends = frameEnds(this.sizes, pageSize, pageBytes);

@@ -45,6 +45,12 @@ function isSchema(x: unknown): x is SchemaInfo | null {
   return x === null || (isObj(x) && Number.isSafeInteger(x.version) && isStr(x.hash, 256));
 }
 
+/**
+ * The most scopes a hello may name: every feed, snapshot and reconciliation
+ * of the session checks each op or record it serves against them.
+ */
+export const MAX_HELLO_SCOPES = 1024;
+
 const bad = (why: string) => new SyncomError('BAD_HELLO', `hello: ${why}`, { status: 400 });
 
 /** The hellos checkHello made: a host handed one of them (a gateway checked it already) reads it once, not twice. */
@@ -78,6 +84,7 @@ function readHello(x: unknown): Hello {
   const schema = x.schema ?? null;
   if (!isSchema(schema)) throw bad('schema is neither null nor { version, hash }');
   const scopes = x.scopes ?? ['*'];
+  if (Array.isArray(scopes) && scopes.length > MAX_HELLO_SCOPES) throw bad(`over ${MAX_HELLO_SCOPES} scopes`);
   if (!Array.isArray(scopes) || scopes.length === 0 || !everyItem(scopes, (s) => isStr(s, 128))) throw bad('scopes is no list of names');
   if (x.token !== undefined && x.token !== null && typeof x.token !== 'string') throw bad('token is not a string');
   const versions = readVersions(x.versions);

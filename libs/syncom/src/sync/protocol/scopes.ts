@@ -26,14 +26,27 @@ export function servedScopes(asked: unknown, granted: readonly string[]): string
   const list = Array.isArray(asked) ? asked.filter((s): s is string => typeof s === 'string') : [];
   if (list.length === 0 || list.includes('*')) return [...granted];
   if (granted.includes('*')) return list;
-  const both = list.filter((s) => granted.includes(s));
+  const isGranted = scopeSet(granted);
+  const both = list.filter((s) => isGranted.has(s));
   if (both.length === 0) throw new SyncomError('SCOPES', `scopes ${list.join(', ')} were not granted`, { status: 403 });
   return both;
 }
 
 /** Whether a record in `scope` is served to a feed of `served` scopes ('*' records reach everyone, SCOPE-9). */
 export function inServed(scope: string | undefined, served: readonly string[]): boolean {
-  return scope === undefined || scope === '*' || served.includes('*') || served.includes(scope);
+  if (scope === undefined || scope === '*') return true;
+  // Looked up, not scanned: a hello may name up to MAX_HELLO_SCOPES, checked once per op or record served.
+  const set = scopeSet(served);
+  return set.has('*') || set.has(scope);
+}
+
+const setOf = new WeakMap<readonly string[], Set<string>>();
+
+/** A list of scopes as a Set, kept per list object (a feed's served list is one array for its life). */
+function scopeSet(list: readonly string[]): Set<string> {
+  let s = setOf.get(list);
+  if (!s) setOf.set(list, (s = new Set(list)));
+  return s;
 }
 
 /** The scope of a vector key — origin, origin@scope, either with <from — '*' for a plain origin (LOG-10). */
