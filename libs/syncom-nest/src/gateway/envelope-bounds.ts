@@ -34,6 +34,8 @@ export function breachOf(value: unknown, b: EnvelopeBounds): BoundsBreach {
 
 function visit(x: object, depth: number, w: Walk): boolean {
   if (depth >= w.b.maxDepth) return stop(w, 'depth');
+  // Binary (a socket.io attachment) is in no envelope, and listing its keys costs one per byte.
+  if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) return stop(w, 'entries');
   if (Array.isArray(x)) {
     w.entries += x.length;
     if (w.entries > w.b.maxEntries) return stop(w, 'entries');

@@ -42,8 +42,13 @@ const BINARY_TYPES = new Set(['5', '6']);
 export function packetHeader(data: string): { nsp: string; binary: boolean } {
   let i = 1;
   const binary = BINARY_TYPES.has(data[0]);
-  if (binary) while (i < data.length && i < 16 && data[i] !== '-') i++;
-  if (binary) i++;
+  // The attachment count runs to its '-' however many digits it has: socket.io's parser reads
+  // "0000000000000000001" as 1, and a header cut at a fixed width misplaced the namespace.
+  if (binary) {
+    const dash = data.indexOf('-', 1);
+    if (dash < 0) return { nsp: '/', binary };
+    i = dash + 1;
+  }
   if (data[i] !== '/') return { nsp: '/', binary };
   const end = data.indexOf(',', i);
   return { nsp: end < 0 ? data.slice(i) : data.slice(i, end), binary };
@@ -65,12 +70,16 @@ export interface PreAuthOptions {
 }
 
 /**
- * Holds every engine.io connection to the pre-authentication limit for the
- * packets it sends to this namespace until a hello succeeds there: a text
- * packet over `bytes`, or one with binary attachments (no syncom message
- * has any), closes the connection before socket.io parses it. The engine
- * emits `packet` before it hands the data to socket.io's decoder, and
- * closing the socket.io client there takes the decoder off the connection
+ * Holds every engine.io connection to the pre-authentication limit until a
+ * hello succeeds on this namespace: a text packet over `bytes` to this
+ * namespace, or to one the application does not serve (socket.io decodes
+ * every packet before it finds no handler, the root namespace `/` included),
+ * closes the connection before socket.io parses it. A packet with binary
+ * attachments (no syncom message has any) to either is refused on every
+ * connection, greeted or not: socket.io buffers up to ten attachments of
+ * maxHttpBufferSize each before a handler sees them. The engine emits
+ * `packet` before it hands the data to socket.io's decoder, and closing the
+ * socket.io client there takes the decoder off the connection
  * synchronously; the size is known without reading the text. socket.io's
  * maxHttpBufferSize bounds every packet of the server; this bounds, per
  * connection, what is parsed before anyone knows who sent it.
@@ -90,16 +99,25 @@ export class PreAuthGate {
 
   private onPacket(conn: EngineConn, packet: EnginePacket): void {
     const data = packet.data;
-    // Binary packets follow a text header, which is refused first when it is this namespace's.
+    // Binary packets follow a text header, which is refused first.
     if (packet.type !== 'message' || typeof data !== 'string' || conn.readyState !== 'open') return;
-    const socket = this.sockets.get(conn);
-    if (socket?.connected && this.o.greeted(socket)) return;
     const { nsp, binary } = packetHeader(data);
-    if (nsp === this.o.namespace.name && (binary || over(data, this.o.bytes))) this.refuse(conn, socket);
+    if (nsp !== this.o.namespace.name && this.served(nsp)) return;
+    const socket = this.sockets.get(conn);
+    if (binary) return this.refuse(conn, socket);
+    if (socket?.connected && this.o.greeted(socket)) return;
+    if (over(data, this.o.bytes)) this.refuse(conn, socket);
+  }
+
+  /** Whether the application serves namespace `nsp` (something listens for its connections): its packets are its own to bound. */
+  private served(nsp: string): boolean {
+    const server = this.o.namespace.server as unknown as { _nsps?: Map<string, { listenerCount(event: string): number }> };
+    const n = server._nsps?.get(nsp);
+    return n !== undefined && n.listenerCount('connection') + n.listenerCount('connect') > 0;
   }
 
   private refuse(conn: EngineConn, socket: Socket | undefined): void {
-    const message = `before a hello succeeds a message may be at most ${this.o.bytes} bytes, with no binary attachments`;
+    const message = `a message may have no binary attachments, and before a hello succeeds at most ${this.o.bytes} bytes`;
     this.o.logger.warn(`closed the connection of ${socket?.handshake.address ?? 'a client'}: ${message}`);
     if (socket?.connected) {
       socket.emit(SYNCOM_EVENTS.exception, { ok: false, error: { code: 'MESSAGE_TOO_LARGE', status: 413, message } });

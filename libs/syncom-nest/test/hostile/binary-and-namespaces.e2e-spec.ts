@@ -1,0 +1,94 @@
+import { io, type Socket } from 'socket.io-client';
+import { breachOf } from '../../src/gateway/envelope-bounds';
+import { DEFAULT_PRE_AUTH_BYTES, packetHeader } from '../../src/gateway/pre-auth';
+import { socketDialer } from '../helpers/dialer';
+import { startHub, type TestHub } from '../helpers/hub';
+
+/**
+ * socket.io decodes every packet of a connection before it looks for a
+ * handler: a packet to the root namespace `/`, which socket.io always serves
+ * and syncom does not use, was parsed whole whatever its size, and binary
+ * attachments (up to ten, each up to maxHttpBufferSize) were buffered on any
+ * namespace. A zero-padded attachment count also moved the header past where
+ * the gate read it. The gate now bounds packets to namespaces the app does
+ * not serve as it bounds its own before hello, refuses binary on every
+ * connection, and reads the header to its end.
+ */
+describe('hostile: other namespaces and binary attachments', () => {
+  let hub: TestHub;
+  const sockets: Socket[] = [];
+
+  beforeEach(async () => {
+    hub = await startHub({ options: { access: 'public' } });
+  });
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.disconnect();
+    await hub.close();
+  });
+
+  /** A raw socket.io client on `nsp` of the hub, connected. */
+  async function client(nsp: string): Promise<Socket> {
+    const s = io(`http://127.0.0.1:${hub.port}${nsp}`, { transports: ['websocket'], reconnection: false, forceNew: true });
+    sockets.push(s);
+    await new Promise<void>((resolve, reject) => { s.once('connect', () => resolve()); s.once('connect_error', reject); });
+    return s;
+  }
+
+  /** Resolves when the hub closes the socket: its socket.io client (a syncom socket is told why first), or the transport. */
+  const closed = (s: Socket) => new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason)));
+  const BY_HUB = ['io server disconnect', 'transport close'];
+
+  it('HOST-3: a message over the pre-auth bytes to the root namespace, which syncom does not serve, closes the connection unparsed', async () => {
+    const s = await client('/');
+    const gone = closed(s);
+    s.emit('anything', { pad: 'x'.repeat(DEFAULT_PRE_AUTH_BYTES + 1) });
+    expect(await gone).toBe('transport close');
+  });
+
+  it('HOST-3: a small message to the root namespace is left to socket.io, which drops it; the connection stays', async () => {
+    const s = await client('/');
+    s.emit('anything', { small: 1 });
+    // The hub still answers on that connection's engine: a syncom socket on it says hello.
+    const syncom = io(`http://127.0.0.1:${hub.port}/syncom`, { transports: ['websocket'], reconnection: false, forceNew: true });
+    sockets.push(syncom);
+    await new Promise<void>((resolve) => syncom.once('connect', () => resolve()));
+    expect(s.connected).toBe(true);
+  });
+
+  it('HOST-3: binary attachments close the connection on the syncom namespace after a hello too, and on the root namespace', async () => {
+    const dialer = await socketDialer();
+    try {
+      await dialer.storage.sync.addNode({ url: hub.url });
+      await dialer.storage.sync.sync();
+      const greeted = dialer.sockets[0];
+      const gone = closed(greeted);
+      greeted.emit('syncom.push', { ops: [Buffer.alloc(1024)] });
+      expect(BY_HUB).toContain(await gone);
+    } finally {
+      await dialer.storage.close();
+    }
+    const s = await client('/');
+    const gone = closed(s);
+    s.emit('anything', Buffer.alloc(16));
+    expect(await gone).toBe('transport close');
+  });
+
+  it('HOST-3: a binary header whose attachment count is zero-padded past 16 characters is read to its namespace and refused', async () => {
+    expect(packetHeader('5000000000000000001-/syncom,1["x",{"_placeholder":true,"num":0}]')).toEqual({ nsp: '/syncom', binary: true });
+    expect(packetHeader('51-/syncom,["x"]')).toEqual({ nsp: '/syncom', binary: true });
+    expect(packetHeader('2/syncom,["x"]')).toEqual({ nsp: '/syncom', binary: false });
+    expect(packetHeader('2["x"]')).toEqual({ nsp: '/', binary: false });
+    const s = await client('/syncom');
+    const gone = closed(s);
+    (s.io.engine as unknown as { write(data: string): void }).write(`5000000000000000001-/syncom,["x",{"_placeholder":true,"num":0}]`);
+    expect(BY_HUB).toContain(await gone);
+  });
+
+  it('an envelope holding binary is beyond its bounds at once, without listing a key per byte', () => {
+    const b = { maxDepth: 32, maxEntries: 4096 };
+    expect(breachOf({ msg: { x: [Buffer.alloc(4 * 1024 * 1024)] } }, b)).toBe('entries');
+    expect(breachOf({ msg: new Uint8Array(8) }, b)).toBe('entries');
+    expect(breachOf({ msg: new ArrayBuffer(8) }, b)).toBe('entries');
+    expect(breachOf({ msg: { x: [1, 2, 3] } }, b)).toBeNull();
+  });
+});
