@@ -29,13 +29,19 @@ function unreadableEntries(s: Storage): string[] {
  * refused whole, so one op could stop every later bootstrap of its scope, and
  * lose the other records of its file at the next open.
  */
+/** A 'require' hub, a peer greeted on it, and the codes of the hub's storage errors. */
+async function greetedPeer() {
+  const h = await hub({}, { sync: { signatures: 'require' } });
+  const p = await node();
+  const ctx = await greet(h.unit, p);
+  const errors: string[] = [];
+  h.s.on('error', (e) => errors.push(e.code));
+  return { h, p, ctx, errors };
+}
+
 describe('hostile ops cannot leave state that peers or a restart refuse', () => {
   it('GUAR-3 KIND-6: a remove whose tags are not add tags is malformed: not logged, the page\'s other ops land', async () => {
-    const h = await hub({}, { sync: { signatures: 'require' } });
-    const p = await node();
-    const ctx = await greet(h.unit, p);
-    const errors: string[] = [];
-    h.s.on('error', (e) => errors.push(e.code));
+    const { h, p, ctx, errors } = await greetedPeer();
     const answer = await push(h.unit, ctx, [
       craft(p, { type: 'write', id: 'honest', data: { x: 1 } }, '*', 1),
       craft(p, { type: 'remove', id: 'poison', key: 'tags', value: [['el', ['not a tag']]] }, '*', 2),
@@ -49,11 +55,7 @@ describe('hostile ops cannot leave state that peers or a restart refuse', () => 
   });
 
   it('GUAR-3: a remove naming a tag stamped more than maxSkew ahead is refused as SKEW, as an op stamped there is', async () => {
-    const h = await hub({}, { sync: { signatures: 'require' } });
-    const p = await node();
-    const ctx = await greet(h.unit, p);
-    const errors: string[] = [];
-    h.s.on('error', (e) => errors.push(e.code));
+    const { h, p, ctx, errors } = await greetedPeer();
     const far = Date.now() + 3 * DAY;
     const answer = await push(h.unit, ctx, [
       craft(p, { type: 'remove', id: 'r', key: 'tags', value: [['el', [`${far}:${p.id}`]]] }, '*', 1),
