@@ -60,7 +60,7 @@ export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
   /** A dialed peer greeted (node: its id) or went away (undefined). */
   private onPeer(url: string, node: string | null | undefined): void {
     if (node === undefined) return this.logger.log(`peer hub ${url} disconnected`);
-    this.logger.log(`peer hub ${url} connected (node ${node})`);
+    this.logger.log(`peer hub ${url} connected (node ${JSON.stringify(node)})`);
   }
 
   /**

@@ -104,7 +104,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
         // A listener that throws would take the server down with it.
         this.logger.error(`closing socket ${socket.id} failed`, error instanceof Error ? error.stack : String(error));
       }
-      const node = peer.context.node ? ` node ${peer.context.node}` : '';
+      // The node id is the peer's own claim: quoted, so that a newline in it cannot forge a log line.
+      const node = peer.context.node ? ` node ${JSON.stringify(peer.context.node)}` : '';
       this.logger.log(`peer disconnected: socket ${socket.id}${node} (${reason})`);
     });
   }

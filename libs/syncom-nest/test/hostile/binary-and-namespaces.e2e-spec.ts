@@ -1,7 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { breachOf } from '../../src/gateway/envelope-bounds';
 import { DEFAULT_PRE_AUTH_BYTES, packetHeader } from '../../src/gateway/pre-auth';
-import { socketDialer } from '../helpers/dialer';
+import { rawSocket, socketDialer } from '../helpers/dialer';
 import { startHub, type TestHub } from '../helpers/hub';
 
 /**
@@ -82,6 +82,30 @@ describe('hostile: other namespaces and binary attachments', () => {
     const gone = closed(s);
     (s.io.engine as unknown as { write(data: string): void }).write(`5000000000000000001-/syncom,["x",{"_placeholder":true,"num":0}]`);
     expect(BY_HUB).toContain(await gone);
+  });
+
+  it('HOST-3: a node id with a newline is quoted in the hub\'s log: it cannot forge a log line', async () => {
+    const lines: string[] = [];
+    let disconnected!: () => void;
+    const gone = new Promise<void>((resolve) => { disconnected = resolve; });
+    const take = (m: unknown) => {
+      lines.push(String(m));
+      if (String(m).startsWith('peer disconnected')) disconnected();
+    };
+    const logger = { log: take, warn: take, error: take, debug: () => undefined, verbose: () => undefined };
+    const logged = await startHub({ options: { access: 'public' }, logger });
+    try {
+      const socket = await rawSocket(logged.url);
+      const node = 'n\n[Nest] 1  - 01/01/2026  LOG [Forged] a line the hub never wrote';
+      expect(await socket.timeout(10_000).emitWithAck('hello', { node, vector: {}, epoch: 'e', schema: null, scopes: ['*'] })).toMatchObject({ ok: true });
+      socket.disconnect();
+      await gone;
+      const line = lines.find((l) => l.startsWith('peer disconnected')) as string;
+      expect(line).toContain(JSON.stringify(node));
+      expect(lines.every((l) => !l.includes('\n'))).toBe(true);
+    } finally {
+      await logged.close();
+    }
   });
 
   it('an envelope holding binary is beyond its bounds at once, without listing a key per byte', () => {

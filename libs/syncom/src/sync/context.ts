@@ -48,7 +48,8 @@ export class SyncContext {
   checkDrift(peer: string, schema: SchemaInfo | null): void {
     const local = this.helloSchema();
     if (!schema || !schemaDrift(local, schema)) return;
-    console.warn(`syncom: schema drift with ${peer}: version ${schema.version}, hash ${schema.hash} here ${local?.hash}`);
+    // The peer's id and hash are its own words: quoted, so that a newline in them cannot forge a log line.
+    console.warn(`syncom: schema drift with ${JSON.stringify(peer)}: version ${schema.version}, hash ${JSON.stringify(schema.hash)} here ${local?.hash}`);
     this.replica.reportDrift({ kind: 'drift', peer, version: schema.version, hash: schema.hash, local });
   }
 
