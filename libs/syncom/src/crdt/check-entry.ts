@@ -1,5 +1,6 @@
-import { depthWithin, isTag, MAX_VALUE_DEPTH, tagTs } from '../op/shape';
+import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
 import type { Entry, Field } from './entry';
+import { isTag, stampOfTag } from './stamp';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -68,7 +69,7 @@ export function newestTs(e: Entry): number {
   for (const f of Object.values(e.fields)) {
     if (f.k === 'r') ts = Math.max(ts, f.s[0]);
     else if (f.k === 's') {
-      for (const el of Object.values(f.el)) for (const tag of el.add.concat(el.rem)) ts = Math.max(ts, tagTs(tag));
+      for (const el of Object.values(f.el)) for (const tag of el.add.concat(el.rem)) ts = Math.max(ts, stampOfTag(tag)[0]);
     }
   }
   return ts;

@@ -6,4 +6,4 @@ export type { CounterField, Entry, Field, FieldKind, RegisterField, SetElement, 
 export { contentStamp, joinField, pruneField } from './fields';
 export { joinEntries } from './merge';
 export { readEntry, readField, seenTags } from './read';
-export { compareStamps, isOlder, maxStamp, stampOfTag, tagOf } from './stamp';
+export { compareStamps, isOlder, isTag, maxStamp, stampOfTag, tagOf } from './stamp';

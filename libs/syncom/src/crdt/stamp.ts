@@ -24,6 +24,13 @@ export function tagOf(stamp: Stamp): string {
   return `${stamp[0]}:${stamp[1]}`;
 }
 
+const TAG = /^\d{1,16}:[^\s]{1,128}$/;
+
+/** Whether an untrusted value is an add tag as tagOf makes it: what an add stores and a remove names. */
+export function isTag(value: unknown): value is string {
+  return typeof value === 'string' && TAG.test(value);
+}
+
 /** The stamp an add tag names. */
 export function stampOfTag(tag: string): Stamp {
   const at = tag.indexOf(':');

@@ -70,18 +70,6 @@ export function isVector(value: unknown): value is Record<string, number> {
   return true;
 }
 
-const TAG = /^\d{1,16}:[^\s]{1,128}$/;
-
-/** A set element's add tag, `<ts>:<origin>`: what an add makes and a remove names. */
-export function isTag(value: unknown): value is string {
-  return typeof value === 'string' && TAG.test(value);
-}
-
-/** The ts a tag carries (isTag's digits). */
-export function tagTs(tag: string): number {
-  return Number(tag.slice(0, tag.indexOf(':')));
-}
-
 /** A remove's value: an array of `[element, tags]` pairs, tags an array of strings. */
 export function isRemoval(value: unknown): value is [unknown, string[]][] {
   if (!Array.isArray(value)) return false;

@@ -1,9 +1,8 @@
 import { SyncomError } from '../errors';
-import { applyOp, type ApplyResult, type Entry, isEntry, newestTs, readEntry } from '../crdt';
+import { applyOp, type ApplyResult, type Entry, isEntry, isTag, newestTs, readEntry, stampOfTag } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
-import { isTag, tagTs } from '../op/shape';
 import { type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import { heldVersion } from './held-version';
@@ -81,7 +80,7 @@ function payloadFault(op: Op, now: number, maxSkew: number): { code: 'OP_MALFORM
     for (const [, tags] of op.value as [unknown, string[]][]) {
       for (const tag of tags) {
         if (!isTag(tag)) return { code: 'OP_MALFORMED', reason: 'remove: no add tag' };
-        ts = Math.max(ts, tagTs(tag));
+        ts = Math.max(ts, stampOfTag(tag)[0]);
       }
     }
   }

@@ -233,12 +233,12 @@ export class RecordStore {
   }
 }
 
-/** A record file's entries, sealed ones opened (their ids added to `sealed`); undefined when any cannot be read. */
 /**
- * A record file's entries, and how many of its elements are no entry (or
- * cannot be opened): one bad entry costs that record, not the file's others,
- * whose ops the log counts as recorded and would not replay. Undefined when
- * the file is not a JSON array at all (a torn write).
+ * A record file's entries, sealed ones opened (their ids added to `sealed`),
+ * and how many of its elements are no entry or cannot be opened: one bad
+ * entry costs that record, not the file's others, whose ops the log counts as
+ * recorded and would not replay. Undefined when the file is not a JSON array
+ * at all (a torn write).
  */
 function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): { list: Entry[]; unreadable: number } | undefined {
   if (text === undefined) return undefined;
@@ -259,12 +259,12 @@ function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed:
       o = undefined;
     }
     const entry = o?.entry as Entry | undefined;
-    if (!o || !isEntry(entry, entry?.id as string)) {
+    if (!o || !entry || !isEntry(entry, entry.id)) {
       unreadable++;
       continue;
     }
-    if (o.sealed) sealed.add(entry!.id);
-    list.push(entry!);
+    if (o.sealed) sealed.add(entry.id);
+    list.push(entry);
   }
   return { list, unreadable };
 }
