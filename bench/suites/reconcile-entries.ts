@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Entry, Stamp } from '../../libs/syncom/src';
+import type { Entry, Field, Stamp } from '../../libs/syncom/src';
 import { entryItem, type ReconcileItem } from '../../libs/syncom/src/reconcile';
 import { makeRecord } from '../lib/record';
 
@@ -36,7 +36,7 @@ function idOf(i: number): string {
 /** Record i as the engine holds it once inserted at the hub (at `ts`): three register fields, all stamped by its insert. */
 export function baseEntry(i: number, ts = T0 + Math.floor(i / PER_MS)): Entry {
   const s: Stamp = [ts, HUB];
-  const fields: Entry['fields'] = {};
+  const fields: Record<string, Field> = {};
   for (const [name, val] of Object.entries(makeRecord(i))) fields[name] = { k: 'r', s, val };
   return { id: idOf(i), latest: s, fields, reset: s };
 }
@@ -45,7 +45,7 @@ export function baseEntry(i: number, ts = T0 + Math.floor(i / PER_MS)): Entry {
 export function updatedEntry(i: number, ts: number): Entry {
   const e = baseEntry(i);
   const s: Stamp = [ts, WRITER];
-  return { ...e, latest: s, fields: { ...e.fields, n: { k: 'r', s, val: -i } } };
+  return { ...e, latest: s, fields: { ...(e.fields as Record<string, Field>), n: { k: 'r', s, val: -i } } };
 }
 
 /** The base set of n records, as items in key order. */

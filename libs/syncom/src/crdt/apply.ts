@@ -1,8 +1,9 @@
 import type { Op, Stamp } from '../op/types';
-import type { Entry, Field } from './entry';
-import { emptyEntry, makeEntry, own } from './entry';
+import type { Entry, Field, SetElement } from './entry';
+import { emptyEntry, makeEntry } from './entry';
 import { counterSlot, finiteSum, keepTags, pruneField, unionSorted } from './fields';
-import { joinEntries } from './merge';
+import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedWith } from './keyed';
+import { heldEntry, joinEntries } from './merge';
 import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
 
 /** What applying one op did to an entry. */
@@ -14,23 +15,24 @@ export interface ApplyResult {
 
 type FieldOp = (f: Field | undefined, op: Op, stamp: Stamp) => Field | undefined | 'refuse';
 
-function resetFields(fields: Record<string, Field>, reset: Stamp): Record<string, Field> {
-  const out: Record<string, Field> = {};
-  for (const [name, f] of Object.entries(fields)) {
+function resetFields(fields: Keyed<Field>, reset: Stamp): [string, Field][] {
+  const out: [string, Field][] = [];
+  for (const [name, f] of keyedEntries(fields)) {
     const kept = pruneField(f, reset);
-    if (kept) out[name] = kept;
+    if (kept) out.push([name, kept]);
   }
   return out;
 }
 
-function writeRegisters(fields: Record<string, Field>, data: Record<string, unknown>, stamp: Stamp): string[] {
-  const refused: string[] = [];
+/** The fields with the op's registers written; `refused` gets the names another kind holds. */
+function writeRegisters(fields: Keyed<Field>, data: Record<string, unknown>, stamp: Stamp, refused: string[]): Keyed<Field> {
+  const changes: [string, Field][] = [];
   for (const [name, val] of Object.entries(data)) {
-    const f = own(fields, name);
+    const f = keyedGet(fields, name);
     if (f && f.k !== 'r') refused.push(name);
-    else if (!f || compareStamps(f.s, stamp) <= 0) fields[name] = { k: 'r', s: stamp, val };
+    else if (!f || compareStamps(f.s, stamp) <= 0) changes.push([name, { k: 'r', s: stamp, val }]);
   }
-  return refused;
+  return keyedWith(fields, changes);
 }
 
 // One slot per stream (origin and declared scope), not per origin: a stream's ops arrive in
@@ -39,52 +41,55 @@ function writeRegisters(fields: Record<string, Field>, data: Record<string, unkn
 const incField: FieldOp = (f, op, stamp) => {
   if (f && f.k !== 'c') return 'refuse';
   const key = counterSlot(op.origin, op.scope);
-  const slot = f && own(f.by, key);
+  const slot = f && keyedGet(f.by, key);
   if (slot && slot[1] >= stamp[0]) return f;
-  return { k: 'c', by: { ...f?.by, [key]: [finiteSum((slot?.[0] ?? 0) + (op.value as number)), stamp[0]] } };
+  return { k: 'c', by: keyedWith(f?.by ?? {}, [[key, [finiteSum((slot?.[0] ?? 0) + (op.value as number)), stamp[0]]]]) };
 };
 
+// An op's elements, each once: the last change of a text must see the ones before it.
 const addField: FieldOp = (f, op, stamp) => {
   if (f && f.k !== 's') return 'refuse';
-  const el = { ...f?.el };
+  const el = f?.el ?? {};
   const tag = [tagOf(stamp)];
+  const changes = new Map<string, SetElement>();
   for (const x of op.value as unknown[]) {
     const text = JSON.stringify(x);
-    const e = own(el, text);
-    el[text] = e ? { add: unionSorted(e.add, tag), rem: e.rem } : { add: tag, rem: [] };
+    const e = changes.get(text) ?? keyedGet(el, text);
+    changes.set(text, e ? { add: unionSorted(e.add, tag), rem: e.rem } : { add: tag, rem: [] });
   }
-  return { k: 's', el };
+  return { k: 's', el: keyedWith(el, [...changes]) };
 };
 
 function removeField(reset: Stamp | undefined): FieldOp {
   return (f, op) => {
     if (f && f.k !== 's') return 'refuse';
-    const el = { ...f?.el };
+    const el = f?.el ?? {};
+    const changes = new Map<string, SetElement>();
     for (const [x, tags] of op.value as [unknown, string[]][]) {
       const text = JSON.stringify(x);
       const rem = reset ? keepTags(tags, reset) : tags;
       if (rem.length === 0) continue;
-      const e = own(el, text);
-      el[text] = e ? { add: e.add, rem: unionSorted(e.rem, rem) } : { add: [], rem: unionSorted([], rem) };
+      const e = changes.get(text) ?? keyedGet(el, text);
+      changes.set(text, e ? { add: e.add, rem: unionSorted(e.rem, rem) } : { add: [], rem: unionSorted([], rem) });
     }
-    return Object.keys(el).length ? { k: 's', el } : f;
+    return changes.size ? { k: 's', el: keyedWith(el, [...changes]) } : f;
   };
 }
 
 function applyField(e: Entry, op: Op, stamp: Stamp, fn: FieldOp): ApplyResult {
   const key = op.key as string;
-  const next = fn(own(e.fields, key), op, stamp);
+  const next = fn(keyedGet(e.fields, key), op, stamp);
   if (next === 'refuse') return { entry: e, refused: [key] };
-  const fields = { ...e.fields };
-  if (next) fields[key] = next;
+  const fields = next ? keyedWith(e.fields, [[key, next]]) : e.fields;
   return { entry: makeEntry(e.id, e.latest, fields, e), refused: [] };
 }
 
 function applyReset(e: Entry, op: Op, stamp: Stamp): ApplyResult {
   if (isOlder(stamp, e.reset)) return { entry: e, refused: [] };
-  const fields = resetFields(e.fields, stamp);
+  const kept = keyedOf(resetFields(e.fields, stamp));
   const isDelete = op.type === 'delete';
-  const refused = isDelete ? [] : writeRegisters(fields, op.data ?? {}, stamp);
+  const refused: string[] = [];
+  const fields = isDelete ? kept : writeRegisters(kept, op.data ?? {}, stamp, refused);
   // A delete replaces the record wholesale as a write does, so it sets meta.v too: keeping the
   // previous v made it depend on whether an older write arrived before or after the delete.
   return { entry: makeEntry(e.id, e.latest, fields, { reset: stamp, del: isDelete, v: op.v }), refused };
@@ -92,8 +97,9 @@ function applyReset(e: Entry, op: Op, stamp: Stamp): ApplyResult {
 
 function applySet(e: Entry, op: Op, stamp: Stamp): ApplyResult {
   if (isOlder(stamp, e.reset)) return { entry: e, refused: [] };
-  const fields = { ...e.fields };
-  return { entry: makeEntry(e.id, e.latest, fields, e), refused: writeRegisters(fields, op.data ?? {}, stamp) };
+  const refused: string[] = [];
+  const fields = writeRegisters(e.fields, op.data ?? {}, stamp, refused);
+  return { entry: makeEntry(e.id, e.latest, fields, e), refused };
 }
 
 function dispatch(e: Entry, op: Op, stamp: Stamp): ApplyResult {
@@ -118,7 +124,8 @@ export function applyOp(entry: Entry | undefined, op: Op): ApplyResult {
   const stamp: Stamp = [op.ts, op.origin];
   if (op.type === 'advance') return { entry: entry ?? emptyEntry(op.id, stamp), refused: [] };
   if (op.type === 'merge') {
-    const joined = entry ? joinEntries(entry, op.data as unknown as Entry) : (op.data as unknown as Entry);
+    const raw = op.data as unknown as Entry;
+    const joined = entry ? joinEntries(entry, raw) : heldEntry(raw);
     return { entry: joined, refused: [] };
   }
   const base = entry ?? emptyEntry(op.id, stamp);

@@ -1,5 +1,6 @@
 import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
 import type { Entry, Field } from './entry';
+import { keyedValues } from './keyed';
 import { isTag, stampOfTag } from './stamp';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
@@ -66,10 +67,10 @@ export function newestTs(e: Entry): number {
   let ts = e.latest[0];
   if (e.reset) ts = Math.max(ts, e.reset[0]);
   if (e.purged) ts = Math.max(ts, e.purged[0]);
-  for (const f of Object.values(e.fields)) {
+  for (const f of keyedValues(e.fields)) {
     if (f.k === 'r') ts = Math.max(ts, f.s[0]);
     else if (f.k === 's') {
-      for (const el of Object.values(f.el)) for (const tag of el.add.concat(el.rem)) ts = Math.max(ts, stampOfTag(tag)[0]);
+      for (const el of keyedValues(f.el)) for (const tag of el.add.concat(el.rem)) ts = Math.max(ts, stampOfTag(tag)[0]);
     }
   }
   return ts;

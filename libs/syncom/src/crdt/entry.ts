@@ -1,4 +1,5 @@
 import type { Stamp } from '../op/types';
+import type { Keyed } from './keyed';
 import { compareStamps } from './stamp';
 
 /** A last-writer-wins register: the value and the stamp that wrote it. */
@@ -14,7 +15,7 @@ export interface RegisterField {
  */
 export interface CounterField {
   k: 'c';
-  by: Record<string, [total: number, ts: number]>;
+  by: Keyed<[total: number, ts: number]>;
 }
 
 /** One element of an observed-remove set: the add tags seen and the tags removed. */
@@ -26,7 +27,7 @@ export interface SetElement {
 /** An observed-remove set, keyed by the element's JSON text. */
 export interface SetField {
   k: 's';
-  el: Record<string, SetElement>;
+  el: Keyed<SetElement>;
 }
 
 export type Field = RegisterField | CounterField | SetField;
@@ -48,7 +49,7 @@ export interface Entry {
   v?: number;
   /** Purged: nothing about the record is kept but this marker. */
   purged?: Stamp;
-  fields: Record<string, Field>;
+  fields: Keyed<Field>;
 }
 
 /**
@@ -81,7 +82,7 @@ export type EntryMarks = Pick<Entry, 'reset' | 'del' | 'v' | 'purged'>;
  * spreading: a spread copy grown by a member reads several times slower in
  * every later step (apply, isHidden, JSON of the record files).
  */
-export function makeEntry(id: string, latest: Stamp, fields: Record<string, Field>, marks: EntryMarks): Entry {
+export function makeEntry(id: string, latest: Stamp, fields: Keyed<Field>, marks: EntryMarks): Entry {
   const out: Entry = { id, latest, fields };
   if (marks.reset) out.reset = marks.reset;
   if (marks.del) out.del = true;

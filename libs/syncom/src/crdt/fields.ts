@@ -1,5 +1,6 @@
 import type { Stamp } from '../op/types';
-import { type CounterField, type Field, own, type RegisterField, type SetElement, type SetField } from './entry';
+import type { CounterField, Field, RegisterField, SetElement, SetField } from './entry';
+import { keyedEntries, keyedGet, keyedOf, keyedSize, keyedValues, keyedWith } from './keyed';
 import { compareStamps, isOlder, stampOfTag } from './stamp';
 
 /**
@@ -41,16 +42,17 @@ export function keepTags(tags: string[], reset: Stamp): string[] {
 }
 
 function pruneSet(f: SetField, reset: Stamp): SetField | undefined {
-  const el: Record<string, SetElement> = {};
-  let n = 0;
-  for (const [text, e] of Object.entries(f.el)) {
+  const el: [string, SetElement][] = [];
+  let same = true;
+  for (const [text, e] of keyedEntries(f.el)) {
     const add = keepTags(e.add, reset);
     const rem = keepTags(e.rem, reset);
-    if (add.length === 0 && rem.length === 0) continue;
-    el[text] = add === e.add && rem === e.rem ? e : { add, rem };
-    n++;
+    if (add.length === 0 && rem.length === 0) { same = false; continue; }
+    if (add !== e.add || rem !== e.rem) same = false;
+    el.push([text, add === e.add && rem === e.rem ? e : { add, rem }]);
   }
-  return n === 0 ? undefined : { k: 's', el };
+  if (el.length === 0) return undefined;
+  return same ? f : { k: 's', el: keyedOf(el) };
 }
 
 /**
@@ -69,14 +71,10 @@ export function slotOrigin(key: string): string {
 }
 
 function pruneCounter(f: CounterField, reset: Stamp): CounterField | undefined {
-  const by: CounterField['by'] = {};
-  let n = 0;
-  for (const [key, slot] of Object.entries(f.by)) {
-    if (isOlder([slot[1], slotOrigin(key)], reset)) continue;
-    by[key] = slot;
-    n++;
-  }
-  return n === 0 ? undefined : { k: 'c', by };
+  const all = keyedEntries(f.by);
+  const by = all.filter(([key, slot]) => !isOlder([slot[1], slotOrigin(key)], reset));
+  if (by.length === 0) return undefined;
+  return by.length === all.length ? f : { k: 'c', by: keyedOf(by) };
 }
 
 /** A field with every piece of content older than `reset` dropped; undefined when nothing is left. */
@@ -90,28 +88,32 @@ export function contentStamp(f: Field): Stamp {
   if (f.k === 'r') return f.s;
   let best: Stamp = [0, ''];
   const consider = (s: Stamp) => { if (compareStamps(s, best) > 0) best = s; };
-  if (f.k === 'c') for (const [key, slot] of Object.entries(f.by)) consider([slot[1], slotOrigin(key)]);
-  else for (const e of Object.values(f.el)) for (const t of e.add.concat(e.rem)) consider(stampOfTag(t));
+  if (f.k === 'c') for (const [key, slot] of keyedEntries(f.by)) consider([slot[1], slotOrigin(key)]);
+  else for (const e of keyedValues(f.el)) for (const t of e.add.concat(e.rem)) consider(stampOfTag(t));
   return best;
 }
 
+// A join costs the size of the smaller side, not of both: b's members are set into a, or the other way.
 function joinCounters(a: CounterField, b: CounterField): CounterField {
-  const by = { ...a.by };
-  for (const [o, slot] of Object.entries(b.by)) {
-    const mine = own(by, o);
-    if (!mine || slot[1] > mine[1] || (slot[1] === mine[1] && slot[0] > mine[0])) by[o] = slot;
+  const changes: [string, [number, number]][] = [];
+  for (const [o, slot] of keyedEntries(b.by)) {
+    const mine = keyedGet(a.by, o);
+    if (!mine || slot[1] > mine[1] || (slot[1] === mine[1] && slot[0] > mine[0])) changes.push([o, slot]);
   }
-  return { k: 'c', by };
+  return changes.length === 0 ? a : { k: 'c', by: keyedWith(a.by, changes) };
 }
 
 function joinSets(a: SetField, b: SetField): SetField {
-  const el = { ...a.el };
-  for (const [text, e] of Object.entries(b.el)) {
-    const mine = own(el, text);
-    el[text] = mine ? { add: unionSorted(mine.add, e.add), rem: unionSorted(mine.rem, e.rem) } : e;
+  const changes: [string, SetElement][] = [];
+  for (const [text, e] of keyedEntries(b.el)) {
+    const mine = keyedGet(a.el, text);
+    const joined = mine ? { add: unionSorted(mine.add, e.add), rem: unionSorted(mine.rem, e.rem) } : e;
+    if (joined.add !== mine?.add || joined.rem !== mine?.rem) changes.push([text, joined]);
   }
-  return { k: 's', el };
+  return changes.length === 0 ? a : { k: 's', el: keyedWith(a.el, changes) };
 }
+
+const fieldMap = (f: Field) => (f.k === 'c' ? f.by : f.k === 's' ? f.el : {});
 
 /** Join two states of one field (commutative, associative, idempotent but for a kind clash). */
 export function joinField(a: Field, b: Field): Field {
@@ -120,6 +122,7 @@ export function joinField(a: Field, b: Field): Field {
     return c > 0 || (c === 0 && a.k > b.k) ? a : b;
   }
   if (a.k === 'r') return compareStamps(a.s, (b as RegisterField).s) >= 0 ? a : b;
-  if (a.k === 'c') return joinCounters(a, b as CounterField);
-  return joinSets(a, b as SetField);
+  const [small, large] = keyedSize(fieldMap(a)) <= keyedSize(fieldMap(b)) ? [a, b] : [b, a];
+  if (a.k === 'c') return joinCounters(large as CounterField, small as CounterField);
+  return joinSets(large as SetField, small as SetField);
 }

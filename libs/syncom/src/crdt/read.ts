@@ -1,14 +1,15 @@
-import { type Entry, type Field, own, type SetField } from './entry';
+import { type Entry, type Field, type SetField } from './entry';
 import { finiteSum, tagLookup } from './fields';
+import { keyedGet, sortedEntries } from './keyed';
 
 function readSet(f: SetField): unknown[] {
-  const texts: string[] = [];
-  for (const [text, e] of Object.entries(f.el)) {
-    const removed = tagLookup(e.rem);
-    if (e.add.some((t) => !removed.has(t))) texts.push(text);
-  }
+  const out: unknown[] = [];
   // Sets read sorted by element JSON text, code-unit order (KIND-8).
-  return texts.sort().map((t) => JSON.parse(t));
+  for (const [text, e] of sortedEntries(f.el)) {
+    const removed = tagLookup(e.rem);
+    if (e.add.some((t) => !removed.has(t))) out.push(JSON.parse(text));
+  }
+  return out;
 }
 
 /** The value a field reads as: a register's value, a counter's sum, a set's sorted elements. */
@@ -18,7 +19,7 @@ export function readField(f: Field): unknown {
     let sum = 0;
     // In slot order, not insertion order (a merge may insert slots in another order): floating-point sums
     // depend on their order, and converged replicas read the same value.
-    for (const key of Object.keys(f.by).sort()) sum = finiteSum(sum + f.by[key][0]);
+    for (const [, slot] of sortedEntries(f.by)) sum = finiteSum(sum + slot[0]);
     return sum;
   }
   return readSet(f);
@@ -31,13 +32,13 @@ export function readField(f: Field): unknown {
  */
 export function readEntry(e: Entry): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const name of Object.keys(e.fields).sort()) out[name] = readField(e.fields[name]);
+  for (const [name, f] of sortedEntries(e.fields)) out[name] = readField(f);
   return out;
 }
 
 /** The live add tags of each listed element that the entry holds (what a remove names, KIND-6). */
 export function seenTags(e: Entry | undefined, field: string, elements: unknown[]): [unknown, string[]][] {
-  const f = e && own(e.fields, field);
+  const f = e && keyedGet(e.fields, field);
   if (!f || f.k !== 's') return [];
   const out: [unknown, string[]][] = [];
   const seen = new Set<string>();
@@ -45,10 +46,37 @@ export function seenTags(e: Entry | undefined, field: string, elements: unknown[
     const text = JSON.stringify(x);
     if (seen.has(text)) continue;
     seen.add(text);
-    const el = own(f.el, text);
+    const el = keyedGet(f.el, text);
     const removed = el && tagLookup(el.rem);
     const live = el && removed ? el.add.filter((t) => !removed.has(t)) : [];
     if (live.length) out.push([x, live]);
   }
   return out;
+}
+
+/**
+ * The record's fields as readEntry gives them, each read when first touched:
+ * what a scope function is given, which reads a field or two of a record
+ * that may hold 100,000 set elements; reading them all on every op made each
+ * op on a scoped host cost the record's size. Enumerating it (Object.keys,
+ * a spread, JSON) reads every field, in name order, as readEntry does.
+ */
+export function lazyRecord(e: Entry): Record<string, unknown> {
+  const target: Record<string, unknown> = {};
+  const touch = (name: string | symbol): boolean => {
+    if (typeof name !== 'string' || Object.hasOwn(target, name)) return Object.hasOwn(target, name);
+    const f = keyedGet(e.fields, name);
+    if (f) target[name] = readField(f);
+    return f !== undefined;
+  };
+  return new Proxy(target, {
+    get: (t, name, receiver) => (touch(name), Reflect.get(t, name, receiver)),
+    has: (t, name) => touch(name) || Reflect.has(t, name),
+    getOwnPropertyDescriptor: (t, name) => (touch(name), Reflect.getOwnPropertyDescriptor(t, name)),
+    ownKeys: (t) => {
+      const names = sortedEntries(e.fields).map(([name]) => (touch(name), name));
+      // Keys a scope function added itself come after the fields.
+      return [...names, ...Reflect.ownKeys(t).filter((k) => typeof k !== 'string' || keyedGet(e.fields, k) === undefined)];
+    },
+  });
 }

@@ -1,4 +1,5 @@
 import type { Entry, Field } from '../crdt/entry';
+import { keyedEntries } from '../crdt/keyed';
 import { canonicalJson } from '../op/canonical';
 import { platform } from '../platform';
 import type { ReconcileItem } from './types';
@@ -14,7 +15,7 @@ function normalField(f: Field): Field {
   if (f.k !== 's') return f;
   // Null-prototype maps: a '__proto__' key stays a key, not a prototype.
   const el: Record<string, { add: string[]; rem: string[] }> = Object.create(null);
-  for (const [text, e] of Object.entries(f.el)) el[text] = { add: sortedUnique(e.add), rem: sortedUnique(e.rem) };
+  for (const [text, e] of keyedEntries(f.el)) el[text] = { add: sortedUnique(e.add), rem: sortedUnique(e.rem) };
   return { k: 's', el };
 }
 
@@ -27,7 +28,7 @@ function normalField(f: Field): Field {
  */
 export function entryDigest(entry: Entry): string {
   const fields: Record<string, Field> = Object.create(null);
-  for (const [name, f] of Object.entries(entry.fields)) fields[name] = normalField(f);
+  for (const [name, f] of keyedEntries(entry.fields)) fields[name] = normalField(f);
   const text = canonicalJson({ ...entry, fields });
   const p = platform();
   return p.base64url(p.sha256Bytes(p.utf8(text)).subarray(0, 16));

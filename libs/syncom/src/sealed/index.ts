@@ -1,4 +1,5 @@
 import { SyncomError } from '../errors';
+import { entriesText } from '../crdt';
 import type { EntryCipher } from '../log/files';
 import { FLAG_SEALED } from '../op/pack';
 import { platform, type SealingKeys } from '../platform';
@@ -43,7 +44,7 @@ export function createRecordCipher(keys: SealingKeys, isSealed: (id: string) => 
   return {
     text(entries) {
       if (entries.some((e) => isSealed(e.id))) throw unsupported();
-      return JSON.stringify(entries);
+      return entriesText(entries);
     },
     open: (x) => (isBoxed(x) ? undefined : { entry: x, sealed: false }),
   };

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { SealingKeys } from '../platform';
-import type { Entry } from '../crdt';
+import { type Entry, entriesText, entryText } from '../crdt';
 import type { RecordCipher } from '../storage/records';
 import { BoxOpener, BoxSealer } from './box';
 
@@ -26,9 +26,10 @@ export function createRecordCipher(keys: SealingKeys, isSealed: (id: string) => 
   const opener = new BoxOpener(keys.sealPrivate as KeyObject);
   return {
     text(entries: readonly Entry[]): string {
-      if (!entries.some((e) => isSealed(e.id))) return JSON.stringify(entries);
+      if (!entries.some((e) => isSealed(e.id))) return entriesText(entries);
       const sealer = new BoxSealer(keys.sealPublic as KeyObject);
-      return JSON.stringify(entries.map((e) => (isSealed(e.id) ? { id: e.id, sealed: sealer.seal(JSON.stringify(e), e.id) } : e)));
+      const texts = entries.map((e) => (isSealed(e.id) ? JSON.stringify({ id: e.id, sealed: sealer.seal(entryText(e), e.id) }) : entryText(e)));
+      return `[${texts.join(',')}]`;
     },
     open(x: unknown) {
       if (!isSealedRecord(x)) return { entry: x, sealed: false };

@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { type Entry, type FieldKind, isHidden, kindClashMessage, own, readEntry, seenTags } from '../crdt';
+import { type Entry, type FieldKind, isHidden, keyedGet, kindClashMessage, readEntry, seenTags } from '../crdt';
 import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
 import { platform } from '../platform';
 import type { OpType } from '../op/types';
@@ -72,7 +72,7 @@ export function assertId(id: unknown): asserts id is string {
 
 /** Throw the kind clash error when `field` already is another kind (KIND-1, KIND-10..13). */
 export function assertKind(e: Entry | undefined, field: string, want: FieldKind): void {
-  const f = e && own(e.fields, field);
+  const f = e && keyedGet(e.fields, field);
   if (f && f.k !== want) throw new SyncomError('KIND_CLASH', kindClashMessage(field, f.k), { field, kind: f.k });
 }
 

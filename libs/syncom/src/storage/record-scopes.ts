@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { type Entry, isHidden, readEntry } from '../crdt';
+import { type Entry, isHidden, lazyRecord, readEntry } from '../crdt';
 
 /** The scope function of open({ sync: { scope } }). */
 export type ScopeFunction = (id: string, data: Record<string, unknown>) => string;
@@ -42,7 +42,8 @@ export class RecordScopes {
     // Without a scope function every record is '*' (scopeOf's default): nothing to keep.
     if (!this.fn || e.purged || isHidden(e)) return;
     try {
-      this.map.set(e.id, this.scopeFor(e.id, this.view(e)));
+      // Read on demand: each op's commit rescopes its record, which may be far larger than what the function reads.
+      this.map.set(e.id, this.scopeFor(e.id, lazyRecord(e)));
     } catch {
       // A scope function that throws leaves the record where it was (SCOPE-18 is the host's refusal).
     }

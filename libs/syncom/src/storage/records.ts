@@ -1,6 +1,6 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
-import { type Entry, isEntry, joinEntries } from '../crdt';
+import { type Entry, entriesText, heldEntry, isEntry, joinEntries } from '../crdt';
 
 export const RECORDS_DIR = 'records';
 /**
@@ -60,7 +60,7 @@ export interface RecordStoreOptions {
   recycle?: boolean;
 }
 
-const plain: RecordCipher = { text: (entries) => JSON.stringify(entries), open: (x) => ({ entry: x, sealed: false }) };
+const plain: RecordCipher = { text: entriesText, open: (x) => ({ entry: x, sealed: false }) };
 
 const levelOf = (count: number) => Math.floor(Math.log(Math.max(1, count)) / Math.log(FAN));
 const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
@@ -121,7 +121,7 @@ export class RecordStore {
       }
       for (const e of list) {
         const have = entries.get(e.id);
-        entries.set(e.id, have ? joinEntries(have, e) : e);
+        entries.set(e.id, have ? joinEntries(have, e) : heldEntry(e));
       }
       // A file with an unreadable entry counts as stale: its next merge writes its readable entries anew
       // rather than carrying its text, and the unreadable one, on.

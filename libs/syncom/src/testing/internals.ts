@@ -1,3 +1,4 @@
+import { type Field, keyedGet } from '../crdt';
 import { partsOf, type StorageParts } from '../storage/parts';
 import type { Storage } from '../storage/storage';
 
@@ -13,4 +14,15 @@ export type { StorageParts };
  */
 export function internals(storage: Storage): StorageParts {
   return partsOf(storage);
+}
+
+/**
+ * One field of a record's committed merge state, whichever form its map
+ * holds (see crdt/keyed.ts), for tests only.
+ * @example
+ * expect(committedField(storage, id, 'views')?.k).toBe('c');
+ */
+export function committedField(storage: Storage, id: string, name: string): Field | undefined {
+  const e = partsOf(storage).committer.committed.get(id);
+  return e && keyedGet(e.fields, name);
 }

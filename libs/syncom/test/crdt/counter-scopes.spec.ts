@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { applyOp, type Entry, joinEntries, readEntry } from '../../src/crdt';
+import { applyOp, type Entry, type Field, joinEntries, readEntry } from '../../src/crdt';
 import type { Op } from '../../src/op/types';
 
 // One origin's incs to a record that moves between scopes travel in two streams
@@ -33,7 +33,7 @@ describe('a counter across scope streams (KIND-3, KIND-4)', () => {
 
   it('keeps the key of a global-scope slot as the origin alone, as stores written before scopes had slots read it', () => {
     const e = applyAll([inc('x', undefined, 10, 1), inc('x', '*', 11, 1)]) as Entry;
-    expect(Object.keys((e.fields.n as { by: object }).by)).toEqual(['x']);
+    expect(Object.keys(((e.fields as Record<string, Field>).n as { by: object }).by)).toEqual(['x']);
   });
 
   it('converges to the sum of distinct incs, whatever the interleaving of streams and duplicates (property)', () => {

@@ -1,5 +1,5 @@
 import { createMemoryBackend, open, type Storage } from '../../src';
-import { isEntry, readEntry, type Entry } from '../../src/crdt';
+import { isEntry, readEntry, type Entry, type Field } from '../../src/crdt';
 import { unionSorted } from '../../src/crdt/fields';
 import { checkHello } from '../../src/sync/protocol/hello';
 import { inServed, servedScopes } from '../../src/sync/protocol/scopes';
@@ -98,7 +98,7 @@ describe('hostile ops cannot leave state that peers or a restart refuse', () => 
     const name = [...files.keys()].find((f) => f.startsWith('records/') && (files.get(f) as string).includes('"two"')) as string;
     const list = JSON.parse(files.get(name) as string) as Entry[];
     expect(list.map((e) => e.id).sort()).toEqual(['one', 'three', 'two']);
-    (list.find((e) => e.id === 'two') as Entry).fields.tags = { k: 's', el: { '"el"': { add: [], rem: ['not a tag'] } } };
+    ((list.find((e) => e.id === 'two') as Entry).fields as Record<string, Field>).tags = { k: 's', el: { '"el"': { add: [], rem: ['not a tag'] } } };
     await backend.write(name, JSON.stringify(list));
     const b = await open({ path: 'a', backend });
     const errors: { code: string; count?: number }[] = [];

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { applyOp, type Entry, joinEntries } from '../../src/crdt';
+import { applyOp, type Entry, type Field, joinEntries } from '../../src/crdt';
 import type { Op } from '../../src/op/types';
 import { entryDigest, entryItem } from '../../src/reconcile';
 import { fcRuns } from './helpers';
@@ -32,7 +32,7 @@ describe('RECON entryDigest', () => {
   it('does not depend on key order, nor on the order or repetition of set tags', () => {
     expect(entryDigest(reversedKeys(base))).toBe(entryDigest(base));
     const shuffled = structuredClone(base);
-    shuffled.fields.tags = { k: 's', el: { '"x"': { add: ['12:B', '11:A', '12:B'], rem: ['11:A'] } } };
+    (shuffled.fields as Record<string, Field>).tags = { k: 's', el: { '"x"': { add: ['12:B', '11:A', '12:B'], rem: ['11:A'] } } };
     expect(entryDigest(shuffled)).toBe(entryDigest(base));
   });
 
@@ -44,9 +44,9 @@ describe('RECON entryDigest', () => {
       { ...base, del: true },
       { ...base, v: 3 },
       { ...base, purged: [30, 'A'] },
-      { ...base, fields: { ...base.fields, title: { k: 'r', s: [10, 'A'], val: { b: 1, a: [2, 1] } } } },
-      { ...base, fields: { ...base.fields, views: { k: 'c', by: { A: [3, 12], B: [2, 20] } } } },
-      { ...base, fields: { ...base.fields, tags: { k: 's', el: { '"x"': { add: ['11:A', '12:B'], rem: [] } } } } },
+      { ...base, fields: { ...(base.fields as Record<string, Field>), title: { k: 'r', s: [10, 'A'], val: { b: 1, a: [2, 1] } } } },
+      { ...base, fields: { ...(base.fields as Record<string, Field>), views: { k: 'c', by: { A: [3, 12], B: [2, 20] } } } },
+      { ...base, fields: { ...(base.fields as Record<string, Field>), tags: { k: 's', el: { '"x"': { add: ['11:A', '12:B'], rem: [] } } } } },
     ];
     const digests = new Set([base, ...variants].map(entryDigest));
     expect(digests.size).toBe(variants.length + 1);

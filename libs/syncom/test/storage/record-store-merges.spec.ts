@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { createMemoryBackend } from '../../src';
-import type { Entry } from '../../src/crdt';
+import { type Entry, keyedGet } from '../../src/crdt';
 import { RecordStore } from '../../src/storage/records';
 
 const runs = (base: number) => ({ numRuns: Number(process.env.FC_RUNS ?? base) });
@@ -32,7 +32,7 @@ describe('record files through many merges', () => {
 
 describe('record files: what a merge reads and lets go of', () => {
   const onError = (e: Error) => { throw e; };
-  const val = (e: Entry) => (e.fields.n as { val: unknown }).val;
+  const val = (e: Entry) => (keyedGet(e.fields, 'n') as { val: unknown }).val;
   const withVal = (id: string, n: number, v: unknown): Entry => ({ id, latest: [n, 'w'], fields: { n: { k: 'r', s: [n, 'w'], val: v } } });
 
   it.each([true, false])('GUAR-7: a merge of small files takes the texts it wrote without reading them back, and hands the merged files back with recycle %s (off with log.lines)', async (recycle) => {

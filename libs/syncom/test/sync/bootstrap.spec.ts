@@ -1,4 +1,4 @@
-import { internals } from '../../src/testing/internals';
+import { committedField, internals } from '../../src/testing/internals';
 import { createMemoryBackend, createMemoryLink, open } from '../../src';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 
@@ -28,7 +28,7 @@ describe('bootstrap', () => {
     expect(appends.slice(0, 1)).toEqual([501]);
     expect(appends.slice(1, 10).every((n) => n === 500)).toBe(true);
     expect(internals(d).log.head - before).toBeGreaterThanOrEqual(5001);
-    await until(() => [1, 2, 3, 4, 5].every((k) => internals(d).committer.committed.get(ids[k])?.fields.i?.k === 'r' && (internals(d).committer.committed.get(ids[k])!.fields.i as { val: unknown }).val === -k), [d]);
+    await until(() => [1, 2, 3, 4, 5].every((k) => committedField(d, ids[k], 'i')?.k === 'r' && (committedField(d, ids[k], 'i') as { val: unknown }).val === -k), [d]);
     expect(await records(d)).toEqual(await records(h.s));
     expect(await d.has(ids[0])).toBe(false);
     expect(internals(d).committer.committed.get(ids[0])?.del).toBe(true);

@@ -1,4 +1,4 @@
-import { internals } from '../../src/testing/internals';
+import { committedField } from '../../src/testing/internals';
 import type { Op, Storage } from '../../src';
 
 /**
@@ -17,4 +17,4 @@ export function skipOnce(mark: string) {
 
 /** A register's committed value, read straight from the entry (a skipped op leaves it as it was). */
 export const field = (s: Storage, id: string, name: string) =>
-  (internals(s).committer.committed.get(id)?.fields[name] as { val?: unknown } | undefined)?.val;
+  (committedField(s, id, name) as { val?: unknown } | undefined)?.val;

@@ -1,4 +1,4 @@
-import { applyOp, type Entry } from '../../crdt';
+import { type Entry, plainEntry } from '../../crdt';
 import { SyncomError } from '../../errors';
 import type { SyncLink } from '../../link/contract';
 import type { Vector } from '../../op/types';
@@ -102,8 +102,9 @@ async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: F
     // A record whose newer state is held here differs at every run until the upgrade; a merge of ours each run would only repeat (our ops went as ops).
     if (!e || replica.isSealed(id) || fetched.outside.has(id) || fetched.held.has(id) || !inLabel(replica.scopeOf(id), label, o.scopes)) continue;
     if (fetched.digests.get(id) === entryDigest(e)) continue;
-    const op = replica.makeOp({ type: 'merge', id, data: e as never }, mergeScope(replica, id, e));
-    out.push(replica.submit({ op, flags: 0, via: null, after: applyOp(e, op).entry }));
+    // The op carries the entry as the wire has it (plain maps); the record stays as it is.
+    const op = replica.makeOp({ type: 'merge', id, data: plainEntry(e) as never }, mergeScope(replica, id, e));
+    out.push(replica.submit({ op, flags: 0, via: null, after: e }));
   }
   await Promise.all(out);
   return out.length;

@@ -1,6 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../../errors';
-import { type Entry, isEntry, joinEntries, newestTs } from '../../crdt';
+import { type Entry, heldEntry, isEntry, joinEntries, newestTs } from '../../crdt';
 import type { SyncLink } from '../../link/contract';
 import { FLAG_GRANTED } from '../../log/op-log';
 import { DEFAULT_MAX_SKEW } from '../../op';
@@ -85,7 +85,7 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
       if (p) out.push(p);
       continue;
     }
-    const joined = current ? joinEntries(current, raw) : raw;
+    const joined = current ? joinEntries(current, raw) : heldEntry(raw);
     // The snapshot brings nothing new for this record (a dialer's own records, pushed before it bootstraps): no merge op.
     if (joinedUnchanged(current, joined)) continue;
     const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late }, mergeScope(replica, id, joined));

@@ -1,5 +1,5 @@
 import { SyncomError } from '../../errors';
-import type { Entry } from '../../crdt';
+import { type Entry, entryText } from '../../crdt';
 import { platform } from '../../platform';
 import { concatBytes } from '../../platform/text';
 import type { Replica } from '../../storage/replica';
@@ -239,10 +239,10 @@ export class SnapshotPager {
       if (!json) {
         const bound = jsonBytesBound(e) + 1;
         if (bytes + bound <= maxBytes) { bytes += bound; entries.push(e); continue; }
-        json = entries.map((x) => JSON.stringify(x));
+        json = entries.map(entryText);
         bytes = json.reduce((n, t) => n + platform().byteLength(t) + 1, 1);
       }
-      const text = JSON.stringify(e);
+      const text = entryText(e);
       const n = platform().byteLength(text) + 1;
       if (entries.length > 0 && bytes + n > maxBytes) break;
       bytes += n;

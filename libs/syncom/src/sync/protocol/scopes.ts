@@ -1,5 +1,5 @@
 import { SyncomError } from '../../errors';
-import { applyOp, type Entry, isHidden, readEntry } from '../../crdt';
+import { applyOp, type Entry, isHidden, lazyRecord } from '../../crdt';
 import { isScrubbed } from '../../op/payload';
 import type { Op, Vector } from '../../op/types';
 
@@ -76,7 +76,7 @@ export interface HostScoping {
 /** The scope of the record before an op: its data's, or the one it had when it was deleted. */
 function scopeBefore(id: string, entry: Entry | undefined, s: HostScoping): string | undefined {
   if (!entry) return undefined;
-  return isHidden(entry) ? s.lastScope(id) : s.scopeOf(id, readEntry(entry));
+  return isHidden(entry) ? s.lastScope(id) : s.scopeOf(id, lazyRecord(entry));
 }
 
 /**
@@ -96,7 +96,7 @@ export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string>
     const before = scopeBefore(op.id, entry, scoping);
     if (before !== undefined && !allowed.has(before)) return false;
     const left = after ?? applyOp(entry, op).entry;
-    return isHidden(left) || allowed.has(scoping.scopeOf(op.id, readEntry(left)));
+    return isHidden(left) || allowed.has(scoping.scopeOf(op.id, lazyRecord(left)));
   } catch {
     return false;
   }
@@ -114,7 +114,7 @@ function declaresHostScope(op: Op, entry: Entry | undefined, s: HostScoping, aft
   if (op.type === 'advance' || isScrubbed(op)) return true;
   try {
     const left = after ?? applyOp(entry, op).entry;
-    const scope = isHidden(left) ? scopeBefore(op.id, entry, s) ?? s.lastScope(op.id) ?? '*' : s.scopeOf(op.id, readEntry(left));
+    const scope = isHidden(left) ? scopeBefore(op.id, entry, s) ?? s.lastScope(op.id) ?? '*' : s.scopeOf(op.id, lazyRecord(left));
     return (op.scope ?? '*') === scope;
   } catch {
     return false;
