@@ -1,10 +1,11 @@
 import type { Op, Stamp } from '../op/types';
 import type { Entry, Field, SetElement } from './entry';
 import { emptyEntry, makeEntry } from './entry';
-import { counterSlot, finiteSum, keepTags, pruneField, unionSorted } from './fields';
+import { counterSlot, finiteSum, keepTags, pruneField } from './fields';
 import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedWith } from './keyed';
 import { heldEntry, joinEntries } from './merge';
 import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
+import { tagCount, unionTags } from './tags';
 
 /** What applying one op did to an entry. */
 export interface ApplyResult {
@@ -55,7 +56,7 @@ const addField: FieldOp = (f, op, stamp) => {
   for (const x of op.value as unknown[]) {
     const text = JSON.stringify(x);
     const e = changes.get(text) ?? keyedGet(el, text);
-    changes.set(text, e ? { add: unionSorted(e.add, tag), rem: e.rem } : { add: tag, rem: [] });
+    changes.set(text, e ? { add: unionTags(e.add, tag), rem: e.rem } : { add: tag, rem: [] });
   }
   return { k: 's', el: keyedWith(el, [...changes]) };
 };
@@ -68,9 +69,9 @@ function removeField(reset: Stamp | undefined): FieldOp {
     for (const [x, tags] of op.value as [unknown, string[]][]) {
       const text = JSON.stringify(x);
       const rem = reset ? keepTags(tags, reset) : tags;
-      if (rem.length === 0) continue;
+      if (tagCount(rem) === 0) continue;
       const e = changes.get(text) ?? keyedGet(el, text);
-      changes.set(text, e ? { add: e.add, rem: unionSorted(e.rem, rem) } : { add: [], rem: unionSorted([], rem) });
+      changes.set(text, e ? { add: e.add, rem: unionTags(e.rem, rem) } : { add: [], rem: unionTags([], rem) });
     }
     return changes.size ? { k: 's', el: keyedWith(el, [...changes]) } : f;
   };

@@ -30,9 +30,9 @@ function holdsSorted(e: Entry): boolean {
 /**
  * An entry's JSON text, as JSON.stringify gives it but for member order
  * (a sorted map's keys in code-unit order). A large map's text is joined
- * from the texts kept for its nodes: a record file rewriting a record after
- * an op costs the op's part of the record, and copying the rest, not
- * serializing it again (about 75 ms for a set of 100,000 elements).
+ * from the texts kept for its leaves: a record file rewriting a record after
+ * an op serializes the leaf the op changed and copies the rest, rather than
+ * serializing it all again (about 75 ms for a set of 100,000 elements).
  */
 export function entryText(e: Entry): string {
   if (!holdsSorted(e)) return JSON.stringify(e);

@@ -1,5 +1,6 @@
 import type { Stamp } from '../op/types';
 import type { Keyed } from './keyed';
+import type { Tags } from './tags';
 import { compareStamps } from './stamp';
 
 /** A last-writer-wins register: the value and the stamp that wrote it. */
@@ -20,8 +21,8 @@ export interface CounterField {
 
 /** One element of an observed-remove set: the add tags seen and the tags removed. */
 export interface SetElement {
-  add: string[];
-  rem: string[];
+  add: Tags;
+  rem: Tags;
 }
 
 /** An observed-remove set, keyed by the element's JSON text. */

@@ -1,6 +1,7 @@
 import type { Stamp } from '../op/types';
 import type { CounterField, Field, RegisterField, SetElement, SetField } from './entry';
 import { keyedEntries, keyedGet, keyedOf, keyedSize, keyedValues, keyedWith } from './keyed';
+import { filterTags, tagCount, tagList, type Tags, unionTags } from './tags';
 import { compareStamps, isOlder, stampOfTag } from './stamp';
 
 /**
@@ -14,31 +15,9 @@ export function finiteSum(x: number): number {
   return Math.max(-Number.MAX_VALUE, Math.min(Number.MAX_VALUE, x));
 }
 
-/**
- * A lookup of `list`: includes() for a few strings, a Set past 16, since a
- * loop of includes() over a peer's tags is quadratic.
- */
-export function tagLookup(list: readonly string[]): { has(x: string): boolean } {
-  return list.length > 16 ? new Set(list) : { has: (x) => list.includes(x) };
-}
-
-/** Insert strings into a sorted, duplicate-free array; returns the same array when nothing is new. Linear in both. */
-export function unionSorted(a: string[], b: readonly string[]): string[] {
-  const seen = new Set(a);
-  let out = a;
-  for (const x of b) {
-    if (seen.has(x)) continue;
-    seen.add(x);
-    if (out === a) out = a.slice();
-    out.push(x);
-  }
-  return out === a ? a : out.sort();
-}
-
 /** Tags not older than the reset. */
-export function keepTags(tags: string[], reset: Stamp): string[] {
-  const kept = tags.filter((t) => !isOlder(stampOfTag(t), reset));
-  return kept.length === tags.length ? tags : kept;
+export function keepTags(tags: Tags, reset: Stamp): Tags {
+  return filterTags(tags, (t) => !isOlder(stampOfTag(t), reset));
 }
 
 function pruneSet(f: SetField, reset: Stamp): SetField | undefined {
@@ -47,7 +26,7 @@ function pruneSet(f: SetField, reset: Stamp): SetField | undefined {
   for (const [text, e] of keyedEntries(f.el)) {
     const add = keepTags(e.add, reset);
     const rem = keepTags(e.rem, reset);
-    if (add.length === 0 && rem.length === 0) { same = false; continue; }
+    if (tagCount(add) === 0 && tagCount(rem) === 0) { same = false; continue; }
     if (add !== e.add || rem !== e.rem) same = false;
     el.push([text, add === e.add && rem === e.rem ? e : { add, rem }]);
   }
@@ -89,7 +68,7 @@ export function contentStamp(f: Field): Stamp {
   let best: Stamp = [0, ''];
   const consider = (s: Stamp) => { if (compareStamps(s, best) > 0) best = s; };
   if (f.k === 'c') for (const [key, slot] of keyedEntries(f.by)) consider([slot[1], slotOrigin(key)]);
-  else for (const e of keyedValues(f.el)) for (const t of e.add.concat(e.rem)) consider(stampOfTag(t));
+  else for (const e of keyedValues(f.el)) for (const t of [...tagList(e.add), ...tagList(e.rem)]) consider(stampOfTag(t));
   return best;
 }
 
@@ -107,7 +86,7 @@ function joinSets(a: SetField, b: SetField): SetField {
   const changes: [string, SetElement][] = [];
   for (const [text, e] of keyedEntries(b.el)) {
     const mine = keyedGet(a.el, text);
-    const joined = mine ? { add: unionSorted(mine.add, e.add), rem: unionSorted(mine.rem, e.rem) } : e;
+    const joined = mine ? { add: unionTags(mine.add, e.add), rem: unionTags(mine.rem, e.rem) } : e;
     if (joined.add !== mine?.add || joined.rem !== mine?.rem) changes.push([text, joined]);
   }
   return changes.length === 0 ? a : { k: 's', el: keyedWith(a.el, changes) };

@@ -1,5 +1,6 @@
-import { type Entry, type Field, own } from './entry';
+import { type Entry, type Field, own, type SetElement } from './entry';
 import { SortedMap } from './sorted-map';
+import { tagList, TagSet } from './tags';
 
 /**
  * A map of an entry: its fields, a set's elements, a counter's slots. Small
@@ -14,6 +15,9 @@ export type Keyed<V> = Readonly<Record<string, V>> | SortedMap<V>;
 
 /** Keys a changed map may hold and stay a plain object: copying 32 keys costs about what a sorted map's change does. */
 export const SMALL = 32;
+
+/** Code-unit order of entries' keys. */
+const byKey = (a: readonly [string, unknown], b: readonly [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 /** The value of `key`, or undefined. */
 export function keyedGet<V>(m: Keyed<V>, key: string): V | undefined {
@@ -33,7 +37,7 @@ export function keyedEntries<V>(m: Keyed<V>): [string, V][] {
 /** The entries in key order (code units), as reads and sums need them. */
 export function sortedEntries<V>(m: Keyed<V>): [string, V][] {
   if (m instanceof SortedMap) return m.entries();
-  return Object.entries(m).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return Object.entries(m).sort(byKey);
 }
 
 /** The values, in either order. */
@@ -69,7 +73,7 @@ export function keyedOf<V>(entries: readonly (readonly [string, V])[]): Keyed<V>
     for (const [k, v] of entries) out[k] = v;
     return out;
   }
-  return SortedMap.ofSorted([...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+  return SortedMap.ofSorted([...entries].sort(byKey));
 }
 
 /**
@@ -81,16 +85,22 @@ export function keyedPlain<V>(m: Keyed<V>): Record<string, V> {
   return m instanceof SortedMap ? Object.fromEntries(m.entries()) : (m as Record<string, V>);
 }
 
+/** A set element with its tags as arrays. */
+function plainElement(e: SetElement): SetElement {
+  return e.add instanceof TagSet || e.rem instanceof TagSet ? { add: tagList(e.add), rem: tagList(e.rem) } : e;
+}
+
 /**
- * The entry as plain JSON data, every map a plain object: what a merge op
- * of an entry held here carries, so that a hook, a feed or a test reads the
- * wire's shape. Costs the entry's size; small entries come back as they are.
+ * The entry as plain JSON data, every map a plain object and every tag list
+ * an array: what a merge op of an entry held here carries, so that a hook, a
+ * feed or a test reads the wire's shape. Costs the entry's size.
  */
 export function plainEntry(e: Entry): Entry {
-  if (!(e.fields instanceof SortedMap) && !keyedValues(e.fields).some((f) => (f.k === 'c' ? f.by : f.k === 's' ? f.el : undefined) instanceof SortedMap)) return e;
   const fields: Record<string, Field> = {};
   for (const [name, f] of keyedEntries(e.fields)) {
-    fields[name] = f.k === 'c' ? { k: 'c', by: keyedPlain(f.by) } : f.k === 's' ? { k: 's', el: keyedPlain(f.el) } : f;
+    if (f.k === 'c') fields[name] = { k: 'c', by: keyedPlain(f.by) };
+    else if (f.k === 's') fields[name] = { k: 's', el: Object.fromEntries(keyedEntries(f.el).map(([t, x]) => [t, plainElement(x)])) };
+    else fields[name] = f;
   }
   return { ...e, fields };
 }

@@ -1,13 +1,14 @@
 import { type Entry, type Field, type SetField } from './entry';
-import { finiteSum, tagLookup } from './fields';
+import { finiteSum } from './fields';
 import { keyedGet, sortedEntries } from './keyed';
+import { tagList, tagLookup } from './tags';
 
 function readSet(f: SetField): unknown[] {
   const out: unknown[] = [];
   // Sets read sorted by element JSON text, code-unit order (KIND-8).
   for (const [text, e] of sortedEntries(f.el)) {
     const removed = tagLookup(e.rem);
-    if (e.add.some((t) => !removed.has(t))) out.push(JSON.parse(text));
+    if (tagList(e.add).some((t) => !removed.has(t))) out.push(JSON.parse(text));
   }
   return out;
 }
@@ -48,7 +49,7 @@ export function seenTags(e: Entry | undefined, field: string, elements: unknown[
     seen.add(text);
     const el = keyedGet(f.el, text);
     const removed = el && tagLookup(el.rem);
-    const live = el && removed ? el.add.filter((t) => !removed.has(t)) : [];
+    const live = el && removed ? tagList(el.add).filter((t) => !removed.has(t)) : [];
     if (live.length) out.push([x, live]);
   }
   return out;

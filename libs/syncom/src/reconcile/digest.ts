@@ -1,10 +1,11 @@
 import type { Entry, Field } from '../crdt/entry';
 import { keyedEntries } from '../crdt/keyed';
+import { tagList, type Tags } from '../crdt/tags';
 import { canonicalJson } from '../op/canonical';
 import { platform } from '../platform';
 import type { ReconcileItem } from './types';
 
-const sortedUnique = (tags: readonly string[]) => [...new Set(tags)].sort();
+const sortedUnique = (tags: Tags) => [...new Set(tagList(tags))].sort();
 
 /**
  * A field with its set tags sorted: the order of tags means nothing to the

@@ -50,12 +50,19 @@ const draft: fc.Arbitrary<Draft> = fc.record({
   names: fc.array(fc.oneof(text, name), { minLength: 1, maxLength: 40 }),
   scope: fc.integer({ min: 0, max: 60 }),
 });
+// Two elements added again and again: their tag lists pass 32 (a TagSet), and removes name many of the tags.
+const readded: fc.Arbitrary<Draft> = fc.record({
+  kind: fc.constantFrom<Draft['kind']>('add', 'add', 'add', 'add', 'add', 'add', 'remove', 'write'),
+  ts: fc.integer({ min: 1, max: 3000 }),
+  names: fc.array(fc.constantFrom('e0', 'e1'), { minLength: 1, maxLength: 2 }),
+  scope: fc.constant(0),
+});
 
 // Writes stamp below 1000 and incs above it, which leaves out the counter incremented on both sides of a
 // concurrent reset (RESET-6), as the convergence property does.
 const tsOf = (d: Draft) => (d.kind === 'write' ? 1 + (d.ts % 999) : d.kind === 'inc' ? 1000 + d.ts : d.ts);
 
-/** Each origin's ops on record r in ts order; removes name the tags of adds stamped before them; incs land in many scopes (one slot each). */
+/** Each origin's ops on record r in ts order; removes name (up to 40) tags of adds stamped before them; incs land in many scopes (one slot each). */
 function build(per: Draft[][]): Op[][] {
   const streams = per.map((drafts, o) => {
     const seen = new Set<number>();
@@ -71,7 +78,7 @@ function build(per: Draft[][]): Op[][] {
   const adds = streams.flat().filter((op) => op.type === 'add');
   for (const op of streams.flat()) {
     if (op.type !== 'remove') continue;
-    op.value = adds.filter((a) => a.ts < op.ts).flatMap((a) => (a.value as string[]).slice(0, 3).map((x) => [x, [`${a.ts}:${a.origin}`]]));
+    op.value = adds.filter((a) => a.ts < op.ts).slice(-40).flatMap((a) => (a.value as string[]).slice(0, 3).map((x) => [x, [`${a.ts}:${a.origin}`]]));
   }
   return streams;
 }
@@ -94,8 +101,12 @@ const applyAll = (ops: Op[], from?: Entry) => ops.reduce<Entry | undefined>((e, 
 const plain = (e: Entry) => JSON.parse(JSON.stringify(e)) as Entry;
 
 describe(`fields past ${SMALL} keys (property)`, () => {
-  const history = fc.tuple(fc.array(draft, { maxLength: 14 }), fc.array(draft, { maxLength: 14 }), fc.array(draft, { maxLength: 14 }));
-  const order = fc.array(fc.nat(), { maxLength: 45 });
+  const histories = (d: fc.Arbitrary<Draft>, min: number, max: number) => {
+    const one = fc.array(d, { minLength: min, maxLength: max });
+    return fc.tuple(one, one, one);
+  };
+  const history = fc.oneof(histories(draft, 0, 14), histories(readded, 30, 40));
+  const order = fc.array(fc.nat(), { minLength: 40, maxLength: 120 });
 
   it('GUAR-1 GUAR-2 KIND-3 KIND-5 KIND-7 KIND-8: records of many fields, set elements and counter slots read and digest alike in any per-origin order', () => {
     fc.assert(
