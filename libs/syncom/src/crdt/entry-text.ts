@@ -8,7 +8,8 @@ const fieldTexts = new WeakMap<object, string>();
 
 const json = (x: unknown) => JSON.stringify(x);
 
-function mapText<V>(m: Keyed<V>, valueText: (v: V) => string, cache: WeakMap<object, string>): string {
+/** A map's JSON text: a sorted map's joined from its kept leaf texts (`cache`), a plain one's made. */
+export function mapText<V>(m: Keyed<V>, valueText: (v: V) => string, cache: WeakMap<object, string>): string {
   if (m instanceof SortedMap) return m.jsonText(valueText, cache);
   if (valueText === json) return JSON.stringify(m);
   return `{${Object.entries(m).map(([k, v]) => `${json(k)}:${valueText(v)}`).join(',')}}`;
@@ -20,8 +21,8 @@ function fieldText(f: Field): string {
   return `{"k":"s","el":${mapText(f.el, json, elementTexts)}}`;
 }
 
-/** Whether any map of the entry is a sorted map (see keyed.ts). */
-function holdsSorted(e: Entry): boolean {
+/** Whether any map of the entry is a sorted map (see keyed.ts): only such an entry has texts kept for it. */
+export function holdsSorted(e: Entry): boolean {
   if (e.fields instanceof SortedMap) return true;
   for (const f of Object.values(e.fields)) if ((f.k === 'c' && f.by instanceof SortedMap) || (f.k === 's' && f.el instanceof SortedMap)) return true;
   return false;
