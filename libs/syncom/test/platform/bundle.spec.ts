@@ -16,15 +16,16 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * The published target (README, `npm run bench:targets`) is 60 KB. The checks
  * that keep a peer's ops from leaving state other peers refuse (remove tags,
  * counter totals, record files read entry by entry, docs/security.md) took
- * it from 59.996 to 60.3 KB, and holding large maps of a record in a
- * persistent sorted map (an op costs its own size, not the record's) to
- * 61.8 KB; that target is reported not met, and this guard stops growth
- * beyond 62 KB.
+ * it from 59.996 to 60.3 KB, and holding a record's large maps and tag
+ * lists in persistent sorted structures (an op costs its own size, not the
+ * record's; record-file texts and digests joined from kept leaf texts) to
+ * 62.4 KB; that target is reported not met, and this guard stops growth
+ * beyond 63 KB.
  */
-const BUDGET_KB = 62;
+const BUDGET_KB = 63;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 62 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 63 KB gzipped', async () => {
     const bundle = await buildBrowserBundle();
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
