@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { applyOp, type Entry, isHidden, joinEntries, readEntry } from '../../src/crdt';
+import { deliver } from './interleave';
 import type { Op, OpType } from '../../src/op/types';
 
 const ORIGINS = ['A', 'B', 'C'];
@@ -40,21 +41,6 @@ function build(per: Draft[][]): Op[][] {
     op.value = seen.map((a) => [a.value[0], [`${a.ts}:${a.origin}`]]);
   }
   return streams;
-}
-
-/** An interleaving that keeps each origin's order, with some ops delivered twice. */
-function deliver(streams: Op[][], picks: number[], dups: number[]): Op[] {
-  const pos = streams.map(() => 0);
-  const out: Op[] = [];
-  for (const p of picks) {
-    const live = streams.map((s, i) => i).filter((i) => pos[i] < streams[i].length);
-    if (live.length === 0) break;
-    const i = live[p % live.length];
-    out.push(streams[i][pos[i]++]);
-    for (const d of dups) if (d === out.length && out.length > 1) out.push(out[d % (out.length - 1)]);
-  }
-  streams.forEach((s, i) => out.push(...s.slice(pos[i])));
-  return out;
 }
 
 function replica(ops: Op[]): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { applyOp, type Entry, entriesText, joinEntries, keyedGet, readEntry, SortedMap } from '../../src/crdt';
 import { SMALL } from '../../src/crdt/keyed';
+import { deliver } from './interleave';
 import type { Op } from '../../src/op/types';
 import { entryDigest } from '../../src/reconcile';
 
@@ -81,20 +82,6 @@ function build(per: Draft[][]): Op[][] {
     op.value = adds.filter((a) => a.ts < op.ts).slice(-40).flatMap((a) => (a.value as string[]).slice(0, 3).map((x) => [x, [`${a.ts}:${a.origin}`]]));
   }
   return streams;
-}
-
-/** The ops in the order `picks` gives, keeping each origin's order. */
-function deliver(streams: Op[][], picks: number[]): Op[] {
-  const pos = streams.map(() => 0);
-  const out: Op[] = [];
-  for (const p of picks) {
-    const live = streams.map((_, i) => i).filter((i) => pos[i] < streams[i].length);
-    if (live.length === 0) break;
-    const i = live[p % live.length];
-    out.push(streams[i][pos[i]++]);
-  }
-  streams.forEach((s, i) => out.push(...s.slice(pos[i])));
-  return out;
 }
 
 const applyAll = (ops: Op[], from?: Entry) => ops.reduce<Entry | undefined>((e, op) => applyOp(e, op).entry, from) as Entry;
