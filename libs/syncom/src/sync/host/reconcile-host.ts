@@ -1,8 +1,9 @@
-import type { Entry } from '../../crdt';
+import { type Entry, entryText } from '../../crdt';
 import { SyncomError } from '../../errors';
 import type { Replica } from '../../storage/replica';
 import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from '../../reconcile';
 import { inLabel, labelGranted, labelSet } from '../../reconcile/record-sets';
+import { platform } from '../../platform';
 import { jsonBytes } from '../protocol/frames';
 import { servedVector } from '../protocol/scopes';
 import { outsideIds } from './reconcile-outside';
@@ -62,7 +63,8 @@ export class ReconcileHost {
     for (const id of asked) {
       const e = c.get(id);
       if (e && !this.replica.isSealed(id) && inLabel(this.replica.scopeOf(id), label, granted)) {
-        const n = jsonBytes(e) + 1;
+        // entryText: a large record's text joined from its kept leaf texts, as its record file's is.
+        const n = platform().byteLength(entryText(e)) + 1;
         if (entries.length > 0 && bytes + n > (this.o.pageBytes ?? Infinity)) break;
         bytes += n;
         entries.push(e);
