@@ -20,11 +20,12 @@ import { socketIoSuite } from './suites/socketio';
 import { browserBundleSuite } from './suites/browser-bundle';
 import { browserSuite } from './suites/browser';
 import { fanoutSuite } from './suites/fanout';
+import { largeRecordsSuite } from './suites/large-records';
 
 /** Baselines first: every ratio needs its baseline measured in the same invocation. */
 const suitesOf = (profile: Profile): Suite[] => [
   baselineSuite(profile), localWritesSuite(profile), readsSuite(profile), replicationSuite(profile), socketIoSuite(profile),
-  bootstrapSuite(profile), growthSuite(profile), ...reconcileSuites(profile), ...peersSuites(profile), fanoutSuite(profile),
+  bootstrapSuite(profile), growthSuite(profile), largeRecordsSuite(profile), ...reconcileSuites(profile), ...peersSuites(profile), fanoutSuite(profile),
   browserBundleSuite(profile), browserSuite(profile),
 ];
 
