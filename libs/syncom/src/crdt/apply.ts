@@ -3,7 +3,7 @@ import type { Entry, Field, SetElement } from './entry';
 import { emptyEntry, makeEntry } from './entry';
 import { counterSlot, finiteSum, keepTags, pruneField } from './fields';
 import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedWith } from './keyed';
-import { heldEntry, joinEntries } from './merge';
+import { heldEntry, joinEntries, prunedAfter } from './merge';
 import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
 import { tagCount, unionTags } from './tags';
 
@@ -123,16 +123,17 @@ function dispatch(e: Entry, op: Op, stamp: Stamp): ApplyResult {
  */
 export function applyOp(entry: Entry | undefined, op: Op): ApplyResult {
   const stamp: Stamp = [op.ts, op.origin];
-  if (op.type === 'advance') return { entry: entry ?? emptyEntry(op.id, stamp), refused: [] };
+  if (op.type === 'advance') return { entry: prunedAfter(entry, entry ?? emptyEntry(op.id, stamp)), refused: [] };
   if (op.type === 'merge') {
     const raw = op.data as unknown as Entry;
     const joined = entry ? joinEntries(entry, raw) : heldEntry(raw);
     return { entry: joined, refused: [] };
   }
   const base = entry ?? emptyEntry(op.id, stamp);
-  if (base.purged) return { entry: base, refused: [] };
+  if (base.purged) return { entry: prunedAfter(entry, base), refused: [] };
   const r = dispatch(base, op, stamp);
   const latest = maxStamp(r.entry.latest, stamp) as Stamp;
   const e = r.entry;
-  return { entry: latest === e.latest ? e : makeEntry(e.id, latest, e.fields, e), refused: r.refused };
+  // An op adds nothing older than the reset it lands on: what was pruned stays so.
+  return { entry: prunedAfter(entry, latest === e.latest ? e : makeEntry(e.id, latest, e.fields, e)), refused: r.refused };
 }

@@ -2,8 +2,23 @@ import type { Stamp } from '../op/types';
 import type { Entry, Field } from './entry';
 import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedSize, keyedWith } from './keyed';
 import { joinField, pruneField } from './fields';
-import { SortedMap } from './sorted-map';
 import { compareStamps, maxStamp } from './stamp';
+
+/**
+ * Entries this module and applyOp made, whose every field holds nothing
+ * older than the entry's reset (joins prune, heldEntry prunes, an op adds
+ * nothing older than the reset it lands on). A join need not walk such an
+ * entry's fields to prune them; a peer's entry, or a literal, is walked.
+ */
+const pruned = new WeakSet<Entry>();
+
+const mark = (e: Entry): Entry => (pruned.add(e), e);
+
+/** Mark `after` as pruned when the entry it was made from was (or there was none). */
+export function prunedAfter(before: Entry | undefined, after: Entry): Entry {
+  if (!before || pruned.has(before)) pruned.add(after);
+  return after;
+}
 
 /** Every field pruned to what is not older than `reset`; the same map when nothing was. */
 function prunedFields(fields: Keyed<Field>, reset: Stamp | undefined): Keyed<Field> {
@@ -19,15 +34,14 @@ function prunedFields(fields: Keyed<Field>, reset: Stamp | undefined): Keyed<Fie
 }
 
 /**
- * `large` and `small` joined field by field, pruned to `reset`. A large map
- * held here (a sorted map: made by this node's joins and applies, each
- * pruned to its entry's reset) with that reset already is not walked: only
- * the small side is pruned, then joined in (pruning and joining commute), so
- * a merge op of a few fields into a record of 100,000 costs a few.
+ * `large` and `small` joined field by field, pruned to `reset`. A large
+ * entry pruned already (see `pruned`) to that reset is not walked: only the
+ * small side is pruned, then joined in (pruning and joining commute), so a
+ * merge op of a few fields or elements into a record of 100,000 costs a few.
  */
 function joinAllFields(large: Entry, small: Entry, reset: Stamp | undefined): Keyed<Field> {
-  const pruned = large.fields instanceof SortedMap && (reset === undefined || (large.reset !== undefined && compareStamps(large.reset, reset) === 0));
-  const base = pruned ? large.fields : prunedFields(large.fields, reset);
+  const walk = !pruned.has(large) || (reset !== undefined && (large.reset === undefined || compareStamps(large.reset, reset) !== 0));
+  const base = walk ? prunedFields(large.fields, reset) : large.fields;
   const changes: [string, Field][] = [];
   for (const [name, f] of keyedEntries(small.fields)) {
     const kept = reset ? pruneField(f, reset) : f;
@@ -47,14 +61,14 @@ function joinAllFields(large: Entry, small: Entry, reset: Stamp | undefined): Ke
 export function joinEntries(a: Entry, b: Entry): Entry {
   const latest = maxStamp(a.latest, b.latest) as Stamp;
   const purged = maxStamp(a.purged, b.purged);
-  if (purged) return { id: a.id, latest, purged, fields: {} };
+  if (purged) return mark({ id: a.id, latest, purged, fields: {} });
   const newer = !b.reset || (a.reset && compareStamps(a.reset, b.reset) >= 0) ? a : b;
   const [small, large] = keyedSize(a.fields) <= keyedSize(b.fields) ? [a, b] : [b, a];
   const out: Entry = { id: a.id, latest, fields: joinAllFields(large, small, newer.reset) };
   if (newer.reset) out.reset = newer.reset;
   if (newer.del) out.del = true;
   if (newer.v !== undefined) out.v = newer.v;
-  return out;
+  return mark(out);
 }
 
 /**
@@ -65,5 +79,5 @@ export function joinEntries(a: Entry, b: Entry): Entry {
  */
 export function heldEntry(raw: Entry): Entry {
   const fields = prunedFields(raw.fields, raw.reset);
-  return fields === raw.fields ? raw : { ...raw, fields };
+  return mark(fields === raw.fields ? raw : { ...raw, fields });
 }

@@ -10,7 +10,8 @@ import { craft, greet, push } from '../sync/scenario-helpers';
  * one-element adds to a set of 100,000 took 40 s of the host's loop, and
  * 20,000 incs from as many origins ran the heap out of memory; each add of
  * an element added before copied its tag list (20,000 adds of one element:
- * 38 s). The bound is CPU time, 6 to 40 times what these take here, far
+ * 38 s); and a merge op of one element walked every element of the record
+ * it joined (400 of them: 11 s). The bound is CPU time, 6 to 40 times what these take here, far
  * below what the copies took.
  */
 const CPU_BOUND_MS = 4000;
@@ -75,6 +76,26 @@ describe('hostile: the cost of an op on a large record', () => {
     expect(value).toMatchObject({ applied: 20_000 });
     expect(ms).toBeLessThan(CPU_BOUND_MS);
     expect(await h.s.get('a')).toEqual({ tags: ['same'] });
+    await closeUp(h.s, writer);
+  });
+
+  it('BOOT-7 GUAR-3: 400 merge ops of one element each into a written record holding a set of 100,000 cost a bounded CPU time', async () => {
+    const { h, writer, ctx } = await setup();
+    const t0 = Date.now() - 60_000;
+    let seq = 0;
+    const z = (body: Partial<Op>): Op => ({ ...unsigned('z', body), seq: ++seq, ts: t0 + seq }) as Op;
+    const big = Array.from({ length: 100_000 }, (_, i) => `e${i}`);
+    const write = z({ type: 'write', id: 'm', data: { title: 't' } });
+    expect(await push(h.unit, ctx, [write, z({ type: 'add', id: 'm', key: 'tags', value: big })])).toMatchObject({ applied: 2 });
+    const reset = [write.ts, 'z'];
+    const merges = Array.from({ length: 400 }, (_, i) => {
+      const ts = t0 + seq + 1;
+      return z({ type: 'merge', id: 'm', data: { id: 'm', latest: [ts, 'z'], reset, fields: { tags: { k: 's', el: { [`"m${i}"`]: { add: [`${ts}:z`], rem: [] } } } } } as never });
+    });
+    const { value, ms } = await cpuMs(() => push(h.unit, ctx, merges));
+    expect(value).toMatchObject({ applied: 400 });
+    expect(ms).toBeLessThan(CPU_BOUND_MS);
+    expect(((await h.s.get('m'))?.tags as string[]).length).toBe(100_400);
     await closeUp(h.s, writer);
   });
 
