@@ -1,11 +1,12 @@
 import type { Op, Stamp } from '../op/types';
 import type { Entry, Field, SetElement } from './entry';
 import { emptyEntry, makeEntry } from './entry';
-import { counterSlot, finiteSum, keepTags, pruneField } from './fields';
-import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedWith } from './keyed';
-import { heldEntry, joinEntries, prunedAfter } from './merge';
-import { compareStamps, isOlder, maxStamp, tagOf } from './stamp';
-import { tagCount, unionTags } from './tags';
+import { counterSlot, finiteSum, keepTags } from './fields';
+import { type Keyed, keyedGet, keyedWith } from './keyed';
+import { heldEntry, joinEntries, prunedAfter, prunedFields } from './merge';
+import { boundFrom } from './oldest';
+import { compareStamps, isOlder, maxStamp, stampOfTag, tagOf } from './stamp';
+import { tagCount, tagList, unionTags } from './tags';
 
 /** What applying one op did to an entry. */
 export interface ApplyResult {
@@ -15,15 +16,6 @@ export interface ApplyResult {
 }
 
 type FieldOp = (f: Field | undefined, op: Op, stamp: Stamp) => Field | undefined | 'refuse';
-
-function resetFields(fields: Keyed<Field>, reset: Stamp): [string, Field][] {
-  const out: [string, Field][] = [];
-  for (const [name, f] of keyedEntries(fields)) {
-    const kept = pruneField(f, reset);
-    if (kept) out.push([name, kept]);
-  }
-  return out;
-}
 
 /** The fields with the op's registers written; `refused` gets the names another kind holds. */
 function writeRegisters(fields: Keyed<Field>, data: Record<string, unknown>, stamp: Stamp, refused: string[]): Keyed<Field> {
@@ -44,7 +36,7 @@ const incField: FieldOp = (f, op, stamp) => {
   const key = counterSlot(op.origin, op.scope);
   const slot = f && keyedGet(f.by, key);
   if (slot && slot[1] >= stamp[0]) return f;
-  return { k: 'c', by: keyedWith(f?.by ?? {}, [[key, [finiteSum((slot?.[0] ?? 0) + (op.value as number)), stamp[0]]]]) };
+  return boundFrom({ k: 'c', by: keyedWith(f?.by ?? {}, [[key, [finiteSum((slot?.[0] ?? 0) + (op.value as number)), stamp[0]]]]) }, f, stamp[0]);
 };
 
 // An op's elements, each once: the last change of a text must see the ones before it.
@@ -58,7 +50,7 @@ const addField: FieldOp = (f, op, stamp) => {
     const e = changes.get(text) ?? keyedGet(el, text);
     changes.set(text, e ? { add: unionTags(e.add, tag), rem: e.rem } : { add: tag, rem: [] });
   }
-  return { k: 's', el: keyedWith(el, [...changes]) };
+  return boundFrom({ k: 's', el: keyedWith(el, [...changes]) }, f, stamp[0]);
 };
 
 function removeField(reset: Stamp | undefined): FieldOp {
@@ -66,14 +58,16 @@ function removeField(reset: Stamp | undefined): FieldOp {
     if (f && f.k !== 's') return 'refuse';
     const el = f?.el ?? {};
     const changes = new Map<string, SetElement>();
+    let oldest = Infinity;
     for (const [x, tags] of op.value as [unknown, string[]][]) {
       const text = JSON.stringify(x);
       const rem = reset ? keepTags(tags, reset) : tags;
       if (tagCount(rem) === 0) continue;
+      for (const t of tagList(rem)) oldest = Math.min(oldest, stampOfTag(t)[0]);
       const e = changes.get(text) ?? keyedGet(el, text);
       changes.set(text, e ? { add: e.add, rem: unionTags(e.rem, rem) } : { add: [], rem: unionTags([], rem) });
     }
-    return changes.size ? { k: 's', el: keyedWith(el, [...changes]) } : f;
+    return changes.size ? boundFrom({ k: 's', el: keyedWith(el, [...changes]) }, f, oldest) : f;
   };
 }
 
@@ -87,7 +81,7 @@ function applyField(e: Entry, op: Op, stamp: Stamp, fn: FieldOp): ApplyResult {
 
 function applyReset(e: Entry, op: Op, stamp: Stamp): ApplyResult {
   if (isOlder(stamp, e.reset)) return { entry: e, refused: [] };
-  const kept = keyedOf(resetFields(e.fields, stamp));
+  const kept = prunedFields(e.fields, stamp);
   const isDelete = op.type === 'delete';
   const refused: string[] = [];
   const fields = isDelete ? kept : writeRegisters(kept, op.data ?? {}, stamp, refused);

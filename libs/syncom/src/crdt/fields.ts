@@ -2,6 +2,7 @@ import type { Stamp } from '../op/types';
 import type { CounterField, Field, RegisterField, SetElement, SetField } from './entry';
 import { keyedEntries, keyedGet, keyedOf, keyedSize, keyedValues, keyedWith } from './keyed';
 import { filterTags, tagCount, tagList, type Tags, unionTags } from './tags';
+import { boundFrom, oldestTs } from './oldest';
 import { compareStamps, isOlder, stampOfTag } from './stamp';
 
 /**
@@ -59,6 +60,8 @@ function pruneCounter(f: CounterField, reset: Stamp): CounterField | undefined {
 /** A field with every piece of content older than `reset` dropped; undefined when nothing is left. */
 export function pruneField(f: Field, reset: Stamp): Field | undefined {
   if (f.k === 'r') return isOlder(f.s, reset) ? undefined : f;
+  // Nothing stamped at or before the reset's ts: nothing to walk for.
+  if (oldestTs(f) > reset[0]) return f;
   return f.k === 'c' ? pruneCounter(f, reset) : pruneSet(f, reset);
 }
 
@@ -79,7 +82,7 @@ function joinCounters(a: CounterField, b: CounterField): CounterField {
     const mine = keyedGet(a.by, o);
     if (!mine || slot[1] > mine[1] || (slot[1] === mine[1] && slot[0] > mine[0])) changes.push([o, slot]);
   }
-  return changes.length === 0 ? a : { k: 'c', by: keyedWith(a.by, changes) };
+  return changes.length === 0 ? a : boundFrom({ k: 'c', by: keyedWith(a.by, changes) }, a, oldestTs(b));
 }
 
 function joinSets(a: SetField, b: SetField): SetField {
@@ -89,7 +92,7 @@ function joinSets(a: SetField, b: SetField): SetField {
     const joined = mine ? { add: unionTags(mine.add, e.add), rem: unionTags(mine.rem, e.rem) } : e;
     if (joined.add !== mine?.add || joined.rem !== mine?.rem) changes.push([text, joined]);
   }
-  return changes.length === 0 ? a : { k: 's', el: keyedWith(a.el, changes) };
+  return changes.length === 0 ? a : boundFrom({ k: 's', el: keyedWith(a.el, changes) }, a, oldestTs(b));
 }
 
 const fieldMap = (f: Field) => (f.k === 'c' ? f.by : f.k === 's' ? f.el : {});

@@ -21,7 +21,7 @@ export function prunedAfter(before: Entry | undefined, after: Entry): Entry {
 }
 
 /** Every field pruned to what is not older than `reset`; the same map when nothing was. */
-function prunedFields(fields: Keyed<Field>, reset: Stamp | undefined): Keyed<Field> {
+export function prunedFields(fields: Keyed<Field>, reset: Stamp | undefined): Keyed<Field> {
   if (!reset) return fields;
   const out: [string, Field][] = [];
   let same = true;

@@ -133,6 +133,21 @@ describe(`fields past ${SMALL} keys (property)`, () => {
     );
   });
 
+  it('RESET-1 RESET-3: a reset drops what a large set and counter hold stamped at its own ts by a smaller origin, and keeps what is newer, whichever arrives first', () => {
+    const at = (origin: string, seq: number, ts: number, body: Partial<Op>) => ({ origin, seq, ts, id: 'r', ...body }) as Op;
+    const many = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+    const older = [at('A', 1, 5, { type: 'add', key: 'tags', value: many(40, 'a') }), ...many(40, 's').map((sc, i) => at('A', 2 + i, 5, { type: 'inc', key: 'n', value: 1, scope: sc }))];
+    const newer = [at('C', 1, 6, { type: 'add', key: 'tags', value: ['c'] })];
+    for (const reset of [at('B', 1, 5, { type: 'write', data: { t: 1 } }), at('B', 1, 5, { type: 'delete' })]) {
+      const first = applyAll([...older, ...newer, reset]);
+      const last = applyAll([reset, ...older, ...newer]);
+      expect(readEntry(first)).toEqual(readEntry(last));
+      expect(entryDigest(first)).toBe(entryDigest(last));
+      expect(readEntry(first).tags).toEqual(['c']);
+      expect(readEntry(first).n).toBeUndefined();
+    }
+  });
+
   it('an op on a set of 100,000 elements leaves the entry before it as it was, and the new one shares the rest', () => {
     const big = Array.from({ length: 100_000 }, (_, i) => `x${i}`);
     const before = applyOp(undefined, { origin: 'A', seq: 1, ts: 1, id: 'r', type: 'add', key: 'tags', value: big } as Op).entry;

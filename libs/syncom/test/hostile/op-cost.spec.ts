@@ -11,7 +11,8 @@ import { craft, greet, push } from '../sync/scenario-helpers';
  * 20,000 incs from as many origins ran the heap out of memory; each add of
  * an element added before copied its tag list (20,000 adds of one element:
  * 38 s); and a merge op of one element walked every element of the record
- * it joined (400 of them: 11 s). The bound is CPU time, 6 to 40 times what these take here, far
+ * it joined (400 of them: 11 s), as did a write that pruned nothing of it
+ * (400 writes: 11 s). The bound is CPU time, 6 to 40 times what these take here, far
  * below what the copies took.
  */
 const CPU_BOUND_MS = 4000;
@@ -96,6 +97,24 @@ describe('hostile: the cost of an op on a large record', () => {
     expect(value).toMatchObject({ applied: 400 });
     expect(ms).toBeLessThan(CPU_BOUND_MS);
     expect(((await h.s.get('m'))?.tags as string[]).length).toBe(100_400);
+    await closeUp(h.s, writer);
+  });
+
+  it('RESET-1 GUAR-3: 400 writes, each older than every element of a set of 100,000 (pruning none), cost a bounded CPU time', async () => {
+    const { h, writer, ctx } = await setup();
+    const t0 = Date.now() - 60_000;
+    let seq = 0;
+    const z = (ts: number, body: Partial<Op>): Op => ({ ...unsigned('z', body), seq: ++seq, ts }) as Op;
+    const big = Array.from({ length: 100_000 }, (_, i) => `e${i}`);
+    expect(await push(h.unit, ctx, [z(t0 + 1000, { type: 'add', id: 'w', key: 'tags', value: big })])).toMatchObject({ applied: 1 });
+    // A stream's ts may go back (another clock): each write resets the record at its own, older than the set.
+    const writes = Array.from({ length: 400 }, (_, i) => z(t0 + 1 + i, { type: 'write', id: 'w', data: { n: i } }));
+    const { value, ms } = await cpuMs(() => push(h.unit, ctx, writes));
+    expect(value).toMatchObject({ applied: 400 });
+    expect(ms).toBeLessThan(CPU_BOUND_MS);
+    const record = await h.s.get('w');
+    expect(record?.n).toBe(399);
+    expect((record?.tags as string[]).length).toBe(100_000);
     await closeUp(h.s, writer);
   });
 
