@@ -23,8 +23,13 @@ function fieldText(f: Field): string {
 
 /** Whether any map of the entry is a sorted map (see keyed.ts): only such an entry has texts kept for it. */
 export function holdsSorted(e: Entry): boolean {
-  if (e.fields instanceof SortedMap) return true;
-  for (const f of Object.values(e.fields)) if ((f.k === 'c' && f.by instanceof SortedMap) || (f.k === 's' && f.el instanceof SortedMap)) return true;
+  const fields = e.fields;
+  if (fields instanceof SortedMap) return true;
+  // A loop over the keys, not Object.values: every record file and digest asks this of every entry.
+  for (const name in fields) {
+    const f = (fields as Record<string, Field>)[name];
+    if ((f.k === 'c' && f.by instanceof SortedMap) || (f.k === 's' && f.el instanceof SortedMap)) return true;
+  }
   return false;
 }
 

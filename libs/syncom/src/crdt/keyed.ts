@@ -37,7 +37,15 @@ export function keyedEntries<V>(m: Keyed<V>): [string, V][] {
 /** The entries in key order (code units), as reads and sums need them. */
 export function sortedEntries<V>(m: Keyed<V>): [string, V][] {
   if (m instanceof SortedMap) return m.entries();
-  return Object.entries(m).sort(byKey);
+  // The keys sorted natively (code-unit order, as byKey), then paired: a read of a small record is a hot path.
+  return Object.keys(m).sort().map((k) => [k, (m as Record<string, V>)[k]]);
+}
+
+/** How many keys a plain object holds, counted up to `limit + 1` at most (no array made). */
+function countUpTo(m: object, limit: number): number {
+  let n = 0;
+  for (const k in m) if (Object.hasOwn(m, k) && ++n > limit) break;
+  return n;
 }
 
 /** The values, in either order. */
@@ -54,7 +62,7 @@ export function keyedWith<V>(m: Keyed<V>, changes: readonly (readonly [string, V
   let sorted: SortedMap<V>;
   if (m instanceof SortedMap) sorted = m;
   else {
-    const size = Object.keys(m).length;
+    const size = countUpTo(m, SMALL);
     if (size + changes.length <= SMALL) {
       const out: Record<string, V> = { ...m };
       for (const [k, v] of changes) out[k] = v;
