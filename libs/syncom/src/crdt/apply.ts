@@ -117,14 +117,14 @@ function dispatch(e: Entry, op: Op, stamp: Stamp): ApplyResult {
  */
 export function applyOp(entry: Entry | undefined, op: Op): ApplyResult {
   const stamp: Stamp = [op.ts, op.origin];
-  if (op.type === 'advance') return { entry: prunedAfter(entry, entry ?? emptyEntry(op.id, stamp)), refused: [] };
+  if (op.type === 'advance') return { entry: entry ?? emptyEntry(op.id, stamp), refused: [] };
   if (op.type === 'merge') {
     const raw = op.data as unknown as Entry;
     const joined = entry ? joinEntries(entry, raw) : heldEntry(raw);
     return { entry: joined, refused: [] };
   }
   const base = entry ?? emptyEntry(op.id, stamp);
-  if (base.purged) return { entry: prunedAfter(entry, base), refused: [] };
+  if (base.purged) return { entry: base, refused: [] };
   const r = dispatch(base, op, stamp);
   const latest = maxStamp(r.entry.latest, stamp) as Stamp;
   const e = r.entry;

@@ -1,7 +1,7 @@
 import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
 import type { Entry, Field } from './entry';
 import { keyedValues } from './keyed';
-import { tagList } from './tags';
+import { elementTags } from './tags';
 import { isTag, stampOfTag } from './stamp';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
@@ -71,7 +71,7 @@ export function newestTs(e: Entry): number {
   for (const f of keyedValues(e.fields)) {
     if (f.k === 'r') ts = Math.max(ts, f.s[0]);
     else if (f.k === 's') {
-      for (const el of keyedValues(f.el)) for (const tag of [...tagList(el.add), ...tagList(el.rem)]) ts = Math.max(ts, stampOfTag(tag)[0]);
+      for (const el of keyedValues(f.el)) for (const tag of elementTags(el)) ts = Math.max(ts, stampOfTag(tag)[0]);
     }
   }
   return ts;

@@ -1,4 +1,4 @@
-import type { Entry, Field } from './entry';
+import type { CounterField, Entry, Field } from './entry';
 import type { Keyed } from './keyed';
 import { SortedMap } from './sorted-map';
 
@@ -15,9 +15,14 @@ export function mapText<V>(m: Keyed<V>, valueText: (v: V) => string, cache: Weak
   return `{${Object.entries(m).map(([k, v]) => `${json(k)}:${valueText(v)}`).join(',')}}`;
 }
 
+/** A counter's slots as JSON text, keys in order when sorted: also their canonical text (a slot is [total, ts]). */
+export function slotsText(by: CounterField['by']): string {
+  return mapText(by, json, slotTexts);
+}
+
 function fieldText(f: Field): string {
   if (f.k === 'r') return json(f);
-  if (f.k === 'c') return `{"k":"c","by":${mapText(f.by, json, slotTexts)}}`;
+  if (f.k === 'c') return `{"k":"c","by":${slotsText(f.by)}}`;
   return `{"k":"s","el":${mapText(f.el, json, elementTexts)}}`;
 }
 

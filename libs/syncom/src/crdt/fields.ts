@@ -1,7 +1,7 @@
 import type { Stamp } from '../op/types';
 import type { CounterField, Field, RegisterField, SetElement, SetField } from './entry';
 import { keyedEntries, keyedGet, keyedOf, keyedSize, keyedValues, keyedWith } from './keyed';
-import { filterTags, tagCount, tagList, type Tags, unionTags } from './tags';
+import { elementTags, filterTags, tagCount, type Tags, unionTags } from './tags';
 import { boundFrom, oldestTs } from './oldest';
 import { compareStamps, isOlder, stampOfTag } from './stamp';
 
@@ -71,7 +71,7 @@ export function contentStamp(f: Field): Stamp {
   let best: Stamp = [0, ''];
   const consider = (s: Stamp) => { if (compareStamps(s, best) > 0) best = s; };
   if (f.k === 'c') for (const [key, slot] of keyedEntries(f.by)) consider([slot[1], slotOrigin(key)]);
-  else for (const e of keyedValues(f.el)) for (const t of [...tagList(e.add), ...tagList(e.rem)]) consider(stampOfTag(t));
+  else for (const e of keyedValues(f.el)) for (const t of elementTags(e)) consider(stampOfTag(t));
   return best;
 }
 

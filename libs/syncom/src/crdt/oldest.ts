@@ -1,7 +1,7 @@
 import type { Field } from './entry';
 import { keyedEntries, keyedValues } from './keyed';
 import { stampOfTag } from './stamp';
-import { tagList } from './tags';
+import { elementTags } from './tags';
 
 /**
  * A lower bound of the ts of every piece a counter or set holds (a slot, a
@@ -18,7 +18,7 @@ function walk(f: Field): number {
   if (f.k === 'c') for (const [, slot] of keyedEntries(f.by)) min = Math.min(min, slot[1]);
   else if (f.k === 's') {
     for (const e of keyedValues(f.el)) {
-      const tags = [...tagList(e.add), ...tagList(e.rem)];
+      const tags = elementTags(e);
       if (tags.length === 0) return -Infinity;
       for (const t of tags) min = Math.min(min, stampOfTag(t)[0]);
     }

@@ -136,11 +136,6 @@ export class SortedMap<V> {
     return new SortedMap(this.size + (added.yes ? 1 : 0), root);
   }
 
-  /** Every entry, in key order. */
-  forEach(fn: (val: V, key: string) => void): void {
-    each(this.root, (k, v) => fn(v, k));
-  }
-
   /** The entries in key order. */
   entries(): [string, V][] {
     const out: [string, V][] = [];

@@ -86,11 +86,11 @@ export function unionTags(a: Tags, b: Tags): Tags {
   }
   const small = insertSmall(a, add);
   if (small) return small;
-  const seen = new Set(a);
-  const all = a.slice();
-  for (const x of add) if (!seen.has(x)) (seen.add(x), all.push(x));
-  if (all.length === a.length && a.length <= SMALL_TAGS) return a;
-  const sorted = [...new Set(all)].sort();
+  const union = new Set(a);
+  const before = union.size;
+  for (const x of add) union.add(x);
+  if (union.size === before && a.length <= SMALL_TAGS) return a;
+  const sorted = [...union].sort();
   if (sorted.length > SMALL_TAGS) return TagSet.ofSorted(sorted);
   sortedLists.add(sorted);
   return sorted;
@@ -106,6 +106,9 @@ export function filterTags(tags: Tags, keep: (t: string) => boolean): Tags {
   if (tags instanceof TagSet || sortedLists.has(tags)) sortedLists.add(kept);
   return kept;
 }
+
+/** Every add and remove tag of a set element. */
+export const elementTags = (e: { add: Tags; rem: Tags }): string[] => [...tagList(e.add), ...tagList(e.rem)];
 
 /** A lookup of the tags: a TagSet is one; includes() for a few strings, a Set past 16 (a loop of includes() is quadratic). */
 export function tagLookup(tags: Tags): { has(x: string): boolean } {

@@ -1,5 +1,5 @@
 import type { Entry, Field, SetElement } from '../crdt/entry';
-import { holdsSorted, mapText } from '../crdt/entry-text';
+import { holdsSorted, mapText, slotsText } from '../crdt/entry-text';
 import { keyedEntries, type Keyed, sortedEntries } from '../crdt/keyed';
 import { SortedMap } from '../crdt/sorted-map';
 import { tagList, type Tags } from '../crdt/tags';
@@ -23,15 +23,13 @@ function normalField(f: Field): Field {
 }
 
 const elementLeaves = new WeakMap<object, string>();
-const slotLeaves = new WeakMap<object, string>();
 const fieldLeaves = new WeakMap<object, string>();
 
 // Canonical texts, keys in code-unit order as canonicalJson sorts them ("add" < "rem", "by"/"el" < "k").
 const elementText = (e: SetElement) => `{"add":${JSON.stringify(sortedUnique(e.add))},"rem":${JSON.stringify(sortedUnique(e.rem))}}`;
-const slotText = (slot: unknown) => JSON.stringify(slot);
 
 function fieldText(f: Field): string {
-  if (f.k === 'c' && f.by instanceof SortedMap) return `{"by":${f.by.jsonText(slotText, slotLeaves)},"k":"c"}`;
+  if (f.k === 'c' && f.by instanceof SortedMap) return `{"by":${slotsText(f.by)},"k":"c"}`;
   if (f.k === 's' && f.el instanceof SortedMap) return `{"el":${f.el.jsonText(elementText, elementLeaves)},"k":"s"}`;
   return canonicalJson(normalField(f));
 }

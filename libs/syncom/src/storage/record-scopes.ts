@@ -5,9 +5,10 @@ import { type Entry, isHidden, lazyRecord, readEntry } from '../crdt';
 export type ScopeFunction = (id: string, data: Record<string, unknown>) => string;
 
 /**
- * The scope each record is in (Scopes), and the records' read views it is
- * computed from. Built before the commit pipeline, which rescopes every
- * record a batch changed at its commit point.
+ * The scope each record is in (Scopes), computed from the record's fields
+ * as the scope function reads them (lazyRecord), and the records' read
+ * views. Built before the commit pipeline, which rescopes every record a
+ * batch changed at its commit point.
  */
 export class RecordScopes {
   /** The scope of each record a scope function placed; absent means '*'. */
