@@ -12,15 +12,16 @@ const PUSH = 100;
 type Unit = ReturnType<Storage['sync']['unit']>;
 
 /**
- * One-element adds pushed to a host unit, PUSH to a push, into a set that
- * holds `size` elements before the timed part: what a token holder's ops on
- * a large record cost the host (docs/security.md). Unsigned ops of one
- * origin, durable off: the figure is the merge and the record file, not
- * the signature check.
+ * One-element adds pushed to a host unit, `perPush` to a push (PUSH, or 1:
+ * each add its own batch and record file), into a set that holds `size`
+ * elements before the timed part: what a token holder's ops on a large
+ * record cost the host (docs/security.md). Unsigned ops of one origin,
+ * durable off: the figure is the merge and the record file, not the
+ * signature check.
  */
-function pushedAdds(size: number, ops: number, baseline: string | null): Benchmark {
+function pushedAdds(size: number, ops: number, baseline: string | null, perPush = PUSH): Benchmark {
   return {
-    name: `add/set-${size >= 1000 ? `${size / 1000}k` : size}/pushed`, unit: 'ops/s', baseline, ops,
+    name: `add/set-${size >= 1000 ? `${size / 1000}k` : size}/pushed${perPush === 1 ? '-alone' : ''}`, unit: 'ops/s', baseline, ops,
     async run() {
       const path = tempPath('large-records');
       const storage = await open({ path, durable: false });
@@ -33,7 +34,7 @@ function pushedAdds(size: number, ops: number, baseline: string | null): Benchma
         const t0 = Date.now() - 3_600_000;
         const op = (value: string[]): Op => ({ origin: node, seq: ++seq, ts: t0 + seq, type: 'add', id: 'big', key: 'tags', value }) as Op;
         await unit.call('push', { ops: packOps([op(Array.from({ length: size }, (_, i) => `e${i}`))]) }, ctx);
-        const pushes = Array.from({ length: ops / PUSH }, (_, p) => packOps(Array.from({ length: PUSH }, (_, i) => op([`x${p * PUSH + i}`]))));
+        const pushes = Array.from({ length: ops / perPush }, (_, p) => packOps(Array.from({ length: perPush }, (_, i) => op([`x${p * perPush + i}`]))));
         return await timed(async () => {
           for (const ops of pushes) await unit.call('push', { ops }, ctx);
         });
@@ -48,11 +49,15 @@ function pushedAdds(size: number, ops: number, baseline: string | null): Benchma
 /**
  * An op on a large record against the same op on a small one: adds into a
  * set of 100,000 elements beside adds into one of 10 (ratio: how much of
- * the small record's rate the large one keeps). Before a large map was held
- * in a sorted map, each add copied the set: about 90 ms an op.
+ * the small record's rate the large one keeps), 100 to a push and one to a
+ * push. Before a large map was held in a sorted map, each add copied the
+ * set: about 90 ms an op; before record files held parts, each push wrote
+ * the set's text again: about 10 ms a push.
  */
 export function largeRecordsSuite(profile: Profile): Suite {
   const ops = profile.quick ? 2_000 : 10_000;
+  const alone = profile.quick ? 300 : 1_000;
   const small = pushedAdds(10, ops, null);
-  return { benchmarks: [small, pushedAdds(100_000, ops, small.name)] };
+  const smallAlone = pushedAdds(10, alone, null, 1);
+  return { benchmarks: [small, pushedAdds(100_000, ops, small.name), smallAlone, pushedAdds(100_000, alone, smallAlone.name, 1)] };
 }

@@ -1,6 +1,7 @@
 export { applyOp } from './apply';
 export type { ApplyResult } from './apply';
 export { isEntry, newestTs } from './check-entry';
+export { entryDelta, isLargeEntry } from './delta';
 export { emptyEntry, isHidden, kindClashMessage, KIND_NAMES, own } from './entry';
 export type { CounterField, Entry, Field, FieldKind, RegisterField, SetElement, SetField } from './entry';
 export { entriesText, entryText } from './entry-text';

@@ -82,6 +82,43 @@ function leafTexts<V>(node: Node<V>, valueText: (v: V) => string, cache: WeakMap
   if (text !== '') out.push(text);
 }
 
+/** Levels below a node (a leaf's is 0): every path from a node to its leaves is as long. */
+function heightOf<V>(node: Node<V>): number {
+  let h = 0;
+  for (let n = node; isInner(n); n = n.kids[0]) h++;
+  return h;
+}
+
+/**
+ * The keys of `b`'s leaves that `a` (another version of the same map) does
+ * not share, pushed to `out` with b's values where they differ from a's, at
+ * most `budget.left` keys looked at. Shared nodes are skipped by identity: a
+ * node one version took unchanged from the other holds the same keys and
+ * values, so two versions a few set() apart cost a few paths, not the map.
+ * `a` is the node of a's tree at b's place (found by b's first key).
+ */
+function changed<V>(a: Node<V>, ha: number, b: Node<V>, hb: number, older: SortedMap<V>, budget: { left: number }, out: [string, V][]): boolean {
+  if (a === b) return true;
+  while (ha > hb && isInner(a)) {
+    a = a.kids[b.keys.length ? kidFor(a.keys, b.keys[0]) : 0];
+    ha--;
+    if (a === b) return true;
+  }
+  if (!isInner(b)) {
+    budget.left -= b.keys.length;
+    if (budget.left < 0) return false;
+    for (let i = 0; i < b.keys.length; i++) if (older.get(b.keys[i]) !== b.vals[i]) out.push([b.keys[i], b.vals[i]]);
+    return true;
+  }
+  const shared = ha === hb && isInner(a) ? new Set(a.kids) : undefined;
+  for (const kid of b.kids) {
+    if (shared?.has(kid)) continue;
+    const at = ha === hb && isInner(a) ? a.kids[kidFor(a.keys, kid.keys[0] ?? '')] : a;
+    if (!changed(at, ha === hb ? ha - 1 : ha, kid, hb - 1, older, budget, out)) return false;
+  }
+  return true;
+}
+
 /** One level of nodes over `nodes`, WIDTH to a node. */
 function levelOver<V>(nodes: Node<V>[]): Node<V>[] {
   const out: Node<V>[] = [];
@@ -134,6 +171,20 @@ export class SortedMap<V> {
     const nodes = put(this.root, key, val, added);
     const root = nodes.length === 1 ? nodes[0] : { keys: nodes.map((n) => n.keys[0]), kids: nodes };
     return new SortedMap(this.size + (added.yes ? 1 : 0), root);
+  }
+
+  /**
+   * The entries of this map that `older` lacks or holds another value for,
+   * where this map was made from `older` by set() (or the other way): the
+   * nodes they share are not walked, so a few set() apart cost a few paths.
+   * Undefined past `limit` keys looked at (maps built apart share nothing).
+   * @example
+   * const b = a.set('x', 1); b.changedSince(a, 100) // [['x', 1]]
+   */
+  changedSince(older: SortedMap<V>, limit: number): [string, V][] | undefined {
+    const out: [string, V][] = [];
+    const ok = changed(older.root, heightOf(older.root), this.root, heightOf(this.root), older, { left: limit }, out);
+    return ok ? out : undefined;
   }
 
   /** The entries in key order. */

@@ -33,6 +33,11 @@ export class TagSet {
     return new TagSet(map);
   }
 
+  /** The tags of this set that `older` (a set this one was made from by with()) lacks; undefined past `limit` looked at. */
+  addedSince(older: TagSet, limit: number): string[] | undefined {
+    return this.map.changedSince(older.map, limit)?.map((e) => e[0]);
+  }
+
   /** The tags in order. */
   list(): string[] {
     return this.map.entries().map((e) => e[0]);

@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { entriesText } from '../crdt';
+import { entriesText, entryText } from '../crdt';
 import type { EntryCipher } from '../log/files';
 import { FLAG_SEALED } from '../op/pack';
 import { platform, type SealingKeys } from '../platform';
@@ -45,6 +45,10 @@ export function createRecordCipher(keys: SealingKeys, isSealed: (id: string) => 
     text(entries) {
       if (entries.some((e) => isSealed(e.id))) throw unsupported();
       return entriesText(entries);
+    },
+    texts(entries) {
+      if (entries.some((e) => isSealed(e.id))) throw unsupported();
+      return entries.map(entryText);
     },
     open: (x) => (isBoxed(x) ? undefined : { entry: x, sealed: false }),
   };

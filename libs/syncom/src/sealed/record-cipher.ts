@@ -16,7 +16,8 @@ const isSealedRecord = (x: unknown): x is SealedRecord =>
 /**
  * The record files' cipher (GUAR-19): the entry of a sealed id — fields,
  * stamps, tombstone or purge marker alike — is written as `{ id, sealed }`,
- * a box bound to the id, one content key per file written. With no sealed id
+ * a box bound to the id, one content key per call (a record file's large
+ * entries take one, the others another). With no sealed id
  * in the file it is the plain JSON text, at the cost of one set lookup per entry.
  *
  * @example
@@ -27,9 +28,11 @@ export function createRecordCipher(keys: SealingKeys, isSealed: (id: string) => 
   return {
     text(entries: readonly Entry[]): string {
       if (!entries.some((e) => isSealed(e.id))) return entriesText(entries);
-      const sealer = new BoxSealer(keys.sealPublic as KeyObject);
-      const texts = entries.map((e) => (isSealed(e.id) ? JSON.stringify({ id: e.id, sealed: sealer.seal(entryText(e), e.id) }) : entryText(e)));
-      return `[${texts.join(',')}]`;
+      return `[${this.texts(entries).join(',')}]`;
+    },
+    texts(entries: readonly Entry[]): string[] {
+      let sealer: BoxSealer | undefined;
+      return entries.map((e) => (isSealed(e.id) ? JSON.stringify({ id: e.id, sealed: (sealer ??= new BoxSealer(keys.sealPublic as KeyObject)).seal(entryText(e), e.id) }) : entryText(e)));
     },
     open(x: unknown) {
       if (!isSealedRecord(x)) return { entry: x, sealed: false };

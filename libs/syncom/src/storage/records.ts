@@ -1,6 +1,6 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
-import { type Entry, entriesText, heldEntry, isEntry, joinEntries } from '../crdt';
+import { type Entry, entriesText, entryDelta, entryText, heldEntry, isEntry, isLargeEntry, joinEntries } from '../crdt';
 
 export const RECORDS_DIR = 'records';
 /**
@@ -24,10 +24,48 @@ interface RecordFile {
   ids: string[];
   /** How many of its ids a newer file holds: with none, its text holds each id's latest written state. */
   stale: number;
+  /** Its size class's measure (weightOf): its entries, or its text in KB when that is more. */
+  weight: number;
   /** The file a merge moved it into (its ids' newest file is that one's). */
   into?: RecordFile;
   /** Its text as written, when small (see KEEP_TEXT_MAX): a merge need not read it back. */
   text?: string;
+  /**
+   * The ids it holds a part of (entryDelta), not a whole entry, each with the
+   * number of the file the part was written in: a part later than its id's
+   * last whole write is needed beside it (see RecordStore.wholeAt).
+   */
+  parts?: Map<string, number>;
+}
+
+/** A record file's element holding a part of an entry (see RecordStore.write), not a whole one. */
+type PartEntry = Entry & { part: true };
+
+/**
+ * `part` marked for the record file, `of` (the whole entry it was cut from)
+ * beside it, not enumerable: JSON and the cipher write the part alone.
+ */
+function asPart(part: Entry, of: Entry): PartEntry & { of: Entry } {
+  const out = part as PartEntry & { of: Entry };
+  out.part = true;
+  Object.defineProperty(out, 'of', { value: of, enumerable: false });
+  return out;
+}
+
+/** Whether a record file's entry is a part (asPart). */
+const isPart = (e: Entry): e is PartEntry => (e as Partial<PartEntry>).part === true;
+
+/** A part read back, as the entry it is: the mark dropped (reads and digests never see it). */
+function wholeOf(e: PartEntry): Entry {
+  const { part: _, ...entry } = e;
+  return entry;
+}
+
+/** What a large entry was last written as: the entry, and the text written for it whole, and as parts since. */
+interface Written {
+  entry: Entry;
+  wholeChars: number;
+  partChars: number;
 }
 
 /** A file's text to keep in memory, if it is small enough. */
@@ -37,6 +75,8 @@ const kept = (text: string): string | undefined => (text.length <= KEEP_TEXT_MAX
 export interface RecordCipher {
   /** The JSON text of a record file holding `entries`. */
   text(entries: readonly Entry[]): string;
+  /** The JSON text of each entry, as text() would hold it (sealed ones under one content key). */
+  texts(entries: readonly Entry[]): string[];
   /** One element of a record file: the entry in it and whether it was sealed; undefined when it cannot be opened. */
   open(x: unknown): { entry: unknown; sealed: boolean } | undefined;
 }
@@ -60,9 +100,17 @@ export interface RecordStoreOptions {
   recycle?: boolean;
 }
 
-const plain: RecordCipher = { text: entriesText, open: (x) => ({ entry: x, sealed: false }) };
+const plain: RecordCipher = { text: entriesText, texts: (entries) => entries.map(entryText), open: (x) => ({ entry: x, sealed: false }) };
 
-const levelOf = (count: number) => Math.floor(Math.log(Math.max(1, count)) / Math.log(FAN));
+const levelOf = (weight: number) => Math.floor(Math.log(Math.max(1, weight)) / Math.log(FAN));
+/**
+ * What files are sized by for merges: their entries, or their text's KB when
+ * that is more. By entries alone, the file holding a set of 100,000 elements
+ * whole counts one and is merged with the next 15 small files (the parts of
+ * the next batches), rewritten every 15 batches; by its weight it waits for
+ * files of its own size, as each entry waits for files of as many entries.
+ */
+const weightOf = (entries: number, chars: number) => Math.max(entries, Math.ceil(chars / 1024));
 const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
 
 /**
@@ -84,6 +132,16 @@ export class RecordStore {
    * and level: a bootstrap's 100k records cost two a record before.
    */
   private readonly newest = new Map<string, RecordFile>();
+  /**
+   * Per id written as parts, the number of the file of its last whole write
+   * (-1 when unknown: loaded from disk): a part in a file of a higher number
+   * is needed beside that whole entry, one of a lower number is not.
+   */
+  private readonly wholeAt = new Map<string, number>();
+  /** Per large entry, what was last written of it: the next batch writes the part it adds (see write). */
+  private readonly written = new Map<string, Written>();
+  /** Per id, the files its parts were written in since its last whole write (a merge's `into` leads to where they are now). */
+  private readonly partFiles = new Map<string, RecordFile[]>();
 
   private readonly backend: Backend;
   private readonly durable: boolean;
@@ -107,6 +165,7 @@ export class RecordStore {
     await backend.mkdir(RECORDS_DIR);
     const entries = new Map<string, Entry>();
     const sealed = new Set<string>();
+    const later: Entry[] = [];
     const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d+)\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
     for (const n of ns.sort((a, b) => a - b)) {
       const text = await backend.read(fileName(n));
@@ -119,25 +178,73 @@ export class RecordStore {
       if (unreadable > 0) {
         o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)}: ${unreadable} unreadable entries skipped`, { file: fileName(n), count: unreadable }));
       }
-      for (const e of list) {
-        const have = entries.get(e.id);
-        entries.set(e.id, have ? joinEntries(have, e) : heldEntry(e));
+      const parts = new Map<string, number>();
+      for (const x of list) {
+        if (isPart(x)) {
+          parts.set(x.id, n);
+          later.push(wholeOf(x));
+          continue;
+        }
+        const have = entries.get(x.id);
+        entries.set(x.id, have ? joinEntries(have, x) : heldEntry(x));
       }
       // A file with an unreadable entry counts as stale: its next merge writes its readable entries anew
       // rather than carrying its text, and the unreadable one, on.
-      store.add({ n, ids: list.map((e) => e.id), stale: unreadable > 0 ? 1 : 0, text: unreadable > 0 ? undefined : kept(text as string) });
+      store.add({ n, ids: list.map((e) => e.id), weight: weightOf(list.length, (text as string).length), stale: unreadable > 0 ? 1 : 0, text: unreadable > 0 ? undefined : kept(text as string), ...(parts.size > 0 && { parts }) });
+      for (const id of parts.keys()) store.wholeAt.set(id, -1);
       store.next = Math.max(store.next, n + 1);
+    }
+    // Parts are joined after every whole entry: a part joins the whole entry it was cut from (the one
+    // join it is sure to meet), whatever the order of the files a merge renumbered.
+    for (const x of later) {
+      const have = entries.get(x.id);
+      entries.set(x.id, have ? joinEntries(have, x) : heldEntry(x));
     }
     return { store, entries, sealed };
   }
 
-  /** Persist the entries a batch changed; then merge size classes that filled up. */
+  /**
+   * Persist the entries a batch changed; then merge size classes that filled
+   * up. A large entry (isLargeEntry) written before is written as the part
+   * the batch added to it (entryDelta), until its parts since its last whole
+   * write add up to that write's text: then whole again. So a batch of one op
+   * on a set of 100,000 elements writes that op's element, not the set (10 ms
+   * of copying a batch before), and a record's parts on disk stay within its
+   * own size.
+   */
   async write(changed: Entry[], current: ReadonlyMap<string, Entry>): Promise<void> {
     if (changed.length === 0) return;
     const n = this.next++;
-    const text = this.cipher.text(changed);
+    const wholes: Entry[] = [];
+    const large: Entry[] = [];
+    const parts: (PartEntry & { of: Entry })[] = [];
+    for (const e of changed) {
+      const big = isLargeEntry(e);
+      const was = big ? this.written.get(e.id) : undefined;
+      const part = was && was.partChars < was.wholeChars ? entryDelta(was.entry, e) : undefined;
+      if (part) parts.push(asPart(part, e));
+      else (big ? large : wholes).push(e);
+    }
+    // The large entries' texts one by one: what each weighs is what decides when it is next written whole.
+    const texts = large.length + parts.length > 0 ? this.cipher.texts([...large, ...parts]) : [];
+    const rest = wholes.length > 0 ? this.cipher.text(wholes) : '[]';
+    const text = texts.length === 0 ? rest : `[${[rest.slice(1, -1), ...texts].filter((t) => t !== '').join(',')}]`;
     await this.backend.write(fileName(n), text, { durable: this.durable });
-    this.add({ n, ids: changed.map((e) => e.id), stale: 0, text: kept(text) });
+    large.forEach((e, i) => {
+      this.written.set(e.id, { entry: e, wholeChars: texts[i].length, partChars: 0 });
+      this.wholeWritten(e.id, n);
+    });
+    for (const e of wholes) {
+      if (this.wholeAt.has(e.id)) this.wholeWritten(e.id, n);
+      // An entry no longer large is written whole from now on: what was kept of it goes.
+      if (this.written.size > 0) this.written.delete(e.id);
+    }
+    parts.forEach((p, i) => {
+      const was = this.written.get(p.id) as Written;
+      was.entry = p.of;
+      was.partChars += texts[large.length + i].length;
+    });
+    this.add({ n, ids: changed.map((e) => e.id), weight: weightOf(changed.length, text.length), stale: 0, text: kept(text), ...(parts.length > 0 && { parts: new Map(parts.map((p) => [p.id, n])) }) });
     await this.compact(current);
   }
 
@@ -145,6 +252,14 @@ export class RecordStore {
   private add(file: RecordFile): void {
     this.files.push(file);
     for (const id of file.ids) {
+      // A part leaves the whole entry where it is: both are needed.
+      if (file.parts?.has(id)) {
+        if (!this.wholeAt.has(id)) this.wholeAt.set(id, -1);
+        const holders = this.partFiles.get(id);
+        if (holders) holders.push(file);
+        else this.partFiles.set(id, [file]);
+        continue;
+      }
       const before = this.newestFile(id);
       if (before === file) continue;
       if (before) before.stale++;
@@ -161,15 +276,44 @@ export class RecordStore {
     return f;
   }
 
+  /**
+   * `id` written whole in file number `n`: its parts written before are not
+   * needed any more, and the files holding them count as stale, so their
+   * next merge drops those parts rather than carrying them on for ever.
+   */
+  private wholeWritten(id: string, n: number): void {
+    this.wholeAt.set(id, n);
+    const holders = this.partFiles.get(id);
+    if (!holders) return;
+    this.partFiles.delete(id);
+    const seen = new Set<RecordFile>();
+    for (let f of holders) {
+      while (f.into) f = f.into;
+      if (!seen.has(f)) seen.add(f) && f.stale++;
+    }
+  }
+
+  /** The parts a record file holds, marked as parts (read back when its text is not kept); undefined when it cannot be read. */
+  private async readParts(f: RecordFile): Promise<Entry[] | undefined> {
+    const parsed = parseRecordFile(f.text ?? (await this.backend.read(fileName(f.n))), this.cipher, new Set());
+    return parsed?.list.filter(isPart);
+  }
+
+  /** Whether the part of `id` written in file number `at` is needed: no whole write of `id` came after it. */
+  private partNeeded(id: string, at: number): boolean {
+    return at > (this.wholeAt.get(id) ?? -1);
+  }
+
   /** Rewrite every file that holds `id` with the current states (a purge leaves only its marker). */
   async scrub(id: string, current: ReadonlyMap<string, Entry>): Promise<void> {
     for (const f of this.files.filter((x) => x.ids.includes(id))) {
-      const entries = f.ids.map((i) => current.get(i)).filter((e): e is Entry => !!e);
+      const entries = [...new Set(f.ids)].map((i) => current.get(i)).filter((e): e is Entry => !!e);
       const text = this.cipher.text(entries);
       // The text kept goes first: a merge never takes what the purge is erasing, even if the write fails.
       f.text = undefined;
       await this.backend.write(fileName(f.n), text, { durable: this.durable });
       f.text = kept(text);
+      f.weight = weightOf(entries.length, text.length);
     }
   }
 
@@ -177,7 +321,7 @@ export class RecordStore {
     for (;;) {
       const byLevel = new Map<number, RecordFile[]>();
       for (const f of this.files) {
-        const l = levelOf(f.ids.length);
+        const l = levelOf(f.weight);
         byLevel.set(l, [...(byLevel.get(l) ?? []), f]);
       }
       const full = [...byLevel.values()].find((fs) => fs.length >= FAN);
@@ -199,34 +343,67 @@ export class RecordStore {
   private async merge(files: RecordFile[], current: ReadonlyMap<string, Entry>): Promise<void> {
     const parts: string[] = [];
     const ids: string[] = [];
-    const loose: Entry[] = [];
+    const loose = new Map<string, Entry>();
+    const partsKept = new Map<string, number>();
+    const keepPart = (id: string, at: number) => partsKept.set(id, Math.max(at, partsKept.get(id) ?? at));
+    const keptParts: Entry[] = [];
+    /** Ids a needed part of which could not be read back: written whole (current), newest here from now on. */
+    const wholeNow = new Set<string>();
     for (const f of files) {
       const text = f.stale === 0 ? (f.text ?? (await this.backend.read(fileName(f.n)))) : undefined;
       if (text !== undefined && text.startsWith('[') && text.endsWith(']')) {
         if (text.length > 2) parts.push(text.slice(1, -1));
         ids.push(...f.ids);
+        for (const [id, at] of f.parts ?? []) if (this.partNeeded(id, at)) keepPart(id, at);
         continue;
       }
       for (const id of f.ids) {
-        const e = this.newestFile(id) === f ? current.get(id) : undefined;
-        if (e) loose.push(e);
+        if (this.newestFile(id) !== f || loose.has(id)) continue;
+        const e = current.get(id);
+        if (e) loose.set(id, e);
+      }
+      // The parts still needed are carried as they are (read back from the file), not replaced by the
+      // record whole: a file goes stale when another record's whole write supersedes its part there.
+      const needed = [...(f.parts ?? [])].filter(([id, at]) => !loose.has(id) && this.partNeeded(id, at));
+      if (needed.length === 0) continue;
+      const held = await this.readParts(f);
+      for (const [id, at] of needed) {
+        const mine = held?.filter((p) => p.id === id) ?? [];
+        if (mine.length > 0) {
+          keptParts.push(...mine);
+          keepPart(id, at);
+          continue;
+        }
+        // A part that cannot be read back (the file changed under us): the record goes whole instead.
+        const e = current.get(id);
+        if (e) loose.set(id, e) && wholeNow.add(id);
       }
     }
-    if (loose.length) {
-      parts.push(this.cipher.text(loose).slice(1, -1));
-      ids.push(...loose.map((e) => e.id));
+    if (keptParts.length) {
+      parts.push(...this.cipher.texts(keptParts));
+      ids.push(...keptParts.map((p) => p.id));
+    }
+    if (loose.size) {
+      parts.push(this.cipher.text([...loose.values()]).slice(1, -1));
+      ids.push(...loose.keys());
     }
     const n = this.next++;
-    const text = `[${parts.join(',')}]`;
+    const text = `[${parts.filter((p) => p !== '').join(',')}]`;
     await this.backend.write(fileName(n), text, { durable: this.durable });
     this.files = this.files.filter((f) => !files.includes(f));
     // Every id taken is newest in the merged file: the merged files lead there, without a table update per id.
-    const merged: RecordFile = { n, ids, stale: 0, text: kept(text) };
+    const merged: RecordFile = { n, ids, weight: weightOf(ids.length, text.length), stale: 0, text: kept(text), ...(partsKept.size > 0 && { parts: partsKept }) };
     for (const f of files) {
       f.into = merged;
       f.ids = [];
       f.text = undefined;
     }
+    for (const id of wholeNow) {
+      const before = this.newestFile(id);
+      if (before && before !== merged) before.stale++;
+      this.newest.set(id, merged);
+    }
+    for (const id of loose.keys()) if (this.wholeAt.has(id)) this.wholeWritten(id, n);
     this.files.push(merged);
     // Recycled: the next record files are written into these rather than into new ones (see the fs backend).
     for (const f of files) await this.backend.remove(fileName(f.n), { recycle: this.recycle });

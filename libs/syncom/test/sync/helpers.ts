@@ -4,7 +4,8 @@ import type { MemoryLink } from '../../src/link';
 import { generateSealingKeys } from '../../src/op';
 
 let sealing: ReturnType<typeof generateSealingKeys> | undefined;
-async function seeded() {
+/** A memory backend holding the shared test RSA pair (sealing keys). */
+export async function seeded() {
   const k = await (sealing ??= generateSealingKeys());
   return createMemoryBackend({ files: { 'keys/seal-public.pem': k.publicPem, 'keys/seal-private.pem': k.privatePem } });
 }
