@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { type Entry, type FieldKind, isHidden, keyedGet, kindClashMessage, readEntry, seenTags } from '../crdt';
+import { type Entry, type FieldKind, isHidden, keyedGet, kindClashMessage, lazyRecord, readField, seenTags } from '../crdt';
 import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
 import { platform } from '../platform';
 import type { OpType } from '../op/types';
@@ -133,7 +133,26 @@ export function assertRegisters(e: Entry | undefined, fields: Record<string, unk
   for (const k of Object.keys(fields)) assertKind(e, k, 'r');
 }
 
-/** The record's current fields merged with an update, for validators and the scope. */
+/**
+ * The record's current fields merged with an update, for the scope
+ * function: its fields read when touched (lazyRecord), so an update of a
+ * record holding a large set does not read the set.
+ */
 export function mergedView(e: Entry | undefined, fields: Record<string, unknown>): Record<string, unknown> {
-  return { ...(e && !isHidden(e) ? readEntry(e) : {}), ...fields };
+  return e && !isHidden(e) ? Object.assign(lazyRecord(e), fields) : { ...fields };
+}
+
+/**
+ * What an update (a set op, local or a peer's) is validated as: the fields
+ * it sets, under the record's type (its type field, unless the update sets
+ * it), checked with skipMissingProperties as a PATCH body is. Not the record
+ * with the update merged in: that cost every set the record's size (a
+ * schema that checks a set of 100,000 elements read and checked it for each
+ * update of another field, docs/security.md), and judged an update by fields
+ * it does not touch.
+ */
+export function updateView(e: Entry | undefined, fields: Record<string, unknown>, typeField: string): Record<string, unknown> {
+  if (Object.hasOwn(fields, typeField) || !e || isHidden(e)) return fields;
+  const f = keyedGet(e.fields, typeField);
+  return f ? { [typeField]: readField(f), ...fields } : fields;
 }

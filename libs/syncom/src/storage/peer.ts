@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { applyOp, type ApplyResult, type Entry, isEntry, isTag, newestTs, readEntry, stampOfTag } from '../crdt';
+import { applyOp, type ApplyResult, type Entry, isEntry, isTag, newestTs, stampOfTag } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { classifyOp } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
@@ -9,6 +9,7 @@ import { heldVersion } from './held-version';
 import type { StorageHooks } from './options';
 import { partsOf, type StorageParts } from './parts';
 import type { Storage } from './storage';
+import { updateView } from './local-ops';
 
 /** The counts of one page applied (the `sync` event's fields). */
 export interface ApplyCounts {
@@ -157,7 +158,7 @@ function validatorSays(storage: StorageParts, op: Op, entry: Entry | undefined):
   if (!schema || isScrubbed(op)) return undefined;
   if (op.type === 'write') { const r = schema.validateWrite(op.data ?? {}); return r.ok ? undefined : r.errors; }
   if (op.type === 'set') {
-    const r = schema.validateUpdate({ ...(entry ? readEntry(entry) : {}), ...op.data });
+    const r = schema.validateUpdate(updateView(entry, op.data ?? {}, schema.typeField));
     return r.ok ? undefined : r.errors;
   }
   return undefined;

@@ -5,7 +5,7 @@ import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
 import type { SyncManager } from '../sync/manager';
 import {
-  addBody, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite,
+  addBody, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite, updateView,
 } from './local-ops';
 import { makeOwnOp, type OwnOpBody } from './make-op';
 import type { ListedRecord, RecordMeta, WriteOptions } from './options';
@@ -222,9 +222,10 @@ export class Storage {
     return r.data === data ? data : (JSON.parse(JSON.stringify(r.data)) as Record<string, unknown>);
   }
 
-  /** Validate the record as an update leaves it; without a schema no merged view is built. */
+  /** Validate an update by the fields it sets, under the record's type (updateView). */
   private validateUpdate(e: Entry | undefined, fields: Record<string, unknown>): void {
-    const r = this.parts.schema?.validateUpdate(mergedView(e, fields));
+    const schema = this.parts.schema;
+    const r = schema?.validateUpdate(updateView(e, fields, schema.typeField));
     if (r && !r.ok) throw new SyncomError('OP_INVALID', `the update is invalid: ${r.errors.join('; ')}`, { errors: r.errors });
   }
 

@@ -95,6 +95,28 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(await c.s.get('r')).toEqual({ $type: 'Note', title: 42 });
   });
 
+  it('GUAR-12 OPS-4: an update is judged by the fields it sets, under the record\'s type: a set the validator would refuse (adds are never validated) does not fail a later update of another field', async () => {
+    class Note { title?: string; tags?: number[] }
+    const { IsInt, IsOptional, IsString } = await import('class-validator');
+    IsString()(Note.prototype, 'title');
+    IsOptional()(Note.prototype, 'tags');
+    IsInt({ each: true })(Note.prototype, 'tags');
+    const a = await node();
+    const host = await node(1, { schema: { version: 1, types: { Note } } });
+    await a.s.set('r', { $type: 'Note', title: 't' });
+    await a.s.add('r', 'tags', ['x']);
+    await a.s.update('r', { title: 'u' });
+    await a.s.update('r', { title: 7 });
+    const errs = errors(host.s);
+    expect(await ship(a.s, host.s)).toMatchObject({ applied: 3, skipped: 1 });
+    expect(errs.map((e) => e.code)).toEqual(['OP_INVALID']);
+    expect(await host.s.get('r')).toEqual({ $type: 'Note', title: 'u', tags: ['x'] });
+    // update() here is judged the same way: its own fields, under the record's type.
+    await host.s.update('r', { title: 'v' });
+    await expect(host.s.update('r', { title: 8 })).rejects.toMatchObject({ code: 'OP_INVALID' });
+    expect((await host.s.get('r'))?.title).toBe('v');
+  });
+
   it('GUAR-13 GUAR-25: beforeApply false skips the op here and still logs it; it sees { op, peer }', async () => {
     const seen: unknown[] = [];
     const a = await node(1, { actor: 'alice' });
