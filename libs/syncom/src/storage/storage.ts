@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { applyOp, type Entry, isHidden, readEntry } from '../crdt';
+import { applyOp, type Entry, isHidden, lazyRecord, readEntry } from '../crdt';
 import { FLAG_SEALED } from '../op/pack';
 import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
@@ -235,7 +235,7 @@ export class Storage {
     if (!this.parts.scopes.scoped) return GLOBAL_SCOPE;
     if (body.type === 'write') return this.scopeFor(body.id, body.data ?? {});
     if (body.type === 'set') return this.scopeFor(body.id, mergedView(e, body.data ?? {}));
-    return this.parts.scopes.map.get(body.id) ?? (e && !isHidden(e) ? this.scopeFor(body.id, readEntry(e)) : '*');
+    return this.parts.scopes.map.get(body.id) ?? (e && !isHidden(e) ? this.scopeFor(body.id, lazyRecord(e)) : '*');
   }
 
   /**
