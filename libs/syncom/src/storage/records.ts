@@ -179,18 +179,20 @@ export class RecordStore {
         o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)}: ${unreadable} unreadable entries skipped`, { file: fileName(n), count: unreadable }));
       }
       const parts = new Map<string, number>();
+      const wholes = new Set<string>();
       for (const x of list) {
         if (isPart(x)) {
           parts.set(x.id, n);
           later.push(wholeOf(x));
           continue;
         }
+        wholes.add(x.id);
         const have = entries.get(x.id);
         entries.set(x.id, have ? joinEntries(have, x) : heldEntry(x));
       }
       // A file with an unreadable entry counts as stale: its next merge writes its readable entries anew
       // rather than carrying its text, and the unreadable one, on.
-      store.add({ n, ids: list.map((e) => e.id), weight: weightOf(list.length, (text as string).length), stale: unreadable > 0 ? 1 : 0, text: unreadable > 0 ? undefined : kept(text as string), ...(parts.size > 0 && { parts }) });
+      store.add({ n, ids: list.map((e) => e.id), weight: weightOf(list.length, (text as string).length), stale: unreadable > 0 ? 1 : 0, text: unreadable > 0 ? undefined : kept(text as string), ...(parts.size > 0 && { parts }) }, wholes);
       for (const id of parts.keys()) store.wholeAt.set(id, -1);
       store.next = Math.max(store.next, n + 1);
     }
@@ -248,17 +250,22 @@ export class RecordStore {
     await this.compact(current);
   }
 
-  /** Take a file written (or loaded, in number order): its ids are newest there; the files that held them before hold them stale. */
-  private add(file: RecordFile): void {
+  /**
+   * Take a file written (or loaded, in number order): its ids are newest
+   * there; the files that held them before hold them stale. An id it holds
+   * only a part of leaves the whole entry where it is (both are needed); a
+   * loaded file may hold an id both ways (a merge carried a whole entry and
+   * a part of it): `wholes` names the ids it holds whole.
+   */
+  private add(file: RecordFile, wholes?: ReadonlySet<string>): void {
     this.files.push(file);
     for (const id of file.ids) {
-      // A part leaves the whole entry where it is: both are needed.
       if (file.parts?.has(id)) {
         if (!this.wholeAt.has(id)) this.wholeAt.set(id, -1);
         const holders = this.partFiles.get(id);
-        if (holders) holders.push(file);
-        else this.partFiles.set(id, [file]);
-        continue;
+        if (!holders) this.partFiles.set(id, [file]);
+        else if (holders[holders.length - 1] !== file) holders.push(file);
+        if (!wholes?.has(id)) continue;
       }
       const before = this.newestFile(id);
       if (before === file) continue;

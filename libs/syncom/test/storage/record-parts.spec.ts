@@ -6,7 +6,7 @@ import type { Op } from '../../src/op/types';
 import { entryDigest } from '../../src/reconcile';
 import { RecordStore } from '../../src/storage/records';
 
-const RUNS = Number(process.env.FC_RUNS ?? 60);
+const RUNS = Number(process.env.FC_RUNS ?? 150);
 const onError = (e: Error) => { throw e; };
 
 /** Ids of records grown past 32 elements (written as parts after their first write), and of small ones. */
@@ -115,5 +115,36 @@ describe('record files holding parts of large records (model-based)', () => {
     const { entries } = await RecordStore.load({ backend, durable: false, onError });
     expect(entryDigest(entries.get('c') as Entry)).toBe(entryDigest(e as Entry));
     expect(readEntry(entries.get('c') as Entry)).toEqual({ n: 5100 });
+  });
+
+  it('GUAR-7: a merged file holding a record both whole and as a part, reloaded, keeps the whole entry through its next merge (a case the model found)', async () => {
+    const backend = createMemoryBackend();
+    let { store } = await RecordStore.load({ backend, durable: false, onError });
+    const current = new Map<string, Entry>();
+    let seq = 0;
+    const write = async (id: string, body: Partial<Op>) => {
+      seq++;
+      current.set(id, applyOp(current.get(id), { origin: 'A', seq, ts: seq, id, ...body } as Op).entry as Entry);
+    };
+    const tags = (n: number, from: number) => ({ type: 'add', key: 'tags', value: Array.from({ length: n }, (_, i) => `e${from + i}`) }) as Partial<Op>;
+    await write('big', tags(40, 0));
+    await store.write([current.get('big') as Entry], current);
+    await write('big', tags(1, 100));
+    await write('z', { type: 'write', data: { n: 0 } });
+    await store.write([current.get('big') as Entry, current.get('z') as Entry], current);
+    // Fourteen more files of one small record: the sixteen merge into one holding big whole and as a part.
+    for (let i = 0; i < 14; i++) {
+      await write('f', { type: 'write', data: { n: i } });
+      await store.write([current.get('f') as Entry], current);
+    }
+    store = (await RecordStore.load({ backend, durable: false, onError })).store;
+    // z written again: the merged file goes stale, and its next merge must keep big whole.
+    for (let i = 0; i < 15; i++) {
+      await write('z', { type: 'write', data: { n: i + 1 } });
+      await store.write([current.get('z') as Entry], current);
+    }
+    const { entries } = await RecordStore.load({ backend, durable: false, onError });
+    expect((readEntry(entries.get('big') as Entry).tags as unknown[]).length).toBe(41);
+    expect(entryDigest(entries.get('big') as Entry)).toBe(entryDigest(current.get('big') as Entry));
   });
 });
