@@ -206,6 +206,15 @@ export class SortedMap<V> {
     return `{${out.join(',')}}`;
   }
 
+  /** jsonText's pieces pushed to `out`, in order (their join is jsonText): a digest hashes them one after another, with no joined copy. */
+  jsonParts(valueText: (v: V) => string, cache: WeakMap<object, string>, out: string[]): void {
+    const leaves: string[] = [];
+    leafTexts(this.root, valueText, cache, leaves);
+    out.push('{');
+    for (let i = 0; i < leaves.length; i++) out.push(i === 0 ? leaves[i] : `,${leaves[i]}`);
+    out.push('}');
+  }
+
   /** The map as a plain object (null prototype: a `__proto__` key stays a key), for JSON. */
   toJSON(): Record<string, V> {
     const out: Record<string, V> = Object.create(null);
