@@ -1,6 +1,9 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
-import { type Entry, entriesText, entryDelta, entryText, heldEntry, isEntry, isLargeEntry, joinEntries } from '../crdt';
+import { type Entry, entryDelta, heldEntry, isLargeEntry, joinEntries } from '../crdt';
+import { asPart, isPart, parseRecordFile, type PartEntry, plainCipher, type RecordCipher, wholeOf } from './record-file';
+
+export type { RecordCipher } from './record-file';
 
 export const RECORDS_DIR = 'records';
 /**
@@ -38,29 +41,6 @@ interface RecordFile {
   parts?: Map<string, number>;
 }
 
-/** A record file's element holding a part of an entry (see RecordStore.write), not a whole one. */
-type PartEntry = Entry & { part: true };
-
-/**
- * `part` marked for the record file, `of` (the whole entry it was cut from)
- * beside it, not enumerable: JSON and the cipher write the part alone.
- */
-function asPart(part: Entry, of: Entry): PartEntry & { of: Entry } {
-  const out = part as PartEntry & { of: Entry };
-  out.part = true;
-  Object.defineProperty(out, 'of', { value: of, enumerable: false });
-  return out;
-}
-
-/** Whether a record file's entry is a part (asPart). */
-const isPart = (e: Entry): e is PartEntry => (e as Partial<PartEntry>).part === true;
-
-/** A part read back, as the entry it is: the mark dropped (reads and digests never see it). */
-function wholeOf(e: PartEntry): Entry {
-  const { part: _, ...entry } = e;
-  return entry;
-}
-
 /** What a large entry was last written as: the entry, and the text written for it whole, and as parts since. */
 interface Written {
   entry: Entry;
@@ -70,16 +50,6 @@ interface Written {
 
 /** A file's text to keep in memory, if it is small enough. */
 const kept = (text: string): string | undefined => (text.length <= KEEP_TEXT_MAX ? text : undefined);
-
-/** How record files hold sealed records (GUAR-19); without one, every entry is plain JSON. */
-export interface RecordCipher {
-  /** The JSON text of a record file holding `entries`. */
-  text(entries: readonly Entry[]): string;
-  /** The JSON text of each entry, as text() would hold it (sealed ones under one content key). */
-  texts(entries: readonly Entry[]): string[];
-  /** One element of a record file: the entry in it and whether it was sealed; undefined when it cannot be opened. */
-  open(x: unknown): { entry: unknown; sealed: boolean } | undefined;
-}
 
 /** RecordStore.load()'s options. */
 export interface RecordStoreOptions {
@@ -99,8 +69,6 @@ export interface RecordStoreOptions {
    */
   recycle?: boolean;
 }
-
-const plain: RecordCipher = { text: entriesText, texts: (entries) => entries.map(entryText), open: (x) => ({ entry: x, sealed: false }) };
 
 const levelOf = (weight: number) => Math.floor(Math.log(Math.max(1, weight)) / Math.log(FAN));
 /**
@@ -151,7 +119,7 @@ export class RecordStore {
   private constructor(o: RecordStoreOptions) {
     this.backend = o.backend;
     this.durable = o.durable;
-    this.cipher = o.cipher ?? plain;
+    this.cipher = o.cipher ?? plainCipher;
     this.recycle = o.recycle === true;
   }
 
@@ -415,40 +383,4 @@ export class RecordStore {
     // Recycled: the next record files are written into these rather than into new ones (see the fs backend).
     for (const f of files) await this.backend.remove(fileName(f.n), { recycle: this.recycle });
   }
-}
-
-/**
- * A record file's entries, sealed ones opened (their ids added to `sealed`),
- * and how many of its elements are no entry or cannot be opened: one bad
- * entry costs that record, not the file's others, whose ops the log counts as
- * recorded and would not replay. Undefined when the file is not a JSON array
- * at all (a torn write).
- */
-function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): { list: Entry[]; unreadable: number } | undefined {
-  if (text === undefined) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(raw)) return undefined;
-  const list: Entry[] = [];
-  let unreadable = 0;
-  for (const x of raw) {
-    let o: ReturnType<RecordCipher['open']>;
-    try {
-      o = cipher.open(x);
-    } catch {
-      o = undefined;
-    }
-    const entry = o?.entry as Entry | undefined;
-    if (!o || !entry || !isEntry(entry, entry.id)) {
-      unreadable++;
-      continue;
-    }
-    if (o.sealed) sealed.add(entry.id);
-    list.push(entry);
-  }
-  return { list, unreadable };
 }
