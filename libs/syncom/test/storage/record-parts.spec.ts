@@ -4,9 +4,12 @@ import { applyOp, type Entry, keyedGet, readEntry } from '../../src/crdt';
 import { tagList } from '../../src/crdt/tags';
 import type { Op } from '../../src/op/types';
 import { entryDigest } from '../../src/reconcile';
-import { RecordStore } from '../../src/storage/records';
+import { type RecordCipher, RecordStore } from '../../src/storage/records';
+import { generateSealingKeys } from '../../src/op';
+import { createRecordCipher } from '../../src/sealed/record-cipher';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 
-const RUNS = Number(process.env.FC_RUNS ?? 150);
+const RUNS = Number(process.env.FC_RUNS ?? 100);
 const onError = (e: Error) => { throw e; };
 
 /** Ids of records grown past 32 elements (written as parts after their first write), and of small ones. */
@@ -29,12 +32,23 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant<'purge'>('purge'), id: fc.constantFrom(...LARGE, ...SMALL_IDS) }) },
 );
 
+/** Ids sealed in the sealed form of the model: a large record and a small one. */
+const SEALED = new Set(['L1', 's1']);
+
+/** The record cipher of a node holding SEALED sealed (GUAR-19). */
+async function sealingCipher(): Promise<RecordCipher> {
+  const { publicPem, privatePem } = await generateSealingKeys();
+  return createRecordCipher({ sealPublic: createPublicKey(publicPem), sealPrivate: createPrivateKey(privatePem) }, (id) => SEALED.has(id));
+}
+
 describe('record files holding parts of large records (model-based)', () => {
-  it('GUAR-7 GUAR-20 LOG-1 KIND-5 RESET-1: batches of ops on large and small records, merges, purges and reloads: every load gives back each record as it stands', async () => {
+  it.each([false, true])('GUAR-7 GUAR-19 GUAR-20 LOG-1 KIND-5 RESET-1: batches of ops on large and small records, merges, purges and reloads: every load gives back each record as it stands (sealed %s)', async (sealed) => {
+    const cipher = sealed ? await sealingCipher() : undefined;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 40, maxLength: 140 }), async (steps) => {
         const backend = createMemoryBackend();
-        let store = (await RecordStore.load({ backend, durable: false, onError })).store;
+        const load = () => RecordStore.load({ backend, durable: false, onError, ...(cipher && { cipher }) });
+        let store = (await load()).store;
         const current = new Map<string, Entry>();
         let seq = 0;
         const apply = (id: string, body: Partial<Op>) => {
@@ -53,7 +67,12 @@ describe('record files holding parts of large records (model-based)', () => {
         for (const id of LARGE) grow(id, 300, 0);
         await store.write(LARGE.map((id) => current.get(id) as Entry), current);
         const check = async () => {
-          const { entries } = await RecordStore.load({ backend, durable: false, onError });
+          const { entries } = await load();
+          // A sealed record, whole or a part, is a box in every file: nothing of it in clear.
+          for (const [p, text] of backend.files()) {
+            if (!p.startsWith('records/') || !cipher) continue;
+            for (const x of JSON.parse(text) as { id: string }[]) if (SEALED.has(x.id)) expect(Object.keys(x).sort()).toEqual(['id', 'sealed']);
+          }
           expect([...entries.keys()].sort()).toEqual([...current.keys()].sort());
           for (const [id, e] of current) {
             const got = entries.get(id) as Entry;
@@ -64,7 +83,7 @@ describe('record files holding parts of large records (model-based)', () => {
         for (const s of steps) {
           if (s.kind === 'reload') {
             await check();
-            store = (await RecordStore.load({ backend, durable: false, onError })).store;
+            store = (await load()).store;
             continue;
           }
           if (s.kind === 'purge') {
@@ -86,7 +105,8 @@ describe('record files holding parts of large records (model-based)', () => {
         }
         await check();
       }),
-      { numRuns: RUNS },
+      // Sealed: each file written boxes its sealed entries under a new content key, and each load opens them (RSA).
+      { numRuns: sealed ? Math.ceil(RUNS / 3) : RUNS },
     );
   });
 
