@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { applyOp, type Entry, isHidden, lazyRecord, readEntry } from '../crdt';
+import { applyOp, type Entry, isHidden, lazyRecord } from '../crdt';
 import { FLAG_SEALED } from '../op/pack';
 import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
@@ -84,7 +84,8 @@ export class Storage {
   /** update() that returns the fields' previous values. */
   async swap(id: string, fields: Record<string, unknown>, options?: WriteOptions): Promise<Record<string, unknown>> {
     const before = this.parts.committer.current(id);
-    const view = before && !isHidden(before) ? readEntry(before) : {};
+    // Only the fields the update names are read: a record holding a set of 100,000 is not read for them.
+    const view = before && !isHidden(before) ? lazyRecord(before) : {};
     const previous: Record<string, unknown> = {};
     for (const k of Object.keys(fields ?? {})) previous[k] = structuredClone(view[k]);
     await this.update(id, fields, options);
