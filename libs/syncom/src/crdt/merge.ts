@@ -2,7 +2,7 @@ import type { Stamp } from '../op/types';
 import type { Entry, Field } from './entry';
 import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedSize, keyedWith } from './keyed';
 import { SortedMap } from './sorted-map';
-import { joinField, pruneField } from './fields';
+import { joinField, pruneField, pruneSortedFields } from './fields';
 import { compareStamps, maxStamp } from './stamp';
 
 /**
@@ -27,6 +27,7 @@ export function prunedAfter(before: Entry | undefined, after: Entry): Entry {
 /** Every field pruned to what is not older than `reset`; the same map when nothing was. */
 export function prunedFields(fields: Keyed<Field>, reset: Stamp | undefined): Keyed<Field> {
   if (!reset) return fields;
+  if (fields instanceof SortedMap) return pruneSortedFields(fields, reset);
   const all = keyedEntries(fields);
   // Most entries have nothing to prune (a peer's page, a record file): no copy is made for them.
   const at = all.findIndex(([, f]) => pruneField(f, reset) !== f);

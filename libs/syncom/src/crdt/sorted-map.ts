@@ -62,6 +62,57 @@ function put<V>(node: Node<V>, key: string, val: V, added: { yes: boolean }): No
   return made(spliced(node.keys, i, 1, kids.map((k) => k.keys[0])), spliced(node.kids, i, 1, kids), true);
 }
 
+/** `node` without `key`: the same node when it has no such key, null when it held nothing else. */
+function remove<V>(node: Node<V>, key: string): Node<V> | null {
+  if (!isInner(node)) {
+    const i = lowerBound(node.keys, key);
+    if (node.keys[i] !== key) return node;
+    if (node.keys.length === 1) return null;
+    return { keys: spliced(node.keys, i, 1, []), vals: spliced(node.vals, i, 1, []) };
+  }
+  const i = kidFor(node.keys, key);
+  const kid = remove(node.kids[i], key);
+  if (kid === node.kids[i]) return node;
+  if (kid === null) return node.kids.length === 1 ? null : { keys: spliced(node.keys, i, 1, []), kids: spliced(node.kids, i, 1, []) };
+  return { keys: spliced(node.keys, i, 1, [kid.keys[0]]), kids: spliced(node.kids, i, 1, [kid]) };
+}
+
+/** How `least` and `visitOlder` measure a map's entries: a stamp of each, and the older of two. */
+export interface Measure<V, M> {
+  of(key: string, val: V): M;
+  older(a: M, b: M): boolean;
+  /** Each node's least measure, kept: nodes never change, so a version a few changes away measures a few paths. */
+  cache: WeakMap<object, M | null>;
+}
+
+/** The least measure under a node (null for an empty leaf), kept per node. */
+function leastOf<V, M>(node: Node<V>, m: Measure<V, M>): M | null {
+  const kept = m.cache.get(node);
+  if (kept !== undefined) return kept;
+  let least: M | null = null;
+  if (isInner(node)) {
+    for (const kid of node.kids) {
+      const x = leastOf(kid, m);
+      if (x !== null && (least === null || m.older(x, least))) least = x;
+    }
+  } else {
+    for (let i = 0; i < node.keys.length; i++) {
+      const x = m.of(node.keys[i], node.vals[i]);
+      if (least === null || m.older(x, least)) least = x;
+    }
+  }
+  m.cache.set(node, least);
+  return least;
+}
+
+/** Each entry under `node` whose measure is older than `than`, subtrees with nothing older skipped. */
+function older<V, M>(node: Node<V>, than: M, m: Measure<V, M>, fn: (key: string, val: V) => void): void {
+  const least = leastOf(node, m);
+  if (least === null || !m.older(least, than)) return;
+  if (isInner(node)) for (const kid of node.kids) older(kid, than, m, fn);
+  else for (let i = 0; i < node.keys.length; i++) if (m.older(m.of(node.keys[i], node.vals[i]), than)) fn(node.keys[i], node.vals[i]);
+}
+
 function each<V>(node: Node<V>, fn: (key: string, val: V) => void): void {
   if (isInner(node)) for (const kid of node.kids) each(kid, fn);
   else for (let i = 0; i < node.keys.length; i++) fn(node.keys[i], node.vals[i]);
@@ -185,6 +236,27 @@ export class SortedMap<V> {
     const out: [string, V][] = [];
     const ok = changed(older.root, heightOf(older.root), this.root, heightOf(this.root), older, { left: limit }, out);
     return ok ? out : undefined;
+  }
+
+  /** A map without `key`; this one is unchanged (the same map when it has no such key). */
+  delete(key: string): SortedMap<V> {
+    const root = remove(this.root, key);
+    if (root === this.root) return this;
+    return new SortedMap(this.size - 1, root ?? { keys: [], vals: [] });
+  }
+
+  /** The least measure of the map's entries (null when empty): a few paths past a version measured before. */
+  least<M>(m: Measure<V, M>): M | null {
+    return leastOf(this.root, m);
+  }
+
+  /**
+   * Each entry whose measure is older than `than`, in key order; a subtree
+   * whose least measure is not older is skipped: a reset that drops a few
+   * elements of a set of 100,000 visits the paths to them, not the set.
+   */
+  visitOlder<M>(than: M, m: Measure<V, M>, fn: (key: string, val: V) => void): void {
+    older(this.root, than, m, fn);
   }
 
   /** The entries in key order. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { applyOp, type Entry, entriesText, joinEntries, keyedGet, readEntry, SortedMap } from '../../src/crdt';
 import { SMALL } from '../../src/crdt/keyed';
+import { prunedFields } from '../../src/crdt/merge';
 import { deliver } from './interleave';
 import { applyAll, build, history, plain } from './large-history';
 import type { Op } from '../../src/op/types';
@@ -29,6 +30,31 @@ describe('SortedMap (model-based)', () => {
         for (const [old, had] of versions) expect(old.entries()).toEqual(had);
         for (const [k, v] of sorted) expect(map.get(k)).toBe(v);
         expect(map.get('\u{10ffff}missing')).toBeUndefined();
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('delete() and the least measure read as a Map would, and a visit of the entries older than a bound finds exactly those', () => {
+    const step = fc.tuple(fc.boolean(), fc.string({ maxLength: 3 }), fc.integer({ min: 0, max: 1000 }));
+    const m = { of: (_k: string, v: number) => v, older: (a: number, b: number) => a < b, cache: new WeakMap<object, number | null>() };
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 300 }), fc.integer({ min: 0, max: 1001 }), (steps, bound) => {
+        const model = new Map<string, number>();
+        let map = SortedMap.ofSorted<number>([]);
+        for (const [del, k, v] of steps) {
+          const before = map;
+          if (del) { map = map.delete(k); model.delete(k); } else { map = map.set(k, v); model.set(k, v); }
+          if (del && !before.entries().some(([x]) => x === k)) expect(map).toBe(before);
+          const least = model.size === 0 ? null : Math.min(...model.values());
+          expect(map.least(m)).toBe(least);
+        }
+        const sorted = [...model].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+        expect(map.entries()).toEqual(sorted);
+        expect(map.size).toBe(model.size);
+        const seen: [string, number][] = [];
+        map.visitOlder(bound, m, (k, v) => seen.push([k, v]));
+        expect(seen).toEqual(sorted.filter(([, v]) => v < bound));
       }),
       { numRuns: RUNS },
     );
@@ -76,6 +102,24 @@ describe(`fields past ${SMALL} keys (property)`, () => {
         for (const joined of [joinEntries(left, right), joinEntries(right, left), joinEntries(plain(left), right), joinEntries(left, plain(right))]) {
           expect(readEntry(joined)).toEqual(readEntry(all));
           expect(entryDigest(joined)).toBe(entryDigest(all));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('RESET-1 RESET-3: a reset prunes a large map through the stamps its nodes keep to what a walk of its plain copy keeps, at any stamp', () => {
+    const stamp = fc.tuple(fc.integer({ min: 0, max: 3100 }), fc.constantFrom('A', 'B', 'C', 'AA', ''));
+    fc.assert(
+      fc.property(history, order, fc.array(stamp, { minLength: 1, maxLength: 4 }), (per, p1, resets) => {
+        const one = applyAll(deliver(build(per), p1));
+        if (!one) return;
+        for (const [ts, origin] of resets) {
+          const reset: [number, string] = [ts, origin || 'A'];
+          const sorted = { id: 'r', latest: one.latest, fields: prunedFields(one.fields, reset) } as Entry;
+          const walked = { id: 'r', latest: one.latest, fields: prunedFields(plain(one).fields, reset) } as Entry;
+          expect(readEntry(sorted)).toEqual(readEntry(walked));
+          expect(entryDigest(sorted)).toBe(entryDigest(walked));
         }
       }),
       { numRuns: RUNS },
