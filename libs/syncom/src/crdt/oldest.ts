@@ -1,7 +1,7 @@
 import type { Field } from './entry';
 import { keyedEntries, keyedValues } from './keyed';
 import { stampOfTag } from './stamp';
-import { elementTags } from './tags';
+import { tagCount, TagSet } from './tags';
 
 /**
  * A lower bound of the ts of every piece a counter or set holds (a slot, a
@@ -18,9 +18,12 @@ function walk(f: Field): number {
   if (f.k === 'c') for (const [, slot] of keyedEntries(f.by)) min = Math.min(min, slot[1]);
   else if (f.k === 's') {
     for (const e of keyedValues(f.el)) {
-      const tags = elementTags(e);
-      if (tags.length === 0) return -Infinity;
-      for (const t of tags) min = Math.min(min, stampOfTag(t)[0]);
+      if (tagCount(e.add) + tagCount(e.rem) === 0) return -Infinity;
+      for (const tags of [e.add, e.rem]) {
+        // A TagSet keeps its oldest stamp in its nodes: an element added 20,000 times is not walked.
+        if (tags instanceof TagSet) min = Math.min(min, tags.oldest()?.[0] ?? Infinity);
+        else for (const t of tags) min = Math.min(min, stampOfTag(t)[0]);
+      }
     }
   }
   return min === Infinity ? -Infinity : min;

@@ -1,7 +1,12 @@
-import { lowerBound, SortedMap } from './sorted-map';
+import type { Stamp } from '../op/types';
+import { lowerBound, type Measure, SortedMap } from './sorted-map';
+import { compareStamps, stampOfTag } from './stamp';
 
 /** Tags a list may hold and stay an array: past it an insert would copy more than a TagSet's change. */
 const SMALL_TAGS = 32;
+
+/** Tags by the stamps they name, the oldest kept per node of a TagSet. */
+const TAG_STAMPS: Measure<1, Stamp> = { of: (tag) => stampOfTag(tag), older: (a, b) => compareStamps(a, b) < 0, cache: new WeakMap() };
 
 /**
  * A set element's add or remove tags past SMALL_TAGS: a persistent sorted
@@ -36,6 +41,27 @@ export class TagSet {
   /** The tags of this set that `older` (a set this one was made from by with()) lacks; undefined past `limit` looked at. */
   addedSince(older: TagSet, limit: number): string[] | undefined {
     return this.map.changedSince(older.map, limit)?.map((e) => e[0]);
+  }
+
+  /** The oldest stamp a tag names (null when empty): a few paths past a set measured before. */
+  oldest(): Stamp | null {
+    return this.map.least(TAG_STAMPS);
+  }
+
+  /**
+   * The set without its tags older than `reset`, visiting only the paths to
+   * them: an element added 20,000 times loses the few a reset drops without
+   * a walk of the 20,000. This set when none is older; a sorted array when
+   * SMALL_TAGS or fewer are left.
+   */
+  withoutOlder(reset: Stamp): Tags {
+    let map = this.map;
+    this.map.visitOlder(reset, TAG_STAMPS, (tag) => { map = map.delete(tag); });
+    if (map === this.map) return this;
+    if (map.size > SMALL_TAGS) return new TagSet(map);
+    const list = map.entries().map((e) => e[0]);
+    sortedLists.add(list);
+    return list;
   }
 
   /** The tags in order. */

@@ -176,6 +176,21 @@ describe('hostile: the cost of an op on a large record', () => {
     await closeAll(h.s, writer);
   });
 
+  it('RESET-1 KIND-5 GUAR-3: 400 writes, each dropping the oldest tag of one element added 40,000 times, cost a bounded CPU time', async () => {
+    const { h, writer, ctx } = await setup();
+    const t0 = Date.now() - 600_000;
+    const z = stream('z', t0);
+    const adds = Array.from({ length: 40_000 }, (_, i) => z({ type: 'add', id: 'q', key: 'tags', value: ['same'] }, t0 + 1000 + i));
+    expect(await push(h.unit, ctx, adds)).toMatchObject({ applied: 40_000 });
+    const writes = Array.from({ length: 400 }, (_, i) => z({ type: 'write', id: 'q', data: { n: i } }, t0 + 1001 + i));
+    // Before, each write filtered the element's 40,000 tags and rebuilt their set.
+    const { value, ms } = await cpuMs(() => push(h.unit, ctx, writes));
+    expect(value).toMatchObject({ applied: 400 });
+    expect(ms).toBeLessThan(CPU_BOUND_MS);
+    expect(await h.s.get('q')).toEqual({ n: 399, tags: ['same'] });
+    await closeAll(h.s, writer);
+  });
+
   it('KIND-2 GUAR-3: 400 one-field updates of a record of 50,000 fields cost a bounded CPU time', async () => {
     const { h, writer, ctx, op } = await setup();
     const data = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`f${i}`, i]));
