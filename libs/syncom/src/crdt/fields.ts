@@ -23,15 +23,21 @@ export function keepTags(tags: Tags, reset: Stamp): Tags {
   return filterTags(tags, (t) => !isOlder(stampOfTag(t), reset));
 }
 
+/** A set element with its tags older than `reset` dropped: itself when none is, undefined when none is left. */
+function keptElement(e: SetElement, reset: Stamp): SetElement | undefined {
+  const add = keepTags(e.add, reset);
+  const rem = keepTags(e.rem, reset);
+  if (tagCount(add) === 0 && tagCount(rem) === 0) return undefined;
+  return add === e.add && rem === e.rem ? e : { add, rem };
+}
+
 function pruneSet(f: SetField, reset: Stamp): SetField | undefined {
   const el: [string, SetElement][] = [];
   let same = true;
   for (const [text, e] of keyedEntries(f.el)) {
-    const add = keepTags(e.add, reset);
-    const rem = keepTags(e.rem, reset);
-    if (tagCount(add) === 0 && tagCount(rem) === 0) { same = false; continue; }
-    if (add !== e.add || rem !== e.rem) same = false;
-    el.push([text, add === e.add && rem === e.rem ? e : { add, rem }]);
+    const kept = keptElement(e, reset);
+    if (kept !== e) same = false;
+    if (kept) el.push([text, kept]);
   }
   if (el.length === 0) return undefined;
   return same ? f : { k: 's', el: keyedOf(el) };
@@ -54,7 +60,7 @@ export function slotOrigin(key: string): string {
 
 function pruneCounter(f: CounterField, reset: Stamp): CounterField | undefined {
   const all = keyedEntries(f.by);
-  const by = all.filter(([key, slot]) => !isOlder([slot[1], slotOrigin(key)], reset));
+  const by = all.filter(([key, slot]) => !isOlder(SLOT_STAMPS.of(key, slot), reset));
   if (by.length === 0) return undefined;
   return by.length === all.length ? f : { k: 'c', by: keyedOf(by) };
 }
@@ -65,17 +71,16 @@ const olderStamp = (a: Stamp, b: Stamp) => compareStamps(a, b) < 0;
 /** What a set element holds no content at: older than every stamp, so any reset drops it. */
 const EMPTY_STAMP: Stamp = [-Infinity, ''];
 
-/** A set element's oldest tag (add or remove), by stamp. */
+/** The oldest of some stamps; null for none. */
+const oldestOf = (stamps: Iterable<Stamp | null>): Stamp | null => {
+  let least: Stamp | null = null;
+  for (const s of stamps) if (s !== null && (least === null || olderStamp(s, least))) least = s;
+  return least;
+};
+
+/** A set element's oldest tag (add or remove), by stamp: a TagSet's kept in its nodes, not walked. */
 const ELEMENT_STAMPS: Measure<SetElement, Stamp> = {
-  of: (_text, e) => {
-    let least: Stamp | null = null;
-    for (const tags of [e.add, e.rem]) {
-      // A TagSet's oldest is kept in its nodes: an element added 20,000 times is not walked for it.
-      const s = tags instanceof TagSet ? tags.oldest() : tags.reduce<Stamp | null>((l, t) => (l === null || olderStamp(stampOfTag(t), l) ? stampOfTag(t) : l), null);
-      if (s !== null && (least === null || olderStamp(s, least))) least = s;
-    }
-    return least ?? EMPTY_STAMP;
-  },
+  of: (_text, e) => oldestOf([e.add, e.rem].map((tags) => (tags instanceof TagSet ? tags.oldest() : oldestOf(tags.map(stampOfTag))))) ?? EMPTY_STAMP,
   older: olderStamp,
   cache: new WeakMap(),
 };
@@ -105,17 +110,14 @@ function pruneSorted<V>(map: SortedMap<V>, reset: Stamp, measure: Measure<V, Sta
   return out.size <= SMALL ? Object.fromEntries(out.entries()) : out;
 }
 
-/** A field's oldest content by stamp: a register's own, a large map's kept in its nodes, a small one's walked. */
+/** A map's oldest entry by `measure`: a sorted map's kept in its nodes, a plain one's (32 keys at most) walked. */
+const oldestIn = <V>(m: Keyed<V>, measure: Measure<V, Stamp>): Stamp | null =>
+  m instanceof SortedMap ? m.least(measure) : oldestOf(keyedEntries(m).map(([k, v]) => measure.of(k, v)));
+
+/** A field's oldest content by stamp: a register's own, else its map's. */
 export function oldestStamp(f: Field): Stamp {
   if (f.k === 'r') return f.s;
-  if (f.k === 's') return (f.el instanceof SortedMap ? f.el.least(ELEMENT_STAMPS) : keyedEntries(f.el).reduce<Stamp | null>((least, [t, e]) => {
-    const s = ELEMENT_STAMPS.of(t, e);
-    return least === null || olderStamp(s, least) ? s : least;
-  }, null)) ?? EMPTY_STAMP;
-  return (f.by instanceof SortedMap ? f.by.least(SLOT_STAMPS) : keyedEntries(f.by).reduce<Stamp | null>((least, [k, slot]) => {
-    const s = SLOT_STAMPS.of(k, slot);
-    return least === null || olderStamp(s, least) ? s : least;
-  }, null)) ?? EMPTY_STAMP;
+  return (f.k === 's' ? oldestIn(f.el, ELEMENT_STAMPS) : oldestIn(f.by, SLOT_STAMPS)) ?? EMPTY_STAMP;
 }
 
 /** A record's fields by their oldest content (oldestStamp): what a reset of a record of many fields walks by. */
@@ -133,11 +135,7 @@ export function pruneSortedFields(fields: SortedMap<Field>, reset: Stamp): Keyed
 export function pruneField(f: Field, reset: Stamp): Field | undefined {
   if (f.k === 'r') return isOlder(f.s, reset) ? undefined : f;
   if (f.k === 's' && f.el instanceof SortedMap) {
-    const el = pruneSorted(f.el, reset, ELEMENT_STAMPS, (_text, e) => {
-      const add = keepTags(e.add, reset);
-      const rem = keepTags(e.rem, reset);
-      return tagCount(add) === 0 && tagCount(rem) === 0 ? undefined : { add, rem };
-    });
+    const el = pruneSorted(f.el, reset, ELEMENT_STAMPS, (_text, e) => keptElement(e, reset));
     return el === f.el ? f : el && { k: 's', el };
   }
   if (f.k === 'c' && f.by instanceof SortedMap) {
