@@ -77,6 +77,17 @@ function remove<V>(node: Node<V>, key: string): Node<V> | null {
   return { keys: spliced(node.keys, i, 1, [kid.keys[0]]), kids: spliced(node.kids, i, 1, [kid]) };
 }
 
+/**
+ * Something kept beside a map and changed with it, such as the trie a
+ * record's digest is taken over (reconcile/digest-trie.ts): the maps set()
+ * and delete() make carry it on, changed by the same key, so it is built
+ * once per map and then costs each change a path, not the map.
+ */
+export interface Follower<V> {
+  set(key: string, val: V): Follower<V>;
+  delete(key: string): Follower<V>;
+}
+
 /** How `least` and `visitOlder` measure a map's entries: a stamp of each, and the older of two. */
 export interface Measure<V, M> {
   of(key: string, val: V): M;
@@ -191,6 +202,7 @@ export class SortedMap<V> {
   private constructor(
     readonly size: number,
     private readonly root: Node<V>,
+    private follower?: Follower<V>,
   ) {}
 
   /**
@@ -221,7 +233,7 @@ export class SortedMap<V> {
     const added = { yes: false };
     const nodes = put(this.root, key, val, added);
     const root = nodes.length === 1 ? nodes[0] : { keys: nodes.map((n) => n.keys[0]), kids: nodes };
-    return new SortedMap(this.size + (added.yes ? 1 : 0), root);
+    return new SortedMap(this.size + (added.yes ? 1 : 0), root, this.follower?.set(key, val));
   }
 
   /**
@@ -242,7 +254,23 @@ export class SortedMap<V> {
   delete(key: string): SortedMap<V> {
     const root = remove(this.root, key);
     if (root === this.root) return this;
-    return new SortedMap(this.size - 1, root ?? { keys: [], vals: [] });
+    return new SortedMap(this.size - 1, root ?? { keys: [], vals: [] }, this.follower?.delete(key));
+  }
+
+  /**
+   * The follower kept beside this map, made by `make` from its keys and values (in key order) at
+   * the first ask; the maps set() and delete() make from this one carry it
+   * on, changed with them. One follower per map: every caller must make the
+   * same kind (a map is only ever one kind of field's).
+   */
+  follow<F extends Follower<V>>(make: (keys: string[], vals: V[]) => F): F {
+    if (!this.follower) {
+      const keys: string[] = [];
+      const vals: V[] = [];
+      each(this.root, (k, v) => { keys.push(k); vals.push(v); });
+      this.follower = make(keys, vals);
+    }
+    return this.follower as F;
   }
 
   /** The least measure of the map's entries (null when empty): a few paths past a version measured before. */
@@ -276,15 +304,6 @@ export class SortedMap<V> {
     const out: string[] = [];
     leafTexts(this.root, valueText, cache, out);
     return `{${out.join(',')}}`;
-  }
-
-  /** jsonText's pieces pushed to `out`, in order (their join is jsonText): a digest hashes them one after another, with no joined copy. */
-  jsonParts(valueText: (v: V) => string, cache: WeakMap<object, string>, out: string[]): void {
-    const leaves: string[] = [];
-    leafTexts(this.root, valueText, cache, leaves);
-    out.push('{');
-    for (let i = 0; i < leaves.length; i++) out.push(i === 0 ? leaves[i] : `,${leaves[i]}`);
-    out.push('}');
   }
 
   /** The map as a plain object (null prototype: a `__proto__` key stays a key), for JSON. */

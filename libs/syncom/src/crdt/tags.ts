@@ -1,5 +1,5 @@
 import type { Stamp } from '../op/types';
-import { lowerBound, type Measure, SortedMap } from './sorted-map';
+import { type Follower, lowerBound, type Measure, SortedMap } from './sorted-map';
 import { compareStamps, stampOfTag } from './stamp';
 
 /** Tags a list may hold and stay an array: past it an insert would copy more than a TagSet's change. */
@@ -62,6 +62,11 @@ export class TagSet {
     const list = map.entries().map((e) => e[0]);
     sortedLists.add(list);
     return list;
+  }
+
+  /** The follower kept beside the set's map (SortedMap.follow): with() and withoutOlder() carry it on. */
+  follow<F extends Follower<1>>(make: (tags: string[], ones: 1[]) => F): F {
+    return this.map.follow(make);
   }
 
   /** The tags in order. */

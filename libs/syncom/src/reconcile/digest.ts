@@ -1,92 +1,87 @@
 import type { Entry, Field, SetElement } from '../crdt/entry';
-import { holdsSorted, slotsText } from '../crdt/entry-text';
-import { keyedEntries, type Keyed, sortedEntries } from '../crdt/keyed';
+import { type Keyed, keyedSize, sortedEntries } from '../crdt/keyed';
 import { SortedMap } from '../crdt/sorted-map';
-import { tagList, type Tags } from '../crdt/tags';
+import { type Tags, TagSet } from '../crdt/tags';
 import { canonicalJson, canonicalPick } from '../op/canonical';
 import { platform } from '../platform';
+import { BUCKET, DigestTrie } from './digest-trie';
 import type { ReconcileItem } from './types';
 
-const sortedUnique = (tags: Tags) => [...new Set(tagList(tags))].sort();
-
 /**
- * A field with its set tags sorted: the order of tags means nothing to the
- * merge, and a peer's entry may carry them in any order (isEntry does not
- * ask), so two equal states must not digest apart over it.
+ * Keys past which a map of an entry (its fields, a set's elements, a
+ * counter's slots), or distinct tags past which an element's tag list, is
+ * digested as the root of its trie rather than as its text: one bucket's
+ * worth, so the trie of a large map always branches at its root.
  */
-function normalField(f: Field): Field {
-  if (f.k !== 's') return f;
-  // Null-prototype maps: a '__proto__' key stays a key, not a prototype.
-  const el: Record<string, { add: string[]; rem: string[] }> = Object.create(null);
-  for (const [text, e] of keyedEntries(f.el)) el[text] = { add: sortedUnique(e.add), rem: sortedUnique(e.rem) };
-  return { k: 's', el };
+export const LARGE = BUCKET;
+
+const json = (x: unknown) => JSON.stringify(x);
+/** The tags sorted, each once: the list itself when it already is (as a list this node built is), else a sorted copy. */
+function sortedUnique(tags: readonly string[]): readonly string[] {
+  let i = 1;
+  while (i < tags.length && tags[i - 1] < tags[i]) i++;
+  return i >= tags.length ? tags : [...new Set(tags)].sort();
 }
 
-const elementLeaves = new WeakMap<object, string>();
-const fieldLeaves = new WeakMap<object, string>();
-
-// Canonical texts, keys in code-unit order as canonicalJson sorts them ("add" < "rem", "by"/"el" < "k").
-const elementText = (e: SetElement) => `{"add":${JSON.stringify(sortedUnique(e.add))},"rem":${JSON.stringify(sortedUnique(e.rem))}}`;
-
-function fieldText(f: Field): string {
-  const out: string[] = [];
-  fieldParts(f, out);
-  return out.join('');
-}
-
-/** A field's canonical text, in pieces: a large set's element texts as its kept leaf texts. */
-function fieldParts(f: Field, out: string[]): void {
-  if (f.k === 'c' && f.by instanceof SortedMap) out.push(`{"by":${slotsText(f.by)},"k":"c"}`);
-  else if (f.k === 's' && f.el instanceof SortedMap) {
-    out.push('{"el":');
-    f.el.jsonParts(elementText, elementLeaves, out);
-    out.push(',"k":"s"}');
-  } else out.push(canonicalJson(normalField(f)));
-}
-
-function fieldsParts(fields: Keyed<Field>, out: string[]): void {
-  if (fields instanceof SortedMap) return fields.jsonParts(fieldText, fieldLeaves, out);
-  out.push('{');
-  sortedEntries(fields).forEach(([name, f], i) => {
-    out.push(`${i === 0 ? '' : ','}${JSON.stringify(name)}:`);
-    fieldParts(f, out);
-  });
-  out.push('}');
-}
+/** A large map's or tag list's form in the digested text: a JSON string no map or list can be, so the two forms never meet. */
+const trieForm = (t: { digest(): string }) => `"#${t.digest()}"`;
 
 /**
- * canonicalJson({ ...entry, fields: normalized }) of an entry holding a
- * sorted map, in pieces: the maps' texts from canonical texts kept per
- * leaf, so a reconcile after one op on a set of 100,000 elements digests the
- * leaf the op changed and hashes the rest one piece after another, with no
- * joined copy of the text (about 0.5 s before leaf texts were kept, 25 ms
- * before the pieces were hashed apart). The properties of
- * test/crdt/large-fields.spec.ts hold it equal to the plain form's digest.
+ * A map's form in the digested text: its canonical JSON (keys in code-unit
+ * order) while LARGE keys or fewer, else its trie's root. A sorted map keeps
+ * its trie beside it (SortedMap.follow), changed with each set() and
+ * delete(): a record digested again after one op on a set of 100,000
+ * elements hashes the path to that element's bucket, not the set. A plain
+ * map past LARGE (a peer's page, read whole) builds one.
  */
-function sortedEntryParts(entry: Entry): string[] {
-  const keys = Object.keys(entry).filter((k) => k !== 'fields').sort();
-  const inner = (names: string[]) => canonicalPick(entry, names).slice(1, -1);
-  const before = inner(keys.filter((k) => k < 'fields'));
-  const after = inner(keys.filter((k) => k > 'fields'));
-  const out = [before === '' ? '{"fields":' : `{${before},"fields":`];
-  fieldsParts(entry.fields, out);
-  out.push(after === '' ? '}' : `,${after}}`);
-  return out;
+function mapForm<V>(m: Keyed<V>, item: (key: string, val: V) => string): string {
+  if (keyedSize(m) <= LARGE) return `{${sortedEntries(m).map(([k, v]) => item(k, v)).join(',')}}`;
+  if (m instanceof SortedMap) return trieForm(m.follow((keys, vals) => DigestTrie.of(keys, vals, item)));
+  const entries = sortedEntries(m);
+  return trieForm(DigestTrie.of(entries.map((e) => e[0]), entries.map((e) => e[1]), item));
 }
 
+const tagItem = (tag: string) => json(tag);
+
+/** A tag list's form: sorted, each tag once (their order and repetition mean nothing to the merge); past LARGE, its trie's root. */
+function tagsForm(tags: Tags): string {
+  if (tags instanceof TagSet) return tags.size <= LARGE ? json(tags.list()) : trieForm(tags.follow((keys, vals) => DigestTrie.of(keys, vals, tagItem)));
+  if (tags.length === 0) return '[]';
+  if (tags.length === 1) return `[${json(tags[0])}]`;
+  const list = sortedUnique(tags);
+  return list.length <= LARGE ? json(list) : trieForm(DigestTrie.of(list, list, tagItem));
+}
+
+// Canonical texts, members in code-unit order as canonicalJson sorts them ("add" < "rem", "by"/"el" < "k").
+const elementItem = (text: string, e: SetElement) => `${json(text)}:{"add":${tagsForm(e.add)},"rem":${tagsForm(e.rem)}}`;
+const slotItem = (origin: string, slot: unknown) => `${json(origin)}:${canonicalJson(slot)}`;
+
+function fieldForm(f: Field): string {
+  if (f.k === 'c') return `{"by":${mapForm(f.by, slotItem)},"k":"c"}`;
+  if (f.k === 's') return `{"el":${mapForm(f.el, elementItem)},"k":"s"}`;
+  return canonicalJson(f);
+}
+
+const fieldItem = (name: string, f: Field) => `${json(name)}:${fieldForm(f)}`;
+
 /**
- * The digest of a record's merge state: SHA-256 of the canonical JSON of the
- * entry (set tags sorted), cut to 128 bits, base64url. Equal digests mean
- * replicas that need nothing from each other for this record.
+ * The digest of a record's merge state: SHA-256 of the entry's canonical
+ * JSON (set tags sorted, each once), each map or tag list past LARGE keys
+ * standing there as its trie's root (digest-trie.ts), cut to 128 bits,
+ * base64url. Equal digests mean replicas that need nothing from each other
+ * for this record. A record whose maps are all small digests as its
+ * canonical JSON alone.
  * @example
  * entryDigest(storage.replica.current(id)) // 'q3Vb…' (22 characters)
  */
 export function entryDigest(entry: Entry): string {
+  const keys = Object.keys(entry).filter((k) => k !== 'fields').sort();
+  const inner = (names: string[]) => canonicalPick(entry, names).slice(1, -1);
+  const before = inner(keys.filter((k) => k < 'fields'));
+  const after = inner(keys.filter((k) => k > 'fields'));
+  const text = `{${before}${before === '' ? '' : ','}"fields":${mapForm(entry.fields, fieldItem)}${after === '' ? '' : ','}${after}}`;
   const p = platform();
-  if (holdsSorted(entry)) return p.base64url(p.fromBase64url(p.sha256Parts(sortedEntryParts(entry))).subarray(0, 16));
-  const fields: Record<string, Field> = Object.create(null);
-  for (const [name, f] of keyedEntries(entry.fields)) fields[name] = normalField(f);
-  return p.base64url(p.sha256Bytes(p.utf8(canonicalJson({ ...entry, fields }))).subarray(0, 16));
+  return p.base64url(p.sha256Bytes(p.utf8(text)).subarray(0, 16));
 }
 
 /** A record as an item of its scope's set: keyed by (newest stamp's ts, id), with its entryDigest. */

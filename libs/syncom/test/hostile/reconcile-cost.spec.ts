@@ -5,6 +5,7 @@ import { packOps, signOp, type Op, type Storage } from '../../src';
 import type { HostUnit } from '../../src/link';
 import * as digest from '../../src/reconcile/digest';
 import * as fingerprint from '../../src/reconcile/fingerprint';
+import { platform } from '../../src/platform';
 import { createReconciler, type Message } from '../../src/reconcile';
 import { closeAll, hub } from '../sync/helpers';
 
@@ -30,6 +31,9 @@ class Peer {
   seq = 0;
   op(id: string, data: Record<string, unknown>): Op {
     return signOp({ origin: this.id, seq: ++this.seq, ts: Date.now(), type: 'write', id, data } as Op, this.key);
+  }
+  add(id: string, key: string, value: string[]): Op {
+    return signOp({ origin: this.id, seq: ++this.seq, ts: Date.now(), type: 'add', id, key, value } as Op, this.key);
   }
   hello() {
     return { node: this.id, vector: {}, epoch: 'e', schema: null, scopes: ['*'], token: 't' };
@@ -71,6 +75,42 @@ describe('hostile: a peer alternating pushes and reconcile starts does not make 
     } finally {
       digests.mockRestore();
       hashes.mockRestore();
+    }
+  }, 120_000);
+});
+
+describe('hostile: a peer alternating one add to a large set and a reconcile start does not make the host hash the set', () => {
+  it('GUAR-3 KIND-5: a set of 100,000 elements, 100 rounds of (push one add, reconcile start): each round hashes a few KB, not the set', async () => {
+    const host = await hub({}, { durable: false, sync: { signatures: false } });
+    const peer = new Peer();
+    const ctx = {};
+    await host.unit.call('hello', peer.hello(), ctx);
+    const big = Array.from({ length: 100_000 }, (_, i) => `element-${i}`);
+    expect(await host.unit.call('push', { ops: packOps([peer.add('big', 'tags', big)]) }, ctx)).toMatchObject({ applied: 1 });
+    await internals(host.s).committer.idle();
+    const msg: Message = createReconciler({ items: [{ ts: 1, id: 'x', digest: 'd' }] }).initiate();
+    await host.unit.call('reconcile', { scope: '*', msg, start: true }, ctx);
+    // Every byte the host hashes with SHA-256 in a round, whatever it hashes for.
+    const p = platform();
+    let hashed = 0;
+    const bytesOf = p.sha256Bytes.bind(p);
+    const partsOf = p.sha256Parts.bind(p);
+    const bytes = jest.spyOn(p, 'sha256Bytes').mockImplementation((data) => { hashed += data.length; return bytesOf(data); });
+    const parts = jest.spyOn(p, 'sha256Parts');
+    parts.mockImplementation((list) => { hashed += list.reduce((n, x) => n + x.length, 0); return partsOf(list); });
+    try {
+      for (let r = 0; r < 100; r++) {
+        expect(await host.unit.call('push', { ops: packOps([peer.add('big', 'tags', [`x${r}`])]) }, ctx)).toMatchObject({ applied: 1 });
+        await internals(host.s).committer.idle();
+        hashed = 0;
+        await host.unit.call('reconcile', { scope: '*', msg, start: true }, ctx);
+        // The set's text is about 2.7 MB; before, each round hashed all of it.
+        expect(hashed).toBeLessThan(16_384);
+      }
+    } finally {
+      bytes.mockRestore();
+      parts.mockRestore();
+      await closeAll(host.s);
     }
   }, 120_000);
 });
