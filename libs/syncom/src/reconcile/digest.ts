@@ -41,6 +41,34 @@ function mapForm<V>(m: Keyed<V>, item: (key: string, val: V) => string): string 
   return trieForm(DigestTrie.of(entries.map((e) => e[0]), entries.map((e) => e[1]), item));
 }
 
+/**
+ * UTF-16 code units past which an item's text (a field, an element, a slot
+ * with its key) stands in its map's text as `#` and the base64url SHA-256 of
+ * its UTF-8 (44 characters; no JSON text starts with `#`). A bucket or a
+ * small map then hashes at most 64 such forms however large its values: a
+ * one-byte op beside 64 elements of a megabyte each hashes its bucket's 64
+ * KB, not 64 MB.
+ */
+export const LONG_ITEM = 1024;
+
+/** The hashed forms of long items, by the value they were taken of (values never change), with the key they were under. */
+const longForms = new WeakMap<object, { key: string; form: string }>();
+
+/** `item`, with a text past LONG_ITEM given as its hashed form, taken once per value. */
+function bounded<V>(item: (key: string, val: V) => string): (key: string, val: V) => string {
+  return (key, val) => {
+    const held = typeof val === 'object' && val !== null ? longForms.get(val) : undefined;
+    if (held && held.key === key) return held.form;
+    const text = item(key, val);
+    if (text.length <= LONG_ITEM) return text;
+    const p = platform();
+    const form = `#${p.base64url(p.sha256Bytes(p.utf8(text)))}`;
+    if (typeof val === 'object' && val !== null) longForms.set(val, { key, form });
+    return form;
+  };
+}
+
+// A tag is at most 145 characters (isTag): its text is never long.
 const tagItem = (tag: string) => json(tag);
 
 /** A tag list's form: sorted, each tag once (their order and repetition mean nothing to the merge); past LARGE, its trie's root. */
@@ -53,8 +81,8 @@ function tagsForm(tags: Tags): string {
 }
 
 // Canonical texts, members in code-unit order as canonicalJson sorts them ("add" < "rem", "by"/"el" < "k").
-const elementItem = (text: string, e: SetElement) => `${json(text)}:{"add":${tagsForm(e.add)},"rem":${tagsForm(e.rem)}}`;
-const slotItem = (origin: string, slot: unknown) => `${json(origin)}:${canonicalJson(slot)}`;
+const elementItem = bounded((text: string, e: SetElement) => `${json(text)}:{"add":${tagsForm(e.add)},"rem":${tagsForm(e.rem)}}`);
+const slotItem = bounded((origin: string, slot: unknown) => `${json(origin)}:${canonicalJson(slot)}`);
 
 function fieldForm(f: Field): string {
   if (f.k === 'c') return `{"by":${mapForm(f.by, slotItem)},"k":"c"}`;
@@ -62,15 +90,16 @@ function fieldForm(f: Field): string {
   return canonicalJson(f);
 }
 
-const fieldItem = (name: string, f: Field) => `${json(name)}:${fieldForm(f)}`;
+const fieldItem = bounded((name: string, f: Field) => `${json(name)}:${fieldForm(f)}`);
 
 /**
  * The digest of a record's merge state: SHA-256 of the entry's canonical
  * JSON (set tags sorted, each once), each map or tag list past LARGE keys
- * standing there as its trie's root (digest-trie.ts), cut to 128 bits,
- * base64url. Equal digests mean replicas that need nothing from each other
- * for this record. A record whose maps are all small digests as its
- * canonical JSON alone.
+ * standing there as its trie's root (digest-trie.ts) and each item past
+ * LONG_ITEM as its hash, cut to 128 bits, base64url. Equal digests mean
+ * replicas that need nothing from each other for this record. A record
+ * whose maps are all small and items all short digests as its canonical
+ * JSON alone (RECONCILE.md, A record's digest).
  * @example
  * entryDigest(storage.replica.current(id)) // 'q3Vb…' (22 characters)
  */

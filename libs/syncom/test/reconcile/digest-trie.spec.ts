@@ -6,7 +6,7 @@ import { canonicalJson } from '../../src/op/canonical';
 import type { Op } from '../../src/op/types';
 import { platform } from '../../src/platform';
 import { entryDigest } from '../../src/reconcile';
-import { LARGE } from '../../src/reconcile/digest';
+import { LARGE, LONG_ITEM } from '../../src/reconcile/digest';
 import { BUCKET, DigestTrie, type TrieShape } from '../../src/reconcile/digest-trie';
 import { plain } from '../crdt/large-history';
 import { fcRuns } from './helpers';
@@ -139,6 +139,55 @@ describe('RECON entryDigest of records with large maps', () => {
     const setText = `"#${reference(items, CANONICAL).toString('base64url')}"`;
     const text = `{"fields":{"tags":{"el":${setText},"k":"s"}},"id":"r","latest":${JSON.stringify(p.latest)}}`;
     expect(entryDigest(entry)).toBe(sha(text).subarray(0, 16).toString('base64url'));
+  });
+
+  it(`an item past ${LONG_ITEM} characters stands in its map's text as # and its SHA-256, in a small map and in a bucket`, () => {
+    const long = 'x'.repeat(LONG_ITEM);
+    const e: Entry = { id: 'r', latest: [5, 'B'], fields: { big: { k: 'r', s: [5, 'B'], val: long }, t: { k: 'r', s: [5, 'B'], val: 1 } } };
+    const bigText = `"big":{"k":"r","s":[5,"B"],"val":${JSON.stringify(long)}}`;
+    const text = `{"fields":{#${sha(bigText).toString('base64url')},"t":{"k":"r","s":[5,"B"],"val":1}},"id":"r","latest":[5,"B"]}`;
+    expect(entryDigest(e)).toBe(sha(text).subarray(0, 16).toString('base64url'));
+    // One character shorter, the item is its text.
+    const short: Entry = { ...e, fields: { ...e.fields, big: { k: 'r', s: [5, 'B'], val: long.slice(0, -(bigText.length - LONG_ITEM)) } } };
+    expect(entryDigest(short)).toBe(sha(canonicalJson(short)).subarray(0, 16).toString('base64url'));
+    // In a set past LARGE, the same form inside its bucket: the digest follows the definition, whatever the history.
+    let set: Entry | undefined;
+    for (let i = 0; i < 100; i++) set = applyOp(set, add(i + 1, [`${i}${i % 10 === 0 ? long : ''}`])).entry;
+    const p = plain(set as Entry);
+    const el = (p.fields as unknown as Record<string, { el: Record<string, { add: string[]; rem: string[] }> }>).tags.el;
+    const items = Object.entries(el).map(([k, x]): [string, string] => {
+      const t = `${JSON.stringify(k)}:{"add":${JSON.stringify(x.add)},"rem":[]}`;
+      return [k, t.length > LONG_ITEM ? `#${sha(t).toString('base64url')}` : t];
+    });
+    const whole = `{"fields":{"tags":{"el":"#${reference(items, CANONICAL).toString('base64url')}","k":"s"}},"id":"r","latest":${JSON.stringify(p.latest)}}`;
+    expect(entryDigest(set as Entry)).toBe(sha(whole).subarray(0, 16).toString('base64url'));
+    expect(entryDigest(p)).toBe(entryDigest(set as Entry));
+  });
+
+  it('GUAR-3: beside 40 fields or 200 elements of 100 KB each, one small op costs the digest a few KB of hashing, not the record', () => {
+    const huge = (i: number) => `${i}:${'y'.repeat(100_000)}`;
+    let fields: Entry | undefined;
+    let elements: Entry | undefined;
+    for (let i = 0; i < 40; i++) fields = applyOp(fields, { origin: 'A', seq: i + 1, ts: 1000 + i, type: 'set', id: 'f', data: { [`f${i}`]: huge(i) } } as Op).entry;
+    for (let i = 0; i < 200; i++) elements = applyOp(elements, add(i + 1, [huge(i)])).entry;
+    entryDigest(fields as Entry);
+    entryDigest(elements as Entry);
+    const p = platform();
+    const bytesOf = p.sha256Bytes.bind(p);
+    let hashed = 0;
+    const spy = jest.spyOn(p, 'sha256Bytes').mockImplementation((d) => { hashed += d.length; return bytesOf(d); });
+    try {
+      for (let i = 0; i < 20; i++) {
+        fields = applyOp(fields, { origin: 'A', seq: 100 + i, ts: 2000 + i, type: 'set', id: 'f', data: { n: i } } as Op).entry;
+        elements = applyOp(elements, add(300 + i, [`small${i}`])).entry;
+        hashed = 0;
+        entryDigest(fields as Entry);
+        entryDigest(elements as Entry);
+        expect(hashed).toBeLessThan(16_384);
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('GUAR-3: a record of a set of 100,000 elements digested again after one add hashes a few nodes, not the set', () => {
