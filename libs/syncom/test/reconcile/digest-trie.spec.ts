@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { applyOp, type Entry, SortedMap } from '../../src/crdt';
+import { applyOp, type Entry, type Field, SortedMap } from '../../src/crdt';
 import { TagSet } from '../../src/crdt/tags';
 import { canonicalJson } from '../../src/op/canonical';
 import type { Op } from '../../src/op/types';
@@ -148,7 +148,7 @@ describe('RECON entryDigest of records with large maps', () => {
     const text = `{"fields":{#${sha(bigText).toString('base64url')},"t":{"k":"r","s":[5,"B"],"val":1}},"id":"r","latest":[5,"B"]}`;
     expect(entryDigest(e)).toBe(sha(text).subarray(0, 16).toString('base64url'));
     // One character shorter, the item is its text.
-    const short: Entry = { ...e, fields: { ...e.fields, big: { k: 'r', s: [5, 'B'], val: long.slice(0, -(bigText.length - LONG_ITEM)) } } };
+    const short: Entry = { ...e, fields: { ...(e.fields as Record<string, Field>), big: { k: 'r', s: [5, 'B'], val: long.slice(0, -(bigText.length - LONG_ITEM)) } } };
     expect(entryDigest(short)).toBe(sha(canonicalJson(short)).subarray(0, 16).toString('base64url'));
     // In a set past LARGE, the same form inside its bucket: the digest follows the definition, whatever the history.
     let set: Entry | undefined;
