@@ -17,6 +17,25 @@ export interface RecordCipher {
 /** The record files' text when no record is sealed: every entry plain JSON. */
 export const plainCipher: RecordCipher = { text: entriesText, texts: (entries) => entries.map(entryText), open: (x) => ({ entry: x, sealed: false }) };
 
+/** JSON nodes roughChars walks at most: past them it gives up and says long, and the text is measured. */
+const ROUGH_NODES = 256;
+
+/**
+ * About how many characters an entry's JSON text has (strings by length,
+ * other leaves as 8), without making it: a batch of long texts asks it of
+ * each entry, so that only the few that may be long are serialized again to
+ * be measured. Infinity past ROUGH_NODES nodes.
+ */
+export function roughChars(x: unknown, budget = { left: ROUGH_NODES }): number {
+  if (typeof x === 'string') return x.length + 2;
+  if (typeof x !== 'object' || x === null) return 8;
+  if (--budget.left < 0) return Infinity;
+  let n = 2;
+  if (Array.isArray(x)) for (const v of x) n += roughChars(v, budget) + 1;
+  else for (const k in x) n += k.length + 4 + roughChars((x as Record<string, unknown>)[k], budget);
+  return n;
+}
+
 /** A record file's element holding a part of an entry (see RecordStore.write), not a whole one. */
 export type PartEntry = Entry & { part: true };
 

@@ -1,7 +1,7 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import { type Entry, entryDelta, heldEntry, isLargeEntry, joinEntries } from '../crdt';
-import { asPart, isPart, parseRecordFile, type PartEntry, plainCipher, type RecordCipher, wholeOf } from './record-file';
+import { asPart, isPart, parseRecordFile, type PartEntry, plainCipher, type RecordCipher, roughChars, wholeOf } from './record-file';
 
 export type { RecordCipher } from './record-file';
 
@@ -41,7 +41,15 @@ interface RecordFile {
   parts?: Map<string, number>;
 }
 
-/** What a large entry was last written as: the entry, and the text written for it whole, and as parts since. */
+/**
+ * Characters of an entry's text past which it is written as parts, as an
+ * entry holding a large map is: a record of 30 fields of 100 KB each,
+ * written whole after each small write beside them, cost every batch 3 MB
+ * of text (test/hostile/op-cost.spec.ts).
+ */
+const LONG_TEXT = 16 * 1024;
+
+/** What a large entry (or a long one, LONG_TEXT) was last written as: the entry, and the text written for it whole, and as parts since. */
 interface Written {
   entry: Entry;
   wholeChars: number;
@@ -189,11 +197,10 @@ export class RecordStore {
     const large: Entry[] = [];
     const parts: (PartEntry & { of: Entry })[] = [];
     for (const e of changed) {
-      const big = isLargeEntry(e);
-      const was = big ? this.written.get(e.id) : undefined;
+      const was = this.written.size > 0 ? this.written.get(e.id) : undefined;
       const part = was && was.partChars < was.wholeChars ? entryDelta(was.entry, e) : undefined;
       if (part) parts.push(asPart(part, e));
-      else (big ? large : wholes).push(e);
+      else (was || isLargeEntry(e) ? large : wholes).push(e);
     }
     // The large entries' texts one by one: what each weighs is what decides when it is next written whole.
     const texts = large.length + parts.length > 0 ? this.cipher.texts([...large, ...parts]) : [];
@@ -201,13 +208,21 @@ export class RecordStore {
     const text = texts.length === 0 ? rest : `[${[rest.slice(1, -1), ...texts].filter((t) => t !== '').join(',')}]`;
     await this.backend.write(fileName(n), text, { durable: this.durable });
     large.forEach((e, i) => {
-      this.written.set(e.id, { entry: e, wholeChars: texts[i].length, partChars: 0 });
+      // An entry neither large nor long any more is written whole from now on: what was kept of it goes.
+      if (texts[i].length > LONG_TEXT || isLargeEntry(e)) this.written.set(e.id, { entry: e, wholeChars: texts[i].length, partChars: 0 });
+      else this.written.delete(e.id);
       this.wholeWritten(e.id, n);
     });
-    for (const e of wholes) {
-      if (this.wholeAt.has(e.id)) this.wholeWritten(e.id, n);
-      // An entry no longer large is written whole from now on: what was kept of it goes.
-      if (this.written.size > 0) this.written.delete(e.id);
+    for (const e of wholes) if (this.wholeAt.has(e.id)) this.wholeWritten(e.id, n);
+    // A long batch: its long entries are found (a walk of each, its text measured only when the walk finds it may be long) and kept as large ones are.
+    if (rest.length > LONG_TEXT) {
+      for (const e of wholes) {
+        if (roughChars(e) <= LONG_TEXT / 2) continue;
+        const wholeChars = this.cipher.texts([e])[0].length;
+        if (wholeChars <= LONG_TEXT) continue;
+        this.written.set(e.id, { entry: e, wholeChars, partChars: 0 });
+        this.wholeWritten(e.id, n);
+      }
     }
     parts.forEach((p, i) => {
       const was = this.written.get(p.id) as Written;

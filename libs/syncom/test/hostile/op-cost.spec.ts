@@ -82,6 +82,27 @@ describe('hostile: the cost of an op on a large record', () => {
     await closeAll(again, writer);
   });
 
+  it('GUAR-3 GUAR-7 KIND-2: small writes beside 30 fields of 100 KB each, each in its own push, write the field written to the record files, not the record, and a reopen reads it whole', async () => {
+    const backend = await seeded();
+    const { h, writer, ctx, op } = await setup({}, { backend, path: 'wide' });
+    const fields = Array.from({ length: 30 }, (_, i) => op({ type: 'set', id: 'r', data: { [`f${i}`]: `${i}${'y'.repeat(100_000)}` } }));
+    expect(await push(h.unit, ctx, fields)).toMatchObject({ applied: 30 });
+    await h.s.replica.idle();
+    const write = jest.spyOn(backend, 'write');
+    for (let i = 0; i < 100; i++) expect(await push(h.unit, ctx, [op({ type: 'set', id: 'r', data: { n: i } })])).toMatchObject({ applied: 1 });
+    await h.s.replica.idle();
+    // Each push wrote its field (a few hundred bytes, merges of those included): before, the record (3 MB) each time.
+    const written = write.mock.calls.filter(([p]) => p.startsWith('records/')).reduce((n, [, t]) => n + t.length, 0);
+    expect(written).toBeLessThan(100 * 2048);
+    await h.s.close();
+    const again = await node({ backend, path: 'wide' });
+    const got = await again.get('r');
+    expect(got?.n).toBe(99);
+    expect(String(got?.f29).length).toBe(100_002);
+    expect(Object.keys(got ?? {}).filter((k) => k.startsWith('f'))).toHaveLength(30);
+    await closeAll(again, writer);
+  });
+
   it('KIND-3 GUAR-3: 20,000 incs of one counter from as many origins (a slot each) cost a bounded CPU time and sum', async () => {
     const { h, writer, ctx } = await setup();
     const incs = Array.from({ length: 20_000 }, (_, i) => stream(`o${i}`)({ type: 'inc', id: 'c', key: 'n', value: 1 }));

@@ -12,18 +12,18 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 const RUNS = Number(process.env.FC_RUNS ?? 100);
 const onError = (e: Error) => { throw e; };
 
-/** Ids of records grown past 32 elements (written as parts after their first write), and of small ones. */
+/** Ids of records grown past 32 elements (written as parts after their first write), and of small ones (written as parts while their text is long). */
 const LARGE = ['L0', 'L1'];
 const SMALL_IDS = ['s0', 's1', 's2', 's3', 's4'];
 
 type Step =
-  | { kind: 'batch'; changes: { id: string; what: 'add' | 'readd' | 'inc' | 'write' | 'remove'; n: number }[] }
+  | { kind: 'batch'; changes: { id: string; what: 'add' | 'readd' | 'inc' | 'write' | 'remove' | 'long'; n: number }[] }
   | { kind: 'reload' }
   | { kind: 'purge'; id: string };
 
 const change = fc.record({
   id: fc.constantFrom(...LARGE, ...LARGE, ...SMALL_IDS),
-  what: fc.constantFrom<'add' | 'readd' | 'inc' | 'write' | 'remove'>('add', 'add', 'readd', 'inc', 'write', 'remove'),
+  what: fc.constantFrom<'add' | 'readd' | 'inc' | 'write' | 'remove' | 'long'>('add', 'add', 'readd', 'inc', 'write', 'remove', 'long'),
   n: fc.integer({ min: 1, max: 60 }),
 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -99,6 +99,8 @@ describe('record files holding parts of large records (model-based)', () => {
             else if (c.what === 'readd') apply(c.id, { type: 'add', key: 'tags', value: [`e${c.n % 4}`] });
             else if (c.what === 'inc') apply(c.id, { type: 'inc', key: 'n', value: c.n, scope: `s${c.n}` });
             else if (c.what === 'remove') apply(c.id, { type: 'remove', key: 'tags', value: [[`e${c.n % 4}`, addTags(c.id, `e${c.n % 4}`).slice(0, 2)]] });
+            // A long value in one of 6 fields: a small record's text passes 16 KB (written as parts from then on) and may fall back under it.
+            else if (c.what === 'long') apply(c.id, { type: 'set', data: { [`big${c.n % 6}`]: c.n % 5 === 0 ? c.n : `${c.n}`.repeat(700 * (c.n % 7)) } });
             else apply(c.id, { type: 'write', data: { v: c.n } });
           }
           await store.write([...ids].map((id) => current.get(id)).filter((e): e is Entry => !!e), current);
