@@ -31,13 +31,17 @@ function gatewayOptions(config: HubConfig, limits: HubLimits): SyncomGatewayOpti
   return { access: 'session', authorize: hubAuthorize(config.tokens, config.tokenScopes), exactScopes, ...sizes };
 }
 
+/** Ops a sealed log segment of the hub holds at most (about 0.7 MB of signed ops): what one purge rewrites of the log. */
+export const HUB_SEGMENT_OPS = 2048;
+
 /** SyncomModule's options for the hub, from what ConfigService holds. */
 function syncomOptions(c: ConfigService, metrics: HubMetrics | undefined): SyncomModuleOptions {
   const config = c.getOrThrow<HubConfig>('hub');
   return {
     path: config.path,
     scope: scopeByField(config.scopeField ?? DEFAULT_SCOPE_FIELD),
-    sync: { signatures: hubSignatures(config) },
+    // Segments bounded by ops as well as batches: a purge rewrites the segments holding its record (docs/security.md).
+    sync: { signatures: hubSignatures(config), log: { segmentOps: HUB_SEGMENT_OPS } },
     gateway: gatewayOptions(config, hubLimits(config)),
     io: config.io,
     ...(metrics && { telemetry: { meterProvider: metrics.meterProvider } }),

@@ -75,8 +75,7 @@ export async function dropSegments(log: OpLog): Promise<{ from: number; to: numb
   const newFloor = dropped[dropped.length - 1].to;
   const held = rangeOf(log, log.floor + 1, newFloor).filter((e) => e && e.flags & FLAG_HELD).length;
   if (held) log.heldLost += held;
-  log.entries.splice(0, newFloor - log.floor);
-  log.floor = newFloor;
+  log.dropBelow(newFloor);
   await log.writeIndex(log.sealedVector);
   if (held) log.options.onHeldLost?.(held);
   for (const s of dropped) await backend.remove(segmentFile(s.from));
@@ -121,13 +120,32 @@ function filesOf(log: OpLog): ScrubFile[] {
   return out.concat([...open.values()]);
 }
 
-/** Rewrite in place every log file holding an unscrubbed entry of `id` (GUAR-20, GUAR-22). */
+/** Whether any of `positions` (in order) falls in from..to. */
+function holdsAny(positions: readonly number[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (positions[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < positions.length && positions[lo] <= to;
+}
+
+/**
+ * Rewrite in place every log file holding an unscrubbed entry of `id`
+ * (GUAR-20, GUAR-22): the files the id's positions fall in (OpLog.positionsOf),
+ * not every file of the log.
+ */
 export async function scrubFiles(log: OpLog, id: string): Promise<number> {
   const { backend, durable } = log.options;
+  const positions = log.positionsOf(id);
+  if (positions.length === 0) return 0;
   // No append is in flight to a file rewritten here, and none goes to it after.
   await log.files.restart(() => log.head + 1);
   let scrubbed = 0;
   for (const f of filesOf(log)) {
+    if (!f.batches.some((b) => holdsAny(positions, b.from, b.to))) continue;
     const lines = f.batches.map((b) => {
       const entries = rangeOf(log, b.from, b.to);
       return { b, entries, next: entries.map((e) => (e && scrubs(e, id) ? { ...e, op: scrubForPurge(e.op) } : e)) };
@@ -144,5 +162,6 @@ export async function scrubFiles(log: OpLog, id: string): Promise<number> {
     }
     scrubbed += n;
   }
+  log.forget(id);
   return scrubbed;
 }

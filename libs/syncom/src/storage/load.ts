@@ -107,7 +107,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const keys = await loadKeys(backend);
   const sealed = new Set<string>();
   const { log, tail } = await OpLog.open({
-    backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, lines: options.sync?.log?.lines, retention: options.sync?.retention,
+    backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, segmentOps: options.sync?.log?.segmentOps, lines: options.sync?.log?.lines, retention: options.sync?.retention,
     now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys),
     onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError,
   });

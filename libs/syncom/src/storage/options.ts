@@ -24,12 +24,16 @@ export interface SyncOptions extends Omit<DialOptions, 'hooks'> {
   /** How far ahead of this clock a peer's stamp may be, ms (default 24 h; Infinity disables). */
   maxSkew?: number;
   /**
-   * rollAfter: batches per sealed segment (default 64). lines: append each
+   * rollAfter: batches per sealed segment (default 64). segmentOps: ops a
+   * segment holds at most, but for one batch larger alone (default no bound:
+   * rollAfter batches, LOG-4); a purge rewrites the segments holding its
+   * record, so a host taking pushes from untrusted peers bounds them (the hub
+   * sets 2,048; docs/security.md). lines: append each
    * batch as a line of the newest open file instead of a file per batch (the
    * spec's layout, the default), where the backend can append (node:fs, memory):
    * an awaited write then creates no file. See docs/guarantees.md.
    */
-  log?: { rollAfter?: number; lines?: boolean };
+  log?: { rollAfter?: number; segmentOps?: number; lines?: boolean };
   /** 'verify' (default), 'require' or false (SIG-13..15). */
   signatures?: 'verify' | 'require' | false;
   /**

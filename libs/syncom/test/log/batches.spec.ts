@@ -145,6 +145,24 @@ describe('the log: open batches, sealed segments, index.json', () => {
     await s.close();
   });
 
+  it('LOG-4: with log.segmentOps a segment also ends at the batch that takes it to that many ops (what a purge rewrites stays bounded)', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 64, segmentOps: 5 } } });
+    // Batches of 2 ops: 1-2, 3-4, 5-6 reach 5 ops -> seg-1; 7-8, 9-10, 11-12 -> seg-7; 13-14 waits.
+    for (let i = 0; i < 7; i++) {
+      await Promise.all([s.set('a', { title: `a${i}` }), s.set('b', { title: `b${i}` })]);
+      await internals(s).committer.idle();
+    }
+    expect(segmentFiles(b)).toEqual([1, 7]);
+    expect(openBatches(b)).toEqual([13]);
+    // One batch past segmentOps is a segment of its own.
+    await Promise.all(Array.from({ length: 9 }, (_, i) => s.set(`c${i}`, { title: 'c' })));
+    await internals(s).committer.idle();
+    expect(segmentFiles(b)).toEqual([1, 7, 13]);
+    expect(logFile(b, 'log/seg-13.json').ops.length).toBeGreaterThanOrEqual(5);
+    await s.close();
+  });
+
   it("LIFE-16: the storage 'log' event { kind, sealed, dropped, floor, segments } fires on a seal", async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0, sync: { log: { rollAfter: 2 } } });

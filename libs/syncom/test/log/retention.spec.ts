@@ -49,6 +49,28 @@ describe('the log: retention and the floor', () => {
     await s.close();
   });
 
+  it('LOG-13 OPS-11: the positions a purge finds its record by are let go with the segments retention drops', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0, sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
+    await s.set('gone', { title: 'x' });
+    await writeBatches(s, 10, 20);
+    // A purge builds the positions of every id; they are kept up to date from then on.
+    await s.purge('gone');
+    await internals(s).committer.idle();
+    const log = internals(s).log;
+    expect(log.positionsOf('r1').length).toBeGreaterThan(0);
+    await writeBatches(s, 50, 20, 'later');
+    expect(log.floor).toBeGreaterThan(0);
+    for (const id of ['r0', 'r1', 'r6']) {
+      const held = log.read(log.floor).filter((e) => e.op.id === id).map((e) => e.pos);
+      expect(log.positionsOf(id)).toEqual(held);
+    }
+    // What retention dropped is not kept: the map holds no position at or below the floor.
+    const byId = (log as unknown as { byId: Map<string, number | number[]> }).byId;
+    for (const at of byId.values()) expect(Math.min(...[at].flat())).toBeGreaterThan(log.floor);
+    await s.close();
+  });
+
   it('LOG-15: a cursor below the floor is refused as floor; at or above it, it resumes', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0, sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
