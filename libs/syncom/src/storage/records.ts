@@ -2,16 +2,13 @@ import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import { type Entry, entryDelta, heldEntry, isLargeEntry, joinEntries } from '../crdt';
 import { asPart, isPart, parseRecordFile, type PartEntry, plainCipher, type RecordCipher, roughChars, wholeOf } from './record-file';
+import { FAN, nextMerge, type RecordFile, weightOf } from './record-merges';
+
+export { FAN, MERGE_CAP } from './record-merges';
 
 export type { RecordCipher } from './record-file';
 
 export const RECORDS_DIR = 'records';
-/**
- * Files merged at a time. Each entry is rewritten once per level, log_FAN of
- * (records / batch): 16 rather than 8 took 12% off a peer page's apply at
- * 100k records (pages of 500, signatures off); 32 gained nothing more.
- */
-export const FAN = 16;
 /**
  * A record file's text is kept in memory up to this many characters, for the
  * merge that takes it: read back through libuv's pool, 16 small files cost
@@ -21,25 +18,6 @@ export const FAN = 16;
  * holds a few MB at most.
  */
 const KEEP_TEXT_MAX = 64 * 1024;
-
-interface RecordFile {
-  n: number;
-  ids: string[];
-  /** How many of its ids a newer file holds: with none, its text holds each id's latest written state. */
-  stale: number;
-  /** Its size class's measure (weightOf): its entries, or its text in KB when that is more. */
-  weight: number;
-  /** The file a merge moved it into (its ids' newest file is that one's). */
-  into?: RecordFile;
-  /** Its text as written, when small (see KEEP_TEXT_MAX): a merge need not read it back. */
-  text?: string;
-  /**
-   * The ids it holds a part of (entryDelta), not a whole entry, each with the
-   * number of the file the part was written in: a part later than its id's
-   * last whole write is needed beside it (see RecordStore.wholeAt).
-   */
-  parts?: Map<string, number>;
-}
 
 /**
  * Characters of an entry's text past which it is written as parts, as an
@@ -78,22 +56,14 @@ export interface RecordStoreOptions {
   recycle?: boolean;
 }
 
-const levelOf = (weight: number) => Math.floor(Math.log(Math.max(1, weight)) / Math.log(FAN));
-/**
- * What files are sized by for merges: their entries, or their text's KB when
- * that is more. By entries alone, the file holding a set of 100,000 elements
- * whole counts one and is merged with the next 15 small files (the parts of
- * the next batches), rewritten every 15 batches; by its weight it waits for
- * files of its own size, as each entry waits for files of as many entries.
- */
-const weightOf = (entries: number, chars: number) => Math.max(entries, Math.ceil(chars / 1024));
 const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
 
 /**
  * The record files: each committed batch writes one file with the entries it
  * changed (so record persistence costs one file per batch, not one per record);
- * files of a size class are merged FAN (16) at a time, so a store holds O(log n)
- * files and each entry is rewritten O(log n) times. Entries are CRDT states,
+ * files of a size class are merged up to MERGE_CAP (record-merges.ts), so each
+ * entry is rewritten a few times and no merged file holds more than about
+ * 1,024 entries or 1 MB, what a purge rewrites of it. Entries are CRDT states,
  * so loading joins every file's state of an id: the order of files never matters.
  */
 export class RecordStore {
@@ -307,17 +277,9 @@ export class RecordStore {
     }
   }
 
+  /** Merge while nextMerge finds files due (record-merges.ts). */
   private async compact(current: ReadonlyMap<string, Entry>): Promise<void> {
-    for (;;) {
-      const byLevel = new Map<number, RecordFile[]>();
-      for (const f of this.files) {
-        const l = levelOf(f.weight);
-        byLevel.set(l, [...(byLevel.get(l) ?? []), f]);
-      }
-      const full = [...byLevel.values()].find((fs) => fs.length >= FAN);
-      if (!full) return;
-      await this.merge(full, current);
-    }
+    for (let due = nextMerge(this.files); due; due = nextMerge(this.files)) await this.merge(due, current);
   }
 
   /**

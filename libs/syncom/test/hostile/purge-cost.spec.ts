@@ -1,0 +1,49 @@
+import type { Op } from '../../src';
+import { createMemoryBackend } from '../../src';
+import { closeAll, hub, node } from '../sync/helpers';
+import { craft, greet, push } from '../sync/scenario-helpers';
+
+/**
+ * What a purge costs the host in a large store (docs/security.md, A token
+ * holder). A purge must rewrite every file holding its record (GUAR-20), and
+ * record files were merged with no size cap, sixteen at a time: in a store of
+ * 200,000 records one file held nearly all of them, so a purge of one old
+ * record rewrote 4.6 MB (28 ms of CPU), growing with the store; log
+ * segments were 64 batches, whatever their size (about 20 MB with pushes of
+ * 1,000 ops). Counted in bytes handed to the backend, never by the clock.
+ */
+const RECORDS = 60_000;
+
+describe('hostile: purges in a large store', () => {
+  it(`GUAR-20 GUAR-3 OPS-11: purges of old records in a store of ${RECORDS.toLocaleString('en')} each rewrite a bounded size, not the store, and erase the record`, async () => {
+    const backend = createMemoryBackend();
+    // Segments bounded as the hub bounds them (apps/hub, HUB_SEGMENT_OPS); record files are capped by the engine itself.
+    const h = await hub({}, { backend, path: 'big', durable: false, sync: { log: { segmentOps: 2048 } } });
+    const writer = await node();
+    const ctx = await greet(h.unit, writer, ['*']);
+    let seq = 0;
+    const op = (body: Pick<Op, 'type' | 'id'> & Partial<Op>) => craft(writer, body, '*', ++seq);
+    for (let i = 0; i < RECORDS; i += 1000) {
+      const page = Array.from({ length: 1000 }, (_, k) => op({ type: 'write', id: `r${i + k}`, data: { title: `note ${i + k}`, secret: `S-${i + k}-S` } }));
+      expect(await push(h.unit, ctx, page)).toMatchObject({ applied: 1000 });
+    }
+    await h.s.replica.idle();
+    const write = jest.spyOn(backend, 'write');
+    const overwrite = jest.spyOn(backend, 'overwrite');
+    const sizes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      write.mockClear();
+      overwrite.mockClear();
+      expect(await push(h.unit, ctx, [op({ type: 'purge', id: `r${i * 2003}` })])).toMatchObject({ applied: 1 });
+      await h.s.replica.idle();
+      sizes.push([...write.mock.calls, ...overwrite.mock.calls].reduce((n, [, t]) => n + String(t).length, 0));
+    }
+    // A record file is merged up to 1 MB (or 1,024 entries), a segment up to 2,048 ops (about 0.4 MB here).
+    expect(Math.max(...sizes)).toBeLessThan(3_000_000);
+    for (let i = 0; i < 20; i++) {
+      const secret = `S-${i * 2003}-S`;
+      expect([...backend.files()].filter(([, t]) => t.includes(secret)).map(([p]) => p)).toEqual([]);
+    }
+    await closeAll(h.s, writer);
+  }, 120_000);
+});
