@@ -24,7 +24,9 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * and resets that walk only the paths to what they drop in a large map (or
  * an element's tags) to 65.1 KB, and a large map's digest taken through a
  * canonical trie kept beside it (a reconcile after one op on it hashes a
- * path, not the map: reconcile/digest-trie.ts) to 66.1 KB; that target is
+ * path, not the map: reconcile/digest-trie.ts) to 66.1 KB, and purges and
+ * long records that cost their own size (capped record-file merges, a
+ * segment bound, long records written as parts) to 66.7 KB; that target is
  * reported not met, and this guard stops growth beyond 67 KB.
  */
 const BUDGET_KB = 67;
