@@ -17,8 +17,8 @@ export interface RecordCipher {
 /** The record files' text when no record is sealed: every entry plain JSON. */
 export const plainCipher: RecordCipher = { text: entriesText, texts: (entries) => entries.map(entryText), open: (x) => ({ entry: x, sealed: false }) };
 
-/** JSON nodes roughChars walks at most: past them it gives up and says long, and the text is measured. */
-const ROUGH_NODES = 256;
+/** JSON nodes roughChars walks at most: past them (16 KB of JSON or more, at 4 characters a node) it says long, and the text is measured. */
+const ROUGH_NODES = 4096;
 
 /**
  * About how many characters an entry's JSON text has (strings by length,
