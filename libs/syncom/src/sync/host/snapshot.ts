@@ -5,7 +5,7 @@ import { concatBytes } from '../../platform/text';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
 import { jsonBytesBound } from './json-bound';
-import { SortedIds } from './sorted-ids';
+import { type IdList, servedIds, SortedIds } from './sorted-ids';
 import { inServed, servedVector } from '../protocol/scopes';
 import type { SnapshotPage } from '../protocol/snapshot-page';
 
@@ -27,7 +27,7 @@ export interface PagingCaps {
 
 interface Paging extends PagingOwner {
   /** The sorted ids served, shared by every paging started at the same committed point with the same scopes. */
-  ids: readonly string[];
+  ids: IdList;
   scopes: string[];
   at: number;
 }
@@ -65,10 +65,13 @@ const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${wh
  * ended), after 10 minutes unused, or when a cap is met (its next page: 410
  * SNAPSHOT_EXPIRED): a connection's least recently used past its own cap;
  * past the unit's cap the least recently used if idle 30 s, else the new
- * paging is refused 503 SNAPSHOT_BUSY. Streams past either cap: the oldest. Id lists
- * are references into the record map, shared between pagings of the same
- * point and scopes: at most `max` lists of 8 bytes a record, and the sorted
- * list of every id, kept for the next paging (SortedIds).
+ * paging is refused 503 SNAPSHOT_BUSY. Streams past either cap: the oldest. A
+ * paging of every scope holds a version of the served ids kept in order as
+ * commits add them (ServedIds: a new version copies the chunk list, 8 bytes
+ * a chunk of 512 to 1,024 ids). Other id lists are references into the
+ * record map, shared between pagings of the same point and scopes: at most
+ * `max` lists of 8 bytes a record, and the sorted list of every id, kept
+ * for the next paging (SortedIds).
  */
 export class SnapshotPager {
   private readonly pagings = new Map<string, Paging>();
@@ -176,8 +179,15 @@ export class SnapshotPager {
     return p;
   }
 
-  /** The sorted ids a new paging serves: the last list made, when nothing was committed since and the scopes are the same. */
-  private idsFor(scopes: string[]): readonly string[] {
+  /**
+   * The sorted ids a new paging serves. Every scope: the version of the
+   * moment of the ids kept in order as commits add them (ServedIds), in
+   * time independent of the store. Some scopes: the last list made, when
+   * nothing was committed since and the scopes are the same, else every id
+   * filtered (the store's size; docs/security.md, What stays open).
+   */
+  private idsFor(scopes: string[]): IdList {
+    if (scopes.includes('*')) return servedIds(this.replica).current();
     const key = `${this.replica.committedHead} ${JSON.stringify(scopes)}`;
     if (this.shared?.key === key) return this.shared.ids;
     const all = scopes.includes('*');
@@ -233,9 +243,10 @@ export class SnapshotPager {
     // Serving every scope, no record's scope is looked up.
     const all = scopes.includes('*');
     for (; end < ids.length && entries.length < size; end++) {
-      const e = c.get(ids[end]);
+      const id = ids.at(end) as string;
+      const e = c.get(id);
       // Read live, so checked live: a record moved out of the served scopes, or sealed, since the first page is not served.
-      if (!e || !(all || inServed(this.replica.scopeOf(ids[end]), scopes)) || this.replica.isSealed(ids[end])) continue;
+      if (!e || !(all || inServed(this.replica.scopeOf(id), scopes)) || this.replica.isSealed(id)) continue;
       if (!json) {
         const bound = jsonBytesBound(e) + 1;
         if (bytes + bound <= maxBytes) { bytes += bound; entries.push(e); continue; }
