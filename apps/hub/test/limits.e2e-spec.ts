@@ -2,6 +2,7 @@ import type { Socket } from 'socket.io';
 import { formatEventId } from 'syncom';
 import { SyncomGateway } from 'syncom-nest';
 import { HUB_LIMITS, hubConfigFromEnv } from '../src/hub.config';
+import { HUB_SEGMENT_OPS } from '../src/hub.module';
 import { RawClient, refusalOf } from './raw-client';
 import { type TestHub, TestHubs } from './test-hubs';
 
@@ -48,6 +49,21 @@ describe('apps/hub: limits (hostile, e2e)', () => {
     expect(await client.push(ops.slice(0, 500))).toMatchObject({ ok: true, value: { applied: 500 } });
     client.close();
     expect(hub.storage.replica.vector[client.node]).toBe(500);
+  });
+
+  it('LOG-4: the hub seals a log segment once its batches hold 2,048 ops (HUB_SEGMENT_OPS), not 64 batches later: what a purge rewrites of the log stays bounded', async () => {
+    expect(HUB_SEGMENT_OPS).toBe(2048);
+    const hub = await hubs.start('segments');
+    const sealed = new Promise<unknown>((resolve) => hub.storage.on('log', (e) => { if (e.kind === 'seal') resolve(e.sealed); }));
+    const client = await RawClient.connect(hub.syncomUrl, 't');
+    expect(await client.hello(['*'], 't')).toMatchObject({ ok: true });
+    // Five pushes of 500 ops, one batch each: the fifth takes the open batches past 2,048 ops.
+    for (let b = 0; b < 5; b++) {
+      const ops = Array.from({ length: 500 }, (_, i) => client.signed({ seq: b * 500 + i + 1, ts: Date.now(), type: 'write', id: `s-${b}-${i}`, data: { n: i } }));
+      expect(await client.push(ops)).toMatchObject({ ok: true, value: { applied: 500 } });
+    }
+    expect(await sealed).toEqual({ from: 1, to: 2500 });
+    client.close();
   });
 
   it('SYNCOM_SOCKETS_PER_TOKEN: the socket over the cap is refused at the handshake (429 SOCKETS_PER_TOKEN); other tokens are not affected; a freed slot is taken again', async () => {
