@@ -16,8 +16,8 @@ type Node<V> = Leaf<V> | Inner<V>;
 
 const isInner = <V>(n: Node<V>): n is Inner<V> => 'kids' in n;
 
-/** The first index of a sorted list whose key is not below `key` (code-unit order). */
-export function lowerBound(keys: readonly string[], key: string): number {
+/** The first index of a sorted list whose key is not below `key` (strings in code-unit order, or numbers). */
+export function lowerBound<K extends string | number>(keys: readonly K[], key: K): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {

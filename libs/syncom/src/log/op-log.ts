@@ -267,16 +267,17 @@ export class OpLog {
    */
   private async sealWhileDue(all: boolean): Promise<void> {
     for (;;) {
+      // The recorded batches at the front, up to the first that fills a segment.
       let n = 0;
       let ops = 0;
-      let cut = 0;
-      while (n < this.batches.length && this.batches[n].recorded) {
+      let full = false;
+      while (!full && n < this.batches.length && this.batches[n].recorded) {
         ops += this.batches[n].to - this.batches[n].from + 1;
         n++;
-        if (cut === 0 && (n >= this.rollAfter || ops >= this.segmentOps)) cut = n;
+        full = n >= this.rollAfter || ops >= this.segmentOps;
       }
-      if (n === 0 || (!all && cut === 0)) return;
-      const sealed = await sealBatches(this, this.batches.slice(0, cut === 0 ? n : cut));
+      if (n === 0 || (!all && !full)) return;
+      const sealed = await sealBatches(this, this.batches.slice(0, n));
       const dropped = await dropSegments(this);
       this.options.onEvent?.({ kind: 'seal', sealed, dropped, floor: this.floor, segments: this.segments.length });
     }

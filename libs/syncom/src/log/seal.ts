@@ -1,3 +1,4 @@
+import { lowerBound } from '../crdt/sorted-map';
 import { FLAG_HELD, FLAG_SEALED, hasPayload, scrubForPurge } from '../op';
 import type { Op } from '../op/types';
 import { batchFile, segmentFile, type SegmentInfo } from './files';
@@ -122,14 +123,8 @@ function filesOf(log: OpLog): ScrubFile[] {
 
 /** Whether any of `positions` (in order) falls in from..to. */
 function holdsAny(positions: readonly number[], from: number, to: number): boolean {
-  let lo = 0;
-  let hi = positions.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (positions[mid] < from) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < positions.length && positions[lo] <= to;
+  const i = lowerBound(positions, from);
+  return i < positions.length && positions[i] <= to;
 }
 
 /**

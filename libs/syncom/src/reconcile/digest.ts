@@ -74,8 +74,6 @@ const tagItem = (tag: string) => json(tag);
 /** A tag list's form: sorted, each tag once (their order and repetition mean nothing to the merge); past LARGE, its trie's root. */
 function tagsForm(tags: Tags): string {
   if (tags instanceof TagSet) return tags.size <= LARGE ? json(tags.list()) : trieForm(tags.follow((keys, vals) => DigestTrie.of(keys, vals, tagItem)));
-  if (tags.length === 0) return '[]';
-  if (tags.length === 1) return `[${json(tags[0])}]`;
   const list = sortedUnique(tags);
   return list.length <= LARGE ? json(list) : trieForm(DigestTrie.of(list, list, tagItem));
 }
