@@ -65,6 +65,7 @@ export const CODES = {
   SNAPSHOT_EXPIRED: { status: 410, group: 'sync' },
   SNAPSHOT_NOT_FOUND: { status: 404, group: 'sync' },
   SNAPSHOT_BUSY: { status: 503, group: 'sync' },
+  SNAPSHOT_OFFSET: { status: 400, group: 'sync' },
   STREAM_NOT_FOUND: { status: 404, group: 'sync' },
   UNKNOWN_METHOD: { status: 404, group: 'sync' },
   PAGE_FAILED: { group: 'sync' },

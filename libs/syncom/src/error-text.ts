@@ -43,6 +43,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   SNAPSHOT_EXPIRED: 'a snapshot paging that ended',
   SNAPSHOT_NOT_FOUND: 'a snapshot paging of another connection or session',
   SNAPSHOT_BUSY: 'the host holds as many snapshot pagings as it allows: try again shortly',
+  SNAPSHOT_OFFSET: 'a snapshot page asked at an offset past the pages its paging served (a first page starts at 0)',
   STREAM_NOT_FOUND: 'a snapshot stream of another connection or session',
   UNKNOWN_METHOD: 'a procedure the host does not serve',
   PAGE_FAILED: 'a changes or snapshot page that could not be applied (a `beforeApply` that throws, a stamp over `maxSkew`)',

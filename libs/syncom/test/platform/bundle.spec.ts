@@ -27,8 +27,9 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * path, not the map: reconcile/digest-trie.ts) to 66.1 KB, and purges and
  * long records that cost their own size (capped record-file merges, a
  * segment bound, long records written as parts) to 66.7 KB, and snapshot
- * starts that cost no walk of the store (ServedIds) to 67.3 KB; that target
- * is reported not met, and this guard stops growth beyond 68 KB.
+ * starts that cost no walk of the store (ServedIds) to 67.3 KB, and per
+ * scope for pagings of some scopes to 67.8 KB; that target is reported not
+ * met, and this guard stops growth beyond 68 KB.
  */
 const BUDGET_KB = 68;
 

@@ -5,7 +5,7 @@ import { concatBytes } from '../../platform/text';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
 import { jsonBytesBound } from './json-bound';
-import { type IdList, servedIds, SortedIds } from './sorted-ids';
+import { type IdList, servedIds } from './sorted-ids';
 import { inServed, servedVector } from '../protocol/scopes';
 import type { SnapshotPage } from '../protocol/snapshot-page';
 
@@ -26,10 +26,12 @@ export interface PagingCaps {
 }
 
 interface Paging extends PagingOwner {
-  /** The sorted ids served, shared by every paging started at the same committed point with the same scopes. */
+  /** The sorted ids served: a version of the ids kept in order, taken at the first page. */
   ids: IdList;
   scopes: string[];
   at: number;
+  /** The furthest offset the paging served up to: a page starts at or before it. */
+  reached: number;
 }
 
 interface KeptStream extends PagingOwner {
@@ -49,6 +51,8 @@ export const DEFAULT_MAX_PAGINGS_PER_CONNECTION = 4;
 /** The most a stream chunk carries, unless one record alone is larger (a record is never split). */
 export const STREAM_CHUNK = 64 * 1024;
 
+const past = () => new SyncomError('SNAPSHOT_OFFSET', 'a snapshot page starts at 0 or at an offset its paging reached', { status: 400 });
+
 const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${what} of this session`, { status: 404 });
 
 /**
@@ -66,18 +70,16 @@ const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${wh
  * SNAPSHOT_EXPIRED): a connection's least recently used past its own cap;
  * past the unit's cap the least recently used if idle 30 s, else the new
  * paging is refused 503 SNAPSHOT_BUSY. Streams past either cap: the oldest. A
- * paging of every scope holds a version of the served ids kept in order as
- * commits add them (ServedIds: a new version copies the chunk list, 8 bytes
- * a chunk of 512 to 1,024 ids). Other id lists are references into the
- * record map, shared between pagings of the same point and scopes: at most
- * `max` lists of 8 bytes a record, and the sorted list of every id, kept
- * for the next paging (SortedIds).
+ * paging holds a version of the served ids kept in order as commits add them
+ * (ServedIds: a new version copies the chunk lists of its scopes, 8 bytes a
+ * chunk of 512 to 1,024 ids). A page starts at 0 or at an offset the
+ * paging's pages reached (400 SNAPSHOT_OFFSET past it), so that a page of
+ * some scopes, read through a union of per-scope lists, never walks further
+ * than the pages served.
  */
 export class SnapshotPager {
   private readonly pagings = new Map<string, Paging>();
   private readonly streams = new Map<string, KeptStream>();
-  private shared?: { key: string; ids: readonly string[] };
-  private readonly sorted = new SortedIds();
   private readonly max: number;
   private readonly perConnection: number;
 
@@ -99,14 +101,15 @@ export class SnapshotPager {
     this.expire();
     const { size, maxBytes } = limits;
     const first = typeof args.token !== 'string';
-    const token = first ? platform().base64url(platform().randomBytes(9)) : (args.token as string);
-    const paging = first ? this.start(token, scopes, owner) : this.resume(token, owner);
     // Not below 0: take() walks from the offset up, and -2^53 would walk (and block the host) for ever.
     const offset = Number.isSafeInteger(args.offset) && (args.offset as number) > 0 ? (args.offset as number) : 0;
+    if (first && offset > 0) throw past();
+    const token = first ? platform().base64url(platform().randomBytes(9)) : (args.token as string);
+    const paging = first ? this.start(token, scopes, owner) : this.resume(token, owner, offset);
     const { entries, json, bytes, end } = this.take(paging, offset, size, maxBytes);
+    paging.reached = Math.max(paging.reached, end);
     const next = end < paging.ids.length ? end : null;
     if (next === null) this.pagings.delete(token);
-    this.unshare();
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
     if (first) {
       // The committed point, not the log's head: an append not yet applied to the records is not in them.
@@ -124,12 +127,6 @@ export class SnapshotPager {
     for (const map of [this.pagings, this.streams] as Map<string, PagingOwner>[]) {
       for (const [k, p] of map) if (p.context === context && (!session || p.session === session)) map.delete(k);
     }
-    this.unshare();
-  }
-
-  /** With no paging open, the shared id list goes too. */
-  private unshare(): void {
-    if (this.pagings.size === 0) this.shared = undefined;
   }
 
   /**
@@ -163,39 +160,21 @@ export class SnapshotPager {
 
   private start(token: string, scopes: string[], owner: PagingOwner): Paging {
     this.admit(owner.context);
-    const p: Paging = { ids: this.idsFor(scopes), scopes, at: this.now(), ...owner };
+    const p: Paging = { ids: servedIds(this.replica).of(scopes), scopes, at: this.now(), reached: 0, ...owner };
     this.pagings.set(token, p);
     return p;
   }
 
-  private resume(token: string, owner: PagingOwner): Paging {
+  private resume(token: string, owner: PagingOwner, offset: number): Paging {
     const p = this.pagings.get(token);
     if (!p) throw new SyncomError('SNAPSHOT_EXPIRED', 'the snapshot paging expired; start again', { status: 410 });
     if (p.context !== owner.context || p.session !== owner.session) throw foreign('snapshot paging');
+    if (offset > p.reached) throw past();
     // Most recently used last: the caps drop the paging unused the longest.
     this.pagings.delete(token);
     this.pagings.set(token, p);
     p.at = this.now();
     return p;
-  }
-
-  /**
-   * The sorted ids a new paging serves. Every scope: the version of the
-   * moment of the ids kept in order as commits add them (ServedIds), in
-   * time independent of the store. Some scopes: the last list made, when
-   * nothing was committed since and the scopes are the same, else every id
-   * filtered (the store's size; docs/security.md, What stays open).
-   */
-  private idsFor(scopes: string[]): IdList {
-    if (scopes.includes('*')) return servedIds(this.replica).current();
-    const key = `${this.replica.committedHead} ${JSON.stringify(scopes)}`;
-    if (this.shared?.key === key) return this.shared.ids;
-    const all = scopes.includes('*');
-    // Filtering keeps the order: the sorted list of every id is kept between pagings, only new ids sorted in.
-    const ids = this.sorted.of(this.replica.records)
-      .filter((id) => (all || inServed(this.replica.scopeOf(id), scopes)) && !this.replica.isSealed(id));
-    this.shared = { key, ids };
-    return ids;
   }
 
   /**
