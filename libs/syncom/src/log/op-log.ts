@@ -323,9 +323,9 @@ export class OpLog {
     return { ok: true, pos: id.seq };
   }
 
-  /** Scrub every entry of a purged id in place: payload and nonce removed (OPS-11, SIG-10). */
-  async scrub(id: string): Promise<number> {
-    return scrubFiles(this, id);
+  /** Scrub every entry of purged ids in place: payload and nonce removed (OPS-11, SIG-10); each file once. */
+  async scrub(ids: readonly string[]): Promise<number> {
+    return scrubFiles(this, ids);
   }
 
   /** Seal what is recorded (LIFE-24). */

@@ -97,9 +97,9 @@ export function isPurgeMarkerOp(op: Op): boolean {
 
 const MARKER_KEYS = new Set(['id', 'latest', 'purged', 'fields']);
 
-/** Whether the scrub of `id` rewrites this entry: one of the id that still carries a payload. */
-function scrubs(e: LogEntry | undefined, id: string): boolean {
-  return !!e && e.op.id === id && hasPayload(e.op) && !isPurgeMarkerOp(e.op);
+/** Whether the scrub of `ids` rewrites this entry: one of theirs that still carries a payload. */
+function scrubs(e: LogEntry | undefined, ids: ReadonlySet<string>): boolean {
+  return !!e && ids.has(e.op.id) && hasPayload(e.op) && !isPurgeMarkerOp(e.op);
 }
 
 /** A file the scrub may rewrite: its path and the batches it holds (a segment: one, the whole of it). */
@@ -128,14 +128,16 @@ function holdsAny(positions: readonly number[], from: number, to: number): boole
 }
 
 /**
- * Rewrite in place every log file holding an unscrubbed entry of `id`
- * (GUAR-20, GUAR-22): the files the id's positions fall in (OpLog.positionsOf),
- * not every file of the log.
+ * Rewrite in place every log file holding an unscrubbed entry of `ids`
+ * (GUAR-20, GUAR-22): the files their positions fall in (OpLog.positionsOf),
+ * not every file of the log, each once however many of the ids it holds
+ * (the purges of one batch are scrubbed together).
  */
-export async function scrubFiles(log: OpLog, id: string): Promise<number> {
+export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<number> {
   const { backend, durable } = log.options;
-  const positions = log.positionsOf(id);
+  const positions = [...new Set(ids)].flatMap((id) => log.positionsOf(id)).sort((x, y) => x - y);
   if (positions.length === 0) return 0;
+  const scrubbing = new Set(ids);
   // No append is in flight to a file rewritten here, and none goes to it after.
   await log.files.restart(() => log.head + 1);
   let scrubbed = 0;
@@ -143,7 +145,7 @@ export async function scrubFiles(log: OpLog, id: string): Promise<number> {
     if (!f.batches.some((b) => holdsAny(positions, b.from, b.to))) continue;
     const lines = f.batches.map((b) => {
       const entries = rangeOf(log, b.from, b.to);
-      return { b, entries, next: entries.map((e) => (e && scrubs(e, id) ? { ...e, op: scrubForPurge(e.op) } : e)) };
+      return { b, entries, next: entries.map((e) => (e && scrubs(e, scrubbing) ? { ...e, op: scrubForPurge(e.op) } : e)) };
     });
     const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, 0);
     if (n === 0) continue;
@@ -157,6 +159,6 @@ export async function scrubFiles(log: OpLog, id: string): Promise<number> {
     }
     scrubbed += n;
   }
-  log.forget(id);
+  for (const id of scrubbing) log.forget(id);
   return scrubbed;
 }

@@ -52,8 +52,8 @@ export interface CommitHooks {
   committed(batch: readonly Pending[], from: number): void;
   /** A record write or a seal failed after the commit point. */
   failed(e: SyncomError): void;
-  /** Scrub a purged id from the log and the record files (`committed`: the records as they stand). */
-  scrub(id: string, committed: Map<string, Entry>): Promise<void>;
+  /** Scrub purged ids from the log and the record files, each file once (`committed`: the records as they stand). */
+  scrub(ids: readonly string[], committed: Map<string, Entry>): Promise<void>;
   /**
    * Start signing an op of this node's (one without a sig); undefined when
    * nothing is to sign or it was signed at once (`lone`: nothing else is queued
@@ -111,6 +111,8 @@ export class Committer {
   /** Set while drain() waits on an empty queue: the next submit wakes it. */
   private wake: (() => void) | undefined;
   private readonly unrecorded = new Map<number, string[]>();
+  /** Ids purged by batches committed and not scrubbed yet: the next persist scrubs them all. */
+  private readonly toScrub = new Set<string>();
   /** Ops signed after their append; a batch holding one is sealed once they are signed. */
   readonly late: LateSigns;
   /** Batches whose records are written and whose late ops are still signing. */
@@ -270,6 +272,7 @@ export class Committer {
     }
     if (last) this.overlay.clear();
     this.unrecorded.set(from, ids);
+    for (const p of batch) if (p.scrub) this.toScrub.add(p.op.id);
     this.hooks.committed(batch, from);
     for (const p of batch) if (!p.afterPersist) p.resolve();
   }
@@ -311,14 +314,16 @@ export class Committer {
 
   private async persist(batch: Pending[]): Promise<void> {
     await this.record(false);
-    for (const p of batch) {
-      if (p.scrub) {
-        // A scrub rewrites log files a seal reads and removes: the seals started so far end first.
-        await this.sealing;
-        await this.hooks.scrub(p.op.id, this.committed).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
-      }
-      if (p.afterPersist) p.resolve();
+    if (this.toScrub.size > 0) {
+      // Every purge committed so far, this batch's and those committed since: a file holding several is
+      // rewritten once, and purges that come faster than their scrubs share the next one.
+      const purged = [...this.toScrub];
+      this.toScrub.clear();
+      // A scrub rewrites log files a seal reads and removes: the seals started so far end first.
+      await this.sealing;
+      await this.hooks.scrub(purged, this.committed).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
     }
+    for (const p of batch) if (p.afterPersist) p.resolve();
   }
 
   private async fail(batch: Pending[], cause: unknown): Promise<void> {

@@ -78,9 +78,9 @@ function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'options' | 'ke
       }
     },
     signs,
-    async scrub(id, committed) {
-      await p.log.scrub(id);
-      await p.records.scrub(id, committed);
+    async scrub(ids, committed) {
+      await p.log.scrub(ids);
+      await p.records.scrub(ids, committed);
     },
   };
 }

@@ -116,8 +116,8 @@ export class Storage {
   async purge(id: string, options?: WriteOptions): Promise<void> {
     if (!this.closed && this.parts.committer.current(id)?.purged) {
       await this.parts.committer.idle();
-      await this.parts.log.scrub(id);
-      await this.parts.records.scrub(id, this.parts.committer.committed);
+      await this.parts.log.scrub([id]);
+      await this.parts.records.scrub([id], this.parts.committer.committed);
       return;
     }
     return this.local(id, () => ({ type: 'purge', id }), options, true);

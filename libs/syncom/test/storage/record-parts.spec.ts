@@ -89,7 +89,7 @@ describe('record files holding parts of large records (model-based)', () => {
           if (s.kind === 'purge') {
             if (!current.has(s.id)) continue;
             apply(s.id, { type: 'purge' });
-            await store.scrub(s.id, current);
+            await store.scrub([s.id], current);
             continue;
           }
           const ids = new Set<string>();

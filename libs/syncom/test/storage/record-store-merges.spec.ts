@@ -64,7 +64,7 @@ describe('record files: what a merge reads and lets go of', () => {
     }
     // r3's state moves on (a purge marker would too) and its file is scrubbed; the sixteenth write merges.
     current.set('r3', withVal('r3', 99, 'scrubbed'));
-    await store.scrub('r3', current);
+    await store.scrub(['r3'], current);
     const last = entry('r15', 100);
     current.set(last.id, last);
     await store.write([last], current);
