@@ -25,7 +25,8 @@ function accessLine(config: HubConfig, url: string): string {
 function limitsLine(config: HubConfig): string {
   const l = hubLimits(config);
   // The gateway keys the rate on the token (all its sockets share it), or on the socket of an open hub.
-  const rate = l.opsPerSecond > 0 ? `${l.opsPerSecond} ops/s per ${config.tokens.length > 0 ? 'token' : 'socket'}` : 'no ops/s limit';
+  const per = config.tokens.length > 0 ? 'token' : 'socket';
+  const rate = `${l.opsPerSecond > 0 ? `${l.opsPerSecond} ops/s` : 'no ops/s limit'}, ${l.purgesPerSecond > 0 ? `${l.purgesPerSecond} purges/s` : 'no purges/s limit'}${l.opsPerSecond > 0 || l.purgesPerSecond > 0 ? ` per ${per}` : ''}`;
   const sockets = config.tokens.length === 0 ? 'no socket cap (open hub)' : l.socketsPerToken > 0 ? `${l.socketsPerToken} sockets per token` : 'no socket cap';
   return `limits: ${l.opsPerPush} ops and ${size(l.bytesPerPush)} per push, ${rate}; pages of ${l.pageSize} records and ${size(l.pageBytes)}, `
     + `${l.maxInFlightFrames} in flight per socket, ${size(l.inFlightBytes)} in all; ${sockets}, ${l.feedsPerSocket} feeds per socket; `

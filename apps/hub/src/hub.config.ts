@@ -12,6 +12,8 @@ export interface HubLimits {
   bytesPerPush: number;
   /** Ops per second per token, all its sockets together (a bucket holding one second's worth); more -> 429; 0: off (SYNCOM_OPS_PER_SECOND). */
   opsPerSecond: number;
+  /** Purges per second per token, as opsPerSecond (a push with more passes on a full bucket and the next ones wait); more -> 429 PURGES_PER_SECOND; 0: off (SYNCOM_PURGES_PER_SECOND). */
+  purgesPerSecond: number;
   /** Records per snapshot page, ops per changes page (SYNCOM_PAGE_SIZE). */
   pageSize: number;
   /** The most a snapshot or changes page weighs, UTF-8 bytes (SYNCOM_PAGE_BYTES). */
@@ -32,7 +34,7 @@ const MiB = 1024 * 1024;
 
 /** The hub's limits when nothing else is said. */
 export const HUB_LIMITS: Readonly<HubLimits> = Object.freeze({
-  opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32,
+  opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, purgesPerSecond: 100, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32,
   feedsPerSocket: 8, inFlightBytes: 64 * MiB, preAuthBytes: 64 * 1024,
 });
 
@@ -95,6 +97,7 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): HubLimits {
     opsPerPush: int('SYNCOM_OPS_PER_PUSH', d.opsPerPush),
     bytesPerPush: int('SYNCOM_BYTES_PER_PUSH', d.bytesPerPush, 1024),
     opsPerSecond: int('SYNCOM_OPS_PER_SECOND', d.opsPerSecond, 0),
+    purgesPerSecond: int('SYNCOM_PURGES_PER_SECOND', d.purgesPerSecond, 0),
     pageSize: int('SYNCOM_PAGE_SIZE', d.pageSize),
     pageBytes: int('SYNCOM_PAGE_BYTES', d.pageBytes, 1024),
     maxInFlightFrames: int('SYNCOM_MAX_IN_FLIGHT_FRAMES', d.maxInFlightFrames),

@@ -23,19 +23,19 @@ describe('apps/hub: limits (hostile, e2e)', () => {
   const hubs = new TestHubs();
   afterAll(() => hubs.stopAll());
 
-  it('the limits default to 500 ops and 4 MiB per push, 2000 ops/s, pages of 500 and 4 MiB, 16 frames and 64 MiB in flight, 32 sockets per token, 8 feeds per socket, 64 KiB before a hello; each has its variable', () => {
+  it('the limits default to 500 ops and 4 MiB per push, 2000 ops/s, 100 purges/s, pages of 500 and 4 MiB, 16 frames and 64 MiB in flight, 32 sockets per token, 8 feeds per socket, 64 KiB before a hello; each has its variable', () => {
     expect(HUB_LIMITS).toEqual({
-      opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32,
-      feedsPerSocket: 8, inFlightBytes: 64 * MiB, preAuthBytes: 64 * 1024,
+      opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, purgesPerSecond: 100, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16,
+      socketsPerToken: 32, feedsPerSocket: 8, inFlightBytes: 64 * MiB, preAuthBytes: 64 * 1024,
     });
     expect(hubConfigFromEnv({}).limits).toEqual(HUB_LIMITS);
     const env = {
       SYNCOM_OPS_PER_PUSH: '100', SYNCOM_BYTES_PER_PUSH: '65536', SYNCOM_OPS_PER_SECOND: '0', SYNCOM_PAGE_SIZE: '50', SYNCOM_PAGE_BYTES: '131072',
       SYNCOM_MAX_IN_FLIGHT_FRAMES: '4', SYNCOM_SOCKETS_PER_TOKEN: '3', SYNCOM_FEEDS_PER_SOCKET: '2', SYNCOM_IN_FLIGHT_BYTES: '1048576',
-      SYNCOM_PRE_AUTH_BYTES: '262144',
+      SYNCOM_PRE_AUTH_BYTES: '262144', SYNCOM_PURGES_PER_SECOND: '0',
     };
     expect(hubConfigFromEnv(env).limits).toEqual({
-      opsPerPush: 100, bytesPerPush: 65536, opsPerSecond: 0, pageSize: 50, pageBytes: 131072, maxInFlightFrames: 4, socketsPerToken: 3,
+      opsPerPush: 100, bytesPerPush: 65536, opsPerSecond: 0, purgesPerSecond: 0, pageSize: 50, pageBytes: 131072, maxInFlightFrames: 4, socketsPerToken: 3,
       feedsPerSocket: 2, inFlightBytes: MiB, preAuthBytes: 256 * 1024,
     });
   });
@@ -64,6 +64,22 @@ describe('apps/hub: limits (hostile, e2e)', () => {
     }
     expect(await sealed).toEqual({ from: 1, to: 2500 });
     client.close();
+  });
+
+  it('SYNCOM_PURGES_PER_SECOND: a token\'s purges beyond its rate are refused 429 PURGES_PER_SECOND (a purge rewrites the files holding its record); a larger push passes on a full bucket; writes go on', async () => {
+    const hub = await hubs.start('purges', { limits: { purgesPerSecond: 2 } });
+    const client = await RawClient.connect(hub.syncomUrl, 't');
+    expect(await client.hello(['*'], 't')).toMatchObject({ ok: true });
+    let seq = 0;
+    const op = (type: 'write' | 'purge', id: string) => client.signed({ seq: ++seq, ts: Date.now(), type, id, ...(type === 'write' && { data: { id } }) });
+    expect(await client.push(['a', 'b', 'c', 'd'].map((id) => op('write', id)))).toMatchObject({ ok: true, value: { applied: 4 } });
+    expect(await client.push(['a', 'b', 'c'].map((id) => op('purge', id)))).toMatchObject({ ok: true, value: { applied: 3 } });
+    expect(await client.push([op('purge', 'd')])).toEqual({ ok: false, error: expect.objectContaining({ code: 'PURGES_PER_SECOND', status: 429 }) });
+    seq--;
+    expect(await client.push([op('write', 'e')])).toMatchObject({ ok: true, value: { applied: 1 } });
+    client.close();
+    expect(await hub.storage.get('a')).toBeUndefined();
+    expect(await hub.storage.get('d')).toMatchObject({ id: 'd' });
   });
 
   it('SYNCOM_SOCKETS_PER_TOKEN: the socket over the cap is refused at the handshake (429 SOCKETS_PER_TOKEN); other tokens are not affected; a freed slot is taken again', async () => {

@@ -56,7 +56,7 @@ describe('apps/hub: start (hostile, e2e)', () => {
       await secured.printed(/limits: /);
       const out = secured.output();
       expect(out).toContain(`data ${join(dir, 'secured')}; peers dial http://127.0.0.1:${port}/syncom; tokens required (2, 1 bound to scopes); signatures require; scope field $type`);
-      expect(out).toContain('limits: 500 ops and 4 MiB per push, 300 ops/s per token; pages of 500 records and 4 MiB, 16 in flight per socket, 64 MiB in all; '
+      expect(out).toContain('limits: 500 ops and 4 MiB per push, 300 ops/s, 100 purges/s per token; pages of 500 records and 4 MiB, 16 in flight per socket, 64 MiB in all; '
         + '32 sockets per token, 8 feeds per socket; /health brief');
       expect(out).not.toMatch(/WARN/);
     } finally {

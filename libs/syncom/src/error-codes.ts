@@ -56,6 +56,7 @@ export const CODES = {
   BYTES_PER_PUSH: { status: 413, group: 'sync' },
   MESSAGE_TOO_LARGE: { status: 413, group: 'sync' },
   OPS_PER_SECOND: { status: 429, group: 'sync' },
+  PURGES_PER_SECOND: { status: 429, group: 'sync' },
   TOO_MANY_FEEDS: { status: 429, group: 'sync' },
   TOO_MANY_STREAMS: { status: 429, group: 'sync' },
   LIMITED: { group: 'sync' },

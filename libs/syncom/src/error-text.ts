@@ -34,6 +34,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   BYTES_PER_PUSH: 'a push larger than the host takes',
   MESSAGE_TOO_LARGE: 'a message over the bounds of a socket that has not greeted (the socket is closed)',
   OPS_PER_SECOND: 'a push over the token\'s rate',
+  PURGES_PER_SECOND: 'a push whose purges are over the token\'s purge rate (`limits.purgesPerSecond`)',
   TOO_MANY_FEEDS: 'more changes feeds on one connection than the host allows',
   TOO_MANY_STREAMS: 'more snapshot streams on one connection than the host allows',
   LIMITED: 'a 413 or 429 refusal that carried no listed code through a link of the application\'s own (syncom\'s links make that REMOTE_ERROR)',

@@ -12,7 +12,7 @@ import { wsRefusal } from './syncom-refusal';
  * The gateway's push limits (HOST-9..12), the engine's checkLimits over its
  * token buckets: more ops than opsPerPush or more UTF-8 bytes than
  * bytesPerPush -> 413 OPS_PER_PUSH / BYTES_PER_PUSH; beyond opsPerSecond ->
- * 429 OPS_PER_SECOND. A bucket is the peer's identity's (the engine's
+ * 429 OPS_PER_SECOND, beyond purgesPerSecond -> 429 PURGES_PER_SECOND. A bucket is the peer's identity's (the engine's
  * limitKey), never the node id its hello claims: the handshake session's
  * token, else the token of the socket's last hello when an `authorize` is
  * set (a push is only counted once that hello was accepted, hence
@@ -25,6 +25,7 @@ import { wsRefusal } from './syncom-refusal';
 @Injectable()
 export class SyncomLimitsGuard implements CanActivate {
   private readonly buckets: PeerBuckets;
+  private readonly purgeBuckets: PeerBuckets;
   /** The token of each socket's last hello (it keys the bucket once that hello is accepted). */
   private readonly tokens = new WeakMap<object, string>();
   /** The limits without bytesPerPush: a push whose packet bounds its bytes is checked against these. */
@@ -36,6 +37,7 @@ export class SyncomLimitsGuard implements CanActivate {
   ) {
     // The storage's clock, as the engine's own unit uses: a test clock drives the refill too.
     this.buckets = new PeerBuckets(options.limits?.opsPerSecond, () => this.storage.replica.now());
+    this.purgeBuckets = new PeerBuckets(options.limits?.purgesPerSecond, () => this.storage.replica.now(), undefined, true);
     if (options.limits) this.countOnly = { ...options.limits, bytesPerPush: undefined };
   }
 
@@ -53,7 +55,7 @@ export class SyncomLimitsGuard implements CanActivate {
     const key = limitKey(peer, this.tokens.get(peer), this.options.authorize !== undefined);
     const bytes = limits.bytesPerPush;
     const counted = bytes !== undefined && surelyWithin(data, bytes) ? this.countOnly : limits;
-    const refused = checkLimits(counted, ops, this.buckets.for(key));
+    const refused = checkLimits(counted, ops, this.buckets.for(key), this.purgeBuckets.for(key));
     if (!refused) return true;
     this.storage.sync.limited(refused.code, node);
     throw wsRefusal(refused.code, refused.status ?? 413, refused.message);

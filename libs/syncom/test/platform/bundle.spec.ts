@@ -28,13 +28,14 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * long records that cost their own size (capped record-file merges, a
  * segment bound, long records written as parts) to 66.7 KB, and snapshot
  * starts that cost no walk of the store (ServedIds) to 67.3 KB, and per
- * scope for pagings of some scopes to 67.8 KB; that target is reported not
- * met, and this guard stops growth beyond 68 KB.
+ * scope for pagings of some scopes to 67.8 KB, and a purge rate of its own
+ * (limits.purgesPerSecond) to 68.1 KB; that target is reported not met, and
+ * this guard stops growth beyond 69 KB.
  */
-const BUDGET_KB = 68;
+const BUDGET_KB = 69;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 68 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 69 KB gzipped', async () => {
     const bundle = await buildBrowserBundle();
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);

@@ -1,6 +1,6 @@
 import { internals } from '../../src/testing/internals';
 import { packOps, SyncomError, type Limits, type Storage } from '../../src';
-import { PeerBuckets, TokenBucket } from '../../src/sync/protocol/limits';
+import { PeerBuckets, purgesIn, TokenBucket } from '../../src/sync/protocol/limits';
 import { closeAll, dialer, hub, Net, node, until } from './helpers';
 import { craft, dialerOf, gate, greet, push, record, waitFor, wrapUnit } from './scenario-helpers';
 
@@ -70,6 +70,54 @@ describe('hosting: limits', () => {
     await expect(push(h.unit, qctx, writes(q, 5))).resolves.toMatchObject({ applied: 5 });
     expect(h.limited.map((l) => l.reason)).toEqual(['OPS_PER_SECOND', 'OPS_PER_SECOND', 'OPS_PER_SECOND']);
     await closeAll(h.s, p, q);
+  });
+
+  it('HOST-12: purgesPerSecond is a bucket of its own per peer: purges over it are refused 429 PURGES_PER_SECOND and consume nothing; a push of more than a second\'s worth passes on a full bucket and the next purges wait it off; writes do not count', async () => {
+    const h = await limitedHub({ purgesPerSecond: 2, opsPerSecond: 100 });
+    const p = await node();
+    const ctx = await greet(h.unit, p);
+    let seq = 0;
+    const op = (type: 'write' | 'purge', id: string) => craft(p, type === 'write' ? { type, id, data: { id } } : { type, id }, '*', ++seq);
+    const ids = Array.from({ length: 8 }, (_, i) => `r${i}`);
+    await expect(push(h.unit, ctx, ids.map((id) => op('write', id)))).resolves.toMatchObject({ applied: 8 });
+    // Three purges against two tokens, on a full bucket: taken, leaving it one below zero.
+    await expect(push(h.unit, ctx, [op('purge', 'r0'), op('purge', 'r1'), op('purge', 'r2')])).resolves.toMatchObject({ applied: 3 });
+    const refused = op('purge', 'r3');
+    await expect(push(h.unit, ctx, [refused])).rejects.toMatchObject({ code: 'PURGES_PER_SECOND', status: 429 });
+    seq--;
+    // Writes pass meanwhile; the refused purge took nothing from opsPerSecond: 11 ops taken, 89 left, exactly these.
+    const more = Array.from({ length: 89 }, (_, i) => op('write', `w${i}`));
+    await expect(push(h.unit, ctx, more)).resolves.toMatchObject({ applied: 89 });
+    h.clock.t += 600;
+    await expect(push(h.unit, ctx, [op('purge', 'r3')])).rejects.toMatchObject({ code: 'PURGES_PER_SECOND' });
+    seq--;
+    h.clock.t += 400;
+    await expect(push(h.unit, ctx, [op('purge', 'r3')])).resolves.toMatchObject({ applied: 1 });
+    expect(await h.s.get('r3')).toBeUndefined();
+    expect(await h.s.get('r4')).toMatchObject({ id: 'r4' });
+    expect(h.limited.map((l) => l.reason)).toEqual(['PURGES_PER_SECOND', 'PURGES_PER_SECOND']);
+    await closeAll(h.s, p);
+  });
+
+  it('HOST-12: the purges of a page are its purge ops and its merges carrying a purge marker; a bucket in debt refills from below zero', () => {
+    const ops = packOps([
+      { origin: 'o', seq: 1, ts: 1, type: 'purge', id: 'a' },
+      { origin: 'o', seq: 2, ts: 2, type: 'merge', id: 'b', data: { id: 'b', purged: true } as never },
+      { origin: 'o', seq: 3, ts: 3, type: 'merge', id: 'c', data: { id: 'c', fields: {} } as never },
+      { origin: 'o', seq: 4, ts: 4, type: 'write', id: 'd', data: { purged: true } },
+    ]);
+    expect(purgesIn(ops)).toBe(2);
+    expect(purgesIn([1, null, 'purge', { type: 'purge' }])).toBe(0);
+    let t = 0;
+    const b = new TokenBucket(4, () => t, true);
+    expect(b.take(10)).toBe(true);
+    expect(b.fits(1)).toBe(false);
+    t = 1500;
+    expect(b.take(1)).toBe(false);
+    t = 2500;
+    expect(b.take(4)).toBe(true);
+    expect(b.take(1)).toBe(false);
+    expect(new TokenBucket(4, () => t).take(10)).toBe(false);
   });
 
   it('HOST-12: the bucket is the peer\'s token\'s — a fresh hello, on this connection or another, does not refill it', async () => {

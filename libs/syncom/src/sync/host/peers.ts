@@ -10,6 +10,8 @@ export interface Session {
   scopes: string[];
   url: string;
   bucket?: TokenBucket;
+  /** Its purgesPerSecond bucket. */
+  purges?: TokenBucket;
 }
 
 /** What a unit bounds per connection and over all of them. */

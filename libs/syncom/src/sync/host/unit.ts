@@ -92,6 +92,7 @@ export class SyncUnit implements HostUnit {
   private readonly pageSize: number;
   private readonly pageBytes: number;
   private readonly buckets: PeerBuckets;
+  private readonly purgeBuckets: PeerBuckets;
   private readonly recon: ReconcileHost;
   private readonly replica: Replica;
   /** Feeds at one position of one scope set read the log once and send the same pages (the fan-out encoded once). */
@@ -116,6 +117,7 @@ export class SyncUnit implements HostUnit {
       perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
     });
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => this.replica.now());
+    this.purgeBuckets = new PeerBuckets(o.limits?.purgesPerSecond, () => this.replica.now(), undefined, true);
     this.recon = new ReconcileHost(this.replica, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
   }
 
@@ -202,7 +204,7 @@ export class SyncUnit implements HostUnit {
     }
     const url = `peer:${hello.node}`;
     const key = limitKey(context, hello.token, this.o.authorize !== undefined);
-    this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key) });
+    this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key), purges: this.purgeBuckets.for(key) });
     this.ctx.greeted(hello);
     const log = this.replica;
     return { node: this.replica.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.ctx.helloSchema(),
@@ -218,7 +220,7 @@ export class SyncUnit implements HostUnit {
   private async push(args: unknown, s: Session, span: Span): Promise<unknown> {
     const raw = (args as { ops?: unknown })?.ops;
     if (!Array.isArray(raw)) throw new SyncomError('BAD_REQUEST', 'push takes { ops: [...] }', { status: 400 });
-    const limited = checkLimits(this.o.limits, raw, s.bucket);
+    const limited = checkLimits(this.o.limits, raw, s.bucket, s.purges);
     if (limited) {
       this.ctx.limited(limited.code, s.node);
       throw limited;

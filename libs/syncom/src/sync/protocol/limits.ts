@@ -6,25 +6,41 @@ export interface Limits {
   opsPerPush?: number;
   bytesPerPush?: number;
   opsPerSecond?: number;
+  /**
+   * Purges per second per peer, beside opsPerSecond: a purge rewrites the
+   * files holding its record (GUAR-20), hundreds of times what a write
+   * costs, so a host taking purges from untrusted peers bounds them
+   * (docs/security.md). Counted: purge ops, and merges that carry a purge
+   * marker (they scrub as a purge does). A push with more purges than a
+   * second's worth passes when the peer's bucket is full, and its next
+   * purges wait until the bucket has refilled.
+   */
+  purgesPerSecond?: number;
 }
 
 /**
  * A token bucket refilled at `rate` per second and holding one second's
  * worth (HOST-12). A take that needs more than the bucket holds is refused
- * whole and consumes nothing.
+ * whole and consumes nothing; with `debt`, one larger than a second's
+ * worth passes when the bucket is full, leaving it below zero.
  */
 export class TokenBucket {
   private tokens: number;
   private at: number;
 
-  constructor(private readonly rate: number, private readonly now: () => number) {
+  constructor(private readonly rate: number, private readonly now: () => number, private readonly debt = false) {
     this.tokens = rate;
     this.at = now();
   }
 
-  take(n: number): boolean {
+  /** Whether take(n) would pass now. */
+  fits(n: number): boolean {
     this.refill();
-    if (n > this.tokens) return false;
+    return n <= this.tokens || (this.debt && this.tokens >= this.rate);
+  }
+
+  take(n: number): boolean {
+    if (!this.fits(n)) return false;
     this.tokens -= n;
     return true;
   }
@@ -68,20 +84,20 @@ export class PeerBuckets {
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly byObject = new WeakMap<object, TokenBucket>();
 
-  constructor(private readonly rate: number | undefined, private readonly now: () => number, private readonly max = 1024) {}
+  constructor(private readonly rate: number | undefined, private readonly now: () => number, private readonly max = 1024, private readonly debt = false) {}
 
   /** The bucket of `key` (limitKey, or a plain string), or undefined when there is no opsPerSecond limit. */
   for(key: string | object): TokenBucket | undefined {
     if (!this.rate) return undefined;
     if (typeof key === 'object') {
       let o = this.byObject.get(key);
-      if (!o) this.byObject.set(key, (o = new TokenBucket(this.rate, this.now)));
+      if (!o) this.byObject.set(key, (o = new TokenBucket(this.rate, this.now, this.debt)));
       return o;
     }
     let b = this.buckets.get(key);
     if (!b) {
       if (this.buckets.size >= this.max) this.prune();
-      b = new TokenBucket(this.rate, this.now);
+      b = new TokenBucket(this.rate, this.now, this.debt);
       this.buckets.set(key, b);
     }
     return b;
@@ -92,8 +108,22 @@ export class PeerBuckets {
   }
 }
 
-/** The limit refusal for a push page, or undefined when it passes (HOST-10, HOST-11, HOST-12). */
-export function checkLimits(limits: Limits | undefined, ops: unknown[], bucket: TokenBucket | undefined): SyncomError | undefined {
+/** The purges of a packed push page: purge ops, and merges carrying a purge marker (they scrub as a purge does). */
+export function purgesIn(ops: readonly unknown[]): number {
+  let n = 0;
+  for (const o of ops) {
+    if (!Array.isArray(o)) continue;
+    if (o[3] === 'purge' || (o[3] === 'merge' && (o[9] as { purged?: unknown } | null)?.purged === true)) n++;
+  }
+  return n;
+}
+
+/**
+ * The limit refusal for a push page, or undefined when it passes (HOST-10,
+ * HOST-11, HOST-12; purgesPerSecond, Limits). Both buckets are checked
+ * before either is taken from: a refused page consumes nothing.
+ */
+export function checkLimits(limits: Limits | undefined, ops: unknown[], bucket: TokenBucket | undefined, purgeBucket?: TokenBucket): SyncomError | undefined {
   if (!limits) return undefined;
   if (limits.opsPerPush !== undefined && ops.length > limits.opsPerPush) {
     return new SyncomError('OPS_PER_PUSH', `a push of ${ops.length} ops is over opsPerPush ${limits.opsPerPush}`, { status: 413 });
@@ -102,8 +132,14 @@ export function checkLimits(limits: Limits | undefined, ops: unknown[], bucket: 
     const bytes = jsonBytes(ops);
     if (bytes > limits.bytesPerPush) return new SyncomError('BYTES_PER_PUSH', `a push of ${bytes} bytes is over bytesPerPush ${limits.bytesPerPush}`, { status: 413 });
   }
-  if (bucket && !bucket.take(ops.length)) {
+  if (bucket && !bucket.fits(ops.length)) {
     return new SyncomError('OPS_PER_SECOND', `over opsPerSecond ${limits.opsPerSecond}`, { status: 429 });
   }
+  const purges = purgeBucket ? purgesIn(ops) : 0;
+  if (purges > 0 && !purgeBucket?.fits(purges)) {
+    return new SyncomError('PURGES_PER_SECOND', `over purgesPerSecond ${limits.purgesPerSecond}`, { status: 429 });
+  }
+  bucket?.take(ops.length);
+  if (purges > 0) purgeBucket?.take(purges);
   return undefined;
 }
