@@ -17,20 +17,26 @@ import { craft, greet, push } from '../sync/scenario-helpers';
  */
 const RECORDS = 60_000;
 
+/** A hub holding RECORDS records written in pushes of 1,000, each with its secret, and a writer greeted on it. */
+async function bigStore() {
+  const backend = createMemoryBackend();
+  // Segments bounded as the hub bounds them (apps/hub, HUB_SEGMENT_OPS); record files are capped by the engine itself.
+  const h = await hub({}, { backend, path: 'big', durable: false, sync: { log: { segmentOps: 2048 } } });
+  const writer = await node();
+  const ctx = await greet(h.unit, writer, ['*']);
+  let seq = 0;
+  const op = (body: Pick<Op, 'type' | 'id'> & Partial<Op>) => craft(writer, body, '*', ++seq);
+  for (let i = 0; i < RECORDS; i += 1000) {
+    const page = Array.from({ length: 1000 }, (_, k) => op({ type: 'write', id: `r${i + k}`, data: { title: `note ${i + k}`, secret: `S-${i + k}-S` } }));
+    expect(await push(h.unit, ctx, page)).toMatchObject({ applied: 1000 });
+  }
+  await h.s.replica.idle();
+  return { backend, h, writer, ctx, op };
+}
+
 describe('hostile: purges in a large store', () => {
   it(`GUAR-20 GUAR-3 OPS-11: purges of old records in a store of ${RECORDS.toLocaleString('en')} each rewrite a bounded size, not the store, and erase the record`, async () => {
-    const backend = createMemoryBackend();
-    // Segments bounded as the hub bounds them (apps/hub, HUB_SEGMENT_OPS); record files are capped by the engine itself.
-    const h = await hub({}, { backend, path: 'big', durable: false, sync: { log: { segmentOps: 2048 } } });
-    const writer = await node();
-    const ctx = await greet(h.unit, writer, ['*']);
-    let seq = 0;
-    const op = (body: Pick<Op, 'type' | 'id'> & Partial<Op>) => craft(writer, body, '*', ++seq);
-    for (let i = 0; i < RECORDS; i += 1000) {
-      const page = Array.from({ length: 1000 }, (_, k) => op({ type: 'write', id: `r${i + k}`, data: { title: `note ${i + k}`, secret: `S-${i + k}-S` } }));
-      expect(await push(h.unit, ctx, page)).toMatchObject({ applied: 1000 });
-    }
-    await h.s.replica.idle();
+    const { backend, h, writer, ctx, op } = await bigStore();
     const write = jest.spyOn(backend, 'write');
     const overwrite = jest.spyOn(backend, 'overwrite');
     const sizes: number[] = [];
@@ -51,17 +57,7 @@ describe('hostile: purges in a large store', () => {
   }, 120_000);
 
   it(`GUAR-20 OPS-11: a push of 300 purges spread over a store of ${RECORDS.toLocaleString('en')} rewrites each file holding them once, and erases every one`, async () => {
-    const backend = createMemoryBackend();
-    const h = await hub({}, { backend, path: 'big', durable: false, sync: { log: { segmentOps: 2048 } } });
-    const writer = await node();
-    const ctx = await greet(h.unit, writer, ['*']);
-    let seq = 0;
-    const op = (body: Pick<Op, 'type' | 'id'> & Partial<Op>) => craft(writer, body, '*', ++seq);
-    for (let i = 0; i < RECORDS; i += 1000) {
-      const page = Array.from({ length: 1000 }, (_, k) => op({ type: 'write', id: `r${i + k}`, data: { title: `note ${i + k}`, secret: `S-${i + k}-S` } }));
-      expect(await push(h.unit, ctx, page)).toMatchObject({ applied: 1000 });
-    }
-    await h.s.replica.idle();
+    const { backend, h, writer, ctx, op } = await bigStore();
     const write = jest.spyOn(backend, 'write');
     const overwrite = jest.spyOn(backend, 'overwrite');
     // Every 200th record: about five in each record file of 1,024 entries, ten in each segment of 2,048 ops.
