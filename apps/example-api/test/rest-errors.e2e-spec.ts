@@ -33,6 +33,20 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
     expect(big.body).toEqual({ statusCode: 413, error: 'Payload Too Large', message: expect.any(String) });
   });
 
+  it('GET /notes answers a page: at most `limit` (1 to 500, default 500) records in id order, notes only, `after` an id; another query is refused 400', async () => {
+    const ids = [await note(), await note(), await note()].sort();
+    const all = (await http(`${url}/notes`)).body.map((n: { id: string }) => n.id);
+    expect(all).toEqual(expect.arrayContaining(ids));
+    expect([...all].sort()).toEqual(all);
+    const first = (await http(`${url}/notes?limit=2`)).body.map((n: { id: string }) => n.id);
+    expect(first).toEqual(all.slice(0, 2));
+    const rest = (await http(`${url}/notes?limit=500&after=${encodeURIComponent(first[1])}`)).body.map((n: { id: string }) => n.id);
+    expect([...first, ...rest]).toEqual(all);
+    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'limit=1.5', 'other=1', `after=${'x'.repeat(300)}`]) {
+      expect(await http(`${url}/notes?${q}`)).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request' } });
+    }
+  });
+
   it('POST /notes/:id/views adds { by } (1 when the body is empty); a by that is no positive integer is refused 400', async () => {
     const id = await note();
     expect((await http(`${url}/notes/${id}/views`, 'POST')).body).toEqual({ id, views: 1 });

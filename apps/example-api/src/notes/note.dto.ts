@@ -1,4 +1,14 @@
+import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+
+/** The most records GET /notes reads for one answer. */
+export const NOTES_PAGE = 500;
+
+/** GET /notes?after=<id>&limit=<n>: a page of the records in id order (notes only), after an id. */
+export class ListNotesDto {
+  @IsOptional() @IsString() @MaxLength(256) after?: string;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(NOTES_PAGE) limit?: number;
+}
 
 /** POST /notes. */
 export class CreateNoteDto {

@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Patch, Post, Query } from '@nestjs/common';
 import type { Storage } from 'syncom';
 import { InjectStorage } from 'syncom-nest';
-import { AddTagsDto, AddViewsDto, CreateNoteDto, RemoveTagsDto, UpdateNoteDto } from './note.dto';
+import { AddTagsDto, AddViewsDto, CreateNoteDto, ListNotesDto, NOTES_PAGE, RemoveTagsDto, UpdateNoteDto } from './note.dto';
 
 const NOTE = 'Note';
 
@@ -15,9 +15,11 @@ export class NotesController {
     return { id: await this.storage.insert({ $type: NOTE, ...note }) };
   }
 
+  /** A page of the records in id order, notes only: a request costs its page, not the store (the next page is `after` the last id). */
   @Get()
-  async list() {
-    const rows = await this.storage.list();
+  async list(@Query() q: ListNotesDto) {
+    // The pipe checked the query (no transform): limit is still its text here.
+    const rows = await this.storage.list({ after: q.after, limit: q.limit === undefined ? NOTES_PAGE : Number(q.limit) });
     return rows.filter((r) => r.data.$type === NOTE).map((r) => ({ id: r.id, ...r.data }));
   }
 

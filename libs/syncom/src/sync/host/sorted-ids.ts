@@ -1,7 +1,4 @@
-import { lowerBound } from '../../crdt/sorted-map';
-
-/** Ids a chunk holds before it splits in two. */
-const CHUNK = 512;
+import { type ChunkedIds, ScopedOrder } from '../../crdt/sorted-chunks';
 
 /** How often a union of lists notes the id it stands at, to come back to any position it walked past. */
 const MARK = 64;
@@ -13,103 +10,6 @@ export interface IdList {
 }
 
 const EMPTY: IdList = { length: 0, at: () => undefined };
-
-/** One version of SortedChunks: sorted chunks, never changed after it was taken, and where each starts. */
-class ChunkedIds implements IdList {
-  constructor(
-    private readonly chunks: readonly (readonly string[])[],
-    private readonly starts: readonly number[],
-    readonly length: number,
-  ) {}
-
-  at(i: number): string | undefined {
-    if (!(i >= 0 && i < this.length)) return undefined;
-    const k = this.chunkAt((c) => this.starts[c] <= i);
-    return this.chunks[k][i - this.starts[k]];
-  }
-
-  /** How many of the ids are below `id`. */
-  rank(id: string): number {
-    const k = this.chunkAt((c) => this.chunks[c][0] <= id);
-    return this.starts[k] + lowerBound(this.chunks[k], id);
-  }
-
-  /** The last chunk for which `fits` holds (the first when none does); fits holds for a prefix of the chunks. */
-  private chunkAt(fits: (chunk: number) => boolean): number {
-    let lo = 0;
-    let hi = this.chunks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (fits(mid)) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-}
-
-/**
- * A set of ids kept in order in chunks of up to 2 x CHUNK, read through
- * versions (current(), immutable): a change copies one chunk (and the chunk
- * list, when a version holds it), not the list.
- */
-class SortedChunks {
-  private chunks: string[][] = [];
-  /** Each chunk's first id (chunks are never empty but a lone one). */
-  private firsts: string[] = [];
-  private size = 0;
-  private version?: ChunkedIds;
-  /** Chunks a version taken holds: changed only as copies. */
-  private readonly held = new WeakSet<string[]>();
-
-  constructor(sorted: readonly string[]) {
-    for (let i = 0; i < sorted.length; i += CHUNK) this.chunks.push(sorted.slice(i, i + CHUNK));
-    if (this.chunks.length === 0) this.chunks.push([]);
-    this.firsts = this.chunks.map((c) => c[0] ?? '');
-    this.size = sorted.length;
-  }
-
-  get length(): number {
-    return this.size;
-  }
-
-  /** The ids as they are now, in order; later changes leave it as it is. */
-  current(): ChunkedIds {
-    if (this.version) return this.version;
-    const starts = new Array<number>(this.chunks.length);
-    let at = 0;
-    this.chunks.forEach((c, k) => {
-      starts[k] = at;
-      at += c.length;
-      this.held.add(c);
-    });
-    return (this.version = new ChunkedIds(this.chunks.slice(), starts, this.size));
-  }
-
-  /** Puts `id` in (want) or takes it out. */
-  set(id: string, want: boolean): void {
-    // The last chunk whose first id is not above `id` (the first chunk for an id below every one).
-    let k = lowerBound(this.firsts, id);
-    if (k === this.firsts.length || this.firsts[k] !== id) k = Math.max(0, k - 1);
-    const chunk = this.chunks[k];
-    const i = lowerBound(chunk, id);
-    if ((chunk[i] === id) === want) return;
-    const mine = this.held.has(chunk) ? chunk.slice() : chunk;
-    if (want) mine.splice(i, 0, id);
-    else mine.splice(i, 1);
-    this.size += want ? 1 : -1;
-    this.version = undefined;
-    if (mine.length > 2 * CHUNK) {
-      this.chunks.splice(k, 1, mine.slice(0, CHUNK), mine.slice(CHUNK));
-      this.firsts.splice(k, 1, mine[0], mine[CHUNK]);
-    } else if (mine.length === 0 && this.chunks.length > 1) {
-      this.chunks.splice(k, 1);
-      this.firsts.splice(k, 1);
-    } else {
-      this.chunks[k] = mine;
-      this.firsts[k] = mine[0] ?? '';
-    }
-  }
-}
 
 /**
  * Disjoint sorted lists read as one sorted list by position. Reading in
@@ -209,84 +109,39 @@ export interface ServedSource {
 
 /**
  * The ids a snapshot paging serves (every committed record of its scopes
- * but the sealed), kept in order as commits add them: a paging takes the
- * version of the moment (immutable) in time independent of the store,
- * where sorting in the new ids and filtering every id cost each paging
- * started after a commit the store's size (21 ms at 200,000 records: a
- * token holder alternating one write and one first page kept the host that
- * busy). Every id in one list, for pagings of every scope; and, from the
- * first paging of some scopes on, one list per scope, which such a paging
- * reads as one (UnionIds; records of '*' are in every paging). Built at the
- * first paging.
+ * but the sealed), kept in order as commits add them (ScopedOrder): a
+ * paging takes the version of the moment (immutable) in time independent
+ * of the store, where sorting in the new ids and filtering every id cost
+ * each paging started after a commit the store's size (21 ms at 200,000
+ * records: a token holder alternating one write and one first page kept
+ * the host that busy). A paging of some scopes reads those scopes' lists
+ * (and '*''s: its records are in every paging) as one (UnionIds). Built at
+ * the first paging.
  */
 export class ServedIds {
-  private readonly all: SortedChunks;
-  /** Per scope: its ids, and the scope each id is listed under. */
-  private perScope?: { lists: Map<string, SortedChunks>; listed: Map<string, string> };
+  private readonly order: ScopedOrder;
 
   constructor(private readonly source: ServedSource) {
     // Subscribed before the scan, in the same synchronous turn: no commit falls between them.
-    source.onChange((op) => this.touch(op.id));
-    const ids: string[] = [];
-    for (const id of source.records.keys()) if (!source.isSealed(id)) ids.push(id);
-    this.all = new SortedChunks(ids.sort());
+    source.onChange((op) => this.order.touch(op.id));
+    this.order = new ScopedOrder(source.records.keys(), (id) => source.records.has(id) && !source.isSealed(id), (id) => source.scopeOf(id));
   }
 
   /** Every id served as it is now, in order; later commits leave it as it is. */
   current(): IdList {
-    return this.all.current();
+    return this.order.every();
   }
 
   /** The ids a paging of `scopes` serves as they are now: those of the scopes named and of '*'. */
   of(scopes: readonly string[]): IdList {
     if (scopes.includes('*') || !this.source.scoped) return this.current();
-    const { lists } = (this.perScope ??= this.byScope());
     const versions: ChunkedIds[] = [];
     for (const s of new Set([...scopes, '*'])) {
-      const l = lists.get(s);
-      if (l && l.length > 0) versions.push(l.current());
+      const l = this.order.scope(s);
+      if (l) versions.push(l);
     }
     if (versions.length === 0) return EMPTY;
     return versions.length === 1 ? versions[0] : new UnionIds(versions);
-  }
-
-  private byScope(): NonNullable<ServedIds['perScope']> {
-    const ids = new Map<string, string[]>();
-    const listed = new Map<string, string>();
-    for (const id of this.source.records.keys()) {
-      if (this.source.isSealed(id)) continue;
-      const scope = this.source.scopeOf(id);
-      let l = ids.get(scope);
-      if (!l) ids.set(scope, (l = []));
-      l.push(id);
-      listed.set(id, scope);
-    }
-    const lists = new Map<string, SortedChunks>();
-    for (const [scope, l] of ids) lists.set(scope, new SortedChunks(l.sort()));
-    return { lists, listed };
-  }
-
-  /** An id a commit touched: listed (under its scope) when it is a committed record not sealed, out of the lists otherwise. */
-  private touch(id: string): void {
-    const want = this.source.records.has(id) && !this.source.isSealed(id);
-    this.all.set(id, want);
-    if (!this.perScope) return;
-    const { lists, listed } = this.perScope;
-    const was = listed.get(id);
-    const scope = want ? this.source.scopeOf(id) : undefined;
-    if (was === scope) return;
-    if (was !== undefined) {
-      const l = lists.get(was) as SortedChunks;
-      l.set(id, false);
-      if (l.length === 0) lists.delete(was);
-      listed.delete(id);
-    }
-    if (scope !== undefined) {
-      let l = lists.get(scope);
-      if (!l) lists.set(scope, (l = new SortedChunks([])));
-      l.set(id, true);
-      listed.set(id, scope);
-    }
   }
 }
 
