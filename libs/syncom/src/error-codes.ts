@@ -57,6 +57,7 @@ export const CODES = {
   MESSAGE_TOO_LARGE: { status: 413, group: 'sync' },
   OPS_PER_SECOND: { status: 429, group: 'sync' },
   PURGES_PER_SECOND: { status: 429, group: 'sync' },
+  READ_BACKLOG: { status: 429, group: 'sync' },
   TOO_MANY_FEEDS: { status: 429, group: 'sync' },
   TOO_MANY_STREAMS: { status: 429, group: 'sync' },
   LIMITED: { group: 'sync' },

@@ -35,6 +35,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   MESSAGE_TOO_LARGE: 'a message over the bounds of a socket that has not greeted (the socket is closed)',
   OPS_PER_SECOND: 'a push over the token\'s rate',
   PURGES_PER_SECOND: 'a push whose purges are over the token\'s purge rate (`limits.purgesPerSecond`)',
+  READ_BACKLOG: 'a call on a connection whose answers wait unread past the host\'s bounds, or with four calls already in progress: read them, then ask again',
   TOO_MANY_FEEDS: 'more changes feeds on one connection than the host allows',
   TOO_MANY_STREAMS: 'more snapshot streams on one connection than the host allows',
   LIMITED: 'a 413 or 429 refusal that carried no listed code through a link of the application\'s own (syncom\'s links make that REMOTE_ERROR)',

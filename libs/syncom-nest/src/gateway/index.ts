@@ -2,6 +2,7 @@ export { createSyncomGateway, DEFAULT_ACK_TIMEOUT, SyncomGateway } from './synco
 export { SyncomAckGuard } from './ack.guard';
 export { authorizeHello, SyncomAuthorizeGuard } from './authorize.guard';
 export { SyncomLimitsGuard } from './limits.guard';
+export { SyncomUnreadInterceptor, unreadBytes } from './unread.interceptor';
 export { SyncomExceptionFilter } from './syncom-exception.filter';
 export { SyncomValidationPipe } from './syncom-validation.pipe';
 export { envelope, type Envelope, type EnvelopeOf, OpaqueArray } from './envelope-schema';

@@ -1,4 +1,4 @@
-import { Inject, Logger, type Type, UseFilters, UseGuards } from '@nestjs/common';
+import { Inject, Logger, type Type, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
@@ -22,6 +22,7 @@ import { createSessionMiddleware } from './session.middleware';
 import { peerOf } from './socket-peer';
 import { SyncomExceptionFilter } from './syncom-exception.filter';
 import { SyncomValidationPipe } from './syncom-validation.pipe';
+import { SyncomUnreadInterceptor } from './unread.interceptor';
 
 /** How long a changes page waits for the subscriber's ack by default. */
 export const DEFAULT_ACK_TIMEOUT = 30_000;
@@ -116,6 +117,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
    * knows its node id and scopes.
    */
   @SubscribeMessage(SYNCOM_EVENTS.hello)
+  @UseInterceptors(SyncomUnreadInterceptor)
   async hello(@ConnectedSocket() socket: Socket, @MessageBody(helloPipe) body: HelloDto): Promise<SyncomAnswer> {
     const peer = peerOf(socket);
     await authorizeHello(this.options, peer.context, body);
@@ -132,18 +134,21 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
 
   /** snapshot: one page, inline or as a stream id. */
   @SubscribeMessage(SYNCOM_EVENTS.snapshot)
+  @UseInterceptors(SyncomUnreadInterceptor)
   async snapshot(@ConnectedSocket() socket: Socket, @MessageBody(snapshotPipe) body: SnapshotDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('snapshot', body, peerOf(socket).context));
   }
 
   /** reconcile: one round of a scope's set reconciliation (capability reconcile/1). */
   @SubscribeMessage(SYNCOM_EVENTS.reconcile)
+  @UseInterceptors(SyncomUnreadInterceptor)
   async reconcile(@ConnectedSocket() socket: Socket, @MessageBody(reconcilePipe) body: ReconcileDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('reconcile', body, peerOf(socket).context));
   }
 
   /** records: the merge states of records a reconciliation found different. */
   @SubscribeMessage(SYNCOM_EVENTS.records)
+  @UseInterceptors(SyncomUnreadInterceptor)
   async records(@ConnectedSocket() socket: Socket, @MessageBody(recordsPipe) body: RecordsDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('records', body, peerOf(socket).context));
   }
@@ -164,6 +169,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
 
   /** chunk: the next chunk of a streamed snapshot page, or (cancel) drops the stream. */
   @SubscribeMessage(SYNCOM_EVENTS.chunk)
+  @UseInterceptors(SyncomUnreadInterceptor)
   async chunk(@ConnectedSocket() socket: Socket, @MessageBody(chunkPipe) body: ChunkDto): Promise<SyncomAnswer<ChunkAnswer | null>> {
     const peer = peerOf(socket);
     if (body.cancel) {

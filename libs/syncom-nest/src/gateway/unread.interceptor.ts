@@ -1,0 +1,94 @@
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import { finalize, type Observable } from 'rxjs';
+import type { Socket } from 'socket.io';
+import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES } from 'syncom';
+import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
+import type { SyncomGatewayOptions } from '../syncom-options.interface';
+import { wsRefusal } from './syncom-refusal';
+
+/** Calls whose answers may be large (a page, a vector, records) one socket may have in progress at once. */
+export const MAX_CALLS_IN_PROGRESS = 4;
+
+/** How long a sum of every socket's unread bytes is reused. */
+const HOST_SUM_MS = 50;
+
+interface EngineConn {
+  writeBuffer?: { data?: unknown }[];
+  transport?: { socket?: { bufferedAmount?: number } };
+}
+
+/** The bytes of a packet's data as queued (a string's code units, a buffer's bytes). */
+function sizeOf(data: unknown): number {
+  if (typeof data === 'string') return data.length;
+  return (data as { byteLength?: number } | undefined)?.byteLength ?? 0;
+}
+
+/** What the socket's connection holds for it unsent: engine.io's write buffer and the WebSocket's own. */
+export function unreadBytes(socket: Socket): number {
+  const conn = socket.conn as unknown as EngineConn;
+  let n = conn.transport?.socket?.bufferedAmount ?? 0;
+  for (const p of conn.writeBuffer ?? []) n += sizeOf(p.data);
+  return n;
+}
+
+const inProgress = new WeakMap<Socket, number>();
+
+/**
+ * Bounds what a socket that asks and never reads makes the host hold. An
+ * answer is queued on the socket whether or not the peer reads it: 300
+ * snapshot requests from a socket that had stopped reading queued 197 MB
+ * of pages (test/hostile/slow-reader.e2e-spec.ts). A call whose answer may
+ * be large (hello, snapshot, reconcile, records, chunk) is refused 429
+ * READ_BACKLOG when its socket already has MAX_CALLS_IN_PROGRESS of them in
+ * progress, or has answers unread and either they pass
+ * maxConnectionInFlightBytes or every socket's together pass
+ * maxInFlightBytes (the bounds feed pages are held to). A socket with
+ * nothing unread always gets its call: an honest dialer asks for its next
+ * page once it has read the last.
+ */
+@Injectable()
+export class SyncomUnreadInterceptor implements NestInterceptor {
+  private readonly perConnection: number;
+  private readonly perHost: number;
+  private hostSum = { at: -Infinity, bytes: 0 };
+
+  constructor(@Inject(SYNCOM_GATEWAY_OPTIONS) options: SyncomGatewayOptions) {
+    this.perConnection = options.maxConnectionInFlightBytes ?? DEFAULT_CONNECTION_IN_FLIGHT_BYTES;
+    this.perHost = options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES;
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const socket = context.switchToWs().getClient<Socket>();
+    const calls = inProgress.get(socket) ?? 0;
+    if (calls >= MAX_CALLS_IN_PROGRESS) throw refused(`${calls} calls are in progress on this connection`);
+    const unread = unreadBytes(socket);
+    if (unread > 0 && (unread > this.perConnection || this.everySocket(socket) > this.perHost)) {
+      throw refused(`${unread} bytes of answers wait unread on this connection`);
+    }
+    inProgress.set(socket, calls + 1);
+    return next.handle().pipe(finalize(() => inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1)));
+  }
+
+  /** Every socket's unread bytes in the namespace, summed at most every HOST_SUM_MS (a buffer shared by sockets counts once). */
+  private everySocket(socket: Socket): number {
+    const now = Date.now();
+    if (now - this.hostSum.at < HOST_SUM_MS) return this.hostSum.bytes;
+    const shared = new Set<unknown>();
+    let bytes = 0;
+    for (const s of socket.nsp.sockets.values()) {
+      const conn = s.conn as unknown as EngineConn;
+      bytes += conn.transport?.socket?.bufferedAmount ?? 0;
+      for (const p of conn.writeBuffer ?? []) {
+        if (typeof p.data === 'object' && p.data !== null) {
+          if (shared.has(p.data)) continue;
+          shared.add(p.data);
+        }
+        bytes += sizeOf(p.data);
+      }
+    }
+    this.hostSum = { at: now, bytes };
+    return bytes;
+  }
+}
+
+const refused = (why: string) => wsRefusal('READ_BACKLOG', 429, `${why}: read the answers, then ask again`);
