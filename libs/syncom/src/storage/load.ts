@@ -14,6 +14,7 @@ import { createClock } from './clock';
 import { Committer, type CommitHooks } from './commit';
 import { Emitter } from './emitter';
 import { heldVersion } from './held-version';
+import { ListedIds } from './listed-ids';
 import { loadKeys } from './keys';
 import { isMadeHere } from '../op/made';
 import type { OpenOptions } from './options';
@@ -53,12 +54,14 @@ function addSealedIds(sealed: Set<string>, log: OpLog, fromRecords: Set<string>)
 }
 
 /** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */
-function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'options' | 'keys' | 'log' | 'records'>): CommitHooks {
+function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'options' | 'keys' | 'log' | 'records'>): CommitHooks {
   // Only an op made here: a peer's op with this node's origin is never signed, even if it got this far.
   const signs = (op: Op) => p.options.sync?.signatures !== false && isMadeHere(op) && op.origin === p.keys.id && op.sig === undefined;
   return {
     committed(batch) {
       for (const x of batch) if (x.after) p.scopes.rescope(x.after);
+      // The whole batch before its first event: a listener that lists sees every record of it.
+      for (const x of batch) if (x.after) p.listed.touch(x.op.id);
       for (const x of batch) if (x.after) p.events.emit('change', x.op, x.via);
     },
     failed(e) {
@@ -115,7 +118,8 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const { store: records, entries, sealed: sealedRecords } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles });
   addSealedIds(sealed, log, sealedRecords);
   const scopes = new RecordScopes(options.sync?.scope);
-  const committer = new Committer(log, records, commitHooks({ events, scopes, options, keys, log, records }));
+  const listed = new ListedIds();
+  const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records }));
   for (const [id, e] of entries) committer.committed.set(id, e);
   replay(committer.committed, tail, { schema, sealed });
   if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), { schema, sealed });
@@ -125,6 +129,6 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   for (const e of committer.committed.values()) scopes.rescope(e);
   const clock = createClock(options.now, log.maxTs);
   phase.loading = false;
-  const parts: StorageParts = { options, keys, clock, log, committer, records, schema, events, backend, sealed, scopes, state: { closed: false }, lock };
+  const parts: StorageParts = { options, keys, clock, log, committer, records, schema, events, backend, sealed, scopes, listed, state: { closed: false }, lock };
   return { parts, startup };
 }

@@ -8,6 +8,7 @@ import type { Clock } from './clock';
 import type { Committer, Via } from './commit';
 import type { Emitter } from './emitter';
 import type { NodeKeys } from './keys';
+import type { ListedIds } from './listed-ids';
 import type { OpenOptions } from './options';
 import type { RecordScopes } from './record-scopes';
 import type { RecordStore } from './records';
@@ -40,6 +41,8 @@ export interface StorageParts {
   sealed: Set<string>;
   /** The scope of each record, kept at every commit. */
   scopes: RecordScopes;
+  /** The shown ids in order for list(), kept at every commit once built. */
+  listed: ListedIds;
   /** Set once close() began: writes are refused from then on. */
   state: { closed: boolean };
   /** The path's exclusive lock, released at close() (one owner per storage path). */

@@ -1,6 +1,5 @@
 import { SyncomError } from '../errors';
 import { applyOp, type Entry, isHidden, lazyRecord } from '../crdt';
-import { ScopedOrder } from '../crdt/sorted-chunks';
 import { FLAG_SEALED } from '../op/pack';
 import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
@@ -25,8 +24,6 @@ export class Storage {
   readonly id: string;
   /** Ids of records sealed for this node alone: their ops never leave it (GUAR-19). */
   readonly sealed: Set<string>;
-  /** The records list() reads, in id order (built at its first call). */
-  private listed?: ScopedOrder;
 
   /**
    * Made by open(), which builds the parts, the replica port over them and
@@ -137,39 +134,21 @@ export class Storage {
     return !!e && !isHidden(e);
   }
 
-  /**
-   * Records in id order: `after` an id, at most `limit`, of one scope. The
-   * ids are kept in order as commits change records (per scope from the
-   * first list of a scope on), so a page costs the records it returns: it
-   * sorted every id before, each page (about 0.1 s at 200,000 records, so
-   * paging through them all took minutes).
-   */
+  /** Records in id order: `after` an id, at most `limit`, of one scope; a page costs the records it returns (ListedIds). */
   async list(options: { scope?: string; limit?: number; after?: string } = {}): Promise<ListedRecord[]> {
     const out: ListedRecord[] = [];
     const { scope, after, limit = Infinity } = options;
-    const ids = scope === undefined ? this.order().every() : this.order().scope(scope);
+    const committed = this.parts.committer.committed;
+    const ids = this.parts.listed.of(committed, (id) => this.scopeOf(id), scope);
     if (!ids) return out;
     let i = after === undefined ? 0 : ids.rank(after);
     if (after !== undefined && ids.at(i) === after) i++;
     for (; i < ids.length && out.length < limit; i++) {
       const id = ids.at(i) as string;
-      const e = this.parts.committer.committed.get(id) as Entry;
+      const e = committed.get(id) as Entry;
       out.push({ id, data: structuredClone(this.view(e)), meta: this.metaOf(e) });
     }
     return out;
-  }
-
-  /** The ids list() reads: every shown record (not deleted or purged), kept in order from its first call. */
-  private order(): ScopedOrder {
-    if (this.listed) return this.listed;
-    const committed = this.parts.committer.committed;
-    const shown = (id: string) => {
-      const e = committed.get(id);
-      return !!e && !isHidden(e);
-    };
-    // Subscribed in the same synchronous turn as the scan: no commit falls between them.
-    this.parts.events.on('change', (op) => this.listed?.touch(op.id));
-    return (this.listed = new ScopedOrder(committed.keys(), shown, (id) => this.scopeOf(id)));
   }
 
   /** A handle on one record: data, meta, save(), inc(), add(), remove(), delete(). */

@@ -52,6 +52,20 @@ describe('storage.list(): ids kept in order as records change', () => {
     );
   }, 120_000);
 
+  it('RESET-4: a change listener that lists sees the records of the whole batch that fired it, a new one and a deleted one alike', async () => {
+    const { s } = await node(1_000_000, { durable: false });
+    await s.set('a', { n: 1 });
+    expect((await s.list()).map((r) => r.id)).toEqual(['a']);
+    const seen: string[][] = [];
+    // list() reads in one synchronous run: what it returns is what it saw inside the listener.
+    s.on('change', () => void s.list().then((rows) => seen.push(rows.map((r) => r.id))));
+    // Queued together, committed as one batch: the first op's event already sees the second's record.
+    await Promise.all([s.set('b', { n: 2 }), s.set('c', { n: 3 }), s.delete('a')]);
+    expect(seen[0]).toEqual(['b', 'c']);
+    expect(seen.every((ids) => ids.join() === 'b,c')).toBe(true);
+    await s.close();
+  });
+
   it('a page costs the records it returns: after the first list, 20 rounds of (one write, a page of 10 from the middle of 30,000 records) read no other record and sort nothing', async () => {
     const { s } = await node(1_000_000, { durable: false });
     for (let i = 0; i < 30_000; i += 1000) {
