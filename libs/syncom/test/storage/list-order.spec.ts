@@ -35,7 +35,7 @@ describe('storage.list(): ids kept in order as records change', () => {
         try {
           for (const st of steps) {
             if (st.kind === 'write' && !purged.has(st.id)) await s.set(st.id, st.scope === '*' ? { n: 1 } : { $type: st.scope, n: 1 });
-            else if (st.kind === 'delete') await s.delete(st.id);
+            else if (st.kind === 'delete' && !purged.has(st.id)) await s.delete(st.id);
             else if (st.kind === 'purge') { await s.purge(st.id); purged.add(st.id); }
             else if (st.kind === 'list') {
               const o = { scope: st.scope, limit: st.limit, after: st.after };
