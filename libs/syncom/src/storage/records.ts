@@ -266,17 +266,30 @@ export class RecordStore {
     return at > (this.wholeAt.get(id) ?? -1);
   }
 
-  /** Rewrite every file that holds one of `ids` with the current states (a purge leaves only its marker), each file once. */
+  /**
+   * Rewrite every file that holds one of `ids`, each file once: the purged
+   * ids as their current states (a purge leaves only its marker), the other
+   * records as they stand, but a part the file holds of a record whose
+   * whole entry is elsewhere stays that part. Written whole, a part of a
+   * set of 100,000 elements made each purge of a small record beside it
+   * write the set, 9.2 MB.
+   */
   async scrub(ids: readonly string[], current: ReadonlyMap<string, Entry>): Promise<void> {
+    const purged = new Set(ids);
     const holding = this.files.filter((f) => ids.some((id) => this.idsOf(f).has(id)));
     for (const f of holding) {
-      const entries = [...this.idsOf(f)].map((i) => current.get(i)).filter((e): e is Entry => !!e);
-      const text = this.cipher.text(entries);
+      const asParts = new Set([...(f.parts?.keys() ?? [])].filter((id) => !purged.has(id) && this.newestFile(id) !== f));
+      const held = asParts.size > 0 ? (await this.readParts(f))?.filter((x) => asParts.has(x.id)) : undefined;
+      // A part that cannot be read back goes whole, as a merge does.
+      const keptParts = held && new Set(held.map((x) => x.id)).size === asParts.size ? held : [];
+      const whole = [...this.idsOf(f)].filter((i) => keptParts.length === 0 || !asParts.has(i)).map((i) => current.get(i)).filter((e): e is Entry => !!e);
+      const wholeText = this.cipher.text(whole);
+      const text = keptParts.length === 0 ? wholeText : `[${[wholeText.slice(1, -1), ...this.cipher.texts(keptParts)].filter((t) => t !== '').join(',')}]`;
       // The text kept goes first: a merge never takes what the purge is erasing, even if the write fails.
       f.text = undefined;
       await this.backend.write(fileName(f.n), text, { durable: this.durable });
       f.text = kept(text);
-      f.weight = weightOf(entries.length, text.length);
+      f.weight = weightOf(whole.length + keptParts.length, text.length);
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Op } from '../../src';
-import { createMemoryBackend } from '../../src';
+import { createMemoryBackend, open } from '../../src';
 import { closeAll, hub, node } from '../sync/helpers';
 import { craft, greet, push } from '../sync/scenario-helpers';
 
@@ -76,5 +76,44 @@ describe('hostile: purges in a large store', () => {
     }
     expect(await h.s.get('r1')).toMatchObject({ secret: 'S-1-S' });
     await closeAll(h.s, writer);
+  }, 120_000);
+
+  it('GUAR-20 OPS-11: a purge of a small record written beside a part of a set of 100,000 elements rewrites the part, not the set; after a reopen the set is whole and the small record gone', async () => {
+    const backend = createMemoryBackend();
+    const h = await hub({}, { backend, path: 'beside', durable: false, sync: { signatures: false } });
+    const writer = await node();
+    const ctx = await greet(h.unit, writer, ['*']);
+    let seq = 0;
+    const op = (body: Pick<Op, 'type' | 'id'> & Partial<Op>) => craft(writer, body, '*', ++seq);
+    expect(await push(h.unit, ctx, [op({ type: 'add', id: 'L', key: 'tags', value: Array.from({ length: 100_000 }, (_, i) => `e${i}`) })])).toMatchObject({ applied: 1 });
+    await h.s.replica.idle();
+    // Each push: one element more for the set (written as a part) and a small record beside it, in one record file.
+    for (let i = 0; i < 20; i++) {
+      expect(await push(h.unit, ctx, [op({ type: 'add', id: 'L', key: 'tags', value: [`x${i}`] }), op({ type: 'write', id: `s${i}`, data: { secret: `S-${i}-S` } })])).toMatchObject({ applied: 2 });
+      await h.s.replica.idle();
+    }
+    const write = jest.spyOn(backend, 'write');
+    const overwrite = jest.spyOn(backend, 'overwrite');
+    const sizes: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      write.mockClear();
+      overwrite.mockClear();
+      expect(await push(h.unit, ctx, [op({ type: 'purge', id: `s${i * 2}` })])).toMatchObject({ applied: 1 });
+      await h.s.replica.idle();
+      sizes.push([...write.mock.calls, ...overwrite.mock.calls].reduce((n, [, t]) => n + String(t).length, 0));
+    }
+    // The set alone is about 9.2 MB of text (each element with its add tag): before, each such purge wrote it whole.
+    expect(Math.max(...sizes)).toBeLessThan(100_000);
+    write.mockRestore();
+    overwrite.mockRestore();
+    await closeAll(h.s, writer);
+    const again = await open({ path: 'beside', backend, durable: false, sync: { signatures: false } });
+    expect(((await again.get('L'))?.tags as string[]).length).toBe(100_020);
+    for (let i = 0; i < 10; i++) {
+      expect(await again.get(`s${i * 2}`)).toBeUndefined();
+      expect(await again.get(`s${i * 2 + 1}`)).toMatchObject({ secret: `S-${i * 2 + 1}-S` });
+      expect([...backend.files()].filter(([, t]) => t.includes(`S-${i * 2}-S`)).map(([p]) => p)).toEqual([]);
+    }
+    await again.close();
   }, 120_000);
 });
