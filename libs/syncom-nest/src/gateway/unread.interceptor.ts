@@ -1,9 +1,10 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
 import { finalize, type Observable } from 'rxjs';
 import type { Socket } from 'socket.io';
-import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES } from 'syncom';
+import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, Storage } from 'syncom';
 import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
+import { peerOf } from './socket-peer';
 import { wsRefusal } from './syncom-refusal';
 
 /** Calls whose answers may be large (a page, a vector, records) one socket may have in progress at once. */
@@ -44,7 +45,8 @@ const inProgress = new WeakMap<Socket, number>();
  * maxConnectionInFlightBytes or every socket's together pass
  * maxInFlightBytes (the bounds feed pages are held to). A socket with
  * nothing unread always gets its call: an honest dialer asks for its next
- * page once it has read the last.
+ * page once it has read the last. A refusal of a greeted peer is counted
+ * as the limits guard's are (the `limited` event and syncom.ops.limited).
  */
 @Injectable()
 export class SyncomUnreadInterceptor implements NestInterceptor {
@@ -52,7 +54,10 @@ export class SyncomUnreadInterceptor implements NestInterceptor {
   private readonly perHost: number;
   private hostSum = { at: -Infinity, bytes: 0 };
 
-  constructor(@Inject(SYNCOM_GATEWAY_OPTIONS) options: SyncomGatewayOptions) {
+  constructor(
+    @Inject(Storage) private readonly storage: Storage,
+    @Inject(SYNCOM_GATEWAY_OPTIONS) options: SyncomGatewayOptions,
+  ) {
     this.perConnection = options.maxConnectionInFlightBytes ?? DEFAULT_CONNECTION_IN_FLIGHT_BYTES;
     this.perHost = options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES;
   }
@@ -60,13 +65,19 @@ export class SyncomUnreadInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const socket = context.switchToWs().getClient<Socket>();
     const calls = inProgress.get(socket) ?? 0;
-    if (calls >= MAX_CALLS_IN_PROGRESS) throw refused(`${calls} calls are in progress on this connection`);
+    if (calls >= MAX_CALLS_IN_PROGRESS) throw this.refused(socket, `${calls} calls are in progress on this connection`);
     const unread = unreadBytes(socket);
     if (unread > 0 && (unread > this.perConnection || this.everySocket(socket) > this.perHost)) {
-      throw refused(`${unread} bytes of answers wait unread on this connection`);
+      throw this.refused(socket, `${unread} bytes of answers wait unread on this connection`);
     }
     inProgress.set(socket, calls + 1);
     return next.handle().pipe(finalize(() => inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1)));
+  }
+
+  private refused(socket: Socket, why: string): Error {
+    const node = peerOf(socket).context.node;
+    if (node !== undefined) this.storage.sync.limited('READ_BACKLOG', node);
+    return wsRefusal('READ_BACKLOG', 429, `${why}: read the answers, then ask again`);
   }
 
   /** Every socket's unread bytes in the namespace, summed at most every HOST_SUM_MS (a buffer shared by sockets counts once). */
@@ -90,5 +101,3 @@ export class SyncomUnreadInterceptor implements NestInterceptor {
     return bytes;
   }
 }
-
-const refused = (why: string) => wsRefusal('READ_BACKLOG', 429, `${why}: read the answers, then ask again`);

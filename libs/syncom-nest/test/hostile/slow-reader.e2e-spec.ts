@@ -30,6 +30,8 @@ describe('hostile: a socket that asks for pages and never reads them', () => {
     const pageBytes = 256 * 1024;
     const h = await startHub({ options: { pageSize: 500, pageBytes, maxConnectionInFlightBytes: 1 << 20, maxInFlightBytes: 4 << 20 } });
     for (let i = 0; i < 2000; i += 500) await Promise.all(Array.from({ length: 500 }, (_, k) => h.storage.insert({ i: i + k, pad: 'x'.repeat(1000) })));
+    const limited: { node: string; reason: string }[] = [];
+    h.storage.sync.on('limited', (e) => limited.push(e));
     const slow = await greeted(h.url, 'slow');
     const first = (await slow.timeout(5000).emitWithAck('snapshot', {})) as { value: { token: string } };
     // The client stops reading its socket: what the host sends waits in the host's buffers.
@@ -57,6 +59,8 @@ describe('hostile: a socket that asks for pages and never reads them', () => {
     const refused = answers.filter((a) => !a.ok);
     expect(refused.length).toBeGreaterThanOrEqual(290);
     expect(refused.every((a) => a.error?.code === 'READ_BACKLOG' && a.error.status === 429)).toBe(true);
+    // Counted as the limits guard's refusals are, by reason, for the node that greeted.
+    expect(limited.filter((l) => l.reason === 'READ_BACKLOG' && l.node === 'slow')).toHaveLength(refused.length);
     // Read again, the socket is served again.
     expect(await slow.timeout(10_000).emitWithAck('snapshot', { token: first.value.token, offset: 0 })).toMatchObject({ ok: true });
   }, 60_000);

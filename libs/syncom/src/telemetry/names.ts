@@ -23,7 +23,7 @@ export const METRICS = {
   opsApplied: 'syncom.ops.applied',
   /** Counter: peer ops refused, by reason (see {@link RejectReason}), role and peer. */
   opsRejected: 'syncom.ops.rejected',
-  /** Counter: push pages refused by a host's limits, by reason (OPS_PER_PUSH, BYTES_PER_PUSH, OPS_PER_SECOND, PURGES_PER_SECOND), role and peer. */
+  /** Counter: push pages refused by a host's limits, by reason (OPS_PER_PUSH, BYTES_PER_PUSH, OPS_PER_SECOND, PURGES_PER_SECOND; READ_BACKLOG from the Nest gateway), role and peer. */
   opsLimited: 'syncom.ops.limited',
   /** Gauge: peers connected, by role (dialer: dialed hosts greeted; host: peers with a live changes feed). */
   peersConnected: 'syncom.peers.connected',
