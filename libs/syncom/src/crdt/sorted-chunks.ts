@@ -1,4 +1,4 @@
-import { lowerBound } from './sorted-map';
+import { kidFor, lowerBound } from './sorted-map';
 
 /** Ids a chunk holds before it splits in two. */
 const CHUNK = 512;
@@ -76,9 +76,7 @@ export class SortedChunks {
 
   /** Puts `id` in (want) or takes it out. */
   set(id: string, want: boolean): void {
-    // The last chunk whose first id is not above `id` (the first chunk for an id below every one).
-    let k = lowerBound(this.firsts, id);
-    if (k === this.firsts.length || this.firsts[k] !== id) k = Math.max(0, k - 1);
+    const k = kidFor(this.firsts, id);
     const chunk = this.chunks[k];
     const i = lowerBound(chunk, id);
     if ((chunk[i] === id) === want) return;

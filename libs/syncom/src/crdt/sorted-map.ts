@@ -28,8 +28,12 @@ export function lowerBound<K extends string | number>(keys: readonly K[], key: K
   return lo;
 }
 
-/** The child of an inner node whose range holds `key`. */
-function kidFor(keys: readonly string[], key: string): number {
+/**
+ * The last of sorted first keys not above `key` (0 for a key below every
+ * one): the child of an inner node whose range holds it, or the chunk of a
+ * SortedChunks.
+ */
+export function kidFor(keys: readonly string[], key: string): number {
   const i = lowerBound(keys, key);
   return i < keys.length && keys[i] === key ? i : Math.max(0, i - 1);
 }

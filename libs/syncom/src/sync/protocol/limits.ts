@@ -136,7 +136,7 @@ export function checkLimits(limits: Limits | undefined, ops: unknown[], bucket: 
     return new SyncomError('OPS_PER_SECOND', `over opsPerSecond ${limits.opsPerSecond}`, { status: 429 });
   }
   const purges = purgeBucket ? purgesIn(ops) : 0;
-  if (purges > 0 && !purgeBucket?.fits(purges)) {
+  if (purgeBucket && purges > 0 && !purgeBucket.fits(purges)) {
     return new SyncomError('PURGES_PER_SECOND', `over purgesPerSecond ${limits.purgesPerSecond}`, { status: 429 });
   }
   bucket?.take(ops.length);
