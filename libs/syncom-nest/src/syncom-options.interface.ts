@@ -36,8 +36,8 @@ export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PAS
   /** How long a changes page waits for the subscriber's ack, from the ack of the page before it, before the feed ends (default 30 s). */
   ackTimeout?: number;
   /**
-   * The most a message may weigh, in UTF-8 bytes, before a hello succeeds on its socket (default 64 KiB, about a
-   * thousand origins in a hello's vector); a larger one closes the connection unparsed. Keys and items: a sixteenth of it.
+   * The most a message may weigh, in UTF-8 bytes, before a hello succeeds on its socket (default 64 KiB; an honest
+   * hello is a few hundred bytes, more with many scopes, as it carries only the dialer's own streams); a larger one closes the connection unparsed. Keys and items: a sixteenth of it.
    */
   preAuthBytes?: number;
 }

@@ -6,11 +6,11 @@ import { MAX_ENVELOPE_DEPTH, type EnvelopeBounds } from './envelope-bounds';
 /**
  * The most a message may weigh, in UTF-8 bytes, on a socket without a
  * current hello whose handshake was not authenticated either (the connect
- * packet included). An honest hello is the largest such message: about 60
- * bytes per origin of its vector, so 64 KiB fits about a thousand origins. A
- * socket whose handshake passed authorize (access 'session') is held to the
- * full bounds; a public gateway whose peers know more origins raises
- * `preAuthBytes`.
+ * packet included). An honest hello is the largest such message: a few
+ * hundred bytes, and more for each scope it names (its vector holds only the
+ * dialer's own streams, however many origins it has seen). A socket whose
+ * handshake passed authorize (access 'session') is held to the full bounds;
+ * a public gateway whose peers name hundreds of scopes raises `preAuthBytes`.
  */
 export const DEFAULT_PRE_AUTH_BYTES = 64 * 1024;
 

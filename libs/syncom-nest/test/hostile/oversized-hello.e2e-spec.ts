@@ -1,7 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { SyncomError } from 'syncom';
+import { applyPeerOps, unpackOps, type SyncomError } from 'syncom';
 import { socketDialer } from '../helpers/dialer';
 import { startHub, type TestHub } from '../helpers/hub';
+import { SignedWriter } from '../helpers/signed-writer';
+import { until } from '../helpers/until';
 
 /**
  * A node whose hello is over an open hub's pre-auth bytes. The gateway says
@@ -33,6 +35,44 @@ describe('hostile: a hello over the pre-auth bytes of an open hub', () => {
       // Observing an absence: half a second in which the old link redialed about 25 times; a slower machine only redials less.
       await delay(500);
       expect(connects - after).toBe(0);
+    } finally {
+      await dialer.storage.close();
+    }
+  });
+});
+
+/**
+ * A hello carried the dialer's whole version vector, about 60 bytes per origin
+ * it had seen, which the host does not read: a node that had seen 2,000
+ * origins (a token holder signing with fresh keys makes that many in a
+ * second) sent a 130 KB hello, over an open hub's 64 KiB before hello, and
+ * could never greet it again. A hello now carries the node's own streams.
+ */
+describe('hostile: a node that has seen many origins greets an open hub', () => {
+  let hub: TestHub;
+
+  beforeEach(async () => {
+    hub = await startHub({ options: { access: 'public' } });
+  });
+  afterEach(() => hub.close());
+
+  it('HOST-3, PROTO-4: a hello of a node holding 2,000 origins fits the default pre-auth bytes, and the ops then reach the hub', async () => {
+    const dialer = await socketDialer();
+    try {
+      const { ops } = unpackOps(Array.from({ length: 2000 }, (_, i) => new SignedWriter().write(1, { i })));
+      const applied = await applyPeerOps(dialer.storage, ops, { via: { url: 'memory://elsewhere', node: 'elsewhere' } });
+      expect(applied.applied).toBe(2000);
+      const errors: string[] = [];
+      dialer.storage.sync.on('error', (e) => errors.push(e.code));
+      const own = await dialer.storage.insert({ mine: true });
+      await dialer.storage.sync.addNode({ url: hub.url });
+      await until(async () => errors.length > 0 || (await hub.storage.has(own)) && (await hub.storage.list()).length === 2001, [hub.storage, dialer.storage], 'every op at the hub');
+      expect(errors).toEqual([]);
+      const hellos = dialer.sent.filter(([event]) => event === 'hello').map(([, payload]) => payload as { vector: Record<string, number> });
+      expect(hellos.length).toBeGreaterThan(0);
+      const id = dialer.storage.id;
+      for (const hello of hellos) expect(Object.keys(hello.vector).every((k) => k === id || k.startsWith(`${id}@`) || k.startsWith(`${id}<`))).toBe(true);
+      expect(Buffer.byteLength(JSON.stringify(hellos[0]))).toBeLessThan(2048);
     } finally {
       await dialer.storage.close();
     }

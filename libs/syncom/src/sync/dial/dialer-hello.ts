@@ -4,11 +4,28 @@ import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { CAPABILITIES } from '../protocol/versions';
 import { SyncomError } from '../../errors';
+import type { Vector } from '../../op/types';
 
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
 
 /** What a dialer's hello came to: the host's answer, or the versions of a host that shares none with it. */
 export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; versions: number[] };
+
+/**
+ * The entries of `vector` for the streams of node `id` (its own, per scope and
+ * joined from elsewhere). A hello carries only these: the host reads none of
+ * the dialer's vector (it pushes nothing from it; the dialer is the one that
+ * compares vectors), and a whole vector grows with every origin the dialer has
+ * seen, some 60 bytes each, so a node that had seen a thousand origins no
+ * longer fit an open hub's pre-authentication bytes (docs/replication.md).
+ */
+export function ownVector(vector: Vector, id: string): Vector {
+  const out: Vector = {};
+  for (const k in vector) {
+    if (k === id || (k.startsWith(id) && (k[id.length] === '@' || k[id.length] === '<'))) out[k] = vector[k];
+  }
+  return out;
+}
 
 /**
  * Send hello (PROTO-4) with this node's wire versions and capabilities. A 426
@@ -18,7 +35,7 @@ export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; version
 export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord): Promise<HelloOutcome> {
   const log = m.replica;
   const hello = {
-    node: log.id, vector: log.vector, epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
+    node: log.id, vector: ownVector(log.vector, log.id), epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
     versions: [...m.wireVersions], caps: [...CAPABILITIES],
   };
   try {
