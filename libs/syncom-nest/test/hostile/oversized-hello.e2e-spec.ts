@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { applyPeerOps, unpackOps, type SyncomError } from 'syncom';
-import { socketDialer } from '../helpers/dialer';
+import { rawSocket, socketDialer } from '../helpers/dialer';
 import { startHub, type TestHub } from '../helpers/hub';
 import { SignedWriter } from '../helpers/signed-writer';
 import { until } from '../helpers/until';
@@ -75,6 +75,40 @@ describe('hostile: a node that has seen many origins greets an open hub', () => 
       expect(Buffer.byteLength(JSON.stringify(hellos[0]))).toBeLessThan(2048);
     } finally {
       await dialer.storage.close();
+    }
+  });
+});
+
+describe('a hello that names the mark of the last answer', () => {
+  let hub: TestHub;
+
+  beforeEach(async () => {
+    hub = await startHub({ options: { access: 'public' } });
+  });
+  afterEach(() => hub.close());
+
+  it('PROTO-4: is answered over socket.io with the vector entries changed since, which the answer says', async () => {
+    const { ops } = unpackOps(Array.from({ length: 300 }, (_, i) => new SignedWriter().write(1, { i })));
+    await applyPeerOps(hub.storage, ops, { via: { url: 'memory://elsewhere', node: 'elsewhere' } });
+    const socket = await rawSocket(hub.url);
+    try {
+      const peer = new SignedWriter();
+      type Answer = { ok: boolean; value: { vector: Record<string, number>; vectorMark: string; vectorSince?: string } };
+      const first = (await socket.timeout(5000).emitWithAck('hello', peer.hello())) as Answer;
+      expect(first.ok).toBe(true);
+      expect(Object.keys(first.value.vector)).toHaveLength(300);
+      expect(first.value.vectorSince).toBeUndefined();
+      const id = await hub.storage.insert({ x: 1 });
+      const again = (await socket.timeout(5000).emitWithAck('hello', { ...peer.hello(), vectorSince: first.value.vectorMark })) as Answer;
+      expect(again.value).toMatchObject({ vectorSince: first.value.vectorMark, vector: { [hub.storage.id]: 1 } });
+      expect(Object.keys(again.value.vector)).toHaveLength(1);
+      expect(again.value.vectorMark).not.toBe(first.value.vectorMark);
+      expect(await hub.storage.has(id)).toBe(true);
+      // A mark is a short name: anything else is the envelope's 400.
+      const bad = (await socket.timeout(5000).emitWithAck('hello', { ...peer.hello(), vectorSince: 'x'.repeat(200) })) as { ok: boolean; error?: { status: number } };
+      expect(bad).toMatchObject({ ok: false, error: { status: 400 } });
+    } finally {
+      socket.close();
     }
   });
 });

@@ -10,6 +10,7 @@ import type { OpenOptions } from './options';
 import type { StorageEvents, StorageParts } from './parts';
 import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpackedOps } from './peer';
 import { type RecordDigests, recordDigests } from './digests';
+import { platform } from '../platform';
 
 /** An op for the commit pipeline: what a join, a hold or an adopted vector submits. */
 export type ReplicaSubmit = Omit<Pending, 'resolve' | 'reject'>;
@@ -33,7 +34,21 @@ export interface LogShape {
  * pins. The log object, the committer and the clock stay inside storage/.
  */
 export class Replica {
+  private nonce = newNonce();
+
   constructor(private readonly p: StorageParts) {}
+
+  /**
+   * This process's name for the log's vector history: a hello answer's
+   * vector mark is `<nonce>.<head>`, and a later hello that names it is sent
+   * only the entries changed since. A new one at every open (a directory
+   * restored from a copy reuses positions) and whenever the vector moves
+   * without an entry (raiseOwnStream), so a mark never stands for another
+   * history.
+   */
+  get vectorNonce(): string {
+    return this.nonce;
+  }
 
   /** This node's id (SIG-2). */
   get id(): string {
@@ -150,6 +165,7 @@ export class Replica {
    */
   raiseOwnStream(key: string, seq: number): void {
     this.p.log.vector[key] = seq;
+    this.nonce = newNonce();
     const { committer } = this.p;
     if (!((committer.pvec[key] ?? 0) >= seq)) committer.pvec[key] = seq;
   }
@@ -267,4 +283,8 @@ export class Replica {
   digests(): RecordDigests {
     return recordDigests(this);
   }
+}
+
+function newNonce(): string {
+  return platform().base64url(platform().randomBytes(9));
 }

@@ -33,7 +33,7 @@ describe('hosting: the unit', () => {
     const answer = await h.unit.call('hello', helloOf(p, ['*'], { token: 't' }), ctx);
     expect(answer).toEqual({
       node: h.s.id, vector: internals(h.s).log.vector, epoch: internals(h.s).log.epoch, floor: internals(h.s).log.floor, schema: null,
-      version: 1, versions: [1], caps: ['reconcile/1'], reconcileFrame: 512 * 1024,
+      version: 1, versions: [1], caps: ['reconcile/1'], reconcileFrame: 512 * 1024, vectorMark: `${h.s.replica.vectorNonce}.${internals(h.s).log.head}`,
     });
     const pushed = await push(h.unit, ctx, opsOf(p));
     expect(pushed).toMatchObject({ applied: 1, duplicates: 0, gaps: 0, outOfScope: 0 });

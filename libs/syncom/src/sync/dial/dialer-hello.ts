@@ -32,11 +32,11 @@ export function ownVector(vector: Vector, id: string): Vector {
  * from the host, or an answer on a version this node does not speak (an older
  * host answers none, which is 1), is no shared version (wire versions).
  */
-export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord): Promise<HelloOutcome> {
+export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord, base?: VectorBase): Promise<HelloOutcome> {
   const log = m.replica;
   const hello = {
     node: log.id, vector: ownVector(log.vector, log.id), epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
-    versions: [...m.wireVersions], caps: [...CAPABILITIES],
+    versions: [...m.wireVersions], caps: [...CAPABILITIES], ...(base && { vectorSince: base.mark }),
   };
   try {
     const ans = await m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await link.call('hello', hello)));
@@ -45,6 +45,29 @@ export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord)
     if (statusOf(e) !== 426) throw e;
     return { ok: false, versions: ((e as { versions?: number[] }).versions ?? []).slice() };
   }
+}
+
+/** A host's vector as its last hello answer gave it, whole, with that answer's mark. */
+export interface VectorBase {
+  mark: string;
+  vector: Vector;
+}
+
+/**
+ * The host's whole vector from a hello answer, and what the next hello may
+ * name: an answer against `base` (it echoes the mark sent) holds only the
+ * entries changed since, laid over the base's; any other answer is whole.
+ * An answer that says it is a delta against a mark this node did not send
+ * cannot be made whole: it is taken as it is (what it lacks reads as not
+ * held, so the dialer pushes more than needed, never less) and no base is
+ * kept, so the next hello asks for the whole vector.
+ */
+export function wholeVector(ans: HelloAnswer, base: VectorBase | undefined): { vector: Vector; base?: VectorBase } {
+  const delta = ans.vectorSince !== undefined;
+  if (delta && ans.vectorSince !== base?.mark) return { vector: { ...ans.vector } };
+  // A new object either way: an in-process link may hand over the host's own.
+  const vector = delta ? { ...base?.vector, ...ans.vector } : { ...ans.vector };
+  return { vector, ...(ans.vectorMark !== undefined && { base: { mark: ans.vectorMark, vector } }) };
 }
 
 /**

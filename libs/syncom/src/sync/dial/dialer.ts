@@ -5,7 +5,7 @@ import { mergeVectors } from '../../log/vector';
 import type { Vector } from '../../op/types';
 import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
 import { DialerFeed } from './dialer-feed';
-import { dialedSelf, sendHello } from './dialer-hello';
+import { dialedSelf, sendHello, type VectorBase, wholeVector } from './dialer-hello';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { vectorAhead, vectorLag } from '../protocol/lag';
@@ -35,6 +35,8 @@ export class Dialer implements Recoverable {
   behind = false;
   lastError: SyncomError | null = null;
   hv: Vector = {};
+  /** The host's vector as of its last hello answer, whole, and that answer's mark: the next hello asks only for what changed since. */
+  private vectorBase?: VectorBase;
   /** Pages of a snapshot are being joined (peers() says so: the vector may already look caught up). */
   bootstrapping = false;
   /** The host's capabilities from its last hello answer. */
@@ -185,15 +187,17 @@ export class Dialer implements Recoverable {
 
   async hello(reconnected: boolean): Promise<void> {
     const { replica, rec } = this;
-    const said = await sendHello(this.ctx, this.link as SyncLink, rec);
+    const said = await sendHello(this.ctx, this.link as SyncLink, rec, this.vectorBase);
     if (!said.ok) return this.incompatible(said.versions);
     const { ans } = said;
+    const whole = wholeVector(ans, this.vectorBase);
+    this.vectorBase = whole.base;
     const self = dialedSelf(this.ctx, ans, rec.url);
     if (self) return this.selfDialed(self);
     this.shares = true;
     [this.caps, this.takes] = [ans.caps, { frame: ans.reconcileFrame, pushBytes: ans.pushBytes }];
     this.antiEntropy ??= antiEntropyTimer(this.ctx.options.antiEntropyInterval, () => void this.reconcile());
-    this.hv = { ...ans.vector };
+    this.hv = { ...whole.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     if (this.phase !== 'stopped') this.phase = 'greeted';
     this.ctx.checkDrift(ans.node, ans.schema);

@@ -11,6 +11,7 @@ import {
   DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, positiveInt,
 } from '../protocol/frames';
 import { checkedHello, type Hello } from '../protocol/hello';
+import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
 import { checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
@@ -207,7 +208,9 @@ export class SyncUnit implements HostUnit {
     this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key), purges: this.purgeBuckets.for(key) });
     this.ctx.greeted(hello);
     const log = this.replica;
-    return { node: this.replica.id, vector: log.vector, epoch: log.epoch, floor: log.floor, schema: this.ctx.helloSchema(),
+    const v = vectorAnswer(log, hello.vectorSince);
+    return { node: this.replica.id, vector: v.vector, vectorMark: v.mark, ...(v.since !== undefined && { vectorSince: v.since }),
+      epoch: log.epoch, floor: log.floor, schema: this.ctx.helloSchema(),
       version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit, ...this.pushBytes() };
   }
 

@@ -15,6 +15,8 @@ export interface Hello {
   versions: number[];
   /** The dialer's capabilities ([] for an older build). */
   caps: string[];
+  /** The `vectorMark` of this host's last answer the dialer kept: the host may answer only what changed since. */
+  vectorSince?: string;
 }
 
 /** What the host answers. */
@@ -32,6 +34,10 @@ export interface HelloAnswer {
   reconcileFrame?: number;
   /** The largest push the host takes, in UTF-8 bytes, when it says (bounded frames): the dialer's pages stay within it. */
   pushBytes?: number;
+  /** The point of the host's history `vector` stands at, for the next hello's `vectorSince` (absent from an older host). */
+  vectorMark?: string;
+  /** Set (to the hello's `vectorSince`) when `vector` holds only the entries changed since that mark. */
+  vectorSince?: string;
 }
 
 const isStr = (x: unknown, max = 1024): x is string => typeof x === 'string' && x.length > 0 && x.length <= max;
@@ -93,6 +99,10 @@ function readHello(x: unknown): Hello {
   if (!caps) throw bad('caps is no list of names');
   const hello: Hello = { node: x.node, vector: x.vector, epoch: x.epoch, schema, scopes: scopes as string[], versions, caps };
   if (typeof x.token === 'string') hello.token = x.token;
+  if (x.vectorSince !== undefined && x.vectorSince !== null) {
+    if (!isStr(x.vectorSince, 128)) throw bad('vectorSince is no mark');
+    hello.vectorSince = x.vectorSince;
+  }
   checkedHellos.add(hello);
   return hello;
 }
@@ -102,12 +112,14 @@ export function checkHelloAnswer(x: unknown): HelloAnswer {
   let copy: Record<string, unknown> = {};
   try { copy = { ...(isObj(x) ? x : {}) }; } catch { throw bad('unreadable'); }
   const h = checkHello({ ...copy, scopes: ['*'], versions: undefined });
-  const { floor, version, reconcileFrame, pushBytes } = copy as { floor?: unknown; version?: unknown; reconcileFrame?: unknown; pushBytes?: unknown };
+  const { floor, version, reconcileFrame, pushBytes, vectorMark } = copy as { floor?: unknown; version?: unknown; reconcileFrame?: unknown; pushBytes?: unknown; vectorMark?: unknown };
   const ans: HelloAnswer = {
     node: h.node, vector: h.vector, epoch: h.epoch, schema: h.schema, floor: Number.isSafeInteger(floor) ? (floor as number) : 0,
     version: Number.isSafeInteger(version) ? (version as number) : 1, caps: h.caps,
   };
   if (Number.isSafeInteger(reconcileFrame) && (reconcileFrame as number) > 0) ans.reconcileFrame = reconcileFrame as number;
   if (Number.isSafeInteger(pushBytes) && (pushBytes as number) > 0) ans.pushBytes = pushBytes as number;
+  if (isStr(vectorMark, 128)) ans.vectorMark = vectorMark;
+  if (h.vectorSince !== undefined) ans.vectorSince = h.vectorSince;
   return ans;
 }

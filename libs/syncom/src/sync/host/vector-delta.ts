@@ -1,0 +1,59 @@
+import { FLAG_GRANTED } from '../../log/op-log';
+import { FLAG_SEALED } from '../../op/pack';
+import { opStreamKey, type Vector } from '../../op/types';
+import type { Replica } from '../../storage/replica';
+
+/**
+ * The most log entries a hello answer walks to send only the vector entries
+ * changed since the dialer's last hello; past them the whole vector goes,
+ * which costs no more than the walk would.
+ */
+export const MAX_DELTA_ENTRIES = 8192;
+
+/** The vector a hello answers with: whole, or (`since` set) only what changed after that mark. */
+export interface VectorAnswer {
+  vector: Vector;
+  /** What a later hello may name as `vectorSince`: `<nonce>.<head>` of this answer. */
+  mark: string;
+  /** The mark the delta is against, when `vector` holds only what changed after it. */
+  since?: string;
+}
+
+/**
+ * The host's vector for a hello that named `since` (the mark of an earlier
+ * answer of this process): the entries of the streams that log entries after
+ * that mark touched, at their current seqs, when every such entry is still
+ * in memory; else the whole vector. A dialer that kept the earlier answer
+ * adds these to it and holds the host's vector as a whole answer would give
+ * it: each seq only grows, and only through a log entry, or by a raise of
+ * an own stream, which renews the nonce (Replica.vectorNonce).
+ */
+export function vectorAnswer(replica: Replica, since: string | undefined): VectorAnswer {
+  const head = replica.head;
+  const whole = replica.vector;
+  const mark = `${replica.vectorNonce}.${head}`;
+  const from = positionIn(since, replica.vectorNonce);
+  if (from === undefined || from < replica.floor || from > head || head - from > MAX_DELTA_ENTRIES) return { vector: whole as Vector, mark };
+  const entries = replica.read(from, head - from);
+  // A hole (an entry not in memory) could hide a stream that moved: the whole vector then.
+  if (entries.length !== head - from) return { vector: whole as Vector, mark };
+  const vector: Vector = {};
+  for (const e of entries) {
+    if (e.flags & FLAG_SEALED) continue;
+    const key = opStreamKey(e.op);
+    if (whole[key] !== undefined) vector[key] = whole[key];
+    if (e.flags & FLAG_GRANTED && e.op.vector) {
+      for (const k in e.op.vector) if (whole[k] !== undefined) vector[k] = whole[k];
+    }
+  }
+  return { vector, mark, since };
+}
+
+/** The head a mark of this nonce names; undefined for another nonce or no mark. */
+function positionIn(mark: string | undefined, nonce: string): number | undefined {
+  if (mark === undefined || !mark.startsWith(nonce) || mark[nonce.length] !== '.') return undefined;
+  const digits = mark.slice(nonce.length + 1);
+  if (!/^(0|[1-9]\d{0,15})$/.test(digits)) return undefined;
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
