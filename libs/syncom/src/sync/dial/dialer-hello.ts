@@ -47,10 +47,17 @@ export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord,
   }
 }
 
-/** A host's vector as its last hello answer gave it, whole, with that answer's mark. */
+/** A host's vector as its last hello answer gave it, whole (for the hello's scopes), with that answer's mark. */
 export interface VectorBase {
   mark: string;
   vector: Vector;
+  /** The scopes of that hello, one string: a hello of other scopes asks for the whole vector. */
+  scopes: string;
+}
+
+/** The base a hello of `scopes` may name: the kept one, when it was answered for the same scopes. */
+export function baseFor(base: VectorBase | undefined, scopes: readonly string[]): VectorBase | undefined {
+  return base?.scopes === scopes.join('\n') ? base : undefined;
 }
 
 /**
@@ -62,12 +69,12 @@ export interface VectorBase {
  * held, so the dialer pushes more than needed, never less) and no base is
  * kept, so the next hello asks for the whole vector.
  */
-export function wholeVector(ans: HelloAnswer, base: VectorBase | undefined): { vector: Vector; base?: VectorBase } {
+export function wholeVector(ans: HelloAnswer, base: VectorBase | undefined, scopes: readonly string[]): { vector: Vector; base?: VectorBase } {
   const delta = ans.vectorSince !== undefined;
   if (delta && ans.vectorSince !== base?.mark) return { vector: { ...ans.vector } };
   // A new object either way: an in-process link may hand over the host's own.
   const vector = delta ? { ...base?.vector, ...ans.vector } : { ...ans.vector };
-  return { vector, ...(ans.vectorMark !== undefined && { base: { mark: ans.vectorMark, vector } }) };
+  return { vector, ...(ans.vectorMark !== undefined && { base: { mark: ans.vectorMark, vector, scopes: scopes.join('\n') } }) };
 }
 
 /**

@@ -5,7 +5,7 @@ import { mergeVectors } from '../../log/vector';
 import type { Vector } from '../../op/types';
 import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
 import { DialerFeed } from './dialer-feed';
-import { dialedSelf, sendHello, type VectorBase, wholeVector } from './dialer-hello';
+import { baseFor, dialedSelf, sendHello, type VectorBase, wholeVector } from './dialer-hello';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { vectorAhead, vectorLag } from '../protocol/lag';
@@ -187,10 +187,12 @@ export class Dialer implements Recoverable {
 
   async hello(reconnected: boolean): Promise<void> {
     const { replica, rec } = this;
-    const said = await sendHello(this.ctx, this.link as SyncLink, rec, this.vectorBase);
+    const scopes = rec.scopes;
+    const base = baseFor(this.vectorBase, scopes);
+    const said = await sendHello(this.ctx, this.link as SyncLink, rec, base);
     if (!said.ok) return this.incompatible(said.versions);
     const { ans } = said;
-    const whole = wholeVector(ans, this.vectorBase);
+    const whole = wholeVector(ans, base, scopes);
     this.vectorBase = whole.base;
     const self = dialedSelf(this.ctx, ans, rec.url);
     if (self) return this.selfDialed(self);
@@ -201,7 +203,7 @@ export class Dialer implements Recoverable {
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     if (this.phase !== 'stopped') this.phase = 'greeted';
     this.ctx.checkDrift(ans.node, ans.schema);
-    const checks = ownStreamChecks(replica, this.hv, rec.url);
+    const checks = ownStreamChecks(replica, this.hv, rec.url, allowedFor(scopes));
     for (const e of checks.errors) this.report(e);
     if (checks.rewound) rec.cursor = null;
     this.ack();

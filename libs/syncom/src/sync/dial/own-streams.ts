@@ -2,6 +2,7 @@ import { SyncomError } from '../../errors';
 import { FLAG_SEALED } from '../../op/pack';
 import { opStreamKey, type Vector } from '../../op/types';
 import type { Replica } from '../../storage/replica';
+import { keyScope } from '../protocol/scopes';
 
 /**
  * At hello, compare the host's vector with this node's own streams (The log):
@@ -9,11 +10,14 @@ import type { Replica } from '../../storage/replica';
  *   restored from an older copy (REWOUND, LOG-22). The stream moves past what
  *   the host holds, so nothing minted collides (LOG-23); the caller bootstraps.
  * - the host lacks own ops the log no longer holds (UNDELIVERABLE, LOG-20).
+ * Only the streams of the scopes the host is dialed for (`allowed`) are
+ * compared: the host answers no others, and none of theirs go to it.
  */
-export function ownStreamChecks(replica: Replica, hv: Vector, url: string): { errors: SyncomError[]; rewound: boolean } {
+export function ownStreamChecks(replica: Replica, hv: Vector, url: string, allowed: Set<string> | 'all' = 'all'): { errors: SyncomError[]; rewound: boolean } {
   const log = replica;
   const id = replica.id;
-  const own = (k: string) => (k === id || k.startsWith(`${id}@`)) && !k.includes('<');
+  // Streams of scopes this host is not dialed for are neither pushed to it nor shown in its answer.
+  const own = (k: string) => (k === id || k.startsWith(`${id}@`)) && !k.includes('<') && (allowed === 'all' || allowed.has(keyScope(k)));
   const errors: SyncomError[] = [];
   const ahead = Object.entries(hv).filter(([k, n]) => own(k) && n > (log.vector[k] ?? 0));
   for (const [k, n] of ahead) {

@@ -208,7 +208,7 @@ export class SyncUnit implements HostUnit {
     this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key), purges: this.purgeBuckets.for(key) });
     this.ctx.greeted(hello);
     const log = this.replica;
-    const v = vectorAnswer(log, hello.vectorSince);
+    const v = vectorAnswer(log, hello.vectorSince, hello.scopes);
     return { node: this.replica.id, vector: v.vector, vectorMark: v.mark, ...(v.since !== undefined && { vectorSince: v.since }),
       epoch: log.epoch, floor: log.floor, schema: this.ctx.helloSchema(),
       version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit, ...this.pushBytes() };

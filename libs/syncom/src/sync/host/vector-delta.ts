@@ -2,6 +2,7 @@ import { FLAG_GRANTED } from '../../log/op-log';
 import { FLAG_SEALED } from '../../op/pack';
 import { opStreamKey, type Vector } from '../../op/types';
 import type { Replica } from '../../storage/replica';
+import { inServed, keyScope, servedVector } from '../protocol/scopes';
 
 /**
  * The most log entries a hello answer walks to send only the vector entries
@@ -20,31 +21,36 @@ export interface VectorAnswer {
 }
 
 /**
- * The host's vector for a hello that named `since` (the mark of an earlier
- * answer of this process): the entries of the streams that log entries after
- * that mark touched, at their current seqs, when every such entry is still
- * in memory; else the whole vector. A dialer that kept the earlier answer
- * adds these to it and holds the host's vector as a whole answer would give
- * it: each seq only grows, and only through a log entry, or by a raise of
- * an own stream, which renews the nonce (Replica.vectorNonce).
+ * The host's vector for a hello of `scopes` that named `since` (the mark of
+ * an earlier answer of this process): the entries of the streams that log
+ * entries after that mark touched, at their current seqs, when every such
+ * entry is still in memory; else the whole vector. A dialer that kept the
+ * earlier answer adds these to it and holds the host's vector as a whole
+ * answer would give it: each seq only grows, and only through a log entry,
+ * or by a raise of an own stream, which renews the nonce
+ * (Replica.vectorNonce). Either way only the streams of the hello's scopes
+ * (and the global ones) go, as a snapshot's vector: the others' origins and
+ * scope names are not the peer's to read, and it pushes nothing of them.
  */
-export function vectorAnswer(replica: Replica, since: string | undefined): VectorAnswer {
+export function vectorAnswer(replica: Replica, since: string | undefined, scopes: readonly string[]): VectorAnswer {
   const head = replica.head;
   const whole = replica.vector;
   const mark = `${replica.vectorNonce}.${head}`;
+  const every = scopes.includes('*');
+  const all = (): VectorAnswer => ({ vector: every ? (whole as Vector) : servedVector(whole, scopes), mark });
   const from = positionIn(since, replica.vectorNonce);
-  if (from === undefined || from < replica.floor || from > head || head - from > MAX_DELTA_ENTRIES) return { vector: whole as Vector, mark };
+  if (from === undefined || from < replica.floor || from > head || head - from > MAX_DELTA_ENTRIES) return all();
   const entries = replica.read(from, head - from);
   // A hole (an entry not in memory) could hide a stream that moved: the whole vector then.
-  if (entries.length !== head - from) return { vector: whole as Vector, mark };
+  if (entries.length !== head - from) return all();
   const vector: Vector = {};
+  const take = (k: string) => {
+    if (whole[k] !== undefined && (every || inServed(keyScope(k), scopes))) vector[k] = whole[k];
+  };
   for (const e of entries) {
     if (e.flags & FLAG_SEALED) continue;
-    const key = opStreamKey(e.op);
-    if (whole[key] !== undefined) vector[key] = whole[key];
-    if (e.flags & FLAG_GRANTED && e.op.vector) {
-      for (const k in e.op.vector) if (whole[k] !== undefined) vector[k] = whole[k];
-    }
+    take(opStreamKey(e.op));
+    if (e.flags & FLAG_GRANTED && e.op.vector) for (const k in e.op.vector) take(k);
   }
   return { vector, mark, since };
 }
