@@ -1,9 +1,8 @@
 import { SyncomError } from '../../errors';
 import type { LinkEvent, SyncLink } from '../../link/contract';
 import type { LogEntry } from '../../log/op-log';
-import { mergeVectors } from '../../log/vector';
 import type { Vector } from '../../op/types';
-import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls } from './dialer-push';
+import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls, takePushAnswer } from './dialer-push';
 import { DialerFeed } from './dialer-feed';
 import { baseFor, dialedSelf, sendHello, type VectorBase, wholeVector } from './dialer-hello';
 import type { SyncContext } from '../context';
@@ -257,9 +256,8 @@ export class Dialer implements Recoverable {
     // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
     for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.ctx.options.pageBytes })) {
       const ans = await pushPage(this.link as SyncLink, this.ctx.telemetry, this.rec.url, frame);
-      this.hv = mergeVectors(this.hv, ans?.vector ?? {});
+      takePushAnswer(this.replica.id, this.hv, this.rec.acked, ans?.vector ?? {});
       this.recovery.answered();
-      this.ack();
       this.rec.lastSync = this.replica.now();
       const event = pushedEvent(this.rec.url, frame.length, ans);
       this.ctx.events.emit('sync', event);
