@@ -29,13 +29,17 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * segment bound, long records written as parts) to 66.7 KB, and snapshot
  * starts that cost no walk of the store (ServedIds) to 67.3 KB, and per
  * scope for pagings of some scopes to 67.8 KB, and a purge rate of its own
- * (limits.purgesPerSecond) to 68.1 KB; that target is reported not met, and
- * this guard stops growth beyond 69 KB.
+ * (limits.purgesPerSecond) to 68.1 KB, and list() pages kept in order by
+ * the commit pipeline (storage/listed-ids.ts) to 68.35 KB, and hello
+ * answers of the vector entries changed since the dialer's last hello, of
+ * its scopes only, with push answers taken in place (sync/host/vector-delta.ts)
+ * to 69.1 KB; that target is reported not met, and this guard stops growth
+ * beyond 70 KB.
  */
-const BUDGET_KB = 69;
+const BUDGET_KB = 70;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 69 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 70 KB gzipped', async () => {
     const bundle = await buildBrowserBundle();
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
