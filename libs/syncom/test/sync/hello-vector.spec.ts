@@ -153,6 +153,17 @@ describe('hello answers the vector entries changed since the dialer last greeted
     await closeAll(h.s, p);
   });
 
+  it('PROTO-4: an answer that claims to be a delta against a mark the dialer did not send is taken as it is, and the next hello asks whole', () => {
+    const base: VectorBase = { mark: 'n.5', vector: { a: 3, b: 2 }, scopes: '*' };
+    const odd = wholeVector({ node: 'h', vector: { a: 4 }, epoch: 'e', floor: 0, schema: null, version: 1, caps: [], vectorMark: 'n.9', vectorSince: 'n.4' }, base, ['*']);
+    // What the answer lacks reads as not held there: the dialer pushes more than needed, never less.
+    expect(odd).toEqual({ vector: { a: 4 } });
+    const none = wholeVector({ node: 'h', vector: { a: 4 }, epoch: 'e', floor: 0, schema: null, version: 1, caps: [], vectorSince: 'n.5' }, undefined, ['*']);
+    expect(none).toEqual({ vector: { a: 4 } });
+    // An older host names no mark: nothing to keep.
+    expect(wholeVector({ node: 'h', vector: { a: 4 }, epoch: 'e', floor: 0, schema: null, version: 1, caps: [] }, base, ['*'])).toEqual({ vector: { a: 4 } });
+  });
+
   it('PROTO-4, BOOT-11: a vector a host adopted by bootstrapping from another node travels in the next delta', async () => {
     const net = new Net();
     const far = await hub();
