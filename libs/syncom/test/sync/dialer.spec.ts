@@ -48,6 +48,23 @@ describe('the dialing side', () => {
     await closeAll(d, h.s);
   });
 
+  it('LOG-20, SCOPE-20: own ops of a scope the host is not dialed for are not undeliverable there; dialed for it, they are', async () => {
+    for (const [scopes, reported] of [[['A'], false], [['B'], true]] as const) {
+      const net = new Net();
+      const h = await hub({}, { sync: { scope: (_id, d) => (typeof d.s === 'string' ? d.s : '*') } });
+      net.units.set('memory://h', h.unit);
+      const d = await dialer(net, { sync: { retention: { ops: 1000 }, log: { rollAfter: 5 }, scope: (_id, x) => (typeof x.s === 'string' ? x.s : '*') } });
+      for (let i = 0; i < 60; i++) await Promise.all(Array.from({ length: 25 }, () => d.insert({ i, s: 'B' })));
+      await internals(d).committer.idle();
+      expect(internals(d).log.floor).toBeGreaterThan(0);
+      const errs = errorsOf(d);
+      await d.sync.addNode({ url: 'memory://h', token: 't', scopes: [...scopes] });
+      await until(() => d.sync.peers()[0]?.connected === true, [d]);
+      expect(errs.some((e) => e.code === 'UNDELIVERABLE')).toBe(reported);
+      await closeAll(d, h.s);
+    }
+  });
+
   it('LOG-21 REG-3: a registered node never reached holds own ops back until it is disabled', async () => {
     const net = new Net();
     const d = await dialer(net, { sync: { retention: { ops: 1000 }, log: { rollAfter: 5 } } });
