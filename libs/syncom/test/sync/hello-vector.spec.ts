@@ -22,9 +22,9 @@ function foreignOps(n: number, s = '*'): Op[] {
 }
 
 /** Greets `unit` by hand as `p` would, naming the mark of `base`; the host's vector made whole, and the next base. */
-async function greetWith(unit: HostUnit, p: Storage, base: VectorBase | undefined, scopes = ['*']) {
+async function greetWith(unit: HostUnit, p: Storage, base: VectorBase | undefined, scopes: readonly string[] = ['*']) {
   // As a link carries it: the unit answers with the log's own vector object.
-  const sent = await unit.call('hello', helloOf(p, scopes, { token: 't', vector: {}, ...(base && { vectorSince: base.mark }) }), {});
+  const sent = await unit.call('hello', helloOf(p, [...scopes], { token: 't', vector: {}, ...(base && { vectorSince: base.mark }) }), {});
   const ans = checkHelloAnswer(JSON.parse(JSON.stringify(sent)));
   return { ans, ...wholeVector(ans, base, scopes) };
 }
@@ -69,7 +69,7 @@ describe('hello answers the vector entries changed since the dialer last greeted
                 h.s.replica.raiseOwnStream(k, (internals(h.s).log.vector[k] ?? 0) + 2);
               } else if (step.kind === 'forget') {
                 base = undefined;
-              } else {
+              } else if (step.kind === 'hello') {
                 const r = await greetWith(h.unit, writers[0], baseFor(base, step.scopes), step.scopes);
                 if (r.ans.vectorSince !== undefined) {
                   deltas++;
