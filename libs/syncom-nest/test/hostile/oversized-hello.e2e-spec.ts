@@ -42,10 +42,10 @@ describe('hostile: a hello over the pre-auth bytes of an open hub', () => {
 });
 
 /**
- * A hello carried the dialer's whole version vector, about 60 bytes per origin
+ * A hello carried the dialer's whole version vector, about 48 bytes per origin
  * it had seen, which the host does not read: a node that had seen 2,000
  * origins (a token holder signing with fresh keys makes that many in a
- * second) sent a 130 KB hello, over an open hub's 64 KiB before hello, and
+ * second) sent a 96 KB hello, over an open hub's 64 KiB before hello, and
  * could never greet it again. A hello now carries the node's own streams.
  */
 describe('hostile: a node that has seen many origins greets an open hub', () => {

@@ -16,7 +16,7 @@ export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; version
  * joined from elsewhere). A hello carries only these: the host reads none of
  * the dialer's vector (it pushes nothing from it; the dialer is the one that
  * compares vectors), and a whole vector grows with every origin the dialer has
- * seen, some 60 bytes each, so a node that had seen a thousand origins no
+ * seen, some 48 bytes each, so a node that had seen about 1,300 origins no
  * longer fit an open hub's pre-authentication bytes (docs/replication.md).
  */
 export function ownVector(vector: Vector, id: string): Vector {
