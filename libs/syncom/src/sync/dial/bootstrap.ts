@@ -12,6 +12,7 @@ import type { SnapshotPage } from '../protocol/snapshot-page';
 import { readNdjson, readSnapshotPage } from '../protocol/snapshot-page';
 import { HeldJoins } from './join-hold';
 import { mergeScope } from './merge-scope';
+import { keyScope } from '../protocol/scopes';
 import { joinedUnchanged } from './join-unchanged';
 
 /** Read a streamed snapshot page: NDJSON, one entry a line. */
@@ -96,11 +97,30 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
   return out;
 }
 
-/** Log the advance op that adopts the host's vector (BOOT-5, OPS-13); it grants here and replays on reopen; signed late as the merges are. */
-export function adopt(replica: Replica, host: string, vector: Vector, via: Via): Promise<void> {
+/**
+ * Log the advance ops that adopt the host's vector (BOOT-5, OPS-13): one per
+ * scope the vector has streams of, each holding those streams, in that scope
+ * (the plain origins in '*'). They grant here and replay on reopen, signed
+ * late as the merges are. One advance of the whole vector travelled as a
+ * global op to peers of every scope, each of which read from it the names of
+ * the others and how much each origin wrote there (docs/security.md); a feed
+ * serves a scope's advance to that scope's peers, who need its streams
+ * granted (BOOT-11), as it serves the merges.
+ */
+export async function adopt(replica: Replica, host: string, vector: Vector, via: Via): Promise<void> {
   const late = signsLate(replica);
-  const op = replica.makeOp({ type: 'advance', id: host, from: host, vector, late }, '*');
-  return replica.submit({ op, flags: FLAG_GRANTED, via, late });
+  const byScope = new Map<string, Vector>([['*', {}]]);
+  for (const k in vector) {
+    const scope = keyScope(k);
+    let part = byScope.get(scope);
+    if (!part) byScope.set(scope, (part = {}));
+    part[k] = vector[k];
+  }
+  const ops = [...byScope].filter(([scope, part]) => scope === '*' || Object.keys(part).length > 0);
+  await Promise.all(ops.map(([scope, part]) => {
+    const op = replica.makeOp({ type: 'advance', id: host, from: host, vector: part, late }, scope);
+    return replica.submit({ op, flags: FLAG_GRANTED, via, late });
+  }));
 }
 
 /** What runBootstrap needs: the storage, the link and host, and where progress goes. */
