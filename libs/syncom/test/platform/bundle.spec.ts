@@ -33,7 +33,7 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * the commit pipeline (storage/listed-ids.ts) to 68.35 KB, and hello
  * answers of the vector entries changed since the dialer's last hello, of
  * its scopes only, with push answers taken in place (sync/host/vector-delta.ts)
- * to 69.1 KB; that target is reported not met, and this guard stops growth
+ * and a bootstrap's advance ops per scope, to 69.2 KB; that target is reported not met, and this guard stops growth
  * beyond 70 KB.
  */
 const BUDGET_KB = 70;
