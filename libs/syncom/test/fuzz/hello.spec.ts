@@ -18,14 +18,17 @@ function judgeHello(o: Outcome): { fault: string | null; code?: string } {
 }
 
 describe('fuzz: hello and its answer refuse with 400 BAD_HELLO, nothing else (PROTO-4, SCHEMA-1)', () => {
-  it(`checkHello: ${RUNS} generated and mutated hellos (PROTO-4)`, () => {
-    const t = fuzzSync(inputsOf([samples.hello, { ...samples.hello, versions: undefined, caps: undefined, schema: { version: 3, hash: 'h' } }]), (x) => checkHello(x), (o) => {
+  it(`checkHello: ${RUNS} generated and mutated hellos, marks included (PROTO-4)`, () => {
+    const seeds = [samples.hello, { ...samples.hello, versions: undefined, caps: undefined, schema: { version: 3, hash: 'h' } }, { ...samples.hello, vectorSince: 'AbCdEfGhIjKl.42' }];
+    const t = fuzzSync(inputsOf(seeds), (x) => checkHello(x), (o) => {
       const j = judgeHello(o);
       if (j.fault || o.threw) return j;
       const h = o.value as Hello;
       // What the host goes on to use: versions and caps are lists it can negotiate on.
       if (!Array.isArray(h.versions) || !h.versions.every((v) => Number.isSafeInteger(v) && v > 0)) return { fault: 'a hello without versions' };
       if (!h.scopes.every((s) => typeof s === 'string')) return { fault: 'a scope that is no name' };
+      // A mark the host parses: absent, or a short string.
+      if (h.vectorSince !== undefined && !(typeof h.vectorSince === 'string' && h.vectorSince.length > 0 && h.vectorSince.length <= 128)) return { fault: 'a vectorSince that is no mark' };
       return Array.isArray(h.caps) && Array.isArray(h.scopes) ? j : { fault: 'a hello without caps or scopes' };
     });
     expect(t.taken).toBeGreaterThan(RUNS / 20);
@@ -33,10 +36,12 @@ describe('fuzz: hello and its answer refuse with 400 BAD_HELLO, nothing else (PR
   });
 
   it(`checkHelloAnswer: ${RUNS} generated and mutated answers of a real host (PROTO-4)`, () => {
-    const t = fuzzSync(inputsOf([samples.answer]), (x) => checkHelloAnswer(x), (o) => {
+    const t = fuzzSync(inputsOf([samples.answer, { ...(samples.answer as object), vectorSince: 'AbCdEfGhIjKl.1' }]), (x) => checkHelloAnswer(x), (o) => {
       const j = judgeHello(o);
       if (j.fault || o.threw) return j;
-      const a = o.value as { version: unknown; floor: unknown };
+      const a = o.value as { version: unknown; floor: unknown; vectorMark?: unknown; vectorSince?: unknown };
+      const mark = (m: unknown) => m === undefined || (typeof m === 'string' && m.length > 0 && m.length <= 128);
+      if (!mark(a.vectorMark) || !mark(a.vectorSince)) return { fault: 'a vectorMark or vectorSince that is no mark' };
       return Number.isSafeInteger(a.version) && Number.isSafeInteger(a.floor) ? j : { fault: 'an answer without version or floor' };
     });
     expect(t.taken).toBeGreaterThan(RUNS / 20);
