@@ -132,6 +132,21 @@ describe('hello answers the vector entries changed since the dialer last greeted
     await closeAll(h.s, p);
   });
 
+  it('PROTO-4: a host whose vector has more streams than entries were logged since the mark answers the delta, even past 8,192 entries', async () => {
+    // Unsigned, so that 9,192 origins need no keys: the host checks no signature.
+    const h = await hub({}, { sync: { signatures: false } });
+    const p = await node();
+    const ops = Array.from({ length: MAX_DELTA_ENTRIES + 1000 }, (_, i) => ({ origin: `origin-${i}`, seq: 1, ts: 1_000 + i, type: 'write', id: `r${i}`, data: { i } }) as Op);
+    expect((await applyPeerOps(h.s, ops, { via: { url: 'memory://x', node: 'x' } })).applied).toBe(ops.length);
+    const first = await greetWith(h.unit, p, undefined);
+    await Promise.all(Array.from({ length: MAX_DELTA_ENTRIES + 500 }, (_, i) => h.s.insert({ i })));
+    const next = await greetWith(h.unit, p, first.base);
+    expect(next.ans.vectorSince).toBe(first.base?.mark);
+    expect(next.ans.vector).toEqual({ [h.s.id]: MAX_DELTA_ENTRIES + 500 });
+    expect(next.vector).toEqual(internals(h.s).log.vector);
+    await closeAll(h.s, p);
+  }, 60_000);
+
   it('PROTO-4, SCOPE-20: a hello of some scopes is answered the streams of those scopes and the global ones, whole and since a mark; other scopes ask whole', async () => {
     const h = await hub({}, { sync: { scope: byField } });
     const p = await node();

@@ -5,9 +5,11 @@ import type { Replica } from '../../storage/replica';
 import { inServed, keyScope, servedVector } from '../protocol/scopes';
 
 /**
- * The most log entries a hello answer walks to send only the vector entries
- * changed since the dialer's last hello; past them the whole vector goes,
- * which costs no more than the walk would.
+ * The log entries a hello answer walks, at least, to send only the vector
+ * entries changed since the dialer's last hello; past them and past one
+ * entry per stream of the vector the whole vector goes, which costs no more
+ * than the walk would (a walk of N entries costs less than the JSON of N
+ * vector entries, and sends at most as many).
  */
 export const MAX_DELTA_ENTRIES = 8192;
 
@@ -39,7 +41,9 @@ export function vectorAnswer(replica: Replica, since: string | undefined, scopes
   const every = scopes.includes('*');
   const all = (): VectorAnswer => ({ vector: every ? (whole as Vector) : servedVector(whole, scopes), mark });
   const from = positionIn(since, replica.vectorNonce);
-  if (from === undefined || from < replica.floor || from > head || head - from > MAX_DELTA_ENTRIES) return all();
+  if (from === undefined || from < replica.floor || from > head) return all();
+  // Counted only past the floor of the walk: a count is a pass over the vector, as the whole answer is.
+  if (head - from > MAX_DELTA_ENTRIES && head - from > Object.keys(whole).length) return all();
   const entries = replica.read(from, head - from);
   // A hole (an entry not in memory) could hide a stream that moved: the whole vector then.
   if (entries.length !== head - from) return all();
