@@ -5,4 +5,4 @@ export { FLAG_GRANTED, OpLog } from './op-log';
 export type { CursorCheck, LogEntry, LogEvent, OpLogOptions } from './op-log';
 export { DEFAULT_RETENTION_OPS, MIN_RETENTION_OPS, retentionOf, segmentsToDrop } from './retention';
 export type { Retention } from './retention';
-export { advanceVector, classifyOp, mergeVectors, vectorAhead } from './vector';
+export { advanceVector, classifyOp, raiseVector, vectorAhead } from './vector';

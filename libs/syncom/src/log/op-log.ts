@@ -10,7 +10,7 @@ import { type Retention, retentionOf } from './retention';
 import { FLAG_GRANTED } from './flags';
 import { HeadWakes } from './head-wakes';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
-import { advanceVector, mergeVectors } from './vector';
+import { advanceVector, raiseVector } from './vector';
 
 /**
  * The next block of the audit chain (the DESIGN's chain): SHA-256 over the
@@ -217,7 +217,7 @@ export class OpLog {
     if (e.pos > this.head) this.head = e.pos;
     if (e.flags & FLAG_SEALED) this.sealedSeq = Math.max(this.sealedSeq, e.op.seq);
     else advanceVector(this.vector, e.op);
-    if (e.flags & FLAG_GRANTED && e.op.vector) this.vector = mergeVectors(this.vector, e.op.vector);
+    if (e.flags & FLAG_GRANTED && e.op.vector) raiseVector(this.vector, e.op.vector);
     if (e.op.ts > this.maxTs) this.maxTs = e.op.ts;
   }
 

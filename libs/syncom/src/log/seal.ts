@@ -6,7 +6,7 @@ import { FLAG_GRANTED } from './flags';
 import type { OpenBatch } from './load';
 import type { LogEntry, OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
-import { advanceVector, mergeVectors } from './vector';
+import { advanceVector, raiseVector } from './vector';
 
 function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[] {
   const out: (LogEntry | undefined)[] = [];
@@ -44,7 +44,7 @@ export async function sealBatches(log: OpLog, batches: OpenBatch[]): Promise<{ f
     maxTs = Math.max(maxTs, e.op.ts);
     // A sealed op's stream is in no vector (GUAR-19): index.json keeps its seq apart.
     if (!(e.flags & FLAG_SEALED)) advanceVector(log.sealedVector, e.op);
-    if (e.flags & FLAG_GRANTED && e.op.vector) log.sealedVector = mergeVectors(log.sealedVector, e.op.vector);
+    if (e.flags & FLAG_GRANTED && e.op.vector) raiseVector(log.sealedVector, e.op.vector);
   }
   const seg: SegmentInfo = { from, to, minTs: minTs === Infinity ? 0 : minTs, maxTs, chain: batches[batches.length - 1].chain };
   log.sealedChain = batches[batches.length - 1].chain ?? log.sealedChain;

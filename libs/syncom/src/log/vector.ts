@@ -1,11 +1,13 @@
 import type { Op, Vector } from '../op/types';
 import { opStreamKey } from '../op/types';
 
-/** A vector with every entry of `b` raised into `a` (a new object). */
-export function mergeVectors(a: Vector, b: Vector): Vector {
-  const out = { ...a };
-  for (const [k, n] of Object.entries(b)) if (!(out[k] >= n)) out[k] = n;
-  return out;
+/**
+ * Raise `into` (in place) to every entry of `from`. A vector grows with every
+ * origin: a bootstrap of many scopes logs an advance per scope, and a copy of
+ * the whole vector per advance made the join cost scopes times origins.
+ */
+export function raiseVector(into: Vector, from: Vector): void {
+  for (const k in from) if (!(into[k] >= from[k])) into[k] = from[k];
 }
 
 /** The entries of `b` that are ahead of `a`. */

@@ -5,7 +5,7 @@ import type { OpLog } from '../log/op-log';
 import { FLAG_GRANTED } from '../log/op-log';
 import { FLAG_TO_SIGN } from '../log/flags';
 import { FLAG_SEALED } from '../op/pack';
-import { mergeVectors } from '../log/vector';
+import { raiseVector } from '../log/vector';
 import { streamKey } from '../op/types';
 import type { RecordStore } from './records';
 import { LateSigns } from './late-signs';
@@ -175,7 +175,7 @@ export class Committer {
   private enqueue(p: Omit<Pending, 'resolve' | 'reject'>, resolve: () => void, reject: (e: Error) => void): void {
     if (p.flags & FLAG_SEALED) this.sealedSeq = Math.max(this.sealedSeq, p.op.seq);
     else this.keys.advance(this.pvec, p.op);
-    if (p.flags & FLAG_GRANTED && p.op.vector) this.pvec = mergeVectors(this.pvec, p.op.vector);
+    if (p.flags & FLAG_GRANTED && p.op.vector) raiseVector(this.pvec, p.op.vector);
     // A purge is final on every path: a merge that joins a purge marker (bootstrap, reconciliation) scrubs as a purge op does.
     const scrub = !!p.after?.purged && (p.op.type === 'purge' || !this.current(p.op.id)?.purged);
     if (p.after) this.overlay.set(p.op.id, p.after);
@@ -255,7 +255,7 @@ export class Committer {
     for (const p of batch) {
       // A snapshot's vector is cvec: a sealed op must not show in it (GUAR-19).
       if (!(p.flags & FLAG_SEALED)) this.keys.advance(this.cvec, p.op);
-      if (p.flags & FLAG_GRANTED && p.op.vector) this.cvec = mergeVectors(this.cvec, p.op.vector);
+      if (p.flags & FLAG_GRANTED && p.op.vector) raiseVector(this.cvec, p.op.vector);
     }
     this.chead = from + batch.length - 1;
     // In batch order, so the last op of an id leaves its entry; the record write takes each id once.
