@@ -116,8 +116,8 @@ export async function adopt(replica: Replica, host: string, vector: Vector, via:
     if (!part) byScope.set(scope, (part = {}));
     part[k] = vector[k];
   }
-  const ops = [...byScope].filter(([scope, part]) => scope === '*' || Object.keys(part).length > 0);
-  await Promise.all(ops.map(([scope, part]) => {
+  // '*' always (an empty vector too, as the one advance was); any other scope only with streams of its own.
+  await Promise.all([...byScope].map(([scope, part]) => {
     const op = replica.makeOp({ type: 'advance', id: host, from: host, vector: part, late }, scope);
     return replica.submit({ op, flags: FLAG_GRANTED, via, late });
   }));

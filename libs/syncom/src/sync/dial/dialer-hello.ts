@@ -5,6 +5,7 @@ import type { NodeRecord } from './registry';
 import { CAPABILITIES } from '../protocol/versions';
 import { SyncomError } from '../../errors';
 import type { Vector } from '../../op/types';
+import { keyOrigin } from '../protocol/scopes';
 
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
 
@@ -21,9 +22,7 @@ export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; version
  */
 export function ownVector(vector: Vector, id: string): Vector {
   const out: Vector = {};
-  for (const k in vector) {
-    if (k === id || (k.startsWith(id) && (k[id.length] === '@' || k[id.length] === '<'))) out[k] = vector[k];
-  }
+  for (const k in vector) if (keyOrigin(k) === id) out[k] = vector[k];
   return out;
 }
 

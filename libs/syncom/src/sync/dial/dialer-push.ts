@@ -1,6 +1,7 @@
 import { SyncomError } from '../../errors';
 import type { SyncLink } from '../../link/contract';
 import type { LogEntry } from '../../log/op-log';
+import { raiseVector } from '../../log/vector';
 import { FLAG_SEALED, packedBytes, packOps } from '../../op';
 import { joinedFrom, type Op, opStreamKey, type Vector } from '../../op/types';
 import type { PeerApplyResult } from '../../storage/peer';
@@ -106,10 +107,9 @@ export function takePushAnswer(self: string, hv: Vector, acked: Vector, touched:
   const taken: Vector = {};
   for (const [k, n] of Object.entries(touched)) {
     // The host's word: a count, under a key that is no accessor of the object.
-    if (k === '__proto__' || !Number.isSafeInteger(n) || n < 0) continue;
-    taken[k] = n;
-    if (!(hv[k] >= n)) hv[k] = n;
+    if (k !== '__proto__' && Number.isSafeInteger(n) && n >= 0) taken[k] = n;
   }
+  raiseVector(hv, taken);
   ackOwn(self, hv, acked, taken);
 }
 

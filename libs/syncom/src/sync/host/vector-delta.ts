@@ -1,3 +1,4 @@
+import { formatEventId, parseEventId } from '../../log/event-id';
 import { FLAG_GRANTED } from '../../log/op-log';
 import { FLAG_SEALED } from '../../op/pack';
 import { opStreamKey, type Vector } from '../../op/types';
@@ -16,7 +17,7 @@ export const MAX_DELTA_ENTRIES = 8192;
 /** The vector a hello answers with: whole, or (`since` set) only what changed after that mark. */
 export interface VectorAnswer {
   vector: Vector;
-  /** What a later hello may name as `vectorSince`: `<nonce>.<head>` of this answer. */
+  /** What a later hello may name as `vectorSince`: `<nonce>.<head>` of this answer, shaped as an event id. */
   mark: string;
   /** The mark the delta is against, when `vector` holds only what changed after it. */
   since?: string;
@@ -37,12 +38,15 @@ export interface VectorAnswer {
 export function vectorAnswer(replica: Replica, since: string | undefined, scopes: readonly string[]): VectorAnswer {
   const head = replica.head;
   const whole = replica.vector;
-  const mark = `${replica.vectorNonce}.${head}`;
+  const nonce = replica.vectorNonce;
+  const mark = formatEventId(nonce, head);
   const every = scopes.includes('*');
   const all = (): VectorAnswer => ({ vector: every ? (whole as Vector) : servedVector(whole, scopes), mark });
-  const from = positionIn(since, replica.vectorNonce);
+  const at = parseEventId(since);
+  // Only a mark of this nonce names a point of this history.
+  const from = at?.epoch === nonce ? at.seq : undefined;
   if (from === undefined || from < replica.floor || from > head) return all();
-  // Counted only past the floor of the walk: a count is a pass over the vector, as the whole answer is.
+  // The vector's streams are counted only past 8,192 entries: a count is a pass over it, as the whole answer is.
   if (head - from > MAX_DELTA_ENTRIES && head - from > Object.keys(whole).length) return all();
   const entries = replica.read(from, head - from);
   // A hole (an entry not in memory) could hide a stream that moved: the whole vector then.
@@ -57,13 +61,4 @@ export function vectorAnswer(replica: Replica, since: string | undefined, scopes
     if (e.flags & FLAG_GRANTED && e.op.vector) for (const k in e.op.vector) take(k);
   }
   return { vector, mark, since };
-}
-
-/** The head a mark of this nonce names; undefined for another nonce or no mark. */
-function positionIn(mark: string | undefined, nonce: string): number | undefined {
-  if (mark === undefined || !mark.startsWith(nonce) || mark[nonce.length] !== '.') return undefined;
-  const digits = mark.slice(nonce.length + 1);
-  if (!/^(0|[1-9]\d{0,15})$/.test(digits)) return undefined;
-  const n = Number(digits);
-  return Number.isSafeInteger(n) ? n : undefined;
 }

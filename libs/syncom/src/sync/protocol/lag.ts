@@ -1,11 +1,5 @@
 import type { Vector } from '../../op/types';
-import { keyScope } from './scopes';
-
-/** The origin of a vector key: node ids hold neither '@' nor '<' (streamKey). */
-function keyOrigin(key: string): string {
-  const end = key.search(/[@<]/);
-  return end < 0 ? key : key.slice(0, end);
-}
+import { keyOrigin, keyScope } from './scopes';
 
 /** The node a key's stream was joined from, if any (streamKey's `<from` suffix). */
 function keyFrom(key: string): string | undefined {

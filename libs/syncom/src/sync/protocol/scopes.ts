@@ -49,6 +49,12 @@ function scopeSet(list: readonly string[]): Set<string> {
   return s;
 }
 
+/** The origin of a vector key: node ids hold neither '@' nor '<' (streamKey). */
+export function keyOrigin(key: string): string {
+  const end = key.search(/[@<]/);
+  return end < 0 ? key : key.slice(0, end);
+}
+
 /** The scope of a vector key — origin, origin@scope, either with <from — '*' for a plain origin (LOG-10). */
 export function keyScope(key: string): string {
   const lt = key.indexOf('<');
