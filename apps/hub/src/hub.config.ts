@@ -56,6 +56,8 @@ export interface HubConfig {
   limits?: Partial<HubLimits>;
   /** A record's scope is data[scopeField] when that is a non-empty string, else '*' (SYNCOM_SCOPE_FIELD, default '$type'). */
   scopeField?: string;
+  /** Every hello must prove its node id by signing a challenge (SYNCOM_PROVE_NODES=1; default off). */
+  proveNodes?: boolean;
   /** GET /health adds the vector, the dialed peers and the hosted feeds (SYNCOM_HEALTH_DETAIL=1). */
   healthDetail?: boolean;
   /** Serve GET /metrics in the Prometheus text format (SYNCOM_METRICS=1). */
@@ -117,7 +119,7 @@ function signaturesFromEnv(env: NodeJS.ProcessEnv): HubSignatures {
 /**
  * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
- * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
+ * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_PROVE_NODES, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
  * SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_REDIS_TIMEOUT, SYNCOM_LOAD_PROBE, SYNCOM_WEB_DIR.
  * @throws SyncomError HUB_CONFIG naming the first variable that does not parse.
  */
@@ -133,6 +135,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     signatures: signaturesFromEnv(env),
     limits: limitsFromEnv(env),
     scopeField: scopeField || DEFAULT_SCOPE_FIELD,
+    ...(flagVar(env, 'SYNCOM_PROVE_NODES') && { proveNodes: true }),
     healthDetail: flagVar(env, 'SYNCOM_HEALTH_DETAIL'),
     metrics: env.SYNCOM_METRICS === '1',
     ...(env.SYNCOM_LOAD_PROBE === '1' && { loadProbe: true }),

@@ -48,4 +48,18 @@ describe('apps/hub: signatures (hostile, e2e)', () => {
     expect(answer).toMatchObject({ ok: true, value: { applied: 1, unsigned: 0 } });
     expect(await hub.storage.has('squatted')).toBe(true);
   });
+
+  it('SIG-26: SYNCOM_PROVE_NODES=1 makes every hello prove its node id: the app\'s dialer signs the challenge and syncs; a raw client greeting in its name is refused 401 UNPROVEN', async () => {
+    expect(hubConfigFromEnv({}).proveNodes).toBeUndefined();
+    expect(hubConfigFromEnv({ SYNCOM_PROVE_NODES: '1' }).proveNodes).toBe(true);
+    expect(() => hubConfigFromEnv({ SYNCOM_PROVE_NODES: 'yes' })).toThrow(/^SYNCOM_PROVE_NODES="yes": expected 1 or 0$/);
+    const hub = await hubs.start('prove', { proveNodes: true });
+    const app = await hubs.apps.api('prove-app', hub.syncomUrl);
+    const id = (await http(`${app.url}/notes`, 'POST', { title: 'proven' })).body.id;
+    await until(() => hub.storage.has(id), [hub.storage, app.storage]);
+    const attacker = await RawClient.connect(hub.syncomUrl, 't');
+    const answer = await attacker.call('hello', { node: app.storage.id, vector: {}, epoch: 'raw', schema: null, scopes: ['*'], token: 't' });
+    attacker.close();
+    expect(answer).toMatchObject({ ok: false, error: { code: 'UNPROVEN', status: 401, challenge: expect.any(String) } });
+  });
 });

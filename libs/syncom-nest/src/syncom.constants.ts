@@ -12,5 +12,5 @@ export const SYNCOM_HOSTING = Symbol('SYNCOM_HOSTING');
 /** The host unit's options the gateway passes on as they are (UnitOptions documents each). */
 export const UNIT_PASSED = [
   'pageSize', 'pageBytes', 'maxInFlightFrames', 'maxInFlightBytes', 'maxConnectionInFlightBytes', 'maxFeedsPerConnection',
-  'maxPagings', 'maxPagingsPerConnection', 'exactScopes', 'meta', 'tracked',
+  'maxPagings', 'maxPagingsPerConnection', 'exactScopes', 'proveNodes', 'meta', 'tracked',
 ] as const satisfies readonly (keyof UnitOptions)[];

@@ -22,6 +22,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   UNSIGNED: 'an unsigned op under `\'require\'` (an error event, no status), or a hello a signing host refuses because the node id is no key (403)',
 
   UNAUTHORIZED: '`authorize` answered false or threw, or access `\'session\'` without an authenticated connection',
+  UNPROVEN: 'a host that asks peers to prove their node id (`proveNodes`) refused a hello without a valid signature of its challenge, which the refusal carries (`challenge`)',
   BAD_HELLO: 'a hello of the wrong shape',
   BAD_REQUEST: 'a request of the wrong shape',
   SCOPES: 'a hello or a call naming scopes that were not granted',

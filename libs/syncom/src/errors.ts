@@ -67,3 +67,19 @@ export function remoteErrorCode(value: unknown, fallback: SyncomErrorCode = 'REM
   if (isSyncomErrorCode(value)) return { code: value };
   return { code: fallback, remoteCode: typeof value === 'string' ? value.slice(0, MAX_REMOTE_CODE) : undefined };
 }
+
+/**
+ * The SyncomError a refusal from the far side of a link stands for: its code
+ * (remoteErrorCode), status and message, and what a refusal carries for the
+ * dialer to act on: the wire versions a 426 names, the challenge of a 401
+ * UNPROVEN (bounded here; the dialer checks its form before it signs).
+ */
+export function errorFromWire(error: unknown, fallback: (code: string) => string): SyncomError {
+  const src = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
+  const { code, remoteCode } = remoteErrorCode(src.code);
+  const message = typeof src.message === 'string' ? src.message : fallback(remoteCode ?? code);
+  const details: Record<string, unknown> = typeof src.status === 'number' ? { status: src.status, remoteCode } : { remoteCode };
+  if (Array.isArray(src.versions) && src.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...src.versions];
+  if (typeof src.challenge === 'string' && src.challenge.length <= 128) details.challenge = src.challenge;
+  return new SyncomError(code, message, details);
+}

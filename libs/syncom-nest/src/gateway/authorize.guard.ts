@@ -1,31 +1,12 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
-import type { Hello } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
-import type { SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
+import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import { breachOf, type EnvelopeBounds, MAX_ENVELOPE_DEPTH } from './envelope-bounds';
 import { preAuthBounds, preAuthBytesOf } from './pre-auth';
 import { peerOf } from './socket-peer';
 import { wsRefusal } from './syncom-refusal';
-
-/**
- * Runs the gateway's `authorize(context, hello)` on a checked hello (HOST-3):
- * an answer of false, or a throw, refuses it with 401 UNAUTHORIZED. Without
- * authorize every hello passes.
- * @throws WsException 401 UNAUTHORIZED
- */
-export async function authorizeHello(options: SyncomGatewayOptions, context: SyncomSocketContext, hello: Hello): Promise<void> {
-  const authorize = options.authorize;
-  if (!authorize) return;
-  let ok = false;
-  try {
-    ok = (await authorize(context, hello)) !== false;
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw wsRefusal('UNAUTHORIZED', 401, 'authorize refused the hello: check the token registered for this host');
-}
 
 /**
  * The session line of the gateway. A hello first ends the socket's earlier
@@ -36,7 +17,8 @@ export async function authorizeHello(options: SyncomGatewayOptions, context: Syn
  * in one pass that stops at the bound (413 MESSAGE_TOO_LARGE), nesting at
  * most MAX_ENVELOPE_DEPTH (400). Its bytes were bounded before socket.io
  * parsed it (PreAuthGate). The hello itself is read once, by the hello
- * handler's pipe, which then runs authorizeHello.
+ * handler's pipe; the host unit runs `authorize` on it (after the proof of
+ * its node id where the unit asks for one: the gateway's `unit`).
  */
 @Injectable()
 export class SyncomAuthorizeGuard implements CanActivate {

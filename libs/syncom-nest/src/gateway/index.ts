@@ -1,6 +1,6 @@
 export { createSyncomGateway, DEFAULT_ACK_TIMEOUT, SyncomGateway } from './syncom.gateway';
 export { SyncomAckGuard } from './ack.guard';
-export { authorizeHello, SyncomAuthorizeGuard } from './authorize.guard';
+export { SyncomAuthorizeGuard } from './authorize.guard';
 export { SyncomLimitsGuard } from './limits.guard';
 export { SyncomUnreadInterceptor, unreadBytes } from './unread.interceptor';
 export { SyncomExceptionFilter } from './syncom-exception.filter';

@@ -53,6 +53,8 @@ export function toWireError(e: unknown): WireError {
     const wire: WireError = { code: e.code, status: statusOf(e), message: e.message };
     // A 426 names the versions the host speaks: the dialer reports them.
     if (Array.isArray(e.versions)) wire.versions = (e.versions as unknown[]).filter((v): v is number => Number.isSafeInteger(v));
+    // A 401 UNPROVEN carries the challenge the dialer signs and greets again with (proveNodes).
+    if (typeof e.challenge === 'string') wire.challenge = e.challenge;
     return wire;
   }
   if (e instanceof HttpException) return { code: e.getStatus() === 400 ? 'BAD_REQUEST' : 'HTTP_ERROR', status: e.getStatus(), message: e.message };

@@ -3,12 +3,12 @@ import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
-import { type HostUnit, Storage, SyncomError, type UnitOptions } from 'syncom';
+import { type Hello, type HostUnit, Storage, SyncomError, type UnitOptions } from 'syncom';
 import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '../link/socket-io-protocol';
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
-import type { SyncomGatewayOptions } from '../syncom-options.interface';
+import type { SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
 import { SyncomAckGuard } from './ack.guard';
-import { authorizeHello, SyncomAuthorizeGuard } from './authorize.guard';
+import { SyncomAuthorizeGuard } from './authorize.guard';
 import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
 import { openFeed } from './gateway-feeds';
 import { HelloDto } from './hello.dto';
@@ -63,16 +63,21 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     @Inject(SYNCOM_GATEWAY_OPTIONS) protected readonly options: SyncomGatewayOptions,
   ) {}
 
-  /** The one host unit every socket reaches (authorize and limits stay with the guards). */
+  /**
+   * The one host unit every socket reaches. The limits stay with the guards;
+   * `authorize` is the unit's, which runs it on a hello after the proof of
+   * its node id (proveNodes), so that it judges a node that holds its key.
+   */
   get unit(): HostUnit {
     // Read per message and per connection: the options are gathered once, when the unit is made.
     if (this.hostUnit) return this.hostUnit;
-    const { access = 'public', limits } = this.options;
+    const { access = 'public', limits, authorize: judge } = this.options;
+    const authorize = judge && ((context: object, hello: Hello) => judge(context as SyncomSocketContext, hello));
     const reconcileFrame = reconcileFrameFor(limits);
     // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
     const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);
     const passed: Partial<UnitOptions> = Object.fromEntries(UNIT_PASSED.map((k) => [k, this.options[k]]));
-    this.hostUnit ??= this.storage.sync.unit({ ...passed, access, reconcileFrame, pushBytes });
+    this.hostUnit ??= this.storage.sync.unit({ ...passed, access, reconcileFrame, pushBytes, ...(authorize && { authorize }) });
     return this.hostUnit;
   }
 
@@ -113,14 +118,13 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
 
   /**
    * hello, read once by its pipe (the guard already ended any earlier
-   * session): authorize, then the unit greets the peer; the socket then
+   * session): the unit authorizes and greets the peer; the socket then
    * knows its node id and scopes.
    */
   @SubscribeMessage(SYNCOM_EVENTS.hello)
   @UseInterceptors(SyncomUnreadInterceptor)
   async hello(@ConnectedSocket() socket: Socket, @MessageBody(helloPipe) body: HelloDto): Promise<SyncomAnswer> {
     const peer = peerOf(socket);
-    await authorizeHello(this.options, peer.context, body);
     const value = await this.unit.call('hello', body, peer.context);
     peer.greet(body.node, body.scopes);
     return withPageAcks(answerOk(value), socket, { maxInFlightFrames: this.options.maxInFlightFrames, ackTimeout: this.ackTimeout });

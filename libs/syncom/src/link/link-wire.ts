@@ -1,4 +1,4 @@
-import { remoteErrorCode, SyncomError } from '../errors';
+import { errorFromWire, SyncomError } from '../errors';
 
 /** Traffic counted by a memory link. Bytes are JSON lengths (stream chunks: their byte length). */
 export interface LinkStats {
@@ -42,13 +42,7 @@ export function fromWire(json: string): unknown {
  * ERROR_CODES (the far side's string, cut short, stays in `remoteCode`).
  */
 export function wireError(error: unknown): SyncomError {
-  const src = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
-  const { code, remoteCode } = remoteErrorCode(src.code);
-  const message = typeof src.message === 'string' ? src.message : String(error);
-  const details: Record<string, unknown> = typeof src.status === 'number' ? { status: src.status, remoteCode } : { remoteCode };
-  // A 426 names the versions the far side speaks: the dialer reports them.
-  if (Array.isArray(src.versions) && src.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...src.versions];
-  return new SyncomError(code, message, details);
+  return errorFromWire(error, () => String(error));
 }
 
 /** The link is cut or closed. */

@@ -36,6 +36,16 @@ export function sigHeader(op: Op): string {
 }
 
 /**
+ * The text a hello proof signs (sync/protocol/hello-proof.ts): a host's
+ * challenge and the node id greeting with it. It opens with a fixed line, so
+ * no challenge, which the host chooses, makes it an op's signed header (a
+ * JSON array): a hostile host cannot have a dialer sign an op through hello.
+ */
+export function helloProofText(challenge: string, node: string): string {
+  return `syncom hello proof 1\n${challenge}\n${node}`;
+}
+
+/**
  * The digest of an op's payload (SIG-6): base64url SHA-256 of
  * `nonce + "\n" + canonicalJson(payload)`; an op with no payload digests `{}`.
  */

@@ -1,4 +1,4 @@
-import { remoteErrorCode, SyncomError } from '../errors';
+import { errorFromWire, SyncomError } from '../errors';
 
 /**
  * The socket.io event names of the syncom protocol (syncom-nest's PROTOCOL-SOCKETIO.md).
@@ -30,6 +30,8 @@ export interface WireError {
   message?: string;
   /** On 426 INCOMPATIBLE: the wire versions the host speaks. */
   versions?: number[];
+  /** On 401 UNPROVEN: the challenge to sign and greet again with (proveNodes). */
+  challenge?: string;
 }
 
 /**
@@ -78,12 +80,7 @@ const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'obj
  * message; REMOTE_ERROR (the host's string in `remoteCode`) for a code none of ERROR_CODES.
  */
 export function fromWireError(error: unknown): SyncomError {
-  const e = isObject(error) ? error : {};
-  const { code, remoteCode } = remoteErrorCode(e.code);
-  const message = typeof e.message === 'string' ? e.message : `the host refused: ${remoteCode ?? code}`;
-  const details: Record<string, unknown> = typeof e.status === 'number' ? { status: e.status, remoteCode } : { remoteCode };
-  if (Array.isArray(e.versions) && e.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...e.versions];
-  return new SyncomError(code, message, details);
+  return errorFromWire(error, (code) => `the host refused: ${code}`);
 }
 
 /**

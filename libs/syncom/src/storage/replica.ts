@@ -11,6 +11,7 @@ import type { StorageEvents, StorageParts } from './parts';
 import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpackedOps } from './peer';
 import { type RecordDigests, recordDigests } from './digests';
 import { platform } from '../platform';
+import { helloProofText } from '../op/sign';
 
 /** An op for the commit pipeline: what a join, a hold or an adopted vector submits. */
 export type ReplicaSubmit = Omit<Pending, 'resolve' | 'reject'>;
@@ -53,6 +54,14 @@ export class Replica {
   /** This node's id (SIG-2). */
   get id(): string {
     return this.p.keys.id;
+  }
+
+  /**
+   * This node's signature of a host's hello challenge (hello-proof.ts): the
+   * key stays in storage (op/sign.ts' helloProofText says what is signed).
+   */
+  proveHello(challenge: string): Promise<string> {
+    return platform().ed25519.sign(this.p.keys.signPrivate, helloProofText(challenge, this.id));
   }
 
   /** open()'s options, as given. */

@@ -3,9 +3,10 @@ import { checkHelloAnswer, type HelloAnswer } from '../protocol/hello';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { CAPABILITIES } from '../protocol/versions';
-import { SyncomError } from '../../errors';
+import { isSyncomError, SyncomError } from '../../errors';
 import type { Vector } from '../../op/types';
 import { keyOrigin } from '../protocol/scopes';
+import { isChallenge } from '../protocol/hello-proof';
 
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
 
@@ -29,16 +30,25 @@ export function ownVector(vector: Vector, id: string): Vector {
 /**
  * Send hello (PROTO-4) with this node's wire versions and capabilities. A 426
  * from the host, or an answer on a version this node does not speak (an older
- * host answers none, which is 1), is no shared version (wire versions).
+ * host answers none, which is 1), is no shared version (wire versions). A
+ * host that asks peers to prove their node id refuses the first hello 401
+ * UNPROVEN with a challenge: it is signed with this node's key and the hello
+ * sent once more with the signature (hello-proof.ts).
  */
 export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord, base?: VectorBase): Promise<HelloOutcome> {
   const log = m.replica;
-  const hello = {
+  const hello: Record<string, unknown> = {
     node: log.id, vector: ownVector(log.vector, log.id), epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
     versions: [...m.wireVersions], caps: [...CAPABILITIES], ...(base && { vectorSince: base.mark }),
   };
+  const greet = () => m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await link.call('hello', hello)));
   try {
-    const ans = await m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await link.call('hello', hello)));
+    const ans = await greet().catch(async (e: unknown) => {
+      const challenge = (e as { challenge?: unknown })?.challenge;
+      if (!isSyncomError(e, 'UNPROVEN') || !isChallenge(challenge)) throw e;
+      hello.proof = await log.proveHello(challenge);
+      return greet();
+    });
     return m.wireVersions.includes(ans.version) ? { ok: true, ans } : { ok: false, versions: [ans.version] };
   } catch (e) {
     if (statusOf(e) !== 426) throw e;

@@ -11,6 +11,7 @@ import {
   DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, positiveInt,
 } from '../protocol/frames';
 import { checkedHello, type Hello } from '../protocol/hello';
+import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
 import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
@@ -66,6 +67,14 @@ export interface UnitOptions {
   reconcileFrame?: number;
   /** The wire versions this unit speaks (default: the storage's, DialOptions.wireVersions). */
   wireVersions?: number[];
+  /**
+   * Hold every peer to proving its node id at hello (default false, SIG-26):
+   * a hello without a signature of this connection's challenge by the key
+   * its node id names is refused 401 UNPROVEN with a fresh challenge, which
+   * syncom's dialers sign and greet again with. `authorize`, `beforeApply`'s
+   * `peer.node` and the `hello` event then name a node that holds its key.
+   */
+  proveNodes?: boolean;
 }
 
 export type { Session } from './peers';
@@ -98,6 +107,8 @@ export class SyncUnit implements HostUnit {
   private readonly replica: Replica;
   /** Feeds at one position of one scope set read the log once and send the same pages (the fan-out encoded once). */
   private readonly reads = new SharedReads();
+  /** The challenge each connection was last sent (proveNodes), used once. */
+  private readonly challenges = new WeakMap<object, string>();
   private readonly track: (data: unknown, eventId: string) => unknown;
 
   constructor(private readonly ctx: SyncContext, private readonly o: UnitOptions = {}) {
@@ -194,6 +205,7 @@ export class SyncUnit implements HostUnit {
     if (this.ctx.signatures === 'require' && !publicKeyOf(hello.node)) {
       throw new SyncomError('UNSIGNED', 'this host requires signatures and the node id is no key', { status: 403 });
     }
+    if (this.o.proveNodes) await this.proven(hello, context);
     let ok = true;
     try { ok = this.o.authorize ? (await this.o.authorize(context, hello)) !== false : true; } catch { ok = false; }
     if (!ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
@@ -212,6 +224,24 @@ export class SyncUnit implements HostUnit {
     return { node: this.replica.id, vector: v.vector, vectorMark: v.mark, ...(v.since !== undefined && { vectorSince: v.since }),
       epoch: log.epoch, floor: log.floor, schema: this.ctx.helloSchema(),
       version, versions: [...ours], caps: [...CAPABILITIES], reconcileFrame: this.recon.frameLimit, ...this.pushBytes() };
+  }
+
+  /**
+   * The hello's node id is proven on this connection: its proof signs the
+   * challenge this connection was last sent, by that id's key. A challenge is
+   * used once, whatever the outcome; a hello without a valid proof is refused
+   * with a fresh one. An id that is no key can never prove itself.
+   *
+   * @throws SyncomError UNPROVEN 401.
+   */
+  private async proven(hello: Hello, context: object): Promise<void> {
+    if (!publicKeyOf(hello.node)) throw unproven('the node id is no Ed25519 key');
+    const challenge = this.challenges.get(context);
+    this.challenges.delete(context);
+    if (challenge !== undefined && hello.proof !== undefined && (await helloProven(hello.node, challenge, hello.proof))) return;
+    const fresh = newChallenge();
+    this.challenges.set(context, fresh);
+    throw unproven(hello.proof === undefined ? 'sign the challenge and greet again with it as proof' : 'the proof does not sign this connection\'s challenge with the node\'s key', fresh);
   }
 
   /** What a dialer's push pages must fit in, when this unit knows (hello's `pushBytes`). */

@@ -17,6 +17,8 @@ export interface Hello {
   caps: string[];
   /** The `vectorMark` of this host's last answer the dialer kept: the host may answer only what changed since. */
   vectorSince?: string;
+  /** The signature of the host's challenge by this node's key, when the host asked for one (hello-proof.ts). */
+  proof?: string;
 }
 
 /** What the host answers. */
@@ -102,6 +104,10 @@ function readHello(x: unknown): Hello {
   if (x.vectorSince !== undefined && x.vectorSince !== null) {
     if (!isStr(x.vectorSince, 128)) throw bad('vectorSince is no mark');
     hello.vectorSince = x.vectorSince;
+  }
+  if (x.proof !== undefined && x.proof !== null) {
+    if (!isStr(x.proof, 128)) throw bad('proof is no signature');
+    hello.proof = x.proof;
   }
   checkedHellos.add(hello);
   return hello;
