@@ -32,8 +32,10 @@ const isString = (value: unknown): boolean => typeof value === 'string';
 // Field shapes (GUAR-3). actor and from are claims: carried as they are, strings only.
 const RULES: readonly Rule[] = [
   // An origin keys version vectors (plain objects): one named like a member of Object.prototype
-  // (__proto__, constructor, toString) would read as that member, so it is no origin.
-  ['origin', true, (x) => isText(x, 128) && !((x as string) in Object.prototype), 'a string of 1-128 characters, not a name of Object.prototype'],
+  // (__proto__, constructor, toString) would read as that member, so it is no origin. Nor may it
+  // hold '@' or '<', which end an origin in a stream key (`origin@scope`, `key<from`): the origin
+  // 'n@a' of a global op would run in node n's stream of scope a and take its seqs.
+  ['origin', true, (x) => isText(x, 128) && !/[@<]/.test(x as string) && !((x as string) in Object.prototype), "a string of 1-128 characters without '@' or '<', not a name of Object.prototype"],
   ['seq', true, (x) => isCount(x, 1), 'a positive safe integer'],
   ['ts', true, (x) => isCount(x, 0), 'a non-negative safe integer'],
   ['type', true, isType, `one of ${OP_TYPES.join(', ')}`],

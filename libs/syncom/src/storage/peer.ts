@@ -199,7 +199,11 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
     }
   } else if (!isScrubbed(op) && op.type !== 'advance') {
     const w = walked?.get(op);
-    const r = w && w.before === entry ? w.result : applyOp(entry, op);
+    const walkHeld = w !== undefined && w.before === entry;
+    const r = walkHeld ? w.result : applyOp(entry, op);
+    // The walk judged the op on the record as the page's earlier ops would leave it; one of them
+    // was dropped since (a gap, a duplicate, beforeApply, the validator, a hold): judged again on the record it meets.
+    if (o.inScope && !walkHeld && !o.inScope(op, entry, r.entry)) { counts.outOfScope++; return undefined; }
     after = r.entry;
     for (const field of r.refused) events.emit('error', new SyncomError('OP_REFUSED', `${op.type} refused for field ${field}: it is another kind here`, { op, field, url: o.via.url }));
     counts.applied++;
