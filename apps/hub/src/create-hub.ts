@@ -43,7 +43,9 @@ export async function createHub(config: HubConfig, logger?: LoggerService | LogL
     throw e;
   }
   const url = await app.getUrl();
-  log.log(`listening on ${url}`);
+  // getUrl() names 127.0.0.1 for a hub bound to every address: say which addresses it listens on.
+  const bound = config.host ?? '127.0.0.1';
+  log.log(`listening on ${url}${bound === '0.0.0.0' || bound === '::' ? ` (every address: ${bound})` : ''}`);
   for (const line of hubSummary(config, url)) log.log(line);
   if (webDir) log.log(webAppLine(webDir, url));
   return app;
