@@ -102,11 +102,13 @@ describe('hosting: limits', () => {
   it('HOST-12: the purges of a page are its purge ops and its merges carrying a purge marker; a bucket in debt refills from below zero', () => {
     const ops = packOps([
       { origin: 'o', seq: 1, ts: 1, type: 'purge', id: 'a' },
-      { origin: 'o', seq: 2, ts: 2, type: 'merge', id: 'b', data: { id: 'b', purged: true } as never },
+      // A purge marker is a stamp, as a merge carries it (crdt/check-entry.ts); `true` is counted too.
+      { origin: 'o', seq: 2, ts: 2, type: 'merge', id: 'b', data: { id: 'b', latest: [2, 'o'], purged: [2, 'o'], fields: {} } as never },
       { origin: 'o', seq: 3, ts: 3, type: 'merge', id: 'c', data: { id: 'c', fields: {} } as never },
       { origin: 'o', seq: 4, ts: 4, type: 'write', id: 'd', data: { purged: true } },
+      { origin: 'o', seq: 5, ts: 5, type: 'merge', id: 'e', data: { id: 'e', purged: true } as never },
     ]);
-    expect(purgesIn(ops)).toBe(2);
+    expect(purgesIn(ops)).toBe(3);
     expect(purgesIn([1, null, 'purge', { type: 'purge' }])).toBe(0);
     let t = 0;
     const b = new TokenBucket(4, () => t, true);

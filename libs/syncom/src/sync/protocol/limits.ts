@@ -113,7 +113,9 @@ export function purgesIn(ops: readonly unknown[]): number {
   let n = 0;
   for (const o of ops) {
     if (!Array.isArray(o)) continue;
-    if (o[3] === 'purge' || (o[3] === 'merge' && (o[9] as { purged?: unknown } | null)?.purged === true)) n++;
+    // A merge's purge marker is a stamp ([ts, origin]): any value counts, so a marker the entry check refuses costs a token too.
+    const marker = o[3] === 'merge' && typeof o[9] === 'object' && o[9] !== null ? (o[9] as { purged?: unknown }).purged : undefined;
+    if (o[3] === 'purge' || (marker !== undefined && marker !== null && marker !== false)) n++;
   }
   return n;
 }
