@@ -7,6 +7,7 @@ import { heldEntry, joinEntries, prunedAfter, prunedFields } from './merge';
 import { boundFrom } from './oldest';
 import { compareStamps, isOlder, maxStamp, stampOfTag, tagOf } from './stamp';
 import { tagCount, tagList, unionTags } from './tags';
+import { compareMarks, compareValues } from './ties';
 
 /** What applying one op did to an entry. */
 export interface ApplyResult {
@@ -23,7 +24,8 @@ function writeRegisters(fields: Keyed<Field>, data: Record<string, unknown>, sta
   for (const [name, val] of Object.entries(data)) {
     const f = keyedGet(fields, name);
     if (f && f.k !== 'r') refused.push(name);
-    else if (!f || compareStamps(f.s, stamp) <= 0) changes.push([name, { k: 'r', s: stamp, val }]);
+    // An equal stamp (a peer signing two writes alike) is settled by value, as joinField settles it.
+    else if (!f || (compareStamps(f.s, stamp) || compareValues(f.val, val)) <= 0) changes.push([name, { k: 'r', s: stamp, val }]);
   }
   return keyedWith(fields, changes);
 }
@@ -87,7 +89,10 @@ function applyReset(e: Entry, op: Op, stamp: Stamp): ApplyResult {
   const fields = isDelete ? kept : writeRegisters(kept, op.data ?? {}, stamp, refused);
   // A delete replaces the record wholesale as a write does, so it sets meta.v too: keeping the
   // previous v made it depend on whether an older write arrived before or after the delete.
-  return { entry: makeEntry(e.id, e.latest, fields, { reset: stamp, del: isDelete, v: op.v }), refused };
+  const mine = { reset: stamp, del: isDelete, v: op.v };
+  // A reset stamped as the one held (a peer signing two alike) keeps the greater marks, as joinEntries does.
+  const tiedBelow = e.reset !== undefined && compareStamps(e.reset, stamp) === 0 && compareMarks(mine, e) < 0;
+  return { entry: makeEntry(e.id, e.latest, fields, tiedBelow ? e : mine), refused };
 }
 
 function applySet(e: Entry, op: Op, stamp: Stamp): ApplyResult {

@@ -5,6 +5,7 @@ import { elementTags, filterTags, tagCount, type Tags, TagSet, unionTags } from 
 import { boundFrom, oldestTs } from './oldest';
 import { type Measure, SortedMap } from './sorted-map';
 import { compareStamps, isOlder, stampOfTag } from './stamp';
+import { compareValues } from './ties';
 
 /**
  * A sum held to the finite numbers: past ±Number.MAX_VALUE it stays there. A
@@ -185,7 +186,8 @@ export function joinField(a: Field, b: Field): Field {
     const c = compareStamps(contentStamp(a), contentStamp(b));
     return c > 0 || (c === 0 && a.k > b.k) ? a : b;
   }
-  if (a.k === 'r') return compareStamps(a.s, (b as RegisterField).s) >= 0 ? a : b;
+  // An exact stamp tie (a peer signing two writes alike) goes to the greater value, whatever the argument order.
+  if (a.k === 'r') return (compareStamps(a.s, (b as RegisterField).s) || compareValues(a.val, (b as RegisterField).val)) >= 0 ? a : b;
   const [small, large] = keyedSize(fieldMap(a)) <= keyedSize(fieldMap(b)) ? [a, b] : [b, a];
   if (a.k === 'c') return joinCounters(large as CounterField, small as CounterField);
   return joinSets(large as SetField, small as SetField);

@@ -4,6 +4,7 @@ import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedSize, keyedWith } fro
 import { SortedMap } from './sorted-map';
 import { joinField, pruneField, pruneSortedFields } from './fields';
 import { compareStamps, maxStamp } from './stamp';
+import { compareMarks } from './ties';
 
 /**
  * Entries of many fields (a sorted map of them) this module and applyOp
@@ -69,7 +70,8 @@ export function joinEntries(a: Entry, b: Entry): Entry {
   const latest = maxStamp(a.latest, b.latest) as Stamp;
   const purged = maxStamp(a.purged, b.purged);
   if (purged) return mark({ id: a.id, latest, purged, fields: {} });
-  const newer = !b.reset || (a.reset && compareStamps(a.reset, b.reset) >= 0) ? a : b;
+  // Resets stamped alike (a peer signing a write and a delete with one stamp) keep the greater marks.
+  const newer = !b.reset || (a.reset && (compareStamps(a.reset, b.reset) || compareMarks(a, b)) >= 0) ? a : b;
   const [small, large] = keyedSize(a.fields) <= keyedSize(b.fields) ? [a, b] : [b, a];
   const out: Entry = { id: a.id, latest, fields: joinAllFields(large, small, newer.reset) };
   if (newer.reset) out.reset = newer.reset;
