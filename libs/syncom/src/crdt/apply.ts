@@ -56,13 +56,16 @@ const addField: FieldOp = (f, op, stamp) => {
 };
 
 function removeField(reset: Stamp | undefined): FieldOp {
-  return (f, op) => {
+  return (f, op, stamp) => {
     if (f && f.k !== 's') return 'refuse';
     const el = f?.el ?? {};
     const changes = new Map<string, SetElement>();
     let oldest = Infinity;
-    for (const [x, tags] of op.value as [unknown, string[]][]) {
+    for (const [x, named] of op.value as [unknown, string[]][]) {
       const text = JSON.stringify(x);
+      // A remove names add tags its node saw, all older than its own stamp: a newer one (a peer's
+      // making) would stand against a reset stamped after the remove on one node and not on another.
+      const tags = named.some((t) => compareStamps(stampOfTag(t), stamp) >= 0) ? named.filter((t) => compareStamps(stampOfTag(t), stamp) < 0) : named;
       const rem = reset ? keepTags(tags, reset) : tags;
       if (tagCount(rem) === 0) continue;
       for (const t of tagList(rem)) oldest = Math.min(oldest, stampOfTag(t)[0]);
