@@ -1,7 +1,6 @@
 import { SyncomError } from '../../errors';
 import { type Entry, entryText } from '../../crdt';
 import { platform } from '../../platform';
-import { concatBytes } from '../../platform/text';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
 import { jsonBytesBound } from './json-bound';
@@ -34,14 +33,30 @@ interface Paging extends PagingOwner {
   reached: number;
 }
 
+/**
+ * A streamed page not yet pulled: the ids it serves and each one's UTF-8
+ * bytes as measured at the page (where chunks are cut), never their text. A
+ * kept stream used to hold a fresh copy of its records' text until read or
+ * 10 minutes passed, counted nowhere: 64 of them, unread, held 640 MiB of one
+ * 10 MiB record (docs/security.md). Its records are read live, and their text
+ * built, at the pull, chunk by chunk once the send window has room for it.
+ */
 interface KeptStream extends PagingOwner {
-  lines: string[];
+  ids: string[];
+  sizes: number[];
+  scopes: string[];
   at: number;
 }
 
+/** What the caps weigh: whose it is, and when it was last used. */
+type Held = PagingOwner & { at: number };
+
+/** UTF-8 bytes of an entry's JSON line (without its newline). */
+const textBytes = (e: Entry) => platform().byteLength(entryText(e));
+
 const TTL = 10 * 60_000;
 
-/** How long a paging must have gone unused before a new one may take its place at the unit's cap. */
+/** How long a paging (or a stream) must have gone unused before a new one may take its place at the unit's cap. */
 const IDLE = 30_000;
 
 /** Open snapshot pagings a unit keeps by default, over all connections and on one. */
@@ -69,7 +84,9 @@ const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${wh
  * ended), after 10 minutes unused, or when a cap is met (its next page: 410
  * SNAPSHOT_EXPIRED): a connection's least recently used past its own cap;
  * past the unit's cap the least recently used if idle 30 s, else the new
- * paging is refused 503 SNAPSHOT_BUSY. Streams past either cap: the oldest. A
+ * paging is refused 503 SNAPSHOT_BUSY. Streams (capped apart from pagings)
+ * follow the same rule, and a page whose stream is refused leaves its paging
+ * where it was. A stream holds its page's ids, not their text. A
  * paging holds a version of the served ids kept in order as commits add them
  * (ServedIds: a new version copies the chunk lists of its scopes, 8 bytes a
  * chunk of 512 to 1,024 ids). A page starts at 0 or at an offset the
@@ -106,7 +123,12 @@ export class SnapshotPager {
     if (first && offset > 0) throw past();
     const token = first ? platform().base64url(platform().randomBytes(9)) : (args.token as string);
     const paging = first ? this.start(token, scopes, owner) : this.resume(token, owner, offset);
-    const { entries, json, bytes, end } = this.take(paging, offset, size, maxBytes);
+    const { entries, sizes, bytes, end } = this.take(paging, offset, size, maxBytes);
+    // Only a record above maxBytes makes a page over it (HOST-6): streamed where the link can stream.
+    // Kept before the paging moves on, so that a stream refused 503 leaves the paging to ask again.
+    const stream = args.stream === true && bytes > maxBytes
+      ? this.keep({ ids: entries.map((e) => e.id), sizes, scopes: paging.scopes, at: this.now(), ...owner }, first ? token : undefined)
+      : undefined;
     paging.reached = Math.max(paging.reached, end);
     const next = end < paging.ids.length ? end : null;
     if (next === null) this.pagings.delete(token);
@@ -116,8 +138,7 @@ export class SnapshotPager {
       page.vector = servedVector(this.replica.committedVector, scopes);
       page.eventId = this.replica.eventId(this.replica.committedHead);
     }
-    // Only a record above maxBytes makes a page over it (HOST-6): streamed where the link can stream.
-    if (args.stream === true && bytes > maxBytes) page.stream = this.keep(json, owner);
+    if (stream !== undefined) page.stream = stream;
     else page.entries = entries;
     return page;
   }
@@ -131,9 +152,12 @@ export class SnapshotPager {
 
   /**
    * The NDJSON of a streamed page in chunks of whole lines, at most `chunk`
-   * bytes unless one line alone is larger; each stream is read once. Each
-   * chunk holds a slot of the peer's send window from when it is produced
-   * until the consumer asks for the next one (its ack) or stops.
+   * bytes unless one line alone is larger (or a record grew since the page);
+   * each stream is read once. A chunk's records are read live, checked live
+   * as a page's are, and their text is built only once the peer's send
+   * window gave it a slot: its bytes are charged to the connection's and the
+   * unit's in-flight budgets from then until the consumer asks for the next
+   * chunk (its ack) or stops.
    */
   async *stream(id: string, o: { window?: SendWindow; owner?: PagingOwner; chunk?: number } = {}): AsyncIterable<Uint8Array> {
     const { window, owner, chunk = STREAM_CHUNK } = o;
@@ -142,14 +166,14 @@ export class SnapshotPager {
       throw new SyncomError('STREAM_NOT_FOUND', `no snapshot stream ${id} of this session`, { status: 404 });
     }
     this.streams.delete(id);
-    const lines = s.lines.map((l) => platform().utf8(`${l}\n`));
     // frameEnds counts a separator per line and two brackets: sized without their newlines, lines fill `chunk` exactly.
-    const ends = frameEnds(lines.map((l) => l.length - 1), Infinity, chunk + 1);
+    const ends = frameEnds(s.sizes, Infinity, chunk + 1);
     for (let k = 0; k < ends.length; k++) {
       const slot = window ? await window.acquire() : undefined;
       if (window && !slot) return;
       try {
-        const bytes = concatBytes(lines.slice(k === 0 ? 0 : ends[k - 1], ends[k]));
+        const bytes = this.chunkOf(s, k === 0 ? 0 : ends[k - 1], ends[k]);
+        if (bytes.length === 0) continue;
         slot?.charge(bytes.length);
         yield bytes;
       } finally {
@@ -159,7 +183,7 @@ export class SnapshotPager {
   }
 
   private start(token: string, scopes: string[], owner: PagingOwner): Paging {
-    this.admit(owner.context);
+    this.admit(this.pagings, owner.context, 'snapshot pagings');
     const p: Paging = { ids: servedIds(this.replica).of(scopes), scopes, at: this.now(), reached: 0, ...owner };
     this.pagings.set(token, p);
     return p;
@@ -178,31 +202,31 @@ export class SnapshotPager {
   }
 
   /**
-   * Room for a new paging: the connection's least recently used go past its
-   * cap (it abandoned them); past the unit's cap the least recently used goes
-   * only if idle for IDLE ms — evicting pagings in use would let a crowd of
-   * honest bootstraps evict each other for ever — else the new one is refused.
+   * Room for a new paging or stream (a Map iterates least recently used
+   * first): the connection's least recently used go past its cap (it
+   * abandoned them); past the unit's cap the least recently used goes only if
+   * idle for IDLE ms — evicting ones in use would let a crowd of honest
+   * bootstraps evict each other for ever, and let 64 fresh streams of one
+   * peer's evict an honest dialer's before its first pull — else the new one
+   * is refused.
    * @throws SyncomError 503 SNAPSHOT_BUSY
    */
-  private admit(context: object): void {
-    const mine = [...this.pagings].filter(([, p]) => p.context === context);
-    for (let i = 0; i <= mine.length - this.perConnection; i++) this.pagings.delete(mine[i][0]);
-    if (this.pagings.size < this.max) return;
-    const [oldest, p] = this.pagings.entries().next().value as [string, Paging];
+  private admit<T extends Held>(map: Map<string, T>, context: object, what: string): void {
+    const mine = [...map].filter(([, p]) => p.context === context);
+    for (let i = 0; i <= mine.length - this.perConnection; i++) map.delete(mine[i][0]);
+    if (map.size < this.max) return;
+    const [oldest, p] = map.entries().next().value as [string, T];
     if (this.now() - p.at < IDLE) {
-      throw new SyncomError('SNAPSHOT_BUSY', `${this.max} snapshot pagings are open here: try again shortly`, { status: 503 });
+      throw new SyncomError('SNAPSHOT_BUSY', `${this.max} ${what} are open here: try again shortly`, { status: 503 });
     }
-    this.pagings.delete(oldest);
+    map.delete(oldest);
   }
 
-  /** Over a cap, the oldest of the connection's, then of all, go (a Map iterates oldest first). */
-  private cap(map: Map<string, PagingOwner>, context: object): void {
-    const mine = [...map].filter(([, p]) => p.context === context);
-    for (let i = 0; i < mine.length - this.perConnection; i++) map.delete(mine[i][0]);
-    for (const k of map.keys()) {
-      if (map.size <= this.max) break;
-      map.delete(k);
-    }
+  /** The entry of `id` if a page of `scopes` serves it now: read live, so checked live (a record moved out of the served scopes, or sealed, is not served). */
+  private served(id: string, scopes: string[]): Entry | undefined {
+    const e = this.replica.records.get(id);
+    if (!e || this.replica.isSealed(id)) return undefined;
+    return scopes.includes('*') || inServed(this.replica.scopeOf(id), scopes) ? e : undefined;
   }
 
   /**
@@ -210,43 +234,58 @@ export class SnapshotPager {
    * `maxBytes` (one larger record alone), and where the next page starts.
    * Sizes are upper bounds (jsonBytesBound) while their sum stays within
    * maxBytes, so the cut is the one exact sizes give; past it every entry
-   * taken is measured exactly, as its JSON (what a streamed page sends).
+   * taken is measured exactly, as its JSON (what a streamed page sends; the
+   * sizes, never the text, are kept). Every entry is read and checked live.
    */
-  private take(paging: Paging, offset: number, size: number, maxBytes: number): { entries: Entry[]; json: string[]; bytes: number; end: number } {
-    const c = this.replica.records;
+  private take(paging: Paging, offset: number, size: number, maxBytes: number): { entries: Entry[]; sizes: number[]; bytes: number; end: number } {
     const { ids, scopes } = paging;
     const entries: Entry[] = [];
-    let json: string[] | undefined;
+    let sizes: number[] | undefined;
     let bytes = 1;
     let end = offset;
-    // Serving every scope, no record's scope is looked up.
-    const all = scopes.includes('*');
     for (; end < ids.length && entries.length < size; end++) {
-      const id = ids.at(end) as string;
-      const e = c.get(id);
-      // Read live, so checked live: a record moved out of the served scopes, or sealed, since the first page is not served.
-      if (!e || !(all || inServed(this.replica.scopeOf(id), scopes)) || this.replica.isSealed(id)) continue;
-      if (!json) {
+      const e = this.served(ids.at(end) as string, scopes);
+      if (!e) continue;
+      if (!sizes) {
         const bound = jsonBytesBound(e) + 1;
         if (bytes + bound <= maxBytes) { bytes += bound; entries.push(e); continue; }
-        json = entries.map(entryText);
-        bytes = json.reduce((n, t) => n + platform().byteLength(t) + 1, 1);
+        sizes = entries.map(textBytes);
+        bytes = sizes.reduce((n, t) => n + t + 1, 1);
       }
-      const text = entryText(e);
-      const n = platform().byteLength(text) + 1;
-      if (entries.length > 0 && bytes + n > maxBytes) break;
-      bytes += n;
+      const n = textBytes(e);
+      if (entries.length > 0 && bytes + n + 1 > maxBytes) break;
+      bytes += n + 1;
       entries.push(e);
-      json.push(text);
+      sizes.push(n);
     }
-    return { entries, json: json ?? [], bytes, end };
+    return { entries, sizes: sizes ?? [], bytes, end };
   }
 
-  private keep(lines: string[], owner: PagingOwner): string {
+  /**
+   * Keeps a streamed page under the caps (admit). A first page whose stream
+   * is refused leaves no paging behind either.
+   * @throws SyncomError 503 SNAPSHOT_BUSY
+   */
+  private keep(s: KeptStream, firstToken?: string): string {
+    try {
+      this.admit(this.streams, s.context, 'snapshot streams');
+    } catch (e) {
+      if (firstToken !== undefined) this.pagings.delete(firstToken);
+      throw e;
+    }
     const id = platform().base64url(platform().randomBytes(9));
-    this.streams.set(id, { lines, at: this.now(), ...owner });
-    this.cap(this.streams, owner.context);
+    this.streams.set(id, s);
     return id;
+  }
+
+  /** Lines [from, to) of a kept stream as one chunk: its records read and checked now, their text built now; empty if none is served any more. */
+  private chunkOf(s: KeptStream, from: number, to: number): Uint8Array {
+    const texts: string[] = [];
+    for (let i = from; i < to; i++) {
+      const e = this.served(s.ids[i], s.scopes);
+      if (e) texts.push(entryText(e));
+    }
+    return texts.length === 0 ? new Uint8Array(0) : platform().utf8(`${texts.join('\n')}\n`);
   }
 
   private expire(): void {
