@@ -14,7 +14,7 @@ export type {
   ApplyCounts, Clock, ListedRecord, LogShape, ReplicaSubmit, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,
   StorageEvents, StorageHooks, SyncOptions, Via, WriteOptions,
 } from './storage';
-export { canonicalJson, checkOp, packOps, unpackOps, signOp, signOpAsync, helloProofText, verifyOps, streamKey, GLOBAL_SCOPE } from './op';
+export { canonicalJson, checkOp, isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES, packOps, unpackOps, signOp, signOpAsync, helloProofText, verifyOps, streamKey, GLOBAL_SCOPE } from './op';
 export type { Op, OpType, Stamp, Vector, PackedOp, Verdict } from './op';
 export { applyOp, joinEntries, readEntry, compareStamps } from './crdt';
 export type { Entry, Field } from './crdt';

@@ -1,4 +1,5 @@
-import { bool, envelope, type EnvelopeOf, int, OpaqueArray, optional, str, strings } from './envelope-schema';
+import { bool, envelope, type EnvelopeOf, int, OpaqueArray, optional, str } from './envelope-schema';
+import { scopeNames } from './feed.dto';
 
 /** The `push` envelope: `{ ops }`, packed ops the engine checks one by one (PROTO-5). */
 export const PushDto = envelope('push', { ops: OpaqueArray() });
@@ -9,7 +10,7 @@ export type PushDto = EnvelopeOf<typeof PushDto>;
 export const SnapshotDto = envelope('snapshot', {
   token: optional(str(64)),
   offset: optional(int(0)),
-  scopes: optional(strings(256)),
+  scopes: optional(scopeNames()),
   stream: optional(bool()),
 });
 /** The `snapshot` envelope. */

@@ -1,3 +1,4 @@
+import { isScopeName } from './scope-name';
 import { isMadeHere } from './made';
 import { isScrubbed } from './payload';
 import { depthWithin, FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH } from './shape';
@@ -40,7 +41,8 @@ const RULES: readonly Rule[] = [
   ['ts', true, (x) => isCount(x, 0), 'a non-negative safe integer'],
   ['type', true, isType, `one of ${OP_TYPES.join(', ')}`],
   ['id', true, (x) => isText(x, 512), 'a string of 1-512 characters'],
-  ['scope', false, (x) => isText(x, 128), 'a string of 1-128 characters'],
+  // '<' starts a stream key's `<from` part: a scope holding one would read back as a shorter one (op/scope-name.ts).
+  ['scope', false, isScopeName, "a string of 1-128 characters without '<'"],
   ['from', false, isString, 'a string'],
   ['v', false, (x) => isCount(x, 0), 'a non-negative safe integer'],
   ['actor', false, isString, 'a string'],

@@ -16,6 +16,7 @@ export { hasPayload, isScrubbed, payloadOf, scrubOp } from './payload';
 export type { Payload } from './payload';
 export { addDigest, digestForSigning, digestOp, scrubForPurge, SIG_VERSION, sigHeader, signOp, helloProofText, signOpAsync } from './sign';
 export { GLOBAL_SCOPE, OP_TYPES, opStreamKey, PAYLOAD_FIELDS, streamKey } from './types';
+export { isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES } from './scope-name';
 export type { Op, OpType, Stamp, Vector } from './types';
 export { verifyOps } from './verify';
 export type { Verdict, VerifyOptions } from './verify';

@@ -1,5 +1,6 @@
 import { SyncomError } from '../errors';
 import { type Entry, isHidden, lazyRecord, readEntry } from '../crdt';
+import { isScopeName } from '../op/scope-name';
 
 /** The scope function of open({ sync: { scope } }). */
 export type ScopeFunction = (id: string, data: Record<string, unknown>) => string;
@@ -28,13 +29,16 @@ export class RecordScopes {
   }
 
   /**
-   * The scope function over a record's data; '*' without one.
-   * @throws SyncomError INVALID_ARGUMENT when it gives no non-empty string (or whatever it throws).
+   * The scope function over a record's data; '*' without one. Its answer must
+   * be a scope name (op/scope-name.ts: 1-128 characters, no '<'): a record's
+   * data may come from a peer (a hub's scope is a field of it), and a name
+   * holding '<' would read back from its stream keys as another scope.
+   * @throws SyncomError INVALID_ARGUMENT when it gives no scope name (or whatever it throws).
    */
   scopeFor(id: string, data: Record<string, unknown>): string {
     if (!this.fn) return '*';
     const s = this.fn(id, data);
-    if (typeof s !== 'string' || s.length === 0) throw new SyncomError('INVALID_ARGUMENT', `the scope function gave ${String(s)} for ${id}`);
+    if (!isScopeName(s)) throw new SyncomError('INVALID_ARGUMENT', `the scope function gave ${JSON.stringify(String(s).slice(0, 140))} for ${id}: a scope is 1-128 characters without '<'`);
     return s;
   }
 

@@ -46,7 +46,7 @@ export const recordArb = fc.dictionary(fieldName, fc.jsonValue({ maxDepth: 2 }),
 
 const headerArb = fc.record(
   {
-    origin: text(128).filter((o) => !/[@<]/.test(o) && !(o in Object.prototype)), seq: safeInt(1), ts: safeInt(0), id: text(40), scope: text(10),
+    origin: text(128).filter((o) => !/[@<]/.test(o) && !(o in Object.prototype)), seq: safeInt(1), ts: safeInt(0), id: text(40), scope: text(10).filter((s) => !s.includes('<')),
     from: fc.string(), v: safeInt(0), actor: fc.string(), meta: recordArb,
     sig: base64url(64), digest: base64url(32), nonce: base64url(16),
   },

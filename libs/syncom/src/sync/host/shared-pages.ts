@@ -125,9 +125,27 @@ function wide(kept: SharedRead, spec: ReadSpec): boolean {
   return n > 0 && (n >= spec.pageSize || n * 2 >= Math.min(spec.pageSize, spec.log.head - spec.pos));
 }
 
-/** Reads kept at most, and the bytes of their ops (the newest is kept whatever it weighs). */
+/** Reads kept at most. */
 const MAX_READS = 4096;
-const MAX_READ_BYTES = 16 * 1024 * 1024;
+/** The bytes kept reads hold at most: their frames, keys and scope lists' text (the newest is kept whatever it weighs). */
+export const MAX_READ_BYTES = 16 * 1024 * 1024;
+
+/** What a string holds in memory at most: two bytes a UTF-16 code unit. */
+const textBytes = (s: string): number => 2 * s.length;
+
+const listTexts = new WeakMap<readonly string[], string>();
+
+/** A scope list as text, kept per list object (a feed's list is one array for its life): JSON, so no two lists read as one. */
+function listText(scopes: readonly string[]): string {
+  let text = listTexts.get(scopes);
+  if (text === undefined) listTexts.set(scopes, (text = JSON.stringify(scopes)));
+  return text;
+}
+
+/** A distinct scope list of the kept reads: its short id, which keys them, and how many use it. */
+type ScopeList = { readonly id: number; readonly text: string; reads: number };
+/** A kept read, with the scope list it was made for. */
+type Kept = { readonly read: SharedRead; readonly list: ScopeList };
 
 /**
  * The log reads of a unit's changes feeds, shared: feeds of the same scopes
@@ -140,11 +158,18 @@ const MAX_READ_BYTES = 16 * 1024 * 1024;
  * newest first up to MAX_READS and MAX_READ_BYTES (the encodings a transport
  * keeps by page object go with them); a read shorter than a page is shared while
  * it holds at least half of what the log has from there (wide()), and one
- * whose entries were scrubbed since is dropped.
+ * whose entries were scrubbed since is dropped. A read is keyed by its
+ * position and a short id of its scope list, and each distinct list's text
+ * is kept once and counted in MAX_READ_BYTES: the names are a peer's (a
+ * feed granted '*' serves any list it asks), and a key holding them, which
+ * nothing counted, let a peer subscribing again and again with long made-up
+ * names pin 4,096 of them.
  */
 export class SharedReads {
-  private readonly reads = new Map<string, SharedRead>();
-  private bytes = 0;
+  private readonly reads = new Map<string, Kept>();
+  private readonly lists = new Map<string, ScopeList>();
+  private nextList = 0;
+  private weight = 0;
 
   /** What a feed of `node` pages at spec.pos; `keep` is its own filter, used when its own ops are in the read. */
   read(spec: ReadSpec, node: string, keep: (e: LogEntry) => boolean): Read {
@@ -158,29 +183,50 @@ export class SharedReads {
     return this.reads.size;
   }
 
+  /** The bytes the kept reads hold, as MAX_READ_BYTES counts them (for tests). */
+  get bytes(): number {
+    return this.weight;
+  }
+
   private shared(spec: ReadSpec): SharedRead {
-    const key = `${spec.pos}\u0000${spec.scopes.join('\u0000')}`;
+    const text = listText(spec.scopes);
+    const known = this.lists.get(text);
+    const key = known && `${spec.pos}:${known.id}`;
+    const kept = key === undefined ? undefined : this.reads.get(key);
+    if (kept && kept.read.current() && wide(kept.read, spec)) return kept.read;
+    if (kept) this.drop(key as string, kept);
     const { log } = spec;
-    const kept = this.reads.get(key);
-    if (kept && kept.current() && wide(kept, spec)) return kept;
-    if (kept) this.drop(key, kept);
     const read = new SharedRead(log.read(spec.pos, spec.pageSize), spec.scopes, log.head, spec.pageSize, spec.pageBytes);
-    this.reads.set(key, read);
-    this.bytes += read.bytes;
+    this.keep(read, spec.pos, text);
     this.trim();
     return read;
   }
 
+  private keep(read: SharedRead, pos: number, text: string): void {
+    let list = this.lists.get(text);
+    if (!list) {
+      this.lists.set(text, (list = { id: this.nextList++, text, reads: 0 }));
+      this.weight += textBytes(text);
+    }
+    list.reads++;
+    const key = `${pos}:${list.id}`;
+    this.reads.set(key, { read, list });
+    this.weight += read.bytes + textBytes(key);
+  }
+
   private trim(): void {
-    for (const [key, read] of this.reads) {
-      if (this.reads.size <= 1 || (this.reads.size <= MAX_READS && this.bytes <= MAX_READ_BYTES)) return;
-      this.drop(key, read);
+    for (const [key, kept] of this.reads) {
+      if (this.reads.size <= 1 || (this.reads.size <= MAX_READS && this.weight <= MAX_READ_BYTES)) return;
+      this.drop(key, kept);
     }
   }
 
-  private drop(key: string, read: SharedRead): void {
+  private drop(key: string, { read, list }: Kept): void {
     this.reads.delete(key);
-    this.bytes -= read.bytes;
+    this.weight -= read.bytes + textBytes(key);
+    if (--list.reads > 0) return;
+    this.lists.delete(list.text);
+    this.weight -= textBytes(list.text);
   }
 }
 

@@ -2,6 +2,8 @@ import { SyncomError } from '../../errors';
 import { applyOp, type Entry, isHidden, lazyRecord } from '../../crdt';
 import { isScrubbed } from '../../op/payload';
 import type { Op, Vector } from '../../op/types';
+import { isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES } from '../../op/scope-name';
+import { everyItem } from './versions';
 
 /** The scopes a peer may read and write: what it was granted, plus the global scope (SCOPE-3). */
 export function allowedScopes(granted: readonly string[]): Set<string> | 'all' {
@@ -17,13 +19,32 @@ export function allowedFor(granted: readonly string[]): Set<string> | 'all' {
   return a;
 }
 
+export { isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES } from '../../op/scope-name';
+
+/**
+ * The scopes a changes or snapshot call asks for, held to hello's rule: at
+ * most MAX_SCOPE_NAMES names, each an isScopeName. Absent (or null) asks for
+ * none. A feed's names key its shared reads and join a room each, so a name's
+ * length and their count are bounded before anything keeps them.
+ * @throws SyncomError 400 BAD_REQUEST when `asked` is present and no such list.
+ */
+function askedScopes(asked: unknown): string[] {
+  if (asked === undefined || asked === null) return [];
+  if (!Array.isArray(asked) || asked.length > MAX_SCOPE_NAMES || !everyItem(asked, isScopeName)) {
+    const why = `scopes must be a list of at most ${MAX_SCOPE_NAMES} names of 1-${MAX_SCOPE_NAME} characters without '<'`;
+    throw new SyncomError('BAD_REQUEST', why, { status: 400 });
+  }
+  return [...(asked as string[])];
+}
+
 /**
  * What a feed or snapshot serves: the intersection of what is asked and what
  * was granted; '*' or nothing asks for the granted list (SCOPE-20, SCOPE-21).
+ * @throws SyncomError 400 BAD_REQUEST when `asked` is no list of scope names (askedScopes).
  * @throws SyncomError 403 SCOPES when only ungranted scopes are asked (SCOPE-22).
  */
 export function servedScopes(asked: unknown, granted: readonly string[]): string[] {
-  const list = Array.isArray(asked) ? asked.filter((s): s is string => typeof s === 'string') : [];
+  const list = askedScopes(asked);
   if (list.length === 0 || list.includes('*')) return [...granted];
   if (granted.includes('*')) return list;
   const isGranted = scopeSet(granted);
@@ -55,7 +76,7 @@ export function keyOrigin(key: string): string {
   return end < 0 ? key : key.slice(0, end);
 }
 
-/** The scope of a vector key — origin, origin@scope, either with <from — '*' for a plain origin (LOG-10). */
+/** The scope of a vector key — origin, origin@scope, either with <from — '*' for a plain origin (LOG-10); a scope name holds no '<' (isScopeName). */
 export function keyScope(key: string): string {
   const lt = key.indexOf('<');
   const base = lt < 0 ? key : key.slice(0, lt);
