@@ -12,7 +12,8 @@ export class AppModule {
   static register(config: ExampleConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [SyncomModule.forRoot({ path: config.path, io: config.io, isGlobal: true })],
+      // logSync off: HubRegistration logs this app's peer and error events itself.
+      imports: [SyncomModule.forRoot({ path: config.path, io: config.io, isGlobal: true, logSync: false })],
       controllers: [NotesController, SyncController],
       providers: [{ provide: EXAMPLE_CONFIG, useValue: config }, HubRegistration],
     };

@@ -44,6 +44,8 @@ function syncomOptions(c: ConfigService, metrics: HubMetrics | undefined): Synco
     sync: { signatures: hubSignatures(config), log: { segmentOps: HUB_SEGMENT_OPS } },
     gateway: gatewayOptions(config, hubLimits(config)),
     io: config.io,
+    // HubLogger logs the hub's sync errors and peers itself.
+    logSync: false,
     ...(metrics && { telemetry: { meterProvider: metrics.meterProvider } }),
   };
 }

@@ -1,5 +1,5 @@
 export { createSocketIoLink, SYNCOM_EVENTS } from './link';
-export type { SocketIoLink, SocketIoLinkOptions, SyncomAnswer, WireError } from './link';
+export type { ClientSocket, SocketIoLink, SocketIoLinkOptions, SyncomAnswer, WireError } from './link';
 export {
   createSyncomGateway, SyncomGateway, DEFAULT_ACK_TIMEOUT, SyncomAckGuard, SyncomAuthorizeGuard, SyncomLimitsGuard,
   SyncomExceptionFilter, SyncomValidationPipe, OpaqueArray, toWireError, wsRefusal, HelloDto, SchemaInfoDto, PushDto,
@@ -12,7 +12,8 @@ export type { SyncomGatewayOptions, SyncomSocketContext } from './syncom-options
 export { SyncomModule } from './syncom.module';
 export { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
 export type { SyncomModuleExtras } from './syncom.module-definition';
-export type { SyncomModuleOptions } from './syncom-options.interface';
+export type { SyncomIoOptions, SyncomModuleOptions } from './syncom-options.interface';
 export { getStorageToken, InjectStorage } from './storage.decorators';
 export { socketIoConnect, toOpenOptions } from './storage.provider';
+export type { SocketWatch } from './storage.provider';
 export { SyncomEvents } from './events/syncom-events';

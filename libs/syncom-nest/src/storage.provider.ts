@@ -1,7 +1,8 @@
 import type { Provider } from '@nestjs/common';
 import { type OpenOptions, open, type Storage, type SyncLink } from 'syncom';
-import { io } from 'socket.io-client';
-import { createSocketIoLink } from 'syncom/socket.io';
+import { io, type ManagerOptions, type SocketOptions } from 'socket.io-client';
+import { type ClientSocket, createSocketIoLink } from 'syncom/socket.io';
+import { SyncLogger } from './events/sync-logger';
 import { checkHosting } from './hosting';
 import { SYNCOM_HOSTING } from './syncom.constants';
 import { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
@@ -10,27 +11,46 @@ import { getStorageToken } from './storage.decorators';
 
 type Dialed = { url: string; token?: string };
 
+/** Told of each socket the default connect opens, before its link takes it (the module's SyncLogger). */
+export type SocketWatch = (node: Dialed, socket: ClientSocket) => void;
+
 /** The default `sync.connect` of a Nest app: the engine's socket.io link ('syncom/socket.io') to the node's url (DESIGN: Using it from Nest). */
-export function socketIoConnect(io$: SyncomModuleOptions['io'] = {}): (node: Dialed) => SyncLink {
-  return (node) => createSocketIoLink(io(node.url, { transports: ['websocket'], ...io$, auth: { token: node.token } }));
+export function socketIoConnect(io$: SyncomModuleOptions['io'] = {}, watch?: SocketWatch): (node: Dialed) => SyncLink {
+  // SyncomIoOptions only widens the transport classes to the ESM build's too: the same classes to io().
+  const given = io$ as Partial<ManagerOptions & SocketOptions>;
+  return (node) => {
+    const socket = io(node.url, { transports: ['websocket'], ...given, auth: { token: node.token } });
+    watch?.(node, socket);
+    return createSocketIoLink(socket);
+  };
 }
 
-/** open()'s options from the module's: `scope` folds into sync.scope, connect defaults to socket.io. */
-export function toOpenOptions(o: SyncomModuleOptions): OpenOptions {
+/** open()'s options from the module's: `scope` folds into sync.scope, connect defaults to socket.io (its sockets told to `watch`). */
+export function toOpenOptions(o: SyncomModuleOptions, watch?: SocketWatch): OpenOptions {
   // isGlobal is a module extra; forRoot's transform sees it among the options.
-  const { gateway: _g, io: io$, scope, isGlobal: _i, ...rest } = o as SyncomModuleOptions & { isGlobal?: unknown };
-  return { ...rest, sync: { ...rest.sync, scope: rest.sync?.scope ?? scope, connect: rest.sync?.connect ?? socketIoConnect(io$) } };
+  const { gateway: _g, io: io$, scope, logSync: _l, isGlobal: _i, ...rest } = o as SyncomModuleOptions & { isGlobal?: unknown };
+  return { ...rest, sync: { ...rest.sync, scope: rest.sync?.scope ?? scope, connect: rest.sync?.connect ?? socketIoConnect(io$, watch) } };
 }
+
+/** The module's SyncLogger, on unless `logSync: false`. */
+export const syncLoggerProvider: Provider<SyncLogger> = {
+  provide: SyncLogger,
+  useFactory: (o: SyncomModuleOptions) => new SyncLogger(o.logSync !== false),
+  inject: [SYNCOM_MODULE_OPTIONS],
+};
 
 /**
  * Opens the storage during module init (an async factory: Nest awaits it before the app listens),
- * once the hosting options are known to be sound, so a refused start holds no store.
+ * once the hosting options are known to be sound, so a refused start holds no store. The sync
+ * logger follows it from the moment open() resolves: nothing came over the network before.
  */
 export const storageProvider: Provider<Promise<Storage>> = {
   provide: getStorageToken(),
-  useFactory: (o: SyncomModuleOptions, hosting?: string | false) => {
+  useFactory: async (o: SyncomModuleOptions, hosting?: string | false, log?: SyncLogger) => {
     checkHosting(o, hosting ?? false);
-    return open(toOpenOptions(o));
+    const storage = await open(toOpenOptions(o, log?.socket));
+    log?.watch(storage);
+    return storage;
   },
-  inject: [SYNCOM_MODULE_OPTIONS, { token: SYNCOM_HOSTING, optional: true }],
+  inject: [SYNCOM_MODULE_OPTIONS, { token: SYNCOM_HOSTING, optional: true }, { token: SyncLogger, optional: true }],
 };

@@ -27,6 +27,12 @@ export interface SyncomSocketContext {
 export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PASSED)[number]> {
   /** The socket.io namespace (default '/syncom'). Read once, when the module is defined. */
   namespace?: string;
+  /**
+   * The transports the gateway's socket.io server takes (default WebSocket only: every syncom client
+   * speaks it, and HTTP long-polling lets a client without a token have the host decode thousands of
+   * packets a request in one synchronous loop; docs/security.md). Read once, when the module is defined.
+   */
+  transports?: GatewayTransport[];
   /** 'public' (default here): any socket may greet; 'session': the handshake must pass authorize first. */
   access?: UnitOptions['access'];
   /** The authorize guard: the socket's context and the hello (its token and scopes). false -> 401. */
@@ -42,12 +48,37 @@ export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PAS
   preAuthBytes?: number;
 }
 
-/** SyncomModule.forRoot()'s options: open()'s, plus `scope` and the gateway. */
+/** A transport class of socket.io-client's engine (either build's). */
+type TransportClass = new (options: never) => object;
+
+/**
+ * socket.io-client's options of `io()`, as the default `sync.connect` passes them on. The two that
+ * take transport classes are widened: socket.io-client's own types name the Transport class of its
+ * CommonJS build, which the options of an ES module app (typed by its ESM build) never fit.
+ */
+export type SyncomIoOptions = Partial<Omit<ManagerOptions & SocketOptions, 'transports' | 'transportImplementations'>> & {
+  /** The transports to try, in order: 'websocket', 'polling', 'webtransport', or transport classes. */
+  transports?: (string | TransportClass)[];
+  /** Transport classes to use instead of the built-in ones. */
+  transportImplementations?: TransportClass[];
+};
+
+/** A transport of socket.io's server. */
+export type GatewayTransport = 'websocket' | 'polling';
+
+/** SyncomModule.forRoot()'s options: open()'s, plus `scope`, the gateway, the link's `io` and `logSync`. */
 export interface SyncomModuleOptions extends OpenOptions {
   /** A record's scope from its data; shorthand for `sync.scope`. */
   scope?: (id: string, data: Record<string, unknown>) => string;
   /** Host peers on a socket.io gateway. Absent or false: this app only dials. */
   gateway?: SyncomGatewayOptions | boolean;
   /** socket.io-client options of the default `sync.connect` (the socket.io link). */
-  io?: Partial<ManagerOptions & SocketOptions>;
+  io?: SyncomIoOptions;
+  /**
+   * Log what the dialers meet through a Nest Logger, context 'Syncom' (default true): a sync
+   * error (a refused token, ...), a hub the default `sync.connect` cannot reach, a hub connected
+   * or lost. A line per change of state, not per retry; no token is written. false: nothing is
+   * logged, SyncomEvents (`error$`, `peer$`) still tells.
+   */
+  logSync?: boolean;
 }

@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { SyncomModuleOptions } from './syncom-options.interface';
+import type { GatewayTransport, SyncomModuleOptions } from './syncom-options.interface';
 
 /**
  * The module's static extras: `isGlobal`, and in forRootAsync whether (and on
@@ -8,7 +8,7 @@ import type { SyncomModuleOptions } from './syncom-options.interface';
  */
 export interface SyncomModuleExtras {
   isGlobal?: boolean;
-  gateway?: boolean | { namespace?: string };
+  gateway?: boolean | { namespace?: string; transports?: GatewayTransport[] };
 }
 
 export const {

@@ -1,6 +1,7 @@
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { Storage } from 'syncom';
 import { SyncomEvents } from './events/syncom-events';
+import { SyncLogger } from './events/sync-logger';
 import { createSyncomGateway, SyncomGateway } from './gateway';
 import { hostedGatewayOptions } from './hosting';
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, SYNCOM_HOSTING } from './syncom.constants';
@@ -8,7 +9,7 @@ import {
   ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE, SYNCOM_MODULE_OPTIONS, type SyncomModuleExtras,
 } from './syncom.module-definition';
 import type { SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
-import { storageProvider } from './storage.provider';
+import { storageProvider, syncLoggerProvider } from './storage.provider';
 
 /**
  * The gateway's providers when one is hosted: its options (from the module's, possibly async), its
@@ -18,7 +19,7 @@ import { storageProvider } from './storage.provider';
 function gatewayProviders(gateway: SyncomModuleExtras['gateway']): Provider[] {
   if (gateway === undefined || gateway === false) return [{ provide: SYNCOM_HOSTING, useValue: false }];
   const namespace = (typeof gateway === 'object' && gateway.namespace) || DEFAULT_NAMESPACE;
-  const hosted = createSyncomGateway(namespace);
+  const hosted = createSyncomGateway(namespace, typeof gateway === 'object' ? gateway.transports : undefined);
   return [
     { provide: SYNCOM_HOSTING, useValue: namespace },
     {
@@ -41,7 +42,9 @@ function withGateway(module: DynamicModule, gateway: SyncomModuleExtras['gateway
  * (inject with `@InjectStorage()` or by its type) and `SyncomEvents`, hosts
  * peers on a socket.io gateway when `gateway` is set, and closes the storage
  * on application shutdown (call `app.enableShutdownHooks()` so SIGTERM gets
- * there: every write that resolved is in the log by then).
+ * there: every write that resolved is in the log by then). What its dialers
+ * meet (a refused token, a hub out of reach, a hub connected or lost) is
+ * logged under the context 'Syncom', once per change, unless `logSync: false`.
  *
  * @example
  * SyncomModule.forRoot({ path: 'data', scope: (id, d) => String(d.$type ?? '*'), gateway: { authorize: (ctx, hello) => tokens.has(hello.token) } })
@@ -49,13 +52,14 @@ function withGateway(module: DynamicModule, gateway: SyncomModuleExtras['gateway
  *   useFactory: (c) => ({ path: c.get('SYNCOM_PATH'), gateway: { authorize: (ctx, hello) => hello.token === c.get('TOKEN') } }) })
  */
 @Module({
-  providers: [storageProvider, SyncomEvents],
+  providers: [syncLoggerProvider, storageProvider, SyncomEvents],
   exports: [Storage, SyncomEvents],
 })
 export class SyncomModule extends ConfigurableModuleClass implements OnApplicationShutdown {
   constructor(
     @Inject(Storage) private readonly storage: Storage,
     private readonly events: SyncomEvents,
+    private readonly syncLog: SyncLogger,
   ) {
     super();
   }
@@ -79,6 +83,8 @@ export class SyncomModule extends ConfigurableModuleClass implements OnApplicati
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // Links closing now are no hubs lost.
+    this.syncLog.stop();
     // close() drains the committer: every write that resolved is logged (LIFE-24).
     await this.storage.close();
     this.events.complete();

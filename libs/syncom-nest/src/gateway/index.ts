@@ -2,7 +2,8 @@ export { createSyncomGateway, DEFAULT_ACK_TIMEOUT, SyncomGateway } from './synco
 export { SyncomAckGuard } from './ack.guard';
 export { SyncomAuthorizeGuard } from './authorize.guard';
 export { SyncomLimitsGuard } from './limits.guard';
-export { SyncomUnreadInterceptor, unreadBytes } from './unread.interceptor';
+export { SyncomUnreadInterceptor } from './unread.interceptor';
+export { unreadBytes } from './unread-bytes';
 export { SyncomExceptionFilter } from './syncom-exception.filter';
 export { SyncomValidationPipe } from './syncom-validation.pipe';
 export { envelope, type Envelope, type EnvelopeOf, OpaqueArray } from './envelope-schema';

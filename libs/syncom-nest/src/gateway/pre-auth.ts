@@ -1,7 +1,8 @@
-import type { Logger } from '@nestjs/common';
 import type { Namespace, Socket } from 'socket.io';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import { MAX_ENVELOPE_DEPTH, type EnvelopeBounds } from './envelope-bounds';
+import type { SampledLog } from './sampled-log';
+import { connectionUnread, dropConnection, type EngineOutput } from './unread-bytes';
 
 /**
  * The most a message may weigh, in UTF-8 bytes, on a socket without a
@@ -25,7 +26,7 @@ export function preAuthBytesOf(option: number | undefined): number {
 }
 
 interface EnginePacket { type: string; data?: unknown }
-interface EngineConn {
+interface EngineConn extends EngineOutput {
   readyState: string;
   on(event: 'packet', listener: (packet: EnginePacket) => void): void;
   close(discard?: boolean): void;
@@ -60,11 +61,23 @@ function over(data: string, max: number): boolean {
   return data.length * 3 > max && Buffer.byteLength(data) > max;
 }
 
+/**
+ * The most a connection may hold for its client unsent, in bytes, before a
+ * hello succeeds on it: refusals and connect errors, each under a kilobyte.
+ */
+export const PRE_AUTH_UNREAD_BYTES = 256 * 1024;
+
 /** What the gate needs of the gateway: its namespace, the pre-auth limit, and whether a socket has a session. */
 export interface PreAuthOptions {
   namespace: Namespace;
   bytes: number;
-  logger: Logger;
+  /**
+   * The most a connection may hold unsent for its client when a packet of
+   * it arrives: `before` a hello succeeds (or the handshake was
+   * authenticated) on it, `after`. Past it the connection is closed.
+   */
+  unread: { before: number; after: number };
+  log: SampledLog;
   /** Whether that socket's handshake passed authorize (access 'session') or a hello succeeded on it. */
   greeted(socket: Socket): boolean;
 }
@@ -83,6 +96,15 @@ export interface PreAuthOptions {
  * synchronously; the size is known without reading the text. socket.io's
  * maxHttpBufferSize bounds every packet of the server; this bounds, per
  * connection, what is parsed before anyone knows who sent it.
+ *
+ * It also bounds what a connection makes the host send and the client never
+ * reads: every packet that arrives while the connection holds more than
+ * `unread` unsent closes it. A client that sent five-byte connects to a
+ * namespace nobody serves, and read none of the errors socket.io answered,
+ * took a hub from 199 MB to 1,145 MB in 20 s. And a connect to a namespace
+ * nobody serves closes the connection at once: socket.io accepts one to
+ * `/` whatever the application serves, and kept such a socket, which
+ * reaches nothing, open for good (test/hostile/unread-output.e2e-spec.ts).
  */
 export class PreAuthGate {
   private readonly sockets = new WeakMap<object, Socket>();
@@ -101,12 +123,27 @@ export class PreAuthGate {
     const data = packet.data;
     // Binary packets follow a text header, which is refused first.
     if (packet.type !== 'message' || typeof data !== 'string' || conn.readyState !== 'open') return;
-    const { nsp, binary } = packetHeader(data);
-    if (nsp !== this.o.namespace.name && this.served(nsp)) return;
     const socket = this.sockets.get(conn);
-    if (binary) return this.refuse(conn, socket);
-    if (socket?.connected && this.o.greeted(socket)) return;
-    if (over(data, this.o.bytes)) this.refuse(conn, socket);
+    const greeted = socket?.connected === true && this.o.greeted(socket);
+    const unread = connectionUnread(conn);
+    if (unread > (greeted ? this.o.unread.after : this.o.unread.before)) {
+      return this.refuse(conn, socket, 'unread', `it holds ${unread} bytes its client has not read`);
+    }
+    const { nsp, binary } = packetHeader(data);
+    if (nsp !== this.o.namespace.name) {
+      if (this.served(nsp)) return;
+      // A connect (socket.io packet type 0) to a namespace nobody serves reaches nothing.
+      if (data[0] === '0' && !this.dynamic()) return this.refuse(conn, socket, 'namespace', `nothing is served on namespace ${JSON.stringify(nsp.slice(0, 64))}`);
+    }
+    if (binary) return this.refuse(conn, socket, 'binary', 'a message may have no binary attachments');
+    if (greeted) return;
+    if (over(data, this.o.bytes)) this.refuse(conn, socket, 'bytes', `before a hello succeeds a message may weigh at most ${this.o.bytes} bytes`);
+  }
+
+  /** Whether the server makes namespaces as clients name them (`of()` with a pattern): none is known to be unserved before its connect. */
+  private dynamic(): boolean {
+    const server = this.o.namespace.server as unknown as { parentNsps?: Map<unknown, unknown>; _parentNsps?: Map<unknown, unknown> };
+    return (server.parentNsps ?? server._parentNsps)?.size ? true : false;
   }
 
   /** Whether the application serves namespace `nsp` (something listens for its connections): its packets are its own to bound. */
@@ -116,14 +153,16 @@ export class PreAuthGate {
     return n !== undefined && n.listenerCount('connection') + n.listenerCount('connect') > 0;
   }
 
-  private refuse(conn: EngineConn, socket: Socket | undefined): void {
-    const message = `a message may have no binary attachments, and before a hello succeeds at most ${this.o.bytes} bytes`;
-    this.o.logger.warn(`closed the connection of ${socket?.handshake.address ?? 'a client'}: ${message}`);
-    if (socket?.connected) {
-      socket.emit(SYNCOM_EVENTS.exception, { ok: false, error: { code: 'MESSAGE_TOO_LARGE', status: 413, message } });
+  private refuse(conn: EngineConn, socket: Socket | undefined, kind: 'unread' | 'namespace' | 'binary' | 'bytes', message: string): void {
+    this.o.log.warn(`closed ${kind}`, `closed the connection of ${socket?.handshake.address ?? 'a client'}: ${message}`);
+    // A client that reads nothing is told nothing more.
+    if (socket?.connected && kind !== 'unread') {
+      const code = kind === 'namespace' ? 'BAD_REQUEST' : 'MESSAGE_TOO_LARGE';
+      socket.emit(SYNCOM_EVENTS.exception, { ok: false, error: { code, status: kind === 'namespace' ? 400 : 413, message } });
       // Closes the socket.io client at once (the packet is never decoded), then the transport once the notice is out.
       socket.disconnect(true);
     }
-    if (conn.readyState === 'open') conn.close(true);
+    if (kind === 'unread') dropConnection(conn);
+    else if (conn.readyState === 'open') conn.close(true);
   }
 }

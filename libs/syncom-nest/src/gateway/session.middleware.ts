@@ -1,7 +1,7 @@
-import type { Logger } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import type { Hello } from 'syncom';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
+import type { SampledLog } from './sampled-log';
 import { peerOf } from './socket-peer';
 
 type Next = (error?: Error) => void;
@@ -25,7 +25,7 @@ function refusal(message: string): Error {
  * answer or a throw refuses the connection; nothing here can crash the server.
  * Without authorize every handshake gets a session.
  */
-export function createSessionMiddleware(options: SyncomGatewayOptions, logger: Logger): (socket: Socket, next: Next) => void {
+export function createSessionMiddleware(options: SyncomGatewayOptions, log: SampledLog): (socket: Socket, next: Next) => void {
   return (socket, next) => {
     const auth = socket.handshake.auth as Record<string, unknown> | undefined;
     const token = typeof auth?.token === 'string' ? auth.token : undefined;
@@ -34,11 +34,12 @@ export function createSessionMiddleware(options: SyncomGatewayOptions, logger: L
     check().then(
       (ok) => {
         if (ok) context.session = token === undefined ? {} : { token };
-        else logger.warn(`refused the handshake of ${socket.handshake.address}: authorize said no`);
+        else log.warn('handshake', `refused the handshake of ${socket.handshake.address}: authorize said no`);
         next(ok ? undefined : refusal('authorize refused the handshake: check the token'));
       },
       (error: unknown) => {
-        logger.warn(`refused the handshake of ${socket.handshake.address}: authorize threw ${String(error)}`);
+        // Its name only: an authorize may word its error with the token it was handed.
+        log.warn('handshake-threw', `refused the handshake of ${socket.handshake.address}: authorize threw ${error instanceof Error ? error.name : typeof error}`);
         next(refusal('authorize failed on the handshake'));
       },
     );

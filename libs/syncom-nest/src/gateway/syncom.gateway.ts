@@ -3,10 +3,10 @@ import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
-import { type Hello, type HostUnit, Storage, SyncomError, type UnitOptions } from 'syncom';
+import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, type Hello, type HostUnit, Storage, SyncomError, type UnitOptions } from 'syncom';
 import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '../link/socket-io-protocol';
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
-import type { SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
+import type { GatewayTransport, SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
 import { SyncomAckGuard } from './ack.guard';
 import { SyncomAuthorizeGuard } from './authorize.guard';
 import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
@@ -15,7 +15,8 @@ import { HelloDto } from './hello.dto';
 import { SyncomLimitsGuard } from './limits.guard';
 import { applyMessageLimit, maxMessageBytes, reconcileFrameFor } from './message-size';
 import { withPageAcks } from './page-acks-offer';
-import { PreAuthGate, preAuthBytesOf } from './pre-auth';
+import { PRE_AUTH_UNREAD_BYTES, PreAuthGate, preAuthBytesOf } from './pre-auth';
+import { SampledLog } from './sampled-log';
 import { PushDto, SnapshotDto } from './push.dto';
 import { ReconcileDto, RecordsDto } from './reconcile.dto';
 import { createSessionMiddleware } from './session.middleware';
@@ -92,8 +93,12 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const bytes = maxMessageBytes(this.options.limits);
     applyMessageLimit(server, bytes);
     const preAuth = preAuthBytesOf(this.options.preAuthBytes);
-    this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, logger: this.logger, greeted: (socket) => peerOf(socket).authenticated });
-    if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, this.logger));
+    const log = new SampledLog(this.logger);
+    // A greeted connection may hold its feeds' frames in flight, a frame past them and answers as READ_BACKLOG lets them queue: four times the connection's frame budget is past all of it.
+    const after = 4 * (this.options.maxConnectionInFlightBytes ?? DEFAULT_CONNECTION_IN_FLIGHT_BYTES);
+    const unread = { before: Math.max(PRE_AUTH_UNREAD_BYTES, 4 * preAuth), after };
+    this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, unread, log, greeted: (socket) => peerOf(socket).authenticated });
+    if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, log));
     this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes, ${preAuth} before a hello)`);
   }
 
@@ -195,8 +200,12 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
  * @example
  * providers: [{ provide: SYNCOM_GATEWAY_OPTIONS, useValue: { limits: { opsPerPush: 500 } } }, createSyncomGateway()]
  */
-export function createSyncomGateway(namespace: string = DEFAULT_NAMESPACE): Type<SyncomGateway> {
-  @WebSocketGateway({ namespace, perMessageDeflate: false })
+export function createSyncomGateway(namespace: string = DEFAULT_NAMESPACE, transports: GatewayTransport[] = ['websocket']): Type<SyncomGateway> {
+  // WebSocket only by default: every syncom client speaks it, and HTTP long-polling let a client without a token
+  // post maxHttpBufferSize of tiny packets that engine.io decodes in one synchronous loop (seconds of a stalled
+  // event loop per POST) and queue their answers for a GET that never comes. (Where the app's own gateway made
+  // the socket.io server first, its options decide: docs/nest.md.)
+  @WebSocketGateway({ namespace, perMessageDeflate: false, transports })
   class NamespacedSyncomGateway extends SyncomGateway {}
   return NamespacedSyncomGateway;
 }

@@ -6,31 +6,13 @@ import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import { peerOf } from './socket-peer';
 import { wsRefusal } from './syncom-refusal';
+import { type EngineOutput, queuedSize, unreadBytes } from './unread-bytes';
 
 /** Calls whose answers may be large (a page, a vector, records) one socket may have in progress at once. */
 export const MAX_CALLS_IN_PROGRESS = 4;
 
 /** How long a sum of every socket's unread bytes is reused. */
 const HOST_SUM_MS = 50;
-
-interface EngineConn {
-  writeBuffer?: { data?: unknown }[];
-  transport?: { socket?: { bufferedAmount?: number } };
-}
-
-/** The bytes of a packet's data as queued (a string's code units, a buffer's bytes). */
-function sizeOf(data: unknown): number {
-  if (typeof data === 'string') return data.length;
-  return (data as { byteLength?: number } | undefined)?.byteLength ?? 0;
-}
-
-/** What the socket's connection holds for it unsent: engine.io's write buffer and the WebSocket's own. */
-export function unreadBytes(socket: Socket): number {
-  const conn = socket.conn as unknown as EngineConn;
-  let n = conn.transport?.socket?.bufferedAmount ?? 0;
-  for (const p of conn.writeBuffer ?? []) n += sizeOf(p.data);
-  return n;
-}
 
 const inProgress = new WeakMap<Socket, number>();
 
@@ -87,14 +69,14 @@ export class SyncomUnreadInterceptor implements NestInterceptor {
     const shared = new Set<unknown>();
     let bytes = 0;
     for (const s of socket.nsp.sockets.values()) {
-      const conn = s.conn as unknown as EngineConn;
+      const conn = s.conn as unknown as EngineOutput;
       bytes += conn.transport?.socket?.bufferedAmount ?? 0;
       for (const p of conn.writeBuffer ?? []) {
         if (typeof p.data === 'object' && p.data !== null) {
           if (shared.has(p.data)) continue;
           shared.add(p.data);
         }
-        bytes += sizeOf(p.data);
+        bytes += queuedSize(p.data);
       }
     }
     this.hostSum = { at: now, bytes };

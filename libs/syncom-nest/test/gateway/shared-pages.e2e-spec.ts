@@ -2,14 +2,15 @@ import { pageEncodings } from '../../src/gateway/page-message';
 import { rawSubscriberFixture } from '../helpers/raw-subscriber';
 
 describe('the gateway encodes a page once for every socket at the head', () => {
-  const fx = rawSubscriberFixture();
+  // Long-polling is the gateway's to allow (WebSocket only by default): one subscriber here takes it.
+  const fx = rawSubscriberFixture({ transports: ['websocket', 'polling'] });
   /** A raw subscriber; until(n) waits for its n-th page. */
   const subscriber = async (node: string, sub: string, transports: ('websocket' | 'polling')[], from: string) => {
     const s = await fx.subscribe({ node, sub, from, transports });
     return { ...s, until: (n: number) => s.until((pages) => pages.length >= n) };
   };
 
-  it('PROTO-6 HOST-4: three WebSocket subscribers and one on polling take the same pages, each with its own sub and acks, from one encoding per page', async () => {
+  it('PROTO-6 HOST-4: three WebSocket subscribers and one on polling (a gateway with transports: websocket and polling) take the same pages, each with its own sub and acks, from one encoding per page', async () => {
     const from = fx.head();
     const subs = [
       await subscriber('n1', 'a', ['websocket'], from),

@@ -23,6 +23,8 @@ export interface HubSetup {
   /** The gateway's options from an async factory instead (as forRootAsync gives them). */
   optionsFactory?: () => Promise<SyncomGatewayOptions>;
   namespace?: string;
+  /** The gateway's transports (default WebSocket only). */
+  transports?: ('websocket' | 'polling')[];
   /** A port to listen on (default 0: any free one). */
   port?: number;
   /** Nest's logger for the app (default off). */
@@ -55,7 +57,7 @@ export async function startHub(setup: HubSetup = {}): Promise<TestHub> {
   const options: Provider = setup.optionsFactory
     ? { provide: SYNCOM_GATEWAY_OPTIONS, useFactory: setup.optionsFactory }
     : { provide: SYNCOM_GATEWAY_OPTIONS, useValue: setup.options ?? {} };
-  const Gateway = createSyncomGateway(setup.namespace);
+  const Gateway = createSyncomGateway(setup.namespace, setup.transports);
   const moduleRef = await Test.createTestingModule({ providers: [{ provide: Storage, useValue: storage }, options, Gateway] }).compile();
   const app = moduleRef.createNestApplication({ logger: setup.logger ?? false });
   // The adapter apps/hub uses; module.spec, hosting.spec and the unauthenticated tests keep Nest's own.

@@ -1,6 +1,6 @@
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { rawSocket } from './dialer';
-import { startHub, type TestHub } from './hub';
+import { type HubSetup, startHub, type TestHub } from './hub';
 
 /** A changes page as a raw socket receives it. */
 export type RawPage = { sub: string; eventId?: string; value: { ops: unknown[]; prev: string } };
@@ -44,10 +44,10 @@ export async function rawSubscriber(
  * A hub per test (beforeEach/afterEach registered here) and its raw
  * subscribers, disconnected after each test; head() is the hub's newest event id.
  */
-export function rawSubscriberFixture() {
+export function rawSubscriberFixture(setup?: HubSetup) {
   const state: { hub?: TestHub; sockets: ClientSocket[] } = { sockets: [] };
   beforeEach(async () => {
-    state.hub = await startHub();
+    state.hub = await startHub(setup);
   });
   afterEach(async () => {
     for (const s of state.sockets.splice(0)) s.disconnect();

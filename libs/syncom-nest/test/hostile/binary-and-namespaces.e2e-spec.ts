@@ -12,7 +12,9 @@ import { startHub, type TestHub } from '../helpers/hub';
  * namespace. A zero-padded attachment count also moved the header past where
  * the gate read it. The gate now bounds packets to namespaces the app does
  * not serve as it bounds its own before hello, refuses binary on every
- * connection, and reads the header to its end.
+ * connection, and reads the header to its end. A connect to a namespace
+ * nobody serves closes the connection (socket.io closes one that sends a
+ * message to a namespace it has not connected).
  */
 describe('hostile: other namespaces and binary attachments', () => {
   let hub: TestHub;
@@ -38,21 +40,23 @@ describe('hostile: other namespaces and binary attachments', () => {
   const closed = (s: Socket) => new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason)));
   const BY_HUB = ['io server disconnect', 'transport close'];
 
+  /** Writes a raw socket.io packet on the engine.io connection of `s`, to whichever namespace it names. */
+  const raw = (s: Socket, packet: string) => (s.io.engine as unknown as { write(data: string): void }).write(packet);
+
   it('HOST-3: a message over the pre-auth bytes to the root namespace, which syncom does not serve, closes the connection unparsed', async () => {
-    const s = await client('/');
+    const s = await client('/syncom');
     const gone = closed(s);
-    s.emit('anything', { pad: 'x'.repeat(DEFAULT_PRE_AUTH_BYTES + 1) });
-    expect(await gone).toBe('transport close');
+    raw(s, `2${JSON.stringify(['anything', { pad: 'x'.repeat(DEFAULT_PRE_AUTH_BYTES + 1) }])}`);
+    expect(BY_HUB).toContain(await gone);
   });
 
-  it('HOST-3: a small message to the root namespace is left to socket.io, which drops it; the connection stays', async () => {
-    const s = await client('/');
-    s.emit('anything', { small: 1 });
-    // The hub still answers on that connection's engine: a syncom socket on it says hello.
-    const syncom = io(`http://127.0.0.1:${hub.port}/syncom`, { transports: ['websocket'], reconnection: false, forceNew: true });
-    sockets.push(syncom);
-    await new Promise<void>((resolve) => syncom.once('connect', () => resolve()));
-    expect(s.connected).toBe(true);
+  it('HOST-3: a connect to a namespace nobody serves, the root namespace included, closes the connection: socket.io would keep that socket, which reaches nothing, for good', async () => {
+    for (const nsp of ['/', '/x']) {
+      const s = io(`http://127.0.0.1:${hub.port}${nsp}`, { transports: ['websocket'], reconnection: false, forceNew: true });
+      sockets.push(s);
+      const refused = await new Promise<string>((resolve) => { s.once('connect', () => resolve('connected')); s.once('connect_error', (e) => resolve(e.message)); s.once('disconnect', (r) => resolve(r)); });
+      expect(refused).not.toBe('connected');
+    }
   });
 
   it('HOST-3: binary attachments close the connection on the syncom namespace after a hello too, and on the root namespace', async () => {
@@ -67,10 +71,10 @@ describe('hostile: other namespaces and binary attachments', () => {
     } finally {
       await dialer.storage.close();
     }
-    const s = await client('/');
+    const s = await client('/syncom');
     const gone = closed(s);
-    s.emit('anything', Buffer.alloc(16));
-    expect(await gone).toBe('transport close');
+    raw(s, '51-["anything",{"_placeholder":true,"num":0}]');
+    expect(BY_HUB).toContain(await gone);
   });
 
   it('HOST-3: a binary header whose attachment count is zero-padded past 16 characters is read to its namespace and refused', async () => {
@@ -80,7 +84,7 @@ describe('hostile: other namespaces and binary attachments', () => {
     expect(packetHeader('2["x"]')).toEqual({ nsp: '/', binary: false });
     const s = await client('/syncom');
     const gone = closed(s);
-    (s.io.engine as unknown as { write(data: string): void }).write(`5000000000000000001-/syncom,["x",{"_placeholder":true,"num":0}]`);
+    raw(s, `5000000000000000001-/syncom,["x",{"_placeholder":true,"num":0}]`);
     expect(BY_HUB).toContain(await gone);
   });
 

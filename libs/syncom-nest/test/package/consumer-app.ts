@@ -62,3 +62,46 @@ async function main(): Promise<void> {
 main().catch((e) => { console.error(e); process.exit(1); });
 `,
 };
+
+/** The ```ts blocks of `markdown` that dial with createSocketIoLink, as written there. */
+export function linkSnippets(markdown: string): string[] {
+  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]).filter((code) => code.includes('createSocketIoLink('));
+}
+
+/**
+ * The files of an ES module app (what `nest new` makes for Nest 12: "type":
+ * "module", module and moduleResolution nodenext) that hands the socket of
+ * socket.io-client's ESM build to the link and its options to the module,
+ * without a cast; `snippets` (the READMEs' examples) are added as they are.
+ */
+export function esmConsumerFiles(snippets: string[]): Record<string, string> {
+  const files: Record<string, string> = {
+    'package.json': JSON.stringify({ name: 'consumer-esm', private: true, type: 'module' }),
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: {
+        target: 'ES2023', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true,
+        experimentalDecorators: true, emitDecoratorMetadata: true, types: ['node'], lib: ['ES2023'],
+      },
+      include: ['src'],
+    }),
+    'src/link.ts': `
+import { io, type ManagerOptions, type SocketOptions } from 'socket.io-client';
+import { open } from 'syncom';
+import { createSocketIoLink } from 'syncom/socket.io';
+import { createSocketIoLink as nestLink, socketIoConnect, SyncomModule } from 'syncom-nest';
+
+const socket = io('http://127.0.0.1:8000/syncom', { auth: { token: 't' }, transports: ['websocket'], autoConnect: false });
+export const links = [createSocketIoLink(socket), nestLink(socket, { timeout: 5_000 })];
+export const storage = await open({ path: 'data', sync: { connect: (node) => createSocketIoLink(io(node.url, { auth: { token: node.token } })) } });
+
+const options: Partial<ManagerOptions & SocketOptions> = { transports: ['websocket'], reconnectionDelay: 50 };
+export const connect = socketIoConnect(options);
+export const syncom = SyncomModule.forRoot({ path: 'data', io: options, logSync: false });
+
+// @ts-expect-error the parameter is checked (a socket, not anything): this is no socket
+createSocketIoLink({ connected: true });
+`,
+  };
+  snippets.forEach((code, i) => (files[`src/readme-${i + 1}.ts`] = code));
+  return files;
+}

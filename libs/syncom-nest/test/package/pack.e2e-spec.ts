@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { consumerFiles } from './consumer-app';
+import { consumerFiles, esmConsumerFiles, linkSnippets } from './consumer-app';
 
 const root = join(__dirname, '..', '..', '..', '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -25,6 +25,40 @@ function dependencies(major: number, tarballs: string[]): Record<string, string>
   };
 }
 
+/** Writes `files` under `dir`. */
+function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+}
+
+/**
+ * An install without the registry: the tarballs unpacked into `dir`'s
+ * node_modules, and beside them a link to every other package the
+ * repository's `npm ci` installed (socket.io-client, @nestjs/*, @types/node).
+ */
+function installOffline(dir: string, tarballs: Record<string, string>): void {
+  const modules = join(dir, 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  for (const name of readdirSync(join(root, 'node_modules'))) {
+    if (!name.startsWith('.') && !(name in tarballs)) symlinkSync(join(root, 'node_modules', name), join(modules, name), 'junction');
+  }
+  for (const [name, tarball] of Object.entries(tarballs)) {
+    mkdirSync(join(modules, name));
+    execFileSync('tar', ['-xzf', tarball, '-C', join(modules, name), '--strip-components=1']);
+  }
+}
+
+/** Runs the repository's tsc in `dir`; rejects with its diagnostics. */
+function tsc(dir: string, ...args: string[]): void {
+  try {
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', ...args], { cwd: dir, stdio: 'pipe', encoding: 'utf8' });
+  } catch (e) {
+    throw new Error(`tsc failed in ${dir}:\n${(e as { stdout?: string }).stdout ?? String(e)}`);
+  }
+}
+
 /** Starts the compiled app; resolves with the process and its port once it listens. */
 function start(dir: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -42,11 +76,13 @@ function start(dir: string, env: Record<string, string>): Promise<{ child: Child
 }
 
 /**
- * The tarballs a user installs, in a fresh app with Nest 11 and with Nest 12
- * (ESM-only; the compiled CommonJS app requires it, Node >= 20.19). Needs the
- * npm registry; npm's cache makes a second run fast.
+ * The tarballs a user installs: in an ES module app, offline (the packages
+ * the repository installed stand in for the registry's), and in a fresh app
+ * with Nest 11 and with Nest 12 (ESM-only; the compiled CommonJS app requires
+ * it, Node >= 20.19), which needs the npm registry; npm's cache makes a
+ * second run fast.
  */
-describe('the packed syncom and syncom-nest in a fresh Nest app (registry install)', () => {
+describe('the packed syncom and syncom-nest in a fresh app', () => {
   const work = mkdtempSync(join(tmpdir(), 'syncom-pack-'));
   const children: ChildProcess[] = [];
   let tarballs: string[];
@@ -75,19 +111,30 @@ describe('the packed syncom and syncom-nest in a fresh Nest app (registry instal
     }
   });
 
+  it('an ES module app (nodenext) hands io()\'s socket and options to the link and the module, and the READMEs\' examples compile as written (offline)', () => {
+    const dir = join(work, 'esm');
+    const snippets = [
+      ...linkSnippets(readFileSync(join(root, 'README.md'), 'utf8').split(/^## In plain Node$/m)[1].split(/^## /m)[0]),
+      ...linkSnippets(readFileSync(join(root, 'libs/syncom/README.md'), 'utf8')),
+    ];
+    expect(snippets).toHaveLength(2);
+    writeFiles(dir, esmConsumerFiles(snippets));
+    installOffline(dir, { syncom: tarballs[0], 'syncom-nest': tarballs[1] });
+    // syncom is CommonJS: a socket.io-client type named in its .d.ts is the CommonJS build's, while io() here is the ESM build's.
+    expect((JSON.parse(readFileSync(join(dir, 'node_modules/syncom/package.json'), 'utf8')) as { type?: string }).type).toBeUndefined();
+    tsc(dir);
+  });
+
   it.each([11, 12])('Nest %i: installs, compiles with tsc --strict, and a REST write on one instance reaches the other', async (major) => {
     const dir = join(work, `nest${major}`);
-    for (const [file, text] of Object.entries(consumerFiles)) {
-      mkdirSync(dirname(join(dir, file)), { recursive: true });
-      writeFileSync(join(dir, file), text);
-    }
+    writeFiles(dir, consumerFiles);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-nest${major}`, private: true, dependencies: dependencies(major, tarballs) }));
     run(['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], dir);
     const core = JSON.parse(readFileSync(join(dir, 'node_modules/@nestjs/core/package.json'), 'utf8')) as { version: string };
     expect(core.version.split('.')[0]).toBe(String(major));
     // One copy of syncom: Storage injects by type only when the app and syncom-nest share it.
     expect(readdirSync(join(dir, 'node_modules/syncom-nest')).includes('node_modules')).toBe(false);
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--strict'], { cwd: dir, stdio: 'pipe' });
+    tsc(dir, '--strict');
     const hub = await start(dir, { ROLE: 'host', DATA: join(dir, 'data/hub') });
     children.push(hub.child);
     const node = await start(dir, { ROLE: 'dial', DATA: join(dir, 'data/node'), HUB: `http://127.0.0.1:${hub.port}/syncom` });

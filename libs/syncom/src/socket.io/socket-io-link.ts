@@ -1,6 +1,6 @@
-import type { Socket as ClientSocket } from 'socket.io-client';
 import type { LinkEvent, SubscribeOptions, Subscription, SyncLink } from '../link/contract';
 import { SyncomError } from '../errors';
+import type { ClientSocket } from './client-socket';
 import { LinkConnection } from '../link/link-connection';
 import { LinkSession } from '../link/link-session';
 import { linkDown } from '../link/link-wire';
@@ -34,12 +34,13 @@ function linkTimeout(ms: number): SyncomError {
 
 /**
  * The dialer's side of the socket.io gateway (LINK-2): a SyncLink over a
- * socket.io-client socket the caller made, so this module never loads
- * socket.io-client itself. The link owns the socket: close() disconnects
- * it. Calls made before the socket first connected wait for it; calls made
- * while it is down after that reject with LINK_DOWN at once (the dialer
- * greets again on 'reconnect'). socket.io reconnects; the link's session
- * reopens every subscription from the last event id taken.
+ * socket.io-client socket the caller made (its CommonJS or its ESM build:
+ * ClientSocket), so this module never loads socket.io-client itself. The
+ * link owns the socket: close() disconnects it. Calls made before the socket
+ * first connected wait for it; calls made while it is down after that reject
+ * with LINK_DOWN at once (the dialer greets again on 'reconnect'). socket.io
+ * reconnects; the link's session reopens every subscription from the last
+ * event id taken.
  *
  * @throws TypeError when `timeout` is not a positive number.
  * @example

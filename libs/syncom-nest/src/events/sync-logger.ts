@@ -1,0 +1,118 @@
+import { Logger } from '@nestjs/common';
+import type { Storage, SyncEvents, SyncomError } from 'syncom';
+import type { ClientSocket } from 'syncom/socket.io';
+
+type Level = 'log' | 'warn' | 'error';
+
+/** The most of a message from the far side written in one line. */
+const MAX_MESSAGE = 300;
+
+/** The url as logged: without user info, query or fragment, where a token may ride. */
+export function loggedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password && !u.search && !u.hash) return url;
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return url.replace(/[?#][\s\S]*$/, '').replace(/\/\/[^/@]*@/, '//');
+  }
+}
+
+/**
+ * `text` fit for one log line: each token stands as `<token>` (a host's
+ * message is the host's to word, and it holds the token), control characters
+ * as spaces (a message may not forge a line of its own).
+ */
+export function scrubbed(text: string, tokens: readonly string[]): string {
+  let out = text;
+  for (const token of tokens.filter(Boolean)) {
+    const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // Only where it stands alone: a short token would otherwise eat the letters of every word.
+    out = out.replace(new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, 'g'), '<token>');
+  }
+  return out.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+}
+
+/** What a socket.io connect_error tells: the server's refusal `data`, the transport's failure. */
+type ConnectError = { message?: unknown; data?: { code?: unknown }; description?: { error?: { code?: unknown } } };
+
+/**
+ * What a Nest app's dialers meet, through a Nest Logger (context 'Syncom'):
+ * sync errors (error), a hub the default connect cannot reach (warn), a hub
+ * connected or lost (log). A url's last logged state is kept and a line is
+ * written only when it changes: a hub down for an hour is one line, and the
+ * same failure is logged again once the url connected, or its registration
+ * changed, in between. Urls lose their query and user info, and tokens are
+ * scrubbed from every line (SyncomModuleOptions.logSync turns it all off).
+ */
+export class SyncLogger {
+  private readonly logger = new Logger('Syncom');
+  /** The last state logged of each url ('' for errors about none): 'up', 'down', 'unreachable', 'refused', or `error:<code>`. */
+  private readonly states = new Map<string, string>();
+  private offs: (() => void)[] = [];
+  private storage: Storage | undefined;
+  private stopped = false;
+
+  constructor(readonly enabled: boolean) {}
+
+  /** Follows the storage's sync events; called as open() resolves, before anything came over the network. */
+  watch(storage: Storage): void {
+    if (!this.enabled) return;
+    this.storage = storage;
+    this.offs = [
+      storage.sync.on('error', (e) => this.failed(e)),
+      storage.sync.on('peer', (p) => this.peer(p)),
+      // Added again (a new token), enabled or removed: whatever comes next is news.
+      storage.sync.on('node', ({ url }) => void this.states.delete(url)),
+    ];
+  }
+
+  /**
+   * Follows a socket of the default `sync.connect` to `url`. A refusal with a
+   * code (UNAUTHORIZED) reaches the dialer and comes back as a sync error; a
+   * hub that does not answer, or that refuses without one, does not.
+   */
+  readonly socket = (node: { url: string; token?: string }, socket: ClientSocket): void => {
+    if (!this.enabled) return;
+    const { url, token = '' } = node;
+    socket.on('connect_error', (error) => {
+      const e = (error ?? {}) as ConnectError;
+      if (typeof e.data?.code === 'string') return;
+      const message = String(e.message ?? 'no answer').slice(0, MAX_MESSAGE);
+      if (!socket.active) return this.note(url, 'refused', 'error', `${loggedUrl(url)} refused the connection: ${message}`, token);
+      const code = e.description?.error?.code;
+      const why = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? `${message} (${code})` : message;
+      // As the link decides: without socket.io's reconnection nothing dials this url again.
+      const retrying = socket.io.reconnection();
+      const then = retrying ? 'retrying until it answers' : 'io.reconnection is off, nothing redials';
+      this.note(url, 'unreachable', retrying ? 'warn' : 'error', `cannot reach ${loggedUrl(url)}: ${why}; ${then}`, token);
+    });
+  };
+
+  /** Stops logging (the module calls it before it closes the storage: a shutdown is no lost hub). */
+  stop(): void {
+    this.stopped = true;
+    for (const off of this.offs) off();
+    this.offs = [];
+  }
+
+  private failed(e: SyncomError): void {
+    const code = e.remoteCode ? `${e.code} (${String(e.remoteCode)})` : e.code;
+    const status = typeof e.status === 'number' ? ` ${e.status}` : '';
+    const about = e.url ? `sync with ${loggedUrl(e.url)}` : 'sync';
+    this.note(e.url ?? '', `error:${e.code}`, 'error', `${about}: ${code}${status}: ${String(e.message).slice(0, MAX_MESSAGE)}`);
+  }
+
+  private peer(p: SyncEvents['peer'][0]): void {
+    if (p.connected) this.note(p.url, 'up', 'log', `connected to ${loggedUrl(p.url)} (node ${p.node})`);
+    else this.note(p.url, 'down', 'log', `disconnected from ${loggedUrl(p.url)}`);
+  }
+
+  /** Logs `text`, without `token` nor any registered node's, unless `state` is what was last logged of `url`. */
+  private note(url: string, state: string, level: Level, text: string, token = ''): void {
+    if (this.stopped || this.states.get(url) === state) return;
+    this.states.set(url, state);
+    const tokens = (this.storage?.sync.listNodes() ?? []).map((n) => n.token ?? '');
+    this.logger[level](scrubbed(text, [token, ...tokens]));
+  }
+}

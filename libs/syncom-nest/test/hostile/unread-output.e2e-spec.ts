@@ -1,0 +1,72 @@
+import { request } from 'node:http';
+import type { Socket as ClientSocket } from 'socket.io-client';
+import { connectionUnread } from '../../src/gateway/unread-bytes';
+import { PRE_AUTH_UNREAD_BYTES } from '../../src/gateway/pre-auth';
+import { REFUSALS_UNREAD_BYTES } from '../../src/gateway/syncom-exception.filter';
+import { rawSocket } from '../helpers/dialer';
+import { gatewayFixture } from '../helpers/fixture';
+import type { TestHub } from '../helpers/hub';
+
+type PausableEngine = { transport: { ws: { _socket: { pause(): void } } } };
+
+/** The client stops reading its socket: what the host sends waits in the host's buffers. */
+const stopReading = (s: ClientSocket) => (s.io.engine as unknown as PausableEngine).transport.ws._socket.pause();
+
+/**
+ * Resolves when the host closes the socket of this client, with the most
+ * its connection held unsent at any packet the host took from it (sampled
+ * at each of its packets, as the gate sees them).
+ */
+function closedByHost(h: TestHub, client: ClientSocket): Promise<number> {
+  const socket = h.namespace().sockets.get(client.id!)!;
+  const conn = socket.conn as unknown as Parameters<typeof connectionUnread>[0] & { on(e: 'packet', f: () => void): void };
+  let most = 0;
+  conn.on('packet', () => (most = Math.max(most, connectionUnread(conn))));
+  return new Promise((resolve) => socket.once('disconnect', () => resolve(most)));
+}
+
+/**
+ * A client that sends small messages and reads none of the answers: every
+ * answer, a refusal included, is queued on the host whether or not it is
+ * read. One without a token sending five-byte connects to a namespace
+ * nobody serves took a hub from 199 MB to 1,145 MB in 20 s; a token holder
+ * flooding calls the READ_BACKLOG bound refused had the refusals queued.
+ */
+describe('hostile: a client that never reads what the host answers', () => {
+  const { sockets, startHub } = gatewayFixture();
+
+  it('HOST-1 HOST-3: before a hello, a connection holding more than its pre-auth share unsent is closed at its next packet', async () => {
+    const h = await startHub({ options: { access: 'public' } });
+    const s = await rawSocket(h.url);
+    sockets.push(s);
+    const closed = closedByHost(h, s);
+    stopReading(s);
+    // Each push before a hello is refused 428 (some 150 bytes an answer): 60,000 of them would queue 9 MB,
+    // past what the kernel's socket buffers take before the host holds any of it.
+    for (let i = 0; i < 60_000; i++) s.emit('push', { ops: [] }, () => undefined);
+    const most = await closed;
+    expect(most).toBeLessThanOrEqual(PRE_AUTH_UNREAD_BYTES + 64 * 1024);
+  });
+
+  it('HOST-6: a greeted connection that reads nothing is closed once its refusals pass its frame budget and a thousand more', async () => {
+    const perConnection = 64 * 1024;
+    const h = await startHub({ options: { access: 'public', maxConnectionInFlightBytes: perConnection } });
+    const s = await rawSocket(h.url);
+    sockets.push(s);
+    expect(await s.timeout(5000).emitWithAck('hello', { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'] })).toMatchObject({ ok: true });
+    const closed = closedByHost(h, s);
+    stopReading(s);
+    // A push that is no push is refused 400: 60,000 of them would queue some 9 MB.
+    for (let i = 0; i < 60_000; i++) s.emit('push', { ops: 'none' }, () => undefined);
+    const most = await closed;
+    expect(most).toBeLessThanOrEqual(perConnection + REFUSALS_UNREAD_BYTES + 64 * 1024);
+  });
+
+  it('HOST-3: the gateway speaks WebSocket only: an HTTP long-polling handshake is refused', async () => {
+    const h = await startHub({ options: { access: 'public' } });
+    const status = await new Promise<number>((resolve, reject) => {
+      request({ host: '127.0.0.1', port: h.port, path: '/socket.io/?EIO=4&transport=polling' }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end();
+    });
+    expect(status).toBe(400);
+  });
+});

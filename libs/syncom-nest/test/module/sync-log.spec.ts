@@ -1,0 +1,165 @@
+import { type INestApplication, Logger } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
+import { Server } from 'socket.io';
+import { Storage } from 'syncom';
+import { SyncomModule, type SyncomModuleOptions } from '../../src';
+import { loggedUrl, scrubbed } from '../../src/events/sync-logger';
+import { startHub, type TestHub } from '../helpers/hub';
+import { Signal } from '../helpers/until';
+
+const TOKEN = 'a-wrong-token-7Qx2';
+
+/** The lines logged under the context 'Syncom', as [level, message]; the spy keeps them off the console. */
+function syncomLines(): { lines: [string, string][]; signal: Signal } {
+  const lines: [string, string][] = [];
+  const signal = new Signal();
+  for (const level of ['log', 'warn', 'error'] as const) {
+    jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args: unknown[]) {
+      if ((this as unknown as { context?: string }).context !== 'Syncom') return;
+      lines.push([level, String(args[0])]);
+      signal.notify();
+    });
+  }
+  return { lines, signal };
+}
+
+/** Counts the storage's sync errors; `until(n)` resolves once n came (the module's logger heard each first). */
+function syncErrors(storage: Storage): { until(n: number): Promise<void> } {
+  let count = 0;
+  const signal = new Signal();
+  storage.sync.on('error', () => {
+    count++;
+    signal.notify();
+  });
+  return { until: (n) => signal.until(() => count >= n, `${n} sync errors`) };
+}
+
+let n = 0;
+
+/** A Nest app that only dials, with SyncomModule's default connect (quick redials). */
+async function dialingApp(options: Partial<SyncomModuleOptions> = {}): Promise<{ app: INestApplication; storage: Storage }> {
+  const io = { reconnectionDelay: 20, reconnectionDelayMax: 50 };
+  const ref = await Test.createTestingModule({
+    imports: [SyncomModule.forRoot({ path: `mem-sync-log-${process.pid}-${n++}`, backend: 'memory', io, ...options })],
+  }).compile();
+  const app = ref.createNestApplication({ logger: false });
+  await app.init();
+  return { app, storage: app.get(Storage) };
+}
+
+/** A TCP port that takes each connection and drops it at once, counting them: a hub that never answers. */
+async function deadPort(): Promise<{ server: NetServer; port: number; attempts: () => number; signal: Signal }> {
+  let attempts = 0;
+  const signal = new Signal();
+  const server = createServer((socket) => {
+    attempts++;
+    socket.destroy();
+    signal.notify();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, attempts: () => attempts, signal };
+}
+
+describe('SyncomModule logs what its dialers meet (context Syncom)', () => {
+  const closing: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const close of closing.splice(0).reverse()) await close();
+    jest.restoreAllMocks();
+  });
+
+  it('a token refused at the handshake is one error line naming the url and the code, never the token', async () => {
+    const log = syncomLines();
+    const hub = await startHub({ options: { access: 'session', authorize: (_ctx, hello) => hello.token === 'the-right-one' } });
+    closing.push(() => hub.close());
+    const { app, storage } = await dialingApp();
+    closing.push(() => app.close());
+    const errors = syncErrors(storage);
+    await storage.sync.addNode({ url: hub.url, token: TOKEN });
+    await errors.until(1);
+    expect(log.lines).toEqual([['error', expect.stringContaining(`sync with ${hub.url}: UNAUTHORIZED 401`)]]);
+    expect(log.lines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('a hello refused again at every redial is logged once', async () => {
+    const log = syncomLines();
+    const hub: TestHub = await startHub({ options: { authorize: (_ctx, hello) => hello.token === 'the-right-one' } });
+    closing.push(() => hub.close());
+    const { app, storage } = await dialingApp();
+    closing.push(() => app.close());
+    const errors = syncErrors(storage);
+    await storage.sync.addNode({ url: hub.url, token: TOKEN });
+    await errors.until(1);
+    // The hub drops the socket: the link redials and greets again, and is refused again.
+    for (const k of [2, 3]) {
+      hub.namespace().disconnectSockets();
+      await errors.until(k);
+    }
+    expect(log.lines).toEqual([['error', expect.stringContaining(`sync with ${hub.url}: UNAUTHORIZED 401`)]]);
+  });
+
+  it('a hub that never answers is one warning however often socket.io retries; connected and lost again, it is news again', async () => {
+    const log = syncomLines();
+    const dead = await deadPort();
+    const url = `http://127.0.0.1:${dead.port}/syncom`;
+    const { app, storage } = await dialingApp();
+    closing.push(() => app.close());
+    await storage.sync.addNode({ url, token: TOKEN });
+    await dead.signal.until(() => dead.attempts() >= 4, 'four connection attempts');
+    expect(log.lines).toEqual([['warn', expect.stringMatching(new RegExp(`^cannot reach ${url}: websocket error.*; retrying until it answers$`))]]);
+
+    await new Promise((resolve) => dead.server.close(resolve));
+    const hub = await startHub({ port: dead.port, options: { access: 'public' } });
+    await log.signal.until(() => log.lines.length === 2, 'the connected line');
+    expect(log.lines[1]).toEqual(['log', `connected to ${url} (node ${hub.storage.id})`]);
+    await hub.close();
+    await log.signal.until(() => log.lines.length === 4, 'the lost and unreachable lines');
+    expect(log.lines.slice(2)).toEqual([
+      ['log', `disconnected from ${url}`],
+      ['warn', expect.stringMatching(new RegExp(`^cannot reach ${url}: websocket error \\(ECONNREFUSED\\); retrying`))],
+    ]);
+    expect(log.lines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('a host that words its refusal with the token: the line holds <token>, on one line', async () => {
+    const log = syncomLines();
+    const io = new Server({ transports: ['websocket'] });
+    io.of('/syncom').use((socket, next) => {
+      const message = `no entry for token ${String(socket.handshake.auth.token)}\n[Nest] forged line`;
+      next(Object.assign(new Error(message), { data: { code: 'UNAUTHORIZED', status: 401, message } }));
+    });
+    const port = await new Promise<number>((resolve) => {
+      const http = createHttpServer();
+      io.attach(http);
+      http.listen(0, '127.0.0.1', () => resolve((http.address() as AddressInfo).port));
+    });
+    closing.push(() => io.close());
+    const { app, storage } = await dialingApp();
+    closing.push(() => app.close());
+    const errors = syncErrors(storage);
+    await storage.sync.addNode({ url: `http://127.0.0.1:${port}/syncom?key=k`, token: TOKEN });
+    await errors.until(1);
+    expect(log.lines).toEqual([['error', `sync with http://127.0.0.1:${port}/syncom: UNAUTHORIZED 401: no entry for token <token> [Nest] forged line`]]);
+  });
+
+  it('logSync: false logs nothing', async () => {
+    const log = syncomLines();
+    const hub = await startHub({ options: { access: 'session', authorize: () => false } });
+    closing.push(() => hub.close());
+    const { app, storage } = await dialingApp({ logSync: false });
+    closing.push(() => app.close());
+    const errors = syncErrors(storage);
+    await storage.sync.addNode({ url: hub.url, token: TOKEN });
+    await errors.until(1);
+    expect(log.lines).toEqual([]);
+  });
+
+  it('urls lose user info, query and fragment; a token stands alone before it is scrubbed', () => {
+    expect(loggedUrl('http://me:pw@hub:3000/syncom?token=x#y')).toBe('http://hub:3000/syncom');
+    expect(loggedUrl('http://127.0.0.1:3000/syncom')).toBe('http://127.0.0.1:3000/syncom');
+    expect(loggedUrl('not a url?token=x')).toBe('not a url');
+    expect(scrubbed('the token t is wrong\r\n', ['t'])).toBe('the token <token> is wrong ');
+    expect(scrubbed('Bearer s3cr.et+/= refused', ['s3cr.et+/='])).toBe('Bearer <token> refused');
+  });
+});
