@@ -62,14 +62,15 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
 
   it('PROTO-7 BOOT-2: 800 abandoned first pages keep at most maxPagings pagings; disconnect frees a connection\'s, the last page its own', async () => {
     const clock = { t: Date.now() };
-    const h = await hub({ pageSize: 2, maxPagings: 16, maxPagingsPerConnection: 3 }, { now: () => clock.t });
+    // Forty peers, each its own token: one token's pagings are held to a share of the unit's (test/hostile/paging-share.spec.ts).
+    const h = await hub({ pageSize: 2, maxPagings: 16, maxPagingsPerConnection: 3, authorize: () => true }, { now: () => clock.t });
     for (let i = 0; i < 10; i++) await h.s.insert({ i });
     const p = await node();
     const contexts: object[] = [];
     for (let c = 0; c < 40; c++) {
       // Each connection abandons its pagings: by the next one's turn they have been idle past 30 s.
       clock.t += 31_000;
-      const ctx = await greet(h.unit, p);
+      const ctx = await greet(h.unit, p, ['*'], { token: `t${c}` });
       contexts.push(ctx);
       for (let i = 0; i < 20; i++) await h.unit.call('snapshot', {}, ctx);
       expect(h.unit.usage().pagings).toBeLessThanOrEqual(16);
@@ -87,12 +88,12 @@ describe('hostile: a host unit\'s per-peer state (limits, pagings, frames, sessi
 
   it('PROTO-7: at the unit\'s cap a paging in use is not evicted: the new one is refused 503 SNAPSHOT_BUSY until one is idle 30 s', async () => {
     const clock = { t: Date.now() };
-    const h = await hub({ pageSize: 1, maxPagings: 4, maxPagingsPerConnection: 2 }, { now: () => clock.t });
+    const h = await hub({ pageSize: 1, maxPagings: 4, maxPagingsPerConnection: 2, authorize: () => true }, { now: () => clock.t });
     for (let i = 0; i < 3; i++) await h.s.insert({ i });
     const p = await node();
-    const busy = [await greet(h.unit, p), await greet(h.unit, p)];
+    const busy = [await greet(h.unit, p, ['*'], { token: 'a' }), await greet(h.unit, p, ['*'], { token: 'b' })];
     for (const ctx of busy) for (let i = 0; i < 2; i++) await h.unit.call('snapshot', {}, ctx);
-    const late = await greet(h.unit, p);
+    const late = await greet(h.unit, p, ['*'], { token: 'c' });
     await expect(h.unit.call('snapshot', {}, late)).rejects.toMatchObject({ code: 'SNAPSHOT_BUSY', status: 503 });
     clock.t += 30_000;
     await expect(h.unit.call('snapshot', {}, late)).resolves.toMatchObject({ next: 1 });

@@ -46,17 +46,24 @@ function collector(): () => void {
   return runInNewContext('gc') as () => void;
 }
 
+/**
+ * A token of its own for each connection: these are many peers at the unit's
+ * caps; what one token may hold of them is test/hostile/paging-share.spec.ts's.
+ */
+let tokens = 0;
+const fresh = () => `t${tokens++}`;
+
 const typed = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
 
 describe('hostile: snapshot streams a peer asks for and does not read', () => {
   it('BOOT-3 HOST-6: 64 unread streams of a 1 MiB record pin none of its text (they pinned a copy each); only a chunk out is held, counted in usage().inFlightBytes', async () => {
-    const h = await hub({ pageBytes: 64 * 1024 });
+    const h = await hub({ pageBytes: 64 * 1024, authorize: () => true });
     await h.s.insert({ blob: 'x'.repeat(1 << 20) });
     const p = await node();
     const gc = collector();
     gc();
     const before = process.memoryUsage().heapUsed;
-    const { kept, refused, contexts } = await keepStreams(h.unit, 64, () => greet(h.unit, p));
+    const { kept, refused, contexts } = await keepStreams(h.unit, 64, () => greet(h.unit, p, ['*'], { token: fresh() }));
     gc();
     const held = process.memoryUsage().heapUsed - before;
     expect([kept.length, refused]).toEqual([64, []]);
@@ -74,7 +81,7 @@ describe('hostile: snapshot streams a peer asks for and does not read', () => {
   });
 
   it('BOOT-3 SCOPE-20: a kept stream holds its page\'s ids, not their text: at the pull a record changed since comes as it is then, one moved out of the session\'s scopes since does not come', async () => {
-    const h = await hub({ pageBytes: 1024 }, { sync: { scope: typed } });
+    const h = await hub({ pageBytes: 1024, authorize: () => true }, { sync: { scope: typed } });
     const [x, y] = [await h.s.insert({ $type: 'A', n: 'x'.repeat(4096) }), await h.s.insert({ $type: 'A', n: 'y'.repeat(4096) })].sort();
     const p = await node();
     const ctx = await greet(h.unit, p, ['A']);
@@ -93,14 +100,14 @@ describe('hostile: snapshot streams a peer asks for and does not read', () => {
 
   it('PROTO-7 BOOT-3: an honest dialer\'s stream survives 64 fresh streams of an attacker on 16 connections: past the unit\'s cap theirs are refused 503 SNAPSHOT_BUSY, and the honest pull succeeds', async () => {
     const clock = { t: Date.now() };
-    const h = await hub({ pageBytes: 64 * 1024 }, { now: () => clock.t });
+    const h = await hub({ pageBytes: 64 * 1024, authorize: () => true }, { now: () => clock.t });
     await h.s.insert({ blob: 'x'.repeat(200 * 1024) });
     const [honest, attacker] = [await node(), await node()];
     const hctx = await greet(h.unit, honest);
     const page = (await h.unit.call('snapshot', { stream: true }, hctx)) as Page;
     // One round trip later (the clock barely moved): the attacker's 64.
     clock.t += 80;
-    const { kept, refused } = await keepStreams(h.unit, 64, () => greet(h.unit, attacker));
+    const { kept, refused } = await keepStreams(h.unit, 64, () => greet(h.unit, attacker, ['*'], { token: fresh() }));
     expect([kept.length, refused]).toEqual([63, ['503 SNAPSHOT_BUSY']]);
     expect((await pull(h.unit, page.stream as string, hctx)).length).toBeGreaterThan(200 * 1024);
     await closeAll(h.s, honest, attacker);
@@ -108,15 +115,15 @@ describe('hostile: snapshot streams a peer asks for and does not read', () => {
 
   it('PROTO-7 BOOT-3: at the unit\'s cap a stream kept under 30 s ago is not evicted: the 65th is refused 503 SNAPSHOT_BUSY until the oldest has been idle 30 s, which then goes (404 STREAM_NOT_FOUND)', async () => {
     const clock = { t: Date.now() };
-    const h = await hub({ pageBytes: 1024 }, { now: () => clock.t });
+    const h = await hub({ pageBytes: 1024, authorize: () => true }, { now: () => clock.t });
     await h.s.insert({ blob: 'x'.repeat(4096) });
     const p = await node();
     const { kept, contexts } = await keepStreams(h.unit, 64, async () => {
       clock.t += 1000;
-      return greet(h.unit, p);
+      return greet(h.unit, p, ['*'], { token: fresh() });
     });
     expect(h.unit.usage().streams).toBe(64);
-    const late = await greet(h.unit, p);
+    const late = await greet(h.unit, p, ['*'], { token: fresh() });
     await expect(h.unit.call('snapshot', { stream: true }, late)).rejects.toMatchObject({ code: 'SNAPSHOT_BUSY', status: 503 });
     // The refused first page left no paging behind.
     expect(h.unit.usage()).toMatchObject({ pagings: 0, streams: 64 });
@@ -132,15 +139,15 @@ describe('hostile: snapshot streams a peer asks for and does not read', () => {
 
   it('PROTO-7: a later page whose stream is refused 503 leaves its paging where it was: asked again once a stream is idle 30 s, it streams', async () => {
     const clock = { t: Date.now() };
-    const h = await hub({ pageSize: 1, pageBytes: 1024, maxPagings: 4, maxPagingsPerConnection: 4 }, { now: () => clock.t });
+    const h = await hub({ pageSize: 1, pageBytes: 1024, maxPagings: 4, maxPagingsPerConnection: 4, authorize: () => true }, { now: () => clock.t });
     await h.s.set('a1', { i: 1 });
     await h.s.set('b2', { blob: 'x'.repeat(4096) });
     const p = await node();
-    const ctx = await greet(h.unit, p);
+    const ctx = await greet(h.unit, p, ['*'], { token: fresh() });
     const first = (await h.unit.call('snapshot', { stream: true }, ctx)) as Page & { entries: unknown[] };
     expect([first.next, first.entries.length]).toEqual([1, 1]);
     // Four streams of b2 (the unit's cap), kept a moment ago.
-    expect((await keepStreams(h.unit, 4, () => greet(h.unit, p), 1)).kept).toHaveLength(4);
+    expect((await keepStreams(h.unit, 4, () => greet(h.unit, p, ['*'], { token: fresh() }), 1)).kept).toHaveLength(4);
     const args = { token: first.token, offset: 1, stream: true };
     await expect(h.unit.call('snapshot', args, ctx)).rejects.toMatchObject({ code: 'SNAPSHOT_BUSY', status: 503 });
     expect(h.unit.usage()).toMatchObject({ pagings: 1, streams: 4 });
@@ -152,7 +159,7 @@ describe('hostile: snapshot streams a peer asks for and does not read', () => {
   });
 
   it('BOOT-3 LINK-5: a dialer bootstrapping a record above pageBytes completes though, between its page and its pull, an attacker asks 64 streams on 16 connections', async () => {
-    const h = await hub({ pageBytes: 64 * 1024 });
+    const h = await hub({ pageBytes: 64 * 1024, authorize: () => true });
     // The large record last in id order: its page (the last, a stream) ends its paging, the attacker's too.
     for (let i = 0; i < 3; i++) await h.s.set(`a${i}`, { i });
     await h.s.set('z-big', { blob: 'x'.repeat(200 * 1024) });
@@ -164,7 +171,7 @@ describe('hostile: snapshot streams a peer asks for and does not read', () => {
       access: unit.access,
       call: async (method, args, context) => {
         const answer = await unit.call(method, args, context);
-        if (method === 'snapshot' && (answer as Page).stream && !flood) flood = await keepStreams(unit, 64, () => greet(unit, attacker), 3);
+        if (method === 'snapshot' && (answer as Page).stream && !flood) flood = await keepStreams(unit, 64, () => greet(unit, attacker, ['*'], { token: fresh() }), 3);
         return answer;
       },
       subscribe: (method, args, context, options) => unit.subscribe(method, args, context, options),

@@ -10,6 +10,9 @@ import { catchUp } from './incremental-bootstrap';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 
+/** The longest wait before a failed bootstrap is asked again. */
+const MAX_RETRY_MS = 60_000;
+
 /** What the feed needs of its dialer. */
 export interface FeedOwner {
   readonly ctx: SyncContext;
@@ -49,6 +52,9 @@ export class DialerFeed {
    * bootstrap page, and until that is taken nothing says the two nodes hold the same ops.
    */
   private answered = true;
+  /** Bootstraps failed in a row, and the timer of the next try (backed off). */
+  private retries = 0;
+  private retry?: ReturnType<typeof setTimeout>;
 
   constructor(private readonly d: FeedOwner) {}
 
@@ -70,6 +76,7 @@ export class DialerFeed {
   /** Close the subscription; pages of it still arriving are dropped. */
   close(): void {
     this.sub?.unsubscribe();
+    clearTimeout(this.retry);
     this.gen++;
     this.subscribed = false;
   }
@@ -183,12 +190,33 @@ export class DialerFeed {
       await d.save();
       // Over when its event fires: a listener reading peers() sees it so.
       d.bootstrapping = false;
+      this.retries = 0;
       d.ctx.events.emit('bootstrap', { url, records });
       if (!d.stopped) this.subscribe(d.rec.cursor);
     } catch (e) {
+      // No feed runs now: a hello after a reconnect opens one, and so does the next try below.
+      this.subscribed = false;
       await d.failed(e);
+      this.tryAgain(this.gen);
     } finally {
       d.bootstrapping = false;
     }
+  }
+
+  /**
+   * A failed bootstrap is asked again, backed off from 1 s to a minute: the
+   * feed was closed for it, and nothing else reopened it before the next
+   * reconnect, so a host that answered 503 SNAPSHOT_BUSY once (every paging
+   * of it in use) left the dialer without records for as long as the link
+   * stayed up.
+   */
+  private tryAgain(gen: number): void {
+    if (this.d.stopped) return;
+    const ms = Math.min(MAX_RETRY_MS, 1000 * 2 ** this.retries++);
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      if (gen === this.gen && !this.d.stopped && !this.running) this.subscribe(this.d.rec.cursor);
+    }, ms);
+    this.retry.unref?.();
   }
 }

@@ -9,6 +9,8 @@ export interface Session {
   node: string;
   scopes: string[];
   url: string;
+  /** The peer as the host established it (limitKey: its token, else its session or connection): what per-peer caps count by. */
+  identity?: unknown;
   bucket?: TokenBucket;
   /** Its purgesPerSecond bucket. */
   purges?: TokenBucket;

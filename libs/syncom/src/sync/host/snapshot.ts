@@ -10,10 +10,15 @@ import type { SnapshotPage } from '../protocol/snapshot-page';
 
 export type { SnapshotPage };
 
-/** Who a paging or a stream belongs to: the connection, and the session on it that started it. */
+/**
+ * Who a paging or a stream belongs to: the connection, and the session on it
+ * that started it; `identity`, the peer as the host established it (its
+ * token: limitKey), which the caps hold to its share of the unit's.
+ */
 export interface PagingOwner {
   context: object;
   session: object;
+  identity?: unknown;
 }
 
 /** How many pagings (and streams) a pager keeps open. */
@@ -22,6 +27,8 @@ export interface PagingCaps {
   max?: number;
   /** On one connection (default 4). */
   perConnection?: number;
+  /** Of one identity, all its connections together (default a quarter of `max`, at least perConnection). */
+  perIdentity?: number;
 }
 
 interface Paging extends PagingOwner {
@@ -99,10 +106,12 @@ export class SnapshotPager {
   private readonly streams = new Map<string, KeptStream>();
   private readonly max: number;
   private readonly perConnection: number;
+  private readonly perIdentity: number;
 
   constructor(private readonly replica: Replica, private readonly now: () => number, caps: PagingCaps = {}) {
     this.max = caps.max ?? DEFAULT_MAX_PAGINGS;
     this.perConnection = caps.perConnection ?? DEFAULT_MAX_PAGINGS_PER_CONNECTION;
+    this.perIdentity = caps.perIdentity ?? Math.max(this.perConnection, Math.floor(this.max / 4));
   }
 
   /** Pagings and streams open now (what the caps bound). */
@@ -183,7 +192,7 @@ export class SnapshotPager {
   }
 
   private start(token: string, scopes: string[], owner: PagingOwner): Paging {
-    this.admit(this.pagings, owner.context, 'snapshot pagings');
+    this.admit(this.pagings, owner, 'snapshot pagings');
     const p: Paging = { ids: servedIds(this.replica).of(scopes), scopes, at: this.now(), reached: 0, ...owner };
     this.pagings.set(token, p);
     return p;
@@ -204,22 +213,29 @@ export class SnapshotPager {
   /**
    * Room for a new paging or stream (a Map iterates least recently used
    * first): the connection's least recently used go past its cap (it
-   * abandoned them); past the unit's cap the least recently used goes only if
-   * idle for IDLE ms — evicting ones in use would let a crowd of honest
-   * bootstraps evict each other for ever, and let 64 fresh streams of one
-   * peer's evict an honest dialer's before its first pull — else the new one
-   * is refused.
+   * abandoned them); past its identity's cap, and past the unit's, the least
+   * recently used (the identity's, the unit's) goes only if idle for IDLE
+   * ms — evicting ones in use would let a crowd of honest bootstraps evict
+   * each other for ever, and let 64 fresh streams of one peer's evict an
+   * honest dialer's before its first pull — else the new one is refused.
+   * The identity's cap keeps one token, over its 32 sockets, from holding
+   * every paging of the unit open and every other peer's bootstrap refused.
    * @throws SyncomError 503 SNAPSHOT_BUSY
    */
-  private admit<T extends Held>(map: Map<string, T>, context: object, what: string): void {
-    const mine = [...map].filter(([, p]) => p.context === context);
+  private admit<T extends Held>(map: Map<string, T>, owner: PagingOwner, what: string): void {
+    const mine = [...map].filter(([, p]) => p.context === owner.context);
     for (let i = 0; i <= mine.length - this.perConnection; i++) map.delete(mine[i][0]);
-    if (map.size < this.max) return;
-    const [oldest, p] = map.entries().next().value as [string, T];
-    if (this.now() - p.at < IDLE) {
-      throw new SyncomError('SNAPSHOT_BUSY', `${this.max} ${what} are open here: try again shortly`, { status: 503 });
+    if (owner.identity !== undefined) {
+      const theirs = [...map].filter(([, p]) => p.identity === owner.identity);
+      if (theirs.length >= this.perIdentity) this.evictIdle(map, theirs[0], `${this.perIdentity} ${what} of this peer are open here`);
     }
-    map.delete(oldest);
+    if (map.size >= this.max) this.evictIdle(map, map.entries().next().value as [string, T], `${this.max} ${what} are open here`);
+  }
+
+  /** Drop `oldest` if idle IDLE ms, else refuse the new one. @throws SyncomError 503 SNAPSHOT_BUSY */
+  private evictIdle<T extends Held>(map: Map<string, T>, [key, p]: [string, T], why: string): void {
+    if (this.now() - p.at < IDLE) throw new SyncomError('SNAPSHOT_BUSY', `${why}: try again shortly`, { status: 503 });
+    map.delete(key);
   }
 
   /** The entry of `id` if a page of `scopes` serves it now: read live, so checked live (a record moved out of the served scopes, or sealed, is not served). */
@@ -268,7 +284,7 @@ export class SnapshotPager {
    */
   private keep(s: KeptStream, firstToken?: string): string {
     try {
-      this.admit(this.streams, s.context, 'snapshot streams');
+      this.admit(this.streams, s, 'snapshot streams');
     } catch (e) {
       if (firstToken !== undefined) this.pagings.delete(firstToken);
       throw e;

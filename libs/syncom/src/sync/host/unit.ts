@@ -157,7 +157,7 @@ export class SyncUnit implements HostUnit {
   stream(id: string, context: object): AsyncIterable<Uint8Array> {
     const session = this.peers.current(context);
     if (!session) return refused(session428());
-    return this.pager.stream(id, { window: this.peers.windowOf(context), owner: { context, session } });
+    return this.pager.stream(id, { window: this.peers.windowOf(context), owner: { context, session, identity: session.identity } });
   }
 
   disconnect(context: object): void {
@@ -217,7 +217,7 @@ export class SyncUnit implements HostUnit {
     }
     const url = `peer:${hello.node}`;
     const key = limitKey(context, hello.token, this.o.authorize !== undefined);
-    this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, bucket: this.buckets.for(key), purges: this.purgeBuckets.for(key) });
+    this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, identity: key, bucket: this.buckets.for(key), purges: this.purgeBuckets.for(key) });
     this.ctx.greeted(hello);
     const log = this.replica;
     const v = vectorAnswer(log, hello.vectorSince, hello.scopes);
@@ -286,7 +286,7 @@ export class SyncUnit implements HostUnit {
     const offset = Number.isSafeInteger(a.offset) ? (a.offset as number) : 0;
     return this.ctx.telemetry.snapshotPage({ role: 'host', peer: s.node, offset }, async (span) => {
       const limits = { size: this.pageSize, maxBytes: this.pageBytes };
-      const page = this.pager.page(a, servedScopes(a.scopes, s.scopes), limits, { context, session: s });
+      const page = this.pager.page(a, servedScopes(a.scopes, s.scopes), limits, { context, session: s, identity: s.identity });
       span.setAttribute(ATTRS.entries, page.count);
       return page;
     });

@@ -1,0 +1,26 @@
+import { closeAll, dialer, hub, Net, node } from './helpers';
+import { greet } from './scenario-helpers';
+
+const URL = 'memory://h';
+
+describe('a bootstrap the host refuses for now', () => {
+  it('BOOT-1 HOST-17: a first page refused 503 SNAPSHOT_BUSY (every paging of the host in use) is asked again, backed off, until it goes through', async () => {
+    const clock = { t: Date.now() };
+    const h = await hub({ maxPagings: 1, pageSize: 1, authorize: () => true }, { now: () => clock.t });
+    for (let i = 0; i < 3; i++) await h.s.insert({ i });
+    // Another peer holds the host's one paging, in use.
+    const other = await node();
+    await h.unit.call('snapshot', {}, await greet(h.unit, other, ['*'], { token: 'other' }));
+    const net = new Net();
+    net.units.set(URL, h.unit);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    const busy = new Promise<void>((resolve) => d.sync.on('error', (e) => e.code === 'SNAPSHOT_BUSY' && resolve()));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await busy;
+    // The other paging goes idle: the dialer's next try takes its place.
+    clock.t += 31_000;
+    await new Promise<void>((resolve) => d.sync.on('bootstrap', () => resolve()));
+    expect(await d.list()).toHaveLength(3);
+    await closeAll(d, h.s, other);
+  });
+});
