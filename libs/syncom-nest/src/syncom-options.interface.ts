@@ -46,6 +46,11 @@ export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PAS
    * hello is a few hundred bytes, more with many scopes, as it carries only the dialer's own streams); a larger one closes the connection unparsed. Keys and items: a sixteenth of it.
    */
   preAuthBytes?: number;
+  /**
+   * How long, in ms, a connection may hold output its client takes none of (its TCP socket writes nothing while
+   * something waits unsent) before it is closed, checked at each packet it sends, pongs included (default 60 s).
+   */
+  readStallTimeout?: number;
 }
 
 /** A transport class of socket.io-client's engine (either build's). */

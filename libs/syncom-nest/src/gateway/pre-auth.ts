@@ -67,6 +67,9 @@ function over(data: string, max: number): boolean {
  */
 export const PRE_AUTH_UNREAD_BYTES = 256 * 1024;
 
+/** How long a connection may hold output its client takes none of, by default (readStallTimeout). */
+export const DEFAULT_READ_STALL_MS = 60_000;
+
 /** What the gate needs of the gateway: its namespace, the pre-auth limit, and whether a socket has a session. */
 export interface PreAuthOptions {
   namespace: Namespace;
@@ -74,9 +77,10 @@ export interface PreAuthOptions {
   /**
    * The most a connection may hold unsent for its client when a packet of
    * it arrives: `before` a hello succeeds (or the handshake was
-   * authenticated) on it, `after`. Past it the connection is closed.
+   * authenticated) on it, `after`. Past it the connection is closed, and
+   * so it is when its client took none of it for `stallMs`.
    */
-  unread: { before: number; after: number };
+  unread: { before: number; after: number; stallMs: number };
   log: SampledLog;
   /** Whether that socket's handshake passed authorize (access 'session') or a hello succeeded on it. */
   greeted(socket: Socket): boolean;
@@ -108,6 +112,8 @@ export interface PreAuthOptions {
  */
 export class PreAuthGate {
   private readonly sockets = new WeakMap<object, Socket>();
+  /** Each connection's TCP bytes written when last seen to move (or to have nothing unsent), and when. */
+  private readonly progress = new WeakMap<object, { written: number; at: number }>();
 
   constructor(private readonly o: PreAuthOptions) {
     const engine = o.namespace.server.engine as unknown as { on(event: 'connection', listener: (conn: EngineConn) => void): void };
@@ -121,8 +127,11 @@ export class PreAuthGate {
 
   private onPacket(conn: EngineConn, packet: EnginePacket): void {
     const data = packet.data;
+    if (conn.readyState !== 'open') return;
+    // Every packet, a pong included (what keeps a connection alive): is its client reading what it was sent?
+    if (this.stalled(conn)) return this.refuse(conn, this.sockets.get(conn), 'unread', `its client read none of what it was sent for ${this.o.unread.stallMs} ms`);
     // Binary packets follow a text header, which is refused first.
-    if (packet.type !== 'message' || typeof data !== 'string' || conn.readyState !== 'open') return;
+    if (packet.type !== 'message' || typeof data !== 'string') return;
     const socket = this.sockets.get(conn);
     const greeted = socket?.connected === true && this.o.greeted(socket);
     const unread = connectionUnread(conn);
@@ -138,6 +147,27 @@ export class PreAuthGate {
     if (binary) return this.refuse(conn, socket, 'binary', 'a message may have no binary attachments');
     if (greeted) return;
     if (over(data, this.o.bytes)) this.refuse(conn, socket, 'bytes', `before a hello succeeds a message may weigh at most ${this.o.bytes} bytes`);
+  }
+
+  /**
+   * Whether the connection holds output its client has taken none of for
+   * `stallMs`: the bytes its TCP socket wrote have not moved since, while
+   * something waits unsent. A client that reads nothing and answers pings
+   * keeps what it was sent on the host for good, under the bounds above,
+   * and every socket's together count against READ_BACKLOG's host bound.
+   * A slow honest reader moves the count; an idle one holds nothing unsent.
+   */
+  private stalled(conn: EngineConn): boolean {
+    const now = Date.now();
+    // What the TCP socket handed the kernel: bytesWritten counts what still waits in its own buffer too.
+    const tcp = (conn.transport?.socket as { _socket?: { bytesWritten?: number; writableLength?: number } } | undefined)?._socket;
+    const written = (tcp?.bytesWritten ?? 0) - (tcp?.writableLength ?? 0);
+    const seen = this.progress.get(conn);
+    if (!seen || seen.written !== written || connectionUnread(conn) === 0) {
+      this.progress.set(conn, { written, at: now });
+      return false;
+    }
+    return now - seen.at > this.o.unread.stallMs;
   }
 
   /** Whether the server makes namespaces as clients name them (`of()` with a pattern): none is known to be unserved before its connect. */

@@ -15,7 +15,7 @@ import { HelloDto } from './hello.dto';
 import { SyncomLimitsGuard } from './limits.guard';
 import { applyMessageLimit, maxMessageBytes, reconcileFrameFor } from './message-size';
 import { withPageAcks } from './page-acks-offer';
-import { PRE_AUTH_UNREAD_BYTES, PreAuthGate, preAuthBytesOf } from './pre-auth';
+import { DEFAULT_READ_STALL_MS, PRE_AUTH_UNREAD_BYTES, PreAuthGate, preAuthBytesOf } from './pre-auth';
 import { SampledLog } from './sampled-log';
 import { PushDto, SnapshotDto } from './push.dto';
 import { ReconcileDto, RecordsDto } from './reconcile.dto';
@@ -96,7 +96,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const log = new SampledLog(this.logger);
     // A greeted connection may hold its feeds' frames in flight, a frame past them and answers as READ_BACKLOG lets them queue: four times the connection's frame budget is past all of it.
     const after = 4 * (this.options.maxConnectionInFlightBytes ?? DEFAULT_CONNECTION_IN_FLIGHT_BYTES);
-    const unread = { before: Math.max(PRE_AUTH_UNREAD_BYTES, 4 * preAuth), after };
+    const unread = { before: Math.max(PRE_AUTH_UNREAD_BYTES, 4 * preAuth), after, stallMs: this.options.readStallTimeout ?? DEFAULT_READ_STALL_MS };
     this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, unread, log, greeted: (socket) => peerOf(socket).authenticated });
     if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, log));
     this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes, ${preAuth} before a hello)`);
