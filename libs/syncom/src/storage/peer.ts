@@ -176,12 +176,26 @@ function keptSealed(storage: StorageParts, op: Op): boolean {
 /** What a page's scope walk applied: an op's entry before it and the result, reused when the record is still that entry. */
 type Walked = Map<Op, { before: Entry | undefined; result: ApplyResult }>;
 
+/** Whether `op` is inside the boundary on `entry` (applied to it; one that cannot apply is judged on the record alone, as withinScope does). */
+function inScopeOn(inScope: NonNullable<PeerApplyOptions['inScope']>, op: Op, entry: Entry | undefined): boolean {
+  let after: Entry | undefined;
+  try { after = applyOp(entry, op).entry; } catch { /* inScope judges it on the record alone */ }
+  return inScope(op, entry, after);
+}
+
 /** Queue one checked op; returns its commit promise, or undefined for a duplicate or a gap. */
 function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts & { invalid: number }, walked?: Walked): Promise<void> | undefined {
   const { committer, schema, clock, events } = storage;
   const cls = classifyOp(committer.pvec, op);
   if (cls !== 'next') { counts[cls === 'duplicate' ? 'duplicates' : 'gaps']++; return undefined; }
   const entry = committer.current(op.id);
+  // The walk judged the op on the record as the page's earlier ops would leave it (a sealed one as unknown);
+  // one of them was dropped since (a gap, a duplicate, beforeApply, the validator, a hold): judged again on the
+  // record it meets, before anything logs it (a held or skipped op is logged and relayed too).
+  const w = walked?.get(op);
+  const base = storage.sealed.has(op.id) ? undefined : entry;
+  const walkHeld = w !== undefined && w.before === base;
+  if (o.inScope && !walkHeld && op.type !== 'advance' && !isScrubbed(op) && !inScopeOn(o.inScope, op, base)) { counts.outOfScope++; return undefined; }
   let flags = op.type === 'advance' && o.feedHost === op.origin ? FLAG_GRANTED : 0;
   let after: Entry | undefined;
   let logged = op;
@@ -198,12 +212,7 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
       events.emit('error', new SyncomError('OP_INVALID', `a peer's op fails the validator: ${invalid.join('; ')}`, { op, url: o.via.url }));
     }
   } else if (!isScrubbed(op) && op.type !== 'advance') {
-    const w = walked?.get(op);
-    const walkHeld = w !== undefined && w.before === entry;
-    const r = walkHeld ? w.result : applyOp(entry, op);
-    // The walk judged the op on the record as the page's earlier ops would leave it; one of them
-    // was dropped since (a gap, a duplicate, beforeApply, the validator, a hold): judged again on the record it meets.
-    if (o.inScope && !walkHeld && !o.inScope(op, entry, r.entry)) { counts.outOfScope++; return undefined; }
+    const r = walkHeld ? (w as { result: ApplyResult }).result : applyOp(entry, op);
     after = r.entry;
     for (const field of r.refused) events.emit('error', new SyncomError('OP_REFUSED', `${op.type} refused for field ${field}: it is another kind here`, { op, field, url: o.via.url }));
     counts.applied++;

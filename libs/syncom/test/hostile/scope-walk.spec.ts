@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import type { OpenOptions, Op } from '../../src';
 import { hub, node } from '../sync/helpers';
 import { craft, greet, push, record } from '../sync/scenario-helpers';
@@ -48,6 +49,19 @@ describe('hostile: a page whose earlier op is dropped after the scope walk', () 
     expect(await push(h.unit, ctx, [cover, into, plain])).toMatchObject({ applied: 0, skipped: 1, outOfScope: 1, gaps: 1 });
     expect(await h.s.get('x')).toBeUndefined();
     expect(await h.s.get('w')).toBeUndefined();
+    await Promise.all([h.s.close(), writer.close()]);
+  });
+});
+
+describe('hostile: a held op after a dropped one', () => {
+  it('SCOPE-12 SCOPE-14: an op held for a newer schema is judged on the record it meets before it is logged (held ops are logged and relayed)', async () => {
+    const h = await hub({ exactScopes: true }, { schema: { version: 1, ahead: 'hold', types: {} }, sync: { scope: team, signatures: 'require' } });
+    const writer = await node({ sync: { signatures: 'require' } });
+    const ctx = await greet(h.unit, writer, ['a']);
+    const into = craft(writer, { type: 'write', id: 'x', data: { team: 'b', injected: true }, v: 2 } as Op, 'a', 1);
+    const cover = craft(writer, { type: 'write', id: 'x', data: { team: 'a' } }, 'a', 99);
+    expect(await push(h.unit, ctx, [cover, into])).toMatchObject({ gaps: 1, outOfScope: 1 });
+    expect(internals(h.s).log.read(0).map((e) => e.op.id)).toEqual([]);
     await Promise.all([h.s.close(), writer.close()]);
   });
 });
