@@ -1,5 +1,6 @@
 import { closeAll, dialer, hub, Net, node } from './helpers';
 import { greet } from './scenario-helpers';
+import type { HostUnit } from '../../src/link';
 
 const URL = 'memory://h';
 
@@ -22,5 +23,29 @@ describe('a bootstrap the host refuses for now', () => {
     await new Promise<void>((resolve) => d.sync.on('bootstrap', () => resolve()));
     expect(await d.list()).toHaveLength(3);
     await closeAll(d, h.s, other);
+  });
+
+  it('BOOT-1 HOST-17: a host that answers every subscription with a bootstrap is asked again backed off, not at once (it had looped 125,500 times in 13 s, an advance op logged each)', async () => {
+    const h = await hub();
+    for (let i = 0; i < 5; i++) await h.s.insert({ i });
+    let subscribes = 0;
+    const hostile: HostUnit = {
+      access: h.unit.access,
+      call: (m, a, c) => h.unit.call(m, a, c),
+      subscribe: (_m, _a, _c, o) => { subscribes++; queueMicrotask(() => void o.onData({ bootstrap: true, reason: 'floor' }, undefined)); return { unsubscribe() {} }; },
+      stream: (id, c) => h.unit.stream(id, c),
+      disconnect: (c) => h.unit.disconnect(c),
+    };
+    const net = new Net();
+    net.units.set(URL, hostile);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    let bootstraps = 0;
+    const second = new Promise<void>((resolve) => d.sync.on('bootstrap', () => ++bootstraps === 2 && resolve()));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await second;
+    // The first bootstrap subscribed again at once (a host may well ask one); the second waits its backoff.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(subscribes).toBe(2);
+    await closeAll(d, h.s);
   });
 });

@@ -52,9 +52,11 @@ export class DialerFeed {
    * bootstrap page, and until that is taken nothing says the two nodes hold the same ops.
    */
   private answered = true;
-  /** Bootstraps failed in a row, and the timer of the next try (backed off). */
+  /** Bootstraps failed, or asked for again before any page was taken, in a row; and the timer of the next try (backed off). */
   private retries = 0;
   private retry?: ReturnType<typeof setTimeout>;
+  /** Bootstraps since a changes page was last taken. */
+  private unpaged = 0;
 
   constructor(private readonly d: FeedOwner) {}
 
@@ -134,6 +136,8 @@ export class DialerFeed {
     if (res.refused) return this.pageFailed(res.refused);
     for (const e of res.errors) d.report(e);
     this.failures = 0;
+    this.unpaged = 0;
+    this.retries = 0;
     d.ctx.events.emit('sync', event);
     if (res.gaps > 0 || eventId === undefined) {
       if (res.gaps > 0) this.subscribe(d.rec.cursor);
@@ -190,9 +194,15 @@ export class DialerFeed {
       await d.save();
       // Over when its event fires: a listener reading peers() sees it so.
       d.bootstrapping = false;
-      this.retries = 0;
       d.ctx.events.emit('bootstrap', { url, records });
-      if (!d.stopped) this.subscribe(d.rec.cursor);
+      // A host that answers every subscription with a bootstrap (a hostile one: 125,500 rounds in 13 s, an
+      // advance op logged each) is asked again backed off, as after a failure; a changes page taken resets it.
+      if (this.unpaged++ === 0) {
+        if (!d.stopped) this.subscribe(d.rec.cursor);
+      } else {
+        this.subscribed = false;
+        this.tryAgain(this.gen);
+      }
     } catch (e) {
       // No feed runs now: a hello after a reconnect opens one, and so does the next try below.
       this.subscribed = false;
@@ -208,7 +218,7 @@ export class DialerFeed {
    * feed was closed for it, and nothing else reopened it before the next
    * reconnect, so a host that answered 503 SNAPSHOT_BUSY once (every paging
    * of it in use) left the dialer without records for as long as the link
-   * stayed up.
+   * stayed up. So is one asked for again before any page was taken.
    */
   private tryAgain(gen: number): void {
     if (this.d.stopped) return;
