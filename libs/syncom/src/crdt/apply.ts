@@ -1,6 +1,6 @@
 import type { Op, Stamp } from '../op/types';
 import type { Entry, Field, SetElement } from './entry';
-import { emptyEntry, makeEntry } from './entry';
+import { emptyEntry, makeEntry, purgedEntry } from './entry';
 import { counterSlot, finiteSum, keepTags } from './fields';
 import { type Keyed, keyedGet, keyedWith } from './keyed';
 import { heldEntry, joinEntries, prunedAfter, prunedFields } from './merge';
@@ -113,15 +113,16 @@ function dispatch(e: Entry, op: Op, stamp: Stamp): ApplyResult {
     case 'inc': return isOlder(stamp, e.reset) ? { entry: e, refused: [] } : applyField(e, op, stamp, incField);
     case 'add': return isOlder(stamp, e.reset) ? { entry: e, refused: [] } : applyField(e, op, stamp, addField);
     case 'remove': return isOlder(stamp, e.reset) ? { entry: e, refused: [] } : applyField(e, op, stamp, removeField(e.reset));
-    case 'purge': return { entry: { id: e.id, latest: e.latest, purged: maxStamp(e.purged, stamp), fields: {} }, refused: [] };
     default: return { entry: e, refused: [] };
   }
 }
 
 /**
  * Apply one op to a record's entry (or to nothing, for an id not seen yet).
- * Pure: returns a new entry. A purged entry takes nothing (OPS-10); a merge
- * joins the entry it carries; an advance does not touch records.
+ * Pure: returns a new entry. A purge wins at any stamp (OPS-9) and leaves
+ * the purged entry of the newest purge marker; a purged entry takes nothing
+ * else (OPS-10), a merge raising its marker at most; a merge joins the entry
+ * it carries; an advance does not touch records.
  */
 export function applyOp(entry: Entry | undefined, op: Op): ApplyResult {
   const stamp: Stamp = [op.ts, op.origin];
@@ -131,6 +132,7 @@ export function applyOp(entry: Entry | undefined, op: Op): ApplyResult {
     const joined = entry ? joinEntries(entry, raw) : heldEntry(raw);
     return { entry: joined, refused: [] };
   }
+  if (op.type === 'purge') return { entry: purgedEntry(op.id, maxStamp(entry?.purged, stamp) as Stamp), refused: [] };
   const base = entry ?? emptyEntry(op.id, stamp);
   if (base.purged) return { entry: base, refused: [] };
   const r = dispatch(base, op, stamp);

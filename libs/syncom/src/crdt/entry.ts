@@ -97,6 +97,17 @@ export function emptyEntry(id: string, stamp: Stamp): Entry {
   return { id, latest: stamp, fields: {} };
 }
 
+/**
+ * A purged record as every node holds it: the id and the newest purge
+ * marker, which is its latest too, and nothing else. A function of the purge
+ * stamps alone: a latest kept from the ops before the purge, or the marker
+ * of whichever purge came first, differed between nodes holding the same ops
+ * (GUAR-1), and their digests never met (see docs/guarantees.md, Purge).
+ */
+export function purgedEntry(id: string, purged: Stamp): Entry {
+  return { id, latest: purged, purged, fields: {} };
+}
+
 /** True when reads should not see the entry: purged, or a tombstone nothing newer revived. */
 export function isHidden(e: Entry): boolean {
   if (e.purged) return true;

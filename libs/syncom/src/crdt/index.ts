@@ -8,7 +8,7 @@ export { entriesText, entryText } from './entry-text';
 export { contentStamp, joinField, pruneField } from './fields';
 export { keyedEntries, keyedGet, keyedPlain, keyedSize, keyedValues, plainEntry } from './keyed';
 export type { Keyed } from './keyed';
-export { heldEntry, joinEntries } from './merge';
+export { heldEntry, joinEntries, raisesPurge } from './merge';
 export { lazyRecord, readEntry, readField, seenTags } from './read';
 export { SortedMap } from './sorted-map';
 export { compareStamps, isOlder, isTag, maxStamp, stampOfTag, tagOf } from './stamp';

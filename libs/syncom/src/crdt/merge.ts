@@ -1,5 +1,5 @@
 import type { Stamp } from '../op/types';
-import type { Entry, Field } from './entry';
+import { type Entry, type Field, makeEntry, purgedEntry } from './entry';
 import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedSize, keyedWith } from './keyed';
 import { SortedMap } from './sorted-map';
 import { joinField, pruneField, pruneSortedFields } from './fields';
@@ -62,31 +62,51 @@ function joinAllFields(large: Entry, small: Entry, reset: Stamp | undefined): Ke
 }
 
 /**
+ * The side whose reset wins (its stamp, then its marks for a tie), or none
+ * when neither has one. Marks without a reset mean nothing (an honest entry
+ * never holds them): a peer's `{ fields: {}, v: 7 }` was kept by whichever
+ * side an argument order put first, and two nodes differed for good.
+ */
+function newerReset(a: Entry, b: Entry): Entry | undefined {
+  if (!a.reset) return b.reset ? b : undefined;
+  if (!b.reset) return a;
+  return (compareStamps(a.reset, b.reset) || compareMarks(a, b)) >= 0 ? a : b;
+}
+
+/**
  * Join two merge states of one record (mergeEntry): what a snapshot page's
  * merge op does. Commutative, associative and idempotent, except for the
- * documented kind clash (RESET-10).
+ * documented kind clash (RESET-10). A purge on either side wins (OPS-9):
+ * the join is the purged entry of the newer marker, whatever else either
+ * side held.
  */
 export function joinEntries(a: Entry, b: Entry): Entry {
-  const latest = maxStamp(a.latest, b.latest) as Stamp;
   const purged = maxStamp(a.purged, b.purged);
-  if (purged) return mark({ id: a.id, latest, purged, fields: {} });
-  // Resets stamped alike (a peer signing a write and a delete with one stamp) keep the greater marks.
-  const newer = !b.reset || (a.reset && (compareStamps(a.reset, b.reset) || compareMarks(a, b)) >= 0) ? a : b;
+  if (purged) return purgedEntry(a.id, purged);
+  const latest = maxStamp(a.latest, b.latest) as Stamp;
+  const newer = newerReset(a, b);
   const [small, large] = keyedSize(a.fields) <= keyedSize(b.fields) ? [a, b] : [b, a];
-  const out: Entry = { id: a.id, latest, fields: joinAllFields(large, small, newer.reset) };
-  if (newer.reset) out.reset = newer.reset;
-  if (newer.del) out.del = true;
-  if (newer.v !== undefined) out.v = newer.v;
-  return mark(out);
+  return mark(makeEntry(a.id, latest, joinAllFields(large, small, newer?.reset), newer ?? {}));
 }
 
 /**
  * An entry from outside (a peer's merge op or page, a record file) as this
- * node holds it: its fields pruned to its own reset, as every join and apply
- * here leaves them. A peer may send content its reset hides: held as sent, it
- * read as live here and not on a node that joined it into a record it had.
+ * node holds it, as every join and apply here would leave it: its fields
+ * pruned to its own reset, only the members an entry has, marks only with
+ * a reset, and a purged one reduced to its marker. Held as sent, a reset's
+ * hidden content read as live here and not on a node that joined it into a
+ * record it had; so did a stray mark or member, or a purged entry's data.
  */
 export function heldEntry(raw: Entry): Entry {
-  const fields = prunedFields(raw.fields, raw.reset);
-  return mark(fields === raw.fields ? raw : { ...raw, fields });
+  if (raw.purged) return purgedEntry(raw.id, raw.purged);
+  return mark(makeEntry(raw.id, raw.latest, prunedFields(raw.fields, raw.reset), raw.reset ? raw : {}));
+}
+
+/**
+ * Whether joining `raw` raises the purge marker of `held`, a purged entry:
+ * the one thing that lands on a purged record (OPS-10), so that the marker
+ * is the newest purge's whatever order the purges came in.
+ */
+export function raisesPurge(held: Entry, raw: Entry): boolean {
+  return !!held.purged && !!raw.purged && compareStamps(raw.purged, held.purged) > 0;
 }

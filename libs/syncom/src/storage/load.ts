@@ -1,7 +1,7 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import type { BackendLock } from '../backend/lock';
-import { applyOp, type Entry, isEntry } from '../crdt';
+import { applyOp, type Entry, isEntry, raisesPurge } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
 import type { Op } from '../op/types';
@@ -42,7 +42,8 @@ function replay(committed: Map<string, Entry>, entries: readonly LogEntry[], c: 
   for (const e of entries) {
     if (!applies(e, c)) continue;
     const have = committed.get(e.op.id);
-    if (have?.purged && e.op.type !== 'purge') continue;
+    // Nothing lands on a purged record but a purge, or a merge whose marker is newer (crdt/merge.ts raisesPurge).
+    if (have?.purged && e.op.type !== 'purge' && !(e.op.type === 'merge' && isEntry(e.op.data, e.op.id) && raisesPurge(have, e.op.data))) continue;
     committed.set(e.op.id, applyOp(have, e.op).entry);
   }
 }

@@ -1,6 +1,7 @@
 import { SyncomError } from '../errors';
-import { applyOp, type ApplyResult, type Entry, isEntry, isTag, newestTs, stampOfTag } from '../crdt';
+import { applyOp, type ApplyResult, type Entry, isEntry, isTag, newestTs, raisesPurge, stampOfTag } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
+import { isPurgeMarkerOp } from '../log/seal';
 import { classifyOp } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
 import { type Op, opStreamKey, type Vector } from '../op/types';
@@ -200,7 +201,14 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
   let after: Entry | undefined;
   let logged = op;
   const invalid = validatorSays(storage, op, entry);
-  if (entry?.purged && op.type !== 'purge') { logged = isScrubbed(op) ? op : scrubForPurge(op); flags |= FLAG_SKIPPED; }
+  if (entry?.purged && op.type !== 'purge') {
+    // Nothing lands on a purged record (OPS-10) but a merge's newer purge marker: the marker is then the newest
+    // purge's, whichever came first (GUAR-1). A marker alone carries no payload, and the log scrub keeps it too.
+    const raw = op.type === 'merge' && !isScrubbed(op) ? (op.data as unknown as Entry) : undefined;
+    if (raw && allowed && !keptSealed(storage, op) && raisesPurge(entry, raw)) { after = applyOp(entry, op).entry; counts.applied++; }
+    else flags |= FLAG_SKIPPED;
+    logged = isScrubbed(op) || isPurgeMarkerOp(op) ? op : scrubForPurge(op);
+  }
   else if (keptSealed(storage, op)) { flags |= FLAG_SKIPPED; counts.skipped++; }
   // A purge is never held: it carries no data a schema could judge, and erasure must not wait for an upgrade.
   else if (op.type !== 'purge' && schema && heldVersion(op) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;

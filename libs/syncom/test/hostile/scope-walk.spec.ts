@@ -58,7 +58,7 @@ describe('hostile: a held op after a dropped one', () => {
     const h = await hub({ exactScopes: true }, { schema: { version: 1, ahead: 'hold', types: {} }, sync: { scope: team, signatures: 'require' } });
     const writer = await node({ sync: { signatures: 'require' } });
     const ctx = await greet(h.unit, writer, ['a']);
-    const into = craft(writer, { type: 'write', id: 'x', data: { team: 'b', injected: true }, v: 2 } as Op, 'a', 1);
+    const into = craft(writer, { type: 'write', id: 'x', data: { team: 'b', injected: true }, v: 2 } as Partial<Op> as Op, 'a', 1);
     const cover = craft(writer, { type: 'write', id: 'x', data: { team: 'a' } }, 'a', 99);
     expect(await push(h.unit, ctx, [cover, into])).toMatchObject({ gaps: 1, outOfScope: 1 });
     expect(internals(h.s).log.read(0).map((e) => e.op.id)).toEqual([]);

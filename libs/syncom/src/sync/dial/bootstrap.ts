@@ -1,6 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../../errors';
-import { type Entry, heldEntry, isEntry, joinEntries, newestTs } from '../../crdt';
+import { type Entry, heldEntry, isEntry, joinEntries, newestTs, raisesPurge } from '../../crdt';
 import type { SyncLink } from '../../link/contract';
 import { FLAG_GRANTED } from '../../log/op-log';
 import { DEFAULT_MAX_SKEW } from '../../op';
@@ -78,8 +78,9 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
     if (replica.isSealed(id)) continue;
     replica.observe(raw.latest[0]);
     const current = replica.current(id);
-    // A purge is final (OPS-10): nothing joins a purged record, and no payload of it enters the log.
-    if (current?.purged) continue;
+    // A purge is final (OPS-10): nothing joins a purged record but a newer purge marker (which its join is),
+    // so the marker is the newest purge's whatever the order (GUAR-1), and no payload of it enters the log.
+    if (current?.purged && !raisesPurge(current, raw)) continue;
     if (held.holds(raw)) {
       heldIds?.add(id);
       const p = held.hold(raw, host, via);
