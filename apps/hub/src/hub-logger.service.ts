@@ -1,19 +1,35 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { SyncomEvents } from 'syncom-nest';
+import { SampledLog, SyncomEvents } from 'syncom-nest';
 
-/** Log lines for what an operator watches: greetings, bootstraps, refusals, limits and errors. */
+/** A peer's words in a log line: JSON-quoted, so no newline or escape in them forges a line or colours one. */
+const quoted = (x: unknown) => JSON.stringify(String(x));
+
+/** A hello's scopes as a line shows them: how many, and the first three. */
+function scopesOf(scopes: readonly string[]): string {
+  const shown = scopes.slice(0, 3).map(quoted).join(', ');
+  return scopes.length > 3 ? `${scopes.length} scopes: ${shown}, ...` : `scopes ${shown}`;
+}
+
+/**
+ * Log lines for what an operator watches: greetings, bootstraps, refusals,
+ * limits and errors. Each kind is written at most once a second (greetings)
+ * or every 10 s (the rest), with a count of those left out: a peer can
+ * provoke them as fast as it sends (a hello naming 1,024 scopes, again and
+ * again, wrote 274 MB of log in 8 s), and a peer's words are quoted.
+ */
 @Injectable()
 export class HubLogger implements OnModuleInit {
   private readonly logger = new Logger('Hub');
+  private readonly often = new SampledLog(this.logger, 1_000);
+  private readonly rarely = new SampledLog(this.logger);
 
   constructor(private readonly events: SyncomEvents) {}
 
   onModuleInit(): void {
-    const l = this.logger;
-    this.events.hello$.subscribe((h) => l.log(`peer ${h.node} greeted (scopes ${h.scopes.join(',')})`));
-    this.events.bootstrap$.subscribe((b) => l.log(`bootstrapped ${b.records} records from ${b.url}`));
-    this.events.refused$.subscribe((r) => l.warn(`refused ${r.count} op(s) from ${r.node}: ${r.reason}`));
-    this.events.limited$.subscribe((r) => l.warn(`limited ${r.node}: ${r.reason}`));
-    this.events.error$.subscribe((e) => l.error(`${e.code}: ${e.message}`));
+    this.events.hello$.subscribe((h) => this.often.write('log', 'hello', `peer ${quoted(h.node)} greeted (${scopesOf(h.scopes)})`));
+    this.events.bootstrap$.subscribe((b) => this.logger.log(`bootstrapped ${b.records} records from ${b.url}`));
+    this.events.refused$.subscribe((r) => this.rarely.write('warn', `refused ${r.reason}`, `refused ${r.count} op(s) from ${quoted(r.node)}: ${r.reason}`));
+    this.events.limited$.subscribe((r) => this.rarely.write('warn', `limited ${r.reason}`, `limited ${quoted(r.node)}: ${r.reason}`));
+    this.events.error$.subscribe((e) => this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(e.message)}`));
   }
 }

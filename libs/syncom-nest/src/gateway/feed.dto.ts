@@ -7,7 +7,7 @@ import { bool, envelope, type EnvelopeOf, type Field, nested, optional, Refused,
  * name holding one would read back as a shorter name, docs/replication.md).
  */
 function scopeFault(s: unknown, n: string): string | null {
-  return isScopeName(s) ? null : `${n} must be a string of 1..${MAX_SCOPE_NAME} characters without '<'`;
+  return isScopeName(s) ? null : `${n} must be a string of 1..${MAX_SCOPE_NAME} characters without '<' or control characters`;
 }
 
 /** A scope name (a reconcile or records label). */

@@ -20,3 +20,4 @@ export { MAX_FEEDS_PER_SOCKET } from './gateway-feeds';
 export { MAX_STREAMS_PER_SOCKET } from './peer-streams';
 export { peerOf, scopeRoom, SocketPeer } from './socket-peer';
 export { SyncomIoAdapter } from './syncom-io.adapter';
+export { SampledLog } from './sampled-log';

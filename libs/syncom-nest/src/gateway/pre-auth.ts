@@ -2,7 +2,7 @@ import type { Namespace, Socket } from 'socket.io';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import { MAX_ENVELOPE_DEPTH, type EnvelopeBounds } from './envelope-bounds';
 import type { SampledLog } from './sampled-log';
-import { connectionUnread, dropConnection, type EngineOutput } from './unread-bytes';
+import { connectionUnread, countOutput, dropConnection, type EngineOutput, queuedPackets } from './unread-bytes';
 
 /**
  * The most a message may weigh, in UTF-8 bytes, on a socket without a
@@ -67,6 +67,14 @@ function over(data: string, max: number): boolean {
  */
 export const PRE_AUTH_UNREAD_BYTES = 256 * 1024;
 
+/**
+ * The most packets a connection may hold unsent when one of its packets
+ * arrives: an answered call queues its answer's packet whatever it weighs,
+ * and a tiny one is a packet object of some 150 bytes of heap against the
+ * 40 counted.
+ */
+export const MAX_QUEUED_PACKETS = 10_000;
+
 /** How long a connection may hold output its client takes none of, by default (readStallTimeout). */
 export const DEFAULT_READ_STALL_MS = 60_000;
 
@@ -117,7 +125,10 @@ export class PreAuthGate {
 
   constructor(private readonly o: PreAuthOptions) {
     const engine = o.namespace.server.engine as unknown as { on(event: 'connection', listener: (conn: EngineConn) => void): void };
-    engine.on('connection', (conn) => conn.on('packet', (packet) => this.onPacket(conn, packet)));
+    engine.on('connection', (conn) => {
+      countOutput(conn as unknown as Parameters<typeof countOutput>[0]);
+      conn.on('packet', (packet) => this.onPacket(conn, packet));
+    });
   }
 
   /** The gateway's socket on its engine.io connection: its session lifts the limit. */
@@ -135,7 +146,7 @@ export class PreAuthGate {
     const socket = this.sockets.get(conn);
     const greeted = socket?.connected === true && this.o.greeted(socket);
     const unread = connectionUnread(conn);
-    if (unread > (greeted ? this.o.unread.after : this.o.unread.before)) {
+    if (unread > (greeted ? this.o.unread.after : this.o.unread.before) || queuedPackets(conn) > MAX_QUEUED_PACKETS) {
       return this.refuse(conn, socket, 'unread', `it holds ${unread} bytes its client has not read`);
     }
     const { nsp, binary } = packetHeader(data);

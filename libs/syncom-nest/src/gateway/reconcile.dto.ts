@@ -4,7 +4,7 @@ import { scopeName } from './feed.dto';
 /**
  * The `reconcile` envelope: a scope label, one reconciliation
  * message and, on a run's first call, `start`. The label is a scope name
- * (1-128 characters, no '<') or '*'. The engine decodes the message
+ * (1-128 characters, no '<' nor control characters) or '*'. The engine decodes the message
  * and refuses a malformed one (400 RECONCILE_MALFORMED); this checks the envelope.
  */
 export const ReconcileDto = envelope('reconcile', { scope: scopeName(), msg: opaqueObject(), start: optional(bool()) }, ['msg']);

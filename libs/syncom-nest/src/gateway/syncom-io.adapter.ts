@@ -46,7 +46,13 @@ export class SyncomIoAdapter extends IoAdapter {
             answer.then(settle, () => undefined);
           } else if (isObservable(answer)) {
             const sub = answer.subscribe({ next: (v) => deliver(v, ack), error: () => undefined });
-            socket.once('disconnect', () => sub.unsubscribe());
+            // Its disconnect listener goes when the stream ends: one left per answered call made a socket's
+            // disconnect cost the square of its calls (40,000 calls, 13.5 s of a blocked hub).
+            if (!sub.closed) {
+              const off = () => sub.unsubscribe();
+              socket.once('disconnect', off);
+              sub.add(() => socket.off('disconnect', off));
+            }
           } else {
             deliver(answer, ack);
           }

@@ -14,11 +14,39 @@ export function queuedSize(data: unknown): number {
   return (data as { byteLength?: number } | undefined)?.byteLength ?? 0;
 }
 
+/** A connection's write buffer as counted when it grows and when it is flushed. */
+interface Queued { bytes: number; packets: number }
+
+const counted = new WeakMap<object, Queued>();
+
+/**
+ * Count what `conn` queues from now on, as engine.io queues and flushes it,
+ * so that what it holds unsent is known in O(1): the gate asks at every
+ * packet a client sends, and walking the write buffer each time cost the
+ * square of a burst of calls from a client that reads nothing (160,000
+ * calls, 7.9 s of the hub's CPU).
+ */
+export function countOutput(conn: EngineOutput & { on(event: string, listener: (x?: unknown) => void): void }): void {
+  const q: Queued = { bytes: 0, packets: 0 };
+  for (const p of conn.writeBuffer ?? []) { q.bytes += queuedSize(p.data); q.packets++; }
+  counted.set(conn, q);
+  conn.on('packetCreate', (p) => { q.bytes += queuedSize((p as { data?: unknown } | undefined)?.data); q.packets++; });
+  conn.on('flush', () => { q.bytes = 0; q.packets = 0; });
+}
+
 /** What an engine.io connection holds for its client unsent, whichever namespace queued it. */
 export function connectionUnread(conn: EngineOutput): number {
-  let n = conn.transport?.socket?.bufferedAmount ?? 0;
-  for (const p of conn.writeBuffer ?? []) n += queuedSize(p.data);
-  return n;
+  const n = conn.transport?.socket?.bufferedAmount ?? 0;
+  const q = counted.get(conn);
+  if (q) return n + q.bytes;
+  let walked = n;
+  for (const p of conn.writeBuffer ?? []) walked += queuedSize(p.data);
+  return walked;
+}
+
+/** The packets an engine.io connection holds in its write buffer. */
+export function queuedPackets(conn: EngineOutput): number {
+  return counted.get(conn)?.packets ?? conn.writeBuffer?.length ?? 0;
 }
 
 /** What the socket's connection holds for it unsent: engine.io's write buffer and the WebSocket's own. */

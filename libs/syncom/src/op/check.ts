@@ -42,7 +42,7 @@ const RULES: readonly Rule[] = [
   ['type', true, isType, `one of ${OP_TYPES.join(', ')}`],
   ['id', true, (x) => isText(x, 512), 'a string of 1-512 characters'],
   // '<' starts a stream key's `<from` part: a scope holding one would read back as a shorter one (op/scope-name.ts).
-  ['scope', false, isScopeName, "a string of 1-128 characters without '<'"],
+  ['scope', false, isScopeName, "a string of 1-128 characters without '<' or control characters"],
   ['from', false, isString, 'a string'],
   ['v', false, (x) => isCount(x, 0), 'a non-negative safe integer'],
   ['actor', false, isString, 'a string'],

@@ -38,7 +38,7 @@ export class RecordScopes {
   scopeFor(id: string, data: Record<string, unknown>): string {
     if (!this.fn) return '*';
     const s = this.fn(id, data);
-    if (!isScopeName(s)) throw new SyncomError('INVALID_ARGUMENT', `the scope function gave ${JSON.stringify(String(s).slice(0, 140))} for ${id}: a scope is 1-128 characters without '<'`);
+    if (!isScopeName(s)) throw new SyncomError('INVALID_ARGUMENT', `the scope function gave ${JSON.stringify(String(s).slice(0, 140))} for ${id}: a scope is 1-128 characters without '<' or control characters`);
     return s;
   }
 

@@ -57,7 +57,7 @@ function isSchema(x: unknown): x is SchemaInfo | null {
 /**
  * The most scopes a hello may name: every feed, snapshot and reconciliation
  * of the session checks each op or record it serves against them. Each is
- * a scope name (isScopeName: 1-128 characters, no '<'), as changes and
+ * a scope name (isScopeName: 1-128 characters, no '<' nor control characters), as changes and
  * snapshot args are held to.
  */
 export const MAX_HELLO_SCOPES = MAX_SCOPE_NAMES;
@@ -96,7 +96,7 @@ function readHello(x: unknown): Hello {
   if (!isSchema(schema)) throw bad('schema is neither null nor { version, hash }');
   const scopes = x.scopes ?? ['*'];
   if (Array.isArray(scopes) && scopes.length > MAX_HELLO_SCOPES) throw bad(`over ${MAX_HELLO_SCOPES} scopes`);
-  if (!Array.isArray(scopes) || scopes.length === 0 || !everyItem(scopes, isScopeName)) throw bad(`scopes is no list of names (1-${MAX_SCOPE_NAME} characters, no '<')`);
+  if (!Array.isArray(scopes) || scopes.length === 0 || !everyItem(scopes, isScopeName)) throw bad(`scopes is no list of names (1-${MAX_SCOPE_NAME} characters, no '<' nor control characters)`);
   if (x.token !== undefined && x.token !== null && typeof x.token !== 'string') throw bad('token is not a string');
   const versions = readVersions(x.versions);
   if (!versions) throw bad('versions is no list of positive integers');

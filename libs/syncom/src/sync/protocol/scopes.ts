@@ -31,7 +31,7 @@ export { isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES } from '../../op/scope-nam
 function askedScopes(asked: unknown): string[] {
   if (asked === undefined || asked === null) return [];
   if (!Array.isArray(asked) || asked.length > MAX_SCOPE_NAMES || !everyItem(asked, isScopeName)) {
-    const why = `scopes must be a list of at most ${MAX_SCOPE_NAMES} names of 1-${MAX_SCOPE_NAME} characters without '<'`;
+    const why = `scopes must be a list of at most ${MAX_SCOPE_NAMES} names of 1-${MAX_SCOPE_NAME} characters without '<' or control characters`;
     throw new SyncomError('BAD_REQUEST', why, { status: 400 });
   }
   return [...(asked as string[])];
