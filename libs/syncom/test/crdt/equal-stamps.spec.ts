@@ -4,6 +4,7 @@ import { signOp } from '../../src';
 import { internals } from '../../src/testing/internals';
 import type { Op, OpType } from '../../src/op/types';
 import { node, ship } from '../storage/helpers';
+import { shuffled } from './orders';
 
 // Ops stamped alike on purpose: an honest node never stamps two ops with one (ts, origin) (CLK-4), but a
 // peer can sign two with its own key, in two of its streams (scopes), and they then arrive in either order.
@@ -46,15 +47,6 @@ function view(e: Entry | undefined): string {
 /** A merge op carrying the state some of the ops make (a snapshot page's entry). */
 function mergeOf(state: Entry | undefined, seq: number): Op[] {
   return state ? [{ origin: 'M', seq, ts: 9, type: 'merge', id: 'r', data: plainEntry(state) as unknown as Record<string, unknown> }] : [];
-}
-
-/** `list` in the order `keys` sorts it, with the ops at `dups` delivered once more. */
-function shuffled<T>(list: readonly T[], keys: readonly number[], dups: readonly number[]): T[] {
-  const order = list.map((x, i) => ({ x, k: keys[i % Math.max(1, keys.length)] ?? 0, i }));
-  order.sort((a, b) => a.k - b.k || a.i - b.i);
-  const out = order.map((o) => o.x);
-  for (const d of dups) if (out.length) out.splice(d % (out.length + 1), 0, out[d % out.length]);
-  return out;
 }
 
 const SEED = 20240611;

@@ -9,6 +9,7 @@ import { entryDigest } from '../../src/reconcile/digest';
 import { internals } from '../../src/testing/internals';
 import { closeAll, hostAndDialer, node } from '../sync/helpers';
 import { craft, greet, push, waitFor } from '../sync/scenario-helpers';
+import { shuffled } from './orders';
 
 // A purged record's entry is a function of the purge stamps alone: { id, latest: P, purged: P, fields: {} },
 // P the newest purge's stamp (docs/guarantees.md, Purge). It was the first purge to arrive's, with the latest
@@ -68,15 +69,6 @@ const applyAsStored = (list: readonly Op[]): Entry | undefined =>
 /** An entry's canonical text: byte for byte, member and key order aside (a record file's and the wire's text is its JSON). */
 const text = (e: Entry | undefined) => (e ? canonicalJson(plainEntry(e)) : 'none');
 
-/** `list` in the order `keys` sorts it, with the ops at `dups` delivered once more. */
-function shuffled<T>(list: readonly T[], keys: readonly number[], dups: readonly number[]): T[] {
-  const order = list.map((x, i) => ({ x, k: keys[i % Math.max(1, keys.length)] ?? 0, i }));
-  order.sort((a, b) => a.k - b.k || a.i - b.i);
-  const out = order.map((o) => o.x);
-  for (const d of dups) if (out.length) out.splice(d % (out.length + 1), 0, out[d % out.length]);
-  return out;
-}
-
 /** The newest purge stamp among the ops and the markers the merges carry. */
 function newestPurge(all: readonly Op[]): Stamp | undefined {
   let p: Stamp | undefined;
@@ -88,6 +80,14 @@ function newestPurge(all: readonly Op[]): Stamp | undefined {
 }
 
 const op = (type: OpType, s: Stamp, more: Partial<Op> = {}): Op => ({ origin: s[1], seq: 1, ts: s[0], type, id: 'x', ...more });
+
+/** One reconciliation of `d` with the hub and its feeds settled: both logs' heads after it. */
+async function syncRound(hub: Storage, d: Storage, idle: () => Promise<unknown>): Promise<number[]> {
+  await d.sync.forceSync();
+  await d.sync.synced(URL, { timeout: 10_000 });
+  await idle();
+  return [internals(hub).log.head, internals(d).log.head];
+}
 
 describe('purge convergence: a purged entry is a function of its purge stamps', () => {
   it('OPS-9 OPS-10 GUAR-1 GUAR-2: two purges and a set in any order, duplicated or not, leave the newer purge\'s marker, latest the marker', () => {
@@ -209,14 +209,8 @@ describe('purge convergence end to end', () => {
 
     await d.sync.addNode({ url: URL, token: 't' });
     await waitFor(() => d.sync.peers()[0]?.subscribed === true && !d.sync.peers()[0].bootstrapping, [d]);
-    const round = async () => {
-      await d.sync.forceSync();
-      await d.sync.synced(URL, { timeout: 10_000 });
-      await idle();
-      return [internals(h.s).log.head, internals(d).log.head];
-    };
-    const first = await round();
-    expect(await round()).toEqual(first);
+    const first = await syncRound(h.s, d, idle);
+    expect(await syncRound(h.s, d, idle)).toEqual(first);
     expect(entries(d)).toEqual(entries(h.s));
     for (const id of ids) expect(entryDigest(internals(d).committer.committed.get(id) as Entry)).toBe(entryDigest(internals(h.s).committer.committed.get(id) as Entry));
     expect(holding(d, SECRET)).toEqual([]);
@@ -237,14 +231,8 @@ describe('purge convergence end to end', () => {
     const idle = () => Promise.all([internals(d).committer.idle(), internals(h.s).committer.idle()]);
     await d.sync.addNode({ url: URL, token: 't' });
     await waitFor(() => d.sync.peers()[0]?.subscribed === true && !d.sync.peers()[0].bootstrapping, [d]);
-    const round = async () => {
-      await d.sync.forceSync();
-      await d.sync.synced(URL, { timeout: 10_000 });
-      await idle();
-      return [internals(h.s).log.head, internals(d).log.head];
-    };
-    const first = await round();
-    expect(await round()).toEqual(first);
+    const first = await syncRound(h.s, d, idle);
+    expect(await syncRound(h.s, d, idle)).toEqual(first);
     const want = { x: marker(d, 'x'), y: marker(h.s, 'y') };
     for (const s of [h.s, d]) {
       for (const id of ['x', 'y'] as const) expect(internals(s).committer.committed.get(id)).toEqual({ id, latest: want[id], purged: want[id], fields: {} });
