@@ -162,6 +162,11 @@ export class PreAuthGate {
     setFrameBound(socket.conn as unknown as EngineConn, this.o.frameBytes);
   }
 
+  /** The socket's session ended (a new hello is under way): its frames are held to the pre-auth bound unless its handshake was authenticated. */
+  lower(socket: Socket): void {
+    if (!this.o.greeted(socket) && !this.othersServed()) setFrameBound(socket.conn as unknown as EngineConn, this.o.bytes + FRAME_HEADROOM);
+  }
+
   /** Whether the server serves a namespace beside this one: its clients' frames are its own to bound. */
   private othersServed(): boolean {
     const server = this.o.namespace.server as unknown as { _nsps?: Map<string, unknown> };

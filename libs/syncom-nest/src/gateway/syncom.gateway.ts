@@ -130,6 +130,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
   @UseInterceptors(SyncomUnreadInterceptor)
   async hello(@ConnectedSocket() socket: Socket, @MessageBody(helloPipe) body: HelloDto): Promise<SyncomAnswer> {
     const peer = peerOf(socket);
+    // The guard ended the socket's session: until this hello succeeds its frames are held to the pre-auth bound again.
+    this.gate?.lower(socket);
     const value = await this.unit.call('hello', body, peer.context);
     peer.greet(body.node, body.scopes);
     this.gate?.lift(socket);

@@ -119,6 +119,23 @@ describe('hostile: a client that never reads what the host answers', () => {
     expect(await closed).toBe(1009);
   });
 
+  it('HOST-1 HOST-21: a hello lifts the frame bound, and a refused re-hello puts it back', async () => {
+    const h = await startHub({ options: { access: 'public', authorize: (_ctx, hello) => hello.token === 't' } });
+    const s = await rawSocket(h.url);
+    sockets.push(s);
+    const hello = (token: string) => s.timeout(5000).emitWithAck('hello', { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token });
+    expect(await hello('t')).toMatchObject({ ok: true });
+    expect(await hello('wrong')).toMatchObject({ ok: false, error: { status: 401 } });
+    const gone = new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason)));
+    // A masked text frame declaring 4,000,000 bytes, its first kilobyte written.
+    const header = Buffer.alloc(14);
+    header[0] = 0x81;
+    header[1] = 0x80 | 127;
+    header.writeBigUInt64BE(4_000_000n, 2);
+    (s.io.engine as unknown as { transport: { ws: { _socket: { write(b: Buffer): void } } } }).transport.ws._socket.write(Buffer.concat([header, Buffer.alloc(1024, 0x61)]));
+    expect(await gone).toMatch(/transport (close|error)/);
+  });
+
   it('HOST-3: the gateway speaks WebSocket only: an HTTP long-polling handshake is refused', async () => {
     const h = await startHub({ options: { access: 'public' } });
     const status = await new Promise<number>((resolve, reject) => {
