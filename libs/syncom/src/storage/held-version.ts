@@ -9,6 +9,8 @@ import type { Op } from '../op/types';
  * stands for.
  */
 export function heldVersion(op: Op): number {
-  const joined = op.type === 'merge' && isEntry(op.data, op.id) ? (op.data as Entry).v ?? 0 : 0;
+  // A purge marker needs no schema (a purge is never held): a merge carrying one lands now on a node that
+  // purged the record, and was held on one that had not, which then held another marker until its upgrade.
+  const joined = op.type === 'merge' && isEntry(op.data, op.id) && !(op.data as Entry).purged ? (op.data as Entry).v ?? 0 : 0;
   return Math.max(op.v ?? 0, joined);
 }

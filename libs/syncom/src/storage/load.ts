@@ -14,6 +14,7 @@ import { createClock } from './clock';
 import { Committer, type CommitHooks } from './commit';
 import { Emitter } from './emitter';
 import { heldVersion } from './held-version';
+import { validatorSays } from './peer';
 import { ListedIds } from './listed-ids';
 import { loadKeys } from './keys';
 import { isMadeHere } from '../op/made';
@@ -26,6 +27,8 @@ import { RecordScopes } from './record-scopes';
 interface ReplayContext {
   schema?: Schema;
   sealed: ReadonlySet<string>;
+  /** The records replayed onto: a held op the schema now takes is validated on its record, as a peer's op is when it comes (validatorSays). */
+  committed: ReadonlyMap<string, Entry>;
 }
 
 /** Whether a logged entry is applied to the records on replay. */
@@ -33,7 +36,7 @@ function applies(e: LogEntry, c: ReplayContext): boolean {
   if (e.flags & FLAG_SKIPPED || isScrubbed(e.op) || e.op.type === 'advance') return false;
   // Only this node's sealed ops land on a sealed record: a peer's op held for a newer schema does not (GUAR-19).
   if (c.sealed.has(e.op.id) && !(e.flags & FLAG_SEALED)) return false;
-  if (e.flags & FLAG_HELD) return !!c.schema && heldVersion(e.op) <= c.schema.version;
+  if (e.flags & FLAG_HELD) return !!c.schema && heldVersion(e.op) <= c.schema.version && !validatorSays(c, e.op, c.committed.get(e.op.id));
   return e.op.type !== 'merge' || isEntry(e.op.data, e.op.id);
 }
 
@@ -122,8 +125,8 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const listed = new ListedIds();
   const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records }));
   for (const [id, e] of entries) committer.committed.set(id, e);
-  replay(committer.committed, tail, { schema, sealed });
-  if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), { schema, sealed });
+  replay(committer.committed, tail, { schema, sealed, committed: committer.committed });
+  if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), { schema, sealed, committed: committer.committed });
   committer.adoptTail(log.batches.map((b) => b.from), tail);
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);

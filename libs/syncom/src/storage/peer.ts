@@ -154,7 +154,8 @@ async function decide(hook: BeforeApply | undefined, ops: Op[], via: Via): Promi
   return out;
 }
 
-function validatorSays(storage: StorageParts, op: Op, entry: Entry | undefined): string[] | undefined {
+/** What the schema's validator says of a peer's op on `entry` (undefined: nothing, or no validator). */
+export function validatorSays(storage: Pick<StorageParts, 'schema'>, op: Op, entry: Entry | undefined): string[] | undefined {
   const schema = storage.schema;
   if (!schema || isScrubbed(op)) return undefined;
   if (op.type === 'write') { const r = schema.validateWrite(op.data ?? {}); return r.ok ? undefined : r.errors; }
