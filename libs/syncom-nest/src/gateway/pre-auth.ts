@@ -200,7 +200,7 @@ export class PreAuthGate {
 
   /**
    * Whether the connection holds output its client has taken none of for
-   * `stallMs`: the bytes its TCP socket wrote have not moved since, while
+   * `stallMs`: the bytes its TCP socket handed the system have not moved since, while
    * something waits unsent. A client that reads nothing and answers pings
    * keeps what it was sent on the host for good, under the bounds above,
    * and every socket's together count against READ_BACKLOG's host bound.
@@ -208,9 +208,10 @@ export class PreAuthGate {
    */
   private stalled(conn: EngineConn): boolean {
     const now = Date.now();
-    // What the TCP socket handed the kernel: bytesWritten counts what still waits in its own buffer too.
-    const tcp = (conn.transport?.socket as { _socket?: { bytesWritten?: number; writableLength?: number } } | undefined)?._socket;
-    const written = (tcp?.bytesWritten ?? 0) - (tcp?.writableLength ?? 0);
+    // What the TCP socket handed on to the system, in O(1): its bytesWritten getter walks what waits in its own
+    // buffer (milliseconds a packet with megabytes waiting), and counts what has not moved.
+    const tcp = (conn.transport?.socket as { _socket?: { _bytesDispatched?: number } } | undefined)?._socket;
+    const written = tcp?._bytesDispatched ?? 0;
     const seen = this.progress.get(conn);
     if (!seen || seen.written !== written || connectionUnread(conn) === 0) {
       this.progress.set(conn, { written, at: now });

@@ -94,7 +94,11 @@ export class SocketPeer {
     delete this.context.scopes;
     delete (this.socket.data as Record<string, unknown>).syncom;
     if (this.unit) endUnitSession(this.unit, this.context);
+    this.sessionEnded?.();
   }
+
+  /** Called when the session ends (the gateway puts the socket's frames back under the pre-auth bound). */
+  sessionEnded?: () => void;
 
   /** Keeps a feed under the client's sub id, ending one it replaces (and the feed itself if the socket is gone). */
   addFeed(sub: string, feed: Subscription): void {

@@ -107,6 +107,9 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const peer = peerOf(socket);
     peer.unit = this.unit;
     this.gate?.track(socket);
+    // Every hello first ends the session (the guard): until one succeeds, frames are held to the pre-auth bound
+    // again, a refused one's too, whichever check refused it (the pipe's, the unit's).
+    peer.sessionEnded = () => this.gate?.lower(socket);
     this.logger.log(`peer connected: socket ${socket.id} from ${socket.handshake.address}`);
     socket.once('disconnect', (reason: string) => {
       try {
@@ -130,8 +133,6 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
   @UseInterceptors(SyncomUnreadInterceptor)
   async hello(@ConnectedSocket() socket: Socket, @MessageBody(helloPipe) body: HelloDto): Promise<SyncomAnswer> {
     const peer = peerOf(socket);
-    // The guard ended the socket's session: until this hello succeeds its frames are held to the pre-auth bound again.
-    this.gate?.lower(socket);
     const value = await this.unit.call('hello', body, peer.context);
     peer.greet(body.node, body.scopes);
     this.gate?.lift(socket);

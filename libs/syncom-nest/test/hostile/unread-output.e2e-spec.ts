@@ -119,13 +119,16 @@ describe('hostile: a client that never reads what the host answers', () => {
     expect(await closed).toBe(1009);
   });
 
-  it('HOST-1 HOST-21: a hello lifts the frame bound, and a refused re-hello puts it back', async () => {
+  it('HOST-1 HOST-21: a hello lifts the frame bound, and a refused re-hello puts it back, whichever check refused it', async () => {
     const h = await startHub({ options: { access: 'public', authorize: (_ctx, hello) => hello.token === 't' } });
     const s = await rawSocket(h.url);
     sockets.push(s);
     const hello = (token: string) => s.timeout(5000).emitWithAck('hello', { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'], token });
     expect(await hello('t')).toMatchObject({ ok: true });
     expect(await hello('wrong')).toMatchObject({ ok: false, error: { status: 401 } });
+    expect(await hello('t')).toMatchObject({ ok: true });
+    // Refused by the envelope's check this time, before the unit sees it.
+    expect(await s.timeout(5000).emitWithAck('hello', { node: 5 })).toMatchObject({ ok: false, error: { status: 400 } });
     const gone = new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason)));
     // A masked text frame declaring 4,000,000 bytes, its first kilobyte written.
     const header = Buffer.alloc(14);
