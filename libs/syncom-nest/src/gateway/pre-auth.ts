@@ -146,7 +146,7 @@ export class PreAuthGate {
     engine.on('connection', (conn) => {
       countOutput(conn as unknown as Parameters<typeof countOutput>[0]);
       // A WebSocket frame is read whole before any packet of it is seen: until a hello, at most the pre-auth bytes.
-      if (!this.othersServed()) setFrameBound(conn, this.o.bytes + FRAME_HEADROOM);
+      this.holdFrames(conn);
       conn.on('packet', (packet) => this.onPacket(conn, packet));
     });
   }
@@ -164,7 +164,12 @@ export class PreAuthGate {
 
   /** The socket's session ended (a new hello is under way): its frames are held to the pre-auth bound unless its handshake was authenticated. */
   lower(socket: Socket): void {
-    if (!this.o.greeted(socket) && !this.othersServed()) setFrameBound(socket.conn as unknown as EngineConn, this.o.bytes + FRAME_HEADROOM);
+    if (!this.o.greeted(socket)) this.holdFrames(socket.conn as unknown as EngineConn);
+  }
+
+  /** The connection's frames held to the pre-auth bytes, where this namespace is all the server serves. */
+  private holdFrames(conn: EngineConn): void {
+    if (!this.othersServed()) setFrameBound(conn, this.o.bytes + FRAME_HEADROOM);
   }
 
   /** Whether the server serves a namespace beside this one: its clients' frames are its own to bound. */

@@ -197,17 +197,11 @@ export class DialerFeed {
       d.ctx.events.emit('bootstrap', { url, records });
       // A host that answers every subscription with a bootstrap (a hostile one: 125,500 rounds in 13 s, an
       // advance op logged each) is asked again backed off, as after a failure; a changes page taken resets it.
-      if (this.unpaged++ === 0) {
-        if (!d.stopped) this.subscribe(d.rec.cursor);
-      } else {
-        this.subscribed = false;
-        this.tryAgain(this.gen);
-      }
+      if (this.unpaged++ > 0) return this.tryAgain();
+      if (!d.stopped) this.subscribe(d.rec.cursor);
     } catch (e) {
-      // No feed runs now: a hello after a reconnect opens one, and so does the next try below.
-      this.subscribed = false;
       await d.failed(e);
-      this.tryAgain(this.gen);
+      this.tryAgain();
     } finally {
       d.bootstrapping = false;
     }
@@ -220,7 +214,10 @@ export class DialerFeed {
    * of it in use) left the dialer without records for as long as the link
    * stayed up. So is one asked for again before any page was taken.
    */
-  private tryAgain(gen: number): void {
+  private tryAgain(): void {
+    // No feed runs now: a hello after a reconnect opens one, and so does the timer below.
+    this.subscribed = false;
+    const gen = this.gen;
     if (this.d.stopped) return;
     const ms = Math.min(MAX_RETRY_MS, 1000 * 2 ** this.retries++);
     clearTimeout(this.retry);
