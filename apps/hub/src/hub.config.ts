@@ -28,6 +28,13 @@ export interface HubLimits {
   inFlightBytes: number;
   /** UTF-8 bytes a message may weigh on an open hub's socket before its hello succeeds; more closes it unparsed (SYNCOM_PRE_AUTH_BYTES). */
   preAuthBytes: number;
+  /** Connections the hub process holds at once; the next handshake is refused 403; 0: no cap (SYNCOM_MAX_CONNECTIONS). */
+  maxConnections: number;
+  /**
+   * Bytes of half-sent messages over every connection; past it the longest holders are closed, largest first; 0: no
+   * bound (SYNCOM_MAX_INBOUND_BYTES; unset: sixteen of the largest message, at least 64 MiB).
+   */
+  inboundBytes?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -35,7 +42,7 @@ const MiB = 1024 * 1024;
 /** The hub's limits when nothing else is said. */
 export const HUB_LIMITS: Readonly<HubLimits> = Object.freeze({
   opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, purgesPerSecond: 100, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16, socketsPerToken: 32,
-  feedsPerSocket: 8, inFlightBytes: 64 * MiB, preAuthBytes: 64 * 1024,
+  feedsPerSocket: 8, inFlightBytes: 64 * MiB, preAuthBytes: 64 * 1024, maxConnections: 10_000,
 });
 
 /** The field whose value is a record's scope in the hub when nothing else is said (SYNCOM_SCOPE_FIELD). */
@@ -107,6 +114,8 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): HubLimits {
     feedsPerSocket: int('SYNCOM_FEEDS_PER_SOCKET', d.feedsPerSocket),
     inFlightBytes: int('SYNCOM_IN_FLIGHT_BYTES', d.inFlightBytes, 1024),
     preAuthBytes: int('SYNCOM_PRE_AUTH_BYTES', d.preAuthBytes, 1024),
+    maxConnections: int('SYNCOM_MAX_CONNECTIONS', d.maxConnections, 0),
+    ...(env.SYNCOM_MAX_INBOUND_BYTES !== undefined && { inboundBytes: int('SYNCOM_MAX_INBOUND_BYTES', 0, 0) }),
   };
 }
 

@@ -21,7 +21,8 @@ function gatewayOptions(config: HubConfig, limits: HubLimits): SyncomGatewayOpti
   const { opsPerPush, bytesPerPush, opsPerSecond, purgesPerSecond, pageSize, pageBytes, maxInFlightFrames } = limits;
   const sizes = {
     pageSize, pageBytes, maxInFlightFrames, maxFeedsPerConnection: limits.feedsPerSocket, maxInFlightBytes: limits.inFlightBytes,
-    preAuthBytes: limits.preAuthBytes, ...(config.proveNodes && { proveNodes: true }), limits: { opsPerPush, bytesPerPush, ...(opsPerSecond > 0 && { opsPerSecond }), ...(purgesPerSecond > 0 && { purgesPerSecond }) },
+    preAuthBytes: limits.preAuthBytes, maxConnections: limits.maxConnections, ...(limits.inboundBytes !== undefined && { maxInboundBytes: limits.inboundBytes }),
+    ...(config.proveNodes && { proveNodes: true }), limits: { opsPerPush, bytesPerPush, ...(opsPerSecond > 0 && { opsPerSecond }), ...(purgesPerSecond > 0 && { purgesPerSecond }) },
   };
   if (config.tokens.length === 0) return { access: 'public', ...sizes };
   // Feeds serve ops by the scope they declare: once a token is bound to scopes, every pushed op

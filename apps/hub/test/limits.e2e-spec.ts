@@ -23,20 +23,20 @@ describe('apps/hub: limits (hostile, e2e)', () => {
   const hubs = new TestHubs();
   afterAll(() => hubs.stopAll());
 
-  it('the limits default to 500 ops and 4 MiB per push, 2000 ops/s, 100 purges/s, pages of 500 and 4 MiB, 16 frames and 64 MiB in flight, 32 sockets per token, 8 feeds per socket, 64 KiB before a hello; each has its variable', () => {
+  it('the limits default to 500 ops and 4 MiB per push, 2000 ops/s, 100 purges/s, pages of 500 and 4 MiB, 16 frames and 64 MiB in flight, 32 sockets per token, 8 feeds per socket, 64 KiB before a hello, 10,000 connections, half-sent messages to the gateway default; each has its variable', () => {
     expect(HUB_LIMITS).toEqual({
       opsPerPush: 500, bytesPerPush: 4 * MiB, opsPerSecond: 2000, purgesPerSecond: 100, pageSize: 500, pageBytes: 4 * MiB, maxInFlightFrames: 16,
-      socketsPerToken: 32, feedsPerSocket: 8, inFlightBytes: 64 * MiB, preAuthBytes: 64 * 1024,
+      socketsPerToken: 32, feedsPerSocket: 8, inFlightBytes: 64 * MiB, preAuthBytes: 64 * 1024, maxConnections: 10_000,
     });
     expect(hubConfigFromEnv({}).limits).toEqual(HUB_LIMITS);
     const env = {
       SYNCOM_OPS_PER_PUSH: '100', SYNCOM_BYTES_PER_PUSH: '65536', SYNCOM_OPS_PER_SECOND: '0', SYNCOM_PAGE_SIZE: '50', SYNCOM_PAGE_BYTES: '131072',
       SYNCOM_MAX_IN_FLIGHT_FRAMES: '4', SYNCOM_SOCKETS_PER_TOKEN: '3', SYNCOM_FEEDS_PER_SOCKET: '2', SYNCOM_IN_FLIGHT_BYTES: '1048576',
-      SYNCOM_PRE_AUTH_BYTES: '262144', SYNCOM_PURGES_PER_SECOND: '0',
+      SYNCOM_PRE_AUTH_BYTES: '262144', SYNCOM_PURGES_PER_SECOND: '0', SYNCOM_MAX_CONNECTIONS: '0', SYNCOM_MAX_INBOUND_BYTES: '1048576',
     };
     expect(hubConfigFromEnv(env).limits).toEqual({
       opsPerPush: 100, bytesPerPush: 65536, opsPerSecond: 0, purgesPerSecond: 0, pageSize: 50, pageBytes: 131072, maxInFlightFrames: 4, socketsPerToken: 3,
-      feedsPerSocket: 2, inFlightBytes: MiB, preAuthBytes: 256 * 1024,
+      feedsPerSocket: 2, inFlightBytes: MiB, preAuthBytes: 256 * 1024, maxConnections: 0, inboundBytes: MiB,
     });
   });
 

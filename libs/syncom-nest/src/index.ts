@@ -5,7 +5,7 @@ export {
   SyncomExceptionFilter, SyncomValidationPipe, OpaqueArray, toWireError, wsRefusal, HelloDto, SchemaInfoDto, PushDto,
   SnapshotDto, ChangesArgsDto, ChangesDto, ChunkDto, UnsubscribeDto, maxMessageBytes, applyMessageLimit, messageLimitOf,
   DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, MAX_FEEDS_PER_SOCKET, MAX_STREAMS_PER_SOCKET, scopeRoom, peerOf, SocketPeer,
-  SyncomIoAdapter, SampledLog,
+  SyncomIoAdapter, SampledLog, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes,
 } from './gateway';
 export { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from './syncom.constants';
 export type { SyncomGatewayOptions, SyncomSocketContext } from './syncom-options.interface';

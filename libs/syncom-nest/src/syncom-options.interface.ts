@@ -51,6 +51,18 @@ export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PAS
    * something waits unsent) before it is closed, checked at each packet it sends, pongs included (default 60 s).
    */
   readStallTimeout?: number;
+  /**
+   * The most connections the gateway's socket.io server holds at once, every namespace's together; the next
+   * handshake is refused (engine.io's 403) until one closes (default 10,000; 0: no cap). Behind a load balancer
+   * each process holds its own.
+   */
+  maxConnections?: number;
+  /**
+   * The most bytes every connection together may hold of messages not yet whole (a client that sends all of a
+   * message but its end, and then nothing): checked once a second, past it the connections that have held some
+   * longest are closed, largest first (default sixteen of the largest message, at least 64 MiB; 0: no bound).
+   */
+  maxInboundBytes?: number;
 }
 
 /** A transport class of socket.io-client's engine (either build's). */

@@ -9,6 +9,7 @@ export { SyncomValidationPipe } from './syncom-validation.pipe';
 export { envelope, type Envelope, type EnvelopeOf, OpaqueArray } from './envelope-schema';
 export { breachOf, MAX_ENVELOPE_DEPTH } from './envelope-bounds';
 export { DEFAULT_PRE_AUTH_BYTES, PreAuthGate, preAuthBounds } from './pre-auth';
+export { DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, heldInbound, InboundBudget } from './engine-bounds';
 export { toWireError, wsRefusal } from './syncom-refusal';
 export { HelloDto, SchemaInfoDto } from './hello.dto';
 export { PushDto, SnapshotDto } from './push.dto';

@@ -1,4 +1,4 @@
-import { Inject, Logger, type Type, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Inject, Logger, type OnModuleDestroy, type Type, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
@@ -9,6 +9,7 @@ import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../synco
 import type { GatewayTransport, SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
 import { SyncomAckGuard } from './ack.guard';
 import { SyncomAuthorizeGuard } from './authorize.guard';
+import { capConnections, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, InboundBudget } from './engine-bounds';
 import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
 import { openFeed } from './gateway-feeds';
 import { HelloDto } from './hello.dto';
@@ -52,12 +53,14 @@ const chunkPipe = new SyncomValidationPipe(ChunkDto);
  */
 @UseGuards(SyncomAckGuard, SyncomAuthorizeGuard, SyncomLimitsGuard)
 @UseFilters(SyncomExceptionFilter)
-export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
+export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
   /** The namespace served, once initialized. */
   server?: Namespace;
   private readonly logger = new Logger('SyncomGateway');
   private hostUnit?: HostUnit;
   private gate?: PreAuthGate;
+  /** The bound on half-received messages over every connection (maxInboundBytes). */
+  inbound?: InboundBudget;
 
   constructor(
     @Inject(Storage) protected readonly storage: Storage,
@@ -98,8 +101,15 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection {
     const after = 4 * (this.options.maxConnectionInFlightBytes ?? DEFAULT_CONNECTION_IN_FLIGHT_BYTES);
     const unread = { before: Math.max(PRE_AUTH_UNREAD_BYTES, 4 * preAuth), after, stallMs: this.options.readStallTimeout ?? DEFAULT_READ_STALL_MS };
     this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, unread, frameBytes: bytes, log, greeted: (socket) => peerOf(socket).authenticated });
+    capConnections(server, this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
+    this.inbound = new InboundBudget(server, this.options.maxInboundBytes ?? defaultInboundBytes(bytes), log);
     if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, log));
     this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes, ${preAuth} before a hello)`);
+  }
+
+  /** The app closes: the inbound sweep stops (its connections close with the server). */
+  onModuleDestroy(): void {
+    this.inbound?.stop();
   }
 
   /** One context per socket; when the socket goes, its feeds and streams end and the unit forgets its session. */
