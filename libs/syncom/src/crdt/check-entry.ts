@@ -18,8 +18,9 @@ const isTags = (x: unknown) => Array.isArray(x) && x.every(isTag);
 
 function isCounter(by: unknown): boolean {
   if (!isObj(by)) return false;
+  // A slot's ts is a stamp's: an inc stamped at or before it is taken as counted already.
   return Object.entries(by).every(([o, s]) => !FORBIDDEN.has(o) && Array.isArray(s) && s.length === 2
-    && Number.isFinite(s[0]) && Number.isSafeInteger(s[1]));
+    && Number.isFinite(s[0]) && Number.isSafeInteger(s[1]) && (s[1] as number) >= 0);
 }
 
 function isSet(el: unknown): boolean {
@@ -60,9 +61,10 @@ export function isEntry(x: unknown, id: string): x is Entry {
 
 /**
  * The newest ts an entry names anywhere (latest, reset, purge marker, a
- * register's stamp, a set's add and remove tags): what the skew check of an
- * entry from a peer compares, since any of them would win against this
- * node's later writes. For an entry that passed isEntry.
+ * register's stamp, a counter's slots, a set's add and remove tags): what
+ * the skew check of an entry from a peer compares, since any of them would
+ * win against this node's later writes (a slot stamped far ahead would have
+ * its origin's incs ignored until then). For an entry that passed isEntry.
  */
 export function newestTs(e: Entry): number {
   let ts = e.latest[0];
@@ -70,7 +72,9 @@ export function newestTs(e: Entry): number {
   if (e.purged) ts = Math.max(ts, e.purged[0]);
   for (const f of keyedValues(e.fields)) {
     if (f.k === 'r') ts = Math.max(ts, f.s[0]);
-    else if (f.k === 's') {
+    else if (f.k === 'c') {
+      for (const slot of keyedValues(f.by)) ts = Math.max(ts, slot[1]);
+    } else if (f.k === 's') {
       for (const el of keyedValues(f.el)) for (const tag of elementTags(el)) ts = Math.max(ts, stampOfTag(tag)[0]);
     }
   }

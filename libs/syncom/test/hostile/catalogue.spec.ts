@@ -244,7 +244,7 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     await servesAndKept(before);
   });
 
-  it('GUAR-5 CLK-6 BOOT-4: a stamp beyond maxSkew inside an entry (a merge op\'s data, a snapshot page) is refused as SKEW / PAGE_FAILED, and the clock does not follow it', async () => {
+  it('GUAR-5 CLK-6 BOOT-4: a stamp beyond maxSkew inside an entry (a merge op\'s data, a counter\'s slot, a snapshot page) is refused as SKEW / PAGE_FAILED, and the clock does not follow it', async () => {
     const before = await held();
     const p = new Peer();
     const { push } = await connect(p);
@@ -254,6 +254,15 @@ describe('hostile-input catalogue: the engine over the memory link', () => {
     await expect(push([p.op({ type: 'merge', id: 'smuggled', data: entry('smuggled') as never })])).resolves.toMatchObject({ applied: 0, malformed: 1 });
     expect(storageErrors).toContainEqual(expect.objectContaining({ code: 'SKEW', count: 1 }));
     expect(await hub.has('smuggled')).toBe(false);
+    // A counter's slot is stamped too: one keyed by the hub's own origin, far ahead, would have the hub's incs of it
+    // taken as counted already until then; a negative slot ts is no stamp.
+    const counted = await hub.insert({ title: 'counted' });
+    await hub.inc(counted, 'views', 5);
+    const slotted = (ts: number) => ({ id: counted, latest: [now(), p.id], fields: { views: { k: 'c', by: { [hub.id]: [1000, ts] } } } });
+    await expect(push([p.op({ type: 'merge', id: counted, data: slotted(Number.MAX_SAFE_INTEGER) as never })])).resolves.toMatchObject({ applied: 0, malformed: 1 });
+    await expect(push([p.op({ type: 'merge', id: counted, data: slotted(-1) as never })])).resolves.toMatchObject({ applied: 0, malformed: 1 });
+    await hub.inc(counted, 'views', 1);
+    expect(await hub.get(counted)).toEqual({ title: 'counted', views: 6 });
     const pages = [entry('paged-1'), entry('paged-2')];
     pages[0].fields.a.s = [now(), p.id];
     expect(() => joinPage(hub.replica, pages, p.id, { url: 'memory://hostile', node: p.id })).toThrow(expect.objectContaining({ code: 'PAGE_FAILED' }));
