@@ -2,6 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { applyPeerOps, signOp, Storage } from 'syncom';
+import { newSigningKey } from 'syncom/testing';
 import { createExampleApi } from '../src/create-example-api';
 import { http } from './apps';
 
@@ -76,5 +78,22 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
     const register = await http(`${url}/notes/${other}/views`, 'POST');
     expect(register).toMatchObject({ status: 409, body: { code: 'KIND_CLASH', message: expect.stringMatching(/views is a register/) } });
     expect((await http(`${url}/notes/${id}`)).body).toMatchObject({ views: 1, tags: ['a'] });
+  });
+
+  it('a note a peer wrote with an id field and a foreign field answers its real id and only a note\'s fields (GET one, GET list)', async () => {
+    const other = await note();
+    const peer = newSigningKey();
+    const id = `${peer.node}:1`;
+    const data = { $type: 'Note', title: 'from a peer', id: other, admin: true };
+    const op = signOp({ origin: peer.node, seq: 1, ts: Date.now(), type: 'write', id, data }, peer.key);
+    // Through the JSON wire and the peer pipeline, as a hub's page lands on this node.
+    const put = await applyPeerOps(app.get(Storage), [JSON.parse(JSON.stringify(op))], { via: { url: 'memory://hub', node: peer.node } });
+    expect(put.applied).toBe(1);
+
+    const want = { id, $type: 'Note', title: 'from a peer' };
+    expect((await http(`${url}/notes/${encodeURIComponent(id)}`)).body).toEqual(want);
+    const listed: { id: string; title?: string }[] = (await http(`${url}/notes`)).body;
+    expect(listed.filter((n) => n.title === 'from a peer')).toEqual([want]);
+    expect(listed.filter((n) => n.id === other)).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Patch, Post, Query } from '@nestjs/common';
 import type { Storage } from 'syncom';
 import { InjectStorage } from 'syncom-nest';
+import { toNoteAnswer } from './note-answer';
 import { AddTagsDto, AddViewsDto, CreateNoteDto, ListNotesDto, NOTES_PAGE, RemoveTagsDto, UpdateNoteDto } from './note.dto';
 
 const NOTE = 'Note';
@@ -20,19 +21,19 @@ export class NotesController {
   async list(@Query() q: ListNotesDto) {
     // The pipe checked the query (no transform): limit is still its text here.
     const rows = await this.storage.list({ after: q.after, limit: q.limit === undefined ? NOTES_PAGE : Number(q.limit) });
-    return rows.filter((r) => r.data.$type === NOTE).map((r) => ({ id: r.id, ...r.data }));
+    return rows.filter((r) => r.data.$type === NOTE).map((r) => toNoteAnswer(r.id, r.data));
   }
 
   @Get(':id')
   async get(@Param('id') id: string) {
-    return { id, ...(await this.note(id)) };
+    return toNoteAnswer(id, await this.note(id));
   }
 
   @Patch(':id')
   async update(@Param('id') id: string, @Body() fields: UpdateNoteDto) {
     await this.note(id);
     await this.storage.update(id, { ...fields });
-    return { id, ...(await this.note(id)) };
+    return toNoteAnswer(id, await this.note(id));
   }
 
   @Post(':id/views')
@@ -46,14 +47,14 @@ export class NotesController {
   async addTags(@Param('id') id: string, @Body() body: AddTagsDto) {
     await this.note(id);
     await this.storage.add(id, 'tags', body.add);
-    return { id, ...(await this.note(id)) };
+    return toNoteAnswer(id, await this.note(id));
   }
 
   @Delete(':id/tags')
   async removeTags(@Param('id') id: string, @Body() body: RemoveTagsDto) {
     await this.note(id);
     await this.storage.remove(id, 'tags', body.remove);
-    return { id, ...(await this.note(id)) };
+    return toNoteAnswer(id, await this.note(id));
   }
 
   @Delete(':id')
