@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { createFsBackend } from '../backend/fs-backend';
 import { INDEX_FILE, type LogIndex, parseIndex } from '../log/files';
+import { readScrubJournal, readThrough } from '../log/scrub-journal';
 import { KEYS_DIR } from '../storage/keys';
 import { CliError, EXIT_FAULTS } from './io';
 import { readOnlyBackend, type ReadOnlyBackend } from './read-only-backend';
@@ -15,6 +16,8 @@ export interface StorageDir {
   index?: LogIndex;
   /** Which of keys/sign-*.pem and keys/seal-*.pem are there. */
   keys: { sign: boolean; seal: boolean };
+  /** The log file a purge was rewriting when its process died (log/scrub.json names it; reads show it finished). */
+  scrubbing?: string;
 }
 
 const SUBDIRS = new Set(['log', 'keys', 'records', 'remote', 'open']);
@@ -45,14 +48,17 @@ export async function findStorage(path: string): Promise<StorageDir> {
   const kind = await kindOf(root);
   if (kind === undefined) throw new CliError(`${path}: no such directory`);
   if (kind === 'file') throw new CliError(`${path} is a file, not a storage directory`);
-  const backend = readOnlyBackend(createFsBackend(root));
+  const plain = readOnlyBackend(createFsBackend(root));
+  // A purge's rewrite a crash cut short reads as open() finishes it (log/scrub-journal.ts).
+  const journal = await readScrubJournal(plain);
+  const backend: ReadOnlyBackend = journal ? { ...plain, read: readThrough(plain, journal) } : plain;
   const indexText = await backend.read(INDEX_FILE);
   const keyFiles = await backend.list(KEYS_DIR);
   if (indexText === undefined && keyFiles.length === 0) {
     throw new CliError(`${path} is not a syncom storage: it has no log/index.json and no keys/${await parentHint(root)}`);
   }
   const has = (name: string) => keyFiles.includes(`${name}-public.pem`) && keyFiles.includes(`${name}-private.pem`);
-  return { root, backend, index: parseIndex(indexText), keys: { sign: has('sign'), seal: has('seal') } };
+  return { root, backend, index: parseIndex(indexText), keys: { sign: has('sign'), seal: has('seal') }, ...(journal && { scrubbing: journal.path }) };
 }
 
 /**

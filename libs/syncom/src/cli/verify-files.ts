@@ -78,6 +78,7 @@ async function readBatches(dir: StorageDir, sealedTo: number, f: Findings): Prom
  */
 export async function readLogFiles(dir: StorageDir, f: Findings): Promise<{ index: LogIndex; files: ReadLogFile[] }> {
   if (!dir.index) f.fault('log/index.json', 'missing or unreadable');
+  if (dir.scrubbing) f.warn(dir.scrubbing, "a purge's rewrite a crash cut short (log/scrub.json holds it whole): read as finished, which open() does");
   const index = dir.index ?? EMPTY_INDEX;
   const segments = await readSegments(dir, index, f);
   const sealedTo = index.segments.length ? index.segments[index.segments.length - 1].to : index.floor;

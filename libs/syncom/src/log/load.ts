@@ -3,6 +3,7 @@ import { unpackEntry } from '../op';
 import type { Backend } from '../backend/types';
 import { batchFile, batchFromName, INDEX_FILE, LOG_DIR, type LogFile, OPEN_DIR, parseIndex, parseLogFile, parseOpenFile, segmentFile } from './files';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
+import { finishScrub, readScrubJournal, readThrough } from './scrub-journal';
 
 /** An appended batch not sealed yet. */
 export interface OpenBatch {
@@ -37,13 +38,16 @@ function takeOps(log: OpLog, from: number, ops: unknown[], out?: LogEntry[]): bo
   return ok;
 }
 
-async function loadSegments(log: OpLog, backend: Backend, options: OpLogOptions): Promise<void> {
+/** How the load reads a log file: through a scrub a crash cut short, as it is once finished. */
+type ReadFile = (path: string) => Promise<string | undefined>;
+
+async function loadSegments(log: OpLog, backend: Backend, read: ReadFile, options: OpLogOptions): Promise<void> {
   const known = new Set(log.segments.map((s) => `seg-${s.from}.json`));
   for (const name of await backend.list(LOG_DIR)) {
     if (name.startsWith('seg-') && !known.has(name)) await backend.remove(`${LOG_DIR}/${name}`);
   }
   for (const s of log.segments) {
-    const file = parseLogFile(await backend.read(segmentFile(s.from)));
+    const file = parseLogFile(await read(segmentFile(s.from)));
     if (!file || !takeOps(log, s.from, file.ops)) unreadable(options, segmentFile(s.from), 'torn or missing');
     log.head = Math.max(log.head, s.to);
   }
@@ -108,13 +112,13 @@ function takeFile(log: OpLog, f: OpenFile, c: FileContext, options: OpLogOptions
   return !kept;
 }
 
-async function loadBatches(log: OpLog, backend: Backend, options: OpLogOptions): Promise<LogEntry[]> {
+async function loadBatches(log: OpLog, backend: Backend, read: ReadFile, options: OpLogOptions): Promise<LogEntry[]> {
   const tail: LogEntry[] = [];
   const sealedTo = log.head;
   const names = (await backend.list(OPEN_DIR)).map(batchFromName).filter((n): n is number => n !== undefined);
   names.sort((a, b) => a - b);
   const files: OpenFile[] = [];
-  for (const name of names) files.push({ name, lines: parseOpenFile((await backend.read(batchFile(name))) ?? '') });
+  for (const name of names) files.push({ name, lines: parseOpenFile((await read(batchFile(name))) ?? '') });
   for (const [i, f] of files.entries()) {
     if (takeFile(log, f, { next: files[i + 1]?.name, sealedTo, tail }, options)) await backend.remove(batchFile(f.name));
   }
@@ -126,7 +130,8 @@ async function loadBatches(log: OpLog, backend: Backend, options: OpLogOptions):
  * An open file holds one batch a line (one in all, with no newline, when
  * written whole). A torn last line (an append cut short, never announced) is
  * dropped; any other unreadable line is reported as OP_UNREADABLE and left as
- * a hole. Returns the tail.
+ * a hole. A file the scrub journal names is read as the journal says (the
+ * rewrite is finished). Returns the tail.
  */
 export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEntry[]> {
   const { backend } = options;
@@ -144,6 +149,10 @@ export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEnt
     log.sealedSeq = Number.isSafeInteger(index.sealedSeq) ? (index.sealedSeq as number) : 0;
     log.chain = log.sealedChain = index.chain ?? '';
   }
-  await loadSegments(log, backend, options);
-  return loadBatches(log, backend, options);
+  // A purge's rewrite a crash cut short is finished first, and read as finished where the backend may not be written (the CLI's).
+  const journal = await readScrubJournal(backend);
+  await finishScrub(backend, journal, options.durable === true);
+  const read = readThrough(backend, journal);
+  await loadSegments(log, backend, read, options);
+  return loadBatches(log, backend, read, options);
 }

@@ -6,6 +6,7 @@ import { FLAG_GRANTED } from './flags';
 import type { OpenBatch } from './load';
 import type { LogEntry, OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
+import { SCRUB_FILE, scrubJournalText } from './scrub-journal';
 import { advanceVector, raiseVector } from './vector';
 
 function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[] {
@@ -131,7 +132,9 @@ function holdsAny(positions: readonly number[], from: number, to: number): boole
  * Rewrite in place every log file holding an unscrubbed entry of `ids`
  * (GUAR-20, GUAR-22): the files their positions fall in (OpLog.positionsOf),
  * not every file of the log, each once however many of the ids it holds
- * (the purges of one batch are scrubbed together).
+ * (the purges of one batch are scrubbed together). Each rewrite is
+ * journaled first (scrub-journal.ts), so a crash inside one tears nothing
+ * the next load does not finish.
  */
 export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<number> {
   const { backend, durable } = log.options;
@@ -141,6 +144,7 @@ export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<nu
   // No append is in flight to a file rewritten here, and none goes to it after.
   await log.files.restart(() => log.head + 1);
   let scrubbed = 0;
+  let journaled = false;
   for (const f of filesOf(log)) {
     if (!f.batches.some((b) => holdsAny(positions, b.from, b.to))) continue;
     const lines = f.batches.map((b) => {
@@ -150,8 +154,12 @@ export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<nu
     const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, 0);
     if (n === 0) continue;
     const texts = lines.map((l) => fileText(log, l.b.from, l.next, l.b.chain));
+    const text = f.open && log.files.lined ? texts.map((t) => `${t}\n`).join('') : texts.join('\n');
+    // Whole in the journal first, so that a crash inside the rewrite in place leaves it to be finished.
+    await backend.write(SCRUB_FILE, scrubJournalText(f.path, text), { durable });
+    journaled = true;
     // Memory follows the file only once it is rewritten, so a scrub that failed is found again.
-    await backend.overwrite(f.path, f.open && log.files.lined ? texts.map((t) => `${t}\n`).join('') : texts.join('\n'), { durable });
+    await backend.overwrite(f.path, text, { durable });
     for (const l of lines) {
       const batch = log.batches.find((b) => b.from === l.b.from);
       if (batch && f.open) delete batch.text;
@@ -159,6 +167,7 @@ export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<nu
     }
     scrubbed += n;
   }
+  if (journaled) await backend.remove(SCRUB_FILE);
   for (const id of scrubbing) log.forget(id);
   return scrubbed;
 }

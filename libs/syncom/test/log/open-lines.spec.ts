@@ -161,7 +161,7 @@ describe('the log: batches appended as lines of open files', () => {
     await s.set('r', { i: 2 });
     await settled(s);
     expect(openLines(b).get(4)?.path).toBe('log/open/4.json');
-    // A tear inside the rewrite of file 1, as a power cut before its fsync leaves it.
+    // A tear inside the rewrite of file 1 that no scrub journal finishes (a backend whose writes are not atomic).
     const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
     const text = disk.files().get('log/open/1.json') as string;
     await disk.write('log/open/1.json', text.slice(0, text.length - 20) + '\u0000'.repeat(20));

@@ -5,6 +5,7 @@ import { hasPayload, isScrubbed, type Op, PAYLOAD_FIELDS, verifyOps } from '../.
 import { open } from '../../src/open';
 import { applyPeerOps, type Storage } from '../../src/storage';
 import { FAN } from '../../src/storage/records';
+import { SCRUB_FILE } from '../../src/log/scrub-journal';
 import { fileOps, freshBackend, logFile, logPaths, openBatches, openOn, recording, segmentFiles, T0 } from './helpers';
 
 const SECRET = 'SECRET-7f3a9c';
@@ -95,8 +96,12 @@ describe('the log: purge scrubs the id from every log file', () => {
     await s.purge('x');
     const logCalls = rec.calls.slice(mark).filter((c) => c.path.startsWith('log/') && c.path !== 'log/index.json');
     expect(logCalls.filter((c) => c.op === 'overwrite').map((c) => c.path).sort()).toEqual(['log/open/4.json', 'log/seg-1.json']);
-    // Besides the purge's own batch, no log file was written or removed.
-    expect(logCalls.filter((c) => c.op !== 'overwrite').map((c) => `${c.op} ${c.path}`)).toEqual(['write log/open/7.json']);
+    // Besides the purge's own batch, no log file was written or removed: each rewrite's journal (whole, before it) is no log file.
+    expect(logCalls.filter((c) => c.op !== 'overwrite').map((c) => `${c.op} ${c.path}`)).toEqual([
+      'write log/open/7.json', `write ${SCRUB_FILE}`, `write ${SCRUB_FILE}`, `remove ${SCRUB_FILE}`,
+    ]);
+    const journaled = rec.calls.slice(mark).filter((c) => c.path === SCRUB_FILE && c.op === 'write').map((c) => JSON.parse(c.data as string) as { path: string; text: string });
+    for (const j of journaled) expect(inner.files().get(j.path)).toBe(j.text);
     await s.close();
   });
 
@@ -243,6 +248,58 @@ describe('the log: purge scrubs the id from every log file', () => {
     await s2.purge('x');
     await internals(s2).committer.idle();
     expect(filesHolding(b2, SECRET)).toEqual([]);
+    await s2.close();
+  });
+
+  it('GUAR-20, GUAR-21, GUAR-22: a process killed inside a rewrite in place (its bytes written, the old tail not cut yet) leaves the file torn; the scrub journal has the next open finish it, with no hole and no error', async () => {
+    const b = await freshBackend();
+    const s = await setup(b);
+    const old = b.files().get('log/seg-1.json') as string;
+    // The journal of seg-1's rewrite lands, then the process dies before the rewrite itself.
+    b.crashAt(1, { ops: ['overwrite'] });
+    await s.purge('x').catch(() => undefined);
+    await internals(s).committer.idle();
+    const disk = b.crash('none');
+    const journal = JSON.parse(disk.files().get(SCRUB_FILE) as string) as { path: string; text: string };
+    expect(journal.path).toBe('log/seg-1.json');
+    expect(journal.text).not.toContain(SECRET);
+    // What node:fs leaves when the process dies between the rewrite's write and its cut: the new text, then the old one's tail.
+    await disk.overwrite('log/seg-1.json', journal.text + old.slice(journal.text.length));
+    expect(() => JSON.parse(disk.files().get('log/seg-1.json') as string)).toThrow();
+    const errors: string[] = [];
+    const s2 = await openOn(disk, { now: () => T0, sync: { log: { rollAfter: 3 } } });
+    s2.on('error', (e) => void errors.push(e.code));
+    await new Promise((r) => setImmediate(r));
+    expect(errors).toEqual([]);
+    expect(disk.files().get('log/seg-1.json')).toBe(journal.text);
+    expect(disk.files().has(SCRUB_FILE)).toBe(false);
+    expect(internals(s2).log.read(0).map((e) => e.pos)).toEqual(Array.from({ length: internals(s2).log.head }, (_, i) => i + 1));
+    expect(await s2.get('x')).toBeUndefined();
+    expect(await s2.get('y')).toEqual({ title: 'keep-y-2', tags: 'plain' });
+    // The purge's other file (open/4.json) was never reached: purging again finishes it.
+    await s2.purge('x');
+    await internals(s2).committer.idle();
+    expect(filesHolding(disk, SECRET)).toEqual([]);
+    await s2.close();
+  });
+
+  it('GUAR-21: a rewrite torn with no journal left (a backend whose writes are not atomic, a journal a power cut lost) is reported OP_UNREADABLE, its positions a hole', async () => {
+    const b = await freshBackend();
+    const s = await setup(b);
+    const old = b.files().get('log/seg-1.json') as string;
+    b.crashAt(1, { ops: ['overwrite'] });
+    await s.purge('x').catch(() => undefined);
+    await internals(s).committer.idle();
+    const disk = b.crash('none');
+    const journal = JSON.parse(disk.files().get(SCRUB_FILE) as string) as { path: string; text: string };
+    await disk.overwrite('log/seg-1.json', journal.text + old.slice(journal.text.length));
+    await disk.remove(SCRUB_FILE);
+    const errors: { code: string; file?: unknown }[] = [];
+    const s2 = await openOn(disk, { now: () => T0, sync: { log: { rollAfter: 3 } } });
+    s2.on('error', (e) => void errors.push(e));
+    await new Promise((r) => setImmediate(r));
+    expect(errors).toEqual([expect.objectContaining({ code: 'OP_UNREADABLE', file: 'log/seg-1.json' })]);
+    expect(await s2.get('y')).toEqual({ title: 'keep-y-2', tags: 'plain' });
     await s2.close();
   });
 
