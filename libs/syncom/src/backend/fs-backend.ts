@@ -2,15 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createAppender } from './fs-append';
+import { createAppender, SPARE_NAME } from './fs-append';
 import { errorCode } from './fs-errors';
 import { Recycler } from './fs-recycle';
-import { lockDirectory } from './fs-lock';
+import { LOCK_FILE, lockDirectory } from './fs-lock';
 import { mainThreadTurn, timedOnMainThread } from './fs-turns';
 import { checkPath, isTempName } from './paths';
 import type { PathCheck } from './paths';
 import type { Backend } from './types';
+
+/** Temp names removeLeftovers keeps: the appender's spare, and the temp file another process taking the lock links into place. */
+const KEPT = new RegExp(`^(${SPARE_NAME.replace('.', '\\.')}|${LOCK_FILE}\\.tmp-)`);
 
 /** Errors of platforms that refuse to open or fsync a directory (Windows, some filesystems). */
 const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
@@ -65,7 +69,12 @@ export function createFsBackend(root: string): Backend {
     list: async (dir) => listFiles(at(dir, { dir: true })),
     mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),
     exists: async (path) => existsAt(at(path, { dir: true })),
-    lock: async () => lockDirectory(base),
+    lock: async () => {
+      const held = await lockDirectory(base);
+      // Once the lock is held no other process writes here: what a crash left under temp names goes.
+      await removeLeftovers(base);
+      return held;
+    },
     close: async () => {
       await appender.close();
       await recycler.close();
@@ -230,6 +239,28 @@ async function removeIfPresent(file: string): Promise<void> {
     await unlink(file);
   } catch (e) {
     if (errorCode(e) !== 'ENOENT') throw e;
+  }
+}
+
+/**
+ * Remove the files a crash left under temp names in the storage's folders
+ * (`root`, and two levels down: log/open): an atomic write's temp file whose
+ * rename never came, a recycled file. Listings skip them, so nothing else
+ * ever would, and one may hold data of a record purged since. Best effort:
+ * a file that cannot be removed is left for the next open. The appender's
+ * spare is left for it to take (see createAppender).
+ */
+async function removeLeftovers(dir: string, depth = 2): Promise<void> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const d of entries) {
+    const path = join(dir, d.name);
+    if (d.isDirectory() && depth > 0) await removeLeftovers(path, depth - 1);
+    else if (d.isFile() && isTempName(d.name) && !KEPT.test(d.name)) await unlink(path).catch(() => undefined);
   }
 }
 

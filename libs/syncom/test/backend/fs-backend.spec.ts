@@ -39,6 +39,20 @@ describe('fs backend', () => {
     expect((await readdir(root)).sort()).toEqual(['x', 'x.tmp-123']);
   });
 
+  it('taking the lock removes what a crash left under temp names (a purged record\'s data may sit in one), two folders down, but the appender\'s spare and a lock being taken', async () => {
+    await mkdir(join(root, 'log', 'open'), { recursive: true });
+    await mkdir(join(root, 'records'), { recursive: true });
+    const left = ['log/seg-1.json.tmp-ab12cd34ef56', 'records/3.json.tmp-0123456789ab', 'log/open/k1.tmp-recycled', 'log/index.json.tmp-ffffffffffff'];
+    const kept = ['log/open/next.tmp-spare', 'LOCK.tmp-aaaaaaaaaaaa', 'log/seg-1.json', 'records/3.json'];
+    for (const p of [...left, ...kept]) await writeFile(join(root, p), 'x');
+    const backend = createFsBackend(root);
+    const lock = await backend.lock!(root);
+    const present = async (p: string) => stat(join(root, p)).then(() => true, () => false);
+    for (const p of left) expect(await present(p)).toBe(false);
+    for (const p of kept) expect(await present(p)).toBe(true);
+    await lock.release();
+  });
+
   it('GUAR-17: a durable write fsyncs the temp file before the rename and the directory after it', async () => {
     const backend = createFsBackend(root);
     await backend.write('f', 'old');
