@@ -41,7 +41,8 @@ function isJsonText(text: string): boolean {
 
 function isField(f: unknown): f is Field {
   if (!isObj(f)) return false;
-  if (f.k === 'r') return isStamp(f.s) && 'val' in f && depthWithin(f.val, MAX_VALUE_DEPTH);
+  // A peer's text may hold 1e400, which parses to Infinity where this node's own files would say null.
+  if (f.k === 'r') return isStamp(f.s) && 'val' in f && depthWithin(f.val, MAX_VALUE_DEPTH, true);
   if (f.k === 'c') return isCounter(f.by);
   return f.k === 's' && isSet(f.el);
 }

@@ -50,7 +50,8 @@ export function seenTags(e: Entry | undefined, field: string, elements: unknown[
     const el = keyedGet(f.el, text);
     const removed = el && tagLookup(el.rem);
     const live = el && removed ? tagList(el.add).filter((t) => !removed.has(t)) : [];
-    if (live.length) out.push([x, live]);
+    // The element as its JSON text reads (-0 as 0, a Date as its string): what the log and every peer read.
+    if (live.length) out.push([JSON.parse(text) as unknown, live]);
   }
   return out;
 }
@@ -61,9 +62,11 @@ export function seenTags(e: Entry | undefined, field: string, elements: unknown[
  * that may hold 100,000 set elements; reading them all on every op made each
  * op on a scoped host cost the record's size. Enumerating it (Object.keys,
  * a spread, JSON) reads every field, in name order, as readEntry does.
+ * Its prototype is null: a field the record lacks reads undefined, never a
+ * member of Object.prototype (`toString`, `constructor`) taken for a field.
  */
 export function lazyRecord(e: Entry): Record<string, unknown> {
-  const target: Record<string, unknown> = {};
+  const target = Object.create(null) as Record<string, unknown>;
   const touch = (name: string | symbol): boolean => {
     if (typeof name !== 'string' || Object.hasOwn(target, name)) return Object.hasOwn(target, name);
     const f = keyedGet(e.fields, name);

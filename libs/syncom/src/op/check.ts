@@ -1,7 +1,7 @@
 import { isScopeName } from './scope-name';
 import { isMadeHere } from './made';
 import { isScrubbed } from './payload';
-import { depthWithin, FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH } from './shape';
+import { FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH } from './shape';
 import { Op, OP_TYPES, OpType } from './types';
 
 /** Why a peer's op was not taken; `code` is the SyncomError code to report. */
@@ -83,17 +83,61 @@ const WRAPPING: Partial<Record<OpType, number>> = { write: 1, set: 1, merge: 3, 
 
 /**
  * What a peer's op may not carry though a log entry of old may: a counter or
- * set key named __proto__, constructor or prototype, and field values nested
- * deeper than MAX_VALUE_DEPTH (the local API refuses both, INVALID_ARGUMENT).
+ * set key named __proto__, constructor or prototype, field values nested
+ * deeper than MAX_VALUE_DEPTH (the local API refuses both, INVALID_ARGUMENT),
+ * and payload numbers JSON does not carry (valueFault). Returns the fault, or
+ * the op, with any payload field holding -0 copied to hold 0.
  */
-function peerFault(op: Op): string | undefined {
+function peerFault(op: Op): string | Op {
   if (op.key !== undefined && FORBIDDEN_KEYS.includes(op.key)) return `key: may not be ${op.key}`;
-  if (isScrubbed(op)) return undefined;
+  if (isScrubbed(op)) return op;
   const max = MAX_VALUE_DEPTH + (WRAPPING[op.type] ?? 1);
-  for (const field of ['data', 'meta', 'value'] as const) {
-    if (op[field] !== undefined && !depthWithin(op[field], max)) return `${field}: nests deeper than ${MAX_VALUE_DEPTH} levels`;
+  let out = op;
+  for (const field of PAYLOAD) {
+    const found = op[field] === undefined ? undefined : valueFault(op[field], max);
+    if (typeof found === 'string') return `${field}: ${found}`;
+    // The digest (canonical JSON) reads -0 as 0, and so do the log, a reopen and every peer the op is relayed
+    // to: this node reads it so too. Refusing it would refuse an in-process peer's `-x` at x = 0.
+    if (found === NEGATIVE_ZERO) out = { ...out, [field]: JSON.parse(JSON.stringify(op[field])) as unknown };
   }
-  return undefined;
+  if (out !== op) shaped.add(out);
+  return out;
+}
+
+const PAYLOAD = ['data', 'meta', 'value', 'vector'] as const;
+
+/** What valueFault answers for a value whose only fault is a -0. */
+const NEGATIVE_ZERO = Symbol('-0');
+
+const NUMBER = 'holds a number JSON does not carry (NaN or Infinity)';
+
+/**
+ * What is wrong with a payload value, in one iterative walk over every value
+ * in it: nesting deeper than `max` levels of arrays and objects (as
+ * depthWithin: a cycle reads as too deep), or a number that is NaN or
+ * infinite. JSON.parse makes Infinity of 1e400, while the digest's canonical
+ * JSON reads it null, so such an op verifies, yet this node would hold a
+ * value that its log, a reopen and every relayed peer read as null. No honest
+ * node sends one: JSON.stringify writes null. NEGATIVE_ZERO when the value is
+ * fine but for a -0 (which JSON.parse keeps and JSON.stringify writes 0).
+ */
+function valueFault(value: unknown, max: number): string | typeof NEGATIVE_ZERO | undefined {
+  if (typeof value === 'number') return !Number.isFinite(value) ? NUMBER : Object.is(value, -0) ? NEGATIVE_ZERO : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  let zero = false;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop() as [object, number];
+    if (depth > max) return `nests deeper than ${MAX_VALUE_DEPTH} levels`;
+    for (const child of Array.isArray(x) ? x : Object.values(x)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+      else if (typeof child === 'number') {
+        if (!Number.isFinite(child)) return NUMBER;
+        if (Object.is(child, -0)) zero = true;
+      }
+    }
+  }
+  return zero ? NEGATIVE_ZERO : undefined;
 }
 
 // delete and purge: no payload, so no digest and no nonce (SIG-8).
@@ -105,9 +149,9 @@ function noPayload(op: Op): string | undefined {
 /**
  * Check a peer's op before anything reads it (Guarantees and limits; GUAR-3,
  * GUAR-4): every field's shape, what its type must carry, the key names and
- * value depths the local API refuses too, and a ts no more than `maxSkew`
- * ahead of `now`. The op returned is a fresh object holding only the
- * known fields. Never throws.
+ * value depths the local API refuses too, payload numbers JSON does not
+ * carry, and a ts no more than `maxSkew` ahead of `now`. The op returned is
+ * a fresh object holding only the known fields, a payload -0 as 0. Never throws.
  *
  * @example
  * const checked = checkOp(JSON.parse(line), { now: clock.now() });
@@ -116,9 +160,9 @@ function noPayload(op: Op): string | undefined {
 export function checkOp(value: unknown, options: CheckOptions = {}): OpCheck {
   const shaped = checkShape(value);
   if (!shaped.ok) return shaped;
-  let fault: string | undefined;
-  try { fault = peerFault(shaped.op); } catch { fault = 'op: unreadable'; }
-  return fault === undefined ? checkSkew(shaped.op, options) : malformed(`${shaped.op.type}: ${fault}`);
+  let checked: string | Op;
+  try { checked = peerFault(shaped.op); } catch { checked = 'op: unreadable'; }
+  return typeof checked === 'string' ? malformed(`${shaped.op.type}: ${checked}`) : checkSkew(checked, options);
 }
 
 /**

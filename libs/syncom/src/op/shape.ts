@@ -17,16 +17,18 @@ export const MAX_VALUE_DEPTH = 100;
 /**
  * Whether a value nests at most `max` levels of arrays and objects. Iterative,
  * so a value nested 100,000 deep is measured without recursion; a cycle reads
- * as too deep. Reads own enumerable values only.
+ * as too deep. Reads own enumerable values only. With `finite`, every number
+ * in it is finite too (what JSON carries as it is).
  */
-export function depthWithin(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return true;
+export function depthWithin(value: unknown, max: number, finite = false): boolean {
+  if (typeof value !== 'object' || value === null) return !finite || typeof value !== 'number' || Number.isFinite(value);
   const stack: [object, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [x, depth] = stack.pop() as [object, number];
     if (depth > max) return false;
     for (const child of Array.isArray(x) ? x : Object.values(x)) {
       if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+      else if (finite && typeof child === 'number' && !Number.isFinite(child)) return false;
     }
   }
   return true;

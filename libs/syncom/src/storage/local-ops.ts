@@ -1,6 +1,6 @@
 import { SyncomError } from '../errors';
 import { type Entry, type FieldKind, isHidden, keyedGet, kindClashMessage, lazyRecord, readField, seenTags } from '../crdt';
-import { depthWithin, MAX_VALUE_DEPTH } from '../op/shape';
+import { depthWithin, isSafeRecord, MAX_VALUE_DEPTH } from '../op/shape';
 import { platform } from '../platform';
 import type { OpType } from '../op/types';
 
@@ -16,17 +16,70 @@ export interface OpBody {
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
+ * `read()`, with whatever it throws that is no SyncomError (a caller's getter
+ * or Proxy trap, JSON.stringify refusing a BigInt) as INVALID_ARGUMENT, the
+ * original as `cause`: a wrong call gets a stable code, and it throws before
+ * anything is made of it.
+ * @throws SyncomError INVALID_ARGUMENT
+ */
+export function asInvalid<T>(what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof SyncomError) throw e;
+    throw new SyncomError('INVALID_ARGUMENT', `${what}: ${messageOf(e)}`, { cause: e });
+  }
+}
+
+function messageOf(e: unknown): string {
+  // What was thrown is the caller's: its message may be a getter that throws too.
+  try {
+    return e instanceof Error ? e.message : String(e);
+  } catch {
+    return 'an unreadable error';
+  }
+}
+
+/**
+ * A JSON copy of one value (what the op carries: later changes to the
+ * caller's value do not reach it), `wrapping` as for assertShallow.
+ * @throws SyncomError INVALID_ARGUMENT for what JSON cannot carry or what throws as it is read.
+ */
+function jsonCopy(x: unknown, wrapping: number, what: string): unknown {
+  return asInvalid(`${what} must be JSON`, () => {
+    assertShallow(x, wrapping, what);
+    const text = JSON.stringify(x);
+    if (text === undefined) throw new SyncomError('INVALID_ARGUMENT', `${what} must be JSON, not undefined, a function or a symbol`);
+    return JSON.parse(text) as unknown;
+  });
+}
+
+/**
  * A JSON copy of a plain object of fields (what the op carries: later changes
  * to the caller's object do not reach it).
  * @throws SyncomError INVALID_ARGUMENT unless `x` is a plain object of JSON fields.
  */
 export function copyFields(x: unknown, what: string): Record<string, unknown> {
+  const flat = asInvalid(`${what} must be JSON`, () => flatCopy(x, what));
+  if (flat) return flat;
+  const copy = jsonCopy(x, 1, what);
+  // A toJSON of the caller's object answers for it: what it gives must be fields too, or the op would carry
+  // data a peer refuses as malformed, and every later op of this node would wait behind it there.
+  if (!isSafeRecord(copy)) throw new SyncomError('INVALID_ARGUMENT', `${what} must be a plain object of fields, as JSON too`);
+  return copy;
+}
+
+/**
+ * The copy of a plain object whose every field is a string, a boolean, null or
+ * a finite number (Number.isFinite is false for anything else), made field by
+ * field: what the JSON round trip gives (the same keys in the same order, -0
+ * as 0) at a sixth of its cost for ten such fields. Undefined when anything
+ * else (a nested value, a Date, NaN, undefined, a toJSON) needs the round trip.
+ * @throws SyncomError INVALID_ARGUMENT unless `x` is a plain object without a field named __proto__, constructor or prototype.
+ */
+function flatCopy(x: unknown, what: string): Record<string, unknown> | undefined {
   const plain = typeof x === 'object' && x !== null && !Array.isArray(x) && [Object.prototype, null].includes(Object.getPrototypeOf(x));
   if (!plain) throw new SyncomError('INVALID_ARGUMENT', `${what} must be a plain object of fields`);
-  // Where every field is a string, a boolean, null or a finite number (Number.isFinite is false for anything
-  // else), the copy is made field by field: what the JSON round trip gives (the same keys in the same order,
-  // -0 as 0) at a sixth of its cost for ten such fields. Anything else (a nested value, a Date, NaN, undefined,
-  // a toJSON) takes the round trip.
   const out: Record<string, unknown> = {};
   let flat = !('toJSON' in x);
   for (const k of Object.keys(x)) {
@@ -36,13 +89,7 @@ export function copyFields(x: unknown, what: string): Record<string, unknown> {
     if (typeof v === 'string' || typeof v === 'boolean' || v === null || Number.isFinite(v)) out[k] = v === 0 ? 0 : v;
     else flat = false;
   }
-  if (flat) return out;
-  assertShallow(x, 1, what);
-  try {
-    return JSON.parse(JSON.stringify(x)) as Record<string, unknown>;
-  } catch (e) {
-    throw new SyncomError('INVALID_ARGUMENT', `${what} must be JSON: ${(e as Error).message}`, { cause: e });
-  }
+  return flat ? out : undefined;
 }
 
 /**
@@ -87,26 +134,27 @@ export function incBody(e: Entry | undefined, id: string, key: string, by: unkno
   if (typeof by !== 'number' || !Number.isFinite(by)) throw new SyncomError('INVALID_ARGUMENT', 'inc() takes a finite number');
   assertFieldName(key);
   assertKind(existing(e, id), key, 'c');
-  return { type: 'inc', id, key, value: by };
+  // -0 as 0, as JSON gives it: the log, a reopen and every peer read 0.
+  return { type: 'inc', id, key, value: by === 0 ? 0 : by };
 }
 
 /** The body of an add() (KIND-14: creates a set). */
 export function addBody(e: Entry | undefined, id: string, key: string, elements: unknown): OpBody {
   if (!Array.isArray(elements)) throw new SyncomError('INVALID_ARGUMENT', 'add() takes an array of elements');
   assertFieldName(key);
-  elements.forEach((x) => assertShallow(x, 0, 'a set element'));
+  const value = asInvalid('add() takes an array of elements', () => Array.from(elements, (x) => jsonCopy(x, 0, 'a set element')));
   assertKind(existing(e, id), key, 's');
-  return { type: 'add', id, key, value: elements.map((x) => JSON.parse(JSON.stringify(x)) as unknown) };
+  return { type: 'add', id, key, value };
 }
 
 /** The body of a remove(), naming the add tags seen; undefined when nothing was seen (KIND-20). */
 export function removeBody(e: Entry | undefined, id: string, key: string, elements: unknown): OpBody | undefined {
   if (!Array.isArray(elements)) throw new SyncomError('INVALID_ARGUMENT', 'remove() takes an array of elements');
   assertFieldName(key);
-  elements.forEach((x) => assertShallow(x, 0, 'a set element'));
+  asInvalid('a set element must be JSON', () => elements.forEach((x) => assertShallow(x, 0, 'a set element')));
   if (!e || isHidden(e)) return undefined;
   assertKind(e, key, 's');
-  const seen = seenTags(e, key, elements);
+  const seen = asInvalid('a set element must be JSON', () => seenTags(e, key, elements));
   return seen.length ? { type: 'remove', id, key, value: seen } : undefined;
 }
 

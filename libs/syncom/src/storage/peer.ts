@@ -10,7 +10,7 @@ import { heldVersion } from './held-version';
 import type { StorageHooks } from './options';
 import { partsOf, type StorageParts } from './parts';
 import type { Storage } from './storage';
-import { updateView } from './local-ops';
+import { asInvalid, updateView } from './local-ops';
 
 /** The counts of one page applied (the `sync` event's fields). */
 export interface ApplyCounts {
@@ -292,7 +292,35 @@ export async function applyPeerPage(storage: StorageParts, input: readonly unkno
 /**
  * Apply a peer's page to a storage through the one pipeline (see
  * applyPeerPage): what a host of your own calls with the ops a peer pushed.
+ * Its arguments are checked before any op is: a call refused half-way (once
+ * ops had landed) would read as a failed write of ops that stand.
+ * @throws SyncomError INVALID_ARGUMENT (a rejection) for a storage open() did not make, input that is no array,
+ * or options without `via: { url, node }` (strings) or with a bad `signatures`, `feedHost` or `inScope`.
  */
-export function applyPeerOps(storage: Storage, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
-  return applyPeerPage(partsOf(storage), input, o);
+export async function applyPeerOps(storage: Storage, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
+  const parts = asInvalid('applyPeerOps() takes a storage made by open()', () => partsOf(storage));
+  // A copy, read once here: an element whose getter throws is a wrong call, not a malformed op.
+  const ops = asInvalid('applyPeerOps() takes an array of ops', () => (Array.isArray(input) ? Array.from(input) : undefined));
+  if (!ops) throw new SyncomError('INVALID_ARGUMENT', 'applyPeerOps() takes an array of ops');
+  return applyPeerPage(parts, ops, asInvalid('applyPeerOps() options', () => peerOptions(o)));
+}
+
+const SIGNATURES: readonly unknown[] = [undefined, 'verify', 'require', false];
+
+/**
+ * applyPeerOps' options, checked: the page reads them again once its ops
+ * have landed, too late to refuse the call.
+ * @throws SyncomError INVALID_ARGUMENT
+ */
+function peerOptions(o: unknown): PeerApplyOptions {
+  const bad = (what: string) => new SyncomError('INVALID_ARGUMENT', `applyPeerOps() options: ${what}`);
+  if (typeof o !== 'object' || o === null) throw bad('an object with via');
+  const { via, signatures, feedHost, inScope } = o as Record<string, unknown>;
+  if (typeof via !== 'object' || via === null) throw bad('via is required: { url, node } of the peer');
+  const { url, node } = via as Record<string, unknown>;
+  if (typeof url !== 'string' || typeof node !== 'string') throw bad('via is { url, node }, two strings');
+  if (!SIGNATURES.includes(signatures)) throw bad("signatures is 'verify', 'require' or false");
+  if (feedHost !== undefined && typeof feedHost !== 'string') throw bad('feedHost is a node id');
+  if (inScope !== undefined && typeof inScope !== 'function') throw bad('inScope is a function');
+  return { via: via as Via, signatures, feedHost, inScope } as PeerApplyOptions;
 }

@@ -5,7 +5,7 @@ import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
 import type { SyncManager } from '../sync/manager';
 import {
-  addBody, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite, updateView,
+  addBody, asInvalid, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite, updateView,
 } from './local-ops';
 import { makeOwnOp, type OwnOpBody } from './make-op';
 import type { ListedRecord, RecordMeta, WriteOptions } from './options';
@@ -85,9 +85,9 @@ export class Storage {
   async swap(id: string, fields: Record<string, unknown>, options?: WriteOptions): Promise<Record<string, unknown>> {
     const before = this.parts.committer.current(id);
     // Only the fields the update names are read: a record holding a set of 100,000 is not read for them.
-    const view = before && !isHidden(before) ? lazyRecord(before) : {};
+    const view = before && !isHidden(before) ? lazyRecord(before) : undefined;
     const previous: Record<string, unknown> = {};
-    for (const k of Object.keys(fields ?? {})) previous[k] = structuredClone(view[k]);
+    for (const k of asInvalid('fields must be JSON', () => Object.keys(fields ?? {}))) previous[k] = structuredClone(view?.[k]);
     await this.update(id, fields, options);
     return previous;
   }
