@@ -1,3 +1,4 @@
+import { asInvalid } from './local-ops';
 import type { RecordMeta, WriteOptions } from './options';
 
 /** What a record handle needs of its storage. */
@@ -29,7 +30,10 @@ export class RecordHandle {
   /** Write the fields of `data` that changed; nothing when none did. */
   async save(options?: WriteOptions): Promise<void> {
     const changed: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(this.data)) if (JSON.stringify(v) !== this.original[k]) changed[k] = v;
+    // What the caller put in `data` is read as update() reads it: a BigInt or a getter that throws is INVALID_ARGUMENT.
+    asInvalid('a record handle\'s data must be JSON', () => {
+      for (const [k, v] of Object.entries(this.data)) if (JSON.stringify(v) !== this.original[k]) changed[k] = v;
+    });
     if (Object.keys(changed).length === 0) return;
     await this.storage.update(this.id, changed, options);
     for (const [k, v] of Object.entries(changed)) this.original[k] = JSON.stringify(v);

@@ -109,6 +109,12 @@ describe('API input: refused with a stable code, nothing of it taken', () => {
     // An element whose index getter throws.
     const elements = Object.defineProperty([1], 1, { enumerable: true, get() { throw boom; } }) as unknown[];
     await refused(seen, () => s.add('r', 'tags', elements));
+    // A record handle's data, edited in place: save() reads it as update() does.
+    const handle = (await s.record('r'))!;
+    handle.data.big = BigInt(1);
+    await refused(seen, () => handle.save());
+    handle.data = getter();
+    expect(await refused(seen, () => handle.save())).toMatchObject({ cause: boom });
     expect(await s.get('r')).toEqual({ a: 1 });
     expect(await s.has('new')).toBe(false);
     await s.close();
