@@ -1,4 +1,4 @@
-import { closeAll, dialer, hub, Net, node } from './helpers';
+import { closeAll, dialer, hostAndDialer, hub, Net, node } from './helpers';
 import { greet } from './scenario-helpers';
 import type { HostUnit } from '../../src/link';
 
@@ -46,6 +46,33 @@ describe('a bootstrap the host refuses for now', () => {
     // The first bootstrap subscribed again at once (a host may well ask one); the second waits its backoff.
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     expect(subscribes).toBe(2);
+    await closeAll(d, h.s);
+  });
+
+  it('BOOT-1 BOOT-6 LOG-13: a dialer away past the host\'s retention twice, with no changes page between (a quiet host), subscribes at once after each bootstrap: a hello between them is a new session, not a loop', async () => {
+    const host = { sync: { signatures: false as const, retention: { ops: 100 }, log: { rollAfter: 5 } } };
+    const { net, h, d } = await hostAndDialer(URL, { hub: host });
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => h.s.insert({ i })));
+    const bootstrapped = () => new Promise<void>((resolve) => { const off = d.sync.on('bootstrap', () => { off(); resolve(); }); });
+    const first = bootstrapped();
+    await d.sync.addNode({ url: URL, token: 't' });
+    await first;
+    for (let away = 0; away < 2; away++) {
+      const link = net.links[net.links.length - 1];
+      link.cut();
+      // The host moves on past its retention while the dialer is away: its cursor can no longer be resumed.
+      const cursor = d.sync.peers()[0].cursor as string;
+      for (let r = 0; h.s.replica.cursor(cursor).ok; r++) {
+        await Promise.all(ids.map((id) => h.s.update(id, { n: away * 100 + r })));
+        await h.s.replica.idle();
+      }
+      const again = bootstrapped();
+      link.restore();
+      await again;
+      // At once, as the event fires: not a backed-off second later.
+      expect(d.sync.peers()[0]).toMatchObject({ subscribed: true });
+    }
+    expect(await d.get(ids[0])).toEqual(await h.s.get(ids[0]));
     await closeAll(d, h.s);
   });
 });

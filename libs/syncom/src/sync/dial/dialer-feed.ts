@@ -55,7 +55,7 @@ export class DialerFeed {
   /** Bootstraps failed, or asked for again before any page was taken, in a row; and the timer of the next try (backed off). */
   private retries = 0;
   private retry?: ReturnType<typeof setTimeout>;
-  /** Bootstraps since a changes page was last taken. */
+  /** Bootstraps since a changes page was last taken or a hello succeeded. */
   private unpaged = 0;
 
   constructor(private readonly d: FeedOwner) {}
@@ -73,6 +73,17 @@ export class DialerFeed {
   /** Whether the host answered the running subscription and no page of it is being taken. */
   get settled(): boolean {
     return this.answered && this.inFlight === 0;
+  }
+
+  /**
+   * A hello succeeded: a bootstrap the host asks for from now on answers a
+   * new session, not a loop of the last one's. A dialer away past the host's
+   * retention twice, with no changes page between (a quiet host), is asked
+   * for a bootstrap at each return, and was kept from its feed a backed-off
+   * second to a minute after the second.
+   */
+  greeted(): void {
+    this.unpaged = 0;
   }
 
   /** Close the subscription; pages of it still arriving are dropped. */
@@ -196,7 +207,8 @@ export class DialerFeed {
       d.bootstrapping = false;
       d.ctx.events.emit('bootstrap', { url, records });
       // A host that answers every subscription with a bootstrap (a hostile one: 125,500 rounds in 13 s, an
-      // advance op logged each) is asked again backed off, as after a failure; a changes page taken resets it.
+      // advance op logged each) is asked again backed off, as after a failure; a changes page taken, or a
+      // new hello, resets it.
       if (this.unpaged++ > 0) return this.tryAgain();
       if (!d.stopped) this.subscribe(d.rec.cursor);
     } catch (e) {

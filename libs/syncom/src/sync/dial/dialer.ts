@@ -201,6 +201,7 @@ export class Dialer implements Recoverable {
     this.hv = { ...whole.vector };
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     if (this.phase !== 'stopped') this.phase = 'greeted';
+    this.feed.greeted();
     this.ctx.checkDrift(ans.node, ans.schema);
     const checks = ownStreamChecks(replica, this.hv, rec.url, allowedFor(scopes));
     for (const e of checks.errors) this.report(e);
