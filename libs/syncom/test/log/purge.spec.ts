@@ -38,6 +38,25 @@ async function setup(b: MemoryBackend | ReturnType<typeof recording>['backend'])
   return s;
 }
 
+/**
+ * A purge whose process died inside the rewrite of seg-1 (its journal
+ * written whole), seg-1 left as node:fs leaves it when the process dies
+ * between the rewrite's write and its cut: the new text, then the old
+ * one's tail. The crashed disk and the journal.
+ */
+async function tornScrub(): Promise<{ disk: MemoryBackend; journal: { path: string; text: string } }> {
+  const b = await freshBackend();
+  const s = await setup(b);
+  const old = b.files().get('log/seg-1.json') as string;
+  b.crashAt(1, { ops: ['overwrite'] });
+  await s.purge('x').catch(() => undefined);
+  await internals(s).committer.idle();
+  const disk = b.crash('none');
+  const journal = JSON.parse(disk.files().get(SCRUB_FILE) as string) as { path: string; text: string };
+  await disk.overwrite('log/seg-1.json', journal.text + old.slice(journal.text.length));
+  return { disk, journal };
+}
+
 describe('the log: purge scrubs the id from every log file', () => {
   it('OPS-11, SIG-10, GUAR-20: purge strips payload and nonce of every entry of the id in open batches and sealed segments; header, sig and digest stay and still verify', async () => {
     const b = await freshBackend();
@@ -252,19 +271,9 @@ describe('the log: purge scrubs the id from every log file', () => {
   });
 
   it('GUAR-20, GUAR-21, GUAR-22: a process killed inside a rewrite in place (its bytes written, the old tail not cut yet) leaves the file torn; the scrub journal has the next open finish it, with no hole and no error', async () => {
-    const b = await freshBackend();
-    const s = await setup(b);
-    const old = b.files().get('log/seg-1.json') as string;
-    // The journal of seg-1's rewrite lands, then the process dies before the rewrite itself.
-    b.crashAt(1, { ops: ['overwrite'] });
-    await s.purge('x').catch(() => undefined);
-    await internals(s).committer.idle();
-    const disk = b.crash('none');
-    const journal = JSON.parse(disk.files().get(SCRUB_FILE) as string) as { path: string; text: string };
+    const { disk, journal } = await tornScrub();
     expect(journal.path).toBe('log/seg-1.json');
     expect(journal.text).not.toContain(SECRET);
-    // What node:fs leaves when the process dies between the rewrite's write and its cut: the new text, then the old one's tail.
-    await disk.overwrite('log/seg-1.json', journal.text + old.slice(journal.text.length));
     expect(() => JSON.parse(disk.files().get('log/seg-1.json') as string)).toThrow();
     const errors: string[] = [];
     const s2 = await openOn(disk, { now: () => T0, sync: { log: { rollAfter: 3 } } });
@@ -284,15 +293,7 @@ describe('the log: purge scrubs the id from every log file', () => {
   });
 
   it('GUAR-21: a rewrite torn with no journal left (a backend whose writes are not atomic, a journal a power cut lost) is reported OP_UNREADABLE, its positions a hole', async () => {
-    const b = await freshBackend();
-    const s = await setup(b);
-    const old = b.files().get('log/seg-1.json') as string;
-    b.crashAt(1, { ops: ['overwrite'] });
-    await s.purge('x').catch(() => undefined);
-    await internals(s).committer.idle();
-    const disk = b.crash('none');
-    const journal = JSON.parse(disk.files().get(SCRUB_FILE) as string) as { path: string; text: string };
-    await disk.overwrite('log/seg-1.json', journal.text + old.slice(journal.text.length));
+    const { disk } = await tornScrub();
     await disk.remove(SCRUB_FILE);
     const errors: { code: string; file?: unknown }[] = [];
     const s2 = await openOn(disk, { now: () => T0, sync: { log: { rollAfter: 3 } } });
