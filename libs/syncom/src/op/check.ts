@@ -1,7 +1,7 @@
 import { isScopeName } from './scope-name';
 import { isMadeHere } from './made';
 import { isScrubbed } from './payload';
-import { FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH } from './shape';
+import { FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH, valueShape } from './shape';
 import { Op, OP_TYPES, OpType } from './types';
 
 /** Why a peer's op was not taken; `code` is the SyncomError code to report. */
@@ -109,35 +109,20 @@ const PAYLOAD = ['data', 'meta', 'value', 'vector'] as const;
 /** What valueFault answers for a value whose only fault is a -0. */
 const NEGATIVE_ZERO = Symbol('-0');
 
-const NUMBER = 'holds a number JSON does not carry (NaN or Infinity)';
-
 /**
- * What is wrong with a payload value, in one iterative walk over every value
- * in it: nesting deeper than `max` levels of arrays and objects (as
- * depthWithin: a cycle reads as too deep), or a number that is NaN or
- * infinite. JSON.parse makes Infinity of 1e400, while the digest's canonical
- * JSON reads it null, so such an op verifies, yet this node would hold a
- * value that its log, a reopen and every relayed peer read as null. No honest
- * node sends one: JSON.stringify writes null. NEGATIVE_ZERO when the value is
- * fine but for a -0 (which JSON.parse keeps and JSON.stringify writes 0).
+ * What is wrong with a payload value, in one walk (valueShape): nesting
+ * deeper than `max`, or a number that is NaN or infinite. JSON.parse makes
+ * Infinity of 1e400, while the digest's canonical JSON reads it null, so
+ * such an op verifies, yet this node would hold a value that its log, a
+ * reopen and every relayed peer read as null. No honest node sends one:
+ * JSON.stringify writes null. NEGATIVE_ZERO when the value is fine but for
+ * a -0 (which JSON.parse keeps and JSON.stringify writes 0).
  */
 function valueFault(value: unknown, max: number): string | typeof NEGATIVE_ZERO | undefined {
-  if (typeof value === 'number') return !Number.isFinite(value) ? NUMBER : Object.is(value, -0) ? NEGATIVE_ZERO : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  let zero = false;
-  const stack: [object, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [x, depth] = stack.pop() as [object, number];
-    if (depth > max) return `nests deeper than ${MAX_VALUE_DEPTH} levels`;
-    for (const child of Array.isArray(x) ? x : Object.values(x)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-      else if (typeof child === 'number') {
-        if (!Number.isFinite(child)) return NUMBER;
-        if (Object.is(child, -0)) zero = true;
-      }
-    }
-  }
-  return zero ? NEGATIVE_ZERO : undefined;
+  const found = valueShape(value, max, true);
+  if (found === 'deep') return `nests deeper than ${MAX_VALUE_DEPTH} levels`;
+  if (found === 'number') return 'holds a number JSON does not carry (NaN or Infinity)';
+  return found === '-0' ? NEGATIVE_ZERO : undefined;
 }
 
 // delete and purge: no payload, so no digest and no nonce (SIG-8).

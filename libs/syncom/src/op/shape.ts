@@ -15,23 +15,44 @@ export const FORBIDDEN_KEYS: readonly string[] = ['__proto__', 'constructor', 'p
 export const MAX_VALUE_DEPTH = 100;
 
 /**
- * Whether a value nests at most `max` levels of arrays and objects. Iterative,
- * so a value nested 100,000 deep is measured without recursion; a cycle reads
- * as too deep. Reads own enumerable values only. With `finite`, every number
- * in it is finite too (what JSON carries as it is).
+ * What one walk of a value finds, at its first fault: nesting past `max`
+ * levels of arrays and objects ('deep'; a cycle reads as too deep), and with
+ * `numbers` a number that is NaN or infinite ('number'), or else, the value
+ * being fine but for it, a -0 ('-0'). Iterative, so a value nested 100,000
+ * deep is measured without recursion. Reads own enumerable values only.
  */
-export function depthWithin(value: unknown, max: number, finite = false): boolean {
-  if (typeof value !== 'object' || value === null) return !finite || typeof value !== 'number' || Number.isFinite(value);
+export function valueShape(value: unknown, max: number, numbers = false): 'deep' | 'number' | '-0' | undefined {
+  if (typeof value === 'number') return numbers ? numberShape(value) : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  let zero = false;
   const stack: [object, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [x, depth] = stack.pop() as [object, number];
-    if (depth > max) return false;
+    if (depth > max) return 'deep';
     for (const child of Array.isArray(x) ? x : Object.values(x)) {
       if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-      else if (finite && typeof child === 'number' && !Number.isFinite(child)) return false;
+      else if (numbers && typeof child === 'number') {
+        const found = numberShape(child);
+        if (found === 'number') return found;
+        zero ||= found === '-0';
+      }
     }
   }
-  return true;
+  return zero ? '-0' : undefined;
+}
+
+function numberShape(n: number): 'number' | '-0' | undefined {
+  return !Number.isFinite(n) ? 'number' : Object.is(n, -0) ? '-0' : undefined;
+}
+
+/**
+ * Whether a value nests at most `max` levels of arrays and objects
+ * (valueShape); with `finite`, every number in it is finite too (what JSON
+ * carries as it is).
+ */
+export function depthWithin(value: unknown, max: number, finite = false): boolean {
+  const found = valueShape(value, max, finite);
+  return found === undefined || found === '-0';
 }
 
 /** A string of 1 to `max` UTF-16 code units. */
