@@ -34,6 +34,7 @@ export const CODES = {
   IO_ERROR: { group: 'storage' },
   UNPERSISTED: { group: 'storage' },
   OP_UNREADABLE: { group: 'storage' },
+  STORE_DAMAGED: { group: 'storage' },
   UNSUPPORTED: { group: 'storage' },
 
   OP_INVALID: { group: 'ops' },

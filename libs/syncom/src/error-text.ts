@@ -12,6 +12,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   IO_ERROR: 'a log append failed (the write was not made and is rejected), or a purge scrub failed',
   UNPERSISTED: 'a record file write failed after the log append: the op stands and is held in memory',
   OP_UNREADABLE: 'a log or record file that cannot be parsed (reported at open)',
+  STORE_DAMAGED: '`open()` of a store whose files were damaged or lost after they were written (a missing `log/index.json` beside its segments, half a key pair, keys that do not match): refused rather than starting over, which would lose data or sign a used sequence number again; the message names the file',
   UNSUPPORTED: 'a feature this platform lacks: sealed records or a synchronous `signOp` in the browser, Web Crypto missing (no secure context)',
 
   OP_INVALID: 'a validator refused a local write (thrown) or a peer\'s op (error event; the op is skipped, still logged and relayed)',
