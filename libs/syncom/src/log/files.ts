@@ -1,4 +1,5 @@
 import type { Vector } from '../op/types';
+import { platform } from '../platform';
 
 /** Paths of the log, relative to the storage root (The log). */
 export const LOG_DIR = 'log';
@@ -52,7 +53,39 @@ export interface LogFile {
   from: number;
   /** The audit chain's head after this batch (or the last batch of a segment). */
   chain?: string;
+  /**
+   * On an open batch a purge rewrote: chainBlock(chain, its ops as rewritten).
+   * The rewrite changed the ops under the chain block, so the load checks the
+   * batch against this instead.
+   */
+  scrub?: string;
   ops: unknown[];
+}
+
+/**
+ * The next block of the audit chain (the DESIGN's chain): SHA-256 over the
+ * previous head and the batch's ops as appended, base64url. Each node's chain
+ * is its own record of what it applied in its order: converged nodes hold the
+ * same records and different chains (GUAR-23).
+ */
+export function chainBlock(previous: string, opsText: string): string {
+  return platform().sha256Parts([previous, '\n', opsText]);
+}
+
+/**
+ * A log file's text as the log writes it (an appended batch, a segment, a
+ * rewrite): the load finds the ops' own text in it again by this form, to
+ * re-hash the chain block over the very text that was hashed.
+ */
+export function logFileText(from: number, opsText: string, chain?: string, scrub?: string): string {
+  const c = chain === undefined ? '' : `,"chain":${JSON.stringify(chain)}`;
+  return `{"from":${from}${c}${scrub === undefined ? '' : `,"scrub":${JSON.stringify(scrub)}`},"ops":${opsText}}`;
+}
+
+/** The text of a file's ops inside its text, when the text has the form logFileText writes; else undefined. */
+export function opsTextOf(text: string, file: LogFile): string | undefined {
+  const head = logFileText(file.from, '', file.chain, file.scrub).slice(0, -1);
+  return text.startsWith(head) && text.endsWith('}') ? text.slice(head.length, -1) : undefined;
 }
 
 /** The position a batch file name carries, or undefined for a name that is none. */
@@ -66,31 +99,73 @@ export function parseLogFile(text: string | undefined): LogFile | undefined {
   if (text === undefined) return undefined;
   try {
     const v = JSON.parse(text) as LogFile;
-    return Number.isSafeInteger(v?.from) && Array.isArray(v.ops) ? v : undefined;
+    const ok = Number.isSafeInteger(v?.from) && Array.isArray(v.ops) && optional(v.chain, 'string') && optional(v.scrub, 'string');
+    return ok ? v : undefined;
   } catch {
     return undefined;
   }
+}
+
+const optional = (x: unknown, type: 'string' | 'number'): boolean => x === undefined || typeof x === type;
+
+/**
+ * The lines of an open file, one batch each (`{from, chain, ops}\n`,
+ * appended); a file written whole by a backend without append holds one, with
+ * no newline. An empty file is one empty line.
+ */
+export function openFileLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** The batches of an open file (see openFileLines); a line that cannot be read is undefined. */
+export function parseOpenFile(text: string): (LogFile | undefined)[] {
+  return openFileLines(text).map((line) => (line === '' ? undefined : parseLogFile(line)));
+}
+
+/** Parse index.json; undefined when it is missing, unreadable or not whole (see readIndex). */
+export function parseIndex(text: string | undefined): LogIndex | undefined {
+  const r = readIndex(text);
+  return 'index' in r ? r.index : undefined;
 }
 
 /**
- * The batches of an open file, one a line (`{from, chain, ops}\n`, appended);
- * a file written whole by a backend without append holds one, with no
- * newline. A line that cannot be read is undefined; an empty file is one such.
+ * Read index.json: the index, or what is wrong with it. Each segment entry
+ * is checked whole (positions that are safe integers, ascending, apart, above
+ * the floor): the load removes and skips files by these ranges, so one
+ * flipped bit in an entry must not pass for another range.
  */
-export function parseOpenFile(text: string): (LogFile | undefined)[] {
-  const lines = text.split('\n');
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  return lines.map((line) => (line === '' ? undefined : parseLogFile(line)));
+export function readIndex(text: string | undefined): { index: LogIndex } | { fault: string } {
+  if (text === undefined) return { fault: 'missing' };
+  let v: LogIndex;
+  try {
+    v = JSON.parse(text) as LogIndex;
+  } catch {
+    return { fault: 'not JSON (torn or damaged)' };
+  }
+  if (typeof v !== 'object' || v === null) return { fault: 'not an index' };
+  if (typeof v.epoch !== 'string' || v.epoch === '') return { fault: 'no epoch' };
+  if (!Number.isSafeInteger(v.floor) || v.floor < 0) return { fault: 'no floor' };
+  if (!Array.isArray(v.segments)) return { fault: 'no segment list' };
+  if (v.vector !== undefined && !isCounts(v.vector)) return { fault: 'its vector is not whole' };
+  if (![v.ts, v.heldLost, v.sealedSeq].every((n) => optional(n, 'number')) || !optional(v.chain, 'string')) return { fault: 'a field is not whole' };
+  const bad = v.segments.findIndex((s: unknown, i) => !isSegmentInfo(s) || s.from <= (i === 0 ? v.floor : v.segments[i - 1].to));
+  if (bad >= 0) return { fault: `segment entry ${bad} is not whole, or does not follow the one before it` };
+  return { index: { ...v, vector: v.vector ?? {}, ts: v.ts ?? 0 } };
 }
 
-/** Parse index.json; undefined when it is missing or unreadable. */
-export function parseIndex(text: string | undefined): LogIndex | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const v = JSON.parse(text) as LogIndex;
-    const ok = typeof v?.epoch === 'string' && Number.isSafeInteger(v.floor) && Array.isArray(v.segments);
-    return ok ? { ...v, vector: v.vector ?? {}, ts: v.ts ?? 0 } : undefined;
-  } catch {
-    return undefined;
-  }
+const isCounts = (x: unknown): boolean =>
+  typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+
+function isSegmentInfo(s: unknown): s is SegmentInfo {
+  const x = s as SegmentInfo | null;
+  if (typeof x !== 'object' || x === null || !Number.isSafeInteger(x.from) || !Number.isSafeInteger(x.to) || x.from > x.to) return false;
+  return optional(x.chain, 'string') && optional(x.minTs, 'number') && optional(x.maxTs, 'number');
+}
+
+/** The position a segment file's name carries (seg-<from>.json), or undefined for a name that is none. */
+export function segmentFromName(name: string): number | undefined {
+  const m = /^seg-(\d{1,16})\.json$/.exec(name);
+  return m ? Number(m[1]) : undefined;
 }

@@ -1,158 +1,154 @@
 import { SyncomError } from '../errors';
-import { unpackEntry } from '../op';
 import type { Backend } from '../backend/types';
-import { batchFile, batchFromName, INDEX_FILE, LOG_DIR, type LogFile, OPEN_DIR, parseIndex, parseLogFile, parseOpenFile, segmentFile } from './files';
+import { INDEX_FILE, LOG_DIR, type LogFile, type LogIndex, OPEN_DIR, parseLogFile, readIndex, type SegmentInfo, segmentFile, segmentFromName } from './files';
+import { loadOpen, readOps, report, RESTORE, type SealedPart, take, unreadable } from './load-open';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
-import { finishScrub, readScrubJournal, readThrough } from './scrub-journal';
+import { finishScrub, openFileNames, readThrough, SCRUB_FILE } from './scrub-journal';
 
-/** An appended batch not sealed yet. */
-export interface OpenBatch {
-  from: number;
-  to: number;
-  /** Its records are written: it may be sealed. */
-  recorded: boolean;
-  /** The JSON of its packed ops as appended, reused when it is sealed (absent after a reopen or a scrub). */
-  text?: string;
-  /** The chain head after this batch. */
-  chain?: string;
-  /** The position in the name of the open file that holds it (log/open/<file>.json); its own `from` when absent. */
-  file?: number;
-}
-
-function unreadable(options: OpLogOptions, file: string, detail: string): void {
-  options.onError?.(new SyncomError('OP_UNREADABLE', `log file ${file} cannot be read (${detail})`, { file }));
-}
-
-/** Take a file's packed ops into the log at positions from..; false when an entry cannot be read. */
-function takeOps(log: OpLog, from: number, ops: unknown[], out?: LogEntry[]): boolean {
-  let ok = true;
-  ops.forEach((packed, i) => {
-    if (packed === null) return;
-    const e = unpackEntry(log.openPacked(packed));
-    if (!e) { ok = false; return; }
-    const entry: LogEntry = { pos: from + i, op: e.op, flags: e.flags };
-    log.addEntry(entry);
-    out?.push(entry);
-  });
-  log.head = Math.max(log.head, from + ops.length - 1);
-  return ok;
-}
+export type { OpenBatch } from './load-open';
 
 /** How the load reads a log file: through a scrub a crash cut short, as it is once finished. */
 type ReadFile = (path: string) => Promise<string | undefined>;
 
-async function loadSegments(log: OpLog, backend: Backend, read: ReadFile, options: OpLogOptions): Promise<void> {
-  const known = new Set(log.segments.map((s) => `seg-${s.from}.json`));
-  for (const name of await backend.list(LOG_DIR)) {
-    if (name.startsWith('seg-') && !known.has(name)) await backend.remove(`${LOG_DIR}/${name}`);
+function adopt(log: OpLog, index: LogIndex): void {
+  log.epoch = index.epoch;
+  log.floor = index.floor;
+  log.head = index.floor;
+  log.segments = index.segments;
+  log.vector = { ...index.vector };
+  log.sealedVector = { ...index.vector };
+  log.maxTs = index.ts;
+  log.heldLost = index.heldLost ?? 0;
+  log.sealedSeq = Number.isSafeInteger(index.sealedSeq) ? (index.sealedSeq as number) : 0;
+  log.chain = log.sealedChain = index.chain ?? '';
+}
+
+/**
+ * index.json missing or not whole: a new log when log/ holds no log file (a
+ * fresh store), else refused. A new epoch over the files would drop every
+ * sealed segment as unlisted and sign this node's seqs from 1 again.
+ */
+async function refuseOverFiles(backend: Backend, open: readonly number[], fault: string): Promise<void> {
+  const segments = (await backend.list(LOG_DIR)).filter((n) => segmentFromName(n) !== undefined).length;
+  if (segments === 0 && open.length === 0) return;
+  throw new SyncomError('STORE_DAMAGED', `log/index.json is damaged or lost (${fault}), but log/ holds ${segments} sealed segment files `
+    + `and ${open.length} open batch files: open() will not start a new log over them, which would lose acknowledged ops and sign `
+    + `used sequence numbers again. ${RESTORE}`, { file: INDEX_FILE });
+}
+
+/** Why a segment file is not the one index.json lists, or undefined. */
+function segmentFault(file: LogFile, s: SegmentInfo): string | undefined {
+  if (file.from !== s.from) return `it starts at ${file.from}`;
+  if (file.ops.length !== s.to - s.from + 1) return `it holds ${file.ops.length} entries`;
+  return file.chain === s.chain ? undefined : 'its chain head differs';
+}
+
+/**
+ * The chain head the first open batch chains to: the last segment's, which
+ * its file confirmed, over index.json's own copy where the two differ.
+ */
+function sealedChain(log: OpLog, failed: readonly SegmentInfo[], options: OpLogOptions): string | undefined {
+  const last = log.segments[log.segments.length - 1];
+  if (!last) return log.sealedChain;
+  if (last.chain === undefined) return undefined;
+  if (failed.includes(last)) return log.sealedChain;
+  if (last.chain !== log.sealedChain) {
+    report(options, INDEX_FILE, `log/index.json: its chain head is not its last segment's, which ${segmentFile(last.from)} confirms: the segment's is taken`);
+    log.chain = log.sealedChain = last.chain;
   }
+  return last.chain;
+}
+
+/**
+ * Read the segments index.json lists, each checked against its entry there
+ * (`from`, op count, chain head): one that is not what index.json lists
+ * (another store's, or changed) is reported and left out, as a missing one.
+ * When no segment is what index.json lists, index.json is as likely the
+ * foreign file, and its vector would have this node sign its seqs again.
+ */
+async function loadSegments(log: OpLog, read: ReadFile, options: OpLogOptions): Promise<SealedPart> {
+  const failed: SegmentInfo[] = [];
+  const faults: { path: string; message: string }[] = [];
   for (const s of log.segments) {
-    const file = parseLogFile(await read(segmentFile(s.from)));
-    if (!file || !takeOps(log, s.from, file.ops)) unreadable(options, segmentFile(s.from), 'torn or missing');
+    const path = segmentFile(s.from);
+    const file = parseLogFile(await read(path));
+    const fault = file && segmentFault(file, s);
+    if (!file) unreadable(options, path, 'torn or missing');
+    else if (fault) faults.push({ path, message: `log file ${path} is not the segment index.json lists (${s.from}..${s.to}): ${fault}. `
+      + 'Another store\'s file, or changed after it was written: its entries are left out, a hole of the log' });
+    else take(log, options, path, readOps(log, s.from, file.ops));
+    if (!file || fault) failed.push(s);
     log.head = Math.max(log.head, s.to);
   }
-}
-
-/** One open file as read: its name's position and its lines (undefined: a line that cannot be read). */
-interface OpenFile {
-  name: number;
-  lines: (LogFile | undefined)[];
-}
-
-/** Where the file after this one starts (undefined for the newest), and what the sealed part covers. */
-interface FileContext {
-  next?: number;
-  sealedTo: number;
-  tail: LogEntry[];
+  if (faults.length > 0 && failed.length === log.segments.length) {
+    throw new SyncomError('STORE_DAMAGED', `log/index.json: none of the ${log.segments.length} segments it lists is the file at its name `
+      + `(${faults[0].path}: not the same range or chain head): index.json, or the segments, are another store's. ${RESTORE}`, { file: INDEX_FILE });
+  }
+  for (const f of faults) report(options, f.path, f.message);
+  return { to: log.head, chain: sealedChain(log, failed, options), failed };
 }
 
 /**
- * Whether an unreadable or overlapping LAST line is an append a crash or a
- * failure cut short, never announced: in the newest file, or in a file whose
- * successor starts at its position (the log went on from there). Dropped.
+ * A segment file index.json does not list that a crash leaves: one retention
+ * dropped (index.json is written first, the files removed after), or one a
+ * seal wrote before index.json listed it, whose ops the open batches still
+ * hold. Removing either loses nothing.
  */
-function cutAppend(line: LogFile | undefined, expect: number, c: FileContext): boolean {
-  if (c.next === undefined) return line === undefined;
-  return line === undefined ? c.next === expect : line.from >= c.next;
-}
-
-/** Where the positions of an unreadable line end: before the next readable line, or the next file. */
-function holeEnd(f: OpenFile, j: number, c: FileContext): number | undefined {
-  const after = f.lines.slice(j + 1).find((l): l is LogFile => l !== undefined);
-  const end = after?.from ?? c.next;
-  return end === undefined ? undefined : end - 1;
-}
-
-/** Take one open file's lines into the log; true when it holds nothing to keep (every batch sealed or cut). */
-function takeFile(log: OpLog, f: OpenFile, c: FileContext, options: OpLogOptions): boolean {
-  const path = batchFile(f.name);
-  let expect = f.name;
-  let kept = false;
-  for (const [j, line] of f.lines.entries()) {
-    if (line && line.from + line.ops.length - 1 <= c.sealedTo) { expect = line.from + line.ops.length; continue; }
-    if (j === f.lines.length - 1 && cutAppend(line, expect, c)) break;
-    kept = true;
-    if (!line || line.from < expect) {
-      unreadable(options, path, line ? `a batch at ${line.from} overlaps the one before it` : 'torn');
-      const end = line ? undefined : holeEnd(f, j, c);
-      if (end !== undefined && end >= expect) {
-        log.head = Math.max(log.head, end);
-        log.batches.push({ from: expect, to: end, recorded: false, file: f.name });
-        expect = end + 1;
-      }
-      continue;
-    }
-    if (!takeOps(log, line.from, line.ops, c.tail)) unreadable(options, path, `an entry of the batch at ${line.from}`);
-    const to = line.from + line.ops.length - 1;
-    log.head = Math.max(log.head, to);
-    if (line.chain) log.chain = line.chain;
-    log.batches.push({ from: line.from, to, recorded: false, chain: line.chain, file: f.name });
-    expect = to + 1;
-  }
-  return !kept;
-}
-
-async function loadBatches(log: OpLog, backend: Backend, read: ReadFile, options: OpLogOptions): Promise<LogEntry[]> {
-  const tail: LogEntry[] = [];
-  const sealedTo = log.head;
-  const names = (await backend.list(OPEN_DIR)).map(batchFromName).filter((n): n is number => n !== undefined);
-  names.sort((a, b) => a - b);
-  const files: OpenFile[] = [];
-  for (const name of names) files.push({ name, lines: parseOpenFile((await read(batchFile(name))) ?? '') });
-  for (const [i, f] of files.entries()) {
-    if (takeFile(log, f, { next: files[i + 1]?.name, sealedTo, tail }, options)) await backend.remove(batchFile(f.name));
-  }
-  return tail;
+function isLeftover(log: OpLog, file: LogFile, sealedTo: number): boolean {
+  if (file.from + file.ops.length - 1 <= log.floor) return true;
+  return file.from > sealedTo && file.ops.every((op, i) => op === null || log.at(file.from + i) !== undefined);
 }
 
 /**
- * Read index.json, the sealed segments and the open batches into `log`.
- * An open file holds one batch a line (one in all, with no newline, when
- * written whole). A torn last line (an append cut short, never announced) is
- * dropped; any other unreadable line is reported as OP_UNREADABLE and left as
- * a hole. A file the scrub journal names is read as the journal says (the
- * rewrite is finished). Returns the tail.
+ * The segment files index.json does not list: a crash's leftover is removed;
+ * any other is kept. One inside the sealed part is reported and not read;
+ * one past it is refused, since the next seal would write over it and
+ * index.json may be older than the log.
+ */
+async function sweepSegments(log: OpLog, options: OpLogOptions, sealedTo: number): Promise<void> {
+  const { backend } = options;
+  const listed = new Set(log.segments.map((s) => s.from));
+  for (const name of await backend.list(LOG_DIR)) {
+    const from = segmentFromName(name);
+    if (from === undefined || listed.has(from)) continue;
+    const path = `${LOG_DIR}/${name}`;
+    const file = parseLogFile(await backend.read(path));
+    if (file?.from === from && isLeftover(log, file, sealedTo)) await backend.remove(path);
+    else if (from <= sealedTo) report(options, path, `log file ${path} is not listed in index.json and is no leftover of a seal: left in place, not read`);
+    else throw new SyncomError('STORE_DAMAGED', `${path} is not listed in index.json, and the open batches do not hold its positions: `
+      + `index.json may be older than the log, or the file another store's. open() refuses rather than lose it. ${RESTORE}`, { file: path });
+  }
+}
+
+/**
+ * Read index.json, the sealed segments and the open batches into `log`;
+ * returns the tail. A store damaged after the fact never opens silently
+ * short of what it acknowledged: where the load cannot tell what the log
+ * holds (index.json lost or not whole beside log files, none of its segments
+ * there, a segment it does not list past the sealed part, open batches in a
+ * sealed range whose segment failed) it refuses with STORE_DAMAGED; where it
+ * can go on, the damage is reported (OP_UNREADABLE) and its positions are a
+ * hole. A file
+ * the scrub journal names is read as the journal says (the rewrite is
+ * finished), once the journal passes its checks.
+ *
+ * @throws SyncomError STORE_DAMAGED, naming the file.
  */
 export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEntry[]> {
   const { backend } = options;
   await backend.mkdir(OPEN_DIR);
-  const index = parseIndex(await backend.read(INDEX_FILE));
-  if (index) {
-    log.epoch = index.epoch;
-    log.floor = index.floor;
-    log.head = index.floor;
-    log.segments = index.segments;
-    log.vector = { ...index.vector };
-    log.sealedVector = { ...index.vector };
-    log.maxTs = index.ts;
-    log.heldLost = index.heldLost ?? 0;
-    log.sealedSeq = Number.isSafeInteger(index.sealedSeq) ? (index.sealedSeq as number) : 0;
-    log.chain = log.sealedChain = index.chain ?? '';
-  }
+  const open = await openFileNames(backend);
+  const index = readIndex(await backend.read(INDEX_FILE));
+  if ('index' in index) adopt(log, index.index);
+  else await refuseOverFiles(backend, open, index.fault);
   // A purge's rewrite a crash cut short is finished first, and read as finished where the backend may not be written (the CLI's).
-  const journal = await readScrubJournal(backend);
-  await finishScrub(backend, journal, options.durable === true);
+  const journal = await finishScrub(backend, { segments: log.segments, open: new Set(open), openPacked: (p) => log.openPacked(p) }, {
+    durable: options.durable === true,
+    onFault: (detail) => report(options, SCRUB_FILE, `log/scrub.json, a purge's journal, is not to be trusted: ${detail}`),
+  });
   const read = readThrough(backend, journal);
-  await loadSegments(log, backend, read, options);
-  return loadBatches(log, backend, read, options);
+  const sealed = await loadSegments(log, read, options);
+  const tail = await loadOpen(log, open, read, sealed);
+  await sweepSegments(log, options, sealed.to);
+  return tail;
 }

@@ -3,7 +3,7 @@ import type { Op, Vector } from '../op/types';
 import { FLAG_SEALED, packedJson, packOp } from '../op';
 import { platform } from '../platform';
 import { formatEventId, parseEventId } from './event-id';
-import { batchFile, type EntryCipher, INDEX_FILE, type LogIndex, type SegmentInfo } from './files';
+import { batchFile, chainBlock, type EntryCipher, INDEX_FILE, type LogIndex, logFileText, type SegmentInfo } from './files';
 import { loadLog, type OpenBatch } from './load';
 import { OpenFiles } from './open-files';
 import { type Retention, retentionOf } from './retention';
@@ -12,15 +12,7 @@ import { HeadWakes } from './head-wakes';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
 import { advanceVector, raiseVector } from './vector';
 
-/**
- * The next block of the audit chain (the DESIGN's chain): SHA-256 over the
- * previous head and the batch's ops as appended, base64url. Each node's chain
- * is its own record of what it applied in its order: converged nodes hold the
- * same records and different chains (GUAR-23).
- */
-export function chainBlock(previous: string, opsText: string): string {
-  return platform().sha256Parts([previous, '\n', opsText]);
-}
+export { chainBlock } from './files';
 
 /** One op in the log, at its position, with its local flags. */
 export interface LogEntry {
@@ -132,7 +124,7 @@ export class OpLog {
     const from = this.head + 1;
     const text = this.packText(items);
     const chain = chainBlock(this.chain, text);
-    const data = `{"from":${from},"chain":"${chain}","ops":${text}}`;
+    const data = logFileText(from, text, chain);
     await this.files.write(from, data, this.batches.length, (file) => {
       items.forEach((it, i) => this.addEntry({ pos: from + i, op: it.op, flags: it.flags ?? 0 }));
       this.chain = chain;

@@ -1,7 +1,7 @@
 import { lowerBound } from '../crdt/sorted-map';
 import { FLAG_HELD, FLAG_SEALED, hasPayload, scrubForPurge } from '../op';
 import type { Op } from '../op/types';
-import { batchFile, segmentFile, type SegmentInfo } from './files';
+import { batchFile, chainBlock, logFileText, segmentFile, type SegmentInfo } from './files';
 import { FLAG_GRANTED } from './flags';
 import type { OpenBatch } from './load';
 import type { LogEntry, OpLog } from './op-log';
@@ -16,7 +16,17 @@ function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[]
 }
 
 function fileText(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string): string {
-  return `{"from":${from}${chain ? `,"chain":${JSON.stringify(chain)}` : ''},"ops":${log.packText(entries)}}`;
+  return logFileText(from, log.packText(entries), chain || undefined);
+}
+
+/**
+ * An open batch as a purge rewrites it: its ops changed under its chain
+ * block, which no longer re-hashes, so the line carries the hash of its new
+ * ops tied to that block (`scrub`), which the load checks instead.
+ */
+function scrubbedLine(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string): string {
+  const ops = log.packText(entries);
+  return logFileText(from, ops, chain || undefined, chainBlock(chain ?? '', ops));
 }
 
 /** A segment's text: the batches' own JSON joined when every one has it, else packed again. */
@@ -24,7 +34,7 @@ function segmentText(log: OpLog, from: number, batches: { text?: string; chain?:
   const chain = batches[batches.length - 1].chain;
   if (!batches.every((b) => b.text !== undefined)) return fileText(log, from, entries, chain);
   const parts = batches.map((b) => (b.text as string).slice(1, -1)).filter((t) => t.length > 0);
-  return `{"from":${from}${chain ? `,"chain":"${chain}"` : ''},"ops":[${parts.join(',')}]}`;
+  return logFileText(from, `[${parts.join(',')}]`, chain || undefined);
 }
 
 /** The position in the name of the open file holding a batch. */
@@ -153,7 +163,7 @@ export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<nu
     });
     const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, 0);
     if (n === 0) continue;
-    const texts = lines.map((l) => fileText(log, l.b.from, l.next, l.b.chain));
+    const texts = lines.map((l) => (f.open ? scrubbedLine : fileText)(log, l.b.from, l.next, l.b.chain));
     const text = f.open && log.files.lined ? texts.map((t) => `${t}\n`).join('') : texts.join('\n');
     // Whole in the journal first, so that a crash inside the rewrite in place leaves it to be finished.
     await backend.write(SCRUB_FILE, scrubJournalText(f.path, text), { durable });

@@ -2,6 +2,7 @@ import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import type { SyncomError } from '../../src';
 import type { Storage } from '../../src/storage';
 import { internals } from '../../src/testing/internals';
+import { chainBlock, logFileText } from '../../src/log/files';
 import { nodeKeys, openBatches, openFiles, openLines, openOn, segmentFiles, T0 } from './helpers';
 
 /**
@@ -139,7 +140,10 @@ describe('the log: batches appended as lines of open files', () => {
     const o = await openOn(other, options);
     await writes(o, 1, 3);
     await settled(o);
-    await disk.write('log/open/3.json', `${(other.files().get('log/open/1.json') as string).split('\n')[2]}\n`);
+    // That append chained to batch 2: a failed append never moves the chain.
+    const ops = JSON.stringify(JSON.parse((other.files().get('log/open/1.json') as string).split('\n')[2]).ops);
+    const chain2 = (JSON.parse(file.split('\n')[1]) as { chain: string }).chain;
+    await disk.write('log/open/3.json', `${logFileText(3, ops, chainBlock(chain2, ops))}\n`);
     const { s: again, errors } = await reopened(disk);
     const log = internals(again).log;
     expect(log.batches.map((x) => [x.from, x.file])).toEqual([[1, 1], [2, 1], [3, 3]]);
