@@ -39,8 +39,17 @@ function checkOptions(options: OpenOptions): void {
  * this process or another, fails with LOCKED; a lock left by a process that
  * is gone is taken over.
  *
+ * Damage it can read past (a log, record or registry file that cannot be
+ * read: OP_UNREADABLE) is emitted on the storage's 'error' event once open()
+ * has resolved, so a listener attached right after it sees it.
+ *
  * @throws SyncomError INVALID_ARGUMENT for bad options.
  * @throws SyncomError LOCKED (status 423) while another open storage holds the path.
+ * @throws SyncomError STORE_DAMAGED for damage it cannot go on past safely (a
+ * key pair that lost its private half, or keys that do not match); the
+ * message names the file and what to do.
+ * @throws SyncomError IO_ERROR (node:fs) for a file that cannot be read, such
+ * as a directory in its place.
  * @example
  * const storage = await open({ path: 'data' });
  * const id = await storage.insert({ title: 'Draft' });
@@ -68,7 +77,8 @@ async function openLocked(options: OpenOptions, backend: Backend, lock: BackendL
   const replica = new Replica(parts);
   const sync = new SyncManager(replica, (options.sync ?? {}) as DialOptions);
   const storage = new Storage(parts, sync, replica);
-  await sync.init();
+  // A registry file that cannot be read is damage found at open, as the log's and the records' are: reported with them.
+  await sync.init((e) => startup.push(e));
   if (options.sync?.connect && options.sync.autoStart !== false) await sync.start();
   if (startup.length) platform().macrotask(() => startup.forEach((e) => parts.events.emit('error', e)));
   return storage;

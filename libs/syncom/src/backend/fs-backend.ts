@@ -4,6 +4,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } f
 import type { FileHandle } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { SyncomError } from '../errors';
 import { createAppender, SPARE_NAME } from './fs-append';
 import { errorCode } from './fs-errors';
 import { Recycler } from './fs-recycle';
@@ -31,7 +32,10 @@ const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);
  * keeps the file, emptied, for the next write of a file in its directory
  * (see Recycler); `close` removes what is kept.
  * `lock` takes `<root>/LOCK` (see lockDirectory): one open storage per root.
- * OS errors (ENOSPC, EIO, ...) propagate unchanged, for the caller to wrap.
+ * A read, list, exists or mkdir that fails other than "absent" (ENOENT)
+ * rejects with SyncomError IO_ERROR naming the path, the OS error as its
+ * `cause`, so open() of a damaged store fails with a code; a write's OS
+ * errors (ENOSPC, EIO, ...) propagate unchanged, for the caller to wrap.
  *
  * @throws TypeError when `root` is not a non-empty string.
  * @throws SyncomError INVALID_ARGUMENT (from each method) for a path that could leave the root.
@@ -67,7 +71,7 @@ export function createFsBackend(root: string): Backend {
       if (!recycler.retire(file)) await removeIfPresent(file);
     },
     list: async (dir) => listFiles(at(dir, { dir: true })),
-    mkdir: async (dir) => void (await mkdir(at(dir, { dir: true }), { recursive: true })),
+    mkdir: async (dir) => makeDir(at(dir, { dir: true })),
     exists: async (path) => existsAt(at(path, { dir: true })),
     lock: async () => {
       const held = await lockDirectory(base);
@@ -82,12 +86,21 @@ export function createFsBackend(root: string): Backend {
   };
 }
 
+/**
+ * An OS error where a read met what the layout does not hold (a directory in
+ * a file's place or the reverse, EACCES, EIO): a code callers can match on,
+ * and the path an operator can go and look at.
+ */
+function readError(path: string, cause: unknown): SyncomError {
+  return new SyncomError('IO_ERROR', `${path}: ${(cause as Error)?.message ?? String(cause)}`, { path, cause });
+}
+
 async function readOrUndefined(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
   } catch (e) {
     if (errorCode(e) === 'ENOENT') return undefined;
-    throw e;
+    throw readError(file, e);
   }
 }
 
@@ -264,13 +277,20 @@ async function removeLeftovers(dir: string, depth = 2): Promise<void> {
   }
 }
 
+/** mkdir -p; a file in the way (a damaged store) is IO_ERROR naming the path. */
+async function makeDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true }).catch((e: unknown) => {
+    throw readError(dir, e);
+  });
+}
+
 async function listFiles(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
     return entries.filter((d) => d.isFile() && !isTempName(d.name)).map((d) => d.name).sort();
   } catch (e) {
     if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return [];
-    throw e;
+    throw readError(dir, e);
   }
 }
 
@@ -280,6 +300,6 @@ async function existsAt(path: string): Promise<boolean> {
     return true;
   } catch (e) {
     if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return false;
-    throw e;
+    throw readError(path, e);
   }
 }

@@ -102,10 +102,11 @@ async function createExclusive(file: string, text: string): Promise<boolean> {
   }
 }
 
+/** The lock file's text; undefined when absent. Any other failure (a directory in its place) is IO_ERROR naming the path. */
 async function readOrUndefined(file: string): Promise<string | undefined> {
   return readFile(file, 'utf8').catch((e: unknown) => {
     if (errorCode(e) === 'ENOENT') return undefined;
-    throw e;
+    throw new SyncomError('IO_ERROR', `${file}: ${(e as Error)?.message ?? String(e)}`, { path: file, cause: e });
   });
 }
 

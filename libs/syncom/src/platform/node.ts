@@ -103,6 +103,12 @@ async function generateSealingKeys(): Promise<PemKeyPair> {
   return { publicPem: pub, privatePem: privateKey };
 }
 
+function sealingPublicPem(key: PlatformKey): string {
+  const k = key as crypto.KeyObject;
+  if (k.asymmetricKeyType !== 'rsa') throw new SyncomError('INVALID_ARGUMENT', 'Not an RSA sealing key: check the keys/ folder.');
+  return (k.type === 'private' ? crypto.createPublicKey(k) : k).export({ type: 'spki', format: 'pem' }) as string;
+}
+
 /** Node's platform, without the parts that live above platform/ (the fs backend, sealing, pages' bytes: see node-platform.ts). */
 export const nodePlatform: Platform = {
   name: 'node',
@@ -126,4 +132,5 @@ export const nodePlatform: Platform = {
   ed25519,
   generateSealingKeys,
   importSealingKey: async (pem, kind) => (kind === 'public' ? loadPublic(pem) : loadPrivate(pem)),
+  sealingPublicPem,
 };

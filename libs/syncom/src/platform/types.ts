@@ -73,6 +73,13 @@ export interface PlatformExtras {
   generateSealingKeys(): Promise<PemKeyPair>;
   /** Parse a sealing key PEM (public SPKI or private PKCS#8); the browser keeps the text. */
   importSealingKey(pem: string, kind: 'public' | 'private'): Promise<PlatformKey>;
+  /**
+   * The SPKI PEM of a parsed sealing key's public half (a private key's
+   * derived), where the platform seals (Node): open() makes a lost
+   * seal-public.pem again from it and checks that the pair's halves match.
+   * @throws SyncomError INVALID_ARGUMENT for a key that is no RSA key.
+   */
+  sealingPublicPem?(key: PlatformKey): string;
   /** Attach a changes page's JSON bytes for the gateway's transport (sync/host/page-bytes.ts; Node's only). */
   encodePage?(page: { prev: string }, texts: import('../sync/host/page-text').OpTexts, at: readonly number[]): void;
 }

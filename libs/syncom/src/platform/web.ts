@@ -53,9 +53,11 @@ const isCryptoKey = (k: PlatformKey): k is CryptoKey => typeof (k as CryptoKey).
 
 async function importDer(pem: string, kind: 'private' | 'public'): Promise<CryptoKey> {
   const der = fromPem(pem, kind === 'private' ? 'PRIVATE KEY' : 'PUBLIC KEY');
+  // Outside the try: no Web Crypto (UNSUPPORTED) says nothing about the key file, which open() would report as damaged.
+  const s = subtle();
   try {
     if (!der) throw new Error('no PEM block');
-    return await subtle().importKey(kind === 'private' ? 'pkcs8' : 'spki', source(der), ED, true, [kind === 'private' ? 'sign' : 'verify']);
+    return await s.importKey(kind === 'private' ? 'pkcs8' : 'spki', source(der), ED, true, [kind === 'private' ? 'sign' : 'verify']);
   } catch (cause) {
     throw new SyncomError('INVALID_ARGUMENT', `Not a PEM ${kind} key: check the keys/ folder.`, { cause });
   }

@@ -1,5 +1,8 @@
+import { isSyncomError, SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
+import { INDEX_FILE, LOG_DIR, OPEN_DIR } from '../log/files';
 import { platform, type PemKeyPair, type PlatformKey } from '../platform';
+import { RECORDS_DIR } from './records';
 
 /** The node's keys, parsed once (parsing a PEM per call is ten times slower): KeyObjects in Node, CryptoKeys in the browser. */
 export interface NodeKeys {
@@ -48,36 +51,116 @@ function load(pem: string, kind: Kind): Promise<PlatformKey> {
   return p.importSealingKey(pem, kind === 'seal-public' ? 'public' : 'private');
 }
 
-async function pair(backend: Backend, name: 'sign' | 'seal', make: () => Promise<PemKeyPair>) {
+type Name = 'sign' | 'seal';
+
+/** A pair's kind: how to make one, and the SPKI PEM of a key's public half (of a public or a private key; undefined where the platform cannot tell). */
+interface PairKind {
+  name: Name;
+  make(): Promise<PemKeyPair>;
+  publicOf(key: PlatformKey): Promise<string | undefined>;
+}
+
+/** What an operator can do about a damaged pair. */
+const REMEDY: Record<Name, string> = {
+  sign: 'restore keys/ from a backup, or move log/ and records/ away to start as a new node',
+  seal: "restore keys/ from a backup (sealed records need it), or copy a new empty store's keys/seal-*.pem here to give them up",
+};
+
+function damaged(file: string, what: string, cause?: unknown): SyncomError {
+  return new SyncomError('STORE_DAMAGED', `${file} ${what}`, { file, cause });
+}
+
+/** A key file that does not parse, or holds a key of another kind, is damage to the store, not a caller's bad argument. */
+function asDamage<T>(work: Promise<T>, file: string, remedy: string): Promise<T> {
+  return work.catch((cause: unknown) => {
+    throw isSyncomError(cause) && cause.code !== 'INVALID_ARGUMENT' ? cause : damaged(file, `cannot be read as a key: ${remedy}`, cause);
+  });
+}
+
+/**
+ * Public halves worked out already, by parsed key: parsed keys are shared by
+ * the opens of one process (see parse), and an RSA key's half costs about
+ * 0.1 ms, which every reopen would pay again.
+ */
+const halves = new WeakMap<PlatformKey, Promise<string | undefined>>();
+
+function halfOf(kind: PairKind, key: PlatformKey): Promise<string | undefined> {
+  let half = halves.get(key);
+  if (!half) halves.set(key, (half = kind.publicOf(key)));
+  return half;
+}
+
+/**
+ * Whether the store already holds a log or records. Both pairs are written
+ * before the log at the first open, so a pair missing beside them was lost,
+ * not never made: a new one would be a new node id beside the old records
+ * (or a seal key that opens none of the sealed ones).
+ */
+async function holdsLog(backend: Backend): Promise<boolean> {
+  if (await backend.exists(INDEX_FILE)) return true;
+  const names = await Promise.all([LOG_DIR, OPEN_DIR, RECORDS_DIR].map((dir) => backend.list(dir)));
+  return names.some((n) => n.length > 0);
+}
+
+/**
+ * One pair. It is made only when both files are absent in a store with no
+ * log; a lost public half is made again from the private one; no file is
+ * ever written over. The halves are checked against each other at every
+ * open: a public file of another store would otherwise name another node
+ * (or seal new records for another key).
+ */
+async function pair(backend: Backend, kind: PairKind) {
+  const { name, make } = kind;
   const pubPath = `${KEYS_DIR}/${name}-public.pem`;
   const privPath = `${KEYS_DIR}/${name}-private.pem`;
-  let pub = await backend.read(pubPath);
-  let priv = await backend.read(privPath);
-  if (pub === undefined || priv === undefined) {
+  let [pub, priv] = await Promise.all([backend.read(pubPath), backend.read(privPath)]);
+  if (pub === undefined && priv === undefined) {
+    if (await holdsLog(backend)) throw damaged(privPath, `and ${pubPath} are missing beside the store's log: ${REMEDY[name]}`);
     const made = await make();
-    // The private key first: a crash between the two leaves a pair that is remade whole.
+    // The private key first: a crash between the two leaves a public half made again from it.
     await backend.write(privPath, made.privatePem, { durable: true });
     await backend.write(pubPath, made.publicPem, { durable: true });
-    pub = made.publicPem;
-    priv = made.privatePem;
+    ({ publicPem: pub, privatePem: priv } = made);
   }
-  const [pubKey, privKey] = await Promise.all([parse(pub, `${name}-public`), parse(priv, `${name}-private`)]);
+  if (priv === undefined) throw damaged(privPath, `is missing: ${REMEDY[name]}`);
+  const privKey = await asDamage(parse(priv, `${name}-private`), privPath, REMEDY[name]);
+  const half = await asDamage(halfOf(kind, privKey), privPath, REMEDY[name]);
+  if (pub === undefined) {
+    if (half === undefined) throw damaged(pubPath, `is missing: ${REMEDY[name]}`);
+    await backend.write(pubPath, (pub = half), { durable: true });
+  }
+  const pubKey = await asDamage(parse(pub, `${name}-public`), pubPath, `remove it, and open() makes it again from ${privPath}`);
+  if ((await asDamage(halfOf(kind, pubKey), pubPath, REMEDY[name])) !== half) throw damaged(pubPath, `does not match ${privPath}: ${REMEDY[name]}`);
   return { pub: pubKey, priv: privKey };
 }
+
+/** The SPKI PEM of an Ed25519 public key from its raw bytes, the node id: a fixed 12-byte prefix (RFC 8410), then the key. */
+const signPublicPem = (id: string) => `-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA${id.replace(/-/g, '+').replace(/_/g, '/')}=\n-----END PUBLIC KEY-----\n`;
 
 /**
  * Load the node's key pairs from <path>/keys/, making them at the first open
  * (SIG-4): Ed25519 sign-public.pem / sign-private.pem, and the RSA pair that
  * seals records, seal-public.pem / seal-private.pem. The files are the same
  * on every platform (PEM: SPKI public, PKCS#8 private), so a store written
- * by Node opens in the browser and the reverse.
+ * by Node opens in the browser and the reverse. The node id is the private
+ * key's public half. The sealing pair's halves are compared where the
+ * platform seals (Node).
+ *
+ * @throws SyncomError STORE_DAMAGED (naming the file) for a pair that lost its
+ * private half, or lost both beside a log; a key file that does not parse; a
+ * public half that does not match its private one.
  */
 export async function loadKeys(backend: Backend): Promise<NodeKeys> {
   await backend.mkdir(KEYS_DIR);
   const p = platform();
-  const [sign, seal] = await Promise.all([
-    pair(backend, 'sign', () => p.ed25519.generate()),
-    pair(backend, 'seal', () => p.generateSealingKeys()),
+  // Both settle before either's refusal is thrown: open() releases the lock then, and no key write may land after it.
+  const pairs = await Promise.allSettled([
+    pair(backend, { name: 'sign', make: () => p.ed25519.generate(), publicOf: async (key) => signPublicPem(await p.ed25519.idOf(key)) }),
+    pair(backend, { name: 'seal', make: () => p.generateSealingKeys(), publicOf: async (key) => p.sealingPublicPem?.(key) }),
   ]);
-  return { id: await p.ed25519.idOf(sign.pub), signPrivate: sign.priv, signPublic: sign.pub, sealPublic: seal.pub, sealPrivate: seal.priv };
+  const [sign, seal] = pairs.map((r) => {
+    if (r.status === 'rejected') throw r.reason;
+    return r.value;
+  });
+  return { id: await p.ed25519.idOf(sign.priv), signPrivate: sign.priv, signPublic: sign.pub, sealPublic: seal.pub, sealPrivate: seal.priv };
 }

@@ -61,9 +61,13 @@ export class SyncManager {
     return this.ctx.telemetry;
   }
 
-  /** Load the registry; pin own ops for the registered nodes (LOG-16). Called once, by open(). */
-  async init(): Promise<void> {
-    await this.registry.load((e) => this.events.emit('error', e));
+  /**
+   * Load the registry; pin own ops for the registered nodes (LOG-16). Called
+   * once, by open(), which holds what `onError` gets (a registry file that
+   * cannot be read) until the caller could attach a listener.
+   */
+  async init(onError: (e: SyncomError) => void): Promise<void> {
+    await this.registry.load(onError);
     if (this.ctx.options.connect) this.replica.pinRetention((s, entries) => this.pinned(s, entries));
   }
 

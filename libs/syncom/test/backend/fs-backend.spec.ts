@@ -98,10 +98,10 @@ describe('fs backend', () => {
     expect((await readdir(root)).sort()).toEqual(['a', 'dir']);
   });
 
-  it('propagates OS errors other than ENOENT', async () => {
+  it('wraps OS errors other than ENOENT in IO_ERROR, naming the path, the OS error as cause', async () => {
     const backend = createFsBackend(root);
     await backend.mkdir('d');
-    await expect(backend.read('d')).rejects.toMatchObject({ code: 'EISDIR' });
+    await expect(backend.read('d')).rejects.toMatchObject({ code: 'IO_ERROR', cause: { code: 'EISDIR' } });
   });
 
   it('creates nothing outside the root for a rejected path', async () => {

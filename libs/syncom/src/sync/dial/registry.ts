@@ -72,7 +72,8 @@ export class Registry {
         if (typeof rec?.url !== 'string') throw new Error('no url');
         this.nodes.set(rec.url, { ...newNodeRecord(rec), ...rec, acked: rec.acked ?? {} });
       } catch (e) {
-        onError(new SyncomError('OP_UNREADABLE', `registry file remote/${name} cannot be read`, { cause: e }));
+        const file = `${REMOTE_DIR}/${name}`;
+        onError(new SyncomError('OP_UNREADABLE', `registry file ${file} cannot be read: its node is not dialed until addNode() registers it again`, { file, cause: e }));
       }
     }
   }
