@@ -8,7 +8,7 @@ export interface Finding {
 
 /** What verify collects while it walks the storage. */
 export class Findings {
-  readonly list: Finding[] = [];
+  list: Finding[] = [];
 
   fault(where: string, message: string): void {
     this.list.push({ level: 'fault', where, message });
@@ -16,6 +16,16 @@ export class Findings {
 
   warn(where: string, message: string): void {
     this.list.push({ level: 'warning', where, message });
+  }
+
+  /**
+   * A file that could not be read at all (the OS refused: a directory in its
+   * place, EIO): one fault saying so, instead of what the checks made of it
+   * reading as absent ("missing", "torn").
+   */
+  unreadable(where: string, why: string): void {
+    this.list = this.list.filter((x) => x.where !== where);
+    this.fault(where, `cannot be read (${why})`);
   }
 
   get faults(): number {

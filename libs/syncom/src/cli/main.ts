@@ -21,7 +21,8 @@ commands:
   info <path>      id, epoch, floor, vector, segments, records, registered nodes
                    (cursor, and lag: own ops a node has not acknowledged)
   verify <path>    check every op in the log: signature, digest, per-stream seq,
-                   positions, the audit chain against index.json
+                   positions, the audit chain against index.json; the record
+                   files against the log; the registry files
   export <path>    every record as one JSON line { id, data, meta }, in id order
   log <path>       the ops of the log, one line each
   pull <path>      sync this storage (created if absent) with a hub until it

@@ -1,6 +1,5 @@
 import { open } from '../open';
 import type { Storage } from '../storage/storage';
-import { REMOTE_DIR } from '../sync/dial/registry';
 import { requireIntact, type StorageDir } from './storage-dir';
 
 /** A storage opened for inspection, with what the engine could not read. */
@@ -26,9 +25,7 @@ export async function openReadOnly(dir: StorageDir): Promise<Inspected> {
   storage.on('error', (e) => problems.push(e.message));
   // open() reports load errors on the next turn, once a listener could be attached.
   await new Promise<void>((resolve) => setImmediate(resolve));
-  const files = (await dir.backend.list(REMOTE_DIR)).filter((n) => n.endsWith('.json'));
-  const unreadable = files.length - storage.sync.listNodes().length;
-  // The registry reports unreadable node files on sync events, before anyone listens: count them instead.
-  if (unreadable > 0) problems.push(`${unreadable} registry file(s) under remote/ cannot be read`);
+  // Read as absent so open() could go on: what the OS refused is named here.
+  for (const [path, why] of dir.backend.failed) problems.push(`${path} cannot be read (${why})`);
   return { storage, problems, close: () => storage.close() };
 }

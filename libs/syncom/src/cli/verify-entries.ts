@@ -26,6 +26,8 @@ export interface Decoded {
   closedIn: Set<ReadLogFile>;
   /** An unreadable file or entry since the last op decoded. */
   broken: boolean;
+  /** Files that are torn, or hold an entry that could not be read or a hole: their ops are not all in `ops`. */
+  incomplete: Set<ReadLogFile>;
 }
 
 const SEALED_LENGTH = 19;
@@ -42,9 +44,10 @@ function whyMalformed(packed: unknown): string {
 }
 
 /** Record a fault at an entry that could not be read: the streams start afresh after it. */
-function unreadable(out: Decoded, f: Findings, where: string, why: string): void {
+function unreadable(out: Decoded, f: Findings, where: string, why: string, file: ReadLogFile): void {
   f.fault(where, why);
   out.broken = true;
+  out.incomplete.add(file);
 }
 
 /** Decode one file's entries with the engine's decoder (and the log cipher for sealed ones, when the key is there). */
@@ -56,23 +59,28 @@ function decodeFile(file: ReadLogFile, epoch: string, cipher: EntryCipher | unde
     if (raw === null) { holes++; return; }
     if (isSealedForm(raw) && !cipher) { out.closed++; out.closedIn.add(file); return; }
     const packed = isSealedForm(raw) ? cipher?.open(raw) : raw;
-    if (packed === undefined) return unreadable(out, f, where, 'a sealed entry that does not open with keys/seal-private.pem: changed, or sealed for another key');
+    if (packed === undefined) return unreadable(out, f, where, 'a sealed entry that does not open with keys/seal-private.pem: changed, or sealed for another key', file);
     const e = unpackEntry(packed);
-    if (!e) return unreadable(out, f, where, `a malformed entry (${whyMalformed(packed)})`);
+    if (!e) return unreadable(out, f, where, `a malformed entry (${whyMalformed(packed)})`, file);
     out.ops.push({ where, pos, op: e.op, flags: e.flags, file, ...(out.broken ? { afterBreak: true as const } : {}) });
     out.broken = false;
   });
   // A hole is written only for an entry that was unreadable when the file was rewritten: earlier damage.
-  if (holes) f.warn(file.path, `${holes} empty slot(s): entries lost to earlier damage`);
+  if (holes) {
+    f.warn(file.path, `${holes} empty slot(s): entries lost to earlier damage`);
+    out.incomplete.add(file);
+  }
 }
 
 /** Decode every readable file's entries, in log order. */
 export function decodeAll(files: readonly ReadLogFile[], epoch: string, cipher: EntryCipher | undefined, f: Findings): Decoded {
-  const out: Decoded = { ops: [], closed: 0, closedIn: new Set(), broken: false };
+  const out: Decoded = { ops: [], closed: 0, closedIn: new Set(), broken: false, incomplete: new Set() };
   for (const file of files) {
     // A torn file is one fault (verify-files); the streams it hid must not each report a gap after it.
-    if (!file.ops) out.broken = true;
-    else decodeFile(file, epoch, cipher, f, out);
+    if (!file.ops) {
+      out.broken = true;
+      out.incomplete.add(file);
+    } else decodeFile(file, epoch, cipher, f, out);
   }
   return out;
 }

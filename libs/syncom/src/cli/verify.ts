@@ -1,7 +1,10 @@
+import { lockHolder } from '../backend/fs-lock';
 import { KEYS_DIR } from '../storage/keys';
 import type { EntryCipher } from '../log/files';
 import { loadPrivateKey, loadPublicKey, nodeIdOf } from '../op/keys';
 import { createLogCipher } from '../sealed/log-cipher';
+import { createRecordCipher } from '../sealed/record-cipher';
+import type { RecordCipher } from '../storage/record-file';
 import { type Finding, Findings } from './findings';
 import { plural } from './format';
 import { type CliIo, EXIT_FAULTS, EXIT_OK, writeOut } from './io';
@@ -10,6 +13,8 @@ import { findStorage, type StorageDir } from './storage-dir';
 import { checkChain } from './verify-chain';
 import { checkSealedPart, decodeAll } from './verify-entries';
 import { readLogFiles } from './verify-files';
+import { checkPlaces, checkRegistry } from './verify-places';
+import { checkRecords, type RecordsCheck } from './verify-records';
 import { checkSignatures } from './verify-signatures';
 import { checkStreams } from './verify-streams';
 
@@ -26,32 +31,45 @@ export interface VerifyReport {
   sealedUnchecked: number;
   /** The chain head the log ends on; null when its last batch cannot be read. */
   chain: string | null;
+  /** records/ against the log. */
+  records: RecordsCheck;
+  /** Registry files (remote/*.json) read. */
+  nodes: number;
   faults: number;
   warnings: number;
   findings: Finding[];
 }
 
-/** The node id and the log cipher, from the storage's own keys when they are there and sound. */
-async function keysOf(dir: StorageDir, f: Findings): Promise<{ ownId?: string; cipher?: EntryCipher }> {
+/** The node id, and the log's and the record files' ciphers, from the storage's own keys when they are there and sound. */
+async function keysOf(dir: StorageDir, f: Findings): Promise<{ ownId?: string; cipher?: EntryCipher; records?: RecordCipher }> {
   const read = async (name: string) => (await dir.backend.read(`${KEYS_DIR}/${name}.pem`)) as string;
-  const out: { ownId?: string; cipher?: EntryCipher } = {};
+  const out: { ownId?: string; cipher?: EntryCipher; records?: RecordCipher } = {};
   try {
     if (dir.keys.sign) out.ownId = nodeIdOf(loadPublicKey(await read('sign-public')));
   } catch {
     f.warn('keys/sign-public.pem', 'not an Ed25519 public key');
   }
   try {
-    if (dir.keys.seal) out.cipher = createLogCipher({ sealPublic: loadPublicKey(await read('seal-public')), sealPrivate: loadPrivateKey(await read('seal-private')) });
+    if (dir.keys.seal) {
+      const keys = { sealPublic: loadPublicKey(await read('seal-public')), sealPrivate: loadPrivateKey(await read('seal-private')) };
+      out.cipher = createLogCipher(keys);
+      // Only read with: no id is sealed for writing.
+      out.records = createRecordCipher(keys, () => false);
+    }
   } catch {
     f.warn('keys/seal-*.pem', 'not a key pair: sealed ops cannot be opened');
   }
   return out;
 }
 
-/** Walk the storage's log: files, entries, streams, chain, digests and signatures. */
-export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr']): Promise<VerifyReport> {
+/**
+ * Walk the storage: the log's files, entries, streams, chain, digests and
+ * signatures; the record files against the log; the registry files. A file
+ * the OS would not let it read is a fault at that path.
+ */
+export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr'], holder?: number): Promise<VerifyReport> {
   const f = new Findings();
-  const { ownId, cipher } = await keysOf(dir, f);
+  const { ownId, cipher, records: recordCipher } = await keysOf(dir, f);
   const { index, files } = await readLogFiles(dir, f);
   const decoded = decodeAll(files, index.epoch, cipher, f);
   if (decoded.closed) f.warn('keys/', `${plural(decoded.closed, 'sealed op')} not checked: no seal key pair to open them`);
@@ -59,10 +77,24 @@ export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr']
   checkStreams(decoded.ops, ownId, f);
   const chain = checkChain(index, files, decoded, f);
   const counts = await checkSignatures(decoded.ops, createProgress(progressTo, 'verify', decoded.ops.length), f);
+  const records = holder === undefined ? await checkRecords(dir, decoded, recordCipher, f) : skipRecords(holder, f);
+  const nodes = await checkRegistry(dir, f);
+  await checkPlaces(dir, f);
+  for (const [path, why] of dir.backend.failed) f.unreadable(path, why);
   return {
     path: dir.root, epoch: index.epoch, segments: files.filter((x) => x.kind === 'segment').length, batches: files.filter((x) => x.kind === 'batch').length,
-    ops: decoded.ops.length, ...counts, sealedUnchecked: decoded.closed, chain: chain ?? null, faults: f.faults, warnings: f.warnings, findings: f.list,
+    ops: decoded.ops.length, ...counts, sealedUnchecked: decoded.closed, chain: chain ?? null, records, nodes, faults: f.faults, warnings: f.warnings, findings: f.list,
   };
+}
+
+/**
+ * records/ is not held to the log while a process has the storage open: it
+ * appends and writes record files as verify reads, so the two it reads need
+ * not be of one moment.
+ */
+function skipRecords(holder: number, f: Findings): RecordsCheck {
+  f.warn('records/', `not compared with the log: process ${holder} has the storage open and writes both while this reads`);
+  return { files: 0, records: 0, compared: 0, exact: false, sealedUnchecked: 0 };
 }
 
 /** The findings (at most 100 lines) and a summary. */
@@ -74,6 +106,7 @@ export function formatVerify(r: VerifyReport): string {
     `verify ${r.path}: epoch ${r.epoch}, ${plural(r.segments, 'segment')} and ${plural(r.batches, 'open batch', 'open batches')}`,
     `ops       ${r.ops} (${r.signed} signed, ${r.unsigned} unsigned${r.sealedUnchecked ? `, ${r.sealedUnchecked} sealed unchecked` : ''})`,
     `chain     ${r.chain ?? '(unknown: the last batch cannot be read)'}`,
+    `records   ${plural(r.records.records, 'record')} in ${plural(r.records.files, 'file')}, ${r.records.compared} compared with the log${r.records.exact ? '' : ' (for what the log holds of them)'}`,
     `result    ${r.faults ? plural(r.faults, 'fault') : 'OK'}${r.warnings ? `, ${plural(r.warnings, 'warning')}` : ''}`,
   ];
   return lines.join('\n') + '\n';
@@ -81,11 +114,14 @@ export function formatVerify(r: VerifyReport): string {
 
 /**
  * `syncom verify <path> [--json]`: every op in the log checked against its
- * signature and the log's own consistency. Progress on stderr; exit 1 on any
+ * signature and the log's own consistency, the record files against the
+ * log, the registry files read. Progress on stderr; exit 1 on any
  * fault, 0 when there is none (warnings do not fail it).
  */
 export async function verifyCommand(path: string, json: boolean, io: CliIo): Promise<number> {
-  const report = await verifyStorage(await findStorage(path), io.stderr);
+  const dir = await findStorage(path);
+  const holder = await lockHolder(dir.root).catch(() => undefined);
+  const report = await verifyStorage(dir, io.stderr, holder?.pid);
   await writeOut(io.stdout, json ? JSON.stringify(report, null, 2) + '\n' : formatVerify(report));
   return report.faults ? EXIT_FAULTS : EXIT_OK;
 }

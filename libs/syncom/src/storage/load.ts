@@ -1,10 +1,11 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import type { BackendLock } from '../backend/lock';
-import { applyOp, type Entry, isEntry, raisesPurge } from '../crdt';
+import { applyOp, compareStamps, type Entry, entryText, isEntry, raisesPurge } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
+import { INDEX_FILE, LOG_DIR, OPEN_DIR, batchFromName } from '../log/files';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
-import type { Op } from '../op/types';
+import type { Op, Stamp } from '../op/types';
 import { sigHeader } from '../op/sign';
 import { signOff } from '../op/signer';
 import { platform } from '../platform';
@@ -19,20 +20,23 @@ import { ListedIds } from './listed-ids';
 import { loadKeys } from './keys';
 import { isMadeHere } from '../op/made';
 import type { OpenOptions } from './options';
-import { RecordStore } from './records';
+import { lostBelow, recordFileNumbers, RECORDS_DIR, RecordStore } from './records';
 import type { StorageEvents, StorageParts } from './parts';
 import { RecordScopes } from './record-scopes';
 
 /** What a replay knows: the schema, and the ids this node keeps sealed. */
-interface ReplayContext {
+export interface ReplayContext {
   schema?: Schema;
   sealed: ReadonlySet<string>;
   /** The records replayed onto: a held op the schema now takes is validated on its record, as a peer's op is when it comes (validatorSays). */
   committed: ReadonlyMap<string, Entry>;
 }
 
+/** A logged op as a replay reads it: the op and its log flags. */
+export type Logged = Pick<LogEntry, 'op' | 'flags'>;
+
 /** Whether a logged entry is applied to the records on replay. */
-function applies(e: LogEntry, c: ReplayContext): boolean {
+function applies(e: Logged, c: ReplayContext): boolean {
   if (e.flags & FLAG_SKIPPED || isScrubbed(e.op) || e.op.type === 'advance') return false;
   // Only this node's sealed ops land on a sealed record: a peer's op held for a newer schema does not (GUAR-19).
   if (c.sealed.has(e.op.id) && !(e.flags & FLAG_SEALED)) return false;
@@ -40,8 +44,13 @@ function applies(e: LogEntry, c: ReplayContext): boolean {
   return e.op.type !== 'merge' || isEntry(e.op.data, e.op.id);
 }
 
-/** Replay log entries onto the records (LOG-2, GUAR-7); also held ops a newer schema now takes. */
-function replay(committed: Map<string, Entry>, entries: readonly LogEntry[], c: ReplayContext): void {
+/**
+ * Replay log entries onto the records (LOG-2, GUAR-7); also held ops a newer
+ * schema now takes. Ops are CRDT updates: one the records hold already
+ * changes nothing. The CLI's verify replays a log the same way to check the
+ * record files against it.
+ */
+export function replayLog(committed: Map<string, Entry>, entries: readonly Logged[], c: ReplayContext): void {
   for (const e of entries) {
     if (!applies(e, c)) continue;
     const have = committed.get(e.op.id);
@@ -51,10 +60,87 @@ function replay(committed: Map<string, Entry>, entries: readonly LogEntry[], c: 
   }
 }
 
-/** Add the ids the log holds sealed ops of (GUAR-19): a record file may not have them yet. */
-function addSealedIds(sealed: Set<string>, log: OpLog, fromRecords: Set<string>): void {
-  for (const id of fromRecords) sealed.add(id);
-  for (const e of log.read(log.floor)) if (e.flags & FLAG_SEALED) sealed.add(e.op.id);
+/** The stamp an applied op leaves its record's `latest` at or past: its own, or for a merge the entry's it carries. */
+function stampOf(op: Op): Stamp | undefined {
+  if (op.type !== 'merge') return [op.ts, op.origin];
+  const latest = (op.data as Partial<Entry> | undefined)?.latest;
+  return Array.isArray(latest) ? latest : undefined;
+}
+
+/**
+ * One pass over the log: the ids it holds sealed ops of (GUAR-19: a record
+ * file may not have them yet), and the ids whose record files lack what its
+ * sealed part applied: a record no file holds, or one older there than an op
+ * of it. A batch is sealed only once its records are written (GUAR-8), so
+ * that is damage (a record file lost, or put back from an older copy), which
+ * nothing else would notice. Costs a lookup an entry; held, skipped and
+ * scrubbed ops never landed and are not counted.
+ */
+function scanLog(log: OpLog, entries: ReadonlyMap<string, Entry>, c: ReplayContext & { sealed: Set<string> }): string[] {
+  const sealedTo = log.batches.length > 0 ? log.batches[0].from - 1 : log.head;
+  const behind: LogEntry[] = [];
+  for (const e of log.entries) {
+    if (!e) continue;
+    if (e.flags & FLAG_SEALED) c.sealed.add(e.op.id);
+    if (e.pos > sealedTo || e.flags & FLAG_HELD) continue;
+    const have = entries.get(e.op.id);
+    if (have?.purged) continue;
+    const stamp = have && stampOf(e.op);
+    if (have && (!stamp || compareStamps(have.latest, stamp) >= 0)) continue;
+    behind.push(e);
+  }
+  return [...new Set(behind.filter((e) => applies(e, c)).map((e) => e.op.id))];
+}
+
+/**
+ * Records on disk with no log at all beside them: a partial restore (records/
+ * copied, log/ not). A new log would start a new epoch and sign this node's
+ * seqs from 1 again, a fork of what its peers hold. A log with files but no
+ * index is the log's own to judge (log/load.ts).
+ *
+ * @throws SyncomError STORE_DAMAGED naming log/index.json.
+ */
+async function refuseRecordsWithoutLog(backend: Backend): Promise<void> {
+  if (await backend.exists(INDEX_FILE)) return;
+  if ((await recordFileNumbers(backend)).length === 0) return;
+  const segments = (await backend.list(LOG_DIR)).some((n) => /^seg-\d+\.json$/.test(n));
+  if (segments || (await backend.list(OPEN_DIR)).some((n) => batchFromName(n) !== undefined)) return;
+  throw new SyncomError(
+    'STORE_DAMAGED',
+    `${INDEX_FILE} is missing, and so is every log file, beside the record files in ${RECORDS_DIR}/: restore log/ from the same copy as records/, or move records/ away to start a new log`,
+    { file: INDEX_FILE },
+  );
+}
+
+/** What a rebuild of the records from the log works on. */
+interface Rebuild {
+  log: OpLog;
+  records: RecordStore;
+  committed: Map<string, Entry>;
+  context: ReplayContext & { sealed: Set<string> };
+  onError: (e: Error) => void;
+}
+
+/**
+ * Replay every entry the log holds (sealed segments and open batches,
+ * merges included) onto the records, after damage to the record files: the
+ * unsealed tail alone would leave out what the lost files held. The records
+ * the replay changed are written to a record file of their own, so they
+ * outlive the segments retention drops; a failed write keeps them in memory
+ * (UNPERSISTED), as for any batch.
+ */
+async function rebuildRecords(r: Rebuild): Promise<void> {
+  const before = new Map(r.committed);
+  replayLog(r.committed, r.log.read(r.log.floor), r.context);
+  const changed = [...r.committed.values()].filter((e) => {
+    const was = before.get(e.id);
+    return was !== e && (!was || entryText(was) !== entryText(e));
+  });
+  try {
+    await r.records.write(changed, r.committed);
+  } catch (e) {
+    r.onError(new SyncomError('UNPERSISTED', `records rebuilt from the log not written (${(e as Error).message}); held in memory`, { cause: e }));
+  }
 }
 
 /** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */
@@ -99,10 +185,28 @@ export interface LoadedStorage {
 }
 
 /**
- * Read a storage's keys, log and record files, and replay the unsealed tail
- * of the log onto the records (LOG-2, GUAR-7): the parts open() wires the
- * replica port, the sync manager and the Storage over. The path's lock is
- * taken already.
+ * Bring the records up to the log: the unsealed tail replayed onto them
+ * (LOG-2, GUAR-7); after damage to the record files (one unreadable, or
+ * records missing or older there than the log), every entry the log holds,
+ * reported as OP_UNREADABLE. A clean open pays one lookup a log entry.
+ */
+async function replayOntoRecords(r: Rebuild & { tail: readonly LogEntry[]; damaged: boolean; entries: ReadonlyMap<string, Entry> }): Promise<void> {
+  const behind = scanLog(r.log, r.entries, r.context);
+  if (!r.damaged && behind.length === 0) return replayLog(r.committed, r.tail, r.context);
+  // A damaged file was reported already, and explains what it held.
+  if (!r.damaged) {
+    const some = behind.slice(0, 3).join(', ') + (behind.length > 3 ? ', ...' : '');
+    r.onError(new SyncomError('OP_UNREADABLE', `${behind.length} record(s) the log holds are missing from the record files, or older there (a record file lost, or put back from an older copy): ${some}; rebuilt from the log${lostBelow(r.log.floor)}`, { file: RECORDS_DIR, count: behind.length }));
+  }
+  await rebuildRecords(r);
+}
+
+/**
+ * Read a storage's keys, log and record files, and replay the log onto the
+ * records (replayOntoRecords): the parts open() wires the replica port, the
+ * sync manager and the Storage over. The path's lock is taken already.
+ *
+ * @throws SyncomError STORE_DAMAGED for record files with no log beside them (and what loadKeys and the log refuse).
  */
 export async function loadStorage(options: OpenOptions, backend: Backend, lock: BackendLock | undefined): Promise<LoadedStorage> {
   const events = new Emitter<StorageEvents>();
@@ -111,6 +215,8 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const phase = { loading: true };
   const onError = (e: Error) => (phase.loading ? startup.push(e as SyncomError) : events.emit('error', e as SyncomError));
   const schema = options.schema ? createSchema(options.schema) : undefined;
+  // Before anything is written: keys or a new log made here would make the damage worse.
+  await refuseRecordsWithoutLog(backend);
   const keys = await loadKeys(backend);
   const sealed = new Set<string>();
   const { log, tail } = await OpLog.open({
@@ -119,14 +225,15 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
     onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError,
   });
   const cipher = createRecordCipher(keys, (id) => sealed.has(id));
-  const { store: records, entries, sealed: sealedRecords } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles });
-  addSealedIds(sealed, log, sealedRecords);
+  const { store: records, entries, sealed: sealedRecords, damaged } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles, logFloor: log.floor });
+  for (const id of sealedRecords) sealed.add(id);
   const scopes = new RecordScopes(options.sync?.scope);
   const listed = new ListedIds();
   const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records }));
   for (const [id, e] of entries) committer.committed.set(id, e);
-  replay(committer.committed, tail, { schema, sealed, committed: committer.committed });
-  if (schema) replay(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), { schema, sealed, committed: committer.committed });
+  const context = { schema, sealed, committed: committer.committed };
+  await replayOntoRecords({ log, records, committed: committer.committed, context, onError, tail, damaged, entries });
+  if (schema) replayLog(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), context);
   committer.adoptTail(log.batches.map((b) => b.from), tail);
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);

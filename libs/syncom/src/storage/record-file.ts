@@ -2,7 +2,13 @@
  * What a record file holds (docs/guarantees.md): its JSON text, whole
  * entries and parts of large ones, and how it is read back.
  */
-import { type Entry, entriesText, entryText, isEntry } from '../crdt';
+import type { Backend } from '../backend/types';
+import { type Entry, entriesText, entryText, heldEntry, isEntry, joinEntries } from '../crdt';
+
+export const RECORDS_DIR = 'records';
+
+/** A record file's path: records/<n>.json. */
+export const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
 
 /** How record files hold sealed records (GUAR-19); without one, every entry is plain JSON. */
 export interface RecordCipher {
@@ -10,7 +16,12 @@ export interface RecordCipher {
   text(entries: readonly Entry[]): string;
   /** The JSON text of each entry, as text() would hold it (sealed ones under one content key). */
   texts(entries: readonly Entry[]): string[];
-  /** One element of a record file: the entry in it and whether it was sealed; undefined when it cannot be opened. */
+  /**
+   * One element of a record file: the entry in it and whether it was sealed;
+   * undefined when it cannot be opened. A reader without the seal key (the
+   * CLI) answers `{ entry: undefined, sealed: true }` for a sealed one: closed,
+   * not damaged.
+   */
   open(x: unknown): { entry: unknown; sealed: boolean } | undefined;
 }
 
@@ -59,14 +70,22 @@ export function wholeOf(e: PartEntry): Entry {
   return entry;
 }
 
+/** What parseRecordFile makes of a record file's text. */
+export interface ParsedRecordFile {
+  list: Entry[];
+  /** Elements that are no entry, or a sealed one that does not open with the key: damage. */
+  unreadable: number;
+  /** Sealed entries left closed: the reader has no key (RecordCipher.open). */
+  closed: number;
+}
+
 /**
  * A record file's entries, sealed ones opened (their ids added to `sealed`),
  * and how many of its elements are no entry or cannot be opened: one bad
- * entry costs that record, not the file's others, whose ops the log counts as
- * recorded and would not replay. Undefined when the file is not a JSON array
- * at all (a torn write).
+ * entry costs that record, not the file's others (the log rebuilds it, see
+ * storage/load.ts). Undefined when the file is not a JSON array at all.
  */
-export function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): { list: Entry[]; unreadable: number } | undefined {
+export function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): ParsedRecordFile | undefined {
   if (text === undefined) return undefined;
   let raw: unknown;
   try {
@@ -75,8 +94,7 @@ export function parseRecordFile(text: string | undefined, cipher: RecordCipher, 
     return undefined;
   }
   if (!Array.isArray(raw)) return undefined;
-  const list: Entry[] = [];
-  let unreadable = 0;
+  const out: ParsedRecordFile = { list: [], unreadable: 0, closed: 0 };
   for (const x of raw) {
     let o: ReturnType<RecordCipher['open']>;
     try {
@@ -84,13 +102,72 @@ export function parseRecordFile(text: string | undefined, cipher: RecordCipher, 
     } catch {
       o = undefined;
     }
+    if (o?.sealed && o.entry === undefined) {
+      out.closed++;
+      continue;
+    }
     const entry = o?.entry as Entry | undefined;
     if (!o || !entry || !isEntry(entry, entry.id)) {
-      unreadable++;
+      out.unreadable++;
       continue;
     }
     if (o.sealed) sealed.add(entry.id);
-    list.push(entry);
+    out.list.push(entry);
   }
-  return { list, unreadable };
+  return out;
+}
+
+/**
+ * Record files' entries joined per id as a load joins them: every whole
+ * entry as its file is read, the parts once all are (a part joins the whole
+ * entry it was cut from, the one join it is sure to meet, whatever the order
+ * of the files a merge renumbered). Entries are CRDT states: file order
+ * never matters otherwise.
+ */
+export class RecordJoin {
+  readonly entries = new Map<string, Entry>();
+  private readonly later: Entry[] = [];
+
+  /** Take one entry of a file: a whole one now, a part (marked, isPart) at finish(). */
+  take(x: Entry): void {
+    if (isPart(x)) this.later.push(wholeOf(x));
+    else this.join(x);
+  }
+
+  /** Join the parts taken; returns the entries per id. */
+  finish(): Map<string, Entry> {
+    for (const x of this.later.splice(0)) this.join(x);
+    return this.entries;
+  }
+
+  private join(x: Entry): void {
+    const have = this.entries.get(x.id);
+    this.entries.set(x.id, have ? joinEntries(have, x) : heldEntry(x));
+  }
+}
+
+/** What a rebuild from a log whose floor is above 0 cannot bring back, for a report. */
+export function lostBelow(floor = 0): string {
+  return floor > 0 ? ` (the log no longer holds positions 1..${floor}: a record only older ops wrote may be lost, or back in part)` : '';
+}
+
+/** The numbers of the record files, in order (records/<n>.json; other names are no record file). */
+export async function recordFileNumbers(backend: Backend): Promise<number[]> {
+  const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d+)\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
+  return ns.sort((a, b) => a - b);
+}
+
+/**
+ * One record file read and parsed; `parsed` undefined when it cannot be read
+ * at all (not a JSON array, or a read that failed: `cause`).
+ */
+export async function readRecordFile(backend: Backend, n: number, cipher: RecordCipher, sealed: Set<string>): Promise<{ path: string; text?: string; parsed?: ParsedRecordFile; cause?: unknown }> {
+  const path = fileName(n);
+  let text: string | undefined;
+  try {
+    text = await backend.read(path);
+  } catch (cause) {
+    return { path, cause };
+  }
+  return { path, text, parsed: parseRecordFile(text, cipher, sealed) };
 }

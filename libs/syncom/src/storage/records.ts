@@ -1,14 +1,15 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
-import { type Entry, entryDelta, heldEntry, isLargeEntry, joinEntries } from '../crdt';
-import { asPart, isPart, parseRecordFile, type PartEntry, plainCipher, type RecordCipher, roughChars, wholeOf } from './record-file';
+import { type Entry, entryDelta, isLargeEntry } from '../crdt';
+import { asPart, fileName, isPart, lostBelow, parseRecordFile, type PartEntry, plainCipher, readRecordFile, type RecordCipher, recordFileNumbers, RecordJoin, RECORDS_DIR, roughChars } from './record-file';
 import { FAN, nextMerge, type RecordFile, weightOf } from './record-merges';
 
 export { FAN, MERGE_CAP } from './record-merges';
 
 export type { RecordCipher } from './record-file';
 
-export const RECORDS_DIR = 'records';
+export { lostBelow, readRecordFile, recordFileNumbers, RECORDS_DIR } from './record-file';
+
 /**
  * A record file's text is kept in memory up to this many characters, for the
  * merge that takes it: read back through libuv's pool, 16 small files cost
@@ -41,8 +42,10 @@ const kept = (text: string): string | undefined => (text.length <= KEEP_TEXT_MAX
 export interface RecordStoreOptions {
   backend: Backend;
   durable: boolean;
-  /** An unreadable record file (OP_UNREADABLE); loading goes on without it. */
+  /** A record file that cannot be read, or holds entries that cannot (OP_UNREADABLE); loading goes on without them. */
   onError: (e: Error) => void;
+  /** The log's floor: above 0, what only older ops wrote cannot be rebuilt, and the report says so. */
+  logFloor?: number;
   cipher?: RecordCipher;
   /**
    * Hand the files a merge took back with `recycle` (see Backend.remove), so
@@ -55,8 +58,6 @@ export interface RecordStoreOptions {
    */
   recycle?: boolean;
 }
-
-const fileName = (n: number) => `${RECORDS_DIR}/${n}.json`;
 
 /**
  * The record files: each committed batch writes one file with the entries it
@@ -104,53 +105,48 @@ export class RecordStore {
   }
 
   /**
-   * Read every record file; unreadable ones are reported and skipped (the log
-   * tail replays). `sealed` holds the ids whose entries were sealed (GUAR-19).
+   * Read every record file. A file that cannot be read, or holds entries that
+   * cannot, is reported (OP_UNREADABLE, saying its records are rebuilt from
+   * the log) and `damaged` is set: the caller replays the whole log onto the
+   * records (storage/load.ts). The file stays as it is, for whoever looks at
+   * the damage. `sealed` holds the ids whose entries were sealed (GUAR-19).
    */
-  static async load(o: RecordStoreOptions): Promise<{ store: RecordStore; entries: Map<string, Entry>; sealed: Set<string> }> {
+  static async load(o: RecordStoreOptions): Promise<{ store: RecordStore; entries: Map<string, Entry>; sealed: Set<string>; damaged: boolean }> {
     const { backend } = o;
     const store = new RecordStore(o);
     await backend.mkdir(RECORDS_DIR);
-    const entries = new Map<string, Entry>();
+    const join = new RecordJoin();
     const sealed = new Set<string>();
-    const later: Entry[] = [];
-    const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d+)\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
-    for (const n of ns.sort((a, b) => a - b)) {
-      const text = await backend.read(fileName(n));
-      const parsed = parseRecordFile(text, store.cipher, sealed);
+    let damaged = false;
+    for (const n of await recordFileNumbers(backend)) {
+      // A damaged file's number is never written again: a later write over it would hide what was lost.
+      store.next = Math.max(store.next, n + 1);
+      const { text, parsed, cause } = await readRecordFile(backend, n, store.cipher, sealed);
       if (!parsed) {
-        o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read`, { file: fileName(n) }));
+        damaged = true;
+        o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read: its records were rebuilt from the log${lostBelow(o.logFloor)}`, { file: fileName(n), cause }));
         continue;
       }
       const { list, unreadable } = parsed;
       if (unreadable > 0) {
-        o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)}: ${unreadable} unreadable entries skipped`, { file: fileName(n), count: unreadable }));
+        damaged = true;
+        o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)}: ${unreadable} unreadable entries, whose records were rebuilt from the log${lostBelow(o.logFloor)}`, { file: fileName(n), count: unreadable }));
       }
       const parts = new Map<string, number>();
       const wholes = new Set<string>();
       for (const x of list) {
-        if (isPart(x)) {
-          parts.set(x.id, n);
-          later.push(wholeOf(x));
-          continue;
-        }
-        wholes.add(x.id);
-        const have = entries.get(x.id);
-        entries.set(x.id, have ? joinEntries(have, x) : heldEntry(x));
+        join.take(x);
+        if (isPart(x)) parts.set(x.id, n);
+        else wholes.add(x.id);
       }
       // A file with an unreadable entry counts as stale: its next merge writes its readable entries anew
       // rather than carrying its text, and the unreadable one, on.
       store.add({ n, ids: list.map((e) => e.id), weight: weightOf(list.length, (text as string).length), stale: unreadable > 0 ? 1 : 0, text: unreadable > 0 ? undefined : kept(text as string), ...(parts.size > 0 && { parts }) }, wholes);
       for (const id of parts.keys()) store.wholeAt.set(id, -1);
-      store.next = Math.max(store.next, n + 1);
     }
-    // Parts are joined after every whole entry: a part joins the whole entry it was cut from (the one
-    // join it is sure to meet), whatever the order of the files a merge renumbered.
-    for (const x of later) {
-      const have = entries.get(x.id);
-      entries.set(x.id, have ? joinEntries(have, x) : heldEntry(x));
-    }
-    return { store, entries, sealed };
+    // A name list() does not show (a directory in a file's place) would fail every write made to it.
+    while (await backend.exists(fileName(store.next))) store.next++;
+    return { store, entries: join.finish(), sealed, damaged };
   }
 
   /**

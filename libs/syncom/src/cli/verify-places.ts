@@ -1,0 +1,49 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { REMOTE_DIR } from '../sync/dial/registry';
+import type { Findings } from './findings';
+import type { StorageDir } from './storage-dir';
+
+/** The folders whose files open() reads or writes, and the names those files have. */
+const FOLDERS: readonly [string, RegExp][] = [
+  ['log', /\.json$/],
+  ['log/open', /\.json$/],
+  ['records', /\.json$/],
+  ['keys', /\.pem$/],
+  [REMOTE_DIR, /\.json$/],
+];
+
+/**
+ * A directory where a file should be (`records/7.json/`): the backend's
+ * listings show plain files only, so nothing else sees it, while open()
+ * cannot read it, or fails every write made to its name.
+ */
+export async function checkPlaces(dir: StorageDir, f: Findings): Promise<void> {
+  for (const [folder, name] of FOLDERS) {
+    const entries = await readdir(join(dir.root, folder), { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.isDirectory() && name.test(e.name)) f.fault(`${folder}/${e.name}`, 'a directory where a file should be: open() cannot read it, or write over it');
+    }
+  }
+}
+
+/**
+ * The registry (remote/*.json). A file that cannot be read is a fault, not a
+ * warning: open() leaves its node out, and with it the node's cursor and the
+ * hold on this node's own ops it has not acknowledged yet, which retention
+ * may then drop before they reach it (UNDELIVERABLE). Returns the files read.
+ */
+export async function checkRegistry(dir: StorageDir, f: Findings): Promise<number> {
+  const names = (await dir.backend.list(REMOTE_DIR)).filter((n) => n.endsWith('.json'));
+  for (const name of names) {
+    const path = `${REMOTE_DIR}/${name}`;
+    let url: unknown;
+    try {
+      url = (JSON.parse((await dir.backend.read(path)) ?? '') as { url?: unknown } | null)?.url;
+    } catch {
+      url = undefined;
+    }
+    if (typeof url !== 'string') f.fault(path, 'not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again');
+  }
+  return names.length;
+}

@@ -1,0 +1,162 @@
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { open } from '../../src';
+import type { VerifyReport } from '../../src/cli/verify';
+import { internals } from '../../src/testing/internals';
+import { cleanup, cli, tempDir } from './helpers';
+import { usedStorage, type UsedIds } from './fixtures';
+
+const DAY = 86_400_000;
+
+let used: string;
+let ids: UsedIds;
+
+beforeAll(async () => {
+  used = await tempDir();
+  ids = await usedStorage(used);
+});
+afterAll(cleanup);
+
+/** Verify `dir` (--json): the exit code, the report, and what went to stderr. */
+async function verify(dir: string): Promise<{ code: number; report: VerifyReport; err: string }> {
+  const r = await cli('verify', dir, '--json');
+  return { code: r.code, report: JSON.parse(r.out) as VerifyReport, err: r.err };
+}
+
+/** A copy of the used storage with `edit` applied, verified. */
+async function verifyCopy(edit: (dir: string) => Promise<void>) {
+  const dir = await tempDir();
+  await cp(used, dir, { recursive: true });
+  await edit(dir);
+  return verify(dir);
+}
+
+/** The record files of `dir` holding `id` (its JSON text), by path under the storage. */
+async function filesHolding(dir: string, id: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await readdir(join(dir, 'records'))) {
+    if ((await readFile(join(dir, 'records', name), 'utf8')).includes(JSON.stringify(id))) out.push(`records/${name}`);
+  }
+  return out;
+}
+
+const faults = (r: VerifyReport) => r.findings.filter((x) => x.level === 'fault').map((x) => `${x.where}: ${x.message}`);
+const warnings = (r: VerifyReport) => r.findings.filter((x) => x.level === 'warning').map((x) => `${x.where}: ${x.message}`);
+
+describe('syncom verify: records/ against the log', () => {
+  it('GUAR-7, GUAR-8: a sound storage passes: every record the sealed log wrote is compared with the record files, exactly (tombstone and purge marker included)', async () => {
+    const { code, report } = await verify(used);
+    expect(code).toBe(0);
+    expect(faults(report)).toEqual([]);
+    expect(report.records).toMatchObject({ exact: true, sealedUnchecked: 0 });
+    expect(report.records.files).toBeGreaterThan(0);
+    // note, deleted, sealed, fromHub and purged are in the sealed part; the tail's two are not compared.
+    expect(report.records.compared).toBeGreaterThanOrEqual(4);
+    expect(report.records.records).toBe(7);
+    expect((await cli('verify', used)).out).toMatch(/\nrecords {3}7 records in \d+ files, \d+ compared with the log\n/);
+  });
+
+  it('GUAR-7: a record file deleted: each record the log wrote that no file holds is a fault naming its id (exit 1)', async () => {
+    const { code, report } = await verifyCopy(async (d) => {
+      for (const f of new Set([...(await filesHolding(d, ids.note)), ...(await filesHolding(d, ids.deleted))])) await rm(join(d, f));
+    });
+    expect(code).toBe(1);
+    const lost = 'the log wrote it, and no record file holds it: a record file lost (open() rebuilds it from the log)';
+    expect(faults(report)).toEqual(expect.arrayContaining([`record ${ids.note}: ${lost}`, `record ${ids.deleted}: ${lost}`]));
+  });
+
+  it('GUAR-7: a value changed in a record file, its JSON still valid: a fault naming the record and its file', async () => {
+    let files: string[] = [];
+    const { code, report } = await verifyCopy(async (d) => {
+      files = await filesHolding(d, ids.note);
+      for (const f of files) await writeFile(join(d, f), (await readFile(join(d, f), 'utf8')).replace('"Final"', '"Fin4l"'));
+    });
+    expect(code).toBe(1);
+    expect(faults(report)).toEqual([expect.stringMatching(new RegExp(`^record ${ids.note}: records/\\d+\\.json holds it other than the log's ops make it`))]);
+  });
+
+  it('LIFE-19: a record file that is not one, or holds an entry that cannot be read, is a fault naming the file', async () => {
+    let torn = '';
+    let other = '';
+    const { code, report } = await verifyCopy(async (d) => {
+      [torn] = await filesHolding(d, ids.fromHub);
+      await writeFile(join(d, torn), '[{"id": "torn');
+      other = (await filesHolding(d, ids.tail[0]))[0];
+      const list = JSON.parse(await readFile(join(d, other), 'utf8')) as { fields: unknown }[];
+      list[0].fields = 7;
+      await writeFile(join(d, other), JSON.stringify(list));
+    });
+    expect(code).toBe(1);
+    expect(faults(report)).toEqual(expect.arrayContaining([
+      `${torn}: not a record file (torn, or changed): open() rebuilds its records from what the log still holds`,
+      `${other}: 1 entry cannot be read (changed, or sealed for another key): open() rebuilds their records from what the log still holds`,
+    ]));
+  });
+
+  it('GUAR-19: without the seal key, a sealed record is skipped with a warning, not a fault', async () => {
+    const { code, report } = await verifyCopy(async (d) => {
+      for (const f of ['seal-public.pem', 'seal-private.pem']) await rm(join(d, 'keys', f));
+    });
+    expect(code).toBe(0);
+    expect(report.records.sealedUnchecked).toBe(1);
+    expect(warnings(report)).toContain('keys/: 1 sealed record not compared with the log: no seal key pair to open them');
+  });
+
+  it('LOG-2: with a floor above 0, a record is held to what the log still holds: what older ops wrote is no fault, a lost record file still is', async () => {
+    const dir = await tempDir();
+    const clock = { t: Date.UTC(2025, 0, 1) };
+    const s = await open({ path: dir, now: () => clock.t, sync: { retention: { days: 1 }, log: { rollAfter: 1 } } });
+    await s.set('doc', { title: 'first', body: 'only in the record file now' });
+    clock.t += 2 * DAY;
+    await s.update('doc', { title: 'second' });
+    await s.set('other', { x: 1 });
+    await internals(s).committer.idle();
+    expect(internals(s).log.floor).toBeGreaterThan(0);
+    await s.close();
+    const sound = await verify(dir);
+    expect(sound.code).toBe(0);
+    expect(sound.report.records).toMatchObject({ exact: false, compared: 2 });
+    for (const f of await filesHolding(dir, 'doc')) await rm(join(dir, f));
+    const lost = await verify(dir);
+    expect(lost.code).toBe(1);
+    expect(faults(lost.report)).toContain('record doc: the log wrote it, and no record file holds it: a record file lost (open() rebuilds it from the log)');
+  });
+
+  it('a storage a live process holds: records/ is not compared (a warning), as the writer changes both while verify reads', async () => {
+    const dir = await tempDir();
+    const s = await open({ path: dir });
+    await s.set('a', { x: 1 });
+    await internals(s).committer.idle();
+    const { code, report } = await verify(dir);
+    await s.close();
+    expect(code).toBe(0);
+    expect(warnings(report)).toEqual([expect.stringMatching(new RegExp(`^records/: not compared with the log: process ${process.pid} has the storage open`))]);
+  });
+});
+
+describe('syncom verify: files it cannot read', () => {
+  it('a directory where a log or record file should be is a fault at that path, not a stack trace', async () => {
+    const { code, report, err } = await verifyCopy(async (d) => {
+      await rm(join(d, 'log/seg-1.json'));
+      await mkdir(join(d, 'log/seg-1.json'));
+      await mkdir(join(d, 'records/9999.json'));
+    });
+    expect(code).toBe(1);
+    expect(err).toBe('');
+    expect(faults(report)).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^log\/seg-1\.json: cannot be read \(EISDIR/),
+      'records/9999.json: a directory where a file should be: open() cannot read it, or write over it',
+    ]));
+    expect(faults(report).filter((x) => x.startsWith('log/seg-1.json'))).toHaveLength(1);
+  });
+
+  it('REG-5: a registry file (remote/*.json) that cannot be read is a fault: open() would forget the node', async () => {
+    let file = '';
+    const { code, report } = await verifyCopy(async (d) => {
+      file = `remote/${(await readdir(join(d, 'remote')))[0]}`;
+      await writeFile(join(d, file), '{"url": "memory://hu');
+    });
+    expect(code).toBe(1);
+    expect(faults(report)).toEqual([`${file}: not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again`]);
+  });
+});
