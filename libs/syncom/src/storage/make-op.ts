@@ -1,3 +1,4 @@
+import { SyncomError } from '../errors';
 import { addDigest } from '../op';
 import { type Op, streamKey, type Vector } from '../op/types';
 import type { Clock } from './clock';
@@ -25,6 +26,13 @@ export type OwnOpBody = OpBody & {
   late?: boolean;
 };
 
+/**
+ * The highest seq an own op may carry: the largest safe integer. Past it
+ * n + 1 === n, so two ops would share one seq, which every peer takes as
+ * one op and a malformed one (op/check.ts wants a safe integer).
+ */
+export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+
 function actorFor(options: OpenOptions, w?: WriteOptions): string | undefined {
   if (w?.actor !== undefined) return w.actor;
   const a = options.actor;
@@ -36,10 +44,16 @@ function actorFor(options: OpenOptions, w?: WriteOptions): string | undefined {
  * node joined from; a sealed op in the sealed stream, GUAR-19) and digest
  * (Signatures) an op of this node. The sig itself is made by the committer,
  * off the main thread, before the append.
+ * @throws SyncomError OP_INVALID when the stream has no seq left (it stands at MAX_SEQ).
  */
 export function makeOwnOp(m: OpMaking, body: OwnOpBody, scope: string, w?: WriteOptions): Op {
   const { committer, clock, schema, keys } = m;
-  const seq = (w?.sealed ? committer.sealedSeq : (committer.pvec[streamKey(keys.id, scope, body.from)] ?? 0)) + 1;
+  const key = w?.sealed ? 'sealed' : streamKey(keys.id, scope, body.from);
+  const seq = (w?.sealed ? committer.sealedSeq : (committer.pvec[key] ?? 0)) + 1;
+  // Past MAX_SEQ the op would repeat a seq this node already signed: a fork that no peer takes, not a write.
+  if (!(seq <= MAX_SEQ)) {
+    throw new SyncomError('OP_INVALID', `this node's stream ${key} stands at ${seq - 1} and has no seq left: the op is refused (this store can write no more in that stream)`, { stream: key });
+  }
   // Made on the prototype that marks it as this node's (see op/made): the fields in the order a literal gave them.
   const op = newOwnOp();
   op.origin = keys.id;

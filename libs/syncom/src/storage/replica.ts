@@ -5,7 +5,7 @@ import type { Op, Vector } from '../op/types';
 import type { Schema } from '../schema';
 import type { Backend } from '../backend/types';
 import type { Pending, SubmitGroup } from './commit';
-import { makeOwnOp, type OwnOpBody } from './make-op';
+import { makeOwnOp, MAX_SEQ, type OwnOpBody } from './make-op';
 import type { OpenOptions } from './options';
 import type { StorageEvents, StorageParts } from './parts';
 import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpackedOps } from './peer';
@@ -169,10 +169,21 @@ export class Replica {
   }
 
   /**
+   * Whether an own stream may be moved to `seq` (raiseOwnStream): the op it
+   * mints next must still carry a seq of its own. Past the safe integers
+   * n + 1 === n, and two ops would share one.
+   */
+  canRaiseOwnStream(seq: number): boolean {
+    return Number.isSafeInteger(seq) && seq >= 0 && seq < MAX_SEQ - 1;
+  }
+
+  /**
    * Move an own stream past what a host holds of it (REWOUND, LOG-23): nothing
    * minted after collides with what the host has.
+   * @throws RangeError for a seq canRaiseOwnStream refuses (the caller checks a host's claim first).
    */
   raiseOwnStream(key: string, seq: number): void {
+    if (!this.canRaiseOwnStream(seq)) throw new RangeError(`an own stream cannot be moved to ${seq}: no seq would follow it`);
     this.p.log.vector[key] = seq;
     this.nonce = newNonce();
     const { committer } = this.p;
@@ -238,9 +249,32 @@ export class Replica {
     return makeOwnOp(this.p, body, scope);
   }
 
-  /** Apply a peer's page through the one pipeline (checks, signatures, scope, hooks). */
+  /**
+   * Apply a peer's page through the one pipeline (checks, signatures, scope,
+   * hooks). The feed host's own advances are granted (BOOT-11), and a granted
+   * vector moves this node's streams too: a page holding one that names an
+   * own stream past what this node minted is taken with nothing granted (its
+   * advances logged and relayed, as any other node's are, BOOT-12). Only
+   * this node moves its streams; an honest host never names them past it
+   * (a restored directory's REWOUND at hello raised them first).
+   */
   applyPage(input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
-    return applyPeerPage(this.p, input, o);
+    const claims = o.feedHost !== undefined && input.some((op) => this.movesOwn(op, o.feedHost as string));
+    return applyPeerPage(this.p, input, claims ? { ...o, feedHost: undefined } : o);
+  }
+
+  /** Whether `op` is an advance of `host` whose vector names one of this node's streams past the seqs queued here. */
+  private movesOwn(op: unknown, host: string): boolean {
+    const a = op as { type?: unknown; origin?: unknown; vector?: unknown } | null;
+    if (a?.type !== 'advance' || a.origin !== host || typeof a.vector !== 'object' || a.vector === null) return false;
+    const id = this.id;
+    const queued = this.p.committer.pvec;
+    for (const [k, n] of Object.entries(a.vector as Record<string, unknown>)) {
+      // A node id holds neither '@' nor '<' (streamKey): its streams are the id, then either.
+      const own = k.startsWith(id) && (k.length === id.length || k[id.length] === '@' || k[id.length] === '<');
+      if (own && !((queued[k] ?? 0) >= (n as number))) return true;
+    }
+    return false;
   }
 
   /** Report a page's ops that did not unpack (OP_MALFORMED on storage.on('error')). */

@@ -14,17 +14,49 @@ import { HeldJoins } from './join-hold';
 import { mergeScope } from './merge-scope';
 import { keyScope } from '../protocol/scopes';
 import { joinedUnchanged } from './join-unchanged';
+import { othersOf } from './own-streams';
+import { positiveInt } from '../protocol/frames';
+import { platform } from '../../platform';
 
-/** Read a streamed snapshot page: NDJSON, one entry a line. */
-async function readStream(link: SyncLink, id: string): Promise<unknown[]> {
+/**
+ * The most a streamed snapshot page may hold by default (DialOptions.maxPageBytes): 64 MiB, sixteen
+ * times a host's default pageBytes. Only a page of one record above the host's pageBytes is streamed,
+ * so this is the largest record a bootstrap takes; the host's own pageBytes is not told in hello.
+ */
+export const DEFAULT_MAX_PAGE_BYTES = 64 * 2 ** 20;
+
+/** What a chunk counts at least against the bound: a host streaming empty chunks would otherwise never reach it. */
+const CHUNK_FLOOR = 1024;
+
+/**
+ * Read a streamed snapshot page: NDJSON, one entry a line, at most
+ * `maxBytes` of it. The host decides how long its stream runs: past the
+ * bound the page fails and the pull stops (the link tells the host to drop
+ * the stream). Every chunk waits for a macrotask: on a link whose chunks
+ * come in microtasks (in process) an endless stream held the event loop.
+ */
+async function readStream(link: SyncLink, id: string, maxBytes: number): Promise<unknown[]> {
   if (!link.stream) throw new SyncomError('PAGE_FAILED', 'the host streamed a page to a link that cannot stream');
   const decoder = new TextDecoder();
   let text = '';
-  for await (const chunk of link.stream(id)) text += decoder.decode(chunk, { stream: true });
+  let bytes = 0;
+  for await (const chunk of link.stream(id)) {
+    bytes += Math.max(chunk.byteLength, CHUNK_FLOOR);
+    if (bytes > maxBytes) {
+      throw new SyncomError('PAGE_FAILED', `a streamed snapshot page is over ${maxBytes} bytes: raise sync.maxPageBytes if the host holds records that large`, { limit: maxBytes });
+    }
+    text += decoder.decode(chunk, { stream: true });
+    await new Promise<void>((resolve) => platform().macrotask(resolve));
+  }
   text += decoder.decode();
   const read = readNdjson(text);
   if (!read.ok) throw new SyncomError(read.code, read.reason);
   return read.entries;
+}
+
+/** The most a streamed snapshot page may hold (sync.maxPageBytes). @throws SyncomError INVALID_ARGUMENT for no positive integer. */
+function maxPageBytes(replica: Replica): number {
+  return positiveInt(replica.options.sync?.maxPageBytes, DEFAULT_MAX_PAGE_BYTES, 'sync.maxPageBytes');
 }
 
 /** Whether joined state is signed after its append (sync.signLate, default true). */
@@ -111,11 +143,13 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
 export async function adopt(replica: Replica, host: string, vector: Vector, via: Via): Promise<void> {
   const late = signsLate(replica);
   const byScope = new Map<string, Vector>([['*', {}]]);
-  for (const k in vector) {
+  // A granted advance moves the vector it holds, own streams too: the host's word for those is not taken.
+  const others = othersOf(vector, replica.id);
+  for (const k in others) {
     const scope = keyScope(k);
     let part = byScope.get(scope);
     if (!part) byScope.set(scope, (part = {}));
-    part[k] = vector[k];
+    part[k] = others[k];
   }
   // '*' always (an empty vector too, as the one advance was); any other scope only with streams of its own.
   await Promise.all([...byScope].map(([scope, part]) => {
@@ -138,7 +172,7 @@ async function takePage(o: BootstrapRun, token: string | undefined, offset: numb
   const read = readSnapshotPage(await o.link.call('snapshot', { token, offset, scopes: o.scopes, stream: !!o.link.stream }), offset);
   if (!read.ok) throw new SyncomError(read.code, read.reason);
   const { page } = read;
-  const entries = page.stream ? await readStream(o.link, page.stream) : (page.entries ?? []);
+  const entries = page.stream ? await readStream(o.link, page.stream, maxPageBytes(o.replica)) : (page.entries ?? []);
   // readSnapshotPage and readNdjson checked every entry's shape: checking them again cost a tenth of a join.
   checkPage(o.replica, entries, false);
   const joins = joinChecked(o.replica, entries as Entry[], { host: o.host, via });

@@ -26,8 +26,9 @@ function holdsData(replica: Replica, scopes: readonly string[]): boolean {
  * An incremental bootstrap (set reconciliation, RECONCILE.md): reconcile every label instead of
  * paging the whole snapshot. The first call (start) names the host's
  * committed point, its vector and event id, taken before its set was built;
- * what differs is joined, the vector adopted as a snapshot's would be, and
- * the merges of what the host lacks are logged (the relay pushes them).
+ * what differs is joined, the vector adopted as a snapshot's would be (this
+ * node's own streams left out: adopt), and the merges of what the host
+ * lacks are logged (the relay pushes them).
  */
 export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
   let first: { vector?: unknown; eventId?: string } | undefined;

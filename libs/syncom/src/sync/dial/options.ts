@@ -13,6 +13,13 @@ export interface DialOptions {
    * host's `pushBytes` from hello); a larger op goes alone (bounded frames).
    */
   pageBytes?: number;
+  /**
+   * The most a streamed snapshot page may hold, UTF-8 bytes (default 64 MiB). Only a page of one record
+   * above the host's `pageBytes` is streamed, so this is the largest record a bootstrap takes: past it
+   * the page fails (PAGE_FAILED) and the bootstrap is asked again later. A host decides how long its
+   * stream runs; without a bound an endless one ran the dialer out of memory.
+   */
+  maxPageBytes?: number;
   signatures?: 'verify' | 'require' | false;
   /** The wire versions this node speaks, both roles (default WIRE_VERSIONS; tests pin others). */
   wireVersions?: number[];
