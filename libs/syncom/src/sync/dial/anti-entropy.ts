@@ -13,12 +13,33 @@ import { inLabel, labelSet, reconcileLabels } from '../../reconcile/record-sets'
 /** Rounds of one label's run at most: a run takes about log_B(n)/2 + 1, so this only stops a host that never ends one. */
 const MAX_ROUNDS = 64;
 
+/**
+ * The merges one run may log for a host, in pushes of pageSize ops (10,000
+ * at the default 500). A host's one answer "I hold none of it" named every
+ * record, and each merge is an op signed here (tens of µs), logged, pushed
+ * and relayed to every peer, all inside one turn of the push chain that this
+ * node's own writes wait behind. What is left over is logged by the next
+ * runs: a host that truly lacks many records still gets them all.
+ */
+export const HAVE_PAGES_PER_RUN = 20;
+
+/**
+ * The merges logged for one host's reconciliations, kept by its dialer: per
+ * record, the digest of the state the last one carried. That state went out
+ * as an op the host is pushed by its vector; a host that still names the
+ * record as one it lacks gets no new merge until the record changes (it got
+ * one of every record at every run: n signed ops for an O(1) answer).
+ */
+export type LoggedHaves = Map<string, string>;
+
 /** What a reconciliation with one host needs. */
 export interface ReconcileRun {
   replica: Replica; link: SyncLink; host: string; url: string; scopes: string[]; pageSize: number;
   telemetry: SyncTelemetry;
   /** The host's reconcile frame from hello: this side's messages must fit it. */
   frame?: number;
+  /** The merges logged for this host so far, and how many this run may still log (HAVE_PAGES_PER_RUN pages). */
+  have?: { logged: LoggedHaves; left: number };
 }
 
 /** What one run found: records fetched (need) and logged for the host (have); on start, where the host's sets were taken. */
@@ -92,19 +113,24 @@ async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promi
  * differently; the ordinary push carries them. A record whose fetched state
  * already covers ours (same digest once joined) needs none, and one the host
  * holds outside this node's scopes gets none: the host would refuse it and
- * stop this node's stream of the scope there (SCOPE-19).
+ * stop this node's stream of the scope there (SCOPE-19). Nor does a state
+ * logged for this host already (LoggedHaves); at most `have.left` are logged.
  */
 async function logHave(o: ReconcileRun, label: string, ids: string[], fetched: Fetched): Promise<number> {
-  const { replica } = o;
+  const { replica, have } = o;
   const out: Promise<void>[] = [];
   for (const id of ids) {
+    if (have && have.left <= 0) break;
     const e = replica.current(id);
     // A record whose newer state is held here differs at every run until the upgrade; a merge of ours each run would only repeat (our ops went as ops).
     if (!e || replica.isSealed(id) || fetched.outside.has(id) || fetched.held.has(id) || !inLabel(replica.scopeOf(id), label, o.scopes)) continue;
-    if (fetched.digests.get(id) === entryDigest(e)) continue;
+    const digest = entryDigest(e);
+    if (fetched.digests.get(id) === digest || have?.logged.get(id) === digest) continue;
     // The op carries the entry as the wire has it (plain maps); the record stays as it is.
     const op = replica.makeOp({ type: 'merge', id, data: plainEntry(e) as never }, mergeScope(replica, id, e));
-    out.push(replica.submit({ op, flags: 0, via: null, after: e }));
+    // Remembered once logged: a merge that failed to commit is made again at the next run.
+    out.push(replica.submit({ op, flags: 0, via: null, after: e }).then(() => void have?.logged.set(id, digest)));
+    if (have) have.left--;
   }
   await Promise.all(out);
   return out.length;

@@ -1,10 +1,9 @@
 import { SyncomError } from '../../errors';
 import type { Subscription, SyncLink } from '../../link/contract';
 import { unpackOps } from '../../op';
-import type { Vector } from '../../op/types';
+import type { Op } from '../../op/types';
 import type { PeerApplyResult } from '../../storage/peer';
 import type { ReconcileRun } from './anti-entropy';
-import { markHeld } from './dialer-push';
 import type { SyncEvents } from '../events';
 import { catchUp } from './incremental-bootstrap';
 import type { SyncContext } from '../context';
@@ -13,6 +12,49 @@ import type { NodeRecord } from './registry';
 /** The longest wait before a failed bootstrap is asked again. */
 const MAX_RETRY_MS = 60_000;
 
+/**
+ * Pages in a row that could not land at one cursor (a gap, or a `prev` that
+ * is not the cursor) before the peer is stuck: about five minutes of a host
+ * sending nothing else, paced (FeedPace). A lost page is an ordinary break,
+ * mended by the next subscription, but a lossy link loses the page after one
+ * cursor several times in a row: over 300 seeds of the simulator, whose links
+ * drop up to 30% of pages, 5 in a row at most, each one more about 6.5 times
+ * rarer (11,000 first ones): such a link reaches 12 about once in 80,000 such runs.
+ */
+const MAX_BREAKS = 12;
+
+/**
+ * The pace of restarts of the feed that a host asks for and that bring no op:
+ * a bootstrap, a page refused for a gap or its `prev`. The first in a while
+ * goes at once (a host may well ask one); the next ones wait 1 s, doubling to
+ * a minute. The count starts over only after two quiet minutes, or when
+ * reset(): a hostile host answering every subscription with a bootstrap, a
+ * gap or a foreign `prev` restarted the feed thousands of times a second
+ * (an advance op logged at each bootstrap), and an empty page between two of
+ * them had been enough to start the count over.
+ */
+class FeedPace {
+  private count = 0;
+  private last = -Infinity;
+
+  constructor(private readonly now: () => number) {}
+
+  /** How long to wait before this restart, in ms: 0 for the first in a while. */
+  next(): number {
+    const t = this.now();
+    // Longer than the longest wait: a host asking at every retry never gets quiet enough.
+    if (!(t - this.last <= 2 * MAX_RETRY_MS)) this.count = 0;
+    this.last = t;
+    const k = this.count++;
+    return k === 0 ? 0 : Math.min(MAX_RETRY_MS, 1000 * 2 ** (k - 1));
+  }
+
+  /** Something only an honest exchange brings happened (a new session, new ops): the next restart goes at once. */
+  reset(): void {
+    this.count = 0;
+  }
+}
+
 /** What the feed needs of its dialer. */
 export interface FeedOwner {
   readonly ctx: SyncContext;
@@ -20,10 +62,11 @@ export interface FeedOwner {
   readonly link?: SyncLink;
   readonly caps: string[];
   readonly stopped: boolean;
-  hv: Vector;
   behind: boolean;
   bootstrapping: boolean;
   report(e: SyncomError): void;
+  /** The host holds every op its feed sends (markHeld). */
+  hostHolds(ops: readonly Op[]): void;
   failed(e: unknown): Promise<void>;
   save(): Promise<void>;
   recover(now: boolean): Promise<void>;
@@ -35,7 +78,9 @@ export interface FeedOwner {
 /**
  * The changes subscription of one dialer (Protocol): pages taken in order,
  * the cursor saved after each, a break reopened from the saved cursor, a
- * bootstrap when the host cannot resume it, STUCK after three failed pages.
+ * bootstrap when the host cannot resume it, STUCK after three failed pages
+ * (or MAX_BREAKS that could not land at one cursor). Restarts a host asks
+ * for without giving ops are paced (FeedPace).
  */
 export class DialerFeed {
   subscribed = false;
@@ -52,13 +97,22 @@ export class DialerFeed {
    * bootstrap page, and until that is taken nothing says the two nodes hold the same ops.
    */
   private answered = true;
-  /** Bootstraps failed, or asked for again before any page was taken, in a row; and the timer of the next try (backed off). */
+  /** Bootstraps failed in a row; and the timer of the next try, or of a paced restart. */
   private retries = 0;
   private retry?: ReturnType<typeof setTimeout>;
-  /** Bootstraps since a changes page was last taken or a hello succeeded. */
-  private unpaged = 0;
+  /** Bootstraps that went through, paced: a host that answers every subscription with one is asked again backed off. */
+  private readonly boots: FeedPace;
+  /** Pages refused for a gap or a foreign `prev`, paced; reset by a page that brought ops. */
+  private readonly breaks: FeedPace;
+  /** The cursor the last such refusal was at, and how many came there in a row (STUCK at MAX_BREAKS). */
+  private brokeAt: string | null = null;
+  private brokeHere = 0;
 
-  constructor(private readonly d: FeedOwner) {}
+  constructor(private readonly d: FeedOwner) {
+    const now = () => d.ctx.replica.now();
+    this.boots = new FeedPace(now);
+    this.breaks = new FeedPace(now);
+  }
 
   /** Whether a subscription was ever opened. */
   get opened(): boolean {
@@ -76,14 +130,16 @@ export class DialerFeed {
   }
 
   /**
-   * A hello succeeded: a bootstrap the host asks for from now on answers a
-   * new session, not a loop of the last one's. A dialer away past the host's
-   * retention twice, with no changes page between (a quiet host), is asked
-   * for a bootstrap at each return, and was kept from its feed a backed-off
-   * second to a minute after the second.
+   * A hello succeeded: a bootstrap the host asks for from now on, or a page
+   * that cannot land at the cursor, answers a new session, not a loop of the
+   * last one's (FeedPace). A dialer away past the host's retention twice,
+   * with no changes page between (a quiet host), is asked for a bootstrap at
+   * each return, and was kept from its feed a backed-off second to a minute
+   * after the second.
    */
   greeted(): void {
-    this.unpaged = 0;
+    this.boots.reset();
+    this.breaks.reset();
   }
 
   /** Close the subscription; pages of it still arriving are dropped. */
@@ -142,22 +198,50 @@ export class DialerFeed {
     // PROTO-18: only the page that follows the last one taken moves the cursor. A repeat of that one adds
     // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
     if (eventId !== undefined && eventId === d.rec.cursor) return;
-    if (typeof page?.prev === 'string' && d.rec.cursor !== null && page.prev !== d.rec.cursor) return this.subscribe(d.rec.cursor);
+    if (typeof page?.prev === 'string' && d.rec.cursor !== null && page.prev !== d.rec.cursor) return this.broke('its prev is not the cursor');
     const { res, event } = await this.apply(page?.ops);
     if (res.refused) return this.pageFailed(res.refused);
     for (const e of res.errors) d.report(e);
     this.failures = 0;
-    this.unpaged = 0;
-    this.retries = 0;
+    // New ops are what a lost page's resubscription is for; an empty page or a repeat costs a host nothing.
+    if (res.applied > 0) this.breaks.reset();
     d.ctx.events.emit('sync', event);
-    if (res.gaps > 0 || eventId === undefined) {
-      if (res.gaps > 0) this.subscribe(d.rec.cursor);
-    } else {
+    if (res.gaps > 0) {
+      this.broke(`it shows ${res.gaps} gap(s)`);
+    } else if (eventId !== undefined) {
       d.rec.cursor = eventId;
       d.rec.lastSync = d.ctx.replica.now();
       await d.save();
     }
     if (d.behind) void d.recover(false);
+  }
+
+  /**
+   * A page that cannot land where the cursor is (PROTO-14, PROTO-18): a page
+   * before it was lost, or it skips ops of a stream. The cursor stays and the
+   * feed is opened again from it, paced (FeedPace): a lost page is mended at
+   * once, a host that sends such a page at every subscription is asked again
+   * backed off, and the same cursor refused MAX_BREAKS times in a row leaves
+   * the peer stuck, as three failed pages do.
+   */
+  private broke(why: string): void {
+    const { cursor, url } = this.d.rec;
+    if (cursor !== this.brokeAt) [this.brokeAt, this.brokeHere] = [cursor, 0];
+    if (++this.brokeHere >= MAX_BREAKS) {
+      // Reported only now: a lost page is no failure, and one would be reported at every lossy link's hiccup.
+      const cause = new SyncomError('PAGE_FAILED', `the page after the cursor could not land: ${why}`, { cursor, attempt: this.brokeHere, url });
+      this.d.report(cause);
+      return this.stick(cause, `${this.brokeHere} pages in a row could not land at the cursor (${why})`);
+    }
+    this.restart(this.breaks.next());
+  }
+
+  /** Open the feed again from the saved cursor, now or after `ms` (none runs meanwhile). */
+  private restart(ms: number): void {
+    if (ms === 0) return this.subscribe(this.d.rec.cursor);
+    this.sub?.unsubscribe();
+    this.gen++;
+    this.later(ms);
   }
 
   /** Apply a page's ops through the peer pipeline, in a changes-page span, with the sync event that tells what it did. */
@@ -166,7 +250,7 @@ export class DialerFeed {
     const unpacked = unpackOps(packed);
     const { ops, malformed } = unpacked;
     m.replica.reportUnpacked(unpacked, rec.url);
-    markHeld(this.d.hv, ops);
+    this.d.hostHolds(ops);
     const res = await m.telemetry.changesPage(rec.url, ops.length + malformed, async (span) => {
       const r = await m.replica.applyPage(ops, { via: { url: rec.url, node: rec.remote.id ?? '' }, feedHost: rec.remote.id ?? undefined });
       m.telemetry.pageApplied(span, { role: 'dialer', peer: rec.url }, r, malformed);
@@ -181,9 +265,15 @@ export class DialerFeed {
     const { cursor, url } = this.d.rec;
     this.d.report(new SyncomError('PAGE_FAILED', `a changes page could not be applied: ${cause.message}`, { cursor, attempt: ++this.failures, cause, url }));
     if (this.failures < 3) return this.subscribe(cursor);
+    this.stick(cause, 'three pages in a row failed');
+  }
+
+  /** Nothing past the cursor is taken until the node is disabled and enabled (PROTO-16, PROTO-17). */
+  private stick(cause: SyncomError, why: string): void {
+    const { cursor, url } = this.d.rec;
     this.stuck = true;
     this.close();
-    this.d.report(new SyncomError('STUCK', 'three pages in a row failed: disable and enable the node to go on', { cursor, url }));
+    this.d.report(new SyncomError('STUCK', `${why}: disable and enable the node to go on`, { cursor, url, cause }));
   }
 
   /** Switch to snapshot, then re-subscribe from the first page's event id (BOOT-1, BOOT-6). */
@@ -205,11 +295,13 @@ export class DialerFeed {
       await d.save();
       // Over when its event fires: a listener reading peers() sees it so.
       d.bootstrapping = false;
+      this.retries = 0;
       d.ctx.events.emit('bootstrap', { url, records });
       // A host that answers every subscription with a bootstrap (a hostile one: 125,500 rounds in 13 s, an
-      // advance op logged each) is asked again backed off, as after a failure; a changes page taken, or a
-      // new hello, resets it.
-      if (this.unpaged++ > 0) return this.tryAgain();
+      // advance op logged each) is asked again backed off; only a new hello, or two quiet minutes, start
+      // the count over: not a page between two of them, which (empty) costs the host nothing.
+      const wait = this.boots.next();
+      if (wait > 0) return this.later(wait);
       if (!d.stopped) this.subscribe(d.rec.cursor);
     } catch (e) {
       await d.failed(e);
@@ -224,14 +316,18 @@ export class DialerFeed {
    * feed was closed for it, and nothing else reopened it before the next
    * reconnect, so a host that answered 503 SNAPSHOT_BUSY once (every paging
    * of it in use) left the dialer without records for as long as the link
-   * stayed up. So is one asked for again before any page was taken.
+   * stayed up.
    */
   private tryAgain(): void {
+    this.later(Math.min(MAX_RETRY_MS, 1000 * 2 ** this.retries++));
+  }
+
+  /** Subscribe from the saved cursor in `ms`, unless something else opened the feed meanwhile. */
+  private later(ms: number): void {
     // No feed runs now: a hello after a reconnect opens one, and so does the timer below.
     this.subscribed = false;
     const gen = this.gen;
     if (this.d.stopped) return;
-    const ms = Math.min(MAX_RETRY_MS, 1000 * 2 ** this.retries++);
     clearTimeout(this.retry);
     this.retry = setTimeout(() => {
       if (gen === this.gen && !this.d.stopped && !this.running) this.subscribe(this.d.rec.cursor);

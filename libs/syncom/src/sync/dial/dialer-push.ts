@@ -81,6 +81,116 @@ export class ScopeStalls {
   }
 }
 
+/**
+ * Ops a host cannot take for their size: alone in a push and over the host's
+ * `pushBytes` (BYTES_PER_PUSH, 413), such as a merge joined from another
+ * host's snapshot. Pushes go in log order and such an op came back at every
+ * retry, so it held back every later op to that host, the node's own writes
+ * included. Its stream stops there for that host (its later ops would be
+ * gaps there) and the other streams go on; it is reported once per op.
+ */
+export class SizeStalls {
+  /** Stream key -> the seq of the op the host cannot take. */
+  private readonly at = new Map<string, number>();
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly d: SizeOwner) {}
+
+  /**
+   * Push `frame`, less the ops held back here, handing each answer to
+   * `take`. A lone op the host cannot take for its size is not pushed: over
+   * the pushBytes its hello named (then it is not sent), or refused 413
+   * BYTES_PER_PUSH; its stream stops there. A host that named no pushBytes
+   * refuses a frame holding such an op whole: the frame is pushed again in
+   * halves until the op is alone.
+   */
+  async push(frame: LogEntry[], take: (frame: LogEntry[], answer: PushAnswer) => void): Promise<void> {
+    const sent = this.any ? frame.filter((e) => !this.holds(e, this.d.hv())) : frame;
+    if (sent.length === 0) return;
+    const alone = sent.length === 1 ? sent[0] : undefined;
+    const limit = this.d.limit();
+    if (alone && limit !== undefined && aloneBytes(alone) > limit) return this.tooBig(alone);
+    let answer: PushAnswer;
+    try {
+      answer = await this.d.send(sent);
+    } catch (e) {
+      if (!refusedForSize(e)) throw e;
+      this.d.refused();
+      if (alone) return this.tooBig(alone);
+      const half = Math.ceil(sent.length / 2);
+      await this.push(sent.slice(0, half), take);
+      return this.push(sent.slice(half), take);
+    }
+    take(sent, answer);
+  }
+
+  /** Stop the stream of an op the host cannot take, reported once (BYTES_PER_PUSH with its stream and seq). */
+  private tooBig(e: LogEntry): void {
+    const error = this.stop(e, { bytes: aloneBytes(e), limit: this.d.limit(), url: this.d.url() });
+    if (error) this.d.report(error);
+  }
+
+  /** Whether any stream is stopped here. */
+  get any(): boolean {
+    return this.at.size > 0;
+  }
+
+  /** Whether `e` waits behind an op of its stream the host cannot take and still lacks. */
+  holds(e: LogEntry, hv: Vector): boolean {
+    if (!this.any) return false;
+    const k = opStreamKey(e.op);
+    const seq = this.at.get(k);
+    return seq !== undefined && e.op.seq >= seq && (hv[k] ?? 0) < seq;
+  }
+
+  /** Whether the host lacks an op held back here (peers() shows it behind: the op is not delivered there). */
+  lagging(hv: Vector): boolean {
+    for (const [k, seq] of this.at) if ((hv[k] ?? 0) < seq) return true;
+    return false;
+  }
+
+  /** The host cannot take `e`: stop its stream there; the error to report when it is news. */
+  private stop(e: LogEntry, o: { bytes: number; limit?: number; url: string }): SyncomError | undefined {
+    const stream = opStreamKey(e.op);
+    const seq = e.op.seq;
+    const was = this.at.get(stream);
+    if (was === undefined || seq < was) this.at.set(stream, seq);
+    if (this.seen.has(`${stream}:${seq}`)) return undefined;
+    this.seen.add(`${stream}:${seq}`);
+    const limit = o.limit === undefined ? 'its push limit' : `its push limit of ${o.limit} bytes`;
+    const message = `op ${seq} of ${stream} (${o.bytes} bytes) is over ${limit}: it and the later ops of ${stream} are not pushed to ${o.url}`;
+    return new SyncomError('BYTES_PER_PUSH', message, { status: 413, url: o.url, stream, seq, bytes: o.bytes, limit: o.limit });
+  }
+
+  /** A new hello: the host may take more now; an op still over its limit stops its stream again, unreported. */
+  clear(): void {
+    this.at.clear();
+  }
+}
+
+/** What SizeStalls needs of its dialer: the push call, the host's pushBytes from hello, where refusals go. */
+export interface SizeOwner {
+  send(frame: LogEntry[]): Promise<PushAnswer>;
+  /** The host's vector (raised by each answer). */
+  hv(): Vector;
+  limit(): number | undefined;
+  url(): string;
+  /** A refusal by the host (the limited metric). */
+  refused(): void;
+  report(e: SyncomError): void;
+}
+
+/** The host's word that a push of one op was over its byte limit. */
+function refusedForSize(e: unknown): boolean {
+  const x = e as { status?: unknown; code?: unknown } | null;
+  return x?.status === 413 && x.code === 'BYTES_PER_PUSH';
+}
+
+/** The bytes a push of `e` alone weighs as the host counts them: its op's JSON in an array. */
+function aloneBytes(e: LogEntry): number {
+  return packedBytes(e.op) + 2;
+}
+
 /** The stream keys of a pushed frame the host still lacks an op of after its answer: where a refusal stopped them. */
 export function stalledStreams(frame: readonly LogEntry[], hv: Vector): string[] {
   const out = new Set<string>();
@@ -100,17 +210,18 @@ export function ackOwn(self: string, hv: Vector, acked: Vector, keys: Vector = h
  * Raise `hv` (in place) to a push answer's entries, and note the own ones as
  * acked: what the page touched, not the whole vector, which holds an entry
  * per origin the host has seen (a copy of it per page cost a dialer of a host
- * of 90,000 origins milliseconds a page).
+ * of 90,000 origins milliseconds a page). Returns the entries taken.
  */
-export function takePushAnswer(self: string, hv: Vector, acked: Vector, touched: unknown): void {
-  if (typeof touched !== 'object' || touched === null) return;
+export function takePushAnswer(self: string, hv: Vector, acked: Vector, touched: unknown): Vector {
   const taken: Vector = {};
+  if (typeof touched !== 'object' || touched === null) return taken;
   for (const [k, n] of Object.entries(touched)) {
     // The host's word: a count, under a key that is no accessor of the object.
     if (k !== '__proto__' && Number.isSafeInteger(n) && n >= 0) taken[k] = n;
   }
   raiseVector(hv, taken);
   ackOwn(self, hv, acked, taken);
+  return taken;
 }
 
 /**

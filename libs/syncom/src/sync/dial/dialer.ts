@@ -1,17 +1,17 @@
 import { SyncomError } from '../../errors';
 import type { LinkEvent, SyncLink } from '../../link/contract';
 import type { LogEntry } from '../../log/op-log';
-import type { Vector } from '../../op/types';
-import { ackOwn, hostLacks, pushedEvent, pushFrames, pushPage, ScopeStalls, takePushAnswer } from './dialer-push';
+import type { Op, Vector } from '../../op/types';
+import { ackOwn, hostLacks, markHeld, type PushAnswer, pushedEvent, pushFrames, pushPage, ScopeStalls, SizeStalls, takePushAnswer } from './dialer-push';
 import { DialerFeed } from './dialer-feed';
 import { baseFor, dialedSelf, sendHello, type VectorBase, wholeVector } from './dialer-hello';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
-import { vectorAhead, vectorLag } from '../protocol/lag';
+import { HostLag } from './host-lag';
 import { allowedFor, type allowedScopes } from '../protocol/scopes';
 import { ownStreamChecks } from './own-streams';
 import { RECONCILE_CAP } from '../protocol/versions';
-import { antiEntropyTimer, reconcileAll, type ReconcileRun } from './anti-entropy';
+import { antiEntropyTimer, HAVE_PAGES_PER_RUN, type LoggedHaves, reconcileAll, type ReconcileRun } from './anti-entropy';
 import { type Recoverable, Recovery } from './recovery';
 
 
@@ -48,6 +48,12 @@ export class Dialer implements Recoverable {
   private outbox: LogEntry[] = [];
   private antiEntropy?: NodeJS.Timeout;
   private readonly stalls = new ScopeStalls();
+  /** The merges anti-entropy logged for this host (LoggedHaves). */
+  private readonly haves: LoggedHaves = new Map();
+  private readonly sizes = new SizeStalls({
+    send: (frame) => pushPage(this.link as SyncLink, this.ctx.telemetry, this.rec.url, frame), hv: () => this.hv, limit: () => this.takes.pushBytes,
+    url: () => this.rec.url, refused: () => this.ctx.telemetry.limited('dialer', this.rec.url, 'BYTES_PER_PUSH'), report: (e) => this.report(e),
+  });
   private readonly feed = new DialerFeed(this);
   private readonly recovery = new Recovery(this);
   private readonly listeners: [LinkEvent, () => void][] = [
@@ -57,8 +63,13 @@ export class Dialer implements Recoverable {
   private readonly onAppend = (from: number, to: number) => this.relay(from, to);
   /** Who waits on inSync() (synced()): told whenever what it reads may have changed. */
   private readonly watchers = new Set<() => void>();
+  /** incoming and the lag, kept as the keys they read move: they are read after every page. */
+  private readonly lag: HostLag;
 
-  constructor(readonly ctx: SyncContext, readonly rec: NodeRecord) {}
+  constructor(readonly ctx: SyncContext, readonly rec: NodeRecord) {
+    const log = ctx.replica;
+    this.lag = new HostLag({ log, theirs: () => this.hv, self: log.id, host: () => rec.remote.id ?? '', scopes: () => rec.scopes, allowed: () => this.allowed() });
+  }
 
   /** The link is up and was greeted on (a fresh hello may be due). */
   get connected(): boolean {
@@ -116,9 +127,9 @@ export class Dialer implements Recoverable {
     const r = this.rec;
     return {
       url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.feed.subscribed, cursor: r.cursor, lastSync: r.lastSync,
-      pending: this.outbox.length, behind: this.behind, stuck: this.feed.stuck, lastError: this.lastError, bootstrapping: this.bootstrapping,
-      incompatible: this.shares === false,
-      incoming: this.connected ? vectorAhead(this.hv, this.replica.vector, { self: this.replica.id, allowed: this.allowed() }) : null,
+      // An op the host cannot take for its size is not delivered there: the peer shows behind while it lacks it.
+      pending: this.outbox.length, behind: this.behind || this.sizes.lagging(this.hv), stuck: this.feed.stuck, lastError: this.lastError,
+      bootstrapping: this.bootstrapping, incompatible: this.shares === false, incoming: this.connected ? this.lag.incoming() : null,
     };
   }
 
@@ -131,7 +142,12 @@ export class Dialer implements Recoverable {
   inSync(): boolean {
     const s = this.state();
     if (!s.connected || !s.subscribed || !this.feed.settled || s.bootstrapping || s.pending > 0 || s.behind || s.stuck || s.incoming !== 0) return false;
-    return vectorLag(this.replica.vector, this.hv, { host: this.rec.remote.id ?? '', allowed: this.allowed() }) === 0;
+    return this.hostLag() === 0;
+  }
+
+  /** This node's ops the host lacks by its vector (vectorLag), kept as a running sum (HostLag). */
+  hostLag(): number {
+    return this.lag.lag();
   }
 
   /** Call `fn` whenever what inSync() reads may have changed; returns the way to stop. */
@@ -197,8 +213,10 @@ export class Dialer implements Recoverable {
     if (self) return this.selfDialed(self);
     this.shares = true;
     [this.caps, this.takes] = [ans.caps, { frame: ans.reconcileFrame, pushBytes: ans.pushBytes }];
+    this.sizes.clear();
     this.antiEntropy ??= antiEntropyTimer(this.ctx.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...whole.vector };
+    this.lag.reset();
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     if (this.phase !== 'stopped') this.phase = 'greeted';
     this.feed.greeted();
@@ -237,7 +255,7 @@ export class Dialer implements Recoverable {
 
   /** Whether an op should go to this host, and the host lacks it by its vector. */
   private lacks(e: LogEntry): boolean {
-    return hostLacks(e, this.rec.remote.id, this.allowed(), this.hv);
+    return hostLacks(e, this.rec.remote.id, this.allowed(), this.hv) && !this.sizes.holds(e, this.hv);
   }
 
   /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
@@ -252,25 +270,36 @@ export class Dialer implements Recoverable {
   /** Push entries in frames; true when the host refused an op as out of its scopes (the stream stops there). */
   private async pushEntries(entries: LogEntry[]): Promise<boolean> {
     let refused = false;
+    const take = (frame: LogEntry[], ans: PushAnswer) => void (refused = this.takeAnswer(frame, ans) || refused);
     // A snapshot's merges are signed after their join: none is sized or pushed before its sig.
     await this.replica.whenSigned(entries);
     // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
     for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.ctx.options.pageBytes })) {
-      const ans = await pushPage(this.link as SyncLink, this.ctx.telemetry, this.rec.url, frame);
-      takePushAnswer(this.replica.id, this.hv, this.rec.acked, ans?.vector ?? {});
-      this.recovery.answered();
-      this.rec.lastSync = this.replica.now();
-      const event = pushedEvent(this.rec.url, frame.length, ans);
-      this.ctx.events.emit('sync', event);
-      if (event.gaps > 0) this.behind = true;
-      const stall = this.stalls.judge(frame, this.hv, ans, this.rec.url);
-      // Behind before the report: an op committed from here on (a listener may write at once) goes to recovery, not to a plain push the host takes as a gap.
-      if (stall.stopped) this.behind = true;
-      if (stall.error) this.report(stall.error);
-      refused ||= stall.stopped;
+      await this.sizes.push(frame, take);
     }
     await this.save();
     return refused;
+  }
+
+  /** A push answered: the host's vector, the sync event, behind; true when the host refused an op as out of its scopes. */
+  private takeAnswer(frame: LogEntry[], ans: PushAnswer | undefined): boolean {
+    this.lag.moved(Object.keys(takePushAnswer(this.replica.id, this.hv, this.rec.acked, ans?.vector ?? {})));
+    this.recovery.answered();
+    this.rec.lastSync = this.replica.now();
+    const event = pushedEvent(this.rec.url, frame.length, ans);
+    this.ctx.events.emit('sync', event);
+    if (event.gaps > 0) this.behind = true;
+    const stall = this.stalls.judge(frame, this.hv, ans, this.rec.url);
+    // Behind before the report: an op committed from here on (a listener may write at once) goes to recovery, not to a plain push the host takes as a gap.
+    if (stall.stopped) this.behind = true;
+    if (stall.error) this.report(stall.error);
+    return stall.stopped;
+  }
+
+  /** The host holds the ops of a page it sent (markHeld). */
+  hostHolds(ops: readonly Op[]): void {
+    markHeld(this.hv, ops);
+    this.lag.movedOps(ops);
   }
 
   /** Save this node's registry file; a failure (REGISTRY_UNSAVED) is reported, and the next save writes the newer state. */
@@ -321,7 +350,8 @@ export class Dialer implements Recoverable {
   /** What a reconciliation (or a bootstrap) with this host needs. */
   reconcileRun(): ReconcileRun {
     const { replica, rec: { remote, url, scopes }, pageSize, ctx: { telemetry } } = this;
-    return { replica, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame };
+    const have = { logged: this.haves, left: pageSize * HAVE_PAGES_PER_RUN };
+    return { replica, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame, have };
   }
 
   /** Push what the host lacks from its vector, backed off after a failed recovery (see Recovery). */

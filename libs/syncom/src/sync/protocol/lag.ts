@@ -19,7 +19,8 @@ export function vectorLag(mine: Vector, theirs: Vector, o: { host: string; allow
   for (const [key, seq] of Object.entries(mine)) {
     if (keyOrigin(key) === o.host || keyFrom(key) === o.host) continue;
     if (o.allowed !== 'all' && !o.allowed.has(keyScope(key))) continue;
-    lag += Math.max(0, seq - (theirs[key] ?? 0));
+    // Own keys only: a vector key such as `constructor` must read as 0, not as Object.prototype's member.
+    lag += Math.max(0, seq - (Object.hasOwn(theirs, key) ? theirs[key] : 0));
   }
   return lag;
 }

@@ -1,0 +1,162 @@
+import { packOps, type Storage, type SyncomError } from '../../src';
+import type { HostUnit, SubscribeOptions } from '../../src/link';
+import { internals } from '../../src/testing/internals';
+import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
+
+/**
+ * A node that dials a hostile host: the host's answers that restart the
+ * dialer's feed (a bootstrap, a page that cannot land at the cursor) are
+ * paced, not followed at once and forever.
+ */
+
+const URL = 'memory://h';
+
+/** A hub's unit whose changes subscriptions `feed` answers instead; counts them, and `subscribed(n)` awaits the n-th. */
+function feeding(inner: HostUnit, feed: (n: number, o: SubscribeOptions) => void) {
+  const waits: { n: number; resolve: () => void }[] = [];
+  const unit = {
+    access: inner.access,
+    meta: inner.meta,
+    subscribes: 0,
+    subscribed: (n: number) => new Promise<void>((resolve) => (unit.subscribes >= n ? resolve() : waits.push({ n, resolve }))),
+    call: (m: string, a: unknown, c: object) => inner.call(m, a, c),
+    subscribe: (_m: string, _a: unknown, _c: object, o: SubscribeOptions) => {
+      const n = ++unit.subscribes;
+      for (const w of waits) if (w.n <= n) w.resolve();
+      // A loop is cut short here, so a test that fails reports instead of spinning.
+      if (n <= 40) queueMicrotask(() => feed(n, o));
+      return { unsubscribe() {} };
+    },
+    stream: (id: string, c: object) => inner.stream(id, c),
+    disconnect: (c: object) => inner.disconnect(c),
+  };
+  return unit;
+}
+
+/** Let what the last page started run out (the link's hops, the dialer's next subscribe). */
+async function quiet(): Promise<void> {
+  for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** Resolves at the n-th `bootstrap` event of a storage from now. */
+function bootstraps(s: Storage, n: number): Promise<void> {
+  let seen = 0;
+  return new Promise((resolve) => { const off = s.sync.on('bootstrap', () => { if (++seen === n) { off(); resolve(); } }); });
+}
+
+/** A dialer on a net holding `unit` at URL, its errors collected. */
+async function dialing(unit: HostUnit, options: Parameters<typeof dialer>[1] = {}) {
+  const net = new Net();
+  net.units.set(URL, unit);
+  const d = await dialer(net, { ...options, sync: { connect: net.connect, antiEntropyInterval: 0, ...options.sync } });
+  const errors: SyncomError[] = [];
+  d.sync.on('error', (e) => errors.push(e));
+  return { net, d, errors };
+}
+
+describe('hostile host: a bootstrap asked again and again', () => {
+  it('BOOT-1 HOST-17: a host that sends an empty changes page before each bootstrap is still asked again backed off (the empty page had started the count over: about 7,000 bootstraps a second)', async () => {
+    const h = await hub();
+    for (let i = 0; i < 3; i++) await h.s.insert({ i });
+    let k = 0;
+    const unit = feeding(h.unit, async (_n, o) => {
+      await o.onData({ ops: [] }, `x.${++k}`);
+      await o.onData({ bootstrap: true, reason: 'floor' }, undefined);
+    });
+    const { d } = await dialing(unit);
+    const second = bootstraps(d, 2);
+    await d.sync.addNode({ url: URL, token: 't' });
+    await second;
+    await quiet();
+    // The first bootstrap subscribed again at once; the second waits its backoff, empty page or not.
+    expect(unit.subscribes).toBe(2);
+    expect(d.sync.peers()[0]).toMatchObject({ subscribed: false, stuck: false });
+    expect(await d.list()).toHaveLength(3);
+    await closeAll(d, h.s);
+  });
+
+  it('BOOT-1 HOST-17: a bootstrap asked two quiet minutes after the last one goes at once', async () => {
+    const clock = { t: Date.now() };
+    const h = await hub();
+    const subs: SubscribeOptions[] = [];
+    const unit = feeding(h.unit, (n, o) => {
+      subs.push(o);
+      if (n === 1) void o.onData({ bootstrap: true, reason: 'floor' }, undefined);
+    });
+    const { d } = await dialing(unit, { now: () => clock.t });
+    const first = bootstraps(d, 1);
+    await d.sync.addNode({ url: URL, token: 't' });
+    await first;
+    await quiet();
+    expect(unit.subscribes).toBe(2);
+    clock.t += 121_000;
+    const second = bootstraps(d, 1);
+    void subs[1].onData({ bootstrap: true, reason: 'floor' }, undefined);
+    await second;
+    await quiet();
+    expect(unit.subscribes).toBe(3);
+    await closeAll(d, h.s);
+  });
+});
+
+describe('hostile host: pages that cannot land at the cursor', () => {
+  it('PROTO-14 PROTO-16 PROTO-18: a host whose every page names a prev that is not the cursor is asked again backed off, and the peer is STUCK at the twelfth such page at one cursor (it had resubscribed 20,000 times in 81 ms, nothing reported): PAGE_FAILED, then STUCK', async () => {
+    const h = await hub();
+    const unit = feeding(h.unit, async (n, o) => {
+      if (n === 1) await o.onData({ ops: [] }, 'x.1');
+      await o.onData({ ops: [], prev: 'x.0' }, `x.${n + 1}`);
+    });
+    const { net, d, errors } = await dialing(unit);
+    await d.sync.addNode({ url: URL, token: 't' });
+    await unit.subscribed(2);
+    await quiet();
+    // A lost page is mended at once; the second refusal in a row waits.
+    expect(unit.subscribes).toBe(2);
+    expect(d.sync.peers()[0]).toMatchObject({ cursor: 'x.1', subscribed: false, stuck: false });
+    expect(errors).toEqual([]);
+    // Each reconnect greets again (a new session: one more at once), then waits again.
+    for (let r = 0; r < 5; r++) {
+      const link = net.links[net.links.length - 1];
+      link.cut();
+      link.restore();
+      await unit.subscribed(4 + 2 * r);
+      await quiet();
+    }
+    expect(unit.subscribes).toBe(12);
+    expect(errors.map((e) => e.code)).toEqual(['PAGE_FAILED', 'STUCK']);
+    expect(errors[0]).toMatchObject({ attempt: 12, cursor: 'x.1', url: URL });
+    expect(errors[1]).toMatchObject({ cursor: 'x.1', url: URL });
+    expect((errors[1] as Error).cause).toBe(errors[0]);
+    expect(d.sync.peers()[0]).toMatchObject({ stuck: true, cursor: 'x.1' });
+    const link = net.links[net.links.length - 1];
+    link.cut();
+    link.restore();
+    await until(() => d.sync.peers()[0].connected, [d]);
+    await quiet();
+    expect(unit.subscribes).toBe(12);
+    await closeAll(d, h.s);
+  });
+
+  it('PROTO-14 PROTO-18: a host whose every page shows a gap is asked again backed off, not at once (20,000 resubscriptions in 233 ms)', async () => {
+    const h = await hub();
+    const w = await node();
+    await w.insert({ a: 1 });
+    await w.insert({ b: 2 });
+    // w's second op without its first: a gap at any node that lacks both.
+    const gap = packOps([internals(w).log.read(0).at(-1)!.op]);
+    const unit = feeding(h.unit, async (n, o) => {
+      if (n === 1) await o.onData({ ops: [] }, 'x.1');
+      await o.onData({ ops: gap, prev: 'x.1' }, `x.${n + 1}`);
+    });
+    const { d, errors } = await dialing(unit);
+    const gaps: number[] = [];
+    d.sync.on('sync', (e) => e.gaps > 0 && gaps.push(e.gaps));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => gaps.length === 2, [d]);
+    await quiet();
+    expect(unit.subscribes).toBe(2);
+    expect(d.sync.peers()[0]).toMatchObject({ cursor: 'x.1', subscribed: false, stuck: false });
+    expect(errors).toEqual([]);
+    await closeAll(d, h.s, w);
+  });
+});
