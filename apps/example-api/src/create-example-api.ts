@@ -1,18 +1,33 @@
 import { type INestApplication, type LoggerService, type LogLevel, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import type { ExampleConfig } from './example.config';
 import { HttpErrorFilter } from './http-error.filter';
+import { jsonOnlyWrites } from './json-only';
 import { SyncomErrorFilter } from './syncom-error.filter';
 
-/** Starts the example app on config.port (0: any free port); returns the app. */
+/**
+ * Starts the example app on config.port (0: any free port); returns the app.
+ * Writes take JSON bodies only (jsonOnlyWrites; no urlencoded parser).
+ * @throws Error when it cannot listen (a port taken), its storage closed first.
+ */
 export async function createExampleApi(config: ExampleConfig, logger?: LoggerService | LogLevel[] | false): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.register(config), { logger: logger ?? ['log', 'warn', 'error'] });
+  // Nest's default parsers take urlencoded bodies too, which any site's HTML form can post: JSON alone here.
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), { logger: logger ?? ['log', 'warn', 'error'], bodyParser: false });
+  app.use(jsonOnlyWrites);
+  app.useBodyParser('json');
   app.enableShutdownHooks();
   // Bad bodies get 400 with class-validator's messages; unknown fields are refused, not stored.
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true }));
   // Nest tries the global filters last registered first: a SyncomError meets its own filter before the catch-all.
   app.useGlobalFilters(new HttpErrorFilter(app.getHttpAdapter()), new SyncomErrorFilter());
-  await app.listen(config.port, config.host ?? '127.0.0.1');
+  try {
+    await app.listen(config.port, config.host ?? '127.0.0.1');
+  } catch (e) {
+    // The storage is open by now, its lock held: close it rather than leave the path unusable in this process.
+    await app.close().catch(() => undefined);
+    throw e;
+  }
   return app;
 }

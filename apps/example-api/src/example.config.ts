@@ -12,10 +12,26 @@ export interface ExampleConfig {
   io?: SyncomModuleOptions['io'];
 }
 
-/** From the environment: PORT (3000), HOST (0.0.0.0), SYNCOM_PATH (./data/example-api), SYNCOM_HUB, SYNCOM_TOKEN. */
+/**
+ * PORT: digits only, 0 to 65535; unset or empty: 3000. Number() would take '' as 0 (a random port),
+ * '0x1F91' as 8081 and '1e3' as 1000 without a word.
+ * @throws Error naming PORT and what it takes.
+ */
+function portOf(env: NodeJS.ProcessEnv): number {
+  const raw = env.PORT?.trim();
+  if (raw === undefined || raw === '') return 3000;
+  const port = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
+  if (!(port <= 65535)) throw new Error(`PORT=${JSON.stringify(raw)}: expected a whole number from 0 to 65535`);
+  return port;
+}
+
+/**
+ * From the environment: PORT (3000), HOST (0.0.0.0), SYNCOM_PATH (./data/example-api), SYNCOM_HUB, SYNCOM_TOKEN.
+ * @throws Error naming PORT when it is no port (before anything is opened).
+ */
 export function exampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
   return {
-    port: Number(env.PORT ?? 3000),
+    port: portOf(env),
     host: env.HOST ?? '0.0.0.0',
     path: env.SYNCOM_PATH ?? './data/example-api',
     hub: env.SYNCOM_HUB || undefined,

@@ -54,28 +54,75 @@ export function flagVar(env: NodeJS.ProcessEnv, name: string): boolean {
 /** The tokens of SYNCOM_TOKENS and the scopes each is bound to (absent: every scope). */
 export interface TokenList {
   tokens: string[];
-  tokenScopes: Record<string, string[]>;
+  /** A Map, not an object: a token is the operator's text, and `__proto__` or `constructor` must be a key like any other. */
+  tokenScopes: Map<string, string[]>;
+}
+
+/**
+ * One SYNCOM_TOKENS item split at its last ':': what follows is the scope
+ * list, so a token may hold ':' as long as its scopes are written after it
+ * (`to:ken:*`); a scope name cannot hold ':'.
+ */
+function tokenItem(item: string): { token: string; scopes: string[] } {
+  const colon = item.lastIndexOf(':');
+  if (colon < 0) return { token: item, scopes: ['*'] };
+  return { token: item.slice(0, colon).trim(), scopes: item.slice(colon + 1).split('+').map((s) => s.trim()).filter(Boolean) };
 }
 
 /**
  * SYNCOM_TOKENS: `t1,t2:Doc+Note` — a token alone may claim every scope; a
  * token followed by `:` and scopes joined by `+` may claim only those (and
- * global records, which reach everyone).
- * @throws SyncomError HUB_CONFIG for an empty scope list or a token listed twice.
+ * global records, which reach everyone). An item is split at its last ':'
+ * (tokenItem). Unset: no tokens (an open hub).
+ * @throws SyncomError HUB_CONFIG for a variable set but holding no token (the operator meant a
+ * closed hub), an empty scope list or a token listed twice.
  */
 export function tokenList(env: NodeJS.ProcessEnv, name = 'SYNCOM_TOKENS'): TokenList {
-  const out: TokenList = { tokens: [], tokenScopes: {} };
-  for (const item of list(env[name])) {
-    const colon = item.indexOf(':');
-    const token = (colon < 0 ? item : item.slice(0, colon)).trim();
-    const scopes = colon < 0 ? ['*'] : item.slice(colon + 1).split('+').map((s) => s.trim()).filter(Boolean);
+  const out: TokenList = { tokens: [], tokenScopes: new Map() };
+  const items = list(env[name]);
+  // An empty secret file (`SYNCOM_TOKENS=$(cat /run/secrets/tokens)`) must not start an open hub.
+  if (env[name] !== undefined && items.length === 0) throw badVariable(name, undefined, 'is set but holds no token (unset it to run an open hub)');
+  for (const item of items) {
+    const { token, scopes } = tokenItem(item);
     // Tokens are secrets: a refusal names the item's position, never its text.
     const at = `item ${out.tokens.length + 1}`;
     if (token === '') throw badVariable(name, undefined, `${at} has no token before ':'`);
     if (scopes.length === 0) throw badVariable(name, undefined, `${at} has ':' but no scopes (write t:Doc+Note, or the token alone for every scope)`);
     if (out.tokens.includes(token)) throw badVariable(name, undefined, `${at} repeats a token listed before`);
     out.tokens.push(token);
-    if (!scopes.includes('*')) out.tokenScopes[token] = scopes;
+    if (!scopes.includes('*')) out.tokenScopes.set(token, scopes);
   }
   return out;
+}
+
+/** Origins a browser page may dial the gateway from (SYNCOM_ALLOWED_ORIGINS): every origin, or a list. */
+export type OriginList = string[] | '*';
+
+/** One SYNCOM_ALLOWED_ORIGINS entry as an origin (`http://localhost:5173`), or undefined when it is none. */
+function originOf(entry: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return undefined;
+  }
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  return (url.protocol === 'http:' || url.protocol === 'https:') && bare ? url.origin : undefined;
+}
+
+/**
+ * SYNCOM_ALLOWED_ORIGINS: `*`, or origins (`scheme://host[:port]`) separated by commas; set but empty: none
+ * beyond the hub's own. Unset: undefined (the hub's default).
+ * @throws SyncomError HUB_CONFIG naming the first entry that is no http(s) origin, or a '*' among origins.
+ */
+export function originList(env: NodeJS.ProcessEnv, name = 'SYNCOM_ALLOWED_ORIGINS'): OriginList | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
+  const entries = list(raw);
+  if (entries.length === 1 && entries[0] === '*') return '*';
+  return entries.map((entry) => {
+    const origin = entry === '*' ? undefined : originOf(entry);
+    if (origin === undefined) throw badVariable(name, raw, `${JSON.stringify(entry)} is no origin: expected * alone, or http(s)://host[:port] separated by commas`);
+    return origin;
+  });
 }

@@ -1,8 +1,13 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { SampledLog, SyncomEvents } from 'syncom-nest';
+import { loggedUrl, SampledLog, SyncomEvents } from 'syncom-nest';
 
 /** A peer's words in a log line: JSON-quoted, so no newline or escape in them forges a line or colours one. */
 const quoted = (x: unknown) => JSON.stringify(String(x));
+
+/** An error's message with the url it names (the engine's messages quote a dialed url whole) written as loggedUrl. */
+function messageOf(e: { message: string; url?: unknown }): string {
+  return typeof e.url === 'string' && e.url !== '' ? e.message.split(e.url).join(loggedUrl(e.url)) : e.message;
+}
 
 /** A hello's scopes as a line shows them: how many, and the first three. */
 function scopesOf(scopes: readonly string[]): string {
@@ -15,7 +20,8 @@ function scopesOf(scopes: readonly string[]): string {
  * limits and errors. Each kind is written at most once a second (greetings)
  * or every 10 s (the rest), with a count of those left out: a peer can
  * provoke them as fast as it sends (a hello naming 1,024 scopes, again and
- * again, wrote 274 MB of log in 8 s), and a peer's words are quoted.
+ * again, wrote 274 MB of log in 8 s), and a peer's words are quoted. A
+ * dialed url is written without its user info and query (loggedUrl).
  */
 @Injectable()
 export class HubLogger implements OnModuleInit {
@@ -27,9 +33,9 @@ export class HubLogger implements OnModuleInit {
 
   onModuleInit(): void {
     this.events.hello$.subscribe((h) => this.often.write('log', 'hello', `peer ${quoted(h.node)} greeted (${scopesOf(h.scopes)})`));
-    this.events.bootstrap$.subscribe((b) => this.logger.log(`bootstrapped ${b.records} records from ${b.url}`));
+    this.events.bootstrap$.subscribe((b) => this.logger.log(`bootstrapped ${b.records} records from ${loggedUrl(b.url)}`));
     this.events.refused$.subscribe((r) => this.rarely.write('warn', `refused ${r.reason}`, `refused ${r.count} op(s) from ${quoted(r.node)}: ${r.reason}`));
     this.events.limited$.subscribe((r) => this.rarely.write('warn', `limited ${r.reason}`, `limited ${quoted(r.node)}: ${r.reason}`));
-    this.events.error$.subscribe((e) => this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(e.message)}`));
+    this.events.error$.subscribe((e) => this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(messageOf(e))}`));
   }
 }

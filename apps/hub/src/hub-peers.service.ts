@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy }
 import { ConfigService } from '@nestjs/config';
 import type { Subscription } from 'rxjs';
 import { isSyncomError, type Storage } from 'syncom';
-import { InjectStorage, SyncomEvents } from 'syncom-nest';
+import { InjectStorage, loggedUrl, SyncomEvents } from 'syncom-nest';
 
 /**
  * The hub's peers (SYNCOM_PEERS): at start the registry is made the configured
@@ -12,7 +12,8 @@ import { InjectStorage, SyncomEvents } from 'syncom-nest';
  * itself (a hub cannot know its public url, so an operator may give every
  * hub the same full list): the engine's dialer stops at that answer
  * (SELF_DIAL), before any push or bootstrap, and it is disabled here until
- * the next start.
+ * the next start. A listed url may carry credentials (user info, an api key
+ * in its query): every line names it by loggedUrl, without them.
  */
 @Injectable()
 export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
@@ -46,7 +47,7 @@ export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
     for (const node of sync.listNodes()) {
       if (urls.has(node.url)) continue;
       await sync.removeNode(node.url);
-      this.logger.log(`peer ${node.url} is no longer in SYNCOM_PEERS: removed`);
+      this.logger.log(`peer ${loggedUrl(node.url)} is no longer in SYNCOM_PEERS: removed`);
     }
     for (const url of urls) {
       const known = sync.listNodes().find((n) => n.url === url);
@@ -54,13 +55,13 @@ export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
       // A url once found to be this hub is tried again: the operator may have moved it since.
       if (known && !known.enabled) await sync.enableNode(url, true);
     }
-    if (urls.size > 0) this.logger.log(`dialing ${urls.size} peer hub(s): ${[...urls].join(', ')}`);
+    if (urls.size > 0) this.logger.log(`dialing ${urls.size} peer hub(s): ${[...urls].map(loggedUrl).join(', ')}`);
   }
 
   /** A dialed peer greeted (node: its id) or went away (undefined). */
   private onPeer(url: string, node: string | null | undefined): void {
-    if (node === undefined) return this.logger.log(`peer hub ${url} disconnected`);
-    this.logger.log(`peer hub ${url} connected (node ${JSON.stringify(node)})`);
+    if (node === undefined) return this.logger.log(`peer hub ${loggedUrl(url)} disconnected`);
+    this.logger.log(`peer hub ${loggedUrl(url)} connected (node ${JSON.stringify(node)})`);
   }
 
   /**
@@ -68,7 +69,7 @@ export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
    * stopped before pushing, subscribing or bootstrapping; the registry keeps it disabled.
    */
   private async onSelf(url: string): Promise<void> {
-    this.logger.warn(`peer ${url} is this hub itself (same node id): not dialing it until the next start`);
-    await this.storage.sync.enableNode(url, false).catch((e: unknown) => this.logger.error(`disabling ${url} failed: ${String(e)}`));
+    this.logger.warn(`peer ${loggedUrl(url)} is this hub itself (same node id): not dialing it until the next start`);
+    await this.storage.sync.enableNode(url, false).catch((e: unknown) => this.logger.error(`disabling ${loggedUrl(url)} failed: ${String(e)}`));
   }
 }

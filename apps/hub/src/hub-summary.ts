@@ -1,4 +1,5 @@
-import { DEFAULT_SCOPE_FIELD, type HubConfig, hubLimits, hubSignatures } from './hub.config';
+import { scopeMap } from './hub-access';
+import { DEFAULT_SCOPE_FIELD, type HubConfig, hubLimits, hubSignatures, isLoopback } from './hub.config';
 
 const size = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`);
 
@@ -9,16 +10,37 @@ export function hubWarnings(config: HubConfig): string[] {
   const sig = hubSignatures(config);
   if (sig === 'verify') out.push("SYNCOM_SIGNATURES=verify: unsigned ops are taken, so a token holder can write in another node's name");
   if (sig === false) out.push('SYNCOM_SIGNATURES=false: signatures are neither made nor checked, so a token holder can write in any node\'s name');
+  const host = config.host ?? '127.0.0.1';
+  if (config.loadProbe && !isLoopback(host)) out.push(`SYNCOM_LOAD_PROBE=1 on HOST ${host}: GET /load-probe answers anyone who reaches the port, without a token`);
   return out;
+}
+
+/** Which browser pages may open a socket (the gateway's allowedOrigins, as hub.module sets it). */
+function originsPart(config: HubConfig): string {
+  const listed = config.allowedOrigins ?? (config.tokens.length > 0 ? '*' : []);
+  if (listed === '*') return 'browsers from any origin';
+  return listed.length === 0 ? 'browsers from this origin only' : `browsers from this origin and ${listed.join(', ')}`;
 }
 
 /** Who may connect, and how ops are checked: the first line of the summary. */
 function accessLine(config: HubConfig, url: string): string {
-  const bound = Object.keys(config.tokenScopes ?? {}).length;
+  const bound = scopeMap(config.tokenScopes).size;
   const tokens = config.tokens.length === 0
     ? 'tokens NOT required (open)'
     : `tokens required (${config.tokens.length}${bound > 0 ? `, ${bound} bound to scopes` : ''})`;
-  return `data ${config.path}; peers dial ${url}/syncom; ${tokens}; signatures ${hubSignatures(config) || 'off'}; scope field ${config.scopeField ?? DEFAULT_SCOPE_FIELD}`;
+  return `data ${config.path}; peers dial ${url}/syncom; ${tokens}; signatures ${hubSignatures(config) || 'off'}; scope field ${config.scopeField ?? DEFAULT_SCOPE_FIELD}; ${originsPart(config)}`;
+}
+
+/**
+ * A line per token bound to scopes, naming it by its place in the list, never by its text: a token
+ * holding ':' is read as a shorter token bound to what follows, and this is where the operator sees it.
+ */
+function boundLines(config: HubConfig): string[] {
+  const bound = scopeMap(config.tokenScopes);
+  return config.tokens.flatMap((token, i) => {
+    const scopes = bound.get(token);
+    return scopes ? [`SYNCOM_TOKENS item ${i + 1} may claim only the scopes ${scopes.map((s) => JSON.stringify(s)).join(', ')}`] : [];
+  });
 }
 
 /** The limits in force: the second line of the summary. */
@@ -33,7 +55,7 @@ function limitsLine(config: HubConfig): string {
     + `/health ${config.healthDetail ? 'detailed' : 'brief'}`;
 }
 
-/** The two lines logged once the hub listens on `url`: where its data is, who may sync, and the limits. */
+/** The lines logged once the hub listens on `url`: where its data is, who may sync, the limits, and each token's scopes. */
 export function hubSummary(config: HubConfig, url: string): string[] {
-  return [accessLine(config, url), limitsLine(config)];
+  return [accessLine(config, url), limitsLine(config), ...boundLines(config)];
 }

@@ -1,5 +1,6 @@
 import type { SyncomModuleOptions } from 'syncom-nest';
-import { choiceVar, flagVar, intVar, list, tokenList } from './hub-env';
+import type { TokenScopes } from './hub-access';
+import { choiceVar, flagVar, intVar, list, type OriginList, originList, tokenList } from './hub-env';
 
 /** How the hub treats ops without a signature: 'require' refuses them (the hub's default), 'verify' takes them, false skips checks. */
 export type HubSignatures = 'require' | 'verify' | false;
@@ -55,8 +56,17 @@ export interface HubConfig {
   path: string;
   /** Tokens a peer may present at the handshake and in hello; empty: the hub is open (a warning at start). */
   tokens: string[];
-  /** The scopes a token may claim in hello (SYNCOM_TOKENS `t:Doc+Note`); a token not listed may claim any. */
-  tokenScopes?: Record<string, string[]>;
+  /**
+   * The scopes a token may claim in hello (SYNCOM_TOKENS `t:Doc+Note`); a token not listed may claim any.
+   * A Map (what the environment gives), or an object whose own keys are the tokens.
+   */
+  tokenScopes?: TokenScopes;
+  /**
+   * The browser origins whose pages may open a socket (SYNCOM_ALLOWED_ORIGINS): '*' any, or a list; the hub's own
+   * origin and clients that send no Origin (every non-browser one) always may. Default: '*' with tokens (a page of
+   * another site cannot know one), none beyond the hub's own without.
+   */
+  allowedOrigins?: OriginList;
   /** Signature mode of the hub's storage (SYNCOM_SIGNATURES); default 'require'. */
   signatures?: HubSignatures;
   /** The hub's limits; each one not given is HUB_LIMITS'. */
@@ -71,6 +81,12 @@ export interface HubConfig {
   metrics?: boolean;
   /** Serve GET /load-probe: RSS, heap and event-loop delay, for `npm run load` (SYNCOM_LOAD_PROBE=1). */
   loadProbe?: boolean;
+  /**
+   * GET /load-probe?gc=1 runs a full collection first (with --expose-gc), which stops the hub for tens of ms at
+   * each request: honoured only with this on (SYNCOM_LOAD_PROBE_GC; from the environment, on by default only
+   * for a loopback HOST, where the load tool runs its hub). Default false.
+   */
+  loadProbeGc?: boolean;
   /**
    * The other hubs this one dials, e.g. 'http://10.0.0.2:8000/syncom' (SYNCOM_PEERS). The list is
    * the hub's whole registry: a url registered before and no longer listed is removed at start.
@@ -115,7 +131,8 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): HubLimits {
     inFlightBytes: int('SYNCOM_IN_FLIGHT_BYTES', d.inFlightBytes, 1024),
     preAuthBytes: int('SYNCOM_PRE_AUTH_BYTES', d.preAuthBytes, 1024),
     maxConnections: int('SYNCOM_MAX_CONNECTIONS', d.maxConnections, 0),
-    ...(env.SYNCOM_MAX_INBOUND_BYTES !== undefined && { inboundBytes: int('SYNCOM_MAX_INBOUND_BYTES', 0, 0) }),
+    // Empty is the default, as for every other limit: not 0, which would turn the bound off.
+    ...(env.SYNCOM_MAX_INBOUND_BYTES?.trim() && { inboundBytes: int('SYNCOM_MAX_INBOUND_BYTES', 0, 0) }),
   };
 }
 
@@ -125,31 +142,47 @@ function signaturesFromEnv(env: NodeJS.ProcessEnv): HubSignatures {
   return mode === 'false' ? false : mode;
 }
 
+/** Whether `host` is a loopback address: only this machine reaches a hub bound to it. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** SYNCOM_LOAD_PROBE and SYNCOM_LOAD_PROBE_GC: the probe, and whether its gc=1 is honoured (unset: on a loopback host only). */
+function loadProbeFromEnv(env: NodeJS.ProcessEnv, host: string): Pick<HubConfig, 'loadProbe' | 'loadProbeGc'> {
+  const gc = env.SYNCOM_LOAD_PROBE_GC?.trim() ? flagVar(env, 'SYNCOM_LOAD_PROBE_GC') : isLoopback(host);
+  return flagVar(env, 'SYNCOM_LOAD_PROBE') ? { loadProbe: true, loadProbeGc: gc } : {};
+}
+
 /**
  * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
  * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_PROVE_NODES, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
- * SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_REDIS_TIMEOUT, SYNCOM_LOAD_PROBE, SYNCOM_WEB_DIR.
+ * SYNCOM_ALLOWED_ORIGINS, SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_REDIS_TIMEOUT, SYNCOM_LOAD_PROBE,
+ * SYNCOM_LOAD_PROBE_GC, SYNCOM_WEB_DIR.
  * @throws SyncomError HUB_CONFIG naming the first variable that does not parse.
  */
 export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
   const { tokens, tokenScopes } = tokenList(env);
+  const allowedOrigins = originList(env);
   const scopeField = env.SYNCOM_SCOPE_FIELD?.trim();
+  const peerToken = env.SYNCOM_PEER_TOKEN?.trim();
+  const host = env.HOST ?? '0.0.0.0';
   return {
     port: intVar(env, 'PORT', 8000, { min: 0, max: 65535 }),
-    host: env.HOST ?? '0.0.0.0',
+    host,
     path: env.SYNCOM_PATH ?? './data/hub',
     tokens,
-    ...(Object.keys(tokenScopes).length > 0 && { tokenScopes }),
+    ...(tokenScopes.size > 0 && { tokenScopes }),
+    ...(allowedOrigins !== undefined && { allowedOrigins }),
     signatures: signaturesFromEnv(env),
     limits: limitsFromEnv(env),
     scopeField: scopeField || DEFAULT_SCOPE_FIELD,
     ...(flagVar(env, 'SYNCOM_PROVE_NODES') && { proveNodes: true }),
     healthDetail: flagVar(env, 'SYNCOM_HEALTH_DETAIL'),
-    metrics: env.SYNCOM_METRICS === '1',
-    ...(env.SYNCOM_LOAD_PROBE === '1' && { loadProbe: true }),
+    metrics: flagVar(env, 'SYNCOM_METRICS'),
+    ...loadProbeFromEnv(env, host),
     peers: [...new Set(list(env.SYNCOM_PEERS))],
-    ...(env.SYNCOM_PEER_TOKEN && { peerToken: env.SYNCOM_PEER_TOKEN }),
+    ...(peerToken && { peerToken }),
     ...(env.SYNCOM_REDIS_URL && { redisUrl: env.SYNCOM_REDIS_URL }),
     ...(env.SYNCOM_REDIS_TIMEOUT && { redisTimeout: intVar(env, 'SYNCOM_REDIS_TIMEOUT', 5000, { min: 100 }) }),
     ...(env.SYNCOM_WEB_DIR && { webDir: env.SYNCOM_WEB_DIR }),

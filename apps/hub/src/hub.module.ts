@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { SyncomModule, type SyncomGatewayOptions, type SyncomModuleOptions } from 'syncom-nest';
-import { hubAuthorize, scopeByField } from './hub-access';
+import { hubAuthorize, scopeByField, scopeMap } from './hub-access';
 import { DEFAULT_SCOPE_FIELD, type HubConfig, type HubLimits, hubLimits, hubSignatures } from './hub.config';
 import { HealthController } from './health.controller';
 import { HubLogger } from './hub-logger.service';
@@ -15,7 +15,7 @@ import { MetricsController } from './metrics.controller';
  * The gateway: without tokens open to anyone (access 'public', warned at
  * start by the startup summary); with tokens, access 'session', so a socket
  * whose handshake token is not one of them never connects, and hello is held
- * to the scopes its token is bound to.
+ * to the scopes its token is bound to. Browser pages: see allowedOrigins.
  */
 function gatewayOptions(config: HubConfig, limits: HubLimits): SyncomGatewayOptions {
   const { opsPerPush, bytesPerPush, opsPerSecond, purgesPerSecond, pageSize, pageBytes, maxInFlightFrames } = limits;
@@ -24,12 +24,23 @@ function gatewayOptions(config: HubConfig, limits: HubLimits): SyncomGatewayOpti
     preAuthBytes: limits.preAuthBytes, maxConnections: limits.maxConnections, ...(limits.inboundBytes !== undefined && { maxInboundBytes: limits.inboundBytes }),
     ...(config.proveNodes && { proveNodes: true }), limits: { opsPerPush, bytesPerPush, ...(opsPerSecond > 0 && { opsPerSecond }), ...(purgesPerSecond > 0 && { purgesPerSecond }) },
   };
-  if (config.tokens.length === 0) return { access: 'public', ...sizes };
+  if (config.tokens.length === 0) return { access: 'public', ...originsOf(config), ...sizes };
   // Feeds serve ops by the scope they declare: once a token is bound to scopes, every pushed op
   // must declare the scope the hub's own rule gives its record, or a writer with another rule
   // would reach that token's feeds with records of other scopes.
-  const exactScopes = Object.keys(config.tokenScopes ?? {}).length > 0;
-  return { access: 'session', authorize: hubAuthorize(config.tokens, config.tokenScopes), exactScopes, ...sizes };
+  const exactScopes = scopeMap(config.tokenScopes).size > 0;
+  return { access: 'session', authorize: hubAuthorize(config.tokens, config.tokenScopes), exactScopes, ...originsOf(config), ...sizes };
+}
+
+/**
+ * The browser origins the gateway takes a socket from. Unset: with tokens any origin, since the hub reads its
+ * credential from the handshake's auth, which a page of another site cannot know (the hub reads no cookie);
+ * without tokens the gateway's default, its own origin only, or any page the operator's browser opens could
+ * read and write an open hub on localhost or the intranet.
+ */
+function originsOf(config: HubConfig): Pick<SyncomGatewayOptions, 'allowedOrigins'> {
+  if (config.allowedOrigins !== undefined) return { allowedOrigins: config.allowedOrigins };
+  return config.tokens.length > 0 ? { allowedOrigins: '*' } : {};
 }
 
 /** Ops a sealed log segment of the hub holds at most (about 0.7 MB of signed ops): what one purge rewrites of the log. */

@@ -1,4 +1,5 @@
 import { Controller, Get, type OnApplicationShutdown, Query } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { SyncomGateway } from 'syncom-nest';
@@ -13,7 +14,7 @@ export interface LoadProbeSample {
   sockets: number;
   /** CPU time the hub process used since it started, ms (user and system). */
   cpu: number;
-  /** Whether a full collection ran just before the memory was read (asked with gc=1, the hub run with --expose-gc). */
+  /** Whether a full collection ran just before the memory was read (asked with gc=1, allowed by SYNCOM_LOAD_PROBE_GC, the hub run with --expose-gc). */
   collected: boolean;
 }
 
@@ -55,18 +56,24 @@ export class LoadProbe implements OnApplicationShutdown {
 /**
  * GET /load-probe (SYNCOM_LOAD_PROBE=1): the hub's RSS, heap and event-loop
  * delay, sampled by `npm run load`. `?reset=1` starts a new delay interval;
- * `?gc=1` collects garbage first when the hub runs with --expose-gc, so the
- * heap read is what is still referenced.
+ * `?gc=1` collects garbage first when the hub runs with --expose-gc and
+ * SYNCOM_LOAD_PROBE_GC allows it, so the heap read is what is still
+ * referenced. The route needs no token, and a full collection stops the hub
+ * for tens of ms: without the allowance gc=1 is ignored (`collected: false`).
  */
 @Controller('load-probe')
 export class LoadProbeController {
-  constructor(private readonly probe: LoadProbe, private readonly modules: ModuleRef) {}
+  private readonly gcAllowed: boolean;
+
+  constructor(private readonly probe: LoadProbe, private readonly modules: ModuleRef, config: ConfigService) {
+    this.gcAllowed = config.get<boolean>('hub.loadProbeGc') === true;
+  }
 
   @Get()
   sample(@Query('reset') reset?: string, @Query('gc') gc?: string): LoadProbeSample {
     // Delay first and the reset after the collection: its pause belongs to no interval.
     const delay = this.probe.delay();
-    const collect = gc === '1' ? (globalThis as { gc?: () => void }).gc : undefined;
+    const collect = gc === '1' && this.gcAllowed ? (globalThis as { gc?: () => void }).gc : undefined;
     collect?.();
     if (reset === '1') this.probe.reset();
     const { rss, heapUsed } = process.memoryUsage();

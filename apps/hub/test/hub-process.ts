@@ -15,11 +15,12 @@ export interface HubProcess {
 }
 
 /**
- * Spawns apps/hub/src/main.ts with `env` (PORT, SYNCOM_PEERS, ...) on
- * 127.0.0.1 and resolves once it logged that it listens.
+ * Spawns apps/hub/src/main.ts with `env` (PORT, SYNCOM_PEERS, ...; a variable
+ * given as undefined is left out of the child's environment) on 127.0.0.1
+ * and resolves once it logged that it listens.
  * @throws Error with its output when it exits first.
  */
-export async function spawnHub(env: Record<string, string>): Promise<HubProcess> {
+export async function spawnHub(env: Record<string, string | undefined>): Promise<HubProcess> {
   const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, 'apps/hub/src/main.ts')], {
     env: { ...process.env, HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

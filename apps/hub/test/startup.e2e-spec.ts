@@ -63,7 +63,7 @@ describe('apps/hub: start (hostile, e2e)', () => {
       await secured.kill();
     }
     const [open] = await freePorts(1);
-    const unsafe = await spawnHub({ PORT: String(open), SYNCOM_PATH: join(dir, 'open'), SYNCOM_TOKENS: '', SYNCOM_SIGNATURES: 'verify' });
+    const unsafe = await spawnHub({ PORT: String(open), SYNCOM_PATH: join(dir, 'open'), SYNCOM_TOKENS: undefined, SYNCOM_SIGNATURES: 'verify' });
     try {
       await unsafe.printed(/limits: /);
       const out = unsafe.output();

@@ -27,7 +27,7 @@ describe('apps/hub: tokens bound to scopes (hostile, e2e)', () => {
   });
 
   it('SYNCOM_TOKENS binds a token to scopes with `:` and `+`; a token alone (or `:*`) may claim any; a bad list names the variable, never a token', () => {
-    expect(hubConfigFromEnv({ SYNCOM_TOKENS: 't1, t2:Doc+Note ,t3:*' })).toMatchObject({ tokens: ['t1', 't2', 't3'], tokenScopes: { t2: ['Doc', 'Note'] } });
+    expect(hubConfigFromEnv({ SYNCOM_TOKENS: 't1, t2:Doc+Note ,t3:*' })).toMatchObject({ tokens: ['t1', 't2', 't3'], tokenScopes: new Map([['t2', ['Doc', 'Note']]]) });
     expect(hubConfigFromEnv({ SYNCOM_TOKENS: 't1' })).not.toHaveProperty('tokenScopes');
     for (const bad of ['secret-one:', 'secret-one,secret-one:Doc', ':Doc']) {
       const thrown = (() => { try { hubConfigFromEnv({ SYNCOM_TOKENS: bad }); } catch (e) { return e as Error; } })();

@@ -5,8 +5,9 @@ export {
   SyncomExceptionFilter, SyncomValidationPipe, OpaqueArray, toWireError, wsRefusal, HelloDto, SchemaInfoDto, PushDto,
   SnapshotDto, ChangesArgsDto, ChangesDto, ChunkDto, UnsubscribeDto, maxMessageBytes, applyMessageLimit, messageLimitOf,
   DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, MAX_FEEDS_PER_SOCKET, MAX_STREAMS_PER_SOCKET, scopeRoom, peerOf, SocketPeer,
-  SyncomIoAdapter, SampledLog, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes,
+  SyncomIoAdapter, SampledLog, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, originAllowed,
 } from './gateway';
+export type { AllowedOrigins } from './gateway';
 export { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from './syncom.constants';
 export type { SyncomGatewayOptions, SyncomSocketContext } from './syncom-options.interface';
 export { SyncomModule } from './syncom.module';
@@ -17,3 +18,4 @@ export { getStorageToken, InjectStorage } from './storage.decorators';
 export { socketIoConnect, toOpenOptions } from './storage.provider';
 export type { SocketWatch } from './storage.provider';
 export { SyncomEvents } from './events/syncom-events';
+export { loggedUrl } from './events/sync-logger';

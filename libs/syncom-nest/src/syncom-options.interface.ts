@@ -1,6 +1,7 @@
 import type { Hello, Limits, OpenOptions, UnitOptions } from 'syncom';
 import type { Socket } from 'socket.io';
 import type { ManagerOptions, SocketOptions } from 'socket.io-client';
+import type { AllowedOrigins } from './gateway/allowed-origins';
 import type { UNIT_PASSED } from './syncom.constants';
 
 /**
@@ -63,6 +64,16 @@ export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PAS
    * longest are closed, largest first (default sixteen of the largest message, at least 64 MiB; 0: no bound).
    */
   maxInboundBytes?: number;
+  /**
+   * The browser origins (`https://app.example`, scheme, host and port) whose pages may open a socket besides the
+   * gateway's own (the request's Host), or '*' for any. A handshake without an Origin header (Node clients, syncom's
+   * dialers: no browser page) always passes; another is refused with engine.io's 403. Default: none beyond the
+   * gateway's own, whatever the access: a WebSocket is not held to CORS, so any page a user opens could otherwise
+   * dial a gateway the browser reaches (localhost, the intranet), and an `authorize` may read the handshake's
+   * cookies. Set it for a page served elsewhere (a dev server dialing directly, an app on a CDN). Applies to the
+   * whole socket.io server, as maxConnections. An entry that is no http(s) origin: TypeError at start.
+   */
+  allowedOrigins?: AllowedOrigins;
 }
 
 /** A transport class of socket.io-client's engine (either build's). */

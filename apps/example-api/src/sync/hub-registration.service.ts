@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Storage } from 'syncom';
-import { InjectStorage, SyncomEvents } from 'syncom-nest';
+import { InjectStorage, loggedUrl, SyncomEvents } from 'syncom-nest';
 import { EXAMPLE_CONFIG } from '../example.constants';
 import type { ExampleConfig } from '../example.config';
 
-/** Registers the configured hub once (kept in <path>/remote/), and logs the sync events an operator watches. */
+/** Registers the configured hub once (kept in <path>/remote/), and logs the sync events an operator watches (urls without their credentials). */
 @Injectable()
 export class HubRegistration implements OnApplicationBootstrap {
   private readonly logger = new Logger('Sync');
@@ -17,9 +17,9 @@ export class HubRegistration implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const l = this.logger;
-    this.events.peer$.subscribe((p) => l.log(`${p.connected ? 'connected to' : 'disconnected from'} ${p.url}`));
-    this.events.progress$.subscribe((p) => l.log(`bootstrapping from ${p.url}: ${p.received}${p.total === undefined ? '' : ` of ${p.total}`} records`));
-    this.events.bootstrap$.subscribe((b) => l.log(`bootstrapped ${b.records} records from ${b.url}`));
+    this.events.peer$.subscribe((p) => l.log(`${p.connected ? 'connected to' : 'disconnected from'} ${loggedUrl(p.url)}`));
+    this.events.progress$.subscribe((p) => l.log(`bootstrapping from ${loggedUrl(p.url)}: ${p.received}${p.total === undefined ? '' : ` of ${p.total}`} records`));
+    this.events.bootstrap$.subscribe((b) => l.log(`bootstrapped ${b.records} records from ${loggedUrl(b.url)}`));
     this.events.error$.subscribe((e) => l.warn(`${e.code}: ${e.message}`));
     const { hub: url, token } = this.config;
     if (!url) return;

@@ -10,6 +10,7 @@ export { envelope, type Envelope, type EnvelopeOf, OpaqueArray } from './envelop
 export { breachOf, MAX_ENVELOPE_DEPTH } from './envelope-bounds';
 export { DEFAULT_PRE_AUTH_BYTES, PreAuthGate, preAuthBounds } from './pre-auth';
 export { DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, heldInbound, InboundBudget } from './engine-bounds';
+export { type AllowedOrigins, checkedOrigins, guardOrigins, originAllowed } from './allowed-origins';
 export { toWireError, wsRefusal } from './syncom-refusal';
 export { HelloDto, SchemaInfoDto } from './hello.dto';
 export { PushDto, SnapshotDto } from './push.dto';

@@ -8,6 +8,7 @@ import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '..
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
 import type { GatewayTransport, SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
 import { SyncomAckGuard } from './ack.guard';
+import { checkedOrigins, guardOrigins } from './allowed-origins';
 import { SyncomAuthorizeGuard } from './authorize.guard';
 import { capConnections, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, InboundBudget } from './engine-bounds';
 import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
@@ -62,10 +63,15 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
   /** The bound on half-received messages over every connection (maxInboundBytes). */
   inbound?: InboundBudget;
 
+  /**
+   * @throws TypeError for an allowedOrigins entry that is no http(s) origin: the app does not start.
+   */
   constructor(
     @Inject(Storage) protected readonly storage: Storage,
     @Inject(SYNCOM_GATEWAY_OPTIONS) protected readonly options: SyncomGatewayOptions,
-  ) {}
+  ) {
+    checkedOrigins(options.allowedOrigins);
+  }
 
   /**
    * The one host unit every socket reaches. The limits stay with the guards;
@@ -90,7 +96,10 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     return this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT;
   }
 
-  /** Sizes the engine's messages from the limits and, under access 'session', adds the handshake middleware. */
+  /**
+   * Sizes the engine's messages from the limits, bounds the connections, refuses browser pages of other
+   * origins and, under access 'session', adds the handshake middleware.
+   */
   afterInit(server: Namespace): void {
     this.server = server;
     const bytes = maxMessageBytes(this.options.limits);
@@ -102,6 +111,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     const unread = { before: Math.max(PRE_AUTH_UNREAD_BYTES, 4 * preAuth), after, stallMs: this.options.readStallTimeout ?? DEFAULT_READ_STALL_MS };
     this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, unread, frameBytes: bytes, log, greeted: (socket) => peerOf(socket).authenticated });
     capConnections(server, this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
+    guardOrigins(server, this.options.allowedOrigins, log);
     this.inbound = new InboundBudget(server, this.options.maxInboundBytes ?? defaultInboundBytes(bytes), log);
     if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, log));
     this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes, ${preAuth} before a hello)`);

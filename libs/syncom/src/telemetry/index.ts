@@ -5,4 +5,5 @@ export { ATTRS, METRICS, SPANS } from './names';
 export type { RejectReason, Role } from './names';
 export type { GaugeSource, PeerGauge } from './gauges';
 export { installTelemetry } from './otel-api';
+export { urlLabel } from './url-label';
 export type { OtelApi } from './otel-api';

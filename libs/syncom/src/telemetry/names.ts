@@ -39,7 +39,7 @@ export const METRICS = {
 export const ATTRS = {
   /** This node's id (metrics only): tells storages of one process apart. */
   node: 'syncom.node',
-  /** The other side: a dialer's registered url, or the node id a host greeted. */
+  /** The other side: a dialer's registered url without user info, query or fragment (urlLabel), or the node id a host greeted. */
   peer: 'syncom.peer',
   /** 'dialer' or 'host'. */
   role: 'syncom.role',

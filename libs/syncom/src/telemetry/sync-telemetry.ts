@@ -5,6 +5,7 @@ import type { TelemetryOptions } from './options';
 import { VERSION } from '../version';
 import { otelApi } from './otel-api';
 import { failSpan, KIND, NOOP_SPAN, runSpan } from './spans';
+import { urlLabel } from './url-label';
 
 /** What one page applied did, as the telemetry counts it (applyPeerOps' result, in short). */
 export interface PageOutcome {
@@ -19,6 +20,9 @@ export interface PageOutcome {
 }
 
 const kindOf = (role: Role): SpanKind => (role === 'dialer' ? KIND.CLIENT : KIND.SERVER);
+
+/** The peer attribute: a dialer's url without its credentials (urlLabel); a node id is left as it is. */
+const peerOf = (peer: string): string => urlLabel(peer);
 
 /** A counter that counts nothing, for telemetry off or no meter to be had. */
 const NOOP_COUNTER: Counter = { add() {} };
@@ -56,32 +60,32 @@ export class SyncTelemetry {
 
   /** A hello, sent (dialer) or answered (host: the peer is known once the hello checks, so the host sets it). */
   hello<T>(role: Role, peer: string | undefined, fn: (span: Span) => Promise<T>): Promise<T> {
-    return this.span(SPANS.hello, kindOf(role), peer === undefined ? { [ATTRS.role]: role } : { [ATTRS.role]: role, [ATTRS.peer]: peer }, fn);
+    return this.span(SPANS.hello, kindOf(role), peer === undefined ? { [ATTRS.role]: role } : { [ATTRS.role]: role, [ATTRS.peer]: peerOf(peer) }, fn);
   }
 
   /** A push page of `ops` ops, sent (dialer) or received (host). */
   push<T>(role: Role, peer: string, ops: number, fn: (span: Span) => Promise<T>): Promise<T> {
-    return this.span(SPANS.push, kindOf(role), { [ATTRS.role]: role, [ATTRS.peer]: peer, [ATTRS.ops]: ops }, fn);
+    return this.span(SPANS.push, kindOf(role), { [ATTRS.role]: role, [ATTRS.peer]: peerOf(peer), [ATTRS.ops]: ops }, fn);
   }
 
   /** A changes page a dialer applies. */
   changesPage<T>(peer: string, ops: number, fn: (span: Span) => Promise<T>): Promise<T> {
-    return this.span(SPANS.changesPage, KIND.CONSUMER, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peer, [ATTRS.ops]: ops }, fn);
+    return this.span(SPANS.changesPage, KIND.CONSUMER, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peerOf(peer), [ATTRS.ops]: ops }, fn);
   }
 
   /** A snapshot page: fetched and joined (dialer, under its bootstrap span) or served (host). */
   snapshotPage<T>(o: { role: Role; peer: string; offset: number; parent?: Span }, fn: (span: Span) => Promise<T>): Promise<T> {
-    return this.span(SPANS.snapshotPage, kindOf(o.role), { [ATTRS.role]: o.role, [ATTRS.peer]: o.peer, [ATTRS.offset]: o.offset }, fn, o.parent);
+    return this.span(SPANS.snapshotPage, kindOf(o.role), { [ATTRS.role]: o.role, [ATTRS.peer]: peerOf(o.peer), [ATTRS.offset]: o.offset }, fn, o.parent);
   }
 
   /** A bootstrap from a host. */
   bootstrap<T>(peer: string, fn: (span: Span) => Promise<T>): Promise<T> {
-    return this.span(SPANS.bootstrap, KIND.INTERNAL, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peer }, fn);
+    return this.span(SPANS.bootstrap, KIND.INTERNAL, { [ATTRS.role]: 'dialer', [ATTRS.peer]: peerOf(peer) }, fn);
   }
 
   /** A reconciliation round with a peer (for the reconciliation protocol to wrap its rounds in). */
   reconciliation<T>(role: Role, peer: string, fn: (span: Span) => Promise<T>): Promise<T> {
-    return this.span(SPANS.reconciliation, kindOf(role), { [ATTRS.role]: role, [ATTRS.peer]: peer }, fn);
+    return this.span(SPANS.reconciliation, kindOf(role), { [ATTRS.role]: role, [ATTRS.peer]: peerOf(peer) }, fn);
   }
 
   /** Fail a span without a throw (a page that was refused but answered). */
@@ -104,13 +108,13 @@ export class SyncTelemetry {
       ['skew', r.skew], ['scope', r.outOfScope], ['invalid', r.invalid],
     ];
     for (const [reason, n] of reasons) {
-      if (n > 0) this.rejected.add(n, { ...this.base, [ATTRS.role]: o.role, [ATTRS.peer]: o.peer, [ATTRS.reason]: reason });
+      if (n > 0) this.rejected.add(n, { ...this.base, [ATTRS.role]: o.role, [ATTRS.peer]: peerOf(o.peer), [ATTRS.reason]: reason });
     }
   }
 
   /** A push page refused by a host's limit: counted by the host and by the dialer it refused. */
   limited(role: Role, peer: string, reason: string): void {
-    this.limitedOps.add(1, { ...this.base, [ATTRS.role]: role, [ATTRS.peer]: peer, [ATTRS.reason]: reason });
+    this.limitedOps.add(1, { ...this.base, [ATTRS.role]: role, [ATTRS.peer]: peerOf(peer), [ATTRS.reason]: reason });
   }
 
   /** Register the gauges over a storage's state (read at collection only). */

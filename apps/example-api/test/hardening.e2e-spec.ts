@@ -1,0 +1,113 @@
+import type { INestApplication } from '@nestjs/common';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'syncom';
+import { createExampleApi } from '../src/create-example-api';
+import { exampleConfigFromEnv } from '../src/example.config';
+import { http } from './apps';
+
+const root = join(__dirname, '..', '..', '..');
+
+/** Runs main.ts with `env` until it exits, or 50 s (then killed); resolves with its code and everything it printed. */
+function runMain(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, 'apps/example-api/src/main.ts')], {
+    env: { ...process.env, HOST: '127.0.0.1', SYNCOM_HUB: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
+  // A process that starts instead of exiting (the failure this guards against) must not outlive the test.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+  return new Promise((resolve) => child.once('exit', (code) => {
+    clearTimeout(timer);
+    resolve({ code, out });
+  }));
+}
+
+/**
+ * A raw request: `body` sent as it is, with `type` as its content type. With no type, the body goes as a
+ * Blob without one, so no Content-Type is sent at all (a string body would get text/plain from fetch).
+ */
+async function raw(url: string, method: string, body?: string, type?: string): Promise<{ status: number; body: any }> {
+  const sent = body === undefined ? {} : { body: type === undefined ? new Blob([body]) : body };
+  const res = await fetch(url, { method, ...(type !== undefined && { headers: { 'content-type': type } }), ...sent });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('example-api: what a web page or the environment can make of it (e2e)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncom-example-hardening-'));
+  let app: INestApplication;
+  let url: string;
+  beforeAll(async () => {
+    app = await createExampleApi({ port: 0, host: '127.0.0.1', path: join(dir, 'api') }, false);
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a write whose body is not application/json is refused 415 and writes nothing: an HTML form of another site cannot post a note', async () => {
+    const before = (await http(`${url}/notes`)).body.length;
+    const forms: Array<[string, string | undefined]> = [
+      ['title=planted&body=by+evil.example', 'application/x-www-form-urlencoded'],
+      ['{"title":"planted"}', 'text/plain'],
+      ['title=planted', 'multipart/form-data; boundary=x'],
+      ['{"title":"planted"}', undefined],
+    ];
+    for (const [body, type] of forms) {
+      expect(await raw(`${url}/notes`, 'POST', body, type)).toEqual({
+        status: 415, body: { statusCode: 415, error: 'Unsupported Media Type', message: 'write bodies must be application/json' },
+      });
+    }
+    const id = (await http(`${url}/notes`, 'POST', { title: 'mine' })).body.id as string;
+    expect((await raw(`${url}/notes/${id}/views`, 'POST', 'by=5', 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect((await raw(`${url}/notes/${id}`, 'PATCH', 'title=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect((await raw(`${url}/notes/${id}`, 'DELETE', 'x', 'text/plain')).status).toBe(415);
+    expect((await http(`${url}/notes`)).body.length).toBe(before + 1);
+    expect((await http(`${url}/notes/${id}`)).body).toMatchObject({ title: 'mine' });
+  });
+
+  it('JSON writes pass, with a charset too, and a write with no body at all (POST views) still counts', async () => {
+    const id = (await raw(`${url}/notes`, 'POST', '{"title":"json"}', 'application/json; charset=utf-8')).body.id as string;
+    expect(typeof id).toBe('string');
+    expect((await raw(`${url}/notes/${id}/views`, 'POST')).body).toEqual({ id, views: 1 });
+    expect((await raw(`${url}/notes/${id}`, 'DELETE')).status).toBe(204);
+  });
+
+  it('PORT is a whole number from 0 to 65535, empty or unset meaning 3000; anything else is refused naming it', () => {
+    expect(exampleConfigFromEnv({}).port).toBe(3000);
+    expect(exampleConfigFromEnv({ PORT: '' }).port).toBe(3000);
+    expect(exampleConfigFromEnv({ PORT: ' 8081 ' }).port).toBe(8081);
+    expect(exampleConfigFromEnv({ PORT: '0' }).port).toBe(0);
+    for (const bad of ['abc', '0x1F91', '1e3', '-5', '3000.5', '65536', '+80']) {
+      expect(() => exampleConfigFromEnv({ PORT: bad })).toThrow(`PORT=${JSON.stringify(bad)}: expected a whole number from 0 to 65535`);
+    }
+  });
+
+  it('PORT=abc: main.ts prints one line naming PORT and exits 1 before the data directory is made', async () => {
+    const path = join(dir, 'never');
+    const { code, out } = await runMain({ PORT: 'abc', SYNCOM_PATH: path });
+    expect(code).toBe(1);
+    expect(out.trim().split('\n')).toEqual(['example-api: PORT="abc": expected a whole number from 0 to 65535']);
+    expect(existsSync(path)).toBe(false);
+  }, 60_000);
+
+  it('a port already taken: createExampleApi throws, and its storage is closed (the path opens again, not LOCKED)', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const path = join(dir, 'taken');
+    try {
+      await expect(createExampleApi({ port, host: '127.0.0.1', path }, false)).rejects.toThrow(/EADDRINUSE/);
+      const s = await open({ path });
+      await s.close();
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Hello } from 'syncom';
+import type { SyncomSocketContext } from 'syncom-nest';
+import { hubAuthorize } from '../src/hub-access';
+import { hubConfigFromEnv } from '../src/hub.config';
+import { hubSummary } from '../src/hub-summary';
+import { RawClient } from './raw-client';
+import { TestHubs } from './test-hubs';
+
+const root = join(__dirname, '..', '..', '..');
+
+/** Runs main.ts with `env` (undefined: left out) until it exits, or 50 s (then killed); resolves with its code and everything it printed. */
+function runMain(env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, 'apps/hub/src/main.ts')], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
+  // A process that starts instead of exiting (the failure this guards against) must not outlive the test.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+  return new Promise((resolve) => child.once('exit', (code) => {
+    clearTimeout(timer);
+    resolve({ code, out });
+  }));
+}
+
+/** The message a config throws, or undefined when it parses. */
+function refusal(env: Record<string, string>): string | undefined {
+  try {
+    hubConfigFromEnv(env);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+const hello = (token: string, scopes: string[]) => ({ node: 'n', vector: {}, epoch: 'e', schema: null, scopes, versions: [], caps: [], token }) as unknown as Hello;
+const greeted = (token: string) => ({ socket: {}, session: { token } }) as unknown as SyncomSocketContext;
+
+/** Values an operator sets that must mean what they look like, or stop the hub. */
+describe('apps/hub: environment values that look set (e2e)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncom-hub-env-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SYNCOM_TOKENS set but holding no token ("", " ", ",", newline) is refused HUB_CONFIG: the operator meant a closed hub', () => {
+    for (const value of ['', ' ', ',', ' , ,', '\n']) {
+      expect(refusal({ SYNCOM_TOKENS: value })).toBe('SYNCOM_TOKENS: is set but holds no token (unset it to run an open hub)');
+    }
+    expect(() => hubConfigFromEnv({ SYNCOM_TOKENS: ',' })).toThrow(expect.objectContaining({ code: 'HUB_CONFIG', variable: 'SYNCOM_TOKENS' }));
+    // Unset is the open hub, as before.
+    expect(hubConfigFromEnv({}).tokens).toEqual([]);
+  });
+
+  it('SYNCOM_TOKENS="," stops main.ts with one line and exit 1, before the data directory is made', async () => {
+    const path = join(dir, 'never');
+    const { code, out } = await runMain({ SYNCOM_TOKENS: ',', SYNCOM_PATH: path });
+    expect(code).toBe(1);
+    expect(out.trim().split('\n')).toEqual(['hub: SYNCOM_TOKENS: is set but holds no token (unset it to run an open hub)']);
+    expect(existsSync(path)).toBe(false);
+  }, 60_000);
+
+  it('SYNCOM_MAX_INBOUND_BYTES empty or blank is the default bound, not 0 (off); 0 still turns it off', () => {
+    for (const value of ['', '  ']) expect(hubConfigFromEnv({ SYNCOM_MAX_INBOUND_BYTES: value }).limits).not.toHaveProperty('inboundBytes');
+    expect(hubConfigFromEnv({ SYNCOM_MAX_INBOUND_BYTES: '0' }).limits?.inboundBytes).toBe(0);
+    expect(hubConfigFromEnv({ SYNCOM_MAX_INBOUND_BYTES: '1048576' }).limits?.inboundBytes).toBe(1048576);
+    expect(refusal({ SYNCOM_MAX_INBOUND_BYTES: 'abc' })).toMatch(/^SYNCOM_MAX_INBOUND_BYTES="abc"/);
+  });
+
+  it('SYNCOM_METRICS and SYNCOM_LOAD_PROBE read as the other flags: 1/true on, 0/false/empty off, a typo refused', () => {
+    for (const on of ['1', 'true', ' 1 ']) {
+      expect(hubConfigFromEnv({ SYNCOM_METRICS: on }).metrics).toBe(true);
+      expect(hubConfigFromEnv({ SYNCOM_LOAD_PROBE: on }).loadProbe).toBe(true);
+    }
+    for (const off of ['0', 'false', '']) {
+      expect(hubConfigFromEnv({ SYNCOM_METRICS: off }).metrics).toBe(false);
+      expect(hubConfigFromEnv({ SYNCOM_LOAD_PROBE: off })).not.toHaveProperty('loadProbe');
+    }
+    for (const typo of ['yes', 'on', '2']) {
+      expect(refusal({ SYNCOM_METRICS: typo })).toBe(`SYNCOM_METRICS=${JSON.stringify(typo)}: expected 1 or 0`);
+      expect(refusal({ SYNCOM_LOAD_PROBE: typo })).toBe(`SYNCOM_LOAD_PROBE=${JSON.stringify(typo)}: expected 1 or 0`);
+    }
+  });
+
+  it('SYNCOM_PEER_TOKEN is trimmed as the tokens are; blank is unset', () => {
+    expect(hubConfigFromEnv({ SYNCOM_TOKENS: 't', SYNCOM_PEER_TOKEN: ' t ' }).peerToken).toBe('t');
+    expect(hubConfigFromEnv({ SYNCOM_TOKENS: 't', SYNCOM_PEER_TOKEN: '  ' })).not.toHaveProperty('peerToken');
+  });
+
+  it('SYNCOM_TOKENS splits an item at its last ":": a token may hold ":" when its scopes follow (`a:b:*`), and the scopes are held to', () => {
+    const c = hubConfigFromEnv({ SYNCOM_TOKENS: 'to:ken:*,pa:ss:Doc+Note,plain' });
+    expect(c.tokens).toEqual(['to:ken', 'pa:ss', 'plain']);
+    expect(c.tokenScopes).toEqual(new Map([['pa:ss', ['Doc', 'Note']]]));
+    const authorize = hubAuthorize(c.tokens, c.tokenScopes);
+    expect(authorize(greeted('to:ken'), hello('to:ken', ['*']))).toBe(true);
+    expect(authorize(greeted('pa:ss'), hello('pa:ss', ['Doc']))).toBe(true);
+    expect(authorize(greeted('pa:ss'), hello('pa:ss', ['Secret']))).toBe(false);
+    // The pieces of a token holding ":" are no tokens.
+    for (const piece of ['to', 'pa', 'ken', 'ss']) expect(authorize({ socket: {} } as unknown as SyncomSocketContext, { ...hello(piece, []), node: '', epoch: '' })).toBe(false);
+  });
+
+  it('a token named __proto__ (or constructor) keeps its scope binding, and counts as bound (exact scopes, the summary)', () => {
+    const alone = hubConfigFromEnv({ SYNCOM_TOKENS: '__proto__:Doc' });
+    expect(alone.tokenScopes).toEqual(new Map([['__proto__', ['Doc']]]));
+    expect(hubSummary(alone, 'http://127.0.0.1:8000')[0]).toContain('tokens required (1, 1 bound to scopes)');
+    const c = hubConfigFromEnv({ SYNCOM_TOKENS: '__proto__:Doc,constructor:Note' });
+    expect(c.tokenScopes).toEqual(new Map([['__proto__', ['Doc']], ['constructor', ['Note']]]));
+    const authorize = hubAuthorize(c.tokens, c.tokenScopes);
+    expect(authorize(greeted('__proto__'), hello('__proto__', ['Doc']))).toBe(true);
+    for (const scopes of [['Secret'], ['*']]) expect(authorize(greeted('__proto__'), hello('__proto__', scopes))).toBe(false);
+    expect(authorize(greeted('constructor'), hello('constructor', ['Secret']))).toBe(false);
+    // Given as a plain object (createHub's config), an own __proto__ key counts too.
+    const own = JSON.parse('{"__proto__":["Doc"]}') as Record<string, string[]>;
+    expect(hubAuthorize(['__proto__'], own)(greeted('__proto__'), hello('__proto__', ['Secret']))).toBe(false);
+  });
+
+  it('a hub started from SYNCOM_TOKENS="__proto__:Doc,full" holds the __proto__ token to Doc at hello (the Map reaches the gateway)', async () => {
+    const hubs = new TestHubs();
+    try {
+      const c = hubConfigFromEnv({ SYNCOM_TOKENS: '__proto__:Doc,full' });
+      const hub = await hubs.start('proto', { tokens: c.tokens, tokenScopes: c.tokenScopes, webDir: false });
+      const bound = await RawClient.connect(hub.syncomUrl, '__proto__');
+      expect(await bound.hello(['Secret'], '__proto__')).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
+      expect(await bound.hello(['Doc'], '__proto__')).toMatchObject({ ok: true });
+      bound.socket.close();
+    } finally {
+      await hubs.stopAll();
+    }
+  });
+
+  it('the start names each token bound to scopes by its place in SYNCOM_TOKENS, never by its text, so a ":" read as a binding shows', () => {
+    const c = hubConfigFromEnv({ SYNCOM_TOKENS: 'full,s3cr3t:pa55', SYNCOM_PATH: '/d' });
+    const lines = hubSummary(c, 'http://127.0.0.1:8000');
+    expect(lines[0]).toContain('tokens required (2, 1 bound to scopes)');
+    expect(lines).toContain('SYNCOM_TOKENS item 2 may claim only the scopes "pa55"');
+    expect(lines.join('\n')).not.toContain('s3cr3t');
+  });
+});

@@ -1,0 +1,107 @@
+import type { INestApplication } from '@nestjs/common';
+import { InMemorySpanExporter, SimpleSpanProcessor, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { join } from 'node:path';
+import { Storage } from 'syncom';
+import { CaptureLogger } from '../../../libs/syncom-nest/test/helpers/capture-logger';
+import { SyncTelemetry } from '../../../libs/syncom/src/telemetry/sync-telemetry';
+import { NOOP_SPAN } from '../../../libs/syncom/src/telemetry/spans';
+import { urlLabel } from '../../../libs/syncom/src/telemetry/url-label';
+import { Apps, until } from '../../example-api/test/apps';
+import { freePorts } from '../../../scripts/free-port';
+import { createHub } from '../src/create-hub';
+import { HubMetrics } from '../src/hub-metrics';
+
+const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
+const SECRETS = ['Pr0xyPa55', 'K3Y-SECRET', 'ops:', 'apikey', 'frag-secret'];
+
+/** A peer url carrying credentials where an operator may put them: user info, query and fragment. */
+const secretUrl = (port: number) => `http://ops:Pr0xyPa55@127.0.0.1:${port}/syncom?apikey=K3Y-SECRET#frag-secret`;
+const plainUrl = (port: number) => `http://127.0.0.1:${port}/syncom`;
+
+/**
+ * A SYNCOM_PEERS url may carry credentials (a proxy's user and password, an
+ * api key in the query). The hub dials it as given, but neither its log nor
+ * GET /metrics, which needs no token, shows them: the url is written and
+ * labelled as scheme, host and path.
+ */
+describe('apps/hub: credentials in a peer url stay out of the log and of /metrics (e2e)', () => {
+  const apps = new Apps();
+  const running: INestApplication[] = [];
+  afterAll(async () => {
+    for (const app of running) await app.close();
+    await apps.stopAll();
+  });
+
+  it('the hub logs a dialed peer (dialing, connected, bootstrapped) without its user info, query or fragment, and /metrics labels it so', async () => {
+    const [pb] = await freePorts(1);
+    const b = await createHub({ port: pb, host: '127.0.0.1', path: join(apps.dir, 'b'), tokens: ['t'], io }, false);
+    running.push(b);
+    // Nest's Logger is one per process: the last app created sets it, here a's.
+    const logger = new CaptureLogger();
+    const a = await createHub({ port: 0, host: '127.0.0.1', path: join(apps.dir, 'a'), tokens: ['t'], io, metrics: true, peers: [secretUrl(pb)] }, logger);
+    running.push(a);
+    const [sa, sb] = [a.get(Storage), b.get(Storage)];
+    const id = await sb.insert({ $type: 'Note', title: 'at b' });
+    await until(() => sa.has(id), [sa]);
+    await logger.signal.until(() => logger.lines.some(([, , m]) => m.includes('connected (node')) && logger.lines.some(([, , m]) => m.startsWith('bootstrapped')), 'the peer logged');
+
+    const lines = logger.lines.map(([, , m]) => m);
+    expect(lines).toContain(`dialing 1 peer hub(s): ${plainUrl(pb)}`);
+    expect(lines).toContain(`peer hub ${plainUrl(pb)} connected (node ${JSON.stringify(sb.id)})`);
+    expect(lines.some((l) => l.startsWith('bootstrapped') && l.endsWith(`from ${plainUrl(pb)}`))).toBe(true);
+    for (const secret of SECRETS) expect(lines.filter((l) => l.includes(secret))).toEqual([]);
+
+    const url = (await a.getUrl()).replace('[::1]', '127.0.0.1');
+    const text = await (await fetch(`${url}/metrics`)).text();
+    expect(text).toContain(`syncom_peer="${plainUrl(pb)}"`);
+    for (const secret of SECRETS) expect(text).not.toContain(secret);
+  });
+
+  it('a peer url that is the hub itself is logged without its credentials, the engine\'s SELF_DIAL message too', async () => {
+    const [port] = await freePorts(1);
+    const logger = new CaptureLogger();
+    const app = await createHub({ port, host: '127.0.0.1', path: join(apps.dir, 'self'), tokens: ['t'], io, peers: [secretUrl(port)] }, logger);
+    running.push(app);
+    const itself = `peer ${plainUrl(port)} is this hub itself (same node id): not dialing it until the next start`;
+    await logger.signal.until(() => logger.lines.some(([, , m]) => m === itself) && logger.lines.some(([, , m]) => m.startsWith('SELF_DIAL')), 'the self dial logged');
+    const lines = logger.lines.map(([, , m]) => m);
+    expect(lines.find((l) => l.startsWith('SELF_DIAL'))).toContain(plainUrl(port));
+    for (const secret of SECRETS) expect(lines.filter((l) => l.includes(secret))).toEqual([]);
+  });
+
+  it('the engine\'s counters and spans label a dialed url without user info, query or fragment', async () => {
+    const metrics = new HubMetrics();
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const t = new SyncTelemetry({ meterProvider: metrics.meterProvider, tracerProvider }, 'node-a');
+    const url = secretUrl(8000);
+    const outcome = { applied: 1, forged: 1, unsigned: 0, malformed: 0, skew: 0, outOfScope: 0, invalid: 0 };
+    await t.push('dialer', url, 1, async () => undefined);
+    await t.hello('dialer', url, async () => undefined);
+    await t.changesPage(url, 1, async (span) => t.pageApplied(span, { role: 'dialer', peer: url }, outcome));
+    await t.bootstrap(url, async () => undefined);
+    await t.snapshotPage({ role: 'dialer', peer: url, offset: 0 }, async () => undefined);
+    await t.reconciliation('dialer', url, async () => undefined);
+    t.limited('dialer', url, 'OPS_PER_SECOND');
+    t.pageApplied(NOOP_SPAN, { role: 'dialer', peer: url }, outcome);
+
+    const text = await metrics.text();
+    expect(text).toContain(`syncom_peer="${plainUrl(8000)}"`);
+    for (const secret of SECRETS) expect(text).not.toContain(secret);
+    const spans = exporter.getFinishedSpans();
+    expect(spans).toHaveLength(6);
+    for (const s of spans) expect(s.attributes['syncom.peer']).toBe(plainUrl(8000));
+    await metrics.onApplicationShutdown();
+    await tracerProvider.shutdown();
+  });
+
+  it('urlLabel: scheme, host and path of a url; a node id or a string that is no url loses only what follows ? or # and user info', () => {
+    expect(urlLabel('http://u:p@hub:3000/syncom?token=x#y')).toBe('http://hub:3000/syncom');
+    expect(urlLabel('http://u@hub/syncom')).toBe('http://hub/syncom');
+    expect(urlLabel('http://127.0.0.1:3000/syncom')).toBe('http://127.0.0.1:3000/syncom');
+    expect(urlLabel('jxiL4DPQZmajdlyOUAIaAzUAYN0ebQu_avgLehiNVNU')).toBe('jxiL4DPQZmajdlyOUAIaAzUAYN0ebQu_avgLehiNVNU');
+    expect(urlLabel('memory://evil')).toBe('memory://evil');
+    expect(urlLabel('not a url?token=x')).toBe('not a url');
+    expect(urlLabel('weird://u:p@host:1/x?y')).toBe('weird://host:1/x');
+  });
+});

@@ -1,0 +1,18 @@
+/**
+ * A url as a span attribute or a metric label carries it: scheme, host and
+ * path, without user info, query or fragment, where a proxy's password or an
+ * api key may ride. Metrics are scraped by whoever reaches the endpoint, so
+ * a registered url's credentials must not reach them. A string that is no
+ * url (a host's peer, which is a node id) loses only what would be query,
+ * fragment or user info in one. The Nest layer's loggedUrl does the same for
+ * log lines; the engine cannot import it.
+ */
+export function urlLabel(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password && !u.search && !u.hash) return url;
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return url.replace(/[?#][\s\S]*$/, '').replace(/\/\/[^/@]*@/, '//');
+  }
+}
