@@ -38,13 +38,17 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * scope names held to one rule with shared reads counted by their lists,
  * snapshot streams read live and capped per peer, and a failed bootstrap
  * asked again, to 70.6 KB, and a purge's rewrite journaled, bad input refused with a code and a
- * payload's numbers checked, to 71.9 KB; that target is reported not met, and this guard stops growth
- * beyond 72 KB.
+ * payload's numbers checked, to 71.9 KB, and a store damaged after the fact refused or repaired
+ * rather than opened short (index, segments and open batches checked against each other, the
+ * scrub journal hashed, keys never replaced, records rebuilt from the log: docs/guarantees.md)
+ * and a dialer held against a hostile host (own streams, loops, a page's bytes, the host's lag
+ * kept as running sums: docs/security.md), to 78.3 KB; that target is reported not met, and
+ * this guard stops growth beyond 79 KB.
  */
-const BUDGET_KB = 72;
+const BUDGET_KB = 79;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 72 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 79 KB gzipped', async () => {
     const bundle = await buildBrowserBundle();
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
