@@ -1,0 +1,93 @@
+import { io, type Socket as ClientSocket } from 'socket.io-client';
+import { originAllowed } from '../../src/gateway/allowed-origins';
+import { gatewayFixture } from '../helpers/fixture';
+
+const HELLO = { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'] };
+
+/** A socket to `url` whose handshake carries `origin` (as a browser's does; Node's sends none), or its connect_error. */
+function dial(url: string, origin?: string, auth?: object): Promise<ClientSocket | Error> {
+  const socket = io(url, {
+    transports: ['websocket'], forceNew: true, reconnection: false,
+    ...(origin !== undefined && { extraHeaders: { origin } }), ...(auth && { auth }),
+  });
+  return new Promise((resolve) => {
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', (e) => {
+      socket.close();
+      resolve(e);
+    });
+  });
+}
+
+/**
+ * A WebSocket is not covered by CORS: without a check, any page a browser
+ * opens may dial a gateway it can reach (a hub on localhost or the intranet)
+ * and read and write it. The gateway refuses a handshake whose Origin is
+ * neither the gateway's own (the request's Host) nor in allowedOrigins; a
+ * client with no Origin (any non-browser client) is not a browser page.
+ */
+describe('gateway: the Origin of a handshake (e2e)', () => {
+  const { sockets, startHub } = gatewayFixture();
+
+  /** Dials, keeps a socket for the fixture to close, and says whether the handshake passed. */
+  async function passes(url: string, origin?: string, auth?: object): Promise<boolean> {
+    const s = await dial(url, origin, auth);
+    if (s instanceof Error) return false;
+    sockets.push(s);
+    return true;
+  }
+
+  it('by default: no Origin and the gateway\'s own origin pass; another site, another port or another host name is refused (403)', async () => {
+    const h = await startHub({ options: { access: 'public' } });
+    expect(await passes(h.url)).toBe(true);
+    expect(await passes(h.url, `http://127.0.0.1:${h.port}`)).toBe(true);
+    for (const origin of ['https://evil.example', `http://127.0.0.1:${h.port + 1}`, `http://localhost:${h.port}`, 'null']) {
+      expect(await passes(h.url, origin)).toBe(false);
+    }
+    const refused = await dial(h.url, 'https://evil.example');
+    expect(refused).toBeInstanceOf(Error);
+  });
+
+  it('a refused Origin never reaches hello; an admitted one greets as any peer', async () => {
+    const h = await startHub({ options: { access: 'public' } });
+    const own = await dial(h.url, `http://127.0.0.1:${h.port}`);
+    if (own instanceof Error) throw own;
+    sockets.push(own);
+    expect(await own.timeout(5000).emitWithAck('hello', HELLO)).toMatchObject({ ok: true });
+    expect((h.namespace().server.engine as unknown as { clientsCount: number }).clientsCount).toBe(1);
+  });
+
+  it('allowedOrigins lists the other origins that may dial (scheme, host and port; a trailing slash or upper case is the same origin)', async () => {
+    const h = await startHub({ options: { access: 'public', allowedOrigins: ['http://LOCALHOST:5173/', 'https://app.example'] } });
+    expect(await passes(h.url, 'http://localhost:5173')).toBe(true);
+    expect(await passes(h.url, 'https://app.example')).toBe(true);
+    expect(await passes(h.url, `http://127.0.0.1:${h.port}`)).toBe(true);
+    for (const origin of ['http://app.example', 'https://app.example:8443', 'http://localhost:5174', 'https://evil.example']) {
+      expect(await passes(h.url, origin)).toBe(false);
+    }
+  });
+
+  it("allowedOrigins '*' takes any Origin; the default holds under access 'session' too (authorize may read the handshake's cookies)", async () => {
+    const any = await startHub({ options: { access: 'public', allowedOrigins: '*' } });
+    expect(await passes(any.url, 'https://evil.example')).toBe(true);
+    const session = await startHub({ options: { access: 'session', authorize: (_c, hello) => hello.token === 't' } });
+    expect(await passes(session.url, 'https://evil.example', { token: 't' })).toBe(false);
+    expect(await passes(session.url, undefined, { token: 't' })).toBe(true);
+  });
+
+  it('an allowedOrigins entry that is no http(s) origin is a mistake of the app: TypeError at start', async () => {
+    await expect(startHub({ options: { access: 'public', allowedOrigins: ['localhost:5173'] } })).rejects.toThrow(TypeError);
+  });
+
+  it('originAllowed: the default port of the scheme is no port; a Host that does not parse matches nothing', () => {
+    expect(originAllowed({ origin: 'https://hub.example', host: 'hub.example:443' })).toBe(true);
+    expect(originAllowed({ origin: 'http://hub.example', host: 'HUB.example' })).toBe(true);
+    expect(originAllowed({ origin: 'http://[::1]:8000', host: '[::1]:8000' })).toBe(true);
+    expect(originAllowed({ origin: 'http://hub.example', host: 'hub.example:8000' })).toBe(false);
+    expect(originAllowed({ origin: 'http://hub.example', host: undefined })).toBe(false);
+    expect(originAllowed({ origin: 'http://hub.example', host: 'a b' })).toBe(false);
+    expect(originAllowed({ origin: undefined, host: 'hub.example' })).toBe(true);
+    expect(originAllowed({ origin: 'https://evil.example', host: 'hub.example' }, ['https://evil.example'])).toBe(true);
+    expect(originAllowed({ origin: 'https://evil.example', host: 'hub.example' }, '*')).toBe(true);
+  });
+});
