@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Storage, SyncEvents, SyncomError } from 'syncom';
+import { type Storage, type SyncEvents, type SyncomError, urlLabel } from 'syncom';
 import type { ClientSocket } from 'syncom/socket.io';
 
 type Level = 'log' | 'warn' | 'error';
@@ -7,16 +7,8 @@ type Level = 'log' | 'warn' | 'error';
 /** The most of a message from the far side written in one line. */
 const MAX_MESSAGE = 300;
 
-/** The url as logged: without user info, query or fragment, where a token may ride. */
-export function loggedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.username && !u.password && !u.search && !u.hash) return url;
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return url.replace(/[?#][\s\S]*$/, '').replace(/\/\/[^/@]*@/, '//');
-  }
-}
+/** The url as logged: without user info, query or fragment, where a token may ride (the engine's urlLabel, as its metrics and spans write it). */
+export const loggedUrl: (url: string) => string = urlLabel;
 
 /**
  * `text` fit for one log line: each token stands as `<token>` (a host's

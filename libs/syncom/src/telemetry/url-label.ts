@@ -4,8 +4,8 @@
  * api key may ride. Metrics are scraped by whoever reaches the endpoint, so
  * a registered url's credentials must not reach them. A string that is no
  * url (a host's peer, which is a node id) loses only what would be query,
- * fragment or user info in one. The Nest layer's loggedUrl does the same for
- * log lines; the engine cannot import it.
+ * fragment or user info in one. The Nest layer's loggedUrl is this, for log
+ * lines.
  */
 export function urlLabel(url: string): string {
   try {
