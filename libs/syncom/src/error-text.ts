@@ -5,7 +5,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   KIND_CLASH: 'a local call uses a field as a second kind ("views is a counter; use inc()")',
   NOT_FOUND: 'update/inc/add on a record that does not exist (or is deleted), or a node that is not registered',
   PURGED: 'a write to a purged id',
-  CLOSED: 'a write after `close()` was called',
+  CLOSED: 'a write, or a sync call that could dial or write, after `close()` was called; a closed storage\'s host unit answers every call with it',
   INVALID_ARGUMENT: 'a bad call: not a plain object, a `__proto__` field, a value nested deeper than 100 levels, a bad option',
   NOT_SEALABLE: '`{ sealed: true }` on a record that exists unsealed (a tombstone too): its values may already have replicated',
   LOCKED: '`open()` of a path another open storage holds (the message names the holder\'s pid)',

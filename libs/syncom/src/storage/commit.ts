@@ -129,6 +129,8 @@ export class Committer {
   /** Set while a batch is appended: an op queued then waits for that append anyway. */
   private appending = false;
   private readonly keys = new StreamKeys();
+  /** Set by refuse(): the storage is closing, no op is taken any more. */
+  private refusing = false;
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
     this.pvec = { ...log.vector };
@@ -173,6 +175,8 @@ export class Committer {
   }
 
   private enqueue(p: Omit<Pending, 'resolve' | 'reject'>, resolve: () => void, reject: (e: Error) => void): void {
+    // Past close() nothing may reach the log: the lock is released, and a reopened storage writes the same positions.
+    if (this.refusing) return reject(new SyncomError('CLOSED', 'the storage is closed; ops are refused'));
     if (p.flags & FLAG_SEALED) this.sealedSeq = Math.max(this.sealedSeq, p.op.seq);
     else this.keys.advance(this.pvec, p.op);
     if (p.flags & FLAG_GRANTED && p.op.vector) raiseVector(this.pvec, p.op.vector);
@@ -364,8 +368,17 @@ export class Committer {
     }
   }
 
-  /** Wait for the queue and the late signatures, write what is unrecorded, seal (LIFE-24). */
+  /**
+   * Refuse every op from now on, own or a peer's, with CLOSED; those queued
+   * before are still committed by close().
+   */
+  refuse(): void {
+    this.refusing = true;
+  }
+
+  /** Refuse further ops, wait for the queue and the late signatures, write what is unrecorded, seal (LIFE-24). */
   async close(): Promise<void> {
+    this.refuse();
     await this.idle();
     await this.late.signed();
     await this.settled();

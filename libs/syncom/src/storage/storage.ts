@@ -46,6 +46,9 @@ export class Storage {
     return this.parts.state.closed;
   }
 
+  /** The first close()'s work: every later call waits for it, not only for the flag. */
+  private closing?: Promise<void>;
+
   on<K extends keyof StorageEvents>(event: K, listener: (...args: StorageEvents[K]) => void): () => void {
     return this.parts.events.on(event, listener);
   }
@@ -157,12 +160,23 @@ export class Storage {
     return e && !isHidden(e) ? new RecordHandle(this, id, structuredClone(this.view(e)), this.metaOf(e)) : undefined;
   }
 
-  /** Stop sync, stop taking writes, wait for the pipeline, seal the log (LIFE-24, LIFE-25). */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Stop sync (the dialers and every unit sync.unit() made), stop taking
+   * writes, wait for the pipeline, seal the log (LIFE-24, LIFE-25). Every
+   * call, concurrent or later, returns the first call's promise: once it
+   * resolves the lock is released and nothing more is written.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= this.shutDown());
+  }
+
+  private async shutDown(): Promise<void> {
     this.parts.state.closed = true;
     try {
-      await this.sync.stop();
+      // sync.close() ends the units before its first await: no push, feed or page is served once close() was called.
+      await this.sync.close();
+      // Peer ops already on their way in (a push in flight, a dialer's page) were committed; none after this.
+      this.parts.committer.refuse();
       await this.parts.committer.close();
       await this.sync.flush();
       this.parts.events.removeAll();

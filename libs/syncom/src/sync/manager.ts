@@ -35,6 +35,14 @@ export class SyncManager {
   private readonly dialers = new Map<string, Dialer>();
   private readonly units = new Set<SyncUnit>();
   private started = false;
+  /**
+   * start() and stop() in the order they were called: a start() made while a
+   * stop() still waits for its dialers runs once they are stopped, so it
+   * dials afresh and its 'start' follows that stop's 'stop'.
+   */
+  private turns: Promise<void> = Promise.resolve();
+  /** Set by close(): sync is over for good, with the storage. */
+  private closed = false;
   /** Held here for as long as the storage lives: the meter holds it only weakly. */
   private readonly gauges: GaugeSource;
 
@@ -89,8 +97,13 @@ export class SyncManager {
     return this.replica.scopeFor(id, data);
   }
 
-  /** The unit a host mounts (HOST-1). */
+  /**
+   * The unit a host mounts (HOST-1). It ends with the storage: close() ends
+   * its sessions, feeds and pagings, and it answers every later call CLOSED.
+   * @throws SyncomError CLOSED once the storage's close() was called.
+   */
   unit(options: UnitOptions = {}): SyncUnit {
+    this.assertOpen();
     const u = new SyncUnit(this.ctx, options);
     this.units.add(u);
     return u;
@@ -107,6 +120,7 @@ export class SyncManager {
    * running dialer holds and saves — and redials so hello carries them.
    */
   async addNode(input: { url: string; token?: string; scopes?: string[] }): Promise<void> {
+    this.assertOpen();
     const fresh = newNodeRecord(input);
     const had = this.registry.nodes.get(fresh.url);
     const rec = had ? updateNode(had, fresh) : fresh;
@@ -119,6 +133,7 @@ export class SyncManager {
 
   /** Keep a node but stop (false) or resume (true) dialing it; disabling closes its link at once (REG-3). */
   async enableNode(url: string, enabled: boolean): Promise<void> {
+    this.assertOpen();
     const rec = this.node(url);
     rec.enabled = enabled;
     await this.registry.save(rec);
@@ -129,6 +144,7 @@ export class SyncManager {
 
   /** Unregister a node and delete its file (REG-4). */
   async removeNode(url: string): Promise<void> {
+    this.assertOpen();
     this.node(url);
     await this.hangUp(url);
     await this.registry.remove(url);
@@ -140,25 +156,65 @@ export class SyncManager {
     return [...this.registry.nodes.values()].map((r) => structuredClone(r));
   }
 
-  /** Dial every enabled node (LIFE-1). */
+  /**
+   * Dial every enabled node (LIFE-1), once an earlier stop() finished.
+   * @throws SyncomError CLOSED once the storage's close() was called.
+   */
   async start(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    for (const rec of this.registry.nodes.values()) if (rec.enabled) this.dial(rec);
-    this.events.emit('start');
+    this.assertOpen();
+    return this.inTurn(async () => {
+      // close() may have been called while this start waited for its turn.
+      if (this.started || this.closed) return;
+      this.started = true;
+      for (const rec of this.registry.nodes.values()) if (rec.enabled) this.dial(rec);
+      this.events.emit('start');
+    });
   }
 
   /** Close every link (LIFE-2). */
   async stop(): Promise<void> {
+    return this.inTurn(() => this.stopDialers());
+  }
+
+  /**
+   * End sync for good, as the storage closes: every unit this manager made
+   * ends at once (no push, feed or page is served from here on), then the
+   * dialers stop. Later calls that could dial or write answer CLOSED.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const u of this.units) u.close();
+    this.units.clear();
+    await this.inTurn(() => this.stopDialers());
+  }
+
+  private async stopDialers(): Promise<void> {
     if (!this.started) return;
     this.started = false;
-    await Promise.all([...this.dialers.values()].map((d) => d.stop()));
+    // Out of the map before the await: nothing that runs meanwhile finds a dialer that is stopping.
+    const stopping = [...this.dialers.values()];
     this.dialers.clear();
+    await Promise.all(stopping.map((d) => d.stop()));
     this.events.emit('stop');
   }
 
-  /** Push what each peer lacks right now (LIFE-3). */
+  private inTurn(step: () => Promise<void>): Promise<void> {
+    const turn = this.turns.then(step);
+    this.turns = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** @throws SyncomError CLOSED once the storage's close() was called: nothing dials or writes after it. */
+  private assertOpen(): void {
+    if (this.closed || this.replica.isClosed) throw new SyncomError('CLOSED', 'the storage is closed; sync is over: open it again to sync');
+  }
+
+  /**
+   * Push what each peer lacks right now (LIFE-3).
+   * @throws SyncomError CLOSED once the storage's close() was called.
+   */
   async sync(): Promise<void> {
+    this.assertOpen();
     await Promise.all([...this.dialers.values()].map((d) => d.recover(true)));
   }
 
@@ -168,6 +224,7 @@ export class SyncManager {
    * Resolves when every dialer is done.
    */
   async forceSync(): Promise<void> {
+    this.assertOpen();
     await Promise.all([...this.dialers.values()].map((d) => d.reconcile()));
   }
 
@@ -182,12 +239,14 @@ export class SyncManager {
    * anything synced.
    *
    * @throws SyncomError NOT_FOUND when no node is registered at `url`; SYNC_TIMEOUT when
-   * `timeout` passed first; CLOSED when sync stopped meanwhile (stop() or the storage's close()).
+   * `timeout` passed first; CLOSED when sync stopped meanwhile (stop() or the storage's close()) or the storage is closed.
    * @example
    * await storage.sync.addNode({ url, token });
    * await storage.sync.synced(url, { timeout: 10_000 });
    */
   async synced(url: string, o: { timeout?: number } = {}): Promise<void> {
+    // After close() no 'stop' is left to end the wait: it would hang.
+    this.assertOpen();
     this.node(url);
     await new Promise<void>((resolve, reject) => {
       let unwatch: (() => void) | undefined;
@@ -265,7 +324,8 @@ export class SyncManager {
   }
 
   private dial(rec: NodeRecord): void {
-    if (!this.ctx.options.connect || this.dialers.has(rec.url)) return;
+    // An addNode() or enableNode() that began before close() ends without dialing.
+    if (this.closed || !this.ctx.options.connect || this.dialers.has(rec.url)) return;
     const d = new Dialer(this.ctx, rec);
     this.dialers.set(rec.url, d);
     void d.start();

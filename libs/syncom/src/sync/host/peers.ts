@@ -92,6 +92,18 @@ export class HostPeers {
     }
   }
 
+  /** The unit ended: every feed on every connection ends, each subscriber told `error()`. */
+  endAll(error: () => Error): void {
+    const all = [...this.feeds.values()];
+    this.feeds.clear();
+    for (const feeds of all) {
+      for (const [feed, sub] of feeds) {
+        feed.close();
+        queueMicrotask(() => sub.onError?.(error()));
+      }
+    }
+  }
+
   /** The connection went: everything on it ends, silently. */
   disconnect(context: object): void {
     this.sessions.delete(context);

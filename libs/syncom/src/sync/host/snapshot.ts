@@ -159,6 +159,12 @@ export class SnapshotPager {
     }
   }
 
+  /** Drops every paging and stream (the unit ended). */
+  clear(): void {
+    this.pagings.clear();
+    this.streams.clear();
+  }
+
   /**
    * The NDJSON of a streamed page in chunks of whole lines, at most `chunk`
    * bytes unless one line alone is larger (or a record grew since the page);

@@ -85,6 +85,9 @@ const lengthOf = (args: unknown) => {
   return Array.isArray(ops) ? ops.length : 0;
 };
 
+/** The answer of a unit whose storage closed: for good, unlike a session's 428, so a dialer reports it rather than greeting again. */
+const closed = () => new SyncomError('CLOSED', 'this host\'s storage is closed: it serves nothing more');
+
 /** A stream that fails at its first read. */
 async function* refused(error: Error): AsyncIterable<Uint8Array> {
   throw error;
@@ -110,6 +113,10 @@ export class SyncUnit implements HostUnit {
   /** The challenge each connection was last sent (proveNodes), used once. */
   private readonly challenges = new WeakMap<object, string>();
   private readonly track: (data: unknown, eventId: string) => unknown;
+  private ended = false;
+  /** Rejects once the unit ends: a stream waiting for its peer's acks stops there. */
+  private readonly ending: Promise<never>;
+  private endStreams!: (e: Error) => void;
 
   constructor(private readonly ctx: SyncContext, private readonly o: UnitOptions = {}) {
     this.replica = ctx.replica;
@@ -131,9 +138,31 @@ export class SyncUnit implements HostUnit {
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => this.replica.now());
     this.purgeBuckets = new PeerBuckets(o.limits?.purgesPerSecond, () => this.replica.now(), undefined, true);
     this.recon = new ReconcileHost(this.replica, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
+    this.ending = new Promise<never>((_, reject) => (this.endStreams = reject));
+    this.ending.catch(() => undefined);
+  }
+
+  /** Whether the unit ended (its storage closed): every call, subscription and stream is answered CLOSED. */
+  get isClosed(): boolean {
+    return this.ended || this.replica.isClosed;
+  }
+
+  /**
+   * End the unit, as its storage closes: every feed ends (its subscriber told
+   * CLOSED), every paging and stream is dropped, and every later call,
+   * subscription or stream read is answered CLOSED. A push that passed this
+   * gate before is committed, or refused CLOSED, by the storage's pipeline.
+   */
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.peers.endAll(closed);
+    this.pager.clear();
+    this.endStreams(closed());
   }
 
   async call(method: string, args: unknown, context: object): Promise<unknown> {
+    if (this.isClosed) throw closed();
     const t = this.ctx.telemetry;
     if (method === 'hello') return t.hello('host', undefined, (span) => this.hello(args, context, span));
     const s = this.peers.session(context);
@@ -146,6 +175,7 @@ export class SyncUnit implements HostUnit {
 
   subscribe(method: string, args: unknown, context: object, options: SubscribeOptions): Subscription {
     try {
+      if (this.isClosed) throw closed();
       if (method !== 'changes') throw new SyncomError('UNKNOWN_METHOD', `no subscription ${String(method)}`, { status: 404 });
       return this.changes(args, this.peers.session(context), context, options);
     } catch (e) {
@@ -155,9 +185,25 @@ export class SyncUnit implements HostUnit {
   }
 
   stream(id: string, context: object): AsyncIterable<Uint8Array> {
+    if (this.isClosed) return refused(closed());
     const session = this.peers.current(context);
     if (!session) return refused(session428());
-    return this.pager.stream(id, { window: this.peers.windowOf(context), owner: { context, session, identity: session.identity } });
+    return this.untilClosed(this.pager.stream(id, { window: this.peers.windowOf(context), owner: { context, session, identity: session.identity } }));
+  }
+
+  /** The stream's chunks while the unit lives; CLOSED once it ends, even while a chunk waits for the peer's acks. */
+  private async *untilClosed(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    const it = chunks[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await Promise.race([it.next(), this.ending]);
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      // Frees the chunk's window slot; a read still waiting for one ends with its window.
+      void it.return?.()?.catch(() => undefined);
+    }
   }
 
   disconnect(context: object): void {
