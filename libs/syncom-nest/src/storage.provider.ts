@@ -19,7 +19,8 @@ export function socketIoConnect(io$: SyncomModuleOptions['io'] = {}, watch?: Soc
   // SyncomIoOptions only widens the transport classes to the ESM build's too: the same classes to io().
   const given = io$ as Partial<ManagerOptions & SocketOptions>;
   return (node) => {
-    const socket = io(node.url, { transports: ['websocket'], ...given, auth: { token: node.token } });
+    // A host's frame is bounded at 16 MiB (ws takes 100 MiB, eleven frames to an answer) unless the app gives its own transport options.
+    const socket = io(node.url, { transports: ['websocket'], transportOptions: { websocket: { maxPayload: 16 * 2 ** 20 } }, ...given, auth: { token: node.token } });
     watch?.(node, socket);
     return createSocketIoLink(socket);
   };

@@ -23,7 +23,8 @@ function socketIoConnect() {
   try {
     const { io } = require('socket.io-client');
     const { createSocketIoLink } = require('../dist/socket.io/index.js');
-    return (node) => createSocketIoLink(io(node.url, { transports: ['websocket'], auth: { token: node.token } }));
+    // A host's frame bounded at 16 MiB (ws takes 100 MiB by default, eleven frames to an answer).
+    return (node) => createSocketIoLink(io(node.url, { transports: ['websocket'], transportOptions: { websocket: { maxPayload: 16 * 2 ** 20 } }, auth: { token: node.token } }));
   } catch {
     return undefined;
   }

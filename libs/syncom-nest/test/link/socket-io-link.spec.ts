@@ -25,11 +25,13 @@ describe('socket.io link', () => {
     return { unit, h };
   }
 
-  it('LINK-3 a call the host does not answer in time rejects with LINK_TIMEOUT; the link stays usable', async () => {
+  it('LINK-3 a call the host does not answer in time rejects with LINK_TIMEOUT; the link cycles the socket and is usable again', async () => {
     const { unit, h } = await harness(150);
+    const reconnected = new Promise<void>((resolve) => h.link.on('reconnect', () => resolve()));
     const error = (await h.link.call('push', { ops: ['hold'] }).catch((e: unknown) => e)) as SyncomError;
     expect(error).toMatchObject({ code: 'LINK_TIMEOUT' });
     unit.release();
+    await reconnected;
     await expect(h.link.call('push', { ops: [1] })).resolves.toMatchObject({ method: 'push' });
   });
 

@@ -27,6 +27,8 @@ export interface ClientSocket {
 
 /** What the socket.io link uses of a socket.io-client `Manager`. */
 export interface ClientManager {
+  /** The options `io()` was given (the link reads and may set `maxPayload`: boundFrames). Typed loosely: both builds' options fit. */
+  readonly opts?: object;
   on(event: 'reconnect_failed', listener: () => void): unknown;
   off(event: 'reconnect_failed', listener: () => void): unknown;
   /** Whether the manager reconnects by itself. */

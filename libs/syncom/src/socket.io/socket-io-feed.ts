@@ -1,6 +1,7 @@
 import type { SubscribeOptions } from '../link/contract';
-import type { SyncomError } from '../errors';
+import { SyncomError } from '../errors';
 import { FeedCursor, type FeedHome } from '../link/feed-cursor';
+import { safely } from '../link/link-wire';
 import { HeldAcks } from './held-acks';
 import { answerOk, SYNCOM_EVENTS, type PageAcksOffer, type SyncomAnswer } from './socket-io-protocol';
 
@@ -14,6 +15,19 @@ export interface FeedPort extends FeedHome {
   bind(sub: string, feed: SocketIoFeed | undefined): void;
   /** The live connection's host offer of cumulative page acks (its hello answer), if it made one. */
   pageAcks(): PageAcksOffer | undefined;
+  /** The host broke the protocol on the live connection: drop it and dial again, backed off. */
+  abandon(error: SyncomError): void;
+}
+
+/** The window a host that offers none is held to (the protocol's maxInFlightFrames), and the most a host's offer may claim. */
+const DEFAULT_WINDOW = 16;
+const MAX_WINDOW = 256;
+/** Pages past the window taken before the host counts as broken, in case it counts its window a little differently. */
+const WINDOW_SLACK = 4;
+
+/** How many pages of one opening may wait for the subscriber before the host counts as ignoring its window. */
+export function pageBound(offer: PageAcksOffer | undefined): number {
+  return Math.min(offer?.window ?? DEFAULT_WINDOW, MAX_WINDOW) + WINDOW_SLACK;
 }
 
 /**
@@ -27,6 +41,8 @@ export interface FeedPort extends FeedHome {
 export class SocketIoFeed extends FeedCursor<unknown> {
   private sub: string | undefined;
   private readonly acks = new HeldAcks();
+  /** Pages of the current opening that came and are not through the subscriber yet. */
+  private waiting = { pages: 0 };
 
   constructor(private readonly port: FeedPort, private readonly id: number, args: unknown, options: SubscribeOptions) {
     super(port, SYNCOM_EVENTS.changes, args, options);
@@ -39,10 +55,11 @@ export class SocketIoFeed extends FeedCursor<unknown> {
     const gen = this.begin(resumed);
     const sub = `${this.id}.${gen}`;
     this.sub = sub;
+    this.waiting = { pages: 0 };
     this.port.bind(sub, this);
     this.adopt(gen, { unsubscribe: () => this.release(sub) });
     const envelope = { sub, args: this.args, lastEventId: this.lastEventId };
-    this.port.send(SYNCOM_EVENTS.changes, envelope).catch((e: SyncomError) => this.refused(gen, e));
+    this.port.send(SYNCOM_EVENTS.changes, envelope).catch((e: SyncomError) => this.refused(gen, e, true));
   }
 
   /**
@@ -53,11 +70,18 @@ export class SocketIoFeed extends FeedCursor<unknown> {
   page(sub: string, value: unknown, eventId: string | undefined, ack: (answer: SyncomAnswer) => void, more = false): void {
     const gen = this.gen;
     if (sub !== this.sub) return ack(answerOk(null));
+    // The host sends no more than its window unacked; a page past it would wait here, unbounded, behind the subscriber.
+    const waiting = this.waiting;
+    const bound = pageBound(this.port.pageAcks());
+    if (++waiting.pages > bound) return this.overrun(bound);
     this.resumed = false;
     this.acks.arrived();
     const step = this.queue.then(() => this.hand(gen, value, eventId));
     this.queue = step;
-    void step.then(() => this.acks.taken(ack, this.port.pageAcks(), more));
+    void step.then(() => {
+      waiting.pages--;
+      this.acks.taken(ack, this.port.pageAcks(), more);
+    });
   }
 
   /** The host refused or failed the feed after it opened. */
@@ -74,12 +98,27 @@ export class SocketIoFeed extends FeedCursor<unknown> {
     });
   }
 
-  private refused(gen: number, e: SyncomError): void {
+  /** `answer`: the host refused the opening itself (or never answered it), so it has no pages or end to send on it. */
+  private refused(gen: number, e: SyncomError, answer = false): void {
     // A connection lost meanwhile is no refusal: the feed reopens on reconnect.
     if (gen !== this.gen || e.code === 'LINK_DOWN' || this.parkOn428(e)) return;
     // The host gave up waiting for a page's ack: resume once the pages taken so far are done.
     if (e.code === 'ACK_TIMEOUT') return this.signal(gen, () => this.open(true));
+    // A subscriber told the opening failed must get no page of it: the host may still send some (it answered late, or lied).
+    if (answer) this.forsake(e);
     this.signal(gen, () => this.options.onError?.(e));
+  }
+
+  /**
+   * The host sent more pages than its window while the subscriber was busy:
+   * the feed ends, its subscriber hears BAD_ANSWER at once (the pages before
+   * are dropped), and the link drops the connection.
+   */
+  private overrun(bound: number): void {
+    const error = new SyncomError('BAD_ANSWER', `the host sent over ${bound} changes pages without waiting for their acks (its window): dropping the connection`);
+    this.unsubscribe();
+    safely(() => this.options.onError?.(error));
+    this.port.abandon(error);
   }
 
   /** The opening `sub` is over: its pages go nowhere; ended for good, the host hears it too. */
@@ -87,6 +126,15 @@ export class SocketIoFeed extends FeedCursor<unknown> {
     this.port.bind(sub, undefined);
     if (this.sub === sub) this.sub = undefined;
     if (this.ended && this.port.connected()) this.port.send(SYNCOM_EVENTS.unsubscribe, { sub }).catch(() => undefined);
+  }
+
+  /** Unbinds an opening that failed at its answer; one that timed out may be open at the host, which is told to drop it. */
+  private forsake(e: SyncomError): void {
+    const sub = this.sub;
+    this.detach();
+    if (e.code === 'LINK_TIMEOUT' && sub !== undefined && this.port.connected()) {
+      this.port.send(SYNCOM_EVENTS.unsubscribe, { sub }).catch(() => undefined);
+    }
   }
 
   /** Forgets the opening without telling the host (it ended it, or never had it). */

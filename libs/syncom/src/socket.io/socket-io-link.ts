@@ -7,6 +7,7 @@ import { linkDown } from '../link/link-wire';
 import { SocketIoFeed, type FeedPort } from './socket-io-feed';
 import { pageAcksOf } from './held-acks';
 import { pullChunks } from './socket-io-stream';
+import { boundFrames } from './frame-bound';
 import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageAcksOffer, type PageMessage } from './socket-io-protocol';
 
 /** Options of createSocketIoLink. */
@@ -40,13 +41,18 @@ function linkTimeout(ms: number): SyncomError {
  * first connected wait for it; calls made while it is down after that reject
  * with LINK_DOWN at once (the dialer greets again on 'reconnect'). socket.io
  * reconnects; the link's session reopens every subscription from the last
- * event id taken.
+ * event id taken. A connection the host stops answering on (a call timed
+ * out), breaks the protocol on (pages past its window) or ends without a
+ * disconnect (a CONNECT_ERROR packet) is dropped by the link and dialed
+ * again, backed off, so the dialer greets anew. Pass `maxPayload` to `io()`
+ * (boundFrames): without it the link warns, and a host may send 100 MiB frames.
  *
  * @throws TypeError when `timeout` is not a positive number.
  * @example
  * import { io } from 'socket.io-client';
  * import { createSocketIoLink } from 'syncom/socket.io';
- * const connect = (node) => createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'] }));
+ * const frames = { websocket: { maxPayload: 16 * 2 ** 20 } };
+ * const connect = (node) => createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'], transportOptions: frames }));
  * const storage = await open({ path: 'data', sync: { connect } });
  */
 export function createSocketIoLink(socket: ClientSocket, options: SocketIoLinkOptions = {}): SocketIoLink {
@@ -98,11 +104,14 @@ class SocketLink implements SocketIoLink {
       send: (event, payload) => this.send(event, payload),
       bind: (sub, feed) => void (feed ? this.subs.set(sub, feed) : this.subs.delete(sub)),
       pageAcks: () => this.offer,
+      abandon: (error) => this.cycle(error),
     };
     for (const [event, handler] of this.handlers) socket.on(event, handler as Listener);
     socket.io.on('reconnect_failed', this.onGaveUp);
+    const opening = !socket.connected && !socket.active;
+    boundFrames(socket, opening);
     if (socket.connected) session.begin(connection);
-    else if (!socket.active) socket.connect();
+    else if (opening) socket.connect();
   }
 
   get connected(): boolean {
@@ -171,7 +180,7 @@ class SocketLink implements SocketIoLink {
     if (!conn) return Promise.reject(linkDown());
     const answered = new Promise<unknown>((resolve, reject) => {
       this.socket.timeout(this.timeout).emit(event, payload, (err: Error | null, answer: unknown) => {
-        if (err) return reject(this.socket.connected ? linkTimeout(this.timeout) : linkDown());
+        if (err) return this.timedOut(conn, reject);
         if (event === SYNCOM_EVENTS.hello) this.offer = pageAcksOf(answer);
         try {
           resolve(unwrapAnswer(answer));
@@ -184,6 +193,39 @@ class SocketLink implements SocketIoLink {
       });
     });
     return conn.guard(answered);
+  }
+
+  /**
+   * A call got no answer in time. The socket may stay up for good while the
+   * host answers nothing more (overloaded, or hostile), and the dialer greets
+   * only on a new connection: a connected socket is cycled, after the caller
+   * got LINK_TIMEOUT (the microtask runs behind the guard's own rejection).
+   */
+  private timedOut(conn: LinkConnection, reject: (e: SyncomError) => void): void {
+    if (!this.socket.connected) return reject(linkDown());
+    const error = linkTimeout(this.timeout);
+    reject(error);
+    queueMicrotask(() => conn === this.session.live && this.cycle(error));
+  }
+
+  /**
+   * Drops the live connection from this side (its calls fail with LINK_DOWN,
+   * its feeds suspend) and dials again after the refusal backoff, which
+   * grows until a call is answered: the host is not to be waited on there.
+   */
+  private cycle(error: SyncomError): void {
+    if (this.session.closed || !this.session.live) return;
+    const delay = this.redialDelay(error);
+    this.session.dropped();
+    // A socket socket.io-client destroyed on a CONNECT_ERROR still says connected: connect() would do nothing.
+    this.socket.disconnect();
+    this.redialIn(delay);
+  }
+
+  private redialIn(ms: number): void {
+    clearTimeout(this.redial);
+    this.redial = setTimeout(() => this.session.closed || this.socket.connect(), ms);
+    this.redial.unref?.();
   }
 
   private onConnect(): void {
@@ -203,10 +245,7 @@ class SocketLink implements SocketIoLink {
     // The calls in the air fail with the host's reason when it gave one (MESSAGE_TOO_LARGE), not a bare LINK_DOWN.
     this.session.dropped(closing);
     // socket.io does not come back by itself after the server dropped the socket; a sync link does.
-    if (reason === 'io server disconnect' && !this.session.closed) {
-      this.redial = setTimeout(() => this.session.closed || this.socket.connect(), this.redialDelay(closing));
-      this.redial.unref?.();
-    }
+    if (reason === 'io server disconnect' && !this.session.closed) this.redialIn(this.redialDelay(closing));
   }
 
   /**
@@ -226,12 +265,20 @@ class SocketLink implements SocketIoLink {
     if (m?.error && typeof m.error.code === 'string') this.closing = fromWireError(m.error);
   }
 
-  /** A refused handshake (the gateway's session middleware) or a manager that gave up fails the waiting calls. */
+  /**
+   * A refused handshake (the gateway's session middleware) or a manager that
+   * gave up fails the waiting calls. On a live connection (a host, or a man
+   * in the middle of ws://, sending CONNECT_ERROR after the handshake)
+   * socket.io-client destroys the socket without a 'disconnect' and never
+   * reconnects it: a drop, redialed with the refusal backoff.
+   */
   private onConnectError(error: Error & { data?: unknown }): void {
     if (this.socket.active && this.socket.io.reconnection()) return;
     const data = error.data as { code?: unknown } | undefined;
-    this.refusal = data && typeof data.code === 'string' ? fromWireError({ message: error.message, ...data }) : linkDown();
-    this.release(this.refusal);
+    const refusal = data && typeof data.code === 'string' ? fromWireError({ message: error.message, ...data }) : linkDown();
+    if (this.session.live) return this.cycle(refusal);
+    this.refusal = refusal;
+    this.release(refusal);
   }
 
   private onPage(m: PageMessage, ack: (answer: unknown) => void): void {

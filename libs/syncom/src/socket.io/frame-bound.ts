@@ -1,0 +1,55 @@
+import type { ClientSocket } from './client-socket';
+
+/**
+ * The largest WebSocket frame a link bounds a socket to when the app set
+ * none and the link opens the socket itself (16 MiB): four times the
+ * gateway's default pageBytes, so pages and the 64 KiB chunks of a streamed
+ * page pass. ws takes 100 MiB by default, and socket.io hands an answer over
+ * only once its text frame and up to ten binary attachments (a frame each)
+ * all came: about 1.1 GB before the link sees a byte of it.
+ */
+export const DEFAULT_MAX_PAYLOAD = 16 * 2 ** 20;
+
+type FrameOptions = { maxPayload?: unknown; transportOptions?: { websocket?: { maxPayload?: unknown } } };
+
+let warned = false;
+
+/** Whether this runs on Node, where engine.io-client's WebSocket is ws and takes `maxPayload` (a browser's has no such bound). */
+function onNode(): boolean {
+  return typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';
+}
+
+/** The frame bound the socket's manager passes to ws, top level or as a websocket transport option; undefined for none. */
+export function maxPayloadOf(socket: ClientSocket): number | undefined {
+  const opts = socket.io.opts as FrameOptions | undefined;
+  const bound = opts?.transportOptions?.websocket?.maxPayload ?? opts?.maxPayload;
+  return typeof bound === 'number' && bound > 0 ? bound : undefined;
+}
+
+/**
+ * Bounds what one frame of the host may weigh, on Node. A socket the link
+ * opens itself (made with `autoConnect: false`) without a bound gets
+ * DEFAULT_MAX_PAYLOAD on every connection its manager opens; a socket that
+ * is already connecting runs its first connection with ws's 100 MiB, and a
+ * later one with the bound would differ from it, so it is left alone and
+ * the app is warned, once per process, to pass `maxPayload`.
+ */
+export function boundFrames(socket: ClientSocket, opening: boolean): void {
+  if (!onNode() || maxPayloadOf(socket) !== undefined) return;
+  const opts = socket.io.opts as FrameOptions | undefined;
+  if (opening && opts) {
+    opts.maxPayload = DEFAULT_MAX_PAYLOAD;
+    return;
+  }
+  if (warned) return;
+  warned = true;
+  console.warn(
+    'syncom: createSocketIoLink got a socket made without maxPayload: a host may send frames of up to 100 MiB, ' +
+      'eleven to an answer. Pass io(url, { transportOptions: { websocket: { maxPayload: 16 * 2 ** 20 } }, … }).',
+  );
+}
+
+/** Lets a test see the warning again. */
+export function resetFrameWarning(): void {
+  warned = false;
+}
