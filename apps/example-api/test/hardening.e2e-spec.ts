@@ -1,5 +1,4 @@
 import type { INestApplication } from '@nestjs/common';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,24 +7,10 @@ import { open } from 'syncom';
 import { createExampleApi } from '../src/create-example-api';
 import { exampleConfigFromEnv } from '../src/example.config';
 import { http } from './apps';
+import { runMain as runMainOf } from '../../../scripts/run-main';
 
-const root = join(__dirname, '..', '..', '..');
 
-/** Runs main.ts with `env` until it exits, or 50 s (then killed); resolves with its code and everything it printed. */
-function runMain(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, 'apps/example-api/src/main.ts')], {
-    env: { ...process.env, HOST: '127.0.0.1', SYNCOM_HUB: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-  child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
-  // A process that starts instead of exiting (the failure this guards against) must not outlive the test.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-  return new Promise((resolve) => child.once('exit', (code) => {
-    clearTimeout(timer);
-    resolve({ code, out });
-  }));
-}
+const runMain = (env: Record<string, string | undefined>) => runMainOf('apps/example-api/src/main.ts', { SYNCOM_HUB: '', ...env });
 
 /**
  * A raw request: `body` sent as it is, with `type` as its content type. With no type, the body goes as a

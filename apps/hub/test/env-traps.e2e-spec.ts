@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,24 +8,10 @@ import { hubConfigFromEnv } from '../src/hub.config';
 import { hubSummary } from '../src/hub-summary';
 import { RawClient } from './raw-client';
 import { TestHubs } from './test-hubs';
+import { runMain as runMainOf } from '../../../scripts/run-main';
 
-const root = join(__dirname, '..', '..', '..');
 
-/** Runs main.ts with `env` (undefined: left out) until it exits, or 50 s (then killed); resolves with its code and everything it printed. */
-function runMain(env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, 'apps/hub/src/main.ts')], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-  child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
-  // A process that starts instead of exiting (the failure this guards against) must not outlive the test.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-  return new Promise((resolve) => child.once('exit', (code) => {
-    clearTimeout(timer);
-    resolve({ code, out });
-  }));
-}
+const runMain = (env: Record<string, string | undefined>) => runMainOf('apps/hub/src/main.ts', { PORT: '0', ...env });
 
 /** The message a config throws, or undefined when it parses. */
 function refusal(env: Record<string, string>): string | undefined {

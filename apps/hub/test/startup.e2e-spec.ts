@@ -1,23 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hubConfigFromEnv } from '../src/hub.config';
 import { freePorts } from '../../../scripts/free-port';
 import { spawnHub } from './hub-process';
+import { runMain as runMainOf } from '../../../scripts/run-main';
 
-const root = join(__dirname, '..', '..', '..');
 
-/** Runs main.ts with `env` until it exits; resolves with its code and everything it printed. */
-function runMain(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, 'apps/hub/src/main.ts')], {
-    env: { ...process.env, HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-  child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })));
-}
+const runMain = (env: Record<string, string>) => runMainOf('apps/hub/src/main.ts', env);
 
 /** The hub's environment is checked before the storage opens, and its start says what it runs with. */
 describe('apps/hub: start (hostile, e2e)', () => {

@@ -1,0 +1,26 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..');
+
+/**
+ * Run an app's entry (`apps/hub/src/main.ts`, relative to the repository)
+ * from its TypeScript source with `env` over this process's (HOST on
+ * loopback; a value undefined leaves the variable out) until it exits;
+ * resolves with its code and everything it printed. For the tests of a
+ * start that must refuse: a process that starts instead of exiting is
+ * killed after 50 s, so it never outlives its test.
+ */
+export function runMain(entry: string, env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, entry)], {
+    env: { ...process.env, HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+  return new Promise((resolve) => child.once('exit', (code) => {
+    clearTimeout(timer);
+    resolve({ code, out });
+  }));
+}
