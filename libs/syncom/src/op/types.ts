@@ -59,6 +59,12 @@ export function streamKey(origin: string, scope: string | undefined, from?: stri
   return from === undefined ? key : `${key}<${from}`;
 }
 
+/** The origin of a vector key, streamKey's first part: node ids hold neither '@' nor '<'. */
+export function keyOrigin(key: string): string {
+  const end = key.search(/[@<]/);
+  return end < 0 ? key : key.slice(0, end);
+}
+
 /**
  * The node a bootstrap op (a merge or an advance) was joined from, which it
  * never travels back to; undefined for any other op, whose `from` is a claim

@@ -4,7 +4,7 @@ import { FLAG_GRANTED } from '../log/op-log';
 import { isPurgeMarkerOp } from '../log/seal';
 import { classifyOp } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
-import { type Op, opStreamKey, type Vector } from '../op/types';
+import { keyOrigin, type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import { heldVersion } from './held-version';
 import type { StorageHooks } from './options';
@@ -185,6 +185,23 @@ function inScopeOn(inScope: NonNullable<PeerApplyOptions['inScope']>, op: Op, en
   return inScope(op, entry, after);
 }
 
+/**
+ * Whether an op is granted (its vector raises this node's, BOOT-11): the feed
+ * host's own advance, unless it names a stream of this node past what this
+ * node has queued. A granted vector moves the streams it names, and only
+ * this node moves its own (a hostile host's advance of a million of them made
+ * every later own op a gap at every honest peer); an honest host never names
+ * them past it (a restored directory's REWOUND at hello raised them first).
+ * Not granted, it is still logged and relayed as any node's advance (BOOT-12).
+ */
+function grants(storage: StorageParts, op: Op, feedHost: string | undefined): boolean {
+  if (op.type !== 'advance' || op.origin !== feedHost || !op.vector) return false;
+  const { id } = storage.keys;
+  const queued = storage.committer.pvec;
+  for (const k in op.vector) if (keyOrigin(k) === id && !((queued[k] ?? 0) >= op.vector[k])) return false;
+  return true;
+}
+
 /** Queue one checked op; returns its commit promise, or undefined for a duplicate or a gap. */
 function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApplyOptions, counts: ApplyCounts & { invalid: number }, walked?: Walked): Promise<void> | undefined {
   const { committer, schema, clock, events } = storage;
@@ -198,7 +215,7 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
   const base = storage.sealed.has(op.id) ? undefined : entry;
   const walkHeld = w !== undefined && w.before === base;
   if (o.inScope && !walkHeld && op.type !== 'advance' && !isScrubbed(op) && !inScopeOn(o.inScope, op, base)) { counts.outOfScope++; return undefined; }
-  let flags = op.type === 'advance' && o.feedHost === op.origin ? FLAG_GRANTED : 0;
+  let flags = grants(storage, op, o.feedHost) ? FLAG_GRANTED : 0;
   let after: Entry | undefined;
   let logged = op;
   const invalid = validatorSays(storage, op, entry);

@@ -249,32 +249,9 @@ export class Replica {
     return makeOwnOp(this.p, body, scope);
   }
 
-  /**
-   * Apply a peer's page through the one pipeline (checks, signatures, scope,
-   * hooks). The feed host's own advances are granted (BOOT-11), and a granted
-   * vector moves this node's streams too: a page holding one that names an
-   * own stream past what this node minted is taken with nothing granted (its
-   * advances logged and relayed, as any other node's are, BOOT-12). Only
-   * this node moves its streams; an honest host never names them past it
-   * (a restored directory's REWOUND at hello raised them first).
-   */
+  /** Apply a peer's page through the one pipeline (checks, signatures, scope, hooks). */
   applyPage(input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
-    const claims = o.feedHost !== undefined && input.some((op) => this.movesOwn(op, o.feedHost as string));
-    return applyPeerPage(this.p, input, claims ? { ...o, feedHost: undefined } : o);
-  }
-
-  /** Whether `op` is an advance of `host` whose vector names one of this node's streams past the seqs queued here. */
-  private movesOwn(op: unknown, host: string): boolean {
-    const a = op as { type?: unknown; origin?: unknown; vector?: unknown } | null;
-    if (a?.type !== 'advance' || a.origin !== host || typeof a.vector !== 'object' || a.vector === null) return false;
-    const id = this.id;
-    const queued = this.p.committer.pvec;
-    for (const [k, n] of Object.entries(a.vector as Record<string, unknown>)) {
-      // A node id holds neither '@' nor '<' (streamKey): its streams are the id, then either.
-      const own = k.startsWith(id) && (k.length === id.length || k[id.length] === '@' || k[id.length] === '<');
-      if (own && !((queued[k] ?? 0) >= (n as number))) return true;
-    }
-    return false;
+    return applyPeerPage(this.p, input, o);
   }
 
   /** Report a page's ops that did not unpack (OP_MALFORMED on storage.on('error')). */

@@ -70,11 +70,8 @@ function scopeSet(list: readonly string[]): Set<string> {
   return s;
 }
 
-/** The origin of a vector key: node ids hold neither '@' nor '<' (streamKey). */
-export function keyOrigin(key: string): string {
-  const end = key.search(/[@<]/);
-  return end < 0 ? key : key.slice(0, end);
-}
+/** The origin of a vector key (op/types.ts, beside streamKey, which makes the keys). */
+export { keyOrigin } from '../../op/types';
 
 /** The scope of a vector key — origin, origin@scope, either with <from — '*' for a plain origin (LOG-10); a scope name holds no '<' (isScopeName). */
 export function keyScope(key: string): string {
