@@ -165,15 +165,18 @@ function rewrittenBefore(log: OpLog, f: OpenFile, read: ReadOps): boolean {
 }
 
 /**
- * A batch left out was appended all the same: the seqs it used are counted
- * where they follow on their streams, so this node never signs one of its
- * own again (a fork of what its peers hold). Its ops are not taken: a seq
- * rot moved off its stream's next is left alone, since a stream pushed
- * ahead would leave a gap no peer fills.
+ * A batch left out was appended all the same: the seqs it used in this
+ * node's own streams (`self`) are counted where they follow on their
+ * streams, so this node never signs one of them again (a fork of what its
+ * peers hold). A peer's op in it is not counted: left out of the vector, it
+ * comes again from a peer. Its ops are not taken: a seq rot moved off its
+ * stream's next is left alone, since a stream pushed ahead would leave a gap
+ * no peer fills.
  */
-function countSeqs(log: OpLog, entries: readonly LogEntry[]): void {
+function countSeqs(log: OpLog, entries: readonly LogEntry[], self: string | undefined): void {
   for (const { op, flags } of entries) {
     const sealed = (flags & FLAG_SEALED) !== 0;
+    if (!sealed && self !== undefined && op.origin !== self) continue;
     if (op.seq !== (sealed ? log.sealedSeq : (log.vector[opStreamKey(op)] ?? 0)) + 1) continue;
     if (sealed) log.sealedSeq = op.seq;
     else advanceVector(log.vector, op);
@@ -190,7 +193,7 @@ function takeLine(log: OpLog, options: OpLogOptions, f: OpenFile, j: number, w: 
   if (fault === undefined) take(log, options, path, read, w.tail);
   else {
     report(options, path, `log file ${path}: the batch at ${line.from} ${fault}, so it changed after it was written: it is left out, a hole of the log`);
-    countSeqs(log, read.entries);
+    countSeqs(log, read.entries, options.self);
   }
   log.head = Math.max(log.head, to);
   // A batch left out keeps its chain head: the batches after it chain to it.

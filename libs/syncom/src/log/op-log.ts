@@ -50,6 +50,8 @@ export interface OpLogOptions {
   onHeldLost?: (count: number) => void;
   /** Encrypts sealed entries in the files (GUAR-19); without it they are written in clear. */
   cipher?: EntryCipher;
+  /** This node's id: a batch the load leaves out counts the seqs of this node's streams it used, not a peer's (load-open.ts). */
+  self?: string;
 }
 
 /** Where a subscriber's cursor stands. */

@@ -222,7 +222,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const { log, tail } = await OpLog.open({
     backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, segmentOps: options.sync?.log?.segmentOps, lines: options.sync?.log?.lines, retention: options.sync?.retention,
     now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys),
-    onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError,
+    onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError, self: keys.id,
   });
   const cipher = createRecordCipher(keys, (id) => sealed.has(id));
   const { store: records, entries, sealed: sealedRecords, damaged } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles, logFloor: log.floor });

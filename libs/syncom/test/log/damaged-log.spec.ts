@@ -3,7 +3,7 @@ import type { SyncomError } from '../../src/errors';
 import { logFileText } from '../../src/log/files';
 import { SCRUB_FILE, scrubJournalText } from '../../src/log/scrub-journal';
 import { generateSealingKeys } from '../../src/op';
-import type { Storage } from '../../src/storage';
+import { applyPeerOps, type Storage } from '../../src/storage';
 import { internals } from '../../src/testing/internals';
 import { freshBackend, indexJson, logFile, openBatches, openOn, segmentFiles, T0 } from './helpers';
 
@@ -148,6 +148,30 @@ describe('the log: a store damaged after it was written', () => {
     expect(internals(again.s).log.read(0).map((e) => e.pos)).toEqual([1, 2, 4]);
     await again.s.close();
     expect(again.errors).toEqual([]);
+  });
+
+  it('GUAR-23, LOG-2: a peer\'s op in a batch left out for its chain is not counted as held: its stream stays where it was, so the op comes again from a peer', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, unsealed);
+    await s.set('mine', { title: 'own' });
+    // A node of its own keys (freshBackend's are the same for every store of the process).
+    const peer = await openOn(createMemoryBackend(), unsealed);
+    await peer.set('theirs', { title: 'peer-1' });
+    const ops = peer.replica.read(0).map((e) => e.op);
+    await applyPeerOps(s, ops, { via: { url: 'memory://peer', node: peer.id } });
+    await settled(s);
+    const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
+    await s.close();
+    await peer.close();
+    const [file, text] = [...disk.files()].find(([f, t]) => f.startsWith('log/open/') && t.includes('peer-1')) as [string, string];
+    await disk.write(file, text.replace('peer-1', 'peer-7'));
+    const { s: again, errors } = await reopened(disk);
+    expect(codes(errors)).toEqual([['OP_UNREADABLE', file]]);
+    const log = internals(again).log;
+    expect([log.vector[again.id], log.vector[peer.id]]).toEqual([1, undefined]);
+    await applyPeerOps(again, ops, { via: { url: 'memory://peer', node: peer.id } });
+    expect(await again.get('theirs')).toEqual({ title: 'peer-1' });
+    await again.close();
   });
 
   it('GUAR-20, GUAR-23: an open batch a purge rewrote loads with no report, by the hash of its new ops it carries, or without one (an earlier version\'s rewrite)', async () => {
