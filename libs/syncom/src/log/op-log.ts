@@ -81,6 +81,8 @@ export class OpLog {
   maxTs = 0;
   /** Held ops (ahead: 'hold') that retention dropped before an upgrade applied them (GUAR-27). */
   heldLost = 0;
+  /** Scrubs that replaced a logged op in place: a reader that kept entries checks that none did since (one number, not each entry). */
+  scrubs = 0;
   /** The audit chain's head: one block per appended batch (GUAR-23). */
   chain = '';
   /** The chain as of the sealed part (index.json). */

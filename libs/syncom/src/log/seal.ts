@@ -175,6 +175,7 @@ export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<nu
       if (batch && f.open) delete batch.text;
       l.next.forEach((e, i) => { if (e && e !== l.entries[i]) (l.entries[i] as LogEntry).op = e.op; });
     }
+    log.scrubs++;
     scrubbed += n;
   }
   if (journaled) await backend.remove(SCRUB_FILE);

@@ -107,6 +107,11 @@ export class Replica {
     return this.p.log.heldLost;
   }
 
+  /** Scrubs so far that replaced logged ops in place: entries read before the count moved may hold a purged payload. */
+  get scrubs(): number {
+    return this.p.log.scrubs;
+  }
+
   /** The audit chain's head (GUAR-23). */
   get chain(): string {
     return this.p.log.chain;

@@ -1,6 +1,6 @@
 import type { LogEntry } from '../../log/op-log';
 import { FLAG_SEALED, packedBytes } from '../../op';
-import { joinedFrom, type Op } from '../../op/types';
+import { joinedFrom } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import { frameEnds } from '../protocol/frames';
 import { inServed } from '../protocol/scopes';
@@ -56,8 +56,8 @@ class SharedRead {
   /** The nodes whose ops (as origin or as the peer they came from) the read holds: their own feeds cannot share it. */
   readonly nodes = new Set<string>();
   readonly bytes: number;
-  /** The op objects read: a purge scrub replaces an entry's op, and a read that saw the old one is not shared again. */
-  private readonly ops: Op[];
+  /** The log's scrub count at the read: a purge scrub replaces entries' ops, and a read that saw the old ones is not shared again. */
+  private readonly scrubs: number;
   /** The ops' packed forms and JSON bytes: the shared pages and every writer's own pages are cut from them. */
   private readonly texts: OpTexts;
   private readonly pages: Map<string, Page>[] = [];
@@ -65,8 +65,8 @@ class SharedRead {
   /** What every feed sharing the read sees: made once, since every feed of the fan-out asks for it. */
   private readonly shared: Read;
 
-  constructor(readonly entries: LogEntry[], scopes: string[], readonly head: number, private readonly pageSize: number, private readonly pageBytes: number) {
-    this.ops = entries.map((e) => e.op);
+  constructor(readonly entries: LogEntry[], scopes: string[], private readonly log: Replica, private readonly pageSize: number, private readonly pageBytes: number) {
+    this.scrubs = log.scrubs;
     this.relevant = entries.filter((e) => served(e, scopes));
     this.texts = new OpTexts(this.relevant);
     for (const e of this.relevant) {
@@ -80,11 +80,14 @@ class SharedRead {
     this.shared = { entries, relevant: this.relevant, sizes: this.sizes, ends: this.ends, page: (k, prev) => this.page(k, prev), bytes: (k) => this.frameBytes(k) };
   }
 
-  /** Whether the log still holds what this read saw (no entry scrubbed since). */
+  /**
+   * Whether the log still holds what this read saw: no scrub since. Every
+   * feed of a fan-out asks at every page, so it is one comparison rather
+   * than a look at each entry read (a scrub of any id drops every kept read:
+   * purges are rare, reads cheap to take again).
+   */
   current(): boolean {
-    const { entries, ops } = this;
-    for (let i = 0; i < entries.length; i++) if (entries[i].op !== ops[i]) return false;
-    return true;
+    return this.log.scrubs === this.scrubs;
   }
 
   /** The read as a feed that may share it sees it. */
@@ -196,7 +199,7 @@ export class SharedReads {
     if (kept && kept.read.current() && wide(kept.read, spec)) return kept.read;
     if (kept) this.drop(key as string, kept);
     const { log } = spec;
-    const read = new SharedRead(log.read(spec.pos, spec.pageSize), spec.scopes, log.head, spec.pageSize, spec.pageBytes);
+    const read = new SharedRead(log.read(spec.pos, spec.pageSize), spec.scopes, log, spec.pageSize, spec.pageBytes);
     this.keep(read, spec.pos, text);
     this.trim();
     return read;
