@@ -1,3 +1,4 @@
+import { MAX_IN_FLIGHT_FRAMES } from 'syncom';
 import type { SyncomModuleOptions } from 'syncom-nest';
 import type { TokenScopes } from './hub-access';
 import { choiceVar, flagVar, intVar, list, type OriginList, originList, tokenList } from './hub-env';
@@ -125,7 +126,7 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): HubLimits {
     purgesPerSecond: int('SYNCOM_PURGES_PER_SECOND', d.purgesPerSecond, 0),
     pageSize: int('SYNCOM_PAGE_SIZE', d.pageSize),
     pageBytes: int('SYNCOM_PAGE_BYTES', d.pageBytes, 1024),
-    maxInFlightFrames: int('SYNCOM_MAX_IN_FLIGHT_FRAMES', d.maxInFlightFrames),
+    maxInFlightFrames: intVar(env, 'SYNCOM_MAX_IN_FLIGHT_FRAMES', d.maxInFlightFrames, { min: 1, max: MAX_IN_FLIGHT_FRAMES }),
     socketsPerToken: int('SYNCOM_SOCKETS_PER_TOKEN', d.socketsPerToken, 0),
     feedsPerSocket: int('SYNCOM_FEEDS_PER_SOCKET', d.feedsPerSocket),
     inFlightBytes: int('SYNCOM_IN_FLIGHT_BYTES', d.inFlightBytes, 1024),

@@ -24,6 +24,8 @@ describe('apps/hub: start (hostile, e2e)', () => {
       [{ SYNCOM_PAGE_SIZE: '1.5' }, /^SYNCOM_PAGE_SIZE="1.5"/],
       [{ SYNCOM_PAGE_BYTES: 'x' }, /^SYNCOM_PAGE_BYTES="x"/],
       [{ SYNCOM_MAX_IN_FLIGHT_FRAMES: 'ten' }, /^SYNCOM_MAX_IN_FLIGHT_FRAMES="ten"/],
+      // Wider than a dialer holds a host to (MAX_IN_FLIGHT_FRAMES): every honest dialer would drop the hub.
+      [{ SYNCOM_MAX_IN_FLIGHT_FRAMES: '257' }, /^SYNCOM_MAX_IN_FLIGHT_FRAMES="257": expected a whole number from 1 to 256$/],
       [{ SYNCOM_SOCKETS_PER_TOKEN: 'many' }, /^SYNCOM_SOCKETS_PER_TOKEN="many"/],
       [{ SYNCOM_FEEDS_PER_SOCKET: '0' }, /^SYNCOM_FEEDS_PER_SOCKET="0"/],
       [{ SYNCOM_IN_FLIGHT_BYTES: '1e9' }, /^SYNCOM_IN_FLIGHT_BYTES="1e9"/],

@@ -64,13 +64,20 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
   inbound?: InboundBudget;
 
   /**
+   * The unit is made here, not at the first message: options it refuses
+   * (a maxInFlightFrames past what dialers accept, a pageSize of 0) stop the
+   * app's start, where made in afterInit they were logged and the app served
+   * on with no unit, failing every message.
+   *
    * @throws TypeError for an allowedOrigins entry that is no http(s) origin: the app does not start.
+   * @throws SyncomError INVALID_ARGUMENT for a unit option out of its range: the app does not start.
    */
   constructor(
     @Inject(Storage) protected readonly storage: Storage,
     @Inject(SYNCOM_GATEWAY_OPTIONS) protected readonly options: SyncomGatewayOptions,
   ) {
     checkedOrigins(options.allowedOrigins);
+    void this.unit;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { SubscribeOptions } from '../link/contract';
 import { SyncomError } from '../errors';
+import { DEFAULT_MAX_IN_FLIGHT_FRAMES, MAX_IN_FLIGHT_FRAMES } from '../sync/protocol/frames';
 import { FeedCursor, type FeedHome } from '../link/feed-cursor';
 import { safely } from '../link/link-wire';
 import { HeldAcks } from './held-acks';
@@ -19,9 +20,9 @@ export interface FeedPort extends FeedHome {
   abandon(error: SyncomError): void;
 }
 
-/** The window a host that offers none is held to (the protocol's maxInFlightFrames), and the most a host's offer may claim. */
-const DEFAULT_WINDOW = 16;
-const MAX_WINDOW = 256;
+/** The window a host that offers none is held to (the protocol's maxInFlightFrames), and the most a host's offer may claim (what a host may be set to). */
+const DEFAULT_WINDOW = DEFAULT_MAX_IN_FLIGHT_FRAMES;
+const MAX_WINDOW = MAX_IN_FLIGHT_FRAMES;
 /** Pages past the window taken before the host counts as broken, in case it counts its window a little differently. */
 const WINDOW_SLACK = 4;
 

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { unpackOps, type Storage } from '../../src';
 import type { HostUnit, SubscribeOptions } from '../../src/link';
 import { isEntry } from '../../src/crdt';
-import { frameEnds, jsonBytes, SendWindow } from '../../src/sync/protocol/frames';
+import { frameEnds, jsonBytes, MAX_IN_FLIGHT_FRAMES, SendWindow } from '../../src/sync/protocol/frames';
+import { pageBound } from '../../src/socket.io/socket-io-feed';
 import type { SnapshotPage } from '../../src/sync/host/snapshot';
 import { closeAll, dialer, hub, Net, node, records, until } from './helpers';
 import { gate, greet, record } from './scenario-helpers';
@@ -271,12 +272,15 @@ describe('the send window', () => {
     expect(await w.acquire()).toBeUndefined();
   });
 
-  it('HOST-5: maxInFlightFrames is a positive integer (INVALID_ARGUMENT otherwise)', async () => {
+  it('HOST-5: maxInFlightFrames is a positive integer, at most MAX_IN_FLIGHT_FRAMES, the window a dialer holds a host to (INVALID_ARGUMENT otherwise)', async () => {
     const s = await node();
-    for (const bad of [0, -1, 1.5, Number.NaN]) {
+    for (const bad of [0, -1, 1.5, Number.NaN, MAX_IN_FLIGHT_FRAMES + 1]) {
       expect(() => s.sync.unit({ maxInFlightFrames: bad })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     }
     expect(() => s.sync.unit({ maxInFlightFrames: 1 })).not.toThrow();
+    expect(() => s.sync.unit({ maxInFlightFrames: MAX_IN_FLIGHT_FRAMES })).not.toThrow();
+    // The socket.io link drops a host past its offered window, that wide at most, plus a slack of a few pages.
+    expect(pageBound({ window: MAX_IN_FLIGHT_FRAMES, ackTimeout: 1000 })).toBeGreaterThan(MAX_IN_FLIGHT_FRAMES);
     await closeAll(s);
   });
 

@@ -8,7 +8,7 @@ import type { Replica } from '../../storage/replica';
 import { ATTRS } from '../../telemetry';
 import { Feed } from './feed';
 import {
-  DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, positiveInt,
+  DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, MAX_IN_FLIGHT_FRAMES, positiveInt,
 } from '../protocol/frames';
 import { checkedHello, type Hello } from '../protocol/hello';
 import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
@@ -126,7 +126,7 @@ export class SyncUnit implements HostUnit {
     this.pageSize = positiveInt(o.pageSize, 500, 'pageSize');
     this.pageBytes = positiveInt(o.pageBytes, DEFAULT_PAGE_BYTES, 'pageBytes');
     this.peers = new HostPeers(this, {
-      maxInFlightFrames: positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames'),
+      maxInFlightFrames: positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames', MAX_IN_FLIGHT_FRAMES),
       maxInFlightBytes: positiveInt(o.maxInFlightBytes, DEFAULT_MAX_IN_FLIGHT_BYTES, 'maxInFlightBytes'),
       maxConnectionInFlightBytes: positiveInt(o.maxConnectionInFlightBytes, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, 'maxConnectionInFlightBytes'),
       maxFeedsPerConnection: positiveInt(o.maxFeedsPerConnection, 8, 'maxFeedsPerConnection'),

@@ -4,6 +4,14 @@ import { platform } from '../../platform';
 /** Frames a host has out to one peer, unacknowledged, by default (bounded frames). */
 export const DEFAULT_MAX_IN_FLIGHT_FRAMES = 16;
 
+/**
+ * The most frames a host may have out to one peer: a dialer holds a host to
+ * its window and drops one that sends past this many pages unacknowledged
+ * (the socket.io link's page bound), so a host set above it would be dropped
+ * by every honest dialer, again and again.
+ */
+export const MAX_IN_FLIGHT_FRAMES = 256;
+
 /** The most a page carries by default, in UTF-8 bytes of its JSON (HOST-6): 4 MiB. */
 export const DEFAULT_PAGE_BYTES = 4 * 1024 * 1024;
 
@@ -47,12 +55,13 @@ export function frameEnds(sizes: readonly number[], maxCount: number, maxBytes: 
 }
 
 /**
- * A bound that must be a positive integer (pageSize, pageBytes, maxInFlightFrames).
+ * A bound that must be a positive integer (pageSize, pageBytes, maxInFlightFrames), at most `max`.
  * @throws SyncomError INVALID_ARGUMENT for anything else.
  */
-export function positiveInt(value: number | undefined, fallback: number, name: string): number {
+export function positiveInt(value: number | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) throw new SyncomError('INVALID_ARGUMENT', `${name} must be a positive integer`);
+  if (value > max) throw new SyncomError('INVALID_ARGUMENT', `${name} must be at most ${max}`);
   return value;
 }
 
