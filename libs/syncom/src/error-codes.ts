@@ -88,6 +88,7 @@ export const CODES = {
   LINK_TIMEOUT: { group: 'link' },
   ACK_TIMEOUT: { status: 408, group: 'link' },
   BAD_ANSWER: { group: 'link' },
+  FRAME_TOO_LARGE: { group: 'link' },
 
   GATEWAY_UNGUARDED: { group: 'app' },
   GATEWAY_UNDECLARED: { group: 'app' },

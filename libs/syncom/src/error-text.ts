@@ -66,6 +66,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   LINK_TIMEOUT: 'a call got no answer in time; it may or may not have run at the host',
   ACK_TIMEOUT: 'a host\'s page was not acknowledged in time: the feed is dropped and the dialer resumes it',
   BAD_ANSWER: 'an answer that is no syncom answer (is the url a syncom gateway?), or a hello answer claiming more of this node\'s streams than a seq can count',
+  FRAME_TOO_LARGE: 'a frame from the host over the socket\'s maxPayload (16 MiB unless the app set it): a record that large needs a larger maxPayload; the connection is dialed again, backed off',
 
   GATEWAY_UNGUARDED: 'a hosted gateway with neither `authorize` nor `access: \'public\'`: the app refuses to start',
   GATEWAY_UNDECLARED: 'a `forRootAsync` factory returned gateway options the module was not declared with',

@@ -1,3 +1,4 @@
+import { SyncomError } from '../errors';
 import type { ClientSocket } from './client-socket';
 
 /**
@@ -47,6 +48,17 @@ export function boundFrames(socket: ClientSocket, opening: boolean): void {
     'syncom: createSocketIoLink got a socket made without maxPayload: a host may send frames of up to 100 MiB, ' +
       'eleven to an answer. Pass io(url, { transportOptions: { websocket: { maxPayload: 16 * 2 ** 20 } }, … }).',
   );
+}
+
+/**
+ * FRAME_TOO_LARGE when a 'transport error' drop came of a frame over the
+ * socket's maxPayload (ws closes the connection on it), else undefined.
+ */
+export function frameTooLarge(socket: ClientSocket, details: unknown): SyncomError | undefined {
+  const error = (details as { description?: { error?: { code?: unknown } } } | undefined)?.description?.error;
+  if (error?.code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return undefined;
+  const bound = maxPayloadOf(socket);
+  return new SyncomError('FRAME_TOO_LARGE', `the host sent a frame over maxPayload (${bound === undefined ? 'ws\'s default' : `${bound} bytes`}): a record that large needs a larger maxPayload`);
 }
 
 /** Lets a test see the warning again. */

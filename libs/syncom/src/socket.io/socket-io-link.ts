@@ -7,7 +7,7 @@ import { linkDown } from '../link/link-wire';
 import { SocketIoFeed, type FeedPort } from './socket-io-feed';
 import { pageAcksOf } from './held-acks';
 import { pullChunks } from './socket-io-stream';
-import { boundFrames } from './frame-bound';
+import { boundFrames, frameTooLarge } from './frame-bound';
 import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageAcksOffer, type PageMessage } from './socket-io-protocol';
 
 /** Options of createSocketIoLink. */
@@ -65,6 +65,9 @@ export function createSocketIoLink(socket: ClientSocket, options: SocketIoLinkOp
 const REFUSED_REDIAL_MS = 1000;
 const REFUSED_REDIAL_MAX_MS = 5 * 60_000;
 
+/** The refusal backoff's delay after `n` drops before: a second (or socket.io's delay, if longer), doubling up to five minutes. */
+const backedOff = (base: number, n: number): number => Math.min(REFUSED_REDIAL_MAX_MS, Math.max(REFUSED_REDIAL_MS, base) * 2 ** n);
+
 class SocketLink implements SocketIoLink {
   private readonly session = new LinkSession({ closed: () => this.shutdown() });
   private refusal: SyncomError | undefined;
@@ -76,11 +79,17 @@ class SocketLink implements SocketIoLink {
   private closing: SyncomError | undefined;
   /** Connections the host closed with a refusal since a call was last answered: the redial backs off on them. */
   private refusals = 0;
+  /**
+   * Connections dropped on a frame past maxPayload since a page of ops last came:
+   * their hello is answered, so the refusal count starts over at each, and
+   * the same frame (a record that large) would come again every second.
+   */
+  private oversized = 0;
   /** The host's offer of cumulative page acks on this connection (its hello answer). */
   private offer: PageAcksOffer | undefined;
   private readonly handlers: [string, (...args: never[]) => void][] = [
     ['connect', () => this.onConnect()],
-    ['disconnect', (reason: string) => this.onDisconnect(reason)],
+    ['disconnect', (reason: string, details?: unknown) => this.onDisconnect(reason, details)],
     ['connect_error', (error: Error & { data?: unknown }) => this.onConnectError(error)],
     [SYNCOM_EVENTS.page, (m: PageMessage, ack: (a: unknown) => void) => this.onPage(m, ack)],
     [SYNCOM_EVENTS.feedError, (m: FeedErrorMessage) => this.subs.get(m?.sub)?.hostError(m.sub, fromWireError(m.error))],
@@ -239,13 +248,21 @@ class SocketLink implements SocketIoLink {
     for (const w of waiting) w.resolve();
   }
 
-  private onDisconnect(reason: string): void {
-    const closing = reason === 'io server disconnect' ? this.closing : undefined;
+  private onDisconnect(reason: string, details?: unknown): void {
+    const tooLarge = reason === 'transport error' ? frameTooLarge(this.socket, details) : undefined;
+    const closing = reason === 'io server disconnect' ? this.closing : tooLarge;
     this.closing = undefined;
     // The calls in the air fail with the host's reason when it gave one (MESSAGE_TOO_LARGE), not a bare LINK_DOWN.
     this.session.dropped(closing);
+    if (this.session.closed) return;
     // socket.io does not come back by itself after the server dropped the socket; a sync link does.
-    if (reason === 'io server disconnect' && !this.session.closed) this.redialIn(this.redialDelay(closing));
+    if (reason === 'io server disconnect') return this.redialIn(this.redialDelay(closing));
+    // A frame past maxPayload comes again at every connection (a record that large): socket.io's own quick
+    // redial is stopped (disconnect() inside its close skips it) and the refusal backoff taken instead.
+    if (tooLarge) {
+      this.socket.disconnect();
+      this.redialIn(backedOff(this.socket.io.reconnectionDelay(), this.oversized++));
+    }
   }
 
   /**
@@ -256,8 +273,7 @@ class SocketLink implements SocketIoLink {
   private redialDelay(closing: SyncomError | undefined): number {
     const base = this.socket.io.reconnectionDelay();
     if (!closing) return base;
-    this.refusals++;
-    return Math.min(REFUSED_REDIAL_MAX_MS, Math.max(REFUSED_REDIAL_MS, base) * 2 ** (this.refusals - 1));
+    return backedOff(base, this.refusals++);
   }
 
   /** The host's notice for a message it refused without an answer; one that closes the connection comes just before the drop. */
@@ -282,6 +298,8 @@ class SocketLink implements SocketIoLink {
   }
 
   private onPage(m: PageMessage, ack: (answer: unknown) => void): void {
+    // A page of ops got through (a bootstrap notice, which comes before the snapshot, does not count).
+    if (Array.isArray((m?.value as { ops?: unknown } | undefined)?.ops)) this.oversized = 0;
     const reply = typeof ack === 'function' ? ack : noop;
     const feed = typeof m?.sub === 'string' ? this.subs.get(m.sub) : undefined;
     if (!feed) return reply({ ok: true, value: null });
