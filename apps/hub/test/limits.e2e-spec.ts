@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import type { Socket } from 'socket.io';
-import { formatEventId } from 'syncom';
-import { SyncomGateway } from 'syncom-nest';
+import { formatEventId, open } from 'syncom';
+import { SyncomGateway, socketIoConnect } from 'syncom-nest';
+import { until } from '../../example-api/test/apps';
 import { HUB_LIMITS, hubConfigFromEnv } from '../src/hub.config';
 import { HUB_SEGMENT_OPS } from '../src/hub.module';
 import { RawClient, refusalOf } from './raw-client';
@@ -94,6 +96,23 @@ describe('apps/hub: limits (hostile, e2e)', () => {
     expect(await refusalOf(hub.syncomUrl, 't')).toBeDefined();
     for (const c of [again, held[1]]) c.close();
   });
+
+  it('SYNCOM_SOCKETS_PER_TOKEN: a dialer refused at the cap says why and dials again, backed off, so it gets in once a slot frees (it stayed out for good)', async () => {
+    const hub = await hubs.start('cap-redial', { limits: { socketsPerToken: 1 } });
+    const held = await RawClient.connect(hub.syncomUrl, 't');
+    const node = await open({ path: join(hubs.apps.dir, 'cap-node'), sync: { connect: socketIoConnect({ reconnectionDelay: 50, reconnectionDelayMax: 200 }) } });
+    try {
+      const errors: string[] = [];
+      node.sync.on('error', (e) => errors.push(e.code));
+      await node.sync.addNode({ url: hub.syncomUrl, token: 't' });
+      await until(() => errors.includes('SOCKETS_PER_TOKEN'), [node, hub.storage]);
+      await goneAtHub(hub, held);
+      const id = await node.insert({ after: 'the slot freed' });
+      await until(async () => (await hub.storage.get(id)) !== undefined, [node, hub.storage]);
+    } finally {
+      await node.close();
+    }
+  }, 30_000);
 
   it('SYNCOM_FEEDS_PER_SOCKET: a socket\'s feed over the cap is refused 429 TOO_MANY_FEEDS', async () => {
     const hub = await hubs.start('feeds', { limits: { feedsPerSocket: 2 } });

@@ -83,12 +83,14 @@ export class LinkSession<C extends LinkConnection = LinkConnection> {
   /**
    * A new connection is up: 'open', 'reconnect' unless it is the first, then
    * every feed reopens from its last event id — after the listeners, so the
-   * dialer's hello is on its way before the feeds ask. False when the link
-   * is closed or already connected.
+   * dialer's hello is on its way before the feeds ask. `refusedBefore`: the
+   * first connection came after the host refused a handshake, which failed
+   * the dialer's first hello: it is announced as a reconnect, so the dialer
+   * greets again. False when the link is closed or already connected.
    */
-  connected(make: (n: number) => C): boolean {
+  connected(make: (n: number) => C, refusedBefore = false): boolean {
     if (this.isClosed || this.conn) return false;
-    const again = this.count > 0;
+    const again = this.count > 0 || refusedBefore;
     this.begin(make);
     this.listeners.emit('open');
     if (again) this.listeners.emit('reconnect');

@@ -178,8 +178,10 @@ class SocketLink implements SocketIoLink {
   /** Resolves once the socket is up: at once, or at its first connect; LINK_DOWN or the host's refusal otherwise. */
   private ready(): Promise<void> {
     if (this.connected) return Promise.resolve();
-    if (this.session.closed || this.session.connections > 0) return Promise.reject(linkDown());
+    if (this.session.closed) return Promise.reject(linkDown());
+    // A refused handshake stands until the next connection, after a drop too: the dialer reports why it is out.
     if (this.refusal) return Promise.reject(this.refusal);
+    if (this.session.connections > 0) return Promise.reject(linkDown());
     return new Promise((resolve, reject) => this.waiters.add({ resolve, reject }));
   }
 
@@ -239,12 +241,13 @@ class SocketLink implements SocketIoLink {
 
   private onConnect(): void {
     if (this.session.closed) return void this.socket.disconnect();
+    const refusedBefore = this.refusal !== undefined;
     this.refusal = undefined;
     this.closing = undefined;
     // A new connection may reach another host: it acks every page until its hello answer says otherwise.
     this.offer = undefined;
     const waiting = this.takeWaiters();
-    this.session.connected(connection);
+    this.session.connected(connection, refusedBefore);
     for (const w of waiting) w.resolve();
   }
 
@@ -282,11 +285,15 @@ class SocketLink implements SocketIoLink {
   }
 
   /**
-   * A refused handshake (the gateway's session middleware) or a manager that
-   * gave up fails the waiting calls. On a live connection (a host, or a man
-   * in the middle of ws://, sending CONNECT_ERROR after the handshake)
-   * socket.io-client destroys the socket without a 'disconnect' and never
-   * reconnects it: a drop, redialed with the refusal backoff.
+   * A refused handshake (the gateway's session middleware, a hub's socket
+   * cap per token) or a manager that gave up fails the waiting calls. On a
+   * live connection (a host, or a man in the middle of ws://, sending
+   * CONNECT_ERROR after the handshake) socket.io-client destroys the socket
+   * without a 'disconnect' and never reconnects it: a drop, redialed with
+   * the refusal backoff. socket.io-client does not retry a refused handshake
+   * either, and the refusal may pass (a slot of the token freed: the hub
+   * counts a socket a blip cut off until its ping times out), so the link
+   * dials again, backed off; until then calls fail with the refusal.
    */
   private onConnectError(error: Error & { data?: unknown }): void {
     if (this.socket.active && this.socket.io.reconnection()) return;
@@ -295,6 +302,7 @@ class SocketLink implements SocketIoLink {
     if (this.session.live) return this.cycle(refusal);
     this.refusal = refusal;
     this.release(refusal);
+    if (!this.session.closed) this.redialIn(this.redialDelay(refusal));
   }
 
   private onPage(m: PageMessage, ack: (answer: unknown) => void): void {
