@@ -89,6 +89,19 @@ describe('refusals at the socket.io gateway', () => {
     expect(limited).toContainEqual({ node: d.storage.id, reason: 'OPS_PER_SECOND' });
   });
 
+  it('HOST-12 HOST-17: a catch-up refused 429 OPS_PER_SECOND pushes the rest a second later, with nothing new written and the host quiet (it waited for anti-entropy, 180 s)', async () => {
+    hub = await startHub({ options: { limits: { opsPerSecond: 600 } } });
+    const h = hub;
+    const d = await dialer(h, 't', 100);
+    // Written offline: the greeting's recovery pushes pages of 100 back to back, past the bucket's 600.
+    await Promise.all(Array.from({ length: 1200 }, (_, i) => d.storage.insert({ i })));
+    await d.add();
+    await until(() => d.errors.some((e) => e.code === 'OPS_PER_SECOND'), [d.storage, h.storage], 'the 429');
+    await until(() => (h.storage.replica.vector[d.storage.id] ?? 0) === 1200, [d.storage, h.storage], 'every op at the hub');
+    await d.storage.sync.synced(h.url, { timeout: 10_000 });
+    expect(d.storage.sync.peers()[0]).toMatchObject({ behind: false, pending: 0 });
+  });
+
   it('HOST-12 HOST-13 the bucket is the peer\'s (here, without authorize, its socket\'s); a refused push leaves the socket open and the next small one passes', async () => {
     hub = await startHub({ options: { limits: { opsPerSecond: 3 } } });
     const socket = await raw(hub);

@@ -91,7 +91,20 @@ export class Recovery {
     return queued;
   }
 
-  /** A call failed: 428 greets again, a limit drops the outbox, a lost link waits for reconnect. */
+  /**
+   * A rate the host refused (429: ops or purges a second) passes with time,
+   * its bucket refilling within a second: a recovery is asked for after the
+   * backoff (a second, doubling to a minute as recoveries fail), so a dialer
+   * catching up with nothing new to write, at a quiet host, does not wait
+   * for anti-entropy (it waited 180 s with 3,000 ops unpushed).
+   */
+  private retryLater(): void {
+    if (this.timer || this.d.stopped) return;
+    this.timer = setTimeout(() => { this.timer = undefined; void this.recover(true); }, this.backoff || 1000);
+    this.timer.unref?.();
+  }
+
+  /** A call failed: 428 greets again, a limit drops the outbox (a rate also retries later), a lost link waits for reconnect. */
   async failed(e: unknown): Promise<void> {
     const status = statusOf(e);
     if (status === 428) return this.regreet();
@@ -100,6 +113,7 @@ export class Recovery {
       const { code, remoteCode = (e as SyncomError).remoteCode } = remoteErrorCode(codeOf(e), 'LIMITED');
       this.d.ctx.telemetry.limited('dialer', this.d.rec.url, code);
       this.d.report(new SyncomError(code, (e as Error).message, { status, url: this.d.rec.url, remoteCode }));
+      if (status === 429) this.retryLater();
       return;
     }
     this.d.markBehind(false);
