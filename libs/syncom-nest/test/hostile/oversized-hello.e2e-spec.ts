@@ -39,6 +39,28 @@ describe('hostile: a hello over the pre-auth bytes of an open hub', () => {
       await dialer.storage.close();
     }
   });
+
+  it('HOST-3: a hello far over the bound, cut by the WebSocket itself (close 1009, no notice), is reported MESSAGE_TOO_LARGE and backed off too (it redialed at socket.io\'s pace, saying nothing)', async () => {
+    const dialer = await socketDialer();
+    try {
+      let connects = 0;
+      const errors: SyncomError[] = [];
+      dialer.storage.sync.on('error', (e) => errors.push(e));
+      // 8 KB of scopes: past the gate's notice, which answers a hello up to 1 KiB over the bound.
+      const scopes = Array.from({ length: 200 }, (_, i) => `scope-${i}-`.padEnd(40, 'x'));
+      await dialer.storage.sync.addNode({ url: hub.url, scopes });
+      dialer.sockets[0].on('connect', () => connects++);
+      await until(() => errors.some((e) => e.code === 'MESSAGE_TOO_LARGE'), [dialer.storage], 'MESSAGE_TOO_LARGE');
+      const error = errors.find((e) => e.code === 'MESSAGE_TOO_LARGE') as SyncomError;
+      expect(error).toMatchObject({ code: 'MESSAGE_TOO_LARGE', status: 413 });
+      expect(error.message).toContain('1009');
+      const after = connects;
+      await delay(500);
+      expect(connects - after).toBe(0);
+    } finally {
+      await dialer.storage.close();
+    }
+  });
 });
 
 /**

@@ -61,6 +61,19 @@ export function frameTooLarge(socket: ClientSocket, details: unknown): SyncomErr
   return new SyncomError('FRAME_TOO_LARGE', `the host sent a frame over maxPayload (${bound === undefined ? 'ws\'s default' : `${bound} bytes`}): a record that large needs a larger maxPayload`);
 }
 
+/** WebSocket's close code for a message too big to take (RFC 6455 7.4.1). */
+const CLOSE_TOO_BIG = 1009;
+
+/**
+ * MESSAGE_TOO_LARGE when a 'transport close' drop was the host closing the
+ * WebSocket on a message of this node past its bound (1009: a hello past the
+ * host's bytes before a hello, carrying many streams), else undefined.
+ */
+export function messageRefused(details: unknown): SyncomError | undefined {
+  if ((details as { context?: { code?: unknown } } | undefined)?.context?.code !== CLOSE_TOO_BIG) return undefined;
+  return new SyncomError('MESSAGE_TOO_LARGE', 'the host closed the connection on a message of this node past its bound (WebSocket close 1009)', { status: 413 });
+}
+
 /** Lets a test see the warning again. */
 export function resetFrameWarning(): void {
   warned = false;

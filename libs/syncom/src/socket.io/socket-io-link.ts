@@ -7,7 +7,7 @@ import { linkDown } from '../link/link-wire';
 import { SocketIoFeed, type FeedPort } from './socket-io-feed';
 import { pageAcksOf } from './held-acks';
 import { pullChunks } from './socket-io-stream';
-import { boundFrames, frameTooLarge } from './frame-bound';
+import { boundFrames, frameTooLarge, messageRefused } from './frame-bound';
 import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageAcksOffer, type PageMessage } from './socket-io-protocol';
 
 /** Options of createSocketIoLink. */
@@ -80,7 +80,7 @@ class SocketLink implements SocketIoLink {
   /** Connections the host closed with a refusal since a call was last answered: the redial backs off on them. */
   private refusals = 0;
   /**
-   * Connections dropped on a frame past maxPayload since a page of ops last came:
+   * Connections dropped on a frame past maxPayload (or on one of ours past the host's bound) since a page of ops last came:
    * their hello is answered, so the refusal count starts over at each, and
    * the same frame (a record that large) would come again every second.
    */
@@ -252,7 +252,8 @@ class SocketLink implements SocketIoLink {
   }
 
   private onDisconnect(reason: string, details?: unknown): void {
-    const tooLarge = reason === 'transport error' ? frameTooLarge(this.socket, details) : undefined;
+    // A frame past a bound, either way: it comes again at every connection.
+    const tooLarge = reason === 'transport error' ? frameTooLarge(this.socket, details) : reason === 'transport close' ? messageRefused(details) : undefined;
     const closing = reason === 'io server disconnect' ? this.closing : tooLarge;
     this.closing = undefined;
     // The calls in the air fail with the host's reason when it gave one (MESSAGE_TOO_LARGE), not a bare LINK_DOWN.
@@ -260,8 +261,9 @@ class SocketLink implements SocketIoLink {
     if (this.session.closed) return;
     // socket.io does not come back by itself after the server dropped the socket; a sync link does.
     if (reason === 'io server disconnect') return this.redialIn(this.redialDelay(closing));
-    // A frame past maxPayload comes again at every connection (a record that large): socket.io's own quick
-    // redial is stopped (disconnect() inside its close skips it) and the refusal backoff taken instead.
+    // A frame past maxPayload (a record that large), or one of ours past the host's bound (a hello with many
+    // streams), comes again at every connection: socket.io's own quick redial is stopped (disconnect() inside
+    // its close skips it) and the refusal backoff taken instead.
     if (tooLarge) {
       this.socket.disconnect();
       this.redialIn(backedOff(this.socket.io.reconnectionDelay(), this.oversized++));
