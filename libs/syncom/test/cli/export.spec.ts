@@ -1,30 +1,24 @@
 import { internals } from '../../src/testing/internals';
 import { open } from '../../src';
 import type { ExportLine } from '../../src/cli/export';
-import { cleanup, cli, tempDir } from './helpers';
-import { usedStorage, type UsedIds } from './fixtures';
+import { cli, tempDir } from './helpers';
+import { usedFixture } from './fixtures';
 
-let used: string;
-let ids: UsedIds;
+const fx = usedFixture();
 
-beforeAll(async () => {
-  used = await tempDir();
-  ids = await usedStorage(used);
-});
-afterAll(cleanup);
 
 const lines = (out: string) => out.trimEnd().split('\n').map((l) => JSON.parse(l) as ExportLine);
 
 describe('syncom export', () => {
   it('writes one { id, data, meta } line per live record, in id order; a sealed record closed', async () => {
-    const r = await cli('export', used);
+    const r = await cli('export', fx.path);
     expect(r).toMatchObject({ code: 0, err: '' });
     const out = lines(r.out);
-    expect(out.map((l) => l.id)).toEqual([ids.note, ids.sealed, ids.fromHub, ...ids.tail].sort());
-    expect(out.find((l) => l.id === ids.note)).toEqual({
-      id: ids.note, data: { body: 'first', tags: ['bug'], title: 'Final', views: 3 }, meta: { ts: expect.any(Number) },
+    expect(out.map((l) => l.id)).toEqual([fx.ids.note, fx.ids.sealed, fx.ids.fromHub, ...fx.ids.tail].sort());
+    expect(out.find((l) => l.id === fx.ids.note)).toEqual({
+      id: fx.ids.note, data: { body: 'first', tags: ['bug'], title: 'Final', views: 3 }, meta: { ts: expect.any(Number) },
     });
-    expect(out.find((l) => l.id === ids.sealed)).toEqual({ id: ids.sealed, data: null, meta: { sealed: true } });
+    expect(out.find((l) => l.id === fx.ids.sealed)).toEqual({ id: fx.ids.sealed, data: null, meta: { sealed: true } });
     expect(r.out).not.toContain('pin-secret-x');
   });
 
@@ -44,11 +38,11 @@ describe('syncom export', () => {
   });
 
   it('adds tombstones and purge markers with --all, and sealed records decrypted with --sealed', async () => {
-    const all = lines((await cli('export', used, '--all')).out);
-    expect(all.find((l) => l.id === ids.deleted)).toEqual({ id: ids.deleted, data: null, meta: { ts: expect.any(Number), deleted: true } });
-    expect(all.find((l) => l.id === ids.purged)).toEqual({ id: ids.purged, data: null, meta: { ts: expect.any(Number), purged: true } });
-    const sealed = lines((await cli('export', used, '--sealed')).out);
-    expect(sealed.find((l) => l.id === ids.sealed)).toEqual({ id: ids.sealed, data: { pin: 'pin-secret-x' }, meta: { ts: expect.any(Number), sealed: true } });
-    expect(sealed.some((l) => l.id === ids.deleted)).toBe(false);
+    const all = lines((await cli('export', fx.path, '--all')).out);
+    expect(all.find((l) => l.id === fx.ids.deleted)).toEqual({ id: fx.ids.deleted, data: null, meta: { ts: expect.any(Number), deleted: true } });
+    expect(all.find((l) => l.id === fx.ids.purged)).toEqual({ id: fx.ids.purged, data: null, meta: { ts: expect.any(Number), purged: true } });
+    const sealed = lines((await cli('export', fx.path, '--sealed')).out);
+    expect(sealed.find((l) => l.id === fx.ids.sealed)).toEqual({ id: fx.ids.sealed, data: { pin: 'pin-secret-x' }, meta: { ts: expect.any(Number), sealed: true } });
+    expect(sealed.some((l) => l.id === fx.ids.deleted)).toBe(false);
   });
 });

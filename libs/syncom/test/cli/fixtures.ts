@@ -1,6 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, createMemoryLink, open } from '../../src';
 import { until } from '../sync/helpers';
+import { cleanup, tempDir } from './helpers';
 
 /** The ids a used storage holds, by what was done to them. */
 export interface UsedIds {
@@ -58,4 +59,20 @@ export async function usedStorage(path: string): Promise<UsedIds> {
   // A dead process holds no lock: let go of it, or the CLI would rightly note the storage is in use.
   await internals(s).lock?.release();
   return { ...first, purged, tail };
+}
+
+/**
+ * The used storage of a test file: made once in a temp directory before its
+ * tests (beforeAll, registered first, so the file's own beforeAll sees it),
+ * every temp directory removed after them. Read `path` and `ids` in hooks and
+ * tests, once it is made.
+ */
+export function usedFixture(): { readonly path: string; readonly ids: UsedIds } {
+  const fx = { path: '', ids: undefined as unknown as UsedIds };
+  beforeAll(async () => {
+    fx.path = await tempDir();
+    fx.ids = await usedStorage(fx.path);
+  });
+  afterAll(cleanup);
+  return fx;
 }

@@ -2,17 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from '../../src';
 import type { InfoReport } from '../../src/cli/info-report';
-import { cleanup, cli, snapshot, tempDir } from './helpers';
-import { usedStorage, type UsedIds } from './fixtures';
+import { cli, snapshot, tempDir } from './helpers';
+import { usedFixture } from './fixtures';
 
-let used: string;
-let ids: UsedIds;
+const fx = usedFixture();
 
-beforeAll(async () => {
-  used = await tempDir();
-  ids = await usedStorage(used);
-});
-afterAll(cleanup);
 
 describe('syncom info', () => {
   it('shows a fresh storage: its id and epoch, an empty log, no records, no nodes', async () => {
@@ -32,10 +26,10 @@ describe('syncom info', () => {
   });
 
   it('shows a used storage: segments and open batches, records by state, the registered node with its cursor and lag', async () => {
-    const r = await cli('info', used, '--json');
+    const r = await cli('info', fx.path, '--json');
     expect(r.code).toBe(0);
     const info = JSON.parse(r.out) as InfoReport;
-    expect(info.id).toBe(ids.node);
+    expect(info.id).toBe(fx.ids.node);
     expect(info.segments.length).toBeGreaterThan(1);
     expect(info.openBatches.length).toBeGreaterThan(0);
     expect(info.head).toBe(info.openBatches[info.openBatches.length - 1].to);
@@ -47,14 +41,14 @@ describe('syncom info', () => {
     const n = info.nodes[0];
     expect(n).toMatchObject({ url: 'memory://hub', enabled: true, scopes: ['*'], hasToken: true });
     expect(n.cursor).toMatch(new RegExp(`^${n.remote.epoch}\\.\\d+$`));
-    expect(n.remote.id).toBe(ids.hubNode);
+    expect(n.remote.id).toBe(fx.ids.hubNode);
     // Everything written after the hub last acknowledged: at least the purge and the two tail writes.
-    expect(n.lag).toBe(info.vector[ids.node] - (n.acked[ids.node] ?? 0));
+    expect(n.lag).toBe(info.vector[fx.ids.node] - (n.acked[fx.ids.node] ?? 0));
     expect(n.lag).toBeGreaterThanOrEqual(4);
   });
 
   it('prints the same as text, without the node token', async () => {
-    const r = await cli('info', used);
+    const r = await cli('info', fx.path);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/segments {2}\d+ sealed \(1\.\.\d+\), \d+ open batch(es)? \(\d+\.\.\d+\)/);
     expect(r.out).toContain('records   5 live (1 sealed), 1 deleted, 1 purged');
@@ -66,9 +60,9 @@ describe('syncom info', () => {
   });
 
   it('changes nothing in the storage, though the engine opens and closes it (open batches stay open)', async () => {
-    const before = await snapshot(used);
-    for (const command of ['info', 'verify', 'export', 'log']) expect((await cli(command, used)).code).toBe(0);
-    expect(await snapshot(used)).toEqual(before);
+    const before = await snapshot(fx.path);
+    for (const command of ['info', 'verify', 'export', 'log']) expect((await cli(command, fx.path)).code).toBe(0);
+    expect(await snapshot(fx.path)).toEqual(before);
   });
 
   it('refuses a path that is not a storage with exit 2 and says why', async () => {
@@ -79,7 +73,7 @@ describe('syncom info', () => {
     expect(await cli('info', join(empty, 'missing'))).toMatchObject({ code: 2, err: `syncom: ${join(empty, 'missing')}: no such directory\n` });
     await writeFile(join(empty, 'file.txt'), 'x');
     expect((await cli('verify', join(empty, 'file.txt'))).err).toContain('is a file, not a storage directory');
-    expect((await cli('export', join(used, 'log'))).err).toContain(`(did you mean ${used}?)`);
+    expect((await cli('export', join(fx.path, 'log'))).err).toContain(`(did you mean ${fx.path}?)`);
   });
 
   it('reports a storage whose index.json is lost as damaged (exit 1), without starting a new epoch', async () => {

@@ -1,57 +1,53 @@
 import type { InfoReport } from '../../src/cli/info-report';
-import { cleanup, cli, tempDir } from './helpers';
-import { usedStorage, type UsedIds } from './fixtures';
+import { cli } from './helpers';
+import { usedFixture } from './fixtures';
 
-let used: string;
-let ids: UsedIds;
+const fx = usedFixture();
 let info: InfoReport;
 
 beforeAll(async () => {
-  used = await tempDir();
-  ids = await usedStorage(used);
-  info = JSON.parse((await cli('info', used, '--json')).out) as InfoReport;
+  info = JSON.parse((await cli('info', fx.path, '--json')).out) as InfoReport;
 });
-afterAll(cleanup);
 
 describe('syncom log', () => {
   it('prints every op from the floor on, one line each: event id, origin, seq, stamp, type, id, fields', async () => {
-    const r = await cli('log', used);
+    const r = await cli('log', fx.path);
     expect(r).toMatchObject({ code: 0, err: '' });
     const out = r.out.trimEnd().split('\n');
     expect(out).toHaveLength(info.ops);
-    expect(out[0]).toMatch(new RegExp(`^${info.epoch}\\.1 ${ids.node.slice(0, 8)}\\.\\. 1 \\d{4}-\\S+Z write ${ids.note} title="Draft" body="first"$`));
-    expect(out).toContainEqual(expect.stringMatching(new RegExp(` inc ${ids.note} views\\+=3$`)));
-    expect(out).toContainEqual(expect.stringMatching(new RegExp(` remove ${ids.note} tags-=\\["ui"\\]$`)));
-    expect(out).toContainEqual(expect.stringMatching(new RegExp(` write ${ids.purged} \\(scrubbed\\)$`)));
-    expect(out).toContainEqual(expect.stringMatching(new RegExp(` ${ids.hubNode.slice(0, 8)}\\.\\. 1 \\S+ write ${ids.fromHub} title="From the hub"$`)));
+    expect(out[0]).toMatch(new RegExp(`^${info.epoch}\\.1 ${fx.ids.node.slice(0, 8)}\\.\\. 1 \\d{4}-\\S+Z write ${fx.ids.note} title="Draft" body="first"$`));
+    expect(out).toContainEqual(expect.stringMatching(new RegExp(` inc ${fx.ids.note} views\\+=3$`)));
+    expect(out).toContainEqual(expect.stringMatching(new RegExp(` remove ${fx.ids.note} tags-=\\["ui"\\]$`)));
+    expect(out).toContainEqual(expect.stringMatching(new RegExp(` write ${fx.ids.purged} \\(scrubbed\\)$`)));
+    expect(out).toContainEqual(expect.stringMatching(new RegExp(` ${fx.ids.hubNode.slice(0, 8)}\\.\\. 1 \\S+ write ${fx.ids.fromHub} title="From the hub"$`)));
     // A sealed op shows its header only.
-    expect(out).toContainEqual(expect.stringMatching(new RegExp(` write ${ids.sealed} \\[sealed\\]$`)));
+    expect(out).toContainEqual(expect.stringMatching(new RegExp(` write ${fx.ids.sealed} \\[sealed\\]$`)));
     expect(r.out).not.toContain('pin-secret-x');
   });
 
   it('starts at --from (inclusive), takes a bare position too, and stops at --limit', async () => {
     const from = `${info.epoch}.${info.head - 1}`;
-    const r = await cli('log', used, '--from', from);
+    const r = await cli('log', fx.path, '--from', from);
     expect(r.out.trimEnd().split('\n').map((l) => l.split(' ')[0])).toEqual([from, info.eventId]);
-    expect(r.out.trimEnd().split('\n').pop()).toMatch(new RegExp(` write ${ids.tail[1]} n=2 title="tail"$`));
-    expect((await cli('log', used, `--from=${info.head}`)).out).toMatch(new RegExp(`^${info.eventId} `));
-    expect((await cli('log', used, '--from', '2', '--limit', '2')).out.trimEnd().split('\n').map((l) => l.split(' ')[0]))
+    expect(r.out.trimEnd().split('\n').pop()).toMatch(new RegExp(` write ${fx.ids.tail[1]} n=2 title="tail"$`));
+    expect((await cli('log', fx.path, `--from=${info.head}`)).out).toMatch(new RegExp(`^${info.eventId} `));
+    expect((await cli('log', fx.path, '--from', '2', '--limit', '2')).out.trimEnd().split('\n').map((l) => l.split(' ')[0]))
       .toEqual([`${info.epoch}.2`, `${info.epoch}.3`]);
   });
 
   it('prints JSON lines with --json, a sealed op without its payload or signature', async () => {
-    const r = await cli('log', used, '--json');
+    const r = await cli('log', fx.path, '--json');
     const out = r.out.trimEnd().split('\n').map((l) => JSON.parse(l) as { eventId: string; pos: number; flags: string[]; op: Record<string, unknown> });
-    expect(out[0]).toMatchObject({ eventId: `${info.epoch}.1`, pos: 1, flags: [], op: { type: 'write', id: ids.note, data: { title: 'Draft', body: 'first' } } });
+    expect(out[0]).toMatchObject({ eventId: `${info.epoch}.1`, pos: 1, flags: [], op: { type: 'write', id: fx.ids.note, data: { title: 'Draft', body: 'first' } } });
     expect(out[0].op.sig).toEqual(expect.any(String));
-    const sealed = out.find((l) => l.op.id === ids.sealed);
+    const sealed = out.find((l) => l.op.id === fx.ids.sealed);
     expect(sealed?.flags).toEqual(['sealed']);
     expect(Object.keys(sealed?.op ?? {}).sort()).toEqual(['id', 'origin', 'scope', 'seq', 'ts', 'type']);
   });
 
   it('refuses an event id of another epoch, beyond the head or malformed, with exit 2', async () => {
-    expect(await cli('log', used, '--from', 'other.3')).toMatchObject({ code: 2, err: `syncom: --from other.3 is from another log epoch; this log's epoch is ${info.epoch}\n` });
-    expect((await cli('log', used, '--from', `${info.epoch}.${info.head + 1}`)).err).toContain(`is beyond the head, ${info.eventId}`);
-    expect((await cli('log', used, '--from', 'x.y.'))).toMatchObject({ code: 2, err: expect.stringContaining('is no event id') });
+    expect(await cli('log', fx.path, '--from', 'other.3')).toMatchObject({ code: 2, err: `syncom: --from other.3 is from another log epoch; this log's epoch is ${info.epoch}\n` });
+    expect((await cli('log', fx.path, '--from', `${info.epoch}.${info.head + 1}`)).err).toContain(`is beyond the head, ${info.eventId}`);
+    expect((await cli('log', fx.path, '--from', 'x.y.'))).toMatchObject({ code: 2, err: expect.stringContaining('is no event id') });
   });
 });

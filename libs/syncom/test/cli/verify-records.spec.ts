@@ -3,19 +3,13 @@ import { join } from 'node:path';
 import { open } from '../../src';
 import type { VerifyReport } from '../../src/cli/verify';
 import { internals } from '../../src/testing/internals';
-import { cleanup, cli, tempDir } from './helpers';
-import { usedStorage, type UsedIds } from './fixtures';
+import { cli, tempDir } from './helpers';
+import { usedFixture } from './fixtures';
 
 const DAY = 86_400_000;
 
-let used: string;
-let ids: UsedIds;
+const fx = usedFixture();
 
-beforeAll(async () => {
-  used = await tempDir();
-  ids = await usedStorage(used);
-});
-afterAll(cleanup);
 
 /** Verify `dir` (--json): the exit code, the report, and what went to stderr. */
 async function verify(dir: string): Promise<{ code: number; report: VerifyReport; err: string }> {
@@ -26,7 +20,7 @@ async function verify(dir: string): Promise<{ code: number; report: VerifyReport
 /** A copy of the used storage with `edit` applied, verified. */
 async function verifyCopy(edit: (dir: string) => Promise<void>) {
   const dir = await tempDir();
-  await cp(used, dir, { recursive: true });
+  await cp(fx.path, dir, { recursive: true });
   await edit(dir);
   return verify(dir);
 }
@@ -45,7 +39,7 @@ const warnings = (r: VerifyReport) => r.findings.filter((x) => x.level === 'warn
 
 describe('syncom verify: records/ against the log', () => {
   it('GUAR-7, GUAR-8: a sound storage passes: every record the sealed log wrote is compared with the record files, exactly (tombstone and purge marker included)', async () => {
-    const { code, report } = await verify(used);
+    const { code, report } = await verify(fx.path);
     expect(code).toBe(0);
     expect(faults(report)).toEqual([]);
     expect(report.records).toMatchObject({ exact: true, sealedUnchecked: 0 });
@@ -53,35 +47,35 @@ describe('syncom verify: records/ against the log', () => {
     // note, deleted, sealed, fromHub and purged are in the sealed part; the tail's two are not compared.
     expect(report.records.compared).toBeGreaterThanOrEqual(4);
     expect(report.records.records).toBe(7);
-    expect((await cli('verify', used)).out).toMatch(/\nrecords {3}7 records in \d+ files, \d+ compared with the log\n/);
+    expect((await cli('verify', fx.path)).out).toMatch(/\nrecords {3}7 records in \d+ files, \d+ compared with the log\n/);
   });
 
   it('GUAR-7: a record file deleted: each record the log wrote that no file holds is a fault naming its id (exit 1)', async () => {
     const { code, report } = await verifyCopy(async (d) => {
-      for (const f of new Set([...(await filesHolding(d, ids.note)), ...(await filesHolding(d, ids.deleted))])) await rm(join(d, f));
+      for (const f of new Set([...(await filesHolding(d, fx.ids.note)), ...(await filesHolding(d, fx.ids.deleted))])) await rm(join(d, f));
     });
     expect(code).toBe(1);
     const lost = 'the log wrote it, and no record file holds it: a record file lost (open() rebuilds it from the log)';
-    expect(faults(report)).toEqual(expect.arrayContaining([`record ${ids.note}: ${lost}`, `record ${ids.deleted}: ${lost}`]));
+    expect(faults(report)).toEqual(expect.arrayContaining([`record ${fx.ids.note}: ${lost}`, `record ${fx.ids.deleted}: ${lost}`]));
   });
 
   it('GUAR-7: a value changed in a record file, its JSON still valid: a fault naming the record and its file', async () => {
     let files: string[] = [];
     const { code, report } = await verifyCopy(async (d) => {
-      files = await filesHolding(d, ids.note);
+      files = await filesHolding(d, fx.ids.note);
       for (const f of files) await writeFile(join(d, f), (await readFile(join(d, f), 'utf8')).replace('"Final"', '"Fin4l"'));
     });
     expect(code).toBe(1);
-    expect(faults(report)).toEqual([expect.stringMatching(new RegExp(`^record ${ids.note}: records/\\d+\\.json holds it other than the log's ops make it`))]);
+    expect(faults(report)).toEqual([expect.stringMatching(new RegExp(`^record ${fx.ids.note}: records/\\d+\\.json holds it other than the log's ops make it`))]);
   });
 
   it('LIFE-19: a record file that is not one, or holds an entry that cannot be read, is a fault naming the file', async () => {
     let torn = '';
     let other = '';
     const { code, report } = await verifyCopy(async (d) => {
-      [torn] = await filesHolding(d, ids.fromHub);
+      [torn] = await filesHolding(d, fx.ids.fromHub);
       await writeFile(join(d, torn), '[{"id": "torn');
-      other = (await filesHolding(d, ids.tail[0]))[0];
+      other = (await filesHolding(d, fx.ids.tail[0]))[0];
       const list = JSON.parse(await readFile(join(d, other), 'utf8')) as { fields: unknown }[];
       list[0].fields = 7;
       await writeFile(join(d, other), JSON.stringify(list));

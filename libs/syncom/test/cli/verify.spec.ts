@@ -2,28 +2,25 @@ import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { VerifyReport } from '../../src/cli/verify';
 import type { InfoReport } from '../../src/cli/info-report';
-import { cleanup, cli, tempDir } from './helpers';
-import { usedStorage } from './fixtures';
+import { cli, tempDir } from './helpers';
+import { usedFixture } from './fixtures';
 
 type LogFileJson = { from: number; chain?: string; ops: unknown[][] };
 
-let used: string;
+const fx = usedFixture();
 let info: InfoReport;
 /** The open files' names (a file holds one batch a line; the newest holds the last batch). */
 let openNames: number[] = [];
 
 beforeAll(async () => {
-  used = await tempDir();
-  await usedStorage(used);
-  info = JSON.parse((await cli('info', used, '--json')).out) as InfoReport;
-  openNames = (await readdir(join(used, 'log/open'))).map((n) => Number(n.replace('.json', ''))).sort((a, b) => a - b);
+  info = JSON.parse((await cli('info', fx.path, '--json')).out) as InfoReport;
+  openNames = (await readdir(join(fx.path, 'log/open'))).map((n) => Number(n.replace('.json', ''))).sort((a, b) => a - b);
 });
-afterAll(cleanup);
 
 /** A copy of the used storage with `edit` applied, verified: the exit code and the --json report. */
 async function verifyCopy(edit: (dir: string) => Promise<void>): Promise<{ code: number; report: VerifyReport; out: string }> {
   const dir = await tempDir();
-  await cp(used, dir, { recursive: true });
+  await cp(fx.path, dir, { recursive: true });
   await edit(dir);
   const r = await cli('verify', dir, '--json');
   return { code: r.code, report: JSON.parse(r.out) as VerifyReport, out: (await cli('verify', dir)).out };
@@ -45,14 +42,14 @@ const faults = (r: VerifyReport) => r.findings.filter((x) => x.level === 'fault'
 
 describe('syncom verify', () => {
   it('passes a sound storage: every op signed and checked, the chain ending on the head info shows', async () => {
-    const r = await cli('verify', used, '--json');
+    const r = await cli('verify', fx.path, '--json');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out) as VerifyReport;
     expect(report).toMatchObject({ faults: 0, ops: info.ops, signed: info.ops, unsigned: 0, sealedUnchecked: 0, chain: info.chain, epoch: info.epoch });
     expect(report.segments).toBe(info.segments.length);
     // The purge in the open part rewrote its batch under its block: said, not failed.
     expect(report.findings).toEqual([expect.objectContaining({ level: 'warning', message: expect.stringContaining('purge scrubbed') })]);
-    const text = await cli('verify', used);
+    const text = await cli('verify', fx.path);
     expect(text.out).toMatch(/result {4}OK, 1 warning\n$/);
   });
 
@@ -133,8 +130,8 @@ describe('syncom verify', () => {
     const stdout = { text: '', write(t: string) { this.text += t; return true; } };
     const tty = { text: '', isTTY: true, write(t: string) { this.text += t; return true; } };
     const { runCli } = await import('../../src/cli/main');
-    expect(await runCli(['verify', used], { stdout, stderr: tty })).toBe(0);
+    expect(await runCli(['verify', fx.path], { stdout, stderr: tty })).toBe(0);
     expect(tty.text).toMatch(new RegExp(`\\rverify \\[#{30}\\] 100% ${info.ops}/${info.ops}\\n$`));
-    expect((await cli('verify', used)).err).toBe('');
+    expect((await cli('verify', fx.path)).err).toBe('');
   });
 });
