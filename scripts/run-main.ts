@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..');
@@ -11,7 +12,7 @@ const root = join(__dirname, '..');
  * start that must refuse: a process that starts instead of exiting is
  * killed after 50 s, so it never outlives its test.
  */
-export function runMain(entry: string, env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
+function runMain(entry: string, env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, entry)], {
     env: { ...process.env, HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -23,4 +24,14 @@ export function runMain(entry: string, env: Record<string, string | undefined>):
     clearTimeout(timer);
     resolve({ code, out });
   }));
+}
+
+/**
+ * What a start that must refuse shows: its exit code, the lines it printed,
+ * and whether its data directory (`SYNCOM_PATH`) was made. A refused start
+ * exits 1 with one line and makes nothing.
+ */
+export async function refusedStart(entry: string, env: Record<string, string | undefined> & { SYNCOM_PATH: string }): Promise<{ code: number | null; lines: string[]; made: boolean }> {
+  const { code, out } = await runMain(entry, env);
+  return { code, lines: out.trim().split('\n'), made: existsSync(env.SYNCOM_PATH) };
 }

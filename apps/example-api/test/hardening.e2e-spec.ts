@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +7,10 @@ import { open } from 'syncom';
 import { createExampleApi } from '../src/create-example-api';
 import { exampleConfigFromEnv } from '../src/example.config';
 import { http } from './apps';
-import { runMain as runMainOf } from '../../../scripts/run-main';
+import { refusedStart } from '../../../scripts/run-main';
 
 
-const runMain = (env: Record<string, string | undefined>) => runMainOf('apps/example-api/src/main.ts', { SYNCOM_HUB: '', ...env });
+const refused = (env: Record<string, string> & { SYNCOM_PATH: string }) => refusedStart('apps/example-api/src/main.ts', { SYNCOM_HUB: '', ...env });
 
 /**
  * A raw request: `body` sent as it is, with `type` as its content type. With no type, the body goes as a
@@ -76,10 +76,7 @@ describe('example-api: what a web page or the environment can make of it (e2e)',
 
   it('PORT=abc: main.ts prints one line naming PORT and exits 1 before the data directory is made', async () => {
     const path = join(dir, 'never');
-    const { code, out } = await runMain({ PORT: 'abc', SYNCOM_PATH: path });
-    expect(code).toBe(1);
-    expect(out.trim().split('\n')).toEqual(['example-api: PORT="abc": expected a whole number from 0 to 65535']);
-    expect(existsSync(path)).toBe(false);
+    expect(await refused({ PORT: 'abc', SYNCOM_PATH: path })).toEqual({ code: 1, lines: ['example-api: PORT="abc": expected a whole number from 0 to 65535'], made: false });
   }, 60_000);
 
   it('a port already taken: createExampleApi throws, and its storage is closed (the path opens again, not LOCKED)', async () => {

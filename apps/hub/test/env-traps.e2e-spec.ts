@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hello } from 'syncom';
@@ -8,10 +8,10 @@ import { hubConfigFromEnv } from '../src/hub.config';
 import { hubSummary } from '../src/hub-summary';
 import { RawClient } from './raw-client';
 import { TestHubs } from './test-hubs';
-import { runMain as runMainOf } from '../../../scripts/run-main';
+import { refusedStart } from '../../../scripts/run-main';
 
 
-const runMain = (env: Record<string, string | undefined>) => runMainOf('apps/hub/src/main.ts', { PORT: '0', ...env });
+const refused = (env: Record<string, string> & { SYNCOM_PATH: string }) => refusedStart('apps/hub/src/main.ts', { PORT: '0', ...env });
 
 /** The message a config throws, or undefined when it parses. */
 function refusal(env: Record<string, string>): string | undefined {
@@ -42,10 +42,7 @@ describe('apps/hub: environment values that look set (e2e)', () => {
 
   it('SYNCOM_TOKENS="," stops main.ts with one line and exit 1, before the data directory is made', async () => {
     const path = join(dir, 'never');
-    const { code, out } = await runMain({ SYNCOM_TOKENS: ',', SYNCOM_PATH: path });
-    expect(code).toBe(1);
-    expect(out.trim().split('\n')).toEqual(['hub: SYNCOM_TOKENS: is set but holds no token (unset it to run an open hub)']);
-    expect(existsSync(path)).toBe(false);
+    expect(await refused({ SYNCOM_TOKENS: ',', SYNCOM_PATH: path })).toEqual({ code: 1, lines: ['hub: SYNCOM_TOKENS: is set but holds no token (unset it to run an open hub)'], made: false });
   }, 60_000);
 
   it('SYNCOM_MAX_INBOUND_BYTES empty or blank is the default bound, not 0 (off); 0 still turns it off', () => {

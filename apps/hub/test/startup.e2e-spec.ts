@@ -1,13 +1,13 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hubConfigFromEnv } from '../src/hub.config';
 import { freePorts } from '../../../scripts/free-port';
 import { spawnHub } from './hub-process';
-import { runMain as runMainOf } from '../../../scripts/run-main';
+import { refusedStart } from '../../../scripts/run-main';
 
 
-const runMain = (env: Record<string, string>) => runMainOf('apps/hub/src/main.ts', env);
+const refused = (env: Record<string, string> & { SYNCOM_PATH: string }) => refusedStart('apps/hub/src/main.ts', env);
 
 /** The hub's environment is checked before the storage opens, and its start says what it runs with. */
 describe('apps/hub: start (hostile, e2e)', () => {
@@ -35,10 +35,7 @@ describe('apps/hub: start (hostile, e2e)', () => {
 
   it('PORT=abc: one line naming PORT, exit 1, and the data directory never created', async () => {
     const path = join(dir, 'never');
-    const { code, out } = await runMain({ PORT: 'abc', SYNCOM_PATH: path });
-    expect(code).toBe(1);
-    expect(out.trim().split('\n')).toEqual(['hub: PORT="abc": expected a whole number from 0 to 65535']);
-    expect(existsSync(path)).toBe(false);
+    expect(await refused({ PORT: 'abc', SYNCOM_PATH: path })).toEqual({ code: 1, lines: ['hub: PORT="abc": expected a whole number from 0 to 65535'], made: false });
   }, 60_000);
 
   it('the start names the data path, the peer url, tokens, the signature mode and the limits; an open or unsigned hub is warned about', async () => {
