@@ -1,25 +1,11 @@
-import { io, type Socket as ClientSocket } from 'socket.io-client';
+import type { Socket as ClientSocket } from 'socket.io-client';
 import { newSigningKey } from 'syncom/testing';
 import { hubConfigFromEnv } from '../src/hub.config';
 import { hubSummary } from '../src/hub-summary';
+import { dialFrom } from '../../../libs/syncom-nest/test/helpers/dialer';
 import { TestHubs } from './test-hubs';
 
 const HELLO = { node: newSigningKey().node, vector: {}, epoch: 'e', schema: null, scopes: ['*'] };
-
-/** A socket to `url` whose handshake carries `origin` as a browser's does, or its connect_error. */
-function dial(url: string, origin?: string, token?: string): Promise<ClientSocket | Error> {
-  const socket = io(url, {
-    transports: ['websocket'], forceNew: true, reconnection: false,
-    ...(origin !== undefined && { extraHeaders: { origin } }), ...(token !== undefined && { auth: { token } }),
-  });
-  return new Promise((resolve) => {
-    socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (e) => {
-      socket.close();
-      resolve(e);
-    });
-  });
-}
 
 /**
  * An open hub (no SYNCOM_TOKENS) is reachable by the operator's own browser,
@@ -38,7 +24,7 @@ describe('apps/hub: SYNCOM_ALLOWED_ORIGINS and the Origin of a handshake (e2e)',
   });
 
   async function passes(url: string, origin?: string, token?: string): Promise<boolean> {
-    const s = await dial(url, origin, token);
+    const s = await dialFrom(url, origin, token === undefined ? undefined : { token });
     if (s instanceof Error) return false;
     sockets.push(s);
     return true;
@@ -59,7 +45,7 @@ describe('apps/hub: SYNCOM_ALLOWED_ORIGINS and the Origin of a handshake (e2e)',
     const port = new URL(hub.url).port;
     expect(await passes(hub.syncomUrl, 'https://evil.example')).toBe(false);
     expect(await passes(hub.syncomUrl, `http://localhost:${port}`)).toBe(false);
-    const own = await dial(hub.syncomUrl, `http://127.0.0.1:${port}`);
+    const own = await dialFrom(hub.syncomUrl, `http://127.0.0.1:${port}`);
     if (own instanceof Error) throw own;
     sockets.push(own);
     expect(await own.timeout(5000).emitWithAck('hello', HELLO)).toMatchObject({ ok: true });

@@ -1,23 +1,8 @@
-import { io, type Socket as ClientSocket } from 'socket.io-client';
 import { originAllowed } from '../../src/gateway/allowed-origins';
+import { dialFrom } from '../helpers/dialer';
 import { gatewayFixture } from '../helpers/fixture';
 
 const HELLO = { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'] };
-
-/** A socket to `url` whose handshake carries `origin` (as a browser's does; Node's sends none), or its connect_error. */
-function dial(url: string, origin?: string, auth?: object): Promise<ClientSocket | Error> {
-  const socket = io(url, {
-    transports: ['websocket'], forceNew: true, reconnection: false,
-    ...(origin !== undefined && { extraHeaders: { origin } }), ...(auth && { auth }),
-  });
-  return new Promise((resolve) => {
-    socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (e) => {
-      socket.close();
-      resolve(e);
-    });
-  });
-}
 
 /**
  * A WebSocket is not covered by CORS: without a check, any page a browser
@@ -31,7 +16,7 @@ describe('gateway: the Origin of a handshake (e2e)', () => {
 
   /** Dials, keeps a socket for the fixture to close, and says whether the handshake passed. */
   async function passes(url: string, origin?: string, auth?: object): Promise<boolean> {
-    const s = await dial(url, origin, auth);
+    const s = await dialFrom(url, origin, auth);
     if (s instanceof Error) return false;
     sockets.push(s);
     return true;
@@ -44,13 +29,13 @@ describe('gateway: the Origin of a handshake (e2e)', () => {
     for (const origin of ['https://evil.example', `http://127.0.0.1:${h.port + 1}`, `http://localhost:${h.port}`, 'null']) {
       expect(await passes(h.url, origin)).toBe(false);
     }
-    const refused = await dial(h.url, 'https://evil.example');
+    const refused = await dialFrom(h.url, 'https://evil.example');
     expect(refused).toBeInstanceOf(Error);
   });
 
   it('a refused Origin never reaches hello; an admitted one greets as any peer', async () => {
     const h = await startHub({ options: { access: 'public' } });
-    const own = await dial(h.url, `http://127.0.0.1:${h.port}`);
+    const own = await dialFrom(h.url, `http://127.0.0.1:${h.port}`);
     if (own instanceof Error) throw own;
     sockets.push(own);
     expect(await own.timeout(5000).emitWithAck('hello', HELLO)).toMatchObject({ ok: true });

@@ -41,3 +41,18 @@ export async function rawSocket(url: string, io$: Partial<ManagerOptions & Socke
   });
   return socket;
 }
+
+/** A socket to `url` whose handshake carries `origin` (as a browser's does; Node's sends none) and `auth`, or its connect_error. */
+export function dialFrom(url: string, origin?: string, auth?: object): Promise<ClientSocket | Error> {
+  const socket = io(url, {
+    transports: ['websocket'], forceNew: true, reconnection: false,
+    ...(origin !== undefined && { extraHeaders: { origin } }), ...(auth && { auth }),
+  });
+  return new Promise((resolve) => {
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', (e) => {
+      socket.close();
+      resolve(e);
+    });
+  });
+}
