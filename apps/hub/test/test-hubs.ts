@@ -18,9 +18,9 @@ export class TestHubs {
   readonly apps = new Apps();
   private readonly hubs: INestApplication[] = [];
 
-  /** A hub on a free loopback port, token 't' unless `o` says otherwise. */
-  async start(name: string, o: Partial<HubConfig> = {}): Promise<TestHub> {
-    const app = await createHub({ port: 0, host: '127.0.0.1', path: join(this.apps.dir, name), tokens: ['t'], ...o }, false);
+  /** A hub on a free loopback port, token 't' unless `o` says otherwise; `logger` as createHub takes it (none by default). */
+  async start(name: string, o: Partial<HubConfig> = {}, logger: Parameters<typeof createHub>[1] = false): Promise<TestHub> {
+    const app = await createHub({ port: 0, host: '127.0.0.1', path: join(this.apps.dir, name), tokens: ['t'], ...o }, logger);
     this.hubs.push(app);
     const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     return { app, url, syncomUrl: `${url}/syncom`, storage: app.get(Storage) };

@@ -1,15 +1,12 @@
-import type { INestApplication } from '@nestjs/common';
 import { InMemorySpanExporter, SimpleSpanProcessor, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { join } from 'node:path';
-import { Storage } from 'syncom';
 import { CaptureLogger } from '../../../libs/syncom-nest/test/helpers/capture-logger';
 import { SyncTelemetry } from '../../../libs/syncom/src/telemetry/sync-telemetry';
 import { NOOP_SPAN } from '../../../libs/syncom/src/telemetry/spans';
 import { urlLabel } from '../../../libs/syncom/src/telemetry/url-label';
-import { Apps, until } from '../../example-api/test/apps';
+import { until } from '../../example-api/test/apps';
 import { freePorts } from '../../../scripts/free-port';
-import { createHub } from '../src/create-hub';
 import { HubMetrics } from '../src/hub-metrics';
+import { TestHubs } from './test-hubs';
 
 const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
 const SECRETS = ['Pr0xyPa55', 'K3Y-SECRET', 'ops:', 'apikey', 'frag-secret'];
@@ -25,22 +22,16 @@ const plainUrl = (port: number) => `http://127.0.0.1:${port}/syncom`;
  * labelled as scheme, host and path.
  */
 describe('apps/hub: credentials in a peer url stay out of the log and of /metrics (e2e)', () => {
-  const apps = new Apps();
-  const running: INestApplication[] = [];
-  afterAll(async () => {
-    for (const app of running) await app.close();
-    await apps.stopAll();
-  });
+  const hubs = new TestHubs();
+  afterAll(() => hubs.stopAll());
 
   it('the hub logs a dialed peer (dialing, connected, bootstrapped) without its user info, query or fragment, and /metrics labels it so', async () => {
     const [pb] = await freePorts(1);
-    const b = await createHub({ port: pb, host: '127.0.0.1', path: join(apps.dir, 'b'), tokens: ['t'], io }, false);
-    running.push(b);
+    const b = await hubs.start('b', { port: pb, io });
     // Nest's Logger is one per process: the last app created sets it, here a's.
     const logger = new CaptureLogger();
-    const a = await createHub({ port: 0, host: '127.0.0.1', path: join(apps.dir, 'a'), tokens: ['t'], io, metrics: true, peers: [secretUrl(pb)] }, logger);
-    running.push(a);
-    const [sa, sb] = [a.get(Storage), b.get(Storage)];
+    const a = await hubs.start('a', { io, metrics: true, peers: [secretUrl(pb)] }, logger);
+    const [sa, sb] = [a.storage, b.storage];
     const id = await sb.insert({ $type: 'Note', title: 'at b' });
     await until(() => sa.has(id), [sa]);
     await logger.signal.until(() => logger.lines.some(([, , m]) => m.includes('connected (node')) && logger.lines.some(([, , m]) => m.startsWith('bootstrapped')), 'the peer logged');
@@ -51,8 +42,7 @@ describe('apps/hub: credentials in a peer url stay out of the log and of /metric
     expect(lines.some((l) => l.startsWith('bootstrapped') && l.endsWith(`from ${plainUrl(pb)}`))).toBe(true);
     for (const secret of SECRETS) expect(lines.filter((l) => l.includes(secret))).toEqual([]);
 
-    const url = (await a.getUrl()).replace('[::1]', '127.0.0.1');
-    const text = await (await fetch(`${url}/metrics`)).text();
+    const text = await (await fetch(`${a.url}/metrics`)).text();
     expect(text).toContain(`syncom_peer="${plainUrl(pb)}"`);
     for (const secret of SECRETS) expect(text).not.toContain(secret);
   });
@@ -60,8 +50,7 @@ describe('apps/hub: credentials in a peer url stay out of the log and of /metric
   it('a peer url that is the hub itself is logged without its credentials, the engine\'s SELF_DIAL message too', async () => {
     const [port] = await freePorts(1);
     const logger = new CaptureLogger();
-    const app = await createHub({ port, host: '127.0.0.1', path: join(apps.dir, 'self'), tokens: ['t'], io, peers: [secretUrl(port)] }, logger);
-    running.push(app);
+    await hubs.start('self', { port, io, peers: [secretUrl(port)] }, logger);
     const itself = `peer ${plainUrl(port)} is this hub itself (same node id): not dialing it until the next start`;
     await logger.signal.until(() => logger.lines.some(([, , m]) => m === itself) && logger.lines.some(([, , m]) => m.startsWith('SELF_DIAL')), 'the self dial logged');
     const lines = logger.lines.map(([, , m]) => m);
