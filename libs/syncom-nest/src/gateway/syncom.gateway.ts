@@ -41,6 +41,21 @@ const unsubscribePipe = new SyncomValidationPipe(UnsubscribeDto);
 const chunkPipe = new SyncomValidationPipe(ChunkDto);
 
 /**
+ * The gateway's host unit. The limits stay with the guards; `authorize` is
+ * the unit's, which runs it on a hello after the proof of its node id
+ * (proveNodes), so that it judges a node that holds its key.
+ */
+function hostUnitOf(storage: Storage, options: SyncomGatewayOptions): HostUnit {
+  const { access = 'public', limits, authorize: judge } = options;
+  const authorize = judge && ((context: object, hello: Hello) => judge(context as SyncomSocketContext, hello));
+  const reconcileFrame = reconcileFrameFor(limits);
+  // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
+  const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);
+  const passed: Partial<UnitOptions> = Object.fromEntries(UNIT_PASSED.map((k) => [k, options[k]]));
+  return storage.sync.unit({ ...passed, access, reconcileFrame, pushBytes, ...(authorize && { authorize }) });
+}
+
+/**
  * Hosts peers over socket.io (DESIGN: Adaptations of the spec): the
  * procedures of the storage's host unit as acknowledged messages (hello,
  * push, snapshot, reconcile, records; changes as a subscription whose pages are acknowledged;
@@ -58,17 +73,18 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
   /** The namespace served, once initialized. */
   server?: Namespace;
   private readonly logger = new Logger('SyncomGateway');
-  private hostUnit?: HostUnit;
+  /**
+   * The one host unit every socket reaches, made with the gateway: options
+   * it refuses (a maxInFlightFrames past what dialers accept, a pageSize of
+   * 0) stop the app's start, where made at afterInit they were logged and the
+   * app served on with no unit, failing every message.
+   */
+  readonly unit: HostUnit;
   private gate?: PreAuthGate;
   /** The bound on half-received messages over every connection (maxInboundBytes). */
   inbound?: InboundBudget;
 
   /**
-   * The unit is made here, not at the first message: options it refuses
-   * (a maxInFlightFrames past what dialers accept, a pageSize of 0) stop the
-   * app's start, where made in afterInit they were logged and the app served
-   * on with no unit, failing every message.
-   *
    * @throws TypeError for an allowedOrigins entry that is no http(s) origin: the app does not start.
    * @throws SyncomError INVALID_ARGUMENT for a unit option out of its range: the app does not start.
    */
@@ -77,25 +93,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     @Inject(SYNCOM_GATEWAY_OPTIONS) protected readonly options: SyncomGatewayOptions,
   ) {
     checkedOrigins(options.allowedOrigins);
-    void this.unit;
-  }
-
-  /**
-   * The one host unit every socket reaches. The limits stay with the guards;
-   * `authorize` is the unit's, which runs it on a hello after the proof of
-   * its node id (proveNodes), so that it judges a node that holds its key.
-   */
-  get unit(): HostUnit {
-    // Read per message and per connection: the options are gathered once, when the unit is made.
-    if (this.hostUnit) return this.hostUnit;
-    const { access = 'public', limits, authorize: judge } = this.options;
-    const authorize = judge && ((context: object, hello: Hello) => judge(context as SyncomSocketContext, hello));
-    const reconcileFrame = reconcileFrameFor(limits);
-    // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
-    const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);
-    const passed: Partial<UnitOptions> = Object.fromEntries(UNIT_PASSED.map((k) => [k, this.options[k]]));
-    this.hostUnit ??= this.storage.sync.unit({ ...passed, access, reconcileFrame, pushBytes, ...(authorize && { authorize }) });
-    return this.hostUnit;
+    this.unit = hostUnitOf(storage, options);
   }
 
   /** How long a changes page waits for its ack (from the last ack) before the feed ends. */
