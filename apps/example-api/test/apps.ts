@@ -32,6 +32,12 @@ export class Apps {
     return this.track(app, await app.getUrl());
   }
 
+  /** An example-api of its own, dialing no hub: its answers are the REST layer's. */
+  async local(name: string): Promise<Running> {
+    const app = await createExampleApi({ port: 0, host: '127.0.0.1', path: join(this.dir, name) }, false);
+    return this.track(app, await app.getUrl());
+  }
+
   async stop(r: Running): Promise<void> {
     this.running.delete(r);
     await r.app.close();

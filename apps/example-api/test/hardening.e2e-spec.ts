@@ -1,12 +1,9 @@
-import type { INestApplication } from '@nestjs/common';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'syncom';
 import { createExampleApi } from '../src/create-example-api';
 import { exampleConfigFromEnv } from '../src/example.config';
-import { http } from './apps';
+import { Apps, http } from './apps';
 import { refusedStart } from '../../../scripts/run-main';
 
 
@@ -24,17 +21,13 @@ async function raw(url: string, method: string, body?: string, type?: string): P
 }
 
 describe('example-api: what a web page or the environment can make of it (e2e)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'syncom-example-hardening-'));
-  let app: INestApplication;
+  const apps = new Apps();
+  const dir = apps.dir;
   let url: string;
   beforeAll(async () => {
-    app = await createExampleApi({ port: 0, host: '127.0.0.1', path: join(dir, 'api') }, false);
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    url = (await apps.local('api')).url;
   });
-  afterAll(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => apps.stopAll());
 
   it('a write whose body is not application/json is refused 415 and writes nothing: an HTML form of another site cannot post a note', async () => {
     const before = (await http(`${url}/notes`)).body.length;

@@ -1,27 +1,19 @@
-import type { INestApplication } from '@nestjs/common';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { applyPeerOps, signOp, Storage } from 'syncom';
+import { applyPeerOps, signOp } from 'syncom';
 import { newSigningKey } from 'syncom/testing';
-import { createExampleApi } from '../src/create-example-api';
-import { http } from './apps';
+import { Apps, http, type Running } from './apps';
 
 /** A local example-api (no hub): these answers are the REST layer's own. */
 describe('example-api REST answers (e2e, HTTP on loopback)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'syncom-rest-'));
-  let app: INestApplication;
+  const apps = new Apps();
+  let api: Running;
   let url: string;
 
   beforeAll(async () => {
-    app = await createExampleApi({ port: 0, host: '127.0.0.1', path: join(dir, 'a') }, false);
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    api = await apps.local('a');
+    url = api.url;
   });
 
-  afterAll(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => apps.stopAll());
 
   const note = async () => (await http(`${url}/notes`, 'POST', { title: 'n' })).body.id as string;
 
@@ -87,7 +79,7 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
     const data = { $type: 'Note', title: 'from a peer', id: other, admin: true };
     const op = signOp({ origin: peer.node, seq: 1, ts: Date.now(), type: 'write', id, data }, peer.key);
     // Through the JSON wire and the peer pipeline, as a hub's page lands on this node.
-    const put = await applyPeerOps(app.get(Storage), [JSON.parse(JSON.stringify(op))], { via: { url: 'memory://hub', node: peer.node } });
+    const put = await applyPeerOps(api.storage, [JSON.parse(JSON.stringify(op))], { via: { url: 'memory://hub', node: peer.node } });
     expect(put.applied).toBe(1);
 
     const want = { id, $type: 'Note', title: 'from a peer' };
