@@ -47,7 +47,7 @@ serve({
       // Unregistered, it writes a backlog for the ingest figure: retention must keep it all (ops written
       // before any addNode() age out like any other, and a hub would then never get them).
       sync: {
-        connect: (node) => createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'] })),
+        connect: (node) => createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'], transportOptions: { websocket: { maxPayload: 16 * 2 ** 20 } } })),
         retention: url ? undefined : { ops: Number.MAX_SAFE_INTEGER },
       },
     });

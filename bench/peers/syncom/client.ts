@@ -11,12 +11,14 @@ import { WINDOW, wideRecord } from '../protocol';
  * A syncom client: a storage on the memory backend dialing the server over
  * socket.io as syncom-nest's socketIoConnect() does (the link module alone:
  * the client process need not load Nest), registered with addNode and
- * bootstrapped from it before the run. One insert is one change (one op);
- * 100 are kept in flight. The reader counts the writer's ops it has applied
+ * bootstrapped from it before the run, its frames bounded to 16 MiB
+ * (maxPayload) as the link's documentation asks of every dialer. One insert
+ * is one change (one op); 100 are kept in flight. The reader counts the writer's ops it has applied
  * (its committed vector at the writer's stream).
  */
+const frames = { websocket: { maxPayload: 16 * 2 ** 20 } };
 const connect = (node: { url: string; token?: string }) =>
-  createSocketIoLink(io(node.url, { transports: ['websocket'], auth: { token: node.token } }));
+  createSocketIoLink(io(node.url, { transports: ['websocket'], auth: { token: node.token }, transportOptions: frames }));
 
 serveClient(async ({ url, token, role, writer, signatures }) => {
   const s = await open({ path: role, backend: memoryBackend(), sync: { connect, signatures } });
