@@ -51,6 +51,27 @@ interface RawPublicKey {
 
 const isCryptoKey = (k: PlatformKey): k is CryptoKey => typeof (k as CryptoKey).type === 'string' && 'algorithm' in (k as CryptoKey);
 
+/**
+ * A Web Crypto without Ed25519 (Chrome before 137, Firefox before 129, Safari
+ * before 17) rejects every Ed25519 call with NotSupportedError: UNSUPPORTED,
+ * so that open() does not take it for a damaged key file (whose remedy would
+ * be to give up the store's log) and no raw DOMException, whose `code` is a
+ * number, reaches the app.
+ */
+function unsupported(cause: unknown): SyncomError | undefined {
+  if ((cause as { name?: unknown } | null)?.name !== 'NotSupportedError') return undefined;
+  return new SyncomError('UNSUPPORTED', "this browser's Web Crypto has no Ed25519: syncom needs Chrome 137+, Firefox 129+ or Safari 17+", { cause });
+}
+
+/** `work`, its NotSupportedError made UNSUPPORTED (see unsupported). */
+async function withEd25519<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (cause) {
+    throw unsupported(cause) ?? cause;
+  }
+}
+
 async function importDer(pem: string, kind: 'private' | 'public'): Promise<CryptoKey> {
   const der = fromPem(pem, kind === 'private' ? 'PRIVATE KEY' : 'PUBLIC KEY');
   // Outside the try: no Web Crypto (UNSUPPORTED) says nothing about the key file, which open() would report as damaged.
@@ -59,12 +80,12 @@ async function importDer(pem: string, kind: 'private' | 'public'): Promise<Crypt
     if (!der) throw new Error('no PEM block');
     return await s.importKey(kind === 'private' ? 'pkcs8' : 'spki', source(der), ED, true, [kind === 'private' ? 'sign' : 'verify']);
   } catch (cause) {
-    throw new SyncomError('INVALID_ARGUMENT', `Not a PEM ${kind} key: check the keys/ folder.`, { cause });
+    throw unsupported(cause) ?? new SyncomError('INVALID_ARGUMENT', `Not a PEM ${kind} key: check the keys/ folder.`, { cause });
   }
 }
 
 async function generate(): Promise<PemKeyPair> {
-  const pair = (await subtle().generateKey(ED, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const pair = (await withEd25519(subtle().generateKey(ED, true, ['sign', 'verify']))) as CryptoKeyPair;
   return pemPair(pair);
 }
 
@@ -83,7 +104,7 @@ async function idOf(key: PlatformKey): Promise<string> {
 }
 
 async function sign(key: PlatformKey, text: string): Promise<string> {
-  return toBase64url(new Uint8Array(await subtle().sign(ED, key as CryptoKey, source(utf8(text)))));
+  return toBase64url(new Uint8Array(await withEd25519(subtle().sign(ED, key as CryptoKey, source(utf8(text))))));
 }
 
 function cryptoKeyOf(key: PlatformKey): Promise<CryptoKey> {
