@@ -1,4 +1,5 @@
 import type { Storage, SyncomError } from '../../src';
+import { internals } from '../../src/testing/internals';
 import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
 
 /**
@@ -56,6 +57,23 @@ describe('a record moved out of a scope under anti-entropy', () => {
     expect(errors.map((e) => [e.code, e.status, e.url])).toEqual([['OUT_OF_SCOPE', 403, URL]]);
     expect(errors[0]).toMatchObject({ streams: [`${n.id}@A`] });
     expect(n.sync.peers()[0]).toMatchObject({ behind: true, lastError: { code: 'OUT_OF_SCOPE' } });
+    await closeAll(n, h.s);
+  });
+
+  it('OPS-10, SCOPE-19: a record purged after it left the node\'s scope (its purge op of a scope the node does not carry) is erased at the node by reconciliation: no read, no data left in its log', async () => {
+    const { h, n, r, errors } = await moved();
+    await h.s.purge(r);
+    expect(await n.get(r)).toMatchObject({ title: 'in A' });
+    await n.sync.forceSync();
+    expect(await n.get(r)).toBeUndefined();
+    expect(await n.has(r)).toBe(false);
+    expect((await n.list()).map((x) => x.id)).not.toContain(r);
+    // The purge scrubbed every entry of the id in the node's log too: no field value of it is left there.
+    await internals(n).committer.idle();
+    const texts = internals(n).log.read(0).filter((e) => e.op.id === r).map((e) => JSON.stringify(e.op));
+    expect(texts.length).toBeGreaterThan(0);
+    expect(texts.join('\n')).not.toContain('in A');
+    expect(errors).toEqual([]);
     await closeAll(n, h.s);
   });
 });

@@ -44,7 +44,8 @@ export class ReconcileHost {
 
   /**
    * Records of a label's set by id, in the order asked; missing and sealed
-   * ones left out. At most pageSize ids are taken, and no more than keep the
+   * ones left out, and a purged one served whatever its scope (see
+   * outsideIds). At most pageSize ids are taken, and no more than keep the
    * entries' JSON within pageBytes (one larger entry alone):
    * `taken` says how many, and the dialer asks the rest again (its own
    * pageSize may be larger).
@@ -62,7 +63,9 @@ export class ReconcileHost {
     let [taken, bytes] = [0, 1];
     for (const id of asked) {
       const e = c.get(id);
-      if (e && !this.replica.isSealed(id) && inLabel(this.replica.scopeOf(id), label, granted)) {
+      // A purged record is served to whoever names it, whatever its scope: its entry is the id and the purge's
+      // stamp, nothing the asker lacks, and a peer of a scope the record left before its purge still holds it.
+      if (e && !this.replica.isSealed(id) && (e.purged !== undefined || inLabel(this.replica.scopeOf(id), label, granted))) {
         // entryText: a large record's text joined from its kept leaf texts, as its record file's is.
         const n = platform().byteLength(entryText(e)) + 1;
         if (entries.length > 0 && bytes + n > (this.o.pageBytes ?? Infinity)) break;

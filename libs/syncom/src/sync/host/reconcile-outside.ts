@@ -8,11 +8,17 @@ import { allowedFor } from '../protocol/scopes';
  * (SCOPE-19). A record that moved out of a scope the peer carries is one: the
  * move's op is of the new scope, so the peer never saw it. The dialer logs no
  * merge of these. The peer already names each id, and a push of it would tell
- * the same by its refusal: nothing new is given away.
+ * the same by its refusal: nothing new is given away. A purged record is
+ * none: records() serves its marker to any peer naming it, since its purge op
+ * (of the scope the record was in when purged) never reaches a peer of the
+ * scope it left, which would keep the erased data for good.
  */
 export function outsideIds(replica: Replica, ids: readonly string[], granted: readonly string[]): string[] {
   const allowed = allowedFor(granted);
   if (allowed === 'all') return [];
   const committed = replica.records;
-  return ids.filter((id) => committed.has(id) && !replica.isSealed(id) && !allowed.has(replica.scopeOf(id)));
+  return ids.filter((id) => {
+    const e = committed.get(id);
+    return e !== undefined && e.purged === undefined && !replica.isSealed(id) && !allowed.has(replica.scopeOf(id));
+  });
 }
