@@ -174,17 +174,24 @@ export class Dialer implements Recoverable {
     return this.turn(() => fn().catch((e: unknown) => this.failed(e)));
   }
 
-  /** hello then push what the host lacks (PROTO-4, PROTO-5, PROTO-13). */
-  handshake(reconnected: boolean): Promise<void> {
+  /**
+   * hello then push what the host lacks (PROTO-4, PROTO-5, PROTO-13). A hello
+   * lost on a link that stays up (LINK_TIMEOUT) is sent again backed off
+   * (Recovery.helloLost): a link that does not reconnect after a lost call
+   * (the memory link, or one of an app's) left the dialer ungreeted for good,
+   * with sync() and anti-entropy doing nothing.
+   */
+  handshake(reconnected: boolean, unlessGreeted = false): Promise<void> {
     if (reconnected) this.recovery.reconnected();
     return this.turn(async () => {
-      if (this.stopped || !this.link) return;
+      if (this.stopped || !this.link || (unlessGreeted && this.greeted)) return;
       try {
         await this.hello(reconnected);
         if (this.stopped) return;
         await this.pushLacking();
       } catch (e) {
         await this.failed(e);
+        if ((e as { code?: unknown } | null)?.code === 'LINK_TIMEOUT' && !this.greeted) this.recovery.helloLost();
       }
       this.resume();
     });
@@ -219,6 +226,7 @@ export class Dialer implements Recoverable {
     this.lag.reset();
     rec.remote = { id: ans.node, epoch: ans.epoch, schema: ans.schema };
     if (this.phase !== 'stopped') this.phase = 'greeted';
+    this.recovery.greeted();
     this.feed.greeted();
     this.ctx.checkDrift(ans.node, ans.schema);
     const checks = ownStreamChecks(replica, this.hv, rec.url, allowedFor(scopes));

@@ -17,6 +17,8 @@ export interface Recoverable {
   /** Take a turn on the push chain (LIFE-21). */
   turn<T>(fn: () => Promise<T>): Promise<T>;
   hello(reconnected: boolean): Promise<void>;
+  /** hello then push, on the push chain; with `unlessGreeted`, nothing when a hello was answered meanwhile. */
+  handshake(reconnected: boolean, unlessGreeted?: boolean): Promise<void>;
   pushLacking(): Promise<void>;
   /** Open the subscription if none runs. */
   resume(): void;
@@ -36,6 +38,9 @@ export interface Recoverable {
 export class Recovery {
   private backoff = 0;
   private timer?: NodeJS.Timeout;
+  /** A hello sent again after a lost one (helloLost), and its backoff. */
+  private helloTimer?: ReturnType<typeof setTimeout>;
+  private helloBackoff = 0;
   /** A recovery queued on the push chain and not started yet (see recover). */
   private queued: Promise<void> | undefined;
   private loops = 0;
@@ -61,6 +66,31 @@ export class Recovery {
 
   stop(): void {
     clearTimeout(this.timer);
+    clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
+  }
+
+  /**
+   * A hello lost on a link still up (LINK_TIMEOUT): greet again after a
+   * second, doubling to a minute, unless a hello is answered first (a
+   * reconnect greets at once). Only a reconnect greeted again, and a link
+   * that does not cycle its connection after a lost call never reconnects.
+   */
+  helloLost(): void {
+    if (this.helloTimer || this.d.stopped || this.d.greeted) return;
+    this.helloBackoff = Math.min(MAX_BACKOFF, this.helloBackoff ? this.helloBackoff * 2 : 1000);
+    this.helloTimer = setTimeout(() => {
+      this.helloTimer = undefined;
+      if (!this.d.stopped && !this.d.greeted) void this.d.handshake(false, true);
+    }, this.helloBackoff);
+    this.helloTimer.unref?.();
+  }
+
+  /** A hello was answered: a later lost one waits a second again. */
+  greeted(): void {
+    this.helloBackoff = 0;
+    clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
   }
 
   /**
