@@ -264,8 +264,9 @@ export class SyncManager {
       const stopped = () => done(() => reject(new SyncomError('CLOSED', `sync stopped before in sync with ${url}`, { url })));
       // The dialer tells each change of what inSync() reads; these events cover a dialer made, replaced or removed.
       const names = ['node', 'start', 'connect', 'peer', 'sync', 'bootstrap', 'error'] as const;
+      // Not unref'd: a bounded wait the caller awaits must settle. Unref'd, a script awaiting it with nothing
+      // else alive (a host that never answers) ended with exit code 0 and the promise still pending.
       const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(new SyncomError('SYNC_TIMEOUT', `not in sync with ${url} after ${o.timeout} ms`, { url }))), o.timeout);
-      timer?.unref?.();
       const done = (settle: () => void) => {
         clearTimeout(timer);
         unwatch?.();

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { closeAll, dialer, hostAndDialer, Net } from './helpers';
 
 const URL = 'memory://hub';
@@ -38,5 +40,21 @@ describe('a hello is read once', () => {
     expect(again).not.toBe(raw);
     expect(again).toEqual(once);
     expect(() => checkedHello({ ...raw, vector: { a: -1 } })).toThrow(expect.objectContaining({ code: 'BAD_HELLO' }));
+  });
+
+  it('keeps Node running until its timeout fires: a script awaiting it with nothing else alive gets SYNC_TIMEOUT, not a silent exit', () => {
+    const root = join(__dirname, '../../../..');
+    // A host that never answers: the hello waits for good, and no handle of the link keeps the process alive.
+    const script = `
+      const { open, createMemoryBackend } = require('syncom');
+      (async () => {
+        const link = { call: () => new Promise(() => {}), subscribe: () => ({ unsubscribe() {} }), on() {}, off() {}, close() {} };
+        const s = await open({ path: 'n', backend: createMemoryBackend(), sync: { connect: () => link, antiEntropyInterval: 0 } });
+        await s.sync.addNode({ url: 'memory://silent', token: 't' });
+        await s.sync.synced('memory://silent', { timeout: 300 }).catch((e) => console.log('settled', e.code));
+        await s.close();
+      })();`;
+    const out = execFileSync(process.execPath, ['-r', join(root, 'scripts/register-src.js'), '-e', script], { cwd: root, encoding: 'utf8' });
+    expect(out.trim()).toBe('settled SYNC_TIMEOUT');
   });
 });
