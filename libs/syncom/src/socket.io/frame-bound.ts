@@ -61,6 +61,51 @@ export function frameTooLarge(socket: ClientSocket, details: unknown): SyncomErr
   return new SyncomError('FRAME_TOO_LARGE', `the host sent a frame over maxPayload (${bound === undefined ? 'ws\'s default' : `${bound} bytes`}): a record that large needs a larger maxPayload`);
 }
 
+/** What the link reaches of a manager's decoder (socket.io-client 4's Decoder): fed each frame the connection received. */
+interface FrameDecoder {
+  add(data: unknown): void;
+}
+
+/** Decoders bounded already: a manager's decoder serves every connection it opens, and several links may share a manager. */
+const bounded = new WeakSet<object>();
+
+/** A frame's size: a text frame's length (at most its UTF-8 bytes), a binary one's bytes. */
+function sizeOf(data: unknown): number {
+  if (typeof data === 'string') return data.length;
+  const d = data as { byteLength?: unknown; size?: unknown } | null;
+  return typeof d?.byteLength === 'number' ? d.byteLength : typeof d?.size === 'number' ? d.size : 0;
+}
+
+/**
+ * Refuses a frame over the socket's bound (its maxPayload, else
+ * DEFAULT_MAX_PAYLOAD) before socket.io decodes it. A browser's WebSocket
+ * takes a frame of any size: a hostile host's 200 MiB answer was parsed whole
+ * (9 s of the page's main thread in Chromium, the heap grown by as much) and
+ * its binary attachments would have followed. The decoder's throw makes the
+ * manager close the connection ('parse error', this FRAME_TOO_LARGE as its
+ * detail), which the link takes as Node's ws refusal: the frame is not
+ * decoded, and the link redials backed off. The frame itself was received
+ * (a browser cannot refuse one before it came). On Node ws refuses a frame
+ * over maxPayload first; this bound holds for a socket made without one.
+ */
+export function boundDecoder(socket: ClientSocket): void {
+  const decoder = (socket.io as { decoder?: FrameDecoder }).decoder;
+  if (!decoder || typeof decoder.add !== 'function' || bounded.has(decoder)) return;
+  bounded.add(decoder);
+  const add = decoder.add.bind(decoder);
+  decoder.add = (data: unknown) => {
+    const bound = maxPayloadOf(socket) ?? DEFAULT_MAX_PAYLOAD;
+    const size = sizeOf(data);
+    if (size > bound) throw new SyncomError('FRAME_TOO_LARGE', `the host sent a frame of ${size} bytes, over maxPayload (${bound} bytes): it was not decoded`);
+    add(data);
+  };
+}
+
+/** FRAME_TOO_LARGE when a 'parse error' drop came of the decoder's bound (boundDecoder), else undefined. */
+export function frameRefused(details: unknown): SyncomError | undefined {
+  return details instanceof SyncomError && details.code === 'FRAME_TOO_LARGE' ? details : undefined;
+}
+
 /** WebSocket's close code for a message too big to take (RFC 6455 7.4.1). */
 const CLOSE_TOO_BIG = 1009;
 

@@ -7,7 +7,7 @@ import { linkDown } from '../link/link-wire';
 import { SocketIoFeed, type FeedPort } from './socket-io-feed';
 import { pageAcksOf } from './held-acks';
 import { pullChunks } from './socket-io-stream';
-import { boundFrames, frameTooLarge, messageRefused } from './frame-bound';
+import { boundDecoder, boundFrames, frameRefused, frameTooLarge, messageRefused } from './frame-bound';
 import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageAcksOffer, type PageMessage } from './socket-io-protocol';
 
 /** Options of createSocketIoLink. */
@@ -119,6 +119,7 @@ class SocketLink implements SocketIoLink {
     socket.io.on('reconnect_failed', this.onGaveUp);
     const opening = !socket.connected && !socket.active;
     boundFrames(socket, opening);
+    boundDecoder(socket);
     if (socket.connected) session.begin(connection);
     else if (opening) socket.connect();
   }
@@ -253,7 +254,9 @@ class SocketLink implements SocketIoLink {
 
   private onDisconnect(reason: string, details?: unknown): void {
     // A frame past a bound, either way: it comes again at every connection.
-    const tooLarge = reason === 'transport error' ? frameTooLarge(this.socket, details) : reason === 'transport close' ? messageRefused(details) : undefined;
+    const tooLarge = reason === 'transport error' ? frameTooLarge(this.socket, details)
+      : reason === 'transport close' ? messageRefused(details)
+        : reason === 'parse error' ? frameRefused(details) : undefined;
     const closing = reason === 'io server disconnect' ? this.closing : tooLarge;
     this.closing = undefined;
     // The calls in the air fail with the host's reason when it gave one (MESSAGE_TOO_LARGE), not a bare LINK_DOWN.

@@ -183,4 +183,23 @@ describe('socket.io link against a hostile host', () => {
       warn.mockRestore();
     }
   }, 10_000);
+
+  it('LINK-2 a frame over the bound is refused before socket.io decodes it where the WebSocket takes any size (a browser\'s; here a socket made without maxPayload, ws\'s 100 MiB): FRAME_TOO_LARGE, the connection closed', async () => {
+    const big = 'x'.repeat(DEFAULT_MAX_PAYLOAD + 1);
+    host = new HostileHost({ push: (_s, _p, ack) => ack(ok(big)), hello: (_s, _p, ack) => ack(ok({ node: 'h' })) });
+    const url = await host.start();
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      resetFrameWarning();
+      // Connecting already when the link gets it: ws keeps its own 100 MiB bound, as a browser keeps none.
+      link = createSocketIoLink(io(url, { transports: ['websocket'], forceNew: true, reconnection: false }));
+      await expect(link.call('hello', {})).resolves.toEqual({ node: 'h' });
+      const closed = event(link, 'close');
+      await expect(link.call('push', {})).rejects.toMatchObject({ code: 'FRAME_TOO_LARGE', message: expect.stringContaining('it was not decoded') });
+      await closed;
+      expect(link.connected).toBe(false);
+    } finally {
+      warn.mockRestore();
+    }
+  }, 10_000);
 });
