@@ -100,8 +100,9 @@ function isLeftover(log: OpLog, file: LogFile, sealedTo: number): boolean {
 }
 
 /**
- * The segment files index.json does not list: a crash's leftover is removed;
- * any other is kept. One inside the sealed part is reported and not read;
+ * The segment files index.json does not list: a crash's leftover is removed
+ * (one a seal wrote whole, or tore, before index.json listed it); any other
+ * is kept. One inside the sealed part is reported and not read;
  * one past it is refused, since the next seal would write over it and
  * index.json may be older than the log.
  */
@@ -114,6 +115,9 @@ async function sweepSegments(log: OpLog, options: OpLogOptions, sealedTo: number
     const path = `${LOG_DIR}/${name}`;
     const file = parseLogFile(await backend.read(path));
     if (file?.from === from && isLeftover(log, file, sealedTo)) await backend.remove(path);
+    // Torn (or empty) past the sealed part while the open batches hold its first position: a seal cut short
+    // where writes are not atomic (OPFS at a power cut); the batches still hold its ops, and the next seal writes it again.
+    else if (file === undefined && from > sealedTo && log.at(from) !== undefined) await backend.remove(path);
     else if (from <= sealedTo) report(options, path, `log file ${path} is not listed in index.json and is no leftover of a seal: left in place, not read`);
     else throw new SyncomError('STORE_DAMAGED', `${path} is not listed in index.json, and the open batches do not hold its positions: `
       + `index.json may be older than the log, or the file another store's. open() refuses rather than lose it. ${RESTORE}`, { file: path });

@@ -78,6 +78,21 @@ function asDamage<T>(work: Promise<T>, file: string, remedy: string): Promise<T>
 }
 
 /**
+ * Whether a key file's text parses as a key of its kind: false for a torn or
+ * foreign file (damage), true when it parses or fails for another reason
+ * than its text (no Ed25519 in this Web Crypto: UNSUPPORTED, left to the
+ * caller's own parse).
+ */
+async function parses(pem: string, kind: Kind): Promise<boolean> {
+  try {
+    await parse(pem, kind);
+    return true;
+  } catch (cause) {
+    return isSyncomError(cause) && cause.code !== 'INVALID_ARGUMENT';
+  }
+}
+
+/**
  * Public halves worked out already, by parsed key: parsed keys are shared by
  * the opens of one process (see parse), and an RSA key's half costs about
  * 0.1 ms, which every reopen would pay again.
@@ -114,6 +129,10 @@ async function pair(backend: Backend, kind: PairKind) {
   const pubPath = `${KEYS_DIR}/${name}-public.pem`;
   const privPath = `${KEYS_DIR}/${name}-private.pem`;
   let [pub, priv] = await Promise.all([backend.read(pubPath), backend.read(privPath)]);
+  // A private half that does not parse in a store with no log yet: the first open was cut while it wrote the
+  // pair (where a write is not atomic: OPFS at a power cut). No op was signed and no id given out with it, so
+  // the pair is made again; beside a log it stays damage (a new key would be a new node over the old records).
+  if (priv !== undefined && !(await parses(priv, `${name}-private`)) && !(await holdsLog(backend))) [pub, priv] = [undefined, undefined];
   if (pub === undefined && priv === undefined) {
     if (await holdsLog(backend)) throw damaged(privPath, `and ${pubPath} are missing beside the store's log: ${REMEDY[name]}`);
     const made = await make();
@@ -129,6 +148,9 @@ async function pair(backend: Backend, kind: PairKind) {
     if (half === undefined) throw damaged(pubPath, `is missing: ${REMEDY[name]}`);
     await backend.write(pubPath, (pub = half), { durable: true });
   }
+  // A public half that does not parse in a store with no log yet is made again from the private one, as a missing
+  // one is (the first open cut while it wrote it); beside a log it is refused, and the message says how to mend it.
+  if (half !== undefined && !(await parses(pub, `${name}-public`)) && !(await holdsLog(backend))) await backend.write(pubPath, (pub = half), { durable: true });
   const pubKey = await asDamage(parse(pub, `${name}-public`), pubPath, `remove it, and open() makes it again from ${privPath}`);
   if ((await asDamage(halfOf(kind, pubKey), pubPath, REMEDY[name])) !== half) throw damaged(pubPath, `does not match ${privPath}: ${REMEDY[name]}`);
   return { pub: pubKey, priv: privKey };

@@ -130,6 +130,20 @@ describe('the log: a store damaged after it was written', () => {
     expect(segmentFiles(b)).toEqual([1, 3, 5]);
   });
 
+  it('LOG-4, GUAR-18: a segment a seal tore before index.json listed it (writes not atomic: OPFS at a power cut), or left empty, its positions in the open batches, is removed: the store opens whole, and the next seal writes it again', async () => {
+    for (const torn of ['{"from":1,"ops":[["', '']) {
+      const live = await diedAfter(await freshBackend(), 1, 3);
+      await live.write('log/seg-1.json', torn);
+      const { s, errors } = await reopened(live);
+      expect(segmentFiles(live)).toEqual([]);
+      expect(internals(s).log.read(0).map((e) => e.pos)).toEqual([1, 2, 3]);
+      expect(await s.get('r2')).toEqual({ i: 2 });
+      await s.close();
+      expect(errors).toEqual([]);
+      expect(segmentFiles(live)).toEqual([1]);
+    }
+  });
+
   it('GUAR-23, LOG-2, GUAR-6: an open batch whose text changed after it was appended (a bit flipped, the JSON still valid) is reported OP_UNREADABLE and left out as a hole: never replayed, and its seq never signed again', async () => {
     const b = await diedAfter(await freshBackend(), 1, 3, (i) => ({ title: `tail-${i}` }));
     await b.write('log/open/3.json', (b.files().get('log/open/3.json') as string).replace('tail-3', 'tail-7'));

@@ -126,6 +126,37 @@ describe('damaged keys/ at open()', () => {
     await again.close();
   });
 
+  it('SIG-4, GUAR-18: a store with no log whose first open was cut while it wrote a pair (a half torn, where writes are not atomic) gets the pair made again, or its public half made again from the private one', async () => {
+    const seal = await (sealing ??= generateSealingKeys());
+    const fresh = async (name: string) => {
+      const path = join(root, name);
+      await mkdir(join(path, 'keys'), { recursive: true });
+      await writeFile(join(path, 'keys/seal-public.pem'), seal.publicPem);
+      await writeFile(join(path, 'keys/seal-private.pem'), seal.privatePem);
+      return path;
+    };
+    // The private half torn, the public one never written: a new pair.
+    const a = await fresh('torn-private');
+    await writeFile(join(a, 'keys/sign-private.pem'), '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQ');
+    const s = await open({ path: a });
+    const id = s.id;
+    await s.close();
+    const again = await open({ path: a });
+    expect(again.id).toBe(id);
+    await again.close();
+    // The private half whole, the public one torn: made again from the private one, the same node id.
+    const b = await fresh('torn-public');
+    const first = await open({ path: b });
+    const idB = first.id;
+    await first.close();
+    await rm(join(b, 'log'), { recursive: true, force: true });
+    await rm(join(b, 'records'), { recursive: true, force: true });
+    await writeFile(join(b, 'keys/sign-public.pem'), '-----BEGIN PUBLIC KEY-----\nMCowBQ');
+    const second = await open({ path: b });
+    expect(second.id).toBe(idB);
+    await second.close();
+  });
+
   it("SIG-4: another store's sign-public.pem is refused (STORE_DAMAGED): the node id never comes from a foreign public file", async () => {
     const [a, b] = [await store('a'), await store('b')];
     await copyFile(b.file('sign-public.pem'), a.file('sign-public.pem'));
