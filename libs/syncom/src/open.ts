@@ -3,6 +3,7 @@ import { createMemoryBackend } from './backend/memory-backend';
 import type { Backend } from './backend/types';
 import type { BackendLock } from './backend/lock';
 import { platform } from './platform';
+import { checkOpenOptions } from './open-options';
 import { loadStorage } from './storage/load';
 import type { OpenOptions } from './storage/options';
 import { Replica } from './storage/replica';
@@ -15,19 +16,6 @@ function backendOf(options: OpenOptions): Backend {
   const fileBackend = platform().fileBackend;
   if (!fileBackend) throw new SyncomError('INVALID_ARGUMENT', "open() in the browser needs a backend: opfsBackend() or 'memory'");
   return fileBackend(options.path);
-}
-
-function checkOptions(options: OpenOptions): void {
-  if (typeof options !== 'object' || options === null) throw new SyncomError('INVALID_ARGUMENT', 'open() takes an options object: open({ path })');
-  if (typeof options.path !== 'string' || options.path.length === 0) throw new SyncomError('INVALID_ARGUMENT', 'open() needs a path: open({ path: "data" })');
-  const sig = options.sync?.signatures;
-  if (sig !== undefined && sig !== 'verify' && sig !== 'require' && sig !== false) {
-    throw new SyncomError('INVALID_ARGUMENT', `sync.signatures is 'verify', 'require' or false, not ${String(sig)}`);
-  }
-  const t: unknown = options.telemetry;
-  if (t !== undefined && t !== false && (typeof t !== 'object' || t === null)) {
-    throw new SyncomError('INVALID_ARGUMENT', 'telemetry is false or { tracerProvider?, meterProvider? }');
-  }
 }
 
 /**
@@ -55,7 +43,7 @@ function checkOptions(options: OpenOptions): void {
  * const id = await storage.insert({ title: 'Draft' });
  */
 export async function open(options: OpenOptions): Promise<Storage> {
-  checkOptions(options);
+  checkOpenOptions(options);
   const backend = backendOf(options);
   // One owner per storage path: two open storages on one path would both take writes and lose some.
   const lock = await backend.lock?.(options.path);

@@ -43,13 +43,16 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * scrub journal hashed, keys never replaced, records rebuilt from the log: docs/guarantees.md)
  * and a dialer held against a hostile host (own streams, loops, a page's bytes, the host's lag
  * kept as running sums: docs/security.md), to 78.3 KB, and the socket.io link holding a host
- * to its page window, bounding frames and redialing a wedged socket, to 79.3 KB; that target is
- * reported not met, and this guard stops growth beyond 80 KB.
+ * to its page window, bounding frames and redialing a wedged socket, to 79.3 KB (79.6 with its
+ * redials after a refusal), and open()'s options checked (types and names), a frame over the bound
+ * refused before socket.io decodes it (a browser's WebSocket takes any size), a lost hello sent
+ * again and a Web Crypto without Ed25519 reported UNSUPPORTED, to 80.9 KB; that target is
+ * reported not met, and this guard stops growth beyond 82 KB.
  */
-const BUDGET_KB = 80;
+const BUDGET_KB = 82;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 80 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 82 KB gzipped', async () => {
     const bundle = await buildBrowserBundle();
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);

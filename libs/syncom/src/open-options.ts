@@ -1,0 +1,117 @@
+import { SyncomError } from './errors';
+import type { OpenOptions } from './storage/options';
+
+/** What a value must be, and the test of it. */
+type Rule = readonly [what: string, ok: (x: unknown) => boolean];
+/** The options of one object: each key's rule, or the rules of the object it holds. */
+type Shape = { readonly [key: string]: Rule | { readonly shape: Shape } };
+
+const isFunction = (x: unknown) => typeof x === 'function';
+const isObject = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
+const positiveInt = (x: unknown) => Number.isSafeInteger(x) && (x as number) > 0;
+const countOrZero = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+const nonNegative = (x: unknown) => typeof x === 'number' && x >= 0;
+
+const FUNCTION: Rule = ['a function', isFunction];
+const BOOLEAN: Rule = ['true or false', (x) => typeof x === 'boolean'];
+const POSITIVE: Rule = ['a positive integer', positiveInt];
+
+const HOOKS: Shape = { beforeApply: FUNCTION };
+
+const SYNC: Shape = {
+  connect: FUNCTION,
+  autoStart: BOOLEAN,
+  maxOutbox: POSITIVE,
+  pageSize: POSITIVE,
+  pageBytes: POSITIVE,
+  maxPageBytes: POSITIVE,
+  signatures: ["'verify', 'require' or false", (x) => x === 'verify' || x === 'require' || x === false],
+  wireVersions: ['an array of positive integers', (x) => Array.isArray(x) && x.every(positiveInt)],
+  antiEntropyInterval: ['a number of ms, 0 or more (0 disables)', nonNegative],
+  scope: FUNCTION,
+  retention: { shape: { ops: ['a count of ops, 0 or more', countOrZero], days: ['a number of days, 0 or more', nonNegative] } },
+  maxSkew: ['a number of ms, 0 or more (Infinity disables)', nonNegative],
+  log: { shape: { rollAfter: POSITIVE, segmentOps: POSITIVE, lines: BOOLEAN } },
+  signLate: BOOLEAN,
+  hooks: { shape: { ...HOOKS, beforeConnect: FUNCTION, beforeBootstrap: FUNCTION } },
+};
+
+const OPEN: Shape = {
+  path: ['a non-empty string: open({ path: "data" })', (x) => typeof x === 'string' && x.length > 0],
+  backend: ["'fs', 'memory' or a Backend object", (x) => x === 'fs' || x === 'memory' || isObject(x)],
+  actor: ['a string, or a function returning one', (x) => typeof x === 'string' || isFunction(x)],
+  schema: ['a schema options object', isObject],
+  durable: BOOLEAN,
+  hooks: { shape: HOOKS },
+  telemetry: ['false or { tracerProvider?, meterProvider? }', (x) => x === false || isObject(x)],
+  sync: { shape: SYNC },
+  now: FUNCTION,
+};
+
+/** How a wrong value reads in a message: its type, and the value itself when short. */
+function shown(x: unknown): string {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  if (typeof x === 'string') return x.length <= 40 ? `the string ${JSON.stringify(x)}` : 'a string';
+  if (typeof x === 'object') return 'an object';
+  return typeof x === 'number' || typeof x === 'boolean' ? `${typeof x} ${String(x)}` : typeof x;
+}
+
+/** The known key nearest `key` (a typo's likely meaning): same letters but one or two, or the same lowercased. */
+function nearest(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  let best: { k: string; d: number } | undefined;
+  for (const k of known) {
+    const d = k.toLowerCase() === lower ? 0 : distance(lower, k.toLowerCase());
+    if (d <= 2 && (!best || d < best.d)) best = { k, d };
+  }
+  return best?.k;
+}
+
+/** Edit distance (insertions, deletions, substitutions, swaps of neighbours), for short option names. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+function checkShape(value: Record<string, unknown>, shape: Shape, at: string): void {
+  const known = Object.keys(shape);
+  for (const [key, x] of Object.entries(value)) {
+    const name = `${at}${key}`;
+    const rule = shape[key];
+    if (rule === undefined) {
+      const near = nearest(key, known);
+      throw new SyncomError('INVALID_ARGUMENT', `open(): unknown option ${name}${near ? ` (did you mean ${at}${near}?)` : ''}; ${at ? `${at.slice(0, -1)} takes` : 'the options are'} ${known.join(', ')}`, { option: name });
+    }
+    if (x === undefined) continue;
+    if ('shape' in rule) {
+      if (!isObject(x)) throw new SyncomError('INVALID_ARGUMENT', `open(): ${name} must be an object, not ${shown(x)}`, { option: name });
+      checkShape(x as Record<string, unknown>, rule.shape, `${name}.`);
+    } else if (!rule[1](x)) {
+      throw new SyncomError('INVALID_ARGUMENT', `open(): ${name} must be ${rule[0]}, not ${shown(x)}`, { option: name });
+    }
+  }
+}
+
+/**
+ * open()'s options checked before anything is opened: every key known, every
+ * value of its type. A wrong type had been taken as it came: `durable:
+ * "true"` (what a config service reads from an .env file) fsynced the record
+ * files and not the log, a `scope` that is no function failed every write
+ * with a bare TypeError, and a misspelt option (`durabel`) was ignored.
+ *
+ * @throws SyncomError INVALID_ARGUMENT naming the option (`option`).
+ */
+export function checkOpenOptions(options: OpenOptions): void {
+  if (!isObject(options)) throw new SyncomError('INVALID_ARGUMENT', 'open() takes an options object: open({ path })');
+  if ((options as { path?: unknown }).path === undefined) throw new SyncomError('INVALID_ARGUMENT', 'open() needs a path: open({ path: "data" })', { option: 'path' });
+  checkShape(options as unknown as Record<string, unknown>, OPEN, '');
+}
