@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { SyncomError } from 'syncom';
+import { checkModuleOptions } from './module-options';
 import type { SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
 
 const logger = new Logger('SyncomModule');
@@ -26,8 +27,8 @@ function checkGuarded(o: SyncomModuleOptions, namespace: string): void {
 
 /** The options the hosted gateway runs with; a public one is warned about at start. */
 export function hostedGatewayOptions(o: SyncomModuleOptions, namespace: string): SyncomGatewayOptions {
+  checkHosting(o, namespace);
   const given = givenOf(o);
-  checkGuarded(o, namespace);
   if (!given.authorize) logger.warn(`the gateway on ${namespace} is public: any socket may read and write this store (gateway.access: 'public')`);
   return { ...given, namespace };
 }
@@ -39,8 +40,29 @@ export function hostedGatewayOptions(o: SyncomModuleOptions, namespace: string):
  * @throws SyncomError GATEWAY_UNGUARDED or GATEWAY_UNDECLARED.
  */
 export function checkHosting(o: SyncomModuleOptions, namespace: string | false): void {
+  checkModuleOptions(o);
   if (namespace === false) checkNoGatewayAsked(o);
-  else checkGuarded(o, namespace);
+  else {
+    checkDeclaredNamespace(o, namespace);
+    checkGuarded(o, namespace);
+  }
+}
+
+/**
+ * forRootAsync's factory naming another namespace than the module was
+ * declared with: a socket.io namespace is read when the module is defined,
+ * so the gateway listened on the declared one and the factory's was ignored.
+ *
+ * @throws SyncomError GATEWAY_UNDECLARED naming both.
+ */
+function checkDeclaredNamespace(o: SyncomModuleOptions, namespace: string): void {
+  const asked = givenOf(o).namespace;
+  if (asked === undefined || asked === namespace) return;
+  throw new SyncomError(
+    'GATEWAY_UNDECLARED',
+    `SyncomModule.forRootAsync: the factory's gateway.namespace ${asked} is not the one the module was declared with (${namespace}); ` +
+      'a namespace is read when the module is defined: give it beside useFactory, as gateway: { namespace }',
+  );
 }
 
 /**

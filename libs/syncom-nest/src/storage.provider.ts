@@ -36,7 +36,7 @@ export function toOpenOptions(o: SyncomModuleOptions, watch?: SocketWatch): Open
 /** The module's SyncLogger, on unless `logSync: false`. */
 export const syncLoggerProvider: Provider<SyncLogger> = {
   provide: SyncLogger,
-  useFactory: (o: SyncomModuleOptions) => new SyncLogger(o.logSync !== false),
+  useFactory: (o: SyncomModuleOptions) => new SyncLogger(o?.logSync !== false),
   inject: [SYNCOM_MODULE_OPTIONS],
 };
 

@@ -64,7 +64,7 @@ async function openLocked(options: OpenOptions, backend: Backend, lock: BackendL
   const { parts, startup } = await loadStorage(options, backend, lock);
   const replica = new Replica(parts);
   const sync = new SyncManager(replica, (options.sync ?? {}) as DialOptions);
-  const storage = new Storage(parts, sync, replica);
+  const storage = new Storage(parts, sync, replica, startup);
   // A registry file that cannot be read is damage found at open, as the log's and the records' are: reported with them.
   await sync.init((e) => startup.push(e));
   if (options.sync?.connect && options.sync.autoStart !== false) await sync.start();

@@ -57,6 +57,8 @@ export class SyncLogger {
       // Added again (a new token), enabled or removed: whatever comes next is news.
       storage.sync.on('node', ({ url }) => void this.states.delete(url)),
     ];
+    // Damage open() read past (a file it could not read): said once at start, whoever listens to error$ or not.
+    for (const e of storage.startupErrors) this.logger.warn(`open() read past damage: ${e.code}: ${String(e.message).slice(0, MAX_MESSAGE)}`);
   }
 
   /**

@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { merge, Observable, share, Subject, takeUntil } from 'rxjs';
-import { Storage, type StorageEvents, type SyncEvents } from 'syncom';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { concat, defer, filter, from, merge, Observable, ReplaySubject, share, takeUntil } from 'rxjs';
+import { Storage, type StorageEvents, type SyncEvents, type SyncomError } from 'syncom';
 
 /** What an event's observable emits: the payload, or the argument tuple when there are several. */
 type Payload<A extends unknown[]> = A extends [infer Only] ? Only : A;
@@ -19,9 +19,12 @@ type Source<E extends Record<string, unknown[]>> = {
  * events.change$.pipe(filter(([op, via]) => via !== null)).subscribe(([op]) => log(op.id));
  */
 @Injectable()
-export class SyncomEvents {
-  private readonly done = new Subject<void>();
+export class SyncomEvents implements OnApplicationBootstrap {
+  /** Shutdown; replayed, so a subscription made after it completes at once and adds no listener to the closed storage. */
+  private readonly done = new ReplaySubject<void>(1);
   private readonly cache = new Map<string, Observable<unknown>>();
+  /** Until the application has bootstrapped, error$ replays what open() read past (see error$). */
+  private starting = true;
 
   constructor(@Inject(Storage) private readonly storage: Storage) {}
 
@@ -54,9 +57,26 @@ export class SyncomEvents {
   /** storage.sync started or stopped. */
   get start$() { return this.fromSync('start'); }
   get stop$() { return this.fromSync('stop'); }
-  /** Every SyncomError: the storage's (apply-level) and the sync's (about a peer, with `url`). */
-  get error$() {
-    return this.cached('error$', () => merge(this.fromStorage('error'), this.fromSync('error')));
+  /**
+   * Every SyncomError: the storage's (apply-level) and the sync's (about a
+   * peer, with `url`). A subscriber that comes before the application has
+   * bootstrapped (in a constructor or an onModuleInit) first gets the damage
+   * open() read past (storage.startupErrors), once: the engine emits it a
+   * turn after open() resolves, and Nest 12 runs its modules' init after
+   * that turn, where it reached no subscriber.
+   */
+  get error$(): Observable<SyncomError> {
+    const live = this.cached('error$', () => merge(this.fromStorage('error'), this.fromSync('error')));
+    return defer(() => {
+      const replayed = this.starting ? this.storage.startupErrors : [];
+      if (replayed.length === 0) return live;
+      return concat(from(replayed), live.pipe(filter((e) => !replayed.includes(e))));
+    }).pipe(takeUntil(this.done));
+  }
+
+  /** The application has bootstrapped: a later error$ subscriber gets live errors only. */
+  onApplicationBootstrap(): void {
+    this.starting = false;
   }
 
   /** Completes every observable (the module calls it on application shutdown). */

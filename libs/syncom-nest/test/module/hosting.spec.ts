@@ -106,4 +106,30 @@ describe('SyncomModule hosting: no silent open door', () => {
     const start = boot([SyncomModule.forRootAsync({ gateway: true, useFactory: () => ({ path: path(), backend: 'memory' as const }) })]);
     await expect(start).rejects.toMatchObject({ code: 'GATEWAY_UNGUARDED' });
   });
+
+  it("forRootAsync whose factory names another namespace than the module was declared with refuses to start (the gateway listened on the declared one, the factory's ignored)", async () => {
+    const at = path();
+    const start = boot([SyncomModule.forRootAsync({ gateway: true, useFactory: () => ({ path: at, gateway: { namespace: '/other', access: 'public' as const } }) })]);
+    await expect(start).rejects.toMatchObject({ code: 'GATEWAY_UNDECLARED', message: expect.stringMatching(/\/other is not the one the module was declared with \(\/syncom\)/) });
+    expect(existsSync(at)).toBe(false);
+  });
+
+  it.each([
+    ['a misspelt module option', { logsync: false }, 'logsync', /unknown option logsync \(did you mean logSync\?\)/],
+    ['logSync as a string', { logSync: 'no' }, 'logSync', /logSync must be true or false/],
+    ['a scope that is no function', { scope: 'Note' }, 'scope', /scope must be a function/],
+    ['authorize as a string', { gateway: { authorize: 't' } }, 'gateway.authorize', /gateway\.authorize must be a function/],
+    ["access 'private'", { gateway: { access: 'private' } }, 'gateway.access', /'public' or 'session'/],
+    ['a negative ackTimeout', { gateway: { access: 'public', ackTimeout: -5 } }, 'gateway.ackTimeout', /above 0/],
+    ['a misspelt gateway option', { gateway: { access: 'public', authorise: () => true } }, 'gateway.authorise', /unknown option gateway\.authorise \(did you mean authorize\?\)/],
+    ['durable as a string (open()\'s own check)', { durable: 'true' }, 'durable', /open\(\): durable must be true or false/],
+  ])('%s refuses to start with INVALID_ARGUMENT naming the option, before the storage opens', async (_t, extra, option, says) => {
+    const at = path();
+    await expect(boot([SyncomModule.forRoot({ path: at, ...(extra as object) })])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option, message: expect.stringMatching(says) });
+    expect(existsSync(at)).toBe(false);
+  });
+
+  it('a forRootAsync factory that returns null refuses to start with INVALID_ARGUMENT, not a bare TypeError', async () => {
+    await expect(boot([SyncomModule.forRootAsync({ useFactory: () => null as never })])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('must be an object') });
+  });
 });

@@ -1,8 +1,8 @@
 import { internals } from 'syncom/testing';
-import { Controller, Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Controller, Injectable, Logger, Module, type INestApplication, type OnModuleInit } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { IoAdapter } from '@nestjs/platform-socket.io';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom, toArray } from 'rxjs';
@@ -135,6 +135,9 @@ describe('SyncomEvents', () => {
     expect(seen.map(([op, via]) => [op.type, op.id, via])).toEqual([['write', id, null], ['inc', id, null]]);
     expect(await errors).toEqual([]);
     expect(await peers).toEqual([]);
+    // A subscription made after shutdown completes at once, adding no listener to the closed storage.
+    await expect(firstValueFrom(events.change$.pipe(toArray()))).resolves.toEqual([]);
+    await expect(firstValueFrom(events.error$.pipe(toArray()))).resolves.toEqual([]);
   });
 
   it('an event nobody observes has no engine listener; the last unsubscribe removes it', async () => {
@@ -147,6 +150,41 @@ describe('SyncomEvents', () => {
     a.unsubscribe();
     b.unsubscribe();
     expect(internals(storage).events.has('change')).toBe(false);
+    await app.close();
+  });
+
+  it("error$ gives what open() read past to a subscriber that comes in an onModuleInit after the engine's turn (Nest 12's order), once; one after bootstrap gets live errors only", async () => {
+    const at = path();
+    const made = await open({ path: at });
+    for (let i = 0; i < 5; i++) await made.insert({ i });
+    await made.close();
+    // A record file damaged while the store was closed: open() repairs it from the log and reports OP_UNREADABLE.
+    const file = readdirSync(join(at, 'records')).find((f) => f.endsWith('.json')) as string;
+    writeFileSync(join(at, 'records', file), '{ not json');
+    const seen: string[] = [];
+    @Injectable()
+    class Watcher implements OnModuleInit {
+      constructor(readonly events: SyncomEvents) {}
+      async onModuleInit() {
+        // The engine emits a turn after open() resolved: this subscribes after it, as Nest 12's init does.
+        await new Promise((resolve) => setImmediate(resolve));
+        this.events.error$.subscribe((e) => seen.push(e.code));
+      }
+    }
+    const syncom = SyncomModule.forRoot({ path: at });
+    @Module({ imports: [syncom], providers: [Watcher], exports: [syncom] })
+    class App {}
+    // The module's logger says it too, whoever listens.
+    const warned: string[] = [];
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(function (this: Logger, m: unknown) {
+      if ((this as unknown as { context?: string }).context === 'Syncom') warned.push(String(m));
+    });
+    const app = await boot([App]).finally(() => warn.mockRestore());
+    expect(seen).toEqual(['OP_UNREADABLE']);
+    expect(warned).toEqual([expect.stringMatching(/^open\(\) read past damage: OP_UNREADABLE: /)]);
+    const later: string[] = [];
+    app.get(SyncomEvents).error$.subscribe((e) => later.push(e.code));
+    expect(later).toEqual([]);
     await app.close();
   });
 });

@@ -31,7 +31,17 @@ export class Storage {
    * @param sync The sync API (storage.sync).
    * @param replica The replica port: what replication, tools and apps read of this storage beside its API.
    */
-  constructor(private readonly parts: StorageParts, readonly sync: SyncManager, readonly replica: Replica) {
+  constructor(
+    private readonly parts: StorageParts, readonly sync: SyncManager, readonly replica: Replica,
+    /**
+     * What open() found damaged and read past (OP_UNREADABLE: a log, record
+     * or registry file it could not read), also emitted on 'error' a turn of
+     * the event loop after open() resolved. Kept here for a listener that
+     * comes later (a framework's: Nest 12 starts its modules' init after that
+     * turn), and for a health check.
+     */
+    readonly startupErrors: readonly SyncomError[] = [],
+  ) {
     this.id = parts.keys.id;
     this.sealed = parts.sealed;
     bindParts(this, parts);
