@@ -59,6 +59,15 @@ export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: u
 export class Registry {
   readonly nodes = new Map<string, NodeRecord>();
   private writes = new Map<string, Promise<void>>();
+  /**
+   * Registry files that could not be read at load: a node of unknown scopes
+   * and acks. Retention keeps every own op while one is left (see
+   * SyncManager.pinned), as it would for a node that has none of them yet:
+   * dropped silently, the node's own writes made offline aged out of the log
+   * and never reached that host. A save of its url (addNode) or its removal
+   * lets it go.
+   */
+  readonly unreadable = new Set<string>();
 
   constructor(private readonly backend: Backend, private readonly durable: boolean) {}
 
@@ -73,7 +82,9 @@ export class Registry {
         this.nodes.set(rec.url, { ...newNodeRecord(rec), ...rec, acked: rec.acked ?? {} });
       } catch (e) {
         const file = `${REMOTE_DIR}/${name}`;
-        onError(new SyncomError('OP_UNREADABLE', `registry file ${file} cannot be read: its node is not dialed until addNode() registers it again`, { file, cause: e }));
+        this.unreadable.add(file);
+        onError(new SyncomError('OP_UNREADABLE', `registry file ${file} cannot be read: its node is not dialed until addNode() registers it again, `
+          + 'and until then every own op is kept for it', { file, cause: e }));
       }
     }
   }
@@ -87,7 +98,9 @@ export class Registry {
     const { url } = rec;
     const prev = this.writes.get(url) ?? Promise.resolve();
     // The save before this one reported its own failure to its caller; this one writes the newer state regardless.
-    const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(url), text, { durable: this.durable })).catch((e: unknown) => {
+    const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(url), text, { durable: this.durable })).then(() => {
+      this.unreadable.delete(nodeFile(url));
+    }, (e: unknown) => {
       throw new SyncomError('REGISTRY_UNSAVED', `registry of ${url} not saved (${(e as Error)?.message}); kept in memory until the next save`, { url, cause: e });
     });
     this.writes.set(rec.url, next);
@@ -100,6 +113,7 @@ export class Registry {
     this.nodes.delete(url);
     this.writes.delete(url);
     await this.backend.remove(nodeFile(url));
+    this.unreadable.delete(nodeFile(url));
   }
 
   /** Wait for every pending save. */
