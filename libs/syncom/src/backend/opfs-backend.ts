@@ -165,6 +165,8 @@ export function opfsBackend(options: OpfsBackendOptions = {}): Backend {
     mkdir: (dir) => run(async () => void (await walkDir(await root(), splitDir(checkPath(dir, { dir: true })), true, dir))),
     exists: (path) => run(() => existsAt(root, checkPath(path, { dir: true }))),
     lock: (path) => lockStore(options, base, path),
+    // A commit is one step for a closed tab, not at a power cut (no fsync): see Backend.tornWrites.
+    tornWrites: true,
   };
 }
 

@@ -81,4 +81,11 @@ export interface Backend {
    * @throws SyncomError LOCKED (status 423) while another open storage holds it.
    */
   lock?(path: string): Promise<BackendLock>;
+  /**
+   * True where a whole-file write cut by a power cut may leave the file
+   * torn or empty, not old or new (OPFS: no rename, no fsync). The log then
+   * writes `log/index.json` twice, `log/index.next.json` first, and a load
+   * that finds `index.json` torn takes the other.
+   */
+  readonly tornWrites?: boolean;
 }

@@ -1,3 +1,4 @@
+import type { Backend } from '../backend/types';
 import type { Vector } from '../op/types';
 import { platform } from '../platform';
 
@@ -5,6 +6,8 @@ import { platform } from '../platform';
 export const LOG_DIR = 'log';
 export const OPEN_DIR = 'log/open';
 export const INDEX_FILE = 'log/index.json';
+/** index.json's copy, written just before it where a write may tear (Backend.tornWrites). */
+export const INDEX_NEXT_FILE = 'log/index.next.json';
 
 export const batchFile = (from: number) => `${OPEN_DIR}/${from}.json`;
 export const segmentFile = (from: number) => `${LOG_DIR}/seg-${from}.json`;
@@ -153,6 +156,19 @@ export function readIndex(text: string | undefined): { index: LogIndex } | { fau
   const bad = v.segments.findIndex((s: unknown, i) => !isSegmentInfo(s) || s.from <= (i === 0 ? v.floor : v.segments[i - 1].to));
   if (bad >= 0) return { fault: `segment entry ${bad} is not whole, or does not follow the one before it` };
   return { index: { ...v, vector: v.vector ?? {}, ts: v.ts ?? 0 } };
+}
+
+/**
+ * index.json as the load reads it: where a write may tear
+ * (Backend.tornWrites) and it is torn or empty, the copy written just before
+ * it, which holds the same index (a cut while the copy was written leaves
+ * index.json whole, and the one before).
+ */
+export async function readIndexOf(backend: Backend): Promise<{ index: LogIndex } | { fault: string }> {
+  const index = readIndex(await backend.read(INDEX_FILE));
+  if ('index' in index || backend.tornWrites !== true) return index;
+  const next = readIndex(await backend.read(INDEX_NEXT_FILE));
+  return 'index' in next ? next : index;
 }
 
 const isCounts = (x: unknown): boolean =>

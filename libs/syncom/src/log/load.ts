@@ -1,6 +1,6 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
-import { INDEX_FILE, LOG_DIR, type LogFile, type LogIndex, OPEN_DIR, parseLogFile, readIndex, type SegmentInfo, segmentFile, segmentFromName } from './files';
+import { INDEX_FILE, LOG_DIR, type LogFile, type LogIndex, OPEN_DIR, parseLogFile, readIndexOf, type SegmentInfo, segmentFile, segmentFromName } from './files';
 import { loadOpen, readOps, report, RESTORE, type SealedPart, take, unreadable } from './load-open';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
 import { finishScrub, openFileNames, readThrough, SCRUB_FILE } from './scrub-journal';
@@ -142,7 +142,7 @@ export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEnt
   const { backend } = options;
   await backend.mkdir(OPEN_DIR);
   const open = await openFileNames(backend);
-  const index = readIndex(await backend.read(INDEX_FILE));
+  const index = await readIndexOf(backend);
   if ('index' in index) adopt(log, index.index);
   else await refuseOverFiles(backend, open, index.fault);
   // A purge's rewrite a crash cut short is finished first, and read as finished where the backend may not be written (the CLI's).

@@ -3,7 +3,7 @@ import type { Op, Vector } from '../op/types';
 import { FLAG_SEALED, packedJson, packOp } from '../op';
 import { platform } from '../platform';
 import { formatEventId, parseEventId } from './event-id';
-import { batchFile, chainBlock, type EntryCipher, INDEX_FILE, type LogIndex, logFileText, type SegmentInfo } from './files';
+import { batchFile, chainBlock, type EntryCipher, INDEX_FILE, INDEX_NEXT_FILE, type LogIndex, logFileText, type SegmentInfo } from './files';
 import { loadLog, type OpenBatch } from './load';
 import { OpenFiles } from './open-files';
 import { type Retention, retentionOf } from './retention';
@@ -285,7 +285,11 @@ export class OpLog {
       epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs, heldLost: this.heldLost, chain: this.sealedChain,
       sealedSeq: this.sealedSeq || undefined,
     };
-    await this.options.backend.write(INDEX_FILE, JSON.stringify(index), { durable: this.options.durable });
+    const text = JSON.stringify(index);
+    const { backend, durable } = this.options;
+    // Where a write may tear, a copy first: a power cut tearing index.json leaves this one whole, and the load takes it.
+    if (backend.tornWrites === true) await backend.write(INDEX_NEXT_FILE, text, { durable });
+    await backend.write(INDEX_FILE, text, { durable });
   }
 
   /** Entries after position `after`, at most `limit` of them (holes skipped). */

@@ -1,7 +1,7 @@
 import type { Backend } from '../backend/types';
 import { digestOp, unpackEntry } from '../op';
 import { platform } from '../platform';
-import { batchFromName, INDEX_FILE, LOG_DIR, type LogFile, OPEN_DIR, parseIndex, parseLogFile, parseOpenFile, type SegmentInfo } from './files';
+import { batchFromName, INDEX_FILE, INDEX_NEXT_FILE, LOG_DIR, type LogFile, OPEN_DIR, parseIndex, parseLogFile, parseOpenFile, type SegmentInfo } from './files';
 
 /**
  * The purge scrub's journal: the log file it is rewriting in place and the
@@ -126,7 +126,9 @@ async function currentText(backend: Backend, j: ScrubJournal): Promise<string | 
 export async function readScrubJournal(backend: Backend): Promise<ScrubJournal | undefined> {
   const j = parseScrubJournal(await backend.read(SCRUB_FILE));
   if (!j) return undefined;
-  const segments = parseIndex(await backend.read(INDEX_FILE))?.segments ?? [];
+  // Where a write may tear, index.json's copy stands in for a torn one, as at the log's load (readIndexOf).
+  const index = parseIndex(await backend.read(INDEX_FILE)) ?? (backend.tornWrites === true ? parseIndex(await backend.read(INDEX_NEXT_FILE)) : undefined);
+  const segments = index?.segments ?? [];
   return journalFault(j, { segments, open: new Set(await openFileNames(backend)) }, await currentText(backend, j)) === undefined ? j : undefined;
 }
 

@@ -62,6 +62,33 @@ describe('a store on OPFS (the engine over the opfs backend)', () => {
     await third.close();
   });
 
+  it('GUAR-18: a power cut tearing log/index.json (or leaving it empty) as a seal rewrites it: the store opens from the copy written just before, with every write announced', async () => {
+    for (const keep of [10, 0]) {
+      const o = await origin();
+      const s = await openTab(o, {}, { sync: { log: { rollAfter: 2 } } });
+      await s.set('a', { title: 'one' });
+      await s.set('b', { title: 'two' });
+      await s.set('c', { title: 'three' });
+      await internals(s).committer.idle();
+      // The next seal (two more batches) writes index.next.json, then index.json: the page dies inside the second.
+      o.fs.dieAtNextClose((p) => p === 'notes/log/index.json', keep);
+      await s.set('d', { title: 'four' });
+      await s.set('e', { title: 'five' }).catch(() => undefined);
+      await internals(s).committer.idle().catch(() => undefined);
+      await s.close().catch(() => undefined);
+      expect(o.fs.text('notes/log/index.json')).toHaveLength(keep);
+      const errors: SyncomError[] = [];
+      const after = await reload(o.fs, errors);
+      expect(errors).toEqual([]);
+      for (const [id, title] of [['a', 'one'], ['b', 'two'], ['c', 'three'], ['d', 'four']]) expect(await after.get(id)).toEqual({ title });
+      await after.set('f', { title: 'after' });
+      await after.close();
+      const third = await reload(o.fs);
+      expect((await third.list()).length).toBeGreaterThanOrEqual(5);
+      await third.close();
+    }
+  });
+
   it('GUAR-18: the newest log file cut by hand after the page died: the store opens with everything announced before it', async () => {
     const o = await origin();
     const s = await openTab(o);
