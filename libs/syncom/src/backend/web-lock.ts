@@ -60,8 +60,11 @@ export function takeWebLock(locks: WebLockManager, o: WebLockOptions): Promise<B
     };
     const done = locks.request(o.name, options, granted);
     done.catch((e: unknown) => {
-      const aborted = (e as { name?: string } | null)?.name === 'AbortError';
-      reject(aborted ? lockedInBrowser(o, 'the wait was aborted') : e);
+      const name = (e as { name?: unknown } | null)?.name;
+      if (name === 'AbortError') return reject(lockedInBrowser(o, 'the wait was aborted'));
+      // The page may not take Web Locks (a sandboxed iframe: SecurityError): a code, not a raw DOMException whose `code` is a number.
+      reject(new SyncomError('UNSUPPORTED', `the storage at ${o.path} cannot be locked here: Web Locks refused (${String(name ?? e)}); `
+        + 'open it from a page that may use them, or pass locks: false where one owner is guaranteed', { path: o.path, lock: o.name, cause: e }));
     });
   });
 }

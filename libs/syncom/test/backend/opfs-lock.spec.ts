@@ -71,6 +71,13 @@ describe('opfs backend: one tab owns a store (Web Locks)', () => {
     await lock.release();
   });
 
+  it('a LockManager that refuses the request (a sandboxed iframe: SecurityError) fails UNSUPPORTED with the cause, not a raw DOMException', async () => {
+    const refusing = { request: () => Promise.reject(new DOMException('The request was denied.', 'SecurityError')) };
+    await expect(takeWebLock(refusing as never, { name: 'syncom:opfs:notes', path: 'notes' })).rejects.toMatchObject({
+      code: 'UNSUPPORTED', message: expect.stringContaining('SecurityError'), cause: { name: 'SecurityError' },
+    });
+  });
+
   it('takes navigator.locks by default, and a lock released twice lets go once', async () => {
     const locks = new FakeLocks();
     const g = globalThis as { navigator?: unknown };
