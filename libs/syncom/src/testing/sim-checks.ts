@@ -123,8 +123,9 @@ export async function checkConvergence(sim: Simulation): Promise<string[]> {
   const expected = await oracle(sim, rng);
   if (expected !== state) problems.push(`the nodes differ from the oracle:\n  ${state.slice(0, 1500)}\n  ${expected.slice(0, 1500)}`);
   problems.push(...(await redeliver(sim)));
-  if (sim.settings.purges) problems.push(...purgeProblems(sim));
+  // The scope-A reader reconciles first (scopeProblems): a purge of a record in B reaches it only that way.
   problems.push(...(await scopeProblems(sim)));
+  if (sim.settings.purges) problems.push(...purgeProblems(sim));
   problems.push(...sim.holdProblems);
   problems.push(...sim.nodes.flatMap((n) => n.ownerProblems));
   return problems;

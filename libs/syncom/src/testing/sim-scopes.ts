@@ -33,7 +33,8 @@ export function fullNodes(sim: Simulation): Simulation['nodes'] {
  * healing, it holds every record of A and of the global scope as the hub
  * does (the ops it was sent carry only what each op changed; reconciliation
  * brings the rest). Records the hub holds in B are left out: the reader may
- * keep a stale copy of one that moved away (the move's op is of B).
+ * keep a stale copy of one that moved away (the move's op is of B); but not
+ * of one the hub purged since, whatever its scope.
  */
 export async function scopeProblems(sim: Simulation): Promise<string[]> {
   if (sim.scoped === undefined) return [];
@@ -48,8 +49,11 @@ export async function scopeProblems(sim: Simulation): Promise<string[]> {
   if (stalled) problems.push(`${stalled} error(s) OUT_OF_SCOPE: a stream stopped at a refusal`);
   const hub = sim.nodes[0].storage;
   for (const [id, e] of internals(hub).committer.committed) {
-    if (hub.scopeOf(id) === 'B') continue;
     const mine = internals(reader).committer.committed.get(id);
+    // A record purged at the hub is erased at the reader too, whatever scope it was purged in (its purge op may be
+    // of B, which the reader never receives): reconciliation serves the purge's marker to a peer that names the id.
+    if (e.purged && mine && !mine.purged) problems.push(`the A reader still holds ${id}, purged at the hub (scope ${hub.scopeOf(id)} there)`);
+    if (hub.scopeOf(id) === 'B') continue;
     if (!mine || entryDigest(mine) !== entryDigest(e)) problems.push(`the A reader holds ${id} (scope ${hub.scopeOf(id)} at the hub) ${mine ? 'differently' : 'not at all'}`);
   }
   return problems;

@@ -18,4 +18,10 @@ describe('simulation: scope moves under anti-entropy', () => {
     for (const seed of SEEDS) reports.push(await simulate({ seed, writes: 300, scopes: true, topology: 'star', keys: { records: 6 } }));
     expect(reports.filter((r) => r.problems.length).map((r) => describeFailure(r))).toEqual([]);
   }, 300_000);
+
+  it('OPS-10 SCOPE-19: with purges too, star seeds 1 to 12 (300 writes; in 1, 3 and 7 a record the reader held left A and was purged in B): the A reader, once it reconciled, holds every record the hub purged as purged, its log and record files scrubbed of it', async () => {
+    const reports: SimReport[] = [];
+    for (let seed = 1; seed <= 12; seed++) reports.push(await simulate({ seed, writes: 300, scopes: true, purges: true, topology: 'star', keys: { records: 6 } }));
+    expect(reports.filter((r) => r.problems.length).map((r) => describeFailure(r))).toEqual([]);
+  }, 300_000);
 });
