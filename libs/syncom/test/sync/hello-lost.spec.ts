@@ -5,41 +5,67 @@ import { closeAll, hub, node, until } from './helpers';
 
 const URL = 'memory://h';
 
-/** A memory link whose first call (the hello) is lost, its connection staying up: what a link that does not cycle after a lost call leaves. */
-function losingFirstCall(link: SyncLink): SyncLink & { lost: number } {
-  let calls = 0;
-  const out = Object.create(link) as SyncLink & { lost: number };
-  out.lost = 0;
+/**
+ * A memory link whose calls fail as `script` says, in order: each entry is
+ * the method it fails and the error, taken by the first call of that method
+ * once the entries before it were. The connection stays up throughout, as a
+ * link that does not cycle after a failed call leaves it.
+ */
+function scripted(link: SyncLink, script: [method: string, error: () => Error][]): SyncLink & { failed: string[] } {
+  const out = Object.create(link) as SyncLink & { failed: string[] };
+  out.failed = [];
   out.call = (method: string, args: unknown) => {
-    if (calls++ === 0) {
-      out.lost++;
-      return Promise.reject(new Err('LINK_TIMEOUT', 'lost by the test'));
+    const next = script[0];
+    if (next && next[0] === method) {
+      script.shift();
+      out.failed.push(method);
+      return Promise.reject(next[1]());
     }
     return link.call(method, args);
   };
   return out;
 }
 
-describe('a hello lost on a link that stays up', () => {
-  it('PROTO-13: is sent again a second later (the link never reconnects, so nothing else would greet it), and the two nodes sync', async () => {
-    const h = await hub();
-    const links: (SyncLink & { lost: number })[] = [];
-    const connect = () => {
-      const link = losingFirstCall(createMemoryLink(h.unit));
-      links.push(link);
-      return link;
-    };
-    const d = await node({ sync: { connect, antiEntropyInterval: 0 } });
-    const errors: SyncomError[] = [];
-    d.sync.on('error', (e) => errors.push(e));
-    await d.sync.addNode({ url: URL, token: 't' });
-    const mine = await d.insert({ from: 'd' });
-    const theirs = await h.s.insert({ from: 'h' });
-    await until(async () => (await h.s.has(mine)) && (await d.has(theirs)), [d, h.s]);
-    expect(links.map((l) => l.lost)).toEqual([1]);
-    expect(d.sync.peers()[0]).toMatchObject({ connected: true, subscribed: true });
+const lost = () => new Err('LINK_TIMEOUT', 'lost by the test');
+
+/** A hub and a node whose one link fails as `script` says; resolves once both hold each other's write. */
+async function syncsDespite(script: [string, () => Error][]) {
+  const h = await hub();
+  const links: (SyncLink & { failed: string[] })[] = [];
+  const connect = () => {
+    const link = scripted(createMemoryLink(h.unit), links.length === 0 ? script : []);
+    links.push(link);
+    return link;
+  };
+  const d = await node({ sync: { connect, antiEntropyInterval: 0 } });
+  const errors: SyncomError[] = [];
+  d.sync.on('error', (e) => errors.push(e));
+  await d.sync.addNode({ url: URL, token: 't' });
+  const mine = await d.insert({ from: 'd' });
+  const theirs = await h.s.insert({ from: 'h' });
+  await until(async () => (await h.s.has(mine)) && (await d.has(theirs)), [d, h.s]);
+  expect(links).toHaveLength(1);
+  expect(d.sync.peers()[0]).toMatchObject({ connected: true, subscribed: true });
+  await closeAll(d, h.s);
+  return { failed: links[0].failed, errors };
+}
+
+describe('a hello that fails on a link that stays up', () => {
+  it('PROTO-13: lost (LINK_TIMEOUT), it is sent again a second later (the link never reconnects, so nothing else would greet it), and the two nodes sync', async () => {
+    const { failed, errors } = await syncsDespite([['hello', lost]]);
+    expect(failed).toEqual(['hello']);
     // A lost call on a live link is not reported as an error: the retry mends it.
     expect(errors).toEqual([]);
-    await closeAll(d, h.s);
+  });
+
+  it('PROTO-13: answered 500 (the host failed to handle it), it is reported and sent again; the two nodes sync', async () => {
+    const { failed, errors } = await syncsDespite([['hello', () => new Err('INTERNAL', 'the host failed', { status: 500 })]]);
+    expect(failed).toEqual(['hello']);
+    expect(errors.map((e) => e.code)).toEqual(['INTERNAL']);
+  });
+
+  it('HOST-21, PROTO-13: a push answered 428, then the fresh hello lost: that hello is sent again, and the two nodes sync', async () => {
+    const { failed } = await syncsDespite([['push', () => new Err('HELLO_REQUIRED', 'greet again', { status: 428 })], ['hello', lost]]);
+    expect(failed).toEqual(['push', 'hello']);
   });
 });

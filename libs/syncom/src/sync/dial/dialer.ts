@@ -176,10 +176,10 @@ export class Dialer implements Recoverable {
 
   /**
    * hello then push what the host lacks (PROTO-4, PROTO-5, PROTO-13). A hello
-   * lost on a link that stays up (LINK_TIMEOUT) is sent again backed off
-   * (Recovery.helloLost): a link that does not reconnect after a lost call
-   * (the memory link, or one of an app's) left the dialer ungreeted for good,
-   * with sync() and anti-entropy doing nothing.
+   * lost on a link that stays up (LINK_TIMEOUT), or answered 429 or 5xx, is
+   * sent again backed off (Recovery.greetFailed): a link that does not
+   * reconnect after such a call left the dialer ungreeted for good, with
+   * sync() and anti-entropy doing nothing.
    */
   handshake(reconnected: boolean, unlessGreeted = false): Promise<void> {
     if (reconnected) this.recovery.reconnected();
@@ -191,7 +191,7 @@ export class Dialer implements Recoverable {
         await this.pushLacking();
       } catch (e) {
         await this.failed(e);
-        if ((e as { code?: unknown } | null)?.code === 'LINK_TIMEOUT' && !this.greeted) this.recovery.helloLost();
+        this.recovery.greetFailed(e);
       }
       this.resume();
     });

@@ -71,12 +71,21 @@ export class Recovery {
   }
 
   /**
-   * A hello lost on a link still up (LINK_TIMEOUT): greet again after a
-   * second, doubling to a minute, unless a hello is answered first (a
-   * reconnect greets at once). Only a reconnect greeted again, and a link
-   * that does not cycle its connection after a lost call never reconnects.
+   * A hello that failed on a link still up, lost (LINK_TIMEOUT) or answered
+   * with a refusal that passes (429, or 5xx: the host failed to handle it):
+   * greet again after a second, doubling to a minute, unless a hello is
+   * answered first (a reconnect greets at once). Only a reconnect greeted
+   * again, and a link that does not cycle its connection after such a call
+   * (the memory link, an app's own; the socket.io link on an error answer)
+   * never reconnects: the dialer stayed ungreeted, sync() and anti-entropy
+   * doing nothing. A refusal that stands (401, 403, 426) is not retried.
    */
-  helloLost(): void {
+  greetFailed(e: unknown): void {
+    const status = statusOf(e);
+    if (codeOf(e) === 'LINK_TIMEOUT' || status === 429 || (typeof status === 'number' && status >= 500)) this.greetLater();
+  }
+
+  private greetLater(): void {
     if (this.helloTimer || this.d.stopped || this.d.greeted) return;
     this.helloBackoff = Math.min(MAX_BACKOFF, this.helloBackoff ? this.helloBackoff * 2 : 1000);
     this.helloTimer = setTimeout(() => {
@@ -173,7 +182,10 @@ export class Recovery {
         await this.d.pushLacking();
         return this.d.resume();
       } catch (e) {
-        if (statusOf(e) !== 428) return this.failed(e);
+        if (statusOf(e) !== 428) {
+          await this.failed(e);
+          return this.greetFailed(e);
+        }
       }
     }
   }
