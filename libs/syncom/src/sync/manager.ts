@@ -10,7 +10,7 @@ import type { GaugeSource, SyncTelemetry } from '../telemetry';
 import { SyncContext } from './context';
 import { Dialer } from './dial/dialer';
 import type { DialOptions } from './dial/options';
-import { newNodeRecord, type NodeRecord } from './dial/registry';
+import { newNodeRecord, nodeFile, type NodeRecord } from './dial/registry';
 import type { SyncEvents } from './events';
 import { gaugeSource } from './gauge-source';
 import { SyncUnit, type UnitOptions } from './host/unit';
@@ -145,6 +145,12 @@ export class SyncManager {
   /** Unregister a node and delete its file (REG-4). */
   async removeNode(url: string): Promise<void> {
     this.assertOpen();
+    // A node whose registry file could not be read is removed by its url too: its file goes, and retention lets its ops go.
+    if (!this.registry.nodes.has(url) && this.registry.unreadable.has(nodeFile(url))) {
+      await this.registry.remove(url);
+      this.events.emit('node', { url, action: 'remove' });
+      return;
+    }
     this.node(url);
     await this.hangUp(url);
     await this.registry.remove(url);

@@ -46,4 +46,19 @@ describe('a registry file that cannot be read', () => {
     expect(internals(again).log.floor).toBeGreaterThan(0);
     await again.close();
   });
+
+  it('LOG-21: removeNode() of its url removes the unreadable file, and retention lets the own ops go (no addNode needed)', async () => {
+    const backend = createMemoryBackend();
+    const s = await open(options(backend));
+    await s.sync.addNode({ url: URL, token: 'secret' });
+    await s.close();
+    await backend.write(nodeFile(URL), '');
+    await backend.write(nodeFile(URL), '{"url":');
+    const again = await open(options(backend));
+    await again.sync.removeNode(URL);
+    expect(await backend.read(nodeFile(URL))).toBeUndefined();
+    await writes(again, 1_100);
+    expect(internals(again).log.floor).toBeGreaterThan(0);
+    await again.close();
+  });
 });
