@@ -21,7 +21,7 @@ const MODULE: Record<string, Rule> = {
 
 /** The gateway's options that the module reads itself; the unit's (UNIT_PASSED) the host unit checks. */
 const GATEWAY: Record<string, Rule> = {
-  namespace: ["a socket.io namespace: '/' and a name", (x) => typeof x === 'string' && x.startsWith('/')],
+  namespace: ['a socket.io namespace (a string)', (x) => typeof x === 'string' && x.length > 0],
   transports: ['an array of transports', Array.isArray],
   access: ["'public' or 'session'", (x) => x === 'public' || x === 'session'],
   authorize: ['a function (context, hello) => boolean', isFunction],

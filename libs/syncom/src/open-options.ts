@@ -15,23 +15,25 @@ const nonNegative = (x: unknown) => typeof x === 'number' && x >= 0;
 const FUNCTION: Rule = ['a function', isFunction];
 const BOOLEAN: Rule = ['true or false', (x) => typeof x === 'boolean'];
 const POSITIVE: Rule = ['a positive integer', positiveInt];
+/** A bound: a positive integer, or Infinity for none. */
+const BOUND: Rule = ['a positive integer, or Infinity for no bound', (x) => positiveInt(x) || x === Infinity];
 
 const HOOKS: Shape = { beforeApply: FUNCTION };
 
 const SYNC: Shape = {
   connect: FUNCTION,
   autoStart: BOOLEAN,
-  maxOutbox: POSITIVE,
+  maxOutbox: ['a count of ops, 0 or more, or Infinity', (x) => countOrZero(x) || x === Infinity],
   pageSize: POSITIVE,
-  pageBytes: POSITIVE,
-  maxPageBytes: POSITIVE,
+  pageBytes: BOUND,
+  maxPageBytes: BOUND,
   signatures: ["'verify', 'require' or false", (x) => x === 'verify' || x === 'require' || x === false],
   wireVersions: ['an array of positive integers', (x) => Array.isArray(x) && x.every(positiveInt)],
   antiEntropyInterval: ['a number of ms, 0 or more (0 disables)', nonNegative],
   scope: FUNCTION,
-  retention: { shape: { ops: ['a count of ops, 0 or more', countOrZero], days: ['a number of days, 0 or more', nonNegative] } },
+  retention: { shape: { ops: ['a count of ops, 0 or more, or Infinity', (x) => countOrZero(x) || x === Infinity], days: ['a number of days, 0 or more', nonNegative] } },
   maxSkew: ['a number of ms, 0 or more (Infinity disables)', nonNegative],
-  log: { shape: { rollAfter: POSITIVE, segmentOps: POSITIVE, lines: BOOLEAN } },
+  log: { shape: { rollAfter: POSITIVE, segmentOps: BOUND, lines: BOOLEAN } },
   signLate: BOOLEAN,
   hooks: { shape: { ...HOOKS, beforeConnect: FUNCTION, beforeBootstrap: FUNCTION } },
 };

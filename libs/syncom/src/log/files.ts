@@ -159,14 +159,15 @@ export function readIndex(text: string | undefined): { index: LogIndex } | { fau
 }
 
 /**
- * index.json as the load reads it: where a write may tear
- * (Backend.tornWrites) and it is torn or empty, the copy written just before
- * it, which holds the same index (a cut while the copy was written leaves
- * index.json whole, and the one before).
+ * index.json as the load reads it: where it is torn or empty, the copy
+ * written just before it where a write may tear (Backend.tornWrites), which
+ * holds the same index (a cut while the copy was written leaves index.json
+ * whole, and the one before).
  */
 export async function readIndexOf(backend: Backend): Promise<{ index: LogIndex } | { fault: string }> {
   const index = readIndex(await backend.read(INDEX_FILE));
-  if ('index' in index || backend.tornWrites !== true) return index;
+  if ('index' in index) return index;
+  // Read whatever the backend: a store written on OPFS may be opened elsewhere (a copy, the CLI's verify).
   const next = readIndex(await backend.read(INDEX_NEXT_FILE));
   return 'index' in next ? next : index;
 }

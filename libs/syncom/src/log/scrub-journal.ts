@@ -127,7 +127,7 @@ export async function readScrubJournal(backend: Backend): Promise<ScrubJournal |
   const j = parseScrubJournal(await backend.read(SCRUB_FILE));
   if (!j) return undefined;
   // Where a write may tear, index.json's copy stands in for a torn one, as at the log's load (readIndexOf).
-  const index = parseIndex(await backend.read(INDEX_FILE)) ?? (backend.tornWrites === true ? parseIndex(await backend.read(INDEX_NEXT_FILE)) : undefined);
+  const index = parseIndex(await backend.read(INDEX_FILE)) ?? parseIndex(await backend.read(INDEX_NEXT_FILE));
   const segments = index?.segments ?? [];
   return journalFault(j, { segments, open: new Set(await openFileNames(backend)) }, await currentText(backend, j)) === undefined ? j : undefined;
 }

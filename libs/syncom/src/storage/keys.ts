@@ -14,6 +14,8 @@ export interface NodeKeys {
 }
 
 export const KEYS_DIR = 'keys';
+/** The registry's folder (sync's, named here: keys are read before sync exists). */
+const REMOTE_DIR = 'remote';
 
 /** Keys parsed at recent opens, by platform, kind and the SHA-256 of their PEM text; the oldest dropped past this many. */
 const PARSED_LIMIT = 16;
@@ -118,6 +120,15 @@ async function holdsLog(backend: Backend): Promise<boolean> {
 }
 
 /**
+ * Whether a node was registered here (a file under remote/): a first open
+ * completed, so a key file that does not parse now was damaged after, and
+ * a new pair would be a new node id to that node.
+ */
+async function registered(backend: Backend): Promise<boolean> {
+  return (await backend.list(REMOTE_DIR)).length > 0;
+}
+
+/**
  * One pair. It is made only when both files are absent in a store with no
  * log; a lost public half is made again from the private one; no file is
  * ever written over. The halves are checked against each other at every
@@ -132,7 +143,9 @@ async function pair(backend: Backend, kind: PairKind) {
   // A private half that does not parse in a store with no log yet: the first open was cut while it wrote the
   // pair (where a write is not atomic: OPFS at a power cut). No op was signed and no id given out with it, so
   // the pair is made again; beside a log it stays damage (a new key would be a new node over the old records).
-  if (priv !== undefined && !(await parses(priv, `${name}-private`)) && !(await holdsLog(backend))) [pub, priv] = [undefined, undefined];
+  if (priv !== undefined && !(await parses(priv, `${name}-private`)) && !(await holdsLog(backend)) && !(await registered(backend))) {
+    [pub, priv] = [undefined, undefined];
+  }
   if (pub === undefined && priv === undefined) {
     if (await holdsLog(backend)) throw damaged(privPath, `and ${pubPath} are missing beside the store's log: ${REMEDY[name]}`);
     const made = await make();

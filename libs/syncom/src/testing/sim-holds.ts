@@ -1,6 +1,6 @@
 import { internals } from './internals';
 import { isEntry } from '../crdt';
-import { FLAG_HELD, FLAG_SKIPPED } from '../op';
+import { FLAG_HELD, FLAG_SKIPPED, isScrubbed } from '../op';
 import type { LogEntry } from '../log/op-log';
 import type { SchemaOptions } from '../schema/types';
 import type { SimNode } from './sim-node';
@@ -69,9 +69,9 @@ export function holdStep(sim: Simulation): void {
 
 /** Whether a log entry carries state of the newer version without being held. */
 function appliedNewer(e: LogEntry): boolean {
-  // Held, or logged and not applied (an op on a purged record is logged scrubbed and skipped); a purge is never
-  // held (it carries no state of any version): none of these applied state of version 2.
-  if (e.flags & (FLAG_HELD | FLAG_SKIPPED) || e.op.type === 'purge') return false;
+  // Held, or an op on a purged record (logged scrubbed and skipped), or a purge (never held: it carries no state
+  // of any version): none of these applied state of version 2. Another skipped op still counts.
+  if (e.flags & FLAG_HELD || (e.flags & FLAG_SKIPPED && isScrubbed(e.op)) || e.op.type === 'purge') return false;
   const data = e.op.data as { v?: number } | undefined;
   const joined = e.op.type === 'merge' && isEntry(e.op.data, e.op.id) ? data?.v ?? 0 : 0;
   return (e.op.v ?? 0) > OLD || joined > OLD;

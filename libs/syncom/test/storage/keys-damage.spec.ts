@@ -155,6 +155,15 @@ describe('damaged keys/ at open()', () => {
     const second = await open({ path: b });
     expect(second.id).toBe(idB);
     await second.close();
+    // A node registered here (remote/) means a first open completed: a torn private half now is damage, never a new id.
+    const c = await fresh('registered');
+    const third = await open({ path: c });
+    await third.sync.addNode({ url: 'wss://hub.example/api', token: 't' });
+    await third.close();
+    await rm(join(c, 'log'), { recursive: true, force: true });
+    await rm(join(c, 'records'), { recursive: true, force: true });
+    await writeFile(join(c, 'keys/sign-private.pem'), '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQ');
+    await expectDamaged(c, 'keys/sign-private.pem', /cannot be read as a key/);
   });
 
   it("SIG-4: another store's sign-public.pem is refused (STORE_DAMAGED): the node id never comes from a foreign public file", async () => {

@@ -31,8 +31,8 @@ describe('open() checks its options before it opens anything', () => {
     const s = await open({
       ...base(), actor: () => 'me', durable: false, now: Date.now, telemetry: false, hooks: { beforeApply: () => true }, schema: undefined,
       sync: {
-        autoStart: false, maxOutbox: 10, pageSize: 100, pageBytes: 1 << 20, maxPageBytes: 1 << 24, signatures: 'verify', antiEntropyInterval: 0,
-        scope: () => '*', retention: { ops: 0, days: 1.5 }, maxSkew: Infinity, log: { rollAfter: 8, segmentOps: 100, lines: true }, signLate: true,
+        autoStart: false, maxOutbox: 0, pageSize: 100, pageBytes: Infinity, maxPageBytes: 1 << 24, signatures: 'verify', antiEntropyInterval: 0,
+        scope: () => '*', retention: { ops: 0, days: 1.5 }, maxSkew: Infinity, log: { rollAfter: 8, segmentOps: Infinity, lines: true }, signLate: true,
         hooks: { beforeConnect: () => true, beforeBootstrap: () => true },
       },
     });
