@@ -38,7 +38,9 @@ function linkTimeout(ms: number): SyncomError {
  * socket.io-client socket the caller made (its CommonJS or its ESM build:
  * ClientSocket), so this module never loads socket.io-client itself. The
  * link owns the socket: close() disconnects it. Calls made before the socket
- * first connected wait for it; calls made while it is down after that reject
+ * first connected wait for it, until an attempt fails to reach the host
+ * (they then reject with LINK_DOWN saying why, and the first connection is
+ * announced as a reconnect); calls made while it is down after that reject
  * with LINK_DOWN at once (the dialer greets again on 'reconnect'). socket.io
  * reconnects; the link's session reopens every subscription from the last
  * event id taken. A connection the host stops answering on (a call timed
@@ -85,6 +87,8 @@ class SocketLink implements SocketIoLink {
    * the same frame (a record that large) would come again every second.
    */
   private oversized = 0;
+  /** Calls waiting for the first connection were failed by an attempt that did not reach the host (unreached). */
+  private missedFirst = false;
   /** The host's offer of cumulative page acks on this connection (its hello answer). */
   private offer: PageAcksOffer | undefined;
   private readonly handlers: [string, (...args: never[]) => void][] = [
@@ -242,8 +246,9 @@ class SocketLink implements SocketIoLink {
 
   private onConnect(): void {
     if (this.session.closed) return void this.socket.disconnect();
-    const refusedBefore = this.refusal !== undefined;
+    const refusedBefore = this.refusal !== undefined || this.missedFirst;
     this.refusal = undefined;
+    this.missedFirst = false;
     this.closing = undefined;
     // A new connection may reach another host: it acks every page until its hello answer says otherwise.
     this.offer = undefined;
@@ -301,13 +306,27 @@ class SocketLink implements SocketIoLink {
    * dials again, backed off; until then calls fail with the refusal.
    */
   private onConnectError(error: Error & { data?: unknown }): void {
-    if (this.socket.active && this.socket.io.reconnection()) return;
+    if (this.socket.active && this.socket.io.reconnection()) return this.unreached(error);
     const data = error.data as { code?: unknown } | undefined;
     const refusal = data && typeof data.code === 'string' ? fromWireError({ message: error.message, ...data }) : linkDown();
     if (this.session.live) return this.cycle(refusal);
     this.refusal = refusal;
     this.release(refusal);
     if (!this.session.closed) this.redialIn(this.redialDelay(refusal));
+  }
+
+  /**
+   * An attempt that did not reach the host (refused at TCP, a DNS failure, a
+   * proxy's error), socket.io retrying: the calls waiting for the first
+   * connection fail LINK_DOWN, saying why, so the dialer's peers() shows it
+   * (lastError) rather than nothing while the host stays out of reach; the
+   * connection that gets through is then announced as a reconnect, and the
+   * dialer greets on it. Calls made meanwhile wait for it again.
+   */
+  private unreached(error: Error): void {
+    if (this.session.connections > 0 || this.waiters.size === 0) return;
+    this.missedFirst = true;
+    this.release(new SyncomError('LINK_DOWN', `cannot reach the host: ${String(error?.message ?? error).slice(0, 200)}; retrying`, { cause: error }));
   }
 
   private onPage(m: PageMessage, ack: (answer: unknown) => void): void {
