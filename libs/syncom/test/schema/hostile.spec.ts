@@ -28,6 +28,22 @@ describe('schema and hostile input', () => {
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
   });
 
+  it('a record of 100,000 fields (a peer\'s op) is checked on the fields its class declares: the same verdicts and data, in CPU linear in its size (class-transformer\'s copy of every key was quadratic: 15 s at 150,000)', () => {
+    const wide: Record<string, unknown> = { $type: 'Note', title: 'wide' };
+    for (let i = 0; i < 100_000; i++) wide[`k${i}`] = i;
+    const t0 = process.cpuUsage();
+    const written = schema.validateWrite(wide);
+    const refused = schema.validateWrite({ ...wide, title: 5 });
+    const updated = schema.validateUpdate({ ...wide, rank: -1 });
+    const cpu = process.cpuUsage(t0);
+    expect(written.ok && written.data.k99999).toBe(99_999);
+    expect(written.ok && written.data.tags).toEqual([]);
+    expect(refused).toEqual({ ok: false, errors: ['title must be a string'] });
+    expect(updated).toEqual({ ok: false, errors: ['rank must not be less than 0'] });
+    // A bound far above the linear cost (about 0.3 s here), far below the quadratic one.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(4000);
+  });
+
   it('an own constructor key does not switch the class off: the record is still validated', () => {
     const data = hostile();
     data.title = 5;
