@@ -83,7 +83,9 @@ export function validateRecord(cls: RecordClass, data: Record<string, unknown>, 
   try {
     if (!isPlainObject(data)) return { ok: false, errors: ['data must be a plain object'] };
     const instance = toInstance(cls, data);
-    const errors = loadSchemaPeers().validator.validateSync(instance, { forbidUnknownValues: false, skipMissingProperties: mode === 'update' });
+    // An update skips the fields it does not set (undefined), not one it sets to null: null is checked as any value,
+    // and passes only where the class allows it (@IsOptional). skipMissingProperties skipped both.
+    const errors = loadSchemaPeers().validator.validateSync(instance, { forbidUnknownValues: false, skipUndefinedProperties: mode === 'update' });
     if (errors.length > 0) return { ok: false, errors: errorMessages(errors) };
     return { ok: true, data: mode === 'write' ? foldDefaults(data, instance) : data };
   } catch (e) {

@@ -3,6 +3,7 @@ import { type Entry, type FieldKind, isHidden, keyedGet, kindClashMessage, lazyR
 import { depthWithin, isSafeRecord, MAX_VALUE_DEPTH } from '../op/shape';
 import { platform } from '../platform';
 import type { OpType } from '../op/types';
+import type { Schema, Validation } from '../schema/types';
 
 /** What a local call asks the log for, before stamping and signing. */
 export interface OpBody {
@@ -203,4 +204,24 @@ export function updateView(e: Entry | undefined, fields: Record<string, unknown>
   if (Object.hasOwn(fields, typeField) || !e || isHidden(e)) return fields;
   const f = keyedGet(e.fields, typeField);
   return f ? { [typeField]: readField(f), ...fields } : fields;
+}
+
+/**
+ * What the schema says of an update (a set op, local or a peer's): by the
+ * fields it sets (updateView), but an update that changes the record's type
+ * is judged as a whole record of the new type, the record's other fields
+ * included. Judged by its own fields, a change to a type with no class, then
+ * fields the old type refuses, then a change back, left a record of the old
+ * type that its schema refuses. A type change costs the record's size; no
+ * other update does.
+ */
+export function checkUpdate(schema: Schema, e: Entry | undefined, fields: Record<string, unknown>): Validation {
+  const { typeField } = schema;
+  const held = e && !isHidden(e) ? e : undefined;
+  const present = held ? keyedGet(held.fields, typeField) : undefined;
+  if (held && Object.hasOwn(fields, typeField) && fields[typeField] !== (present ? readField(present) : undefined)) {
+    const r = schema.validateWrite(mergedView(e, fields));
+    return r.ok ? { ok: true, data: fields } : r;
+  }
+  return schema.validateUpdate(updateView(e, fields, typeField));
 }

@@ -10,7 +10,7 @@ import { heldVersion } from './held-version';
 import type { StorageHooks } from './options';
 import { partsOf, type StorageParts } from './parts';
 import type { Storage } from './storage';
-import { asInvalid, updateView } from './local-ops';
+import { asInvalid, checkUpdate } from './local-ops';
 
 /** The counts of one page applied (the `sync` event's fields). */
 export interface ApplyCounts {
@@ -160,7 +160,7 @@ export function validatorSays(storage: Pick<StorageParts, 'schema'>, op: Op, ent
   if (!schema || isScrubbed(op)) return undefined;
   if (op.type === 'write') { const r = schema.validateWrite(op.data ?? {}); return r.ok ? undefined : r.errors; }
   if (op.type === 'set') {
-    const r = schema.validateUpdate(updateView(entry, op.data ?? {}, schema.typeField));
+    const r = checkUpdate(schema, entry, op.data ?? {});
     return r.ok ? undefined : r.errors;
   }
   return undefined;

@@ -5,7 +5,7 @@ import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
 import type { SyncManager } from '../sync/manager';
 import {
-  addBody, asInvalid, assertId, assertRegisters, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite, updateView,
+  addBody, asInvalid, assertId, assertRegisters, checkUpdate, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite,
 } from './local-ops';
 import { makeOwnOp, type OwnOpBody } from './make-op';
 import type { ListedRecord, RecordMeta, WriteOptions } from './options';
@@ -250,10 +250,10 @@ export class Storage {
     return r.data === data ? data : (JSON.parse(JSON.stringify(r.data)) as Record<string, unknown>);
   }
 
-  /** Validate an update by the fields it sets, under the record's type (updateView). */
+  /** Validate an update by the fields it sets, under the record's type, or whole where it changes the type (checkUpdate). */
   private validateUpdate(e: Entry | undefined, fields: Record<string, unknown>): void {
     const schema = this.parts.schema;
-    const r = schema?.validateUpdate(updateView(e, fields, schema.typeField));
+    const r = schema && checkUpdate(schema, e, fields);
     if (r && !r.ok) throw new SyncomError('OP_INVALID', `the update is invalid: ${r.errors.join('; ')}`, { errors: r.errors });
   }
 
