@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import type { ExampleConfig } from './example.config';
 import { HttpErrorFilter } from './http-error.filter';
+import { verifyJsonDepth } from './json-depth';
 import { jsonOnlyWrites } from './json-only';
 import { SyncomErrorFilter } from './syncom-error.filter';
 
@@ -16,7 +17,7 @@ export async function createExampleApi(config: ExampleConfig, logger?: LoggerSer
   // Nest's default parsers take urlencoded bodies too, which any site's HTML form can post: JSON alone here.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), { logger: logger ?? ['log', 'warn', 'error'], bodyParser: false });
   app.use(jsonOnlyWrites);
-  app.useBodyParser('json');
+  app.useBodyParser('json', { verify: verifyJsonDepth });
   app.enableShutdownHooks();
   // Bad bodies get 400 with class-validator's messages; unknown fields are refused, not stored.
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true }));

@@ -88,4 +88,48 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
     expect(listed.filter((n) => n.title === 'from a peer')).toEqual([want]);
     expect(listed.filter((n) => n.id === other)).toHaveLength(1);
   });
+
+  it('a JSON body nested past 32 levels is refused 400 before it is parsed (a few thousand levels had overflowed the validation pipe: 500, a stack trace logged each time)', async () => {
+    for (const depth of [40, 5000]) {
+      const nested = `{"title":"x","body":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      const res = await fetch(`${url}/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('nests more than 32 levels') });
+    }
+    // Brackets inside strings are text, not nesting.
+    expect((await http(`${url}/notes`, 'POST', { title: '['.repeat(100), body: '{'.repeat(1000) })).status).toBe(201);
+  });
+
+  it('PATCH refuses null for a field (absent is no change) and a views past a safe integer', async () => {
+    const id = await note();
+    for (const fields of [{ title: null }, { body: null }, { tags: null }, { views: null }, { views: 1e300 }, { views: 2 ** 53 }]) {
+      expect(await http(`${url}/notes/${id}`, 'PATCH', fields)).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request' } });
+    }
+    expect((await http(`${url}/notes/${id}`)).body).toMatchObject({ title: 'n' });
+  });
+
+  it('GET /notes steps over records of other types: a page behind 129 of them still holds the note, and paging by the last id reaches every note', async () => {
+    const fresh = await apps.local('paging');
+    try {
+      for (let i = 0; i < 129; i++) await fresh.storage.set(`a${String(i).padStart(3, '0')}`, { $type: 'Other', i });
+      await fresh.storage.set('b-note', { $type: 'Note', title: 'behind the others' });
+      const page = (await http(`${fresh.url}/notes?limit=10`)).body.map((n: { id: string }) => n.id);
+      expect(page).toEqual(['b-note']);
+    } finally {
+      await apps.stop(fresh);
+    }
+  });
+
+  it('GET /sync/peers answers no credential: urls lose their user info and query, as the logs do, and the token is left out', async () => {
+    const dialing = await apps.api('credentials', 'http://alice:s3cret@127.0.0.1:9/syncom?apikey=LEAKED', 'tok-secret');
+    try {
+      const res = await http(`${dialing.url}/sync/peers`);
+      expect(res.status).toBe(200);
+      const text = JSON.stringify(res.body);
+      for (const secret of ['s3cret', 'alice', 'LEAKED', 'tok-secret']) expect(text).not.toContain(secret);
+      expect(res.body.nodes[0].url).toBe('http://127.0.0.1:9/syncom');
+    } finally {
+      await apps.stop(dialing);
+    }
+  });
 });

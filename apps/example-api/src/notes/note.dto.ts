@@ -23,10 +23,12 @@ export class CreateNoteDto {
  * storage says; on a note that never had them they become plain fields.
  */
 export class UpdateNoteDto {
-  @IsOptional() @IsString() @MaxLength(500) title?: string;
-  @IsOptional() @IsString() @MaxLength(100_000) body?: string;
-  @IsOptional() @IsInt() views?: number;
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(100, { each: true }) tags?: string[];
+  // Absent is no change; null is refused like any other wrong type (@IsOptional let null through, and stored it).
+  @ValidateIf((o: UpdateNoteDto) => o.title !== undefined) @IsString() @MaxLength(500) title?: string;
+  @ValidateIf((o: UpdateNoteDto) => o.body !== undefined) @IsString() @MaxLength(100_000) body?: string;
+  // A safe integer: 1e300 was stored, and 9007199254740993 stored as ...992.
+  @ValidateIf((o: UpdateNoteDto) => o.views !== undefined) @IsInt() @Min(Number.MIN_SAFE_INTEGER) @Max(Number.MAX_SAFE_INTEGER) views?: number;
+  @ValidateIf((o: UpdateNoteDto) => o.tags !== undefined) @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(100, { each: true }) tags?: string[];
 }
 
 /** POST /notes/:id/views: adds `by` (1 when absent); a null is refused like any other non-integer. */

@@ -1,10 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Storage } from 'syncom';
 import { InjectStorage } from 'syncom-nest';
 import { toNoteAnswer } from './note-answer';
 import { AddTagsDto, AddViewsDto, CreateNoteDto, ListNotesDto, NOTES_PAGE, RemoveTagsDto, UpdateNoteDto } from './note.dto';
 
 const NOTE = 'Note';
+/** Records one GET /notes reads at most, notes or not: a request costs at most this, not the store. */
+const SCAN = 10_000;
 
 /** Notes: each REST call is one storage write (or read); the storage syncs it to the hub. */
 @Controller('notes')
@@ -16,12 +18,34 @@ export class NotesController {
     return { id: await this.storage.insert({ $type: NOTE, ...note }) };
   }
 
-  /** A page of the records in id order, notes only: a request costs its page, not the store (the next page is `after` the last id). */
+  /**
+   * A page of notes in id order, `limit` of them unless the store ends first;
+   * the next page is `after` the last id. Other records (another peer's types)
+   * are stepped over: read a page of records and kept its notes, a page
+   * behind 129 other records held none, and a client paging by the last id
+   * stopped there. A request reads at most SCAN records; where it stops on
+   * that bound with fewer notes, the header X-Next-After names the last id
+   * read, to page on from.
+   */
   @Get()
-  async list(@Query() q: ListNotesDto) {
+  async list(@Query() q: ListNotesDto, @Res({ passthrough: true }) res: { setHeader(name: string, value: string): void }) {
     // The pipe checked the query (no transform): limit is still its text here.
-    const rows = await this.storage.list({ after: q.after, limit: q.limit === undefined ? NOTES_PAGE : Number(q.limit) });
-    return rows.filter((r) => r.data.$type === NOTE).map((r) => toNoteAnswer(r.id, r.data));
+    const limit = q.limit === undefined ? NOTES_PAGE : Number(q.limit);
+    const notes: ReturnType<typeof toNoteAnswer>[] = [];
+    let after = q.after;
+    for (let read = 0; notes.length < limit && read < SCAN;) {
+      const rows = await this.storage.list({ after, limit: Math.min(NOTES_PAGE, SCAN - read) });
+      if (rows.length === 0) return notes;
+      read += rows.length;
+      for (const r of rows) {
+        after = r.id;
+        if (r.data.$type !== NOTE) continue;
+        notes.push(toNoteAnswer(r.id, r.data));
+        if (notes.length === limit) return notes;
+      }
+    }
+    if (notes.length < limit && after !== undefined) res.setHeader('X-Next-After', after);
+    return notes;
   }
 
   @Get(':id')

@@ -1,15 +1,21 @@
 import { Controller, Get } from '@nestjs/common';
 import type { Storage } from 'syncom';
-import { InjectStorage } from 'syncom-nest';
+import { InjectStorage, loggedUrl } from 'syncom-nest';
 
-/** GET /sync/peers: the hubs this node dials, their state, and its registry (tokens left out). */
+/**
+ * GET /sync/peers: the hubs this node dials, their state, and its registry. No
+ * credential goes out: tokens are left out, and urls lose their user info and
+ * query (loggedUrl), where a hub url may carry them (`http://user:pass@hub`,
+ * `?apikey=`).
+ */
 @Controller('sync')
 export class SyncController {
   constructor(@InjectStorage() private readonly storage: Storage) {}
 
   @Get('peers')
   peers() {
-    const nodes = this.storage.sync.listNodes().map(({ token: _t, ...n }) => n);
-    return { id: this.storage.id, peers: this.storage.sync.peers(), nodes };
+    const nodes = this.storage.sync.listNodes().map(({ token: _t, ...n }) => ({ ...n, url: loggedUrl(n.url) }));
+    const peers = this.storage.sync.peers().map((p) => ({ ...p, url: loggedUrl(p.url) }));
+    return { id: this.storage.id, peers, nodes };
   }
 }
