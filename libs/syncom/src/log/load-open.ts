@@ -84,6 +84,15 @@ interface OpenFile {
   lines: (LogFile | undefined)[];
 }
 
+/**
+ * The most positions lost files of the open part may leave as one hole. A
+ * lost batch file leaves its own positions (at most a page or a commit's
+ * batch); a file named a hundred million positions on made the load keep a
+ * hole that long, and visit each of its positions (3.7 GB and 30 s; at 9e15
+ * it never finished).
+ */
+export const MAX_HOLE = 1_000_000;
+
 /** The walk of the open files in position order. */
 interface Walk {
   sealed: SealedPart;
@@ -115,6 +124,11 @@ function holeEnd(f: OpenFile, j: number, w: Walk): number | undefined {
 
 /** Positions from `w.expect` to `to` are a hole of the open part: kept as a batch of no ops, so the log's positions stay its own. */
 function hole(log: OpLog, w: Walk, to: number, file: number): void {
+  if (to - w.expect + 1 > MAX_HOLE) {
+    const path = batchFile(file);
+    throw new SyncomError('STORE_DAMAGED', `${path} would leave positions ${w.expect}..${to} a hole, ${to - w.expect + 1} of them: no lost batch `
+      + `leaves that many (a file placed by hand, or another store's); open() refuses rather than take them. ${RESTORE}`, { file: path });
+  }
   log.head = Math.max(log.head, to);
   log.batches.push({ from: w.expect, to, recorded: false, file });
   w.expect = to + 1;

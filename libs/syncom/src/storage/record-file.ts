@@ -151,10 +151,19 @@ export function lostBelow(floor = 0): string {
   return floor > 0 ? ` (the log no longer holds positions 1..${floor}: a record only older ops wrote may be lost, or back in part)` : '';
 }
 
-/** The numbers of the record files, in order (records/<n>.json; other names are no record file). */
+/**
+ * The highest record file number the store takes: far past what any store
+ * writes (one file a batch), far below where a number stops counting up.
+ * A file named past it (records/9007199254740992.json, placed by hand) made
+ * the next number one that `n + 1` never moves from: open() looped for good
+ * looking for a free name, and past 2^53 every write went to one file.
+ */
+export const MAX_RECORD_FILE = 2 ** 40;
+
+/** The numbers of the record files, in order (records/<n>.json up to MAX_RECORD_FILE; other names are no record file). */
 export async function recordFileNumbers(backend: Backend): Promise<number[]> {
-  const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d+)\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
-  return ns.sort((a, b) => a - b);
+  const ns = (await backend.list(RECORDS_DIR)).map((f) => /^(\d{1,15})\.json$/.exec(f)?.[1]).filter((x): x is string => !!x).map(Number);
+  return ns.filter((n) => n <= MAX_RECORD_FILE).sort((a, b) => a - b);
 }
 
 /**

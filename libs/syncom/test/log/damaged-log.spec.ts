@@ -144,6 +144,27 @@ describe('the log: a store damaged after it was written', () => {
     }
   });
 
+  it('LOG-3, GUAR-6: an open batch file a hundred million positions past the log\'s end (placed by hand) refuses the open at once, naming it, rather than keep that hole (3.7 GB and 30 s before; at 9e15 the load never ended)', async () => {
+    for (const from of [100_000_004, 9e15]) {
+      const live = await diedAfter(await freshBackend(), 1, 3);
+      await live.write(`log/open/${from}.json`, logFileText(from, '[]', undefined));
+      expect(await refusal(live)).toMatchObject({ code: 'STORE_DAMAGED', file: `log/open/${from}.json` });
+    }
+  });
+
+  it('a record file named past 2^40 (records/9007199254740992.json, placed by hand) is no record file: the store opens, and its writes go to files of their own', async () => {
+    const live = await diedAfter(await freshBackend(), 1, 3);
+    await live.write('records/9007199254740992.json', '[]');
+    await live.write('records/99999999999999999999.json', '[]');
+    const { s } = await reopened(live);
+    await s.set('after', { ok: true });
+    await s.close();
+    const again = await reopened(live);
+    expect(await again.s.get('after')).toEqual({ ok: true });
+    expect(await again.s.get('r2')).toEqual({ i: 2 });
+    await again.s.close();
+  });
+
   it('GUAR-23, LOG-2, GUAR-6: an open batch whose text changed after it was appended (a bit flipped, the JSON still valid) is reported OP_UNREADABLE and left out as a hole: never replayed, and its seq never signed again', async () => {
     const b = await diedAfter(await freshBackend(), 1, 3, (i) => ({ title: `tail-${i}` }));
     await b.write('log/open/3.json', (b.files().get('log/open/3.json') as string).replace('tail-3', 'tail-7'));
