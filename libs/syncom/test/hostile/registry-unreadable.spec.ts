@@ -61,4 +61,19 @@ describe('a registry file that cannot be read', () => {
     expect(internals(again).log.floor).toBeGreaterThan(0);
     await again.close();
   });
+
+  it('a registry file whose fields are not of their types (remote: null, a count that is no number) is unreadable too, not taken as it came', async () => {
+    for (const change of [{ remote: null }, { acked: { x: 'many' } }, { scopes: 'A' }, { enabled: 'yes' }]) {
+      const backend = createMemoryBackend();
+      const s = await open(options(backend));
+      await s.sync.addNode({ url: URL, token: 'secret' });
+      await s.close();
+      const rec = JSON.parse((await backend.read(nodeFile(URL))) as string) as Record<string, unknown>;
+      await backend.write(nodeFile(URL), JSON.stringify({ ...rec, ...change }));
+      const again = await open(options(backend));
+      expect(again.startupErrors.map((e) => e.code)).toEqual(['OP_UNREADABLE']);
+      expect(again.sync.listNodes()).toEqual([]);
+      await again.close();
+    }
+  });
 });

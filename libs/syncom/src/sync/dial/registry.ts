@@ -55,6 +55,30 @@ export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: u
   return rec;
 }
 
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const stringOrNull = (x: unknown) => x === null || typeof x === 'string';
+
+/**
+ * Why a registry file's record is not one this node wrote, or undefined:
+ * each field of its type (newNodeRecord checks url, token and scopes). Taken
+ * as it came, `"remote": null` failed `syncom info` with a TypeError and
+ * every reader of the record after it, and an `acked` count that is no
+ * number read as acknowledged to retention.
+ */
+function recordFault(rec: Partial<Record<keyof NodeRecord, unknown>>): string | undefined {
+  if (rec.enabled !== undefined && typeof rec.enabled !== 'boolean') return 'enabled is not true or false';
+  if (rec.lastSync !== undefined && rec.lastSync !== null && typeof rec.lastSync !== 'number') return 'lastSync is not a number';
+  if (rec.cursor !== undefined && !stringOrNull(rec.cursor)) return 'cursor is not a string';
+  if (rec.acked !== undefined && !(isObject(rec.acked) && Object.values(rec.acked).every((n) => Number.isSafeInteger(n) && (n as number) >= 0))) {
+    return 'acked is not a map of counts';
+  }
+  const r = rec.remote;
+  if (r !== undefined && !(isObject(r) && stringOrNull(r.id ?? null) && stringOrNull(r.epoch ?? null) && (r.schema === undefined || r.schema === null || isObject(r.schema)))) {
+    return 'remote is not { id, epoch, schema }';
+  }
+  return undefined;
+}
+
 /** The registry: one file per node under <path>/remote/ (The registry). */
 export class Registry {
   readonly nodes = new Map<string, NodeRecord>();
@@ -79,6 +103,8 @@ export class Registry {
       try {
         const rec = JSON.parse((await this.backend.read(`${REMOTE_DIR}/${name}`)) ?? '') as NodeRecord;
         if (typeof rec?.url !== 'string') throw new Error('no url');
+        const fault = recordFault(rec);
+        if (fault) throw new Error(fault);
         this.nodes.set(rec.url, { ...newNodeRecord(rec), ...rec, acked: rec.acked ?? {} });
       } catch (e) {
         const file = `${REMOTE_DIR}/${name}`;
