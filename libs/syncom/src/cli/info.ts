@@ -1,3 +1,4 @@
+import { urlLabel } from '../telemetry/url-label';
 import { formatVector, iso, plural } from './format';
 import { infoReport, type InfoReport, type NodeInfo } from './info-report';
 import { type CliIo, EXIT_FAULTS, EXIT_OK, writeOut } from './io';
@@ -10,7 +11,8 @@ function nodeLines(n: NodeInfo): string[] {
   const state = [n.enabled ? 'enabled' : 'disabled', `scopes ${n.scopes.join(',')}`, n.hasToken ? 'token set' : 'no token'];
   const remote = n.remote.id ? `${n.remote.id} epoch ${n.remote.epoch ?? '?'}` : 'not greeted yet';
   return [
-    `  ${n.url}`,
+    // A url's user info and query are credentials: left out, as the logs and metrics do.
+    `  ${urlLabel(n.url)}`,
     `    ${state.join(', ')}`,
     `    remote    ${remote}`,
     `    cursor    ${n.cursor ?? 'none'}, last sync ${iso(n.lastSync)}`,

@@ -37,3 +37,21 @@ export async function writeOut(stream: CliStream, text: string): Promise<void> {
     await new Promise<void>((resolve) => stream.once?.('drain', resolve));
   }
 }
+
+/** A control character a terminal acts on (C0 but tab, newline and carriage return, which verify's progress bar draws with; DEL; C1). */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/**
+ * `stream` with every control character a terminal acts on written as a
+ * `\u00XX` escape: record ids, field names and urls are a peer's or a file's
+ * text, and an id holding ESC[2J cleared an operator's screen under
+ * `syncom log` and drew lines of its own. Valid JSON stays valid (JSON
+ * output holds such characters only inside strings, where the escape means
+ * the same).
+ */
+export function printable(stream: CliStream): CliStream {
+  const write = (text: string) => stream.write(text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  const once = stream.once?.bind(stream);
+  return { write, isTTY: stream.isTTY, ...(once && { once }) };
+}
+

@@ -6,7 +6,7 @@ import { isSyncomError } from '../errors';
 import { type CliArgs, parseArgs } from './args';
 import { exportCommand } from './export';
 import { infoCommand } from './info';
-import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK, EXIT_USAGE } from './io';
+import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK, EXIT_USAGE, printable } from './io';
 import { logCommand } from './log';
 import { type PullConnect, pullCommand } from './pull';
 import { verifyCommand } from './verify';
@@ -93,17 +93,18 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps =
     return EXIT_USAGE;
   }
   if (args.help) { io.stdout.write(USAGE); return EXIT_OK; }
+  const out: CliIo = { stdout: printable(io.stdout), stderr: printable(io.stderr) };
   try {
-    return await run(args, io, deps);
+    return await run(args, out, deps);
   } catch (e) {
     if (e instanceof CliError) {
-      io.stderr.write(`syncom: ${e.message}\n`);
+      out.stderr.write(`syncom: ${e.message}\n`);
       return e.exitCode;
     }
     // An engine error met on a damaged storage (a key file that is no key, ...), or a storage
     // another process holds (LOCKED, for pull): a fault, with its code.
     const what = isSyncomError(e) ? `${e.code}: ${e.message}` : ((e as Error)?.stack ?? String(e));
-    io.stderr.write(`syncom: ${what}\n`);
+    out.stderr.write(`syncom: ${what}\n`);
     return EXIT_FAULTS;
   }
 }

@@ -83,7 +83,7 @@ export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr']
   for (const [path, why] of dir.backend.failed) f.unreadable(path, why);
   return {
     path: dir.root, epoch: index.epoch, segments: files.filter((x) => x.kind === 'segment').length, batches: files.filter((x) => x.kind === 'batch').length,
-    ops: decoded.ops.length, ...counts, sealedUnchecked: decoded.closed, chain: chain ?? null, records, nodes, faults: f.faults, warnings: f.warnings, findings: f.list,
+    ops: decoded.ops.length, ...counts, sealedUnchecked: decoded.closed, chain: chain ?? null, records, nodes, faults: f.faults, warnings: f.warnings, findings: f.kept,
   };
 }
 

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from '../../src';
 import type { InfoReport } from '../../src/cli/info-report';
 import { cli } from './helpers';
 import { usedFixture } from './fixtures';
@@ -49,5 +53,25 @@ describe('syncom log', () => {
     expect(await cli('log', fx.path, '--from', 'other.3')).toMatchObject({ code: 2, err: `syncom: --from other.3 is from another log epoch; this log's epoch is ${info.epoch}\n` });
     expect((await cli('log', fx.path, '--from', `${info.epoch}.${info.head + 1}`)).err).toContain(`is beyond the head, ${info.eventId}`);
     expect((await cli('log', fx.path, '--from', 'x.y.'))).toMatchObject({ code: 2, err: expect.stringContaining('is no event id') });
+  });
+
+  it("writes a peer's text as text: an id or field name holding terminal controls (ESC[2J clears the screen) comes out escaped, and info leaves a hub url's credentials out", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'syncom-cli-controls-'));
+    try {
+      const path = join(dir, 'store');
+      const s = await open({ path });
+      await s.set('\u001b[2J\u001b[1;1Hcleared', { 'name\u001b[31m': 'red' });
+      await s.sync.addNode({ url: 'http://admin:hunter2@hub.example/syncom?key=k' });
+      await s.close();
+      const log = await cli('log', path);
+      expect(log.code).toBe(0);
+      expect(log.out).not.toContain('\u001b');
+      expect(log.out).toContain('\\u001b[2J\\u001b[1;1Hcleared');
+      const shown = await cli('info', path);
+      expect(shown.out).toContain('http://hub.example/syncom');
+      expect(shown.out).not.toMatch(/hunter2|admin|key=k/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
