@@ -128,6 +128,17 @@ describe('syncom verify: records/ against the log', () => {
   });
 });
 
+describe('syncom verify: a LOCK it cannot check', () => {
+  it('GUAR-7: a LOCK naming a process on another host (written by hand, or come with a backup) does not switch the records check off: a changed value is still a fault (exit 1)', async () => {
+    const { code, report } = await verifyCopy(async (d) => {
+      for (const f of await filesHolding(d, fx.ids.note)) await writeFile(join(d, f), (await readFile(join(d, f), 'utf8')).replace('"Final"', '"Fin4l"'));
+      await writeFile(join(d, 'LOCK'), JSON.stringify({ pid: 1, host: 'some-other-host', token: '0'.repeat(32) }));
+    });
+    expect(code).toBe(1);
+    expect(faults(report)).toEqual([expect.stringMatching(new RegExp(`^record ${fx.ids.note}: records/\\d+\\.json holds it other than the log's ops make it`))]);
+  });
+});
+
 describe('syncom verify: files it cannot read', () => {
   it('a directory where a log or record file should be is a fault at that path, not a stack trace', async () => {
     const { code, report, err } = await verifyCopy(async (d) => {
