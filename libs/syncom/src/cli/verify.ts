@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { lockHolder } from '../backend/fs-lock';
-import { KEYS_DIR } from '../storage/keys';
+import { isSyncomError } from '../errors';
+import { SCRUB_FILE } from '../log/scrub-journal';
+import { KEYS_DIR, loadKeys } from '../storage/keys';
 import type { EntryCipher } from '../log/files';
 import { loadPrivateKey, loadPublicKey, nodeIdOf } from '../op/keys';
 import { createLogCipher } from '../sealed/log-cipher';
@@ -45,6 +47,14 @@ export interface VerifyReport {
 async function keysOf(dir: StorageDir, f: Findings): Promise<{ ownId?: string; cipher?: EntryCipher; records?: RecordCipher }> {
   const read = async (name: string) => (await dir.backend.read(`${KEYS_DIR}/${name}.pem`)) as string;
   const out: { ownId?: string; cipher?: EntryCipher; records?: RecordCipher } = {};
+  // The pairs as open() takes them (the backend writes nothing): a private half that is no key, halves that do not
+  // match, or a pair missing beside the log are faults; verify had passed such stores, which open() refuses.
+  // A sealing pair left out of the copy verified is no fault here: its sealed ops are skipped with a warning (below).
+  await loadKeys(dir.backend).catch((e: unknown) => {
+    const file = String((e as { file?: unknown }).file ?? KEYS_DIR);
+    if (!isSyncomError(e, 'STORE_DAMAGED')) throw e;
+    if (!(file.startsWith(`${KEYS_DIR}/seal-`) && !dir.keys.seal)) f.fault(file, e.message);
+  });
   try {
     if (dir.keys.sign) out.ownId = nodeIdOf(loadPublicKey(await read('sign-public')));
   } catch {
@@ -72,6 +82,8 @@ export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr']
   const f = new Findings();
   const { ownId, cipher, records: recordCipher } = await keysOf(dir, f);
   const { index, files } = await readLogFiles(dir, f);
+  // A purge's journal that fails its checks is let go by open() (reported there): damage to say here too.
+  if (dir.scrubbing === undefined && (await dir.backend.exists(SCRUB_FILE))) f.fault(SCRUB_FILE, "a purge's journal that fails its checks (its hash, or the file it names): open() lets it go, and the file it names is read as it is");
   const decoded = decodeAll(files, index.epoch, cipher, f);
   if (decoded.closed) f.warn('keys/', `${plural(decoded.closed, 'sealed op')} not checked: no seal key pair to open them`);
   checkSealedPart(decoded.ops, index, f);

@@ -139,6 +139,26 @@ describe('syncom verify: a LOCK it cannot check', () => {
   });
 });
 
+describe('syncom verify: what open() refuses or lets go', () => {
+  it('SIG-4: a sign-private.pem that is no key, or one of another store, is a fault naming it (open() refuses them: STORE_DAMAGED)', async () => {
+    const garbage = await verifyCopy(async (d) => writeFile(join(d, 'keys/sign-private.pem'), 'garbage'));
+    expect(garbage.code).toBe(1);
+    expect(faults(garbage.report)).toContainEqual(expect.stringMatching(/^keys\/sign-private\.pem: keys\/sign-private\.pem cannot be read as a key/));
+    const other = await tempDir();
+    const s = await open({ path: other });
+    await s.close();
+    const foreign = await verifyCopy(async (d) => cp(join(other, 'keys/sign-private.pem'), join(d, 'keys/sign-private.pem')));
+    expect(foreign.code).toBe(1);
+    expect(faults(foreign.report)).toContainEqual(expect.stringMatching(/does not match/));
+  });
+
+  it("GUAR-21: a purge's journal (log/scrub.json) that fails its checks is a fault (open() lets it go, and reports it)", async () => {
+    const { code, report } = await verifyCopy(async (d) => writeFile(join(d, 'log/scrub.json'), JSON.stringify({ path: 'log/open/1.json', text: 'x', hash: 'y' })));
+    expect(code).toBe(1);
+    expect(faults(report)).toContainEqual(expect.stringMatching(/^log\/scrub\.json: a purge's journal that fails its checks/));
+  });
+});
+
 describe('syncom verify: files it cannot read', () => {
   it('a directory where a log or record file should be is a fault at that path, not a stack trace', async () => {
     const { code, report, err } = await verifyCopy(async (d) => {
