@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SyncomError } from '../errors';
 import { createAppender, SPARE_NAME } from './fs-append';
-import { errorCode } from './fs-errors';
+import { errorCode, readRegularFile } from './fs-errors';
 import { Recycler } from './fs-recycle';
 import { LOCK_FILE, lockDirectory } from './fs-lock';
 import { mainThreadTurn, timedOnMainThread } from './fs-turns';
@@ -97,9 +97,8 @@ function readError(path: string, cause: unknown): SyncomError {
 
 async function readOrUndefined(file: string): Promise<string | undefined> {
   try {
-    return await readFile(file, 'utf8');
+    return await readRegularFile(file);
   } catch (e) {
-    if (errorCode(e) === 'ENOENT') return undefined;
     throw readError(file, e);
   }
 }

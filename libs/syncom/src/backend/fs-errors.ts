@@ -1,2 +1,31 @@
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+
 /** The code of a node:fs error (ENOENT, EEXIST, ...); undefined for anything else. */
 export const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
+
+/**
+ * A file's text, or undefined when it is absent; anything but a regular file
+ * (a named pipe, a device, a directory) is refused, code ENOTREG, unread.
+ * Opened non-blocking: readFile of a named pipe placed where a file belongs
+ * (log/index.json, LOCK) waited for a writer for good, and of a link to
+ * /dev/zero read until memory ran out.
+ */
+export async function readRegularFile(file: string): Promise<string | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const st = await handle.stat();
+    // A directory reads as node's own refusal says it (EISDIR); anything else that is no file, ENOTREG.
+    if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), { code: 'EISDIR', syscall: 'read' });
+    if (!st.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: 'ENOTREG' });
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}

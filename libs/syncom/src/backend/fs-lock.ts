@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { SyncomError } from '../errors';
 import { type BackendLock, type LockHolder, lockedError } from './lock';
-import { errorCode } from './fs-errors';
+import { errorCode, readRegularFile } from './fs-errors';
 
 /** The lock file at a storage's root. */
 export const LOCK_FILE = 'LOCK';
@@ -104,8 +104,7 @@ async function createExclusive(file: string, text: string): Promise<boolean> {
 
 /** The lock file's text; undefined when absent. Any other failure (a directory in its place) is IO_ERROR naming the path. */
 async function readOrUndefined(file: string): Promise<string | undefined> {
-  return readFile(file, 'utf8').catch((e: unknown) => {
-    if (errorCode(e) === 'ENOENT') return undefined;
+  return readRegularFile(file).catch((e: unknown) => {
     throw new SyncomError('IO_ERROR', `${file}: ${(e as Error)?.message ?? String(e)}`, { path: file, cause: e });
   });
 }

@@ -1,5 +1,6 @@
 import { mkdtemp, open, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFsBackend } from '../../src/backend';
@@ -29,6 +30,16 @@ describe('fs backend', () => {
   afterEach(async () => {
     jest.restoreAllMocks();
     await rm(root, { recursive: true, force: true });
+  });
+
+  it('a named pipe or a device where a file belongs is refused unread (IO_ERROR, ENOTREG), not waited on for good', async () => {
+    const backend = createFsBackend(root);
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    await expect(backend.read('pipe')).rejects.toMatchObject({ code: 'IO_ERROR', cause: { code: 'ENOTREG' } });
+    const { symlink } = await import('node:fs/promises');
+    await symlink('/dev/zero', join(root, 'zero'));
+    await expect(backend.read('zero')).rejects.toMatchObject({ code: 'IO_ERROR', cause: { code: 'ENOTREG' } });
+    expect(await backend.read('absent')).toBeUndefined();
   });
 
   it('ignores (and keeps) a leftover x.tmp-123 file in list', async () => {
