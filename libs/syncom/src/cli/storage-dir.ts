@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { createFsBackend } from '../backend/fs-backend';
-import { INDEX_FILE, type LogIndex, parseIndex } from '../log/files';
+import { INDEX_FILE, INDEX_NEXT_FILE, type LogIndex, parseIndex } from '../log/files';
 import { readScrubJournal, readThrough } from '../log/scrub-journal';
 import { KEYS_DIR } from '../storage/keys';
 import { CliError, EXIT_FAULTS } from './io';
@@ -58,7 +58,9 @@ export async function findStorage(path: string): Promise<StorageDir> {
     throw new CliError(`${path} is not a syncom storage: it has no log/index.json and no keys/${await parentHint(root)}`);
   }
   const has = (name: string) => keyFiles.includes(`${name}-public.pem`) && keyFiles.includes(`${name}-private.pem`);
-  return { root, backend, index: parseIndex(indexText), keys: { sign: has('sign'), seal: has('seal') }, ...(journal && { scrubbing: journal.path }) };
+  // index.json torn or empty, its copy (written before it where writes may tear) as open() reads it (readIndexOf).
+  const index = parseIndex(indexText) ?? parseIndex(await backend.read(INDEX_NEXT_FILE));
+  return { root, backend, index, keys: { sign: has('sign'), seal: has('seal') }, ...(journal && { scrubbing: journal.path }) };
 }
 
 /**

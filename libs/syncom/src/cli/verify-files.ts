@@ -35,7 +35,10 @@ async function readSegments(dir: StorageDir, index: LogIndex, f: Findings): Prom
   if (last?.chain !== undefined && index.chain !== last.chain) f.fault('log/index.json', "its chain head is not its last segment's");
   const listed = new Set(index.segments.map((s) => `seg-${s.from}.json`));
   for (const name of await dir.backend.list(LOG_DIR)) {
-    if (/^seg-\d+\.json$/.test(name) && !listed.has(name)) f.warn(`${LOG_DIR}/${name}`, 'not listed in index.json: a leftover that open() removes');
+    if (!/^seg-\d+\.json$/.test(name) || listed.has(name)) continue;
+    // With no index.json to read, open() refuses the store: its segments are not leftovers it removes.
+    if (index === EMPTY_INDEX) f.warn(`${LOG_DIR}/${name}`, 'not checked: log/index.json, which lists the segments, cannot be read');
+    else f.warn(`${LOG_DIR}/${name}`, 'not listed in index.json: a leftover that open() removes');
   }
   return out;
 }

@@ -152,6 +152,13 @@ describe('syncom verify: what open() refuses or lets go', () => {
     expect(faults(foreign.report)).toContainEqual(expect.stringMatching(/does not match/));
   });
 
+  it('LOG-5: with log/index.json torn (and no copy), its segments are not called leftovers that open() removes: open() refuses the store', async () => {
+    const { code, report } = await verifyCopy(async (d) => writeFile(join(d, 'log/index.json'), '{"epo'));
+    expect(code).toBe(1);
+    expect(faults(report)).toContainEqual('log/index.json: missing or unreadable');
+    expect(warnings(report).join('\n')).not.toMatch(/leftover that open\(\) removes/);
+  });
+
   it("GUAR-21: a purge's journal (log/scrub.json) that fails its checks is a fault (open() lets it go, and reports it)", async () => {
     const { code, report } = await verifyCopy(async (d) => writeFile(join(d, 'log/scrub.json'), JSON.stringify({ path: 'log/open/1.json', text: 'x', hash: 'y' })));
     expect(code).toBe(1);
