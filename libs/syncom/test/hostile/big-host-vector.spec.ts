@@ -135,6 +135,8 @@ describe('hostile: a host vector of many streams', () => {
     }
     // Each write reaches d, and d's reach both hosts.
     await until(async () => (await Promise.all(written.map(async ([s, id]) => (await d.has(id)) && (s !== d || ((await h.s.has(id)) && (await g.s.has(id))))))).every(Boolean), [d, h.s, g.s]);
+    // A host applies a push before its answer reaches d: d's lag falls to 0 at that answer (a 'sync' event here).
+    await until(() => kept(d, URL).lag === 0 && kept(d, URL).incoming === 0, [d]);
     check();
     expect(differ).toEqual([]);
     // The checks saw the two apart many times, not only both at 0.
