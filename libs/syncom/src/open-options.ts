@@ -2,9 +2,9 @@ import { SyncomError } from './errors';
 import type { OpenOptions } from './storage/options';
 
 /** What a value must be, and the test of it. */
-type Rule = readonly [what: string, ok: (x: unknown) => boolean];
+export type OptionRule = readonly [what: string, ok: (x: unknown) => boolean];
 /** The options of one object: each key's rule, or the rules of the object it holds. */
-type Shape = { readonly [key: string]: Rule | { readonly shape: Shape } };
+export type OptionShape = { readonly [key: string]: OptionRule | { readonly shape: OptionShape } };
 
 const isFunction = (x: unknown) => typeof x === 'function';
 const isObject = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -12,15 +12,15 @@ const positiveInt = (x: unknown) => Number.isSafeInteger(x) && (x as number) > 0
 const countOrZero = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
 const nonNegative = (x: unknown) => typeof x === 'number' && x >= 0;
 
-const FUNCTION: Rule = ['a function', isFunction];
-const BOOLEAN: Rule = ['true or false', (x) => typeof x === 'boolean'];
-const POSITIVE: Rule = ['a positive integer', positiveInt];
+const FUNCTION: OptionRule = ['a function', isFunction];
+const BOOLEAN: OptionRule = ['true or false', (x) => typeof x === 'boolean'];
+const POSITIVE: OptionRule = ['a positive integer', positiveInt];
 /** A bound: a positive integer, or Infinity for none. */
-const BOUND: Rule = ['a positive integer, or Infinity for no bound', (x) => positiveInt(x) || x === Infinity];
+const BOUND: OptionRule = ['a positive integer, or Infinity for no bound', (x) => positiveInt(x) || x === Infinity];
 
-const HOOKS: Shape = { beforeApply: FUNCTION };
+const HOOKS: OptionShape = { beforeApply: FUNCTION };
 
-const SYNC: Shape = {
+const SYNC: OptionShape = {
   connect: FUNCTION,
   autoStart: BOOLEAN,
   maxOutbox: ['a count of ops, 0 or more, or Infinity', (x) => countOrZero(x) || x === Infinity],
@@ -38,7 +38,7 @@ const SYNC: Shape = {
   hooks: { shape: { ...HOOKS, beforeConnect: FUNCTION, beforeBootstrap: FUNCTION } },
 };
 
-const OPEN: Shape = {
+const OPEN: OptionShape = {
   path: ['a non-empty string: open({ path: "data" })', (x) => typeof x === 'string' && x.length > 0],
   backend: ["'fs', 'memory' or a Backend object", (x) => x === 'fs' || x === 'memory' || isObject(x)],
   actor: ['a string, or a function returning one', (x) => typeof x === 'string' || isFunction(x)],
@@ -84,24 +84,39 @@ function distance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-function checkShape(value: Record<string, unknown>, shape: Shape, at: string): void {
+/**
+ * Check an options object against `shape`, by name and type: an unknown key
+ * (with the known one it most likely meant) or a value its rule refuses is
+ * INVALID_ARGUMENT naming the option (`option`, dotted from the top),
+ * `caller` heading the message. A key set to undefined is no option. Framework
+ * modules (syncom-nest) check their own options with it, as open() does.
+ *
+ * @throws SyncomError INVALID_ARGUMENT.
+ */
+export function checkOptionShape(value: Record<string, unknown>, shape: OptionShape, caller: string, at = ''): void {
+  const refuse = (name: string, message: string): never => {
+    throw new SyncomError('INVALID_ARGUMENT', `${caller}: ${message}`, { option: name });
+  };
   const known = Object.keys(shape);
   for (const [key, x] of Object.entries(value)) {
     const name = `${at}${key}`;
     const rule = shape[key];
     if (rule === undefined) {
       const near = nearest(key, known);
-      throw new SyncomError('INVALID_ARGUMENT', `open(): unknown option ${name}${near ? ` (did you mean ${at}${near}?)` : ''}; ${at ? `${at.slice(0, -1)} takes` : 'the options are'} ${known.join(', ')}`, { option: name });
+      refuse(name, `unknown option ${name}${near ? ` (did you mean ${near}?)` : ''}; ${at ? `${at.slice(0, -1)} takes` : 'the options are'} ${known.join(', ')}`);
     }
     if (x === undefined) continue;
     if ('shape' in rule) {
-      if (!isObject(x)) throw new SyncomError('INVALID_ARGUMENT', `open(): ${name} must be an object, not ${shown(x)}`, { option: name });
-      checkShape(x as Record<string, unknown>, rule.shape, `${name}.`);
+      if (!isObject(x)) refuse(name, `${name} must be an object, not ${shown(x)}`);
+      checkOptionShape(x as Record<string, unknown>, rule.shape, caller, `${name}.`);
     } else if (!rule[1](x)) {
-      throw new SyncomError('INVALID_ARGUMENT', `open(): ${name} must be ${rule[0]}, not ${shown(x)}`, { option: name });
+      refuse(name, `${name} must be ${rule[0]}, not ${shown(x)}`);
     }
   }
 }
+
+/** The names open() takes at its top level. */
+export const OPEN_OPTION_KEYS: readonly string[] = Object.keys(OPEN);
 
 /**
  * open()'s options checked before anything is opened: every key known, every
@@ -115,5 +130,5 @@ function checkShape(value: Record<string, unknown>, shape: Shape, at: string): v
 export function checkOpenOptions(options: OpenOptions): void {
   if (!isObject(options)) throw new SyncomError('INVALID_ARGUMENT', 'open() takes an options object: open({ path })');
   if ((options as { path?: unknown }).path === undefined) throw new SyncomError('INVALID_ARGUMENT', 'open() needs a path: open({ path: "data" })', { option: 'path' });
-  checkShape(options as unknown as Record<string, unknown>, OPEN, '');
+  checkOptionShape(options as unknown as Record<string, unknown>, OPEN, 'open()');
 }
