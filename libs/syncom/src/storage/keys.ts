@@ -140,14 +140,17 @@ async function pair(backend: Backend, kind: PairKind) {
   const pubPath = `${KEYS_DIR}/${name}-public.pem`;
   const privPath = `${KEYS_DIR}/${name}-private.pem`;
   let [pub, priv] = await Promise.all([backend.read(pubPath), backend.read(privPath)]);
+  // Whether the store holds a log or records yet: asked once, where a half is missing or does not parse.
+  let logged: Promise<boolean> | undefined;
+  const hasLog = () => (logged ??= holdsLog(backend));
   // A private half that does not parse in a store with no log yet: the first open was cut while it wrote the
   // pair (where a write is not atomic: OPFS at a power cut). No op was signed and no id given out with it, so
   // the pair is made again; beside a log it stays damage (a new key would be a new node over the old records).
-  if (priv !== undefined && !(await parses(priv, `${name}-private`)) && !(await holdsLog(backend)) && !(await registered(backend))) {
+  if (priv !== undefined && !(await parses(priv, `${name}-private`)) && !(await hasLog()) && !(await registered(backend))) {
     [pub, priv] = [undefined, undefined];
   }
   if (pub === undefined && priv === undefined) {
-    if (await holdsLog(backend)) throw damaged(privPath, `and ${pubPath} are missing beside the store's log: ${REMEDY[name]}`);
+    if (await hasLog()) throw damaged(privPath, `and ${pubPath} are missing beside the store's log: ${REMEDY[name]}`);
     const made = await make();
     // The private key first: a crash between the two leaves a public half made again from it.
     await backend.write(privPath, made.privatePem, { durable: true });
@@ -163,7 +166,7 @@ async function pair(backend: Backend, kind: PairKind) {
   }
   // A public half that does not parse in a store with no log yet is made again from the private one, as a missing
   // one is (the first open cut while it wrote it); beside a log it is refused, and the message says how to mend it.
-  if (half !== undefined && !(await parses(pub, `${name}-public`)) && !(await holdsLog(backend))) await backend.write(pubPath, (pub = half), { durable: true });
+  if (half !== undefined && !(await parses(pub, `${name}-public`)) && !(await hasLog())) await backend.write(pubPath, (pub = half), { durable: true });
   const pubKey = await asDamage(parse(pub, `${name}-public`), pubPath, `remove it, and open() makes it again from ${privPath}`);
   if ((await asDamage(halfOf(kind, pubKey), pubPath, REMEDY[name])) !== half) throw damaged(pubPath, `does not match ${privPath}: ${REMEDY[name]}`);
   return { pub: pubKey, priv: privKey };

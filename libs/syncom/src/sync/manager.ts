@@ -145,14 +145,11 @@ export class SyncManager {
   /** Unregister a node and delete its file (REG-4). */
   async removeNode(url: string): Promise<void> {
     this.assertOpen();
-    // A node whose registry file could not be read is removed by its url too: its file goes, and retention lets its ops go.
-    if (!this.registry.nodes.has(url) && this.registry.unreadable.has(nodeFile(url))) {
-      await this.registry.remove(url);
-      this.events.emit('node', { url, action: 'remove' });
-      return;
+    // A node whose registry file could not be read is removed by its url too (nothing dials it): its file goes, and retention lets its ops go.
+    if (this.registry.nodes.has(url) || !this.registry.unreadable.has(nodeFile(url))) {
+      this.node(url);
+      await this.hangUp(url);
     }
-    this.node(url);
-    await this.hangUp(url);
     await this.registry.remove(url);
     this.events.emit('node', { url, action: 'remove' });
   }

@@ -3,6 +3,8 @@ import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 
 const MAX_BACKOFF = 60_000;
+/** The wait after one more failure: a second, then doubling, to a minute. */
+const doubled = (ms: number): number => Math.min(MAX_BACKOFF, ms ? ms * 2 : 1000);
 const codeOf = (e: unknown) => (e as { code?: string })?.code;
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
 
@@ -38,7 +40,7 @@ export interface Recoverable {
 export class Recovery {
   private backoff = 0;
   private timer?: NodeJS.Timeout;
-  /** A hello sent again after a lost one (helloLost), and its backoff. */
+  /** A hello sent again after a failed one (greetFailed), and its backoff. */
   private helloTimer?: ReturnType<typeof setTimeout>;
   private helloBackoff = 0;
   /** A recovery queued on the push chain and not started yet (see recover). */
@@ -87,7 +89,7 @@ export class Recovery {
 
   private greetLater(): void {
     if (this.helloTimer || this.d.stopped || this.d.greeted) return;
-    this.helloBackoff = Math.min(MAX_BACKOFF, this.helloBackoff ? this.helloBackoff * 2 : 1000);
+    this.helloBackoff = doubled(this.helloBackoff);
     this.helloTimer = setTimeout(() => {
       this.helloTimer = undefined;
       if (!this.d.stopped && !this.d.greeted) void this.d.handshake(false, true);
@@ -122,7 +124,7 @@ export class Recovery {
       try {
         await this.d.pushLacking();
       } catch (e) {
-        this.backoff = Math.min(MAX_BACKOFF, this.backoff ? this.backoff * 2 : 1000);
+        this.backoff = doubled(this.backoff);
         await this.failed(e);
       }
     });

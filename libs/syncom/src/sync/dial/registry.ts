@@ -2,6 +2,7 @@ import { SyncomError } from '../../errors';
 import type { Backend } from '../../backend/types';
 import { platform } from '../../platform';
 import type { SchemaInfo } from '../../schema';
+import { isPlainObject, isVector } from '../../op/shape';
 import type { Vector } from '../../op/types';
 
 export const REMOTE_DIR = 'remote';
@@ -55,7 +56,6 @@ export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: u
   return rec;
 }
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const stringOrNull = (x: unknown) => x === null || typeof x === 'string';
 
 /**
@@ -69,11 +69,9 @@ function recordFault(rec: Partial<Record<keyof NodeRecord, unknown>>): string | 
   if (rec.enabled !== undefined && typeof rec.enabled !== 'boolean') return 'enabled is not true or false';
   if (rec.lastSync !== undefined && rec.lastSync !== null && typeof rec.lastSync !== 'number') return 'lastSync is not a number';
   if (rec.cursor !== undefined && !stringOrNull(rec.cursor)) return 'cursor is not a string';
-  if (rec.acked !== undefined && !(isObject(rec.acked) && Object.values(rec.acked).every((n) => Number.isSafeInteger(n) && (n as number) >= 0))) {
-    return 'acked is not a map of counts';
-  }
+  if (rec.acked !== undefined && !isVector(rec.acked)) return 'acked is not a map of counts';
   const r = rec.remote;
-  if (r !== undefined && !(isObject(r) && stringOrNull(r.id ?? null) && stringOrNull(r.epoch ?? null) && (r.schema === undefined || r.schema === null || isObject(r.schema)))) {
+  if (r !== undefined && !(isPlainObject(r) && stringOrNull(r.id ?? null) && stringOrNull(r.epoch ?? null) && (r.schema === undefined || r.schema === null || isPlainObject(r.schema)))) {
     return 'remote is not { id, epoch, schema }';
   }
   return undefined;
