@@ -36,7 +36,7 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
     expect(first).toEqual(all.slice(0, 2));
     const rest = (await http(`${url}/notes?limit=500&after=${encodeURIComponent(first[1])}`)).body.map((n: { id: string }) => n.id);
     expect([...first, ...rest]).toEqual(all);
-    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'limit=1.5', 'other=1', `after=${'x'.repeat(300)}`]) {
+    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'limit=1.5', 'limit=0x10', 'limit=1e2', 'limit=%205', 'other=1', `after=${'x'.repeat(300)}`]) {
       expect(await http(`${url}/notes?${q}`)).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request' } });
     }
   });

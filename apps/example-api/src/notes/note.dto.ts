@@ -1,5 +1,4 @@
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 
 /** The most records GET /notes reads for one answer. */
 export const NOTES_PAGE = 500;
@@ -7,7 +6,10 @@ export const NOTES_PAGE = 500;
 /** GET /notes?after=<id>&limit=<n>: a page of the records in id order (notes only), after an id. */
 export class ListNotesDto {
   @IsOptional() @IsString() @MaxLength(256) after?: string;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(NOTES_PAGE) limit?: number;
+  // Checked as text, decimal digits from 1 to NOTES_PAGE (500) only: a conversion to Number first
+  // would also take '0x10', '1e2' and ' 5 '.
+  @IsOptional() @Matches(/^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$/, { message: `limit must be a decimal integer from 1 to ${NOTES_PAGE}` })
+  limit?: string;
 }
 
 /** POST /notes. */
