@@ -1,6 +1,7 @@
 import { close, closeSync, fdatasync, fstat, ftruncate, open, openSync, rename, renameSync, unlink, write, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { FILE_MODE } from './fs-modes';
 import { mainThreadTurn, timedOnMainThread } from './fs-turns';
 
 const openAsync = promisify(open);
@@ -84,7 +85,7 @@ export function createAppender(syncDir: (file: string) => Promise<void>): Append
   };
   const makeSpare = (dir: string): void => {
     const path = join(dir, SPARE_NAME);
-    const made = openAsync(path, 'w').then((fd) => (close(fd, () => undefined), true), () => false);
+    const made = openAsync(path, 'w', FILE_MODE).then((fd) => (close(fd, () => undefined), true), () => false);
     spare = { dir, path, made };
   };
   const dropSpare = async (s: Spare): Promise<void> => {
@@ -98,23 +99,23 @@ export function createAppender(syncDir: (file: string) => Promise<void>): Append
     let fd: number | undefined;
     if (s?.dir === dir && (await s.made)) {
       try {
-        if (onMainThread) fd = timedOnMainThread(() => (renameSync(s.path, file), openSync(file, 'w')));
+        if (onMainThread) fd = timedOnMainThread(() => (renameSync(s.path, file), openSync(file, 'w', FILE_MODE)));
         else {
           await renameAsync(s.path, file);
-          fd = await openAsync(file, 'w');
+          fd = await openAsync(file, 'w', FILE_MODE);
         }
       } catch {
         // The spare is gone, or the rename was refused (a directory at `file`): the file is created as
         // without one, and a spare left standing is made again in place, not leaked.
       }
     } else if (s) await dropSpare(s);
-    fd ??= await openAsync(file, 'w');
+    fd ??= await openAsync(file, 'w', FILE_MODE);
     makeSpare(dir);
     return fd;
   };
   const openFile = async (file: string, fresh: boolean, onMainThread: boolean): Promise<OpenFile> => {
     release();
-    const fd = fresh ? await start(file, onMainThread) : await openAsync(file, 'a');
+    const fd = fresh ? await start(file, onMainThread) : await openAsync(file, 'a', FILE_MODE);
     try {
       return (current = { file, fd, size: fresh ? 0 : (await fstatAsync(fd)).size });
     } catch (e) {

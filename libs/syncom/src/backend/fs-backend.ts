@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SyncomError } from '../errors';
 import { createAppender, SPARE_NAME } from './fs-append';
 import { errorCode, readRegularFile } from './fs-errors';
+import { DIR_MODE, FILE_MODE } from './fs-modes';
 import { Recycler } from './fs-recycle';
 import { LOCK_FILE, lockDirectory } from './fs-lock';
 import { mainThreadTurn, timedOnMainThread } from './fs-turns';
@@ -71,7 +72,7 @@ export function createFsBackend(root: string): Backend {
       if (!recycler.retire(file)) await removeIfPresent(file);
     },
     list: async (dir) => listFiles(at(dir, { dir: true })),
-    mkdir: async (dir) => makeDir(at(dir, { dir: true })),
+    mkdir: async (dir) => makeDir(at(dir, { dir: true }), base),
     exists: async (path) => existsAt(at(path, { dir: true })),
     lock: async () => {
       const held = await lockDirectory(base);
@@ -107,7 +108,7 @@ async function readOrUndefined(file: string): Promise<string | undefined> {
 async function writeAtomic(file: string, data: string, durable: boolean): Promise<void> {
   const temp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
   try {
-    const handle = await open(temp, 'wx');
+    const handle = await open(temp, 'wx', FILE_MODE);
     try {
       await handle.writeFile(data, 'utf8');
       if (durable) await handle.sync();
@@ -138,8 +139,8 @@ async function writeInPlace(file: string, data: string, durable: boolean, recycl
   const spare = recycler.take(dirname(file));
   if (spare === undefined) {
     // A file another write took meanwhile is created on the pool, where creates go while they are slow.
-    if (onMain && kind === 'create') return timedOnMainThread(() => writeFileSync(file, data, 'utf8'), 'create');
-    return durable ? writeDurably(file, data) : writeFile(file, data, 'utf8');
+    if (onMain && kind === 'create') return timedOnMainThread(() => writeFileSync(file, data, { encoding: 'utf8', mode: FILE_MODE }), 'create');
+    return durable ? writeDurably(file, data) : writeFile(file, data, { encoding: 'utf8', mode: FILE_MODE });
   }
   return fillSpare(spare, file, data, durable, onMain);
 }
@@ -194,7 +195,7 @@ async function writeDurably(file: string, data: string, spare?: string): Promise
 
 /** Open the file (`flags`: created or truncated by default) and its directory at once; neither is left open on a failure. */
 async function openBoth(file: string, flags = 'w'): Promise<[FileHandle, FileHandle | undefined]> {
-  const [f, d] = await Promise.allSettled([open(file, flags), openDir(dirname(file))]);
+  const [f, d] = await Promise.allSettled([open(file, flags, FILE_MODE), openDir(dirname(file))]);
   if (f.status === 'fulfilled' && d.status === 'fulfilled') return [f.value, d.value];
   if (f.status === 'fulfilled') await f.value.close().catch(() => undefined);
   if (d.status === 'fulfilled') await d.value?.close().catch(() => undefined);
@@ -204,7 +205,7 @@ async function openBoth(file: string, flags = 'w'): Promise<[FileHandle, FileHan
 /** Write over the file's own bytes, then cut what is left of the old content. */
 async function overwriteInPlace(file: string, data: string, durable: boolean): Promise<void> {
   const handle = await open(file, 'r+').catch((e: unknown) => {
-    if (errorCode(e) === 'ENOENT') return open(file, 'w');
+    if (errorCode(e) === 'ENOENT') return open(file, 'w', FILE_MODE);
     throw e;
   });
   try {
@@ -276,11 +277,26 @@ async function removeLeftovers(dir: string, depth = 2): Promise<void> {
   }
 }
 
-/** mkdir -p; a file in the way (a damaged store) is IO_ERROR naming the path. */
-async function makeDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true }).catch((e: unknown) => {
+/**
+ * mkdir -p, the folders made the owner's alone (DIR_MODE); a file in the way
+ * (a damaged store) is IO_ERROR naming the path. A folder of the store made
+ * before, more open than that, is closed to others (best effort: a folder
+ * another user owns stays as it is); the root, when it was there before
+ * open(), keeps the mode its owner gave it.
+ */
+async function makeDir(dir: string, root: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: DIR_MODE }).catch((e: unknown) => {
     throw readError(dir, e);
   });
+  for (let d = dir; d !== root && d.startsWith(root); d = dirname(d)) await closeToOthers(d);
+}
+
+async function closeToOthers(dir: string): Promise<void> {
+  try {
+    if (((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, DIR_MODE);
+  } catch {
+    // Not ours to change (another owner, a read-only mount): the store works as before.
+  }
 }
 
 async function listFiles(dir: string): Promise<string[]> {

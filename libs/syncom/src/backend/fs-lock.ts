@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { SyncomError } from '../errors';
 import { type BackendLock, type LockHolder, lockedError } from './lock';
 import { errorCode, readRegularFile } from './fs-errors';
+import { DIR_MODE, FILE_MODE } from './fs-modes';
 
 /** The lock file at a storage's root. */
 export const LOCK_FILE = 'LOCK';
@@ -87,13 +88,13 @@ export function holderAlive(h: LockHolder): boolean {
  */
 async function createExclusive(file: string, text: string): Promise<boolean> {
   const temp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
-  await writeFile(temp, text, { flag: 'wx' });
+  await writeFile(temp, text, { flag: 'wx', mode: FILE_MODE });
   try {
     await link(temp, file);
     return true;
   } catch (e) {
     if (errorCode(e) === 'EEXIST') return false;
-    return writeFile(file, text, { flag: 'wx' }).then(() => true, (e2: unknown) => {
+    return writeFile(file, text, { flag: 'wx', mode: FILE_MODE }).then(() => true, (e2: unknown) => {
       if (errorCode(e2) === 'EEXIST') return false;
       throw e2;
     });
@@ -165,7 +166,7 @@ async function take(file: string, text: string, depth: number): Promise<LockHold
  * @throws SyncomError LOCKED (status 423) naming the path and the holder's pid.
  */
 export async function lockDirectory(root: string): Promise<BackendLock> {
-  await mkdir(root, { recursive: true });
+  await mkdir(root, { recursive: true, mode: DIR_MODE });
   const file = join(root, LOCK_FILE);
   const me = { ...identity(), token: randomBytes(16).toString('hex') };
   const text = `${JSON.stringify(me)}\n`;
