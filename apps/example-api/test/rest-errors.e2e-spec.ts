@@ -1,6 +1,6 @@
 import { applyPeerOps, signOp } from 'syncom';
 import { newSigningKey } from 'syncom/testing';
-import { Apps, http, type Running } from './apps';
+import { Apps, http, type Running, until } from './apps';
 
 /** A local example-api (no hub): these answers are the REST layer's own. */
 describe('example-api REST answers (e2e, HTTP on loopback)', () => {
@@ -120,14 +120,19 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
     }
   });
 
-  it('GET /sync/peers answers no credential: urls lose their user info and query, as the logs do, and the token is left out', async () => {
-    const dialing = await apps.api('credentials', 'http://alice:s3cret@127.0.0.1:9/syncom?apikey=LEAKED', 'tok-secret');
+  it('GET /sync/peers answers no credential: urls lose their user info and query, as the logs do, the last error\'s url and message too, and the token is left out', async () => {
+    const hub = await apps.hub('credentials-hub', { tokens: ['t'] });
+    const port = new URL(hub.url).port;
+    // A token the hub refuses (401): the error's url is the dialed one, credentials and all.
+    const dialing = await apps.api('credentials', `http://alice:s3cret@127.0.0.1:${port}/syncom?apikey=LEAKED`, 'tok-secret');
     try {
+      await until(() => dialing.storage.sync.peers()[0]?.lastError?.url !== undefined, [dialing.storage]);
       const res = await http(`${dialing.url}/sync/peers`);
       expect(res.status).toBe(200);
       const text = JSON.stringify(res.body);
       for (const secret of ['s3cret', 'alice', 'LEAKED', 'tok-secret']) expect(text).not.toContain(secret);
-      expect(res.body.nodes[0].url).toBe('http://127.0.0.1:9/syncom');
+      expect(res.body.nodes[0].url).toBe(`http://127.0.0.1:${port}/syncom`);
+      expect(res.body.peers[0].lastError).toMatchObject({ code: 'UNAUTHORIZED', status: 401, message: expect.any(String), url: `http://127.0.0.1:${port}/syncom` });
     } finally {
       await apps.stop(dialing);
     }

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectStorage } from 'syncom-nest';
+import { InjectStorage, servedPeer } from 'syncom-nest';
 import type { Storage } from 'syncom';
 
 /** What GET /health answers to anyone: enough to tell the hub is up and how busy it is, no node ids. */
@@ -26,7 +26,8 @@ export interface HubHealth {
 /** GET /health with SYNCOM_HEALTH_DETAIL=1: the counts, plus who writes and who syncs. */
 export interface HubHealthDetail extends HubHealth {
   vector: Record<string, number>;
-  peers: ReturnType<Storage['sync']['peers']>;
+  /** The dialed peers, their urls and last errors without credentials (servedPeer). */
+  peers: ReturnType<typeof servedPeer<ReturnType<Storage['sync']['peers']>[number]>>[];
   hosted: ReturnType<Storage['sync']['hosted']>;
 }
 
@@ -57,6 +58,6 @@ export class HealthController {
       counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted.length, records: log.records.size },
       log: { floor: log.floor, head: log.head, size: log.head - log.floor },
     };
-    return this.detail ? { ...brief, vector: log.vector, peers, hosted } : brief;
+    return this.detail ? { ...brief, vector: log.vector, peers: peers.map(servedPeer), hosted } : brief;
   }
 }

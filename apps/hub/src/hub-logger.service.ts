@@ -1,13 +1,8 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { loggedUrl, SampledLog, SyncomEvents } from 'syncom-nest';
+import { loggedMessage, loggedUrl, SampledLog, SyncomEvents } from 'syncom-nest';
 
 /** A peer's words in a log line: JSON-quoted, so no newline or escape in them forges a line or colours one. */
 const quoted = (x: unknown) => JSON.stringify(String(x));
-
-/** An error's message with the url it names (the engine's messages quote a dialed url whole) written as loggedUrl. */
-function messageOf(e: { message: string; url?: unknown }): string {
-  return typeof e.url === 'string' && e.url !== '' ? e.message.split(e.url).join(loggedUrl(e.url)) : e.message;
-}
 
 /** A hello's scopes as a line shows them: how many, and the first three. */
 function scopesOf(scopes: readonly string[]): string {
@@ -36,6 +31,6 @@ export class HubLogger implements OnModuleInit {
     this.events.bootstrap$.subscribe((b) => this.logger.log(`bootstrapped ${b.records} records from ${loggedUrl(b.url)}`));
     this.events.refused$.subscribe((r) => this.rarely.write('warn', `refused ${r.reason}`, `refused ${r.count} op(s) from ${quoted(r.node)}: ${r.reason}`));
     this.events.limited$.subscribe((r) => this.rarely.write('warn', `limited ${r.reason}`, `limited ${quoted(r.node)}: ${r.reason}`));
-    this.events.error$.subscribe((e) => this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(messageOf(e))}`));
+    this.events.error$.subscribe((e) => this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(loggedMessage(e))}`));
   }
 }

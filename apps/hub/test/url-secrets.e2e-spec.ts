@@ -47,15 +47,19 @@ describe('apps/hub: credentials in a peer url stay out of the log and of /metric
     for (const secret of SECRETS) expect(text).not.toContain(secret);
   });
 
-  it('a peer url that is the hub itself is logged without its credentials, the engine\'s SELF_DIAL message too', async () => {
+  it('a peer url that is the hub itself is logged without its credentials, the engine\'s SELF_DIAL message too, and GET /health\'s detail shows the peer and its last error so', async () => {
     const [port] = await freePorts(1);
     const logger = new CaptureLogger();
-    await hubs.start('self', { port, io, peers: [secretUrl(port)] }, logger);
+    const self = await hubs.start('self', { port, io, peers: [secretUrl(port)], healthDetail: true }, logger);
     const itself = `peer ${plainUrl(port)} is this hub itself (same node id): not dialing it until the next start`;
     await logger.signal.until(() => logger.lines.some(([, , m]) => m === itself) && logger.lines.some(([, , m]) => m.startsWith('SELF_DIAL')), 'the self dial logged');
     const lines = logger.lines.map(([, , m]) => m);
     expect(lines.find((l) => l.startsWith('SELF_DIAL'))).toContain(plainUrl(port));
     for (const secret of SECRETS) expect(lines.filter((l) => l.includes(secret))).toEqual([]);
+
+    const health = (await (await fetch(`${self.url}/health`)).json()) as { peers: { url: string; lastError: unknown }[] };
+    expect(health.peers).toEqual([expect.objectContaining({ url: plainUrl(port), lastError: expect.objectContaining({ code: 'SELF_DIAL', url: plainUrl(port) }) })]);
+    for (const secret of SECRETS) expect(JSON.stringify(health)).not.toContain(secret);
   });
 
   it('the engine\'s counters and spans label a dialed url without user info, query or fragment', async () => {

@@ -18,4 +18,4 @@ export { getStorageToken, InjectStorage } from './storage.decorators';
 export { socketIoConnect, toOpenOptions } from './storage.provider';
 export type { SocketWatch } from './storage.provider';
 export { SyncomEvents } from './events/syncom-events';
-export { loggedUrl } from './events/sync-logger';
+export { loggedMessage, loggedUrl, servedPeer, type ServedError } from './events/sync-logger';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Storage } from 'syncom';
-import { InjectStorage, loggedUrl, SyncomEvents } from 'syncom-nest';
+import { InjectStorage, loggedMessage, loggedUrl, SyncomEvents } from 'syncom-nest';
 import { EXAMPLE_CONFIG } from '../example.constants';
 import type { ExampleConfig } from '../example.config';
 
@@ -20,7 +20,7 @@ export class HubRegistration implements OnApplicationBootstrap {
     this.events.peer$.subscribe((p) => l.log(`${p.connected ? 'connected to' : 'disconnected from'} ${loggedUrl(p.url)}`));
     this.events.progress$.subscribe((p) => l.log(`bootstrapping from ${loggedUrl(p.url)}: ${p.received}${p.total === undefined ? '' : ` of ${p.total}`} records`));
     this.events.bootstrap$.subscribe((b) => l.log(`bootstrapped ${b.records} records from ${loggedUrl(b.url)}`));
-    this.events.error$.subscribe((e) => l.warn(`${e.code}: ${e.message}`));
+    this.events.error$.subscribe((e) => l.warn(`${e.code}: ${loggedMessage(e)}`));
     const { hub: url, token } = this.config;
     if (!url) return;
     const known = this.storage.sync.listNodes().find((n) => n.url === url);

@@ -1,12 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import type { Storage } from 'syncom';
-import { InjectStorage, loggedUrl } from 'syncom-nest';
+import { InjectStorage, loggedUrl, servedPeer } from 'syncom-nest';
 
 /**
  * GET /sync/peers: the hubs this node dials, their state, and its registry. No
  * credential goes out: tokens are left out, and urls lose their user info and
  * query (loggedUrl), where a hub url may carry them (`http://user:pass@hub`,
- * `?apikey=`).
+ * `?apikey=`), the peers' last errors' urls too (servedPeer).
  */
 @Controller('sync')
 export class SyncController {
@@ -15,7 +15,7 @@ export class SyncController {
   @Get('peers')
   peers() {
     const nodes = this.storage.sync.listNodes().map(({ token: _t, ...n }) => ({ ...n, url: loggedUrl(n.url) }));
-    const peers = this.storage.sync.peers().map((p) => ({ ...p, url: loggedUrl(p.url) }));
+    const peers = this.storage.sync.peers().map(servedPeer);
     return { id: this.storage.id, peers, nodes };
   }
 }

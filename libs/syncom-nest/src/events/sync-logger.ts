@@ -11,6 +11,35 @@ const MAX_MESSAGE = 300;
 export const loggedUrl: (url: string) => string = urlLabel;
 
 /**
+ * An error's message as logged or served: the url it names written as
+ * loggedUrl. The engine writes its own messages that way; an error made
+ * elsewhere (an app's link, a hook) may still quote the url whole.
+ */
+export function loggedMessage(e: { message: string; url?: unknown }): string {
+  const m = String(e.message);
+  return typeof e.url === 'string' && e.url !== '' ? m.split(e.url).join(loggedUrl(e.url)) : m;
+}
+
+/**
+ * A dialed peer's state (storage.sync.peers()) fit to serve: its url and its
+ * last error's as loggedUrl, the error reduced to code, status, message and
+ * url. Served whole, the error's url carried the credentials the peer's own
+ * url had lost.
+ */
+export function servedPeer<P extends { url: string; lastError: SyncomError | null }>(p: P): Omit<P, 'lastError'> & { lastError: ServedError | null } {
+  const e = p.lastError;
+  return { ...p, url: loggedUrl(p.url), lastError: e && { code: e.code, ...(typeof e.status === 'number' && { status: e.status }), message: loggedMessage(e), ...(typeof e.url === 'string' && { url: loggedUrl(e.url) }) } };
+}
+
+/** A peer's last error as servedPeer gives it. */
+export interface ServedError {
+  code: string;
+  status?: number;
+  message: string;
+  url?: string;
+}
+
+/**
  * `text` fit for one log line: each token stands as `<token>` (a host's
  * message is the host's to word, and it holds the token), control characters
  * as spaces (a message may not forge a line of its own).
@@ -94,7 +123,7 @@ export class SyncLogger {
     const code = e.remoteCode ? `${e.code} (${String(e.remoteCode)})` : e.code;
     const status = typeof e.status === 'number' ? ` ${e.status}` : '';
     const about = e.url ? `sync with ${loggedUrl(e.url)}` : 'sync';
-    this.note(e.url ?? '', `error:${e.code}`, 'error', `${about}: ${code}${status}: ${String(e.message).slice(0, MAX_MESSAGE)}`);
+    this.note(e.url ?? '', `error:${e.code}`, 'error', `${about}: ${code}${status}: ${loggedMessage(e).slice(0, MAX_MESSAGE)}`);
   }
 
   private peer(p: SyncEvents['peer'][0]): void {

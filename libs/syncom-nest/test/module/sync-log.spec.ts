@@ -3,9 +3,9 @@ import { Test } from '@nestjs/testing';
 import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
 import { Server } from 'socket.io';
-import { Storage } from 'syncom';
+import { Storage, SyncomError } from 'syncom';
 import { SyncomModule, type SyncomModuleOptions } from '../../src';
-import { loggedUrl, scrubbed } from '../../src/events/sync-logger';
+import { loggedMessage, loggedUrl, scrubbed, servedPeer } from '../../src/events/sync-logger';
 import { startHub, type TestHub } from '../helpers/hub';
 import { Signal } from '../helpers/until';
 
@@ -161,5 +161,14 @@ describe('SyncomModule logs what its dialers meet (context Syncom)', () => {
     expect(loggedUrl('not a url?token=x')).toBe('not a url');
     expect(scrubbed('the token t is wrong\r\n', ['t'])).toBe('the token <token> is wrong ');
     expect(scrubbed('Bearer s3cr.et+/= refused', ['s3cr.et+/='])).toBe('Bearer <token> refused');
+  });
+
+  it('an error that quotes its url whole (an app\'s link, a hook) is logged and served with the url as loggedUrl; a peer\'s last error is cut to code, status, message and url', () => {
+    const url = 'http://me:pw@hub:3000/syncom?token=x';
+    const e = new SyncomError('SYNC_FAILED', `${url} hung up`, { status: 502, url });
+    expect(loggedMessage(e)).toBe('http://hub:3000/syncom hung up');
+    const peer = { url, connected: false, lastError: e };
+    expect(servedPeer(peer)).toEqual({ url: 'http://hub:3000/syncom', connected: false, lastError: { code: 'SYNC_FAILED', status: 502, message: 'http://hub:3000/syncom hung up', url: 'http://hub:3000/syncom' } });
+    expect(servedPeer({ url, lastError: null })).toEqual({ url: 'http://hub:3000/syncom', lastError: null });
   });
 });

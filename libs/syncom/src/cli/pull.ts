@@ -3,6 +3,7 @@ import type { Storage } from '../storage/storage';
 import type { SyncLink } from '../link/contract';
 import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK } from './io';
 import { createProgress, type Progress } from './progress';
+import { urlLabel } from '../telemetry/url-label';
 
 /** How `pull` reaches a hub: by default the socket.io link of syncom-nest. */
 export type PullConnect = (node: { url: string; token?: string }) => SyncLink | Promise<SyncLink>;
@@ -28,14 +29,14 @@ function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Pr
     let bar: Progress | undefined;
     const offs: (() => void)[] = [];
     const end = (e?: Error) => { clearTimeout(timer); offs.forEach((o) => o()); bar?.finish(); e ? reject(e) : resolve(seen); };
-    const timer = setTimeout(() => end(new CliError(`not caught up with ${url} within ${timeoutMs / 1000} s`, EXIT_FAULTS)), timeoutMs);
+    const timer = setTimeout(() => end(new CliError(`not caught up with ${urlLabel(url)} within ${timeoutMs / 1000} s`, EXIT_FAULTS)), timeoutMs);
     const check = () => { if (caughtUp(storage, url)) end(); };
     offs.push(storage.sync.on('progress', (p) => {
       bar ??= createProgress(io.stderr, 'bootstrap', p.total ?? p.received, { redrawMs: 50, lineMs: 1000 });
       bar.update(p.received);
     }));
     offs.push(storage.sync.on('bootstrap', (b) => { seen.bootstrapped = b.records; check(); }));
-    offs.push(storage.sync.on('error', (e) => { if (e.status === 401 || e.status === 403) end(new CliError(`${url} refused this node: ${e.code}`, EXIT_FAULTS)); }));
+    offs.push(storage.sync.on('error', (e) => { if (e.status === 401 || e.status === 403) end(new CliError(`${urlLabel(url)} refused this node: ${e.code}`, EXIT_FAULTS)); }));
     for (const ev of ['sync', 'peer'] as const) offs.push(storage.sync.on(ev, check));
     offs.push(storage.on('change', check));
   });

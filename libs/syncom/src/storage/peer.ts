@@ -11,6 +11,7 @@ import type { StorageHooks } from './options';
 import { partsOf, type StorageParts } from './parts';
 import type { Storage } from './storage';
 import { asInvalid, checkUpdate } from './local-ops';
+import { urlLabel } from '../telemetry/url-label';
 
 /** The counts of one page applied (the `sync` event's fields). */
 export interface ApplyCounts {
@@ -130,7 +131,7 @@ function judge(ops: Op[], verdicts: Verdict[] | undefined, o: { mode: 'verify' |
 
 /** Why an unsigned op is refused under 'verify': it names this node as its origin. */
 function ownName(op: Op, url: string, self: string): string {
-  return op.origin === self ? `, the first in this node's own name: ${url} sent ops as this node without its signature` : '';
+  return op.origin === self ? `, the first in this node's own name: ${urlLabel(url)} sent ops as this node without its signature` : '';
 }
 
 /** BAD_SIGNATURE / UNSIGNED, once per page (SIG-17). */

@@ -6,7 +6,7 @@ import { FLAG_HELD, FLAG_SEALED } from '../op';
 import type { SchemaInfo } from '../schema';
 import { heldVersion } from '../storage/held-version';
 import type { Replica } from '../storage/replica';
-import type { GaugeSource, SyncTelemetry } from '../telemetry';
+import { type GaugeSource, type SyncTelemetry, urlLabel } from '../telemetry';
 import { SyncContext } from './context';
 import { Dialer } from './dial/dialer';
 import type { DialOptions } from './dial/options';
@@ -262,14 +262,14 @@ export class SyncManager {
           [watched, unwatch] = [d, d?.watch(check)];
         }
         if (d?.inSync()) done(resolve);
-        else if (!this.registry.nodes.has(url)) done(() => reject(new SyncomError('NOT_FOUND', `no registered node ${url}`, { url })));
+        else if (!this.registry.nodes.has(url)) done(() => reject(new SyncomError('NOT_FOUND', `no registered node ${urlLabel(url)}`, { url })));
       };
-      const stopped = () => done(() => reject(new SyncomError('CLOSED', `sync stopped before in sync with ${url}`, { url })));
+      const stopped = () => done(() => reject(new SyncomError('CLOSED', `sync stopped before in sync with ${urlLabel(url)}`, { url })));
       // The dialer tells each change of what inSync() reads; these events cover a dialer made, replaced or removed.
       const names = ['node', 'start', 'connect', 'peer', 'sync', 'bootstrap', 'error'] as const;
       // Not unref'd: a bounded wait the caller awaits must settle. Unref'd, a script awaiting it with nothing
       // else alive (a host that never answers) ended with exit code 0 and the promise still pending.
-      const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(new SyncomError('SYNC_TIMEOUT', `not in sync with ${url} after ${o.timeout} ms`, { url }))), o.timeout);
+      const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(new SyncomError('SYNC_TIMEOUT', `not in sync with ${urlLabel(url)} after ${o.timeout} ms`, { url }))), o.timeout);
       const done = (settle: () => void) => {
         clearTimeout(timer);
         unwatch?.();
@@ -316,7 +316,7 @@ export class SyncManager {
 
   private node(url: string): NodeRecord {
     const rec = this.registry.nodes.get(url);
-    if (!rec) throw new SyncomError('NOT_FOUND', `no registered node ${url}`, { url });
+    if (!rec) throw new SyncomError('NOT_FOUND', `no registered node ${urlLabel(url)}`, { url });
     return rec;
   }
 

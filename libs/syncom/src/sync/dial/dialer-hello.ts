@@ -7,6 +7,7 @@ import { isSyncomError, SyncomError } from '../../errors';
 import type { Vector } from '../../op/types';
 import { keyOrigin } from '../protocol/scopes';
 import { isChallenge } from '../protocol/hello-proof';
+import { urlLabel } from '../../telemetry/url-label';
 
 const statusOf = (e: unknown) => (e as { status?: number })?.status;
 
@@ -94,5 +95,5 @@ export function wholeVector(ans: HelloAnswer, base: VectorBase | undefined, scop
  */
 export function dialedSelf(m: SyncContext, ans: HelloAnswer, url: string): SyncomError | undefined {
   if (ans.node !== m.replica.id) return undefined;
-  return new SyncomError('SELF_DIAL', `${url} is this node (its own id); not dialing it`, { url });
+  return new SyncomError('SELF_DIAL', `${urlLabel(url)} is this node (its own id); not dialing it`, { url });
 }

@@ -5,7 +5,7 @@ import { raiseVector } from '../../log/vector';
 import { FLAG_SEALED, packedBytes, packOps } from '../../op';
 import { joinedFrom, type Op, opStreamKey, type Vector } from '../../op/types';
 import type { PeerApplyResult } from '../../storage/peer';
-import { ATTRS, type SyncTelemetry } from '../../telemetry';
+import { ATTRS, type SyncTelemetry, urlLabel } from '../../telemetry';
 import type { SyncEvents } from '../events';
 import { DEFAULT_PAGE_BYTES, frameEnds } from '../protocol/frames';
 
@@ -158,7 +158,7 @@ export class SizeStalls {
     if (this.seen.has(`${stream}:${seq}`)) return undefined;
     this.seen.add(`${stream}:${seq}`);
     const limit = o.limit === undefined ? 'its push limit' : `its push limit of ${o.limit} bytes`;
-    const message = `op ${seq} of ${stream} (${o.bytes} bytes) is over ${limit}: it and the later ops of ${stream} are not pushed to ${o.url}`;
+    const message = `op ${seq} of ${stream} (${o.bytes} bytes) is over ${limit}: it and the later ops of ${stream} are not pushed to ${urlLabel(o.url)}`;
     return new SyncomError('BYTES_PER_PUSH', message, { status: 413, url: o.url, stream, seq, bytes: o.bytes, limit: o.limit });
   }
 

@@ -13,6 +13,7 @@ import { ownStreamChecks } from './own-streams';
 import { RECONCILE_CAP } from '../protocol/versions';
 import { antiEntropyTimer, HAVE_PAGES_PER_RUN, type LoggedHaves, reconcileAll, type ReconcileRun } from './anti-entropy';
 import { type Recoverable, Recovery } from './recovery';
+import { urlLabel } from '../../telemetry/url-label';
 
 
 /**
@@ -241,7 +242,7 @@ export class Dialer implements Recoverable {
   /** No shared wire version: say so and stop dialing — no retry loop — until added or enabled again, or a restart. */
   private incompatible(versions: number[]): void {
     this.shares = false;
-    this.lastError = new SyncomError('INCOMPATIBLE', `${this.rec.url} shares no wire version with this node`, { status: 426, url: this.rec.url, versions });
+    this.lastError = new SyncomError('INCOMPATIBLE', `${urlLabel(this.rec.url)} shares no wire version with this node`, { status: 426, url: this.rec.url, versions });
     this.ctx.incompatible(this.rec.url, versions);
     void this.stop();
   }

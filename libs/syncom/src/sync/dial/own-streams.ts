@@ -3,6 +3,7 @@ import { FLAG_SEALED } from '../../op/pack';
 import { opStreamKey, type Vector } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import { keyOrigin, keyScope } from '../protocol/scopes';
+import { urlLabel } from '../../telemetry/url-label';
 
 /**
  * Whether a vector key names a stream of node `id`: its own per scope, or
@@ -64,7 +65,7 @@ function rewind(replica: Replica, hv: Vector, url: string, own: (k: string) => b
   }
   for (const [k, n] of ahead) replica.raiseOwnStream(k, n);
   if (ahead.length) {
-    errors.push(new SyncomError('REWOUND', `the host holds ops of this node its log lacks (restored from a copy?): bootstrapping from ${url}`, { url, streams: Object.fromEntries(ahead) }));
+    errors.push(new SyncomError('REWOUND', `the host holds ops of this node its log lacks (restored from a copy?): bootstrapping from ${urlLabel(url)}`, { url, streams: Object.fromEntries(ahead) }));
   }
   return ahead.length > 0;
 }

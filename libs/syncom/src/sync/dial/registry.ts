@@ -4,6 +4,7 @@ import { platform } from '../../platform';
 import type { SchemaInfo } from '../../schema';
 import { isPlainObject, isVector } from '../../op/shape';
 import type { Vector } from '../../op/types';
+import { urlLabel } from '../../telemetry/url-label';
 
 export const REMOTE_DIR = 'remote';
 
@@ -125,7 +126,9 @@ export class Registry {
     const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(url), text, { durable: this.durable })).then(() => {
       this.unreadable.delete(nodeFile(url));
     }, (e: unknown) => {
-      throw new SyncomError('REGISTRY_UNSAVED', `registry of ${url} not saved (${(e as Error)?.message}); kept in memory until the next save`, { url, cause: e });
+      // The OS's message names the file, whose name is the url, credentials included: its code says enough for a log line.
+      const why = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : 'the write failed';
+      throw new SyncomError('REGISTRY_UNSAVED', `registry of ${urlLabel(url)} not saved (${why}); kept in memory until the next save`, { url, cause: e });
     });
     this.writes.set(rec.url, next);
     return next;

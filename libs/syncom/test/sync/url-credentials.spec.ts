@@ -1,0 +1,57 @@
+import { internals } from '../../src/testing/internals';
+import type { MemoryBackend } from '../../src/backend';
+import type { SyncomError } from '../../src';
+import { closeAll, hostAndDialer, hub, Net, until } from './helpers';
+
+/**
+ * A dialed url may carry credentials (a proxy's user and password, an api key
+ * in the query). The error keeps the url whole in `url`, for the app to match
+ * its registry; the message, which apps and the Nest logger write to their
+ * logs, names it without user info, query or fragment (urlLabel).
+ */
+
+const SECRET_URL = 'memory://ops:pw-SECRET@h?apikey=KEY-SECRET';
+const SECRETS = ['pw-SECRET', 'KEY-SECRET', 'ops:'];
+
+const leaks = (e: SyncomError | undefined) => SECRETS.filter((x) => String(e?.message).includes(x));
+
+describe('an error about a dialed url names it without its credentials', () => {
+  it('SELF_DIAL: the message names memory://h, the url stays whole in .url', async () => {
+    const net = new Net();
+    const h = await hub({}, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    net.units.set(SECRET_URL, h.unit);
+    const errors: SyncomError[] = [];
+    h.s.sync.on('error', (e) => errors.push(e));
+    await h.s.sync.addNode({ url: SECRET_URL, token: 't' });
+    await until(() => errors.length > 0, [h.s]);
+    expect(errors[0]).toMatchObject({ code: 'SELF_DIAL', url: SECRET_URL });
+    expect(errors[0].message).toContain('memory://h is this node');
+    expect(leaks(errors[0])).toEqual([]);
+    await closeAll(h.s);
+  });
+
+  it('NOT_FOUND and SYNC_TIMEOUT of synced(), and REGISTRY_UNSAVED, whose OS message names the file (the url, encoded): none carries the credentials', async () => {
+    const { net, h, d, errors } = await hostAndDialer(SECRET_URL);
+    const missing = await d.sync.synced(`${SECRET_URL}x`).catch((e: SyncomError) => e);
+    expect(missing).toMatchObject({ code: 'NOT_FOUND' });
+    expect(leaks(missing as SyncomError)).toEqual([]);
+
+    await d.sync.addNode({ url: SECRET_URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);
+    net.links[0].cut();
+    const late = await d.sync.synced(SECRET_URL, { timeout: 1 }).catch((e: SyncomError) => e);
+    expect(late).toMatchObject({ code: 'SYNC_TIMEOUT' });
+    expect(leaks(late as SyncomError)).toEqual([]);
+
+    const backend = internals(d).backend as MemoryBackend;
+    backend.failAt(1, { code: 'ENOSPC', persistent: true, ops: ['write'] });
+    net.links[0].restore();
+    await until(() => errors.some((e) => e.code === 'REGISTRY_UNSAVED'), [d]);
+    const unsaved = errors.find((e) => e.code === 'REGISTRY_UNSAVED');
+    expect(unsaved).toMatchObject({ url: SECRET_URL, cause: { code: 'ENOSPC' } });
+    expect(unsaved?.message).toContain('registry of memory://h not saved (ENOSPC)');
+    expect(leaks(unsaved)).toEqual([]);
+    backend.clearFaults();
+    await closeAll(d, h.s);
+  });
+});
