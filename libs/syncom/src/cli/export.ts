@@ -1,5 +1,5 @@
 import { type Entry, isHidden, readEntry } from '../crdt';
-import { type CliIo, EXIT_FAULTS, EXIT_OK, writeOut } from './io';
+import { type CliIo, EXIT_FAULTS, EXIT_OK, textLines, writeOut } from './io';
 import { openReadOnly } from './open-read-only';
 import { findStorage } from './storage-dir';
 
@@ -53,7 +53,7 @@ export async function exportCommand(path: string, o: ExportOptions, io: CliIo): 
       if (chunk.length >= CHUNK) { await writeOut(io.stdout, chunk); chunk = ''; }
     }
     if (chunk) await writeOut(io.stdout, chunk);
-    for (const p of problems) await writeOut(io.stderr, `syncom export: ${p}; the export may be incomplete\n`);
+    for (const p of problems) await writeOut(io.stderr, textLines([`syncom export: ${p}; the export may be incomplete`]));
     return problems.length ? EXIT_FAULTS : EXIT_OK;
   } finally {
     await close();

@@ -2,6 +2,7 @@ import { type Entry, isHidden } from '../crdt';
 import type { Vector } from '../op/types';
 import type { Storage } from '../storage/storage';
 import type { NodeRecord } from '../sync/dial/registry';
+import { urlLabel } from '../telemetry/url-label';
 
 /** A registered node as info shows it; the token itself is never printed. */
 export interface NodeInfo {
@@ -77,7 +78,8 @@ export function infoReport(storage: Storage, path: string, problems: string[]): 
   const log = storage.replica;
   const shape = log.describeLog();
   const nodes = storage.sync.listNodes().map((rec): NodeInfo => ({
-    url: rec.url, enabled: rec.enabled, scopes: rec.scopes, hasToken: rec.token !== undefined, cursor: rec.cursor,
+    // As the text form shows it: a url's user info and query are credentials.
+    url: urlLabel(rec.url), enabled: rec.enabled, scopes: rec.scopes, hasToken: rec.token !== undefined, cursor: rec.cursor,
     lastSync: rec.lastSync, lag: lagOf(rec, storage.id, log.vector), acked: rec.acked, remote: rec.remote,
   }));
   return {

@@ -1,7 +1,6 @@
-import { urlLabel } from '../telemetry/url-label';
 import { formatVector, iso, plural } from './format';
 import { infoReport, type InfoReport, type NodeInfo } from './info-report';
-import { type CliIo, EXIT_FAULTS, EXIT_OK, writeOut } from './io';
+import { type CliIo, EXIT_FAULTS, EXIT_OK, textLines, writeOut } from './io';
 import { openReadOnly } from './open-read-only';
 import { findStorage } from './storage-dir';
 
@@ -11,8 +10,8 @@ function nodeLines(n: NodeInfo): string[] {
   const state = [n.enabled ? 'enabled' : 'disabled', `scopes ${n.scopes.join(',')}`, n.hasToken ? 'token set' : 'no token'];
   const remote = n.remote.id ? `${n.remote.id} epoch ${n.remote.epoch ?? '?'}` : 'not greeted yet';
   return [
-    // A url's user info and query are credentials: left out, as the logs and metrics do.
-    `  ${urlLabel(n.url)}`,
+    // A url's user info and query are credentials: the report leaves them out, as the logs and metrics do.
+    `  ${n.url}`,
     `    ${state.join(', ')}`,
     `    remote    ${remote}`,
     `    cursor    ${n.cursor ?? 'none'}, last sync ${iso(n.lastSync)}`,
@@ -38,7 +37,7 @@ export function formatInfo(r: InfoReport): string {
     ...r.nodes.flatMap(nodeLines),
     ...r.problems.map((p) => `problem   ${p}`),
   ];
-  return lines.join('\n') + '\n';
+  return textLines(lines);
 }
 
 /**

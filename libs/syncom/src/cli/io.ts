@@ -41,6 +41,21 @@ export async function writeOut(stream: CliStream, text: string): Promise<void> {
 /** A control character a terminal acts on (C0 but tab, newline and carriage return, which verify's progress bar draws with; DEL; C1). */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
+/** A character as its `\u00XX` escape. */
+const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** A line break inside one line's text: a peer's id or a file's holding one would draw a line of its own. */
+const BREAK = /[\r\n\u2028\u2029]/g;
+
+/**
+ * Lines of the text forms (info, log, verify) as the terminal gets them:
+ * within each, a line break is written as a `\u00XX` escape, so an id a peer
+ * chose (`x\n... purge payroll`) cannot forge a line of the report.
+ */
+export function textLines(lines: readonly string[]): string {
+  return lines.map((l) => l.replace(BREAK, escaped)).join('\n') + '\n';
+}
+
 /**
  * `stream` with every control character a terminal acts on written as a
  * `\u00XX` escape: record ids, field names and urls are a peer's or a file's
@@ -50,7 +65,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
  * the same).
  */
 export function printable(stream: CliStream): CliStream {
-  const write = (text: string) => stream.write(text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  const write = (text: string) => stream.write(text.replace(CONTROL, escaped));
   const once = stream.once?.bind(stream);
   return { write, isTTY: stream.isTTY, ...(once && { once }) };
 }

@@ -1,6 +1,6 @@
 import { formatEventId } from '../log/event-id';
 import type { Replica } from '../storage/replica';
-import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK, writeOut } from './io';
+import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK, textLines, writeOut } from './io';
 import { opJson, opLine } from './op-line';
 import { openReadOnly } from './open-read-only';
 import { findStorage } from './storage-dir';
@@ -46,8 +46,8 @@ export async function logCommand(path: string, o: LogOptions, io: CliIo): Promis
     const start = startOf(log, o.from);
     const entries = log.read(start - 1, o.limit);
     const lines = entries.map((e) => (o.json ? JSON.stringify(opJson(log.eventId(e.pos), e)) : opLine(log.eventId(e.pos), e)));
-    if (lines.length) await writeOut(io.stdout, lines.join('\n') + '\n');
-    for (const p of problems) await writeOut(io.stderr, `syncom log: ${p}\n`);
+    if (lines.length) await writeOut(io.stdout, textLines(lines));
+    for (const p of problems) await writeOut(io.stderr, textLines([`syncom log: ${p}`]));
     return problems.length ? EXIT_FAULTS : EXIT_OK;
   } finally {
     await close();

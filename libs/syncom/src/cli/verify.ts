@@ -10,7 +10,7 @@ import { createRecordCipher } from '../sealed/record-cipher';
 import type { RecordCipher } from '../storage/record-file';
 import { type Finding, Findings } from './findings';
 import { plural } from './format';
-import { type CliIo, EXIT_FAULTS, EXIT_OK, writeOut } from './io';
+import { type CliIo, EXIT_FAULTS, EXIT_OK, textLines, writeOut } from './io';
 import { createProgress } from './progress';
 import { findStorage, type StorageDir } from './storage-dir';
 import { checkChain } from './verify-chain';
@@ -122,7 +122,7 @@ export function formatVerify(r: VerifyReport): string {
     `records   ${plural(r.records.records, 'record')} in ${plural(r.records.files, 'file')}, ${r.records.compared} compared with the log${r.records.exact ? '' : ' (for what the log holds of them)'}`,
     `result    ${r.faults ? plural(r.faults, 'fault') : 'OK'}${r.warnings ? `, ${plural(r.warnings, 'warning')}` : ''}`,
   ];
-  return lines.join('\n') + '\n';
+  return textLines(lines);
 }
 
 /**

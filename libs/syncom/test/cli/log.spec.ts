@@ -55,7 +55,7 @@ describe('syncom log', () => {
     expect((await cli('log', fx.path, '--from', 'x.y.'))).toMatchObject({ code: 2, err: expect.stringContaining('is no event id') });
   });
 
-  it("writes a peer's text as text: an id or field name holding terminal controls (ESC[2J clears the screen) comes out escaped, and info leaves a hub url's credentials out", async () => {
+  it("writes a peer's text as text: an id or field name holding terminal controls (ESC[2J clears the screen) comes out escaped, and info leaves a hub url's credentials out, its --json too", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'syncom-cli-controls-'));
     try {
       const path = join(dir, 'store');
@@ -70,6 +70,28 @@ describe('syncom log', () => {
       const shown = await cli('info', path);
       expect(shown.out).toContain('http://hub.example/syncom');
       expect(shown.out).not.toMatch(/hunter2|admin|key=k/);
+      const json = await cli('info', path, '--json');
+      expect(JSON.parse(json.out).nodes[0].url).toBe('http://hub.example/syncom');
+      expect(json.out).not.toMatch(/hunter2|admin|key=k/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("an id holding a line break stays on its op's line: a peer's 'x\\n<forged line>' cannot add a line to the log's text, nor to verify's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'syncom-cli-breaks-'));
+    try {
+      const path = join(dir, 'store');
+      const s = await open({ path });
+      await s.set('x\n0000.1 abcdefgh.. 1 2026-01-01T00:00:00.000Z purge payroll\r\u2028', { ok: true });
+      await s.close();
+      const log = await cli('log', path);
+      expect(log.code).toBe(0);
+      expect(log.out.trimEnd().split('\n')).toHaveLength(1);
+      expect(log.out).toContain('x\\u000a0000.1');
+      expect(log.out).not.toMatch(/[\r\u2028]/);
+      const verify = await cli('verify', path);
+      expect(verify.out).not.toMatch(/[\r\u2028]|^0000\.1/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
