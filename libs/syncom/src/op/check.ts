@@ -25,6 +25,19 @@ export interface CheckOptions {
 /** sync.maxSkew's default: 24 hours (Guarantees and limits). */
 export const DEFAULT_MAX_SKEW = 86_400_000;
 
+/**
+ * The latest stamp a peer's op, entry or tag may carry whatever maxSkew says
+ * (Infinity included): the latest instant a Date holds. Taken, a stamp near
+ * the top of the safe integers moved this node's clock there, and its own
+ * next stamps ran past them, where no peer takes an op.
+ */
+export const MAX_TS = 8_640_000_000_000_000;
+
+/** Whether a stamp seen from a peer is too far ahead to take: more than maxSkew past `now`, or past MAX_TS. */
+export function tooFarAhead(ts: number, now: number, maxSkew: number): boolean {
+  return ts - now > maxSkew || ts > MAX_TS;
+}
+
 type Rule = readonly [field: keyof Op, required: boolean, test: (value: unknown) => boolean, what: string];
 
 const isType = (value: unknown): boolean => OP_TYPES.includes(value as OpType);
@@ -214,8 +227,8 @@ function judged(op: Op): OpCheck {
 /** The clock half of {@link checkOp}: code SKEW when ts is more than maxSkew ahead of now. */
 export function checkSkew(op: Op, options: CheckOptions = {}): OpCheck {
   const { now = Date.now(), maxSkew = DEFAULT_MAX_SKEW } = options;
-  if (op.ts - now > maxSkew) {
-    return { ok: false, code: 'SKEW', reason: `ts ${op.ts} is more than ${maxSkew} ms ahead of ${now}` };
+  if (tooFarAhead(op.ts, now, maxSkew)) {
+    return { ok: false, code: 'SKEW', reason: `ts ${op.ts} is more than ${maxSkew} ms ahead of ${now}${op.ts > MAX_TS ? ', or past the latest date' : ''}` };
   }
   return { ok: true, op };
 }

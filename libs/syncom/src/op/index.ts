@@ -1,5 +1,5 @@
 export { canonicalJson } from './canonical';
-export { checkOp, checkShape, checkSkew, DEFAULT_MAX_SKEW } from './check';
+export { checkOp, checkShape, checkSkew, DEFAULT_MAX_SKEW, MAX_TS, tooFarAhead } from './check';
 export type { CheckOptions, OpCheck, Refusal } from './check';
 export {
   generateSealingKeys,

@@ -1,3 +1,5 @@
+import { SyncomError } from '../errors';
+
 /**
  * The node's clock (Clocks): Date.now(), never backwards, never behind a stamp
  * seen (a peer's op, a joined snapshot, the own log on reopen). Each own stamp
@@ -15,13 +17,25 @@ export interface Clock {
   readonly last: number;
 }
 
-/** A clock over an injected wall clock (Date.now by default). */
+/**
+ * A clock over an injected wall clock (Date.now by default). A wall clock of
+ * fractions of a ms (performance.timeOrigin + performance.now()) is cut to
+ * whole ms: ts is an integer, and an op stamped 1.5 was refused by every
+ * peer and by this node's own log at its next open.
+ * @throws SyncomError from next(): INVALID_ARGUMENT when the wall clock reads
+ * no finite number; OP_INVALID when no safe integer is left for a stamp.
+ */
 export function createClock(now: () => number = Date.now, seed = 0): Clock {
   let last = seed;
   return {
     next() {
-      last = Math.max(now(), last + 1);
-      return last;
+      const wall = now();
+      if (!Number.isFinite(wall)) throw new SyncomError('INVALID_ARGUMENT', `the clock (open()'s now) read ${String(wall)}: it gives ms since the epoch`);
+      const ts = Math.max(Math.floor(wall), last + 1);
+      // Past the safe integers two stamps would be one, and no peer takes the op.
+      if (!(ts <= Number.MAX_SAFE_INTEGER)) throw new SyncomError('OP_INVALID', `the clock stands at ${last}: no stamp is left for an own op`);
+      last = ts;
+      return ts;
     },
     observe(ts: number) {
       if (ts > last) last = ts;

@@ -3,7 +3,7 @@ import { applyOp, type ApplyResult, type Entry, isEntry, isTag, newestTs, raises
 import { FLAG_GRANTED } from '../log/op-log';
 import { isPurgeMarkerOp } from '../log/seal';
 import { classifyOp } from '../log/vector';
-import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
+import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, tooFarAhead, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
 import { keyOrigin, type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import { heldVersion } from './held-version';
@@ -87,7 +87,7 @@ function payloadFault(op: Op, now: number, maxSkew: number): { code: 'OP_MALFORM
       }
     }
   }
-  return ts - now > maxSkew ? { code: 'SKEW', reason: `it holds ts ${ts}, more than ${maxSkew} ms ahead of ${now}` } : undefined;
+  return tooFarAhead(ts, now, maxSkew) ? { code: 'SKEW', reason: `it holds ts ${ts}, more than ${maxSkew} ms ahead of ${now}, or past the latest date` } : undefined;
 }
 
 function checkAll(storage: StorageParts, input: readonly unknown[], counts: ApplyCounts & { skew: number }): Op[] {

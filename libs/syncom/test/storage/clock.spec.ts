@@ -1,5 +1,5 @@
 import { createClock } from '../../src';
-import { logOps, node, ship } from './helpers';
+import { errors, logOps, node, ship } from './helpers';
 
 describe('clocks', () => {
   it('CLK-1: ts is Date.now() in UTC ms; the time zone never changes it', async () => {
@@ -76,6 +76,39 @@ describe('clocks', () => {
     const res = await ship(a.s, c.s, logOps(a.s).filter((o) => o.origin === a.s.id && o.seq === 2));
     expect(res.gaps).toBe(1);
     expect(await c.s.has('r')).toBe(false);
+  });
+
+  it('CLK-5 GUAR-5: with maxSkew Infinity a peer\'s stamp past the latest date is still refused (SKEW), and the clock stays where it was: taken, its next own stamps ran past the safe integers, where no peer takes an op', async () => {
+    const far = await node(Number.MAX_SAFE_INTEGER - 10);
+    const local = await node(1_000, { sync: { maxSkew: Infinity } });
+    const seen = errors(local.s);
+    await far.s.set('r', { title: 'from the end of time' });
+    const res = await ship(far.s, local.s);
+    expect(res).toMatchObject({ applied: 0, malformed: 1 });
+    expect(seen.map((e) => e.code)).toEqual(['SKEW']);
+    await local.s.set('q', { title: 'mine' });
+    expect(logOps(local.s).at(-1)!.ts).toBe(1_000);
+    // Within the latest date, Infinity takes it: the spec's setting, unchanged.
+    const late = await node(8_000_000_000_000_000);
+    await late.s.set('s', { title: 'far but a date' });
+    expect(await ship(late.s, local.s)).toMatchObject({ applied: 1 });
+  });
+
+  it('CLK-1: a wall clock in fractions of a ms is cut to whole ms; one that reads no number fails the write with INVALID_ARGUMENT; a clock with no safe integer left fails it with OP_INVALID', async () => {
+    const { createMemoryBackend, open } = await import('../../src');
+    let t = 1_700_000_000_000.5;
+    const s = await open({ path: 'f', backend: createMemoryBackend(), now: () => t });
+    await s.insert({});
+    await s.insert({});
+    expect(logOps(s).map((o) => o.ts)).toEqual([1_700_000_000_000, 1_700_000_000_001]);
+    t = NaN;
+    await expect(s.insert({})).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    t = 1_700_000_000_002;
+    await s.insert({});
+    expect(logOps(s)).toHaveLength(3);
+    await s.close();
+    const end = createClock(() => 0, Number.MAX_SAFE_INTEGER);
+    expect(() => end.next()).toThrow(expect.objectContaining({ code: 'OP_INVALID' }));
   });
 });
 

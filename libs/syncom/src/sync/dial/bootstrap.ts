@@ -3,7 +3,7 @@ import { SyncomError } from '../../errors';
 import { type Entry, heldEntry, isEntry, joinEntries, newestTs, raisesPurge } from '../../crdt';
 import type { SyncLink } from '../../link/contract';
 import { FLAG_GRANTED } from '../../log/op-log';
-import { DEFAULT_MAX_SKEW } from '../../op';
+import { DEFAULT_MAX_SKEW, tooFarAhead } from '../../op';
 import type { Vector } from '../../op/types';
 import type { Via } from '../../storage/commit';
 import type { Replica } from '../../storage/replica';
@@ -93,7 +93,7 @@ function checkPage(replica: Replica, entries: unknown[], shapes: boolean): void 
     const id = (raw as Entry)?.id;
     if (shapes && (typeof id !== 'string' || !isEntry(raw, id))) throw new SyncomError('PAGE_FAILED', 'a snapshot page carries a malformed entry');
     const ts = newestTs(raw as Entry);
-    if (ts - now > maxSkew) throw new SyncomError('PAGE_FAILED', `a snapshot entry is stamped ${ts}, over ${maxSkew} ms ahead (SKEW)`);
+    if (tooFarAhead(ts, now, maxSkew)) throw new SyncomError('PAGE_FAILED', `a snapshot entry is stamped ${ts}, over ${maxSkew} ms ahead or past the latest date (SKEW)`);
   }
 }
 
