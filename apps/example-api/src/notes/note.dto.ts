@@ -5,7 +5,8 @@ export const NOTES_PAGE = 500;
 
 /** GET /notes?after=<id>&limit=<n>: a page of the records in id order (notes only), after an id. */
 export class ListNotesDto {
-  @IsOptional() @IsString() @MaxLength(256) after?: string;
+  // Any record id, up to the engine's 512 characters: a peer may write one that long, and paging must step past it.
+  @IsOptional() @IsString() @MaxLength(512) after?: string;
   // Checked as text, decimal digits from 1 to NOTES_PAGE (500) only: a conversion to Number first
   // would also take '0x10', '1e2' and ' 5 '.
   @IsOptional() @Matches(/^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$/, { message: `limit must be a decimal integer from 1 to ${NOTES_PAGE}` })

@@ -194,7 +194,7 @@ describe('the registry', () => {
     await closeAll(d, a.s, b.s);
   });
 
-  it('REG-9 REG-6: any url string works on any backend — one naming a temp file, or one too long for a file name', async () => {
+  it('REG-9 REG-6: any url string works on any backend — one naming a temp file, or one too long for a file name; text that is not well formed (a lone surrogate) is refused', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'syncom-reg-'));
     try {
       const urls = ['wss://host/x.tmp-1', `wss://host/api?token=${'é'.repeat(300)}`, 'a', 'A'];
@@ -209,6 +209,13 @@ describe('the registry', () => {
       expect(again.sync.listNodes().map((n) => n.url).sort()).toEqual([...urls].sort());
       await again.sync.removeNode(urls[1]);
       expect(await readdir(join(dir, 'remote'))).toHaveLength(3);
+      // Text with no percent-encoding (a lone UTF-16 surrogate) has no file name: refused, not kept until a reopen loses it.
+      for (const url of ['wss://host/\ud800', 'wss://host/\udc00x']) {
+        await expect(again.sync.addNode({ url })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      }
+      expect(again.sync.listNodes()).toHaveLength(3);
+      await again.sync.addNode({ url: 'wss://host/\ud83d\ude00' });
+      expect(again.sync.listNodes()).toHaveLength(4);
       await again.close();
     } finally {
       await rm(dir, { recursive: true, force: true });

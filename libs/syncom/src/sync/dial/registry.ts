@@ -39,11 +39,16 @@ export function nodeFile(url: string): string {
   return `${REMOTE_DIR}/${name}.json`;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** A fresh record for addNode(); scopes default to ['*'] (REG-1). */
 export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: unknown }): NodeRecord {
   if (typeof input?.url !== 'string' || input.url.length === 0 || input.url.length > 1024) {
     throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url of 1-1024 characters');
   }
+  // Its file is named by its percent-encoding (REG-6), which a lone surrogate has none of: such a node was
+  // kept in memory with a promise of a later save that could never come, and was gone at the next open.
+  if (LONE_SURROGATE.test(input.url)) throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url of well-formed text (it holds a lone UTF-16 surrogate)');
   if (input.token !== undefined && typeof input.token !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'a node token is a string');
   const scopes = input.scopes ?? ['*'];
   if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && s.length > 0)) {
