@@ -186,6 +186,12 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     ...(peerToken && { peerToken }),
     ...(env.SYNCOM_REDIS_URL && { redisUrl: env.SYNCOM_REDIS_URL }),
     ...(env.SYNCOM_REDIS_TIMEOUT && { redisTimeout: intVar(env, 'SYNCOM_REDIS_TIMEOUT', 5000, { min: 100 }) }),
-    ...(env.SYNCOM_WEB_DIR && { webDir: env.SYNCOM_WEB_DIR }),
+    ...(env.SYNCOM_WEB_DIR && { webDir: webDirVar(env.SYNCOM_WEB_DIR) }),
   };
+}
+
+/** SYNCOM_WEB_DIR: a folder, or `false` (or `0`, a flag's off) for none; taken as a folder, 'false' had served ./false at /. */
+function webDirVar(raw: string): string | false {
+  const v = raw.trim();
+  return v === 'false' || v === '0' ? false : raw;
 }

@@ -30,10 +30,12 @@ describe('apps/hub: the web app at / (e2e)', () => {
     rmSync(dist, { recursive: true, force: true });
   });
 
-  it('looks in apps/web/dist by default; SYNCOM_WEB_DIR points elsewhere', () => {
+  it('looks in apps/web/dist by default; SYNCOM_WEB_DIR points elsewhere, and false (or 0) serves nothing at /', () => {
     expect(defaultWebDir()).toBe(resolve(__dirname, '..', '..', 'web', 'dist'));
     expect(hubConfigFromEnv({}).webDir).toBeUndefined();
     expect(hubConfigFromEnv({ SYNCOM_WEB_DIR: '/srv/web' }).webDir).toBe('/srv/web');
+    expect(hubConfigFromEnv({ SYNCOM_WEB_DIR: 'false' }).webDir).toBe(false);
+    expect(hubConfigFromEnv({ SYNCOM_WEB_DIR: ' 0 ' }).webDir).toBe(false);
   });
 
   it('GET / answers index.html (revalidated), its assets are served, and /health, /metrics and socket.io still answer', async () => {
