@@ -6,7 +6,7 @@ import { emitWithId, forgetAck, PageMessage } from './page-message';
 import type { SocketPeer } from './socket-peer';
 import { toWireError } from './syncom-refusal';
 
-/** Changes feeds one socket may hold open at once. */
+/** Changes feeds one socket may hold open at once where the gateway's maxFeedsPerConnection is not given (the unit's own default, 8, then refuses first). */
 export const MAX_FEEDS_PER_SOCKET = 16;
 
 /** What opening a feed needs besides the envelope. */
@@ -14,6 +14,8 @@ export interface FeedOptions {
   unit: HostUnit;
   /** How long a page waits for the subscriber's ack before the feed ends. */
   ackTimeout: number;
+  /** Feeds one socket may hold: the unit's maxFeedsPerConnection when the gateway gave one (a fixed 16 had capped a larger one silently). */
+  maxFeeds?: number;
 }
 
 /** The unit refuses a subscription in a microtask; a macrotask later it has, if it will. */
@@ -65,13 +67,14 @@ function feedAcks(peer: SocketPeer, sub: string, ms: number, feed: () => Subscri
  * refusal or failure as `changes:error`, the end as `changes:end`. A refusal
  * the unit gives at once (428 before hello, 403 SCOPES) rejects, for the ack.
  * A feed that opened joins the socket to its scopes' rooms.
- * @throws SyncomError 429 TOO_MANY_FEEDS beyond MAX_FEEDS_PER_SOCKET, or the unit's refusal.
+ * @throws SyncomError 429 TOO_MANY_FEEDS beyond maxFeeds, or the unit's refusal.
  */
 export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOptions): Promise<void> {
   const sub = envelope.sub;
   peer.dropFeed(sub);
-  if (peer.feedCount >= MAX_FEEDS_PER_SOCKET) {
-    throw new SyncomError('TOO_MANY_FEEDS', `at most ${MAX_FEEDS_PER_SOCKET} changes feeds per socket`, { status: 429 });
+  const max = o.maxFeeds ?? MAX_FEEDS_PER_SOCKET;
+  if (peer.feedCount >= max) {
+    throw new SyncomError('TOO_MANY_FEEDS', `at most ${max} changes feeds per socket`, { status: 429 });
   }
   let opened = false;
   let early: unknown;

@@ -5,7 +5,7 @@ import {
 import type { Namespace, Socket } from 'socket.io';
 import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, type Hello, type HostUnit, Storage, SyncomError, type UnitOptions } from 'syncom';
 import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '../link/socket-io-protocol';
-import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
+import { DEFAULT_NAMESPACE, DEFAULT_TRANSPORTS, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
 import type { GatewayTransport, SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
 import { SyncomAckGuard } from './ack.guard';
 import { checkedOrigins, guardOrigins } from './allowed-origins';
@@ -194,7 +194,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
   /** changes: opens a feed whose pages go out as acknowledged `changes:data` messages. */
   @SubscribeMessage(SYNCOM_EVENTS.changes)
   async changes(@ConnectedSocket() socket: Socket, @MessageBody(changesPipe) body: ChangesDto): Promise<SyncomAnswer> {
-    await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.ackTimeout });
+    await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.ackTimeout, maxFeeds: this.options.maxFeedsPerConnection });
     return answerOk(null);
   }
 
@@ -229,7 +229,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
  * @example
  * providers: [{ provide: SYNCOM_GATEWAY_OPTIONS, useValue: { limits: { opsPerPush: 500 } } }, createSyncomGateway()]
  */
-export function createSyncomGateway(namespace: string = DEFAULT_NAMESPACE, transports: GatewayTransport[] = ['websocket']): Type<SyncomGateway> {
+export function createSyncomGateway(namespace: string = DEFAULT_NAMESPACE, transports: GatewayTransport[] = [...DEFAULT_TRANSPORTS]): Type<SyncomGateway> {
   // WebSocket only by default: every syncom client speaks it, and HTTP long-polling let a client without a token
   // post maxHttpBufferSize of tiny packets that engine.io decodes in one synchronous loop (seconds of a stalled
   // event loop per POST) and queue their answers for a GET that never comes. (Where the app's own gateway made

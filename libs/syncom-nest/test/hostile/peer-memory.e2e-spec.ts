@@ -106,4 +106,11 @@ describe('hostile: what a socket can make the hub hold, and whose limits it spen
     // The same sub replaces its feed rather than adding one.
     expect(await ask(p.socket, 'changes', { sub: 'a', lastEventId: p.from })).toMatchObject({ ok: true });
   });
+
+  it('a maxFeedsPerConnection above 16 holds as given: 20 feeds on one socket, the 21st refused 429 TOO_MANY_FEEDS', async () => {
+    const h = await startHub({ options: { maxFeedsPerConnection: 20 } });
+    const p = await greeted(h, 'twenty-feeds');
+    for (let i = 0; i < 20; i++) expect([i, await ask(p.socket, 'changes', { sub: `f${i}`, lastEventId: p.from })]).toMatchObject([i, { ok: true }]);
+    expect(await ask(p.socket, 'changes', { sub: 'f20', lastEventId: p.from })).toMatchObject({ ok: false, error: { code: 'TOO_MANY_FEEDS', status: 429 } });
+  });
 });
