@@ -54,6 +54,8 @@ export class SyncomEvents implements OnApplicationBootstrap {
   get node$() { return this.fromSync('node'); }
   /** The dialer got a link to a node, before hello: { url }. */
   get connect$() { return this.fromSync('connect'); }
+  /** A peer shares no wire version with this node: { peer, versions }. */
+  get incompatible$() { return this.fromSync('incompatible'); }
   /** storage.sync started or stopped. */
   get start$() { return this.fromSync('start'); }
   get stop$() { return this.fromSync('stop'); }

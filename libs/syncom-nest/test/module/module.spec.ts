@@ -140,6 +140,17 @@ describe('SyncomEvents', () => {
     await expect(firstValueFrom(events.error$.pipe(toArray()))).resolves.toEqual([]);
   });
 
+  it('incompatible$ gives the engine\'s incompatible event: a peer that shares no wire version', async () => {
+    const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory' })]);
+    const { storage, events } = app.get(Consumer);
+    const seen = firstValueFrom(events.incompatible$.pipe(toArray()));
+    const unit = storage.sync.unit({ access: 'public' });
+    const hello = { node: 'old', vector: {}, epoch: 'e1', schema: null, scopes: ['*'], versions: [7] };
+    await expect(unit.call('hello', hello, {})).rejects.toMatchObject({ code: 'INCOMPATIBLE' });
+    await app.close();
+    expect(await seen).toEqual([{ peer: 'old', versions: [7] }]);
+  });
+
   it('an event nobody observes has no engine listener; the last unsubscribe removes it', async () => {
     const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory' })]);
     const { storage, events } = app.get(Consumer);
