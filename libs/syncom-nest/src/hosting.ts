@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { SyncomError } from 'syncom';
 import { checkModuleOptions } from './module-options';
-import type { SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
+import { DEFAULT_TRANSPORTS } from './syncom.constants';
+import type { GatewayTransport, SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
+
+/** What the module was declared to host: the namespace, and the transports when given (the gateway class's own, fixed when it is defined). */
+export interface DeclaredGateway {
+  namespace: string;
+  transports?: GatewayTransport[];
+}
 
 const logger = new Logger('SyncomModule');
 
@@ -26,8 +33,9 @@ function checkGuarded(o: SyncomModuleOptions, namespace: string): void {
 }
 
 /** The options the hosted gateway runs with; a public one is warned about at start. */
-export function hostedGatewayOptions(o: SyncomModuleOptions, namespace: string): SyncomGatewayOptions {
-  checkHosting(o, namespace);
+export function hostedGatewayOptions(o: SyncomModuleOptions, declared: DeclaredGateway): SyncomGatewayOptions {
+  checkHosting(o, declared);
+  const { namespace } = declared;
   const given = givenOf(o);
   if (!given.authorize) logger.warn(`the gateway on ${namespace} is public: any socket may read and write this store (gateway.access: 'public')`);
   return { ...given, namespace };
@@ -39,12 +47,13 @@ export function hostedGatewayOptions(o: SyncomModuleOptions, namespace: string):
  *
  * @throws SyncomError GATEWAY_UNGUARDED or GATEWAY_UNDECLARED.
  */
-export function checkHosting(o: SyncomModuleOptions, namespace: string | false): void {
+export function checkHosting(o: SyncomModuleOptions, declared: DeclaredGateway | false): void {
   checkModuleOptions(o);
-  if (namespace === false) checkNoGatewayAsked(o);
+  if (declared === false) checkNoGatewayAsked(o);
   else {
-    checkDeclaredNamespace(o, namespace);
-    checkGuarded(o, namespace);
+    checkDeclaredNamespace(o, declared.namespace);
+    checkDeclaredTransports(o, declared);
+    checkGuarded(o, declared.namespace);
   }
 }
 
@@ -62,6 +71,24 @@ function checkDeclaredNamespace(o: SyncomModuleOptions, namespace: string): void
     'GATEWAY_UNDECLARED',
     `SyncomModule.forRootAsync: the factory's gateway.namespace ${asked} is not the one the module was declared with (${namespace}); ` +
       'a namespace is read when the module is defined: give it beside useFactory, as gateway: { namespace }',
+  );
+}
+
+/**
+ * forRootAsync's factory naming other transports than the module was
+ * declared with: like the namespace, they are the gateway class's, fixed
+ * when the module is defined, and the factory's were ignored.
+ *
+ * @throws SyncomError GATEWAY_UNDECLARED naming both.
+ */
+function checkDeclaredTransports(o: SyncomModuleOptions, declared: DeclaredGateway): void {
+  const asked = givenOf(o).transports;
+  const fixed = declared.transports ?? DEFAULT_TRANSPORTS;
+  if (asked === undefined || (asked.length === fixed.length && asked.every((t) => fixed.includes(t)))) return;
+  throw new SyncomError(
+    'GATEWAY_UNDECLARED',
+    `SyncomModule.forRootAsync: the factory's gateway.transports ${asked.join(',')} are not the ones the module was declared with (${fixed.join(',')}); ` +
+      'transports are read when the module is defined: give them beside useFactory, as gateway: { namespace, transports }',
   );
 }
 

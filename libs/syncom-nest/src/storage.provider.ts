@@ -3,7 +3,7 @@ import { type OpenOptions, open, type Storage, type SyncLink } from 'syncom';
 import { io, type ManagerOptions, type SocketOptions } from 'socket.io-client';
 import { type ClientSocket, createSocketIoLink } from 'syncom/socket.io';
 import { SyncLogger } from './events/sync-logger';
-import { checkHosting } from './hosting';
+import { checkHosting, type DeclaredGateway } from './hosting';
 import { SYNCOM_HOSTING } from './syncom.constants';
 import { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
 import type { SyncomModuleOptions } from './syncom-options.interface';
@@ -47,7 +47,7 @@ export const syncLoggerProvider: Provider<SyncLogger> = {
  */
 export const storageProvider: Provider<Promise<Storage>> = {
   provide: getStorageToken(),
-  useFactory: async (o: SyncomModuleOptions, hosting?: string | false, log?: SyncLogger) => {
+  useFactory: async (o: SyncomModuleOptions, hosting?: DeclaredGateway | false, log?: SyncLogger) => {
     checkHosting(o, hosting ?? false);
     const storage = await open(toOpenOptions(o, log?.socket));
     log?.watch(storage);

@@ -14,3 +14,6 @@ export const UNIT_PASSED = [
   'pageSize', 'pageBytes', 'maxInFlightFrames', 'maxInFlightBytes', 'maxConnectionInFlightBytes', 'maxFeedsPerConnection',
   'maxPagings', 'maxPagingsPerConnection', 'exactScopes', 'proveNodes', 'meta', 'tracked',
 ] as const satisfies readonly (keyof UnitOptions)[];
+
+/** The gateway's socket.io transports unless the module declares others: WebSocket only. */
+export const DEFAULT_TRANSPORTS: readonly ('websocket' | 'polling')[] = ['websocket'];

@@ -3,7 +3,7 @@ import { Storage } from 'syncom';
 import { SyncomEvents } from './events/syncom-events';
 import { SyncLogger } from './events/sync-logger';
 import { createSyncomGateway, SyncomGateway } from './gateway';
-import { hostedGatewayOptions } from './hosting';
+import { type DeclaredGateway, hostedGatewayOptions } from './hosting';
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, SYNCOM_HOSTING } from './syncom.constants';
 import {
   ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE, SYNCOM_MODULE_OPTIONS, type SyncomModuleExtras,
@@ -19,12 +19,14 @@ import { storageProvider, syncLoggerProvider } from './storage.provider';
 function gatewayProviders(gateway: SyncomModuleExtras['gateway']): Provider[] {
   if (gateway === undefined || gateway === false) return [{ provide: SYNCOM_HOSTING, useValue: false }];
   const namespace = (typeof gateway === 'object' && gateway.namespace) || DEFAULT_NAMESPACE;
-  const hosted = createSyncomGateway(namespace, typeof gateway === 'object' ? gateway.transports : undefined);
+  const transports = typeof gateway === 'object' ? gateway.transports : undefined;
+  const hosted = createSyncomGateway(namespace, transports);
+  const declared: DeclaredGateway = { namespace, ...(transports && { transports }) };
   return [
-    { provide: SYNCOM_HOSTING, useValue: namespace },
+    { provide: SYNCOM_HOSTING, useValue: declared },
     {
       provide: SYNCOM_GATEWAY_OPTIONS,
-      useFactory: (o: SyncomModuleOptions): SyncomGatewayOptions => hostedGatewayOptions(o, namespace),
+      useFactory: (o: SyncomModuleOptions): SyncomGatewayOptions => hostedGatewayOptions(o, declared),
       inject: [SYNCOM_MODULE_OPTIONS],
     },
     hosted,

@@ -114,6 +114,18 @@ describe('SyncomModule hosting: no silent open door', () => {
     expect(existsSync(at)).toBe(false);
   });
 
+  it("forRootAsync whose factory names other transports than the module was declared with refuses to start (they are the gateway class's, fixed when the module is defined); the same ones in another order start", async () => {
+    const at = path();
+    const polling = boot([SyncomModule.forRootAsync({ gateway: true, useFactory: () => ({ path: at, gateway: { transports: ['websocket', 'polling'] as ('websocket' | 'polling')[], access: 'public' as const } }) })]);
+    await expect(polling).rejects.toMatchObject({ code: 'GATEWAY_UNDECLARED', message: expect.stringMatching(/transports websocket,polling are not the ones the module was declared with \(websocket\)/) });
+    expect(existsSync(at)).toBe(false);
+    const same = await boot([SyncomModule.forRootAsync({
+      gateway: { transports: ['polling', 'websocket'] },
+      useFactory: () => ({ path: path(), backend: 'memory' as const, gateway: { transports: ['websocket', 'polling'] as ('websocket' | 'polling')[], access: 'public' as const } }),
+    })]);
+    await same.close();
+  });
+
   it.each([
     ['a misspelt module option', { logsync: false }, 'logsync', /unknown option logsync \(did you mean logSync\?\)/],
     ['logSync as a string', { logSync: 'no' }, 'logSync', /logSync must be true or false/],
