@@ -27,7 +27,7 @@ commands:
   log <path>       the ops of the log, one line each
   pull <path>      sync this storage (created if absent) with a hub until it
                    holds what the hub holds; a first contact bootstraps, with
-                   a progress bar (this command writes; it needs syncom-nest,
+                   a progress bar (this command writes; it needs socket.io-client,
                    and fails with LOCKED while another process has the storage open)
 
 options:

@@ -5,7 +5,7 @@ import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK } from './io';
 import { createProgress, type Progress } from './progress';
 import { urlLabel } from '../telemetry/url-label';
 
-/** How `pull` reaches a hub: by default the socket.io link of syncom-nest. */
+/** How `pull` reaches a hub: by default the engine's socket.io link (syncom/socket.io, with socket.io-client installed beside syncom). */
 export type PullConnect = (node: { url: string; token?: string }) => SyncLink | Promise<SyncLink>;
 
 /** pull's options. */

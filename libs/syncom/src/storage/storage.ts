@@ -23,7 +23,7 @@ export class Storage {
   /** This node's id: its raw Ed25519 public key, base64url (SIG-2). */
   readonly id: string;
   /** Ids of records sealed for this node alone: their ops never leave it (GUAR-19). */
-  readonly sealed: Set<string>;
+  readonly sealed: ReadonlySet<string>;
 
   /**
    * Made by open(), which builds the parts, the replica port over them and
@@ -282,7 +282,7 @@ export class Storage {
       // A sealed op's scope would be in clear in the log, and a scope function reads field values (GUAR-19).
       const op = sealed ? this.makeOp(body, GLOBAL_SCOPE, { ...options, sealed }) : this.makeOp(body, this.scopeOfBody(e, body), options);
       const { entry } = applyOp(e, op);
-      if (sealed) this.sealed.add(id);
+      if (sealed) this.parts.sealed.add(id);
       return this.parts.committer.submit({ op, flags: sealed ? FLAG_SEALED : 0, via: null, after: entry, afterPersist });
     } catch (err) {
       return Promise.reject(err);
@@ -290,10 +290,12 @@ export class Storage {
   }
 
   /**
-   * Stamp, sequence and sign an op of this node (see makeOwnOp). Internal:
-   * the sync layer makes its merge and advance ops through the replica port.
+   * Stamp, sequence and sign an op of this node (see makeOwnOp). Private: an
+   * op made and not committed takes the stream's next seq, which the next
+   * write takes again. The sync layer makes its merge and advance ops
+   * through the replica port.
    */
-  makeOp(body: OwnOpBody, scope: string, options?: WriteOptions): Op {
+  private makeOp(body: OwnOpBody, scope: string, options?: WriteOptions): Op {
     return makeOwnOp(this.parts, body, scope, options);
   }
 }
