@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { checkOp, DEFAULT_MAX_SKEW, Op, scrubOp, signOp } from '../../src/op';
+import { checkOp, DEFAULT_MAX_SKEW, MAX_TS, Op, scrubOp, signOp } from '../../src/op';
 import { makeSigner, opArb, opsOfEachType } from './fixtures';
 
 const signer = makeSigner();
@@ -77,14 +77,17 @@ describe('checkOp', () => {
     }
   });
 
-  it('GUAR-4: a ts more than maxSkew ahead of now is refused with code SKEW', () => {
+  it('GUAR-4: a ts more than maxSkew ahead of now, or past the latest date, is refused with code SKEW', () => {
     const at = (ts: number, options = {}): ReturnType<typeof checkOp> => checkOp({ ...write, ts }, { now: NOW, ...options });
     expect(DEFAULT_MAX_SKEW).toBe(86_400_000);
     expect(at(NOW + DEFAULT_MAX_SKEW).ok).toBe(true);
     expect(at(NOW + DEFAULT_MAX_SKEW + 1)).toMatchObject({ ok: false, code: 'SKEW' });
     expect(at(0).ok).toBe(true);
     expect(at(NOW + 1001, { maxSkew: 1000 })).toMatchObject({ ok: false, code: 'SKEW' });
-    expect(at(Number.MAX_SAFE_INTEGER, { maxSkew: Infinity }).ok).toBe(true);
+    // Infinity lifts the window up to the latest date a JS Date holds; past it a stamp is refused whatever maxSkew says.
+    expect(at(MAX_TS, { maxSkew: Infinity }).ok).toBe(true);
+    expect(at(MAX_TS + 1, { maxSkew: Infinity })).toMatchObject({ ok: false, code: 'SKEW' });
+    expect(at(Number.MAX_SAFE_INTEGER, { maxSkew: Infinity })).toMatchObject({ ok: false, code: 'SKEW' });
     expect(checkOp({ ...write, ts: Date.now() + 2 * DEFAULT_MAX_SKEW })).toMatchObject({ code: 'SKEW' });
   });
 
