@@ -42,11 +42,15 @@ export function extractBlocks(file: string, text: string): Block[] {
   const blocks: Block[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i])) continue;
+    // A block indented under a list item counts too: its fence's indent is taken off each of its lines.
+    const fence = /^( *)```(ts|typescript)\s*$/.exec(lines[i]);
+    if (!fence) continue;
+    const indent = fence[1].length;
     const start = i + 1;
     let end = start;
-    while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
-    blocks.push({ file, index: blocks.length + 1, line: start + 1, code: lines.slice(start, end).join('\n') });
+    while (end < lines.length && !/^ *```\s*$/.test(lines[end])) end++;
+    const code = lines.slice(start, end).map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length))).join('\n');
+    blocks.push({ file, index: blocks.length + 1, line: start + 1, code });
     i = end;
   }
   return blocks;
