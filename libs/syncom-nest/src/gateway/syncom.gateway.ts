@@ -56,6 +56,21 @@ function hostUnitOf(storage: Storage, options: SyncomGatewayOptions): HostUnit {
 }
 
 /**
+ * A gateway hosted without the module is held to the module's rule: never
+ * open by accident. Without `authorize` it started public, letting any
+ * socket read and write the store, with no word said.
+ *
+ * @throws SyncomError GATEWAY_UNGUARDED when neither `authorize` nor `access: 'public'` is given.
+ */
+function checkedGuard(options: SyncomGatewayOptions): void {
+  if (options.authorize || options.access === 'public') return;
+  throw new SyncomError(
+    'GATEWAY_UNGUARDED',
+    'SyncomGateway: no authorize: set authorize (hello) => boolean to check peers\' tokens, or access: \'public\' to let any socket read and write this store',
+  );
+}
+
+/**
  * Hosts peers over socket.io (DESIGN: Adaptations of the spec): the
  * procedures of the storage's host unit as acknowledged messages (hello,
  * push, snapshot, reconcile, records; changes as a subscription whose pages are acknowledged;
@@ -86,6 +101,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
 
   /**
    * @throws TypeError for an allowedOrigins entry that is no http(s) origin: the app does not start.
+   * @throws SyncomError GATEWAY_UNGUARDED without `authorize` unless `access: 'public'` is said: the app does not start.
    * @throws SyncomError INVALID_ARGUMENT for a unit option out of its range: the app does not start.
    */
   constructor(
@@ -93,6 +109,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     @Inject(SYNCOM_GATEWAY_OPTIONS) protected readonly options: SyncomGatewayOptions,
   ) {
     checkedOrigins(options.allowedOrigins);
+    checkedGuard(options);
     this.unit = hostUnitOf(storage, options);
   }
 
@@ -227,7 +244,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
  * `Storage` and SYNCOM_GATEWAY_OPTIONS.
  *
  * @example
- * providers: [{ provide: SYNCOM_GATEWAY_OPTIONS, useValue: { limits: { opsPerPush: 500 } } }, createSyncomGateway()]
+ * providers: [{ provide: SYNCOM_GATEWAY_OPTIONS, useValue: { authorize: (ctx, hello) => tokens.has(hello.token), limits: { opsPerPush: 500 } } }, createSyncomGateway()]
  */
 export function createSyncomGateway(namespace: string = DEFAULT_NAMESPACE, transports: GatewayTransport[] = [...DEFAULT_TRANSPORTS]): Type<SyncomGateway> {
   // WebSocket only by default: every syncom client speaks it, and HTTP long-polling let a client without a token

@@ -54,9 +54,11 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 export async function startHub(setup: HubSetup = {}): Promise<TestHub> {
   const owned = setup.storage === undefined;
   const storage = (setup.storage ?? (await memoryStorage())) as Storage;
-  const options: Provider = setup.optionsFactory
-    ? { provide: SYNCOM_GATEWAY_OPTIONS, useFactory: setup.optionsFactory }
-    : { provide: SYNCOM_GATEWAY_OPTIONS, useValue: setup.options ?? {} };
+  // A test hub is public unless its options say otherwise (the gateway refuses to start unguarded by accident).
+  const optionsFactory = setup.optionsFactory;
+  const options: Provider = optionsFactory
+    ? { provide: SYNCOM_GATEWAY_OPTIONS, useFactory: async () => ({ access: 'public' as const, ...(await optionsFactory()) }) }
+    : { provide: SYNCOM_GATEWAY_OPTIONS, useValue: { access: 'public' as const, ...setup.options } };
   const Gateway = createSyncomGateway(setup.namespace, setup.transports);
   const moduleRef = await Test.createTestingModule({ providers: [{ provide: Storage, useValue: storage }, options, Gateway] }).compile();
   const app = moduleRef.createNestApplication({ logger: setup.logger ?? false });

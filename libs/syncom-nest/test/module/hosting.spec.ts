@@ -4,8 +4,8 @@ import { IoAdapter } from '@nestjs/platform-socket.io';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open, type Storage } from 'syncom';
-import { socketIoConnect, SyncomModule } from '../../src';
+import { open, Storage } from 'syncom';
+import { createSyncomGateway, SYNCOM_GATEWAY_OPTIONS, socketIoConnect, SyncomModule } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncom-hosting-'));
@@ -100,6 +100,18 @@ describe('SyncomModule hosting: no silent open door', () => {
     const start = boot([SyncomModule.forRootAsync({ useFactory: () => ({ path: at, gateway: { access: 'public' as const } }) })]);
     await expect(start).rejects.toMatchObject({ code: 'GATEWAY_UNDECLARED', message: expect.stringContaining('gateway: true') });
     expect(existsSync(at)).toBe(false);
+  });
+
+  it('a gateway hosted without the module (createSyncomGateway) and no authorize refuses to start unless access: \'public\' is said', async () => {
+    const storage = await open({ path: path(), backend: 'memory' });
+    const start = (options: object) => Test.createTestingModule({
+      providers: [{ provide: Storage, useValue: storage }, { provide: SYNCOM_GATEWAY_OPTIONS, useValue: options }, createSyncomGateway()],
+    }).compile();
+    await expect(start({ limits: { opsPerPush: 500 } })).rejects.toMatchObject({ code: 'GATEWAY_UNGUARDED' });
+    await expect(start({ access: 'session' })).rejects.toMatchObject({ code: 'GATEWAY_UNGUARDED' });
+    await (await start({ access: 'public' })).close();
+    await (await start({ authorize: () => true })).close();
+    await storage.close();
   });
 
   it('forRootAsync with gateway: true and a factory that gives no guard refuses to start', async () => {
