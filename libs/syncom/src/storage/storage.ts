@@ -48,7 +48,7 @@ export class Storage {
   }
 
   /** The scope of each record a scope function placed (absent: '*'). */
-  get scopes(): Map<string, string> {
+  get scopes(): ReadonlyMap<string, string> {
     return this.parts.scopes.map;
   }
 
@@ -219,7 +219,7 @@ export class Storage {
   }
 
   /** The record's meta. */
-  metaOf(e: Entry): RecordMeta {
+  private metaOf(e: Entry): RecordMeta {
     const meta: RecordMeta = { scope: this.scopeOf(e.id), ts: e.latest[0] };
     if (e.v !== undefined) meta.v = e.v;
     if (this.sealed.has(e.id)) meta.sealed = true;
@@ -227,17 +227,12 @@ export class Storage {
   }
 
   /** The record's fields as read (cached per entry state; callers clone). */
-  view(e: Entry): Record<string, unknown> {
+  private view(e: Entry): Record<string, unknown> {
     return this.parts.scopes.view(e);
   }
 
-  /** Recompute a record's scope from its data (after an op changed it). */
-  rescope(e: Entry): void {
-    this.parts.scopes.rescope(e);
-  }
-
   /** The scope function of sync options, over a record's data; '*' without one. */
-  scopeFor(id: string, data: Record<string, unknown>): string {
+  private scopeFor(id: string, data: Record<string, unknown>): string {
     return this.parts.scopes.scopeFor(id, data);
   }
 
