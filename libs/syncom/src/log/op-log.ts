@@ -48,6 +48,8 @@ export interface OpLogOptions {
   onError?: (e: Error) => void;
   /** Retention dropped held ops (GUAR-27). */
   onHeldLost?: (count: number) => void;
+  /** Whether a held entry waits still (default: every FLAG_HELD one); one the schema took at open is state, not a loss when its segment goes. */
+  stillHeld?: (e: LogEntry) => boolean;
   /** Encrypts sealed entries in the files (GUAR-19); without it they are written in clear. */
   cipher?: EntryCipher;
   /** This node's id: a batch the load leaves out counts the seqs of this node's streams it used, not a peer's (load-open.ts). */

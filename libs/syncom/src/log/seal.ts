@@ -85,7 +85,8 @@ export async function dropSegments(log: OpLog): Promise<{ from: number; to: numb
   if (n === 0) return [];
   const dropped = log.segments.splice(0, n);
   const newFloor = dropped[dropped.length - 1].to;
-  const held = rangeOf(log, log.floor + 1, newFloor).filter((e) => e && e.flags & FLAG_HELD).length;
+  const waits = log.options.stillHeld ?? ((e: LogEntry) => (e.flags & FLAG_HELD) !== 0);
+  const held = rangeOf(log, log.floor + 1, newFloor).filter((e) => e && waits(e)).length;
   if (held) log.heldLost += held;
   log.dropBelow(newFloor);
   await log.writeIndex(log.sealedVector);

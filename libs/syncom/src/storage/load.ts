@@ -44,6 +44,11 @@ function applies(e: Logged, c: ReplayContext): boolean {
   return e.op.type !== 'merge' || isEntry(e.op.data, e.op.id);
 }
 
+/** Whether a held entry waits still: no schema, or one older than the op's. An applied one is state like any other. */
+export function stillHeld(e: Logged, schema: Schema | undefined): boolean {
+  return !!(e.flags & FLAG_HELD) && (!schema || heldVersion(e.op) > schema.version);
+}
+
 /**
  * Replay log entries onto the records (LOG-2, GUAR-7); also held ops a newer
  * schema now takes. Ops are CRDT updates: one the records hold already
@@ -143,6 +148,33 @@ async function rebuildRecords(r: Rebuild): Promise<void> {
   }
 }
 
+/**
+ * Apply the held ops this schema now takes (replication.md, "Hold, on every
+ * path"), and write the records they changed to a record file of their own:
+ * kept in memory alone, a record the node served after its upgrade was gone
+ * at the open after retention dropped the ops' segment. A held op the
+ * validator now refuses is reported (OP_INVALID), as a peer's is when it
+ * comes, and stays in the log, judged again at each open.
+ */
+async function applyHeld(r: Rebuild, schema: Schema): Promise<void> {
+  const held = r.log.read(r.log.floor).filter((e) => e.flags & FLAG_HELD && !stillHeld(e, schema));
+  if (held.length === 0) return;
+  const ids = new Set(held.map((e) => e.op.id));
+  const before = new Map([...ids].map((id) => [id, r.committed.get(id)]));
+  let refused = 0;
+  for (const e of held) if (!r.context.sealed.has(e.op.id) && validatorSays(r.context, e.op, r.committed.get(e.op.id))) refused++;
+  replayLog(r.committed, held, r.context);
+  if (refused > 0) {
+    r.onError(new SyncomError('OP_INVALID', `${refused} held op(s) the schema (version ${schema.version}) now reads fail its validator: not applied; judged again at each open`, { count: refused }));
+  }
+  const changed = [...ids].map((id) => r.committed.get(id)).filter((e): e is Entry => e !== undefined && e !== before.get(e.id));
+  try {
+    await r.records.write(changed, r.committed);
+  } catch (e) {
+    r.onError(new SyncomError('UNPERSISTED', `records of held ops applied at open not written (${(e as Error).message}); held in memory`, { cause: e }));
+  }
+}
+
 /** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */
 function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'options' | 'keys' | 'log' | 'records'>): CommitHooks {
   // Only an op made here: a peer's op with this node's origin is never signed, even if it got this far.
@@ -222,7 +254,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const { log, tail } = await OpLog.open({
     backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, segmentOps: options.sync?.log?.segmentOps, lines: options.sync?.log?.lines, retention: options.sync?.retention,
     now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys),
-    onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), onError, self: keys.id,
+    onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), stillHeld: (e) => stillHeld(e, schema), onError, self: keys.id,
   });
   const cipher = createRecordCipher(keys, (id) => sealed.has(id));
   const { store: records, entries, sealed: sealedRecords, damaged } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles, logFloor: log.floor });
@@ -233,7 +265,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   for (const [id, e] of entries) committer.committed.set(id, e);
   const context = { schema, sealed, committed: committer.committed };
   await replayOntoRecords({ log, records, committed: committer.committed, context, onError, tail, damaged, entries });
-  if (schema) replayLog(committer.committed, log.read(log.floor).filter((e) => e.flags & FLAG_HELD), context);
+  if (schema) await applyHeld({ log, records, committed: committer.committed, context, onError }, schema);
   committer.adoptTail(log.batches.map((b) => b.from), tail);
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);

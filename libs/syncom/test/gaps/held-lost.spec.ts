@@ -48,8 +48,6 @@ describe('a held op lives in the log', () => {
     await Promise.all([upgraded, ...others].map((s) => s.close()));
   });
 
-  // BUG (engine): schemaInfo() is only { version, hash } (src/sync/manager.ts schemaInfo, src/schema/schema.ts info);
-  // nothing counts held ops that retention dropped (src/log/seal.ts dropSegments). Flip to it() once built.
   it('GUAR-27: schemaInfo().held.lost reports the held op that retention dropped, once', async () => {
     const { x, others } = await heldThenDropped();
     try {
@@ -58,5 +56,38 @@ describe('a held op lives in the log', () => {
     } finally {
       await Promise.all([x, ...others].map((s) => s.close()));
     }
+  });
+
+  it('GUAR-26 GUAR-27: a held op the upgrade applied is written to the record files: it outlives retention dropping its segment and the open after, and is no held op lost', async () => {
+    const opts = { sync: { retention: { ops: 1000 }, log: { rollAfter: 1 } } };
+    const { s: x } = await node(1_000_000, { schema: v1, ...opts });
+    const { s: newer } = await node(1_000_000);
+    const { s: filler } = await node(1_000_000);
+    await ship(newer, x, [craft(newer, { type: 'write', id: 'held', data: { $type: 'Note', title: 'from v2', tags: [] }, v: 2 }, '*', 1)]);
+    await x.close();
+    const upgraded = await reopen(x, { schema: v2, ...opts });
+    expect(await upgraded.get('held')).toEqual({ $type: 'Note', title: 'from v2', tags: [] });
+    const lost: unknown[] = [];
+    upgraded.on('schema', (e) => lost.push(e));
+    const dropped = nextDrop(upgraded);
+    await ship(filler, upgraded, Array.from({ length: 1000 }, (_, i) => craft(filler, { type: 'write', id: `f${i}`, data: { i } }, '*', i + 1)));
+    expect((await dropped).dropped[0]).toMatchObject({ from: 1 });
+    expect(lost).toEqual([]);
+    expect(upgraded.sync.schemaInfo()).toMatchObject({ held: { count: 0, lost: 0 } });
+    await upgraded.close();
+    const again = await reopen(upgraded, { schema: v2, ...opts });
+    expect(await again.get('held')).toEqual({ $type: 'Note', title: 'from v2', tags: [] });
+    await Promise.all([again, newer, filler].map((s) => s.close()));
+  });
+
+  it('GUAR-26: a held op the upgraded schema\'s validator refuses is reported at open (OP_INVALID in startupErrors), not dropped without a word', async () => {
+    const { s: x } = await node(1_000_000, { schema: v1 });
+    const { s: newer } = await node(1_000_000);
+    await ship(newer, x, [craft(newer, { type: 'write', id: 'bad', data: { $type: 'Note', title: 5, tags: [] }, v: 2 }, '*', 1)]);
+    await x.close();
+    const upgraded = await reopen(x, { schema: v2 });
+    expect(await upgraded.has('bad')).toBe(false);
+    expect(upgraded.startupErrors.map((e) => [e.code, (e as { count?: number }).count])).toEqual([['OP_INVALID', 1]]);
+    await Promise.all([upgraded, newer].map((s) => s.close()));
   });
 });
