@@ -11,7 +11,8 @@ import type { StorageEvents, StorageParts } from './parts';
 import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpackedOps } from './peer';
 import { type RecordDigests, recordDigests } from './digests';
 import { platform } from '../platform';
-import { helloProofText } from '../op/sign';
+import { digestForSigning, helloProofText, sigHeader } from '../op/sign';
+import { FLAG_SEALED } from '../op/pack';
 
 /** An op for the commit pipeline: what a join, a hold or an adopted vector submits. */
 export type ReplicaSubmit = Omit<Pending, 'resolve' | 'reject'>;
@@ -34,6 +35,9 @@ export interface LogShape {
  * state into the one commit pipeline; own ops made; the clock; retention
  * pins. The log object, the committer and the clock stay inside storage/.
  */
+/** The signed copies of own ops the log holds unsigned (Replica.forWire), by the logged op. */
+const signedCopies = new WeakMap<Op, Op>();
+
 export class Replica {
   private nonce = newNonce();
 
@@ -247,6 +251,34 @@ export class Replica {
   /** Resolves once no op of this node waits for its signature (a bootstrap's merges are signed in the background). */
   signed(): Promise<void> {
     return this.p.committer.late.signed();
+  }
+
+  /**
+   * `entries` as they go out: this node's own ops that the log holds without
+   * a signature (written while `signatures` was false, then turned on) as
+   * signed copies, made once per op and kept for every later push. A host
+   * that requires signatures (a hub's default) refused them for good, and
+   * each later own write was a gap there. The log keeps them as written; a
+   * process that opens the store again signs them again (a fresh nonce: an
+   * op as valid, which a peer holding the first takes as a duplicate).
+   * Returns `entries` itself when none needs it, or where signatures are off.
+   */
+  async forWire(entries: LogEntry[]): Promise<LogEntry[]> {
+    const self = this.id;
+    const unsigned = (e: LogEntry) => e.op.origin === self && e.op.sig === undefined && !(e.flags & FLAG_SEALED);
+    if (this.p.options.sync?.signatures === false || !entries.some(unsigned)) return entries;
+    const out: LogEntry[] = [];
+    for (const e of entries) {
+      if (!unsigned(e)) { out.push(e); continue; }
+      let op = signedCopies.get(e.op);
+      if (!op) {
+        op = digestForSigning(e.op);
+        op.sig = await platform().ed25519.sign(this.p.keys.signPrivate, sigHeader(op));
+        signedCopies.set(e.op, op);
+      }
+      out.push({ ...e, op });
+    }
+    return out;
   }
 
   /** Stamp, sequence and digest an own op (the sync layer's merge and advance ops). */

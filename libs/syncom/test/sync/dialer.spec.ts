@@ -119,6 +119,23 @@ describe('the dialing side', () => {
     await closeAll(h.s, other);
   });
 
+  it('SIG-20: own ops written while signatures were false go signed once they are on: a hub under require takes them and every write after, and the log keeps them as written', async () => {
+    const h = await hub({}, { sync: { signatures: 'require' } });
+    const backend = createMemoryBackend();
+    const connect = () => createMemoryLink(h.unit);
+    let d = await open({ path: 'd', backend, sync: { connect, signatures: false } });
+    const early = [await d.insert({ n: 1 }), await d.insert({ n: 2 })];
+    await d.close();
+    d = await open({ path: 'd', backend, sync: { connect, antiEntropyInterval: 0 } });
+    expect(internals(d).log.read(0).map((e) => e.op.sig)).toEqual([undefined, undefined]);
+    await d.sync.addNode({ url: 'memory://h', token: 't' });
+    const later = await d.insert({ n: 3 });
+    await until(async () => (await Promise.all([...early, later].map((id) => h.s.has(id)))).every(Boolean), [h.s, d]);
+    expect(internals(h.s).log.read(0).filter((e) => e.op.origin === d.id).every((e) => typeof e.op.sig === 'string')).toBe(true);
+    expect(internals(d).log.read(0).slice(0, 2).map((e) => e.op.sig)).toEqual([undefined, undefined]);
+    await closeAll(d, h.s);
+  });
+
   it('LOG-22 LOG-23 LOG-24 LOG-25: a directory restored from an older copy reports REWOUND, moves its streams past the host and loses nothing the host had', async () => {
     const h = await hub();
     const backend = createMemoryBackend();
