@@ -37,7 +37,13 @@ export class RecordScopes {
    */
   scopeFor(id: string, data: Record<string, unknown>): string {
     if (!this.fn) return '*';
-    const s = this.fn(id, data);
+    let s: unknown;
+    try {
+      s = this.fn(id, data);
+    } catch (cause) {
+      // The app's own throw, coded as a bad return is: a write fails with a code its caller can match.
+      throw new SyncomError('INVALID_ARGUMENT', `the scope function threw for ${id}: ${String((cause as Error)?.message ?? cause).slice(0, 200)}`, { cause });
+    }
     if (!isScopeName(s)) throw new SyncomError('INVALID_ARGUMENT', `the scope function gave ${JSON.stringify(String(s).slice(0, 140))} for ${id}: a scope is 1-128 characters without '<' or control characters`);
     return s;
   }

@@ -77,6 +77,18 @@ describe('API input: refused with a stable code, nothing of it taken', () => {
     await s.close();
   });
 
+  it('a scope function that throws on a local write fails it with INVALID_ARGUMENT (the app\'s error as cause), as one that returns no scope name does; nothing is written', async () => {
+    const scope = (_id: string, data: Record<string, unknown>): string => {
+      if (data.legacy) throw new Error('no legacy');
+      return data.bad ? (7 as unknown as string) : '*';
+    };
+    const { s } = await node(T, { sync: { scope } });
+    await expect(s.set('a', { legacy: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('no legacy'), cause: expect.objectContaining({ message: 'no legacy' }) });
+    await expect(s.set('b', { bad: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect([await s.has('a'), await s.has('b')]).toEqual([false, false]);
+    await s.close();
+  });
+
   it('OPS-6 KIND-5: add() of undefined, a symbol, a function or a BigInt (nested too) is INVALID_ARGUMENT; remove() of a BigInt too', async () => {
     const { s } = await node(T);
     await s.set('r', { a: 1 });
