@@ -325,9 +325,12 @@ export class OpLog {
     return { ok: true, pos: id.seq };
   }
 
-  /** Scrub every entry of purged ids in place: payload and nonce removed (OPS-11, SIG-10); each file once. */
-  async scrub(ids: readonly string[]): Promise<number> {
-    return scrubFiles(this, ids);
+  /**
+   * Scrub every entry of purged ids in place: payload and nonce removed (OPS-11, SIG-10); each file once.
+   * Of an id in `sealed` (kept sealed here), only this node's sealed entries.
+   */
+  async scrub(ids: readonly string[], sealed?: ReadonlySet<string>): Promise<number> {
+    return scrubFiles(this, ids, sealed);
   }
 
   /** Seal what is recorded (LIFE-24). */

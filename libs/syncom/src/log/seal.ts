@@ -110,8 +110,11 @@ export function isPurgeMarkerOp(op: Op): boolean {
 const MARKER_KEYS = new Set(['id', 'latest', 'purged', 'fields']);
 
 /** Whether the scrub of `ids` rewrites this entry: one of theirs that still carries a payload. */
-function scrubs(e: LogEntry | undefined, ids: ReadonlySet<string>): boolean {
-  return !!e && ids.has(e.op.id) && hasPayload(e.op) && !isPurgeMarkerOp(e.op);
+function scrubs(e: LogEntry | undefined, ids: ReadonlySet<string>, sealed?: ReadonlySet<string>): boolean {
+  if (!e || !ids.has(e.op.id) || !hasPayload(e.op) || isPurgeMarkerOp(e.op)) return false;
+  // An id kept sealed here is this node's record alone: a peer's ops of it (logged skipped, relayed) are the
+  // peer's record, which a purge of the sealed one must not erase on their way to other nodes (GUAR-19).
+  return !(sealed?.has(e.op.id) && !(e.flags & FLAG_SEALED));
 }
 
 /** A file the scrub may rewrite: its path and the batches it holds (a segment: one, the whole of it). */
@@ -147,7 +150,7 @@ function holdsAny(positions: readonly number[], from: number, to: number): boole
  * journaled first (scrub-journal.ts), so a crash inside one tears nothing
  * the next load does not finish.
  */
-export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<number> {
+export async function scrubFiles(log: OpLog, ids: readonly string[], sealed?: ReadonlySet<string>): Promise<number> {
   const { backend, durable } = log.options;
   const positions = [...new Set(ids)].flatMap((id) => log.positionsOf(id)).sort((x, y) => x - y);
   if (positions.length === 0) return 0;
@@ -160,7 +163,7 @@ export async function scrubFiles(log: OpLog, ids: readonly string[]): Promise<nu
     if (!f.batches.some((b) => holdsAny(positions, b.from, b.to))) continue;
     const lines = f.batches.map((b) => {
       const entries = rangeOf(log, b.from, b.to);
-      return { b, entries, next: entries.map((e) => (e && scrubs(e, scrubbing) ? { ...e, op: scrubForPurge(e.op) } : e)) };
+      return { b, entries, next: entries.map((e) => (e && scrubs(e, scrubbing, sealed) ? { ...e, op: scrubForPurge(e.op) } : e)) };
     });
     const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, 0);
     if (n === 0) continue;

@@ -176,7 +176,7 @@ async function applyHeld(r: Rebuild, schema: Schema): Promise<void> {
 }
 
 /** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */
-function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'options' | 'keys' | 'log' | 'records'>): CommitHooks {
+function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'options' | 'keys' | 'log' | 'records' | 'sealed'>): CommitHooks {
   // Only an op made here: a peer's op with this node's origin is never signed, even if it got this far.
   const signs = (op: Op) => p.options.sync?.signatures !== false && isMadeHere(op) && op.origin === p.keys.id && op.sig === undefined;
   return {
@@ -204,7 +204,7 @@ function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'opt
     },
     signs,
     async scrub(ids, committed) {
-      await p.log.scrub(ids);
+      await p.log.scrub(ids, p.sealed);
       await p.records.scrub(ids, committed);
     },
   };
@@ -261,7 +261,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   for (const id of sealedRecords) sealed.add(id);
   const scopes = new RecordScopes(options.sync?.scope);
   const listed = new ListedIds();
-  const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records }));
+  const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records, sealed }));
   for (const [id, e] of entries) committer.committed.set(id, e);
   const context = { schema, sealed, committed: committer.committed };
   await replayOntoRecords({ log, records, committed: committer.committed, context, onError, tail, damaged, entries });

@@ -220,7 +220,8 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
   let after: Entry | undefined;
   let logged = op;
   const invalid = validatorSays(storage, op, entry);
-  if (entry?.purged && op.type !== 'purge') {
+  // A peer's op of an id kept sealed here is the peer's record, purged here or not: skipped, logged and relayed as it came.
+  if (entry?.purged && op.type !== 'purge' && !keptSealed(storage, op)) {
     // Nothing lands on a purged record (OPS-10) but a merge's newer purge marker: the marker is then the newest
     // purge's, whichever came first (GUAR-1). A marker alone carries no payload, and the log scrub keeps it too.
     const raw = op.type === 'merge' && !isScrubbed(op) ? (op.data as unknown as Entry) : undefined;

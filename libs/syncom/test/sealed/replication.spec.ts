@@ -128,6 +128,27 @@ describe('sealed records do not replicate', () => {
     await closeAll(s, p);
   });
 
+  it('GUAR-19 OPS-11: purging a record kept sealed here scrubs this node\'s sealed ops only: a peer\'s ops of that id, before the purge and after, are relayed whole, and a node that takes them holds the peer\'s record', async () => {
+    const s = await node();
+    const p = await node();
+    const c = await node();
+    await s.set('shared', { mine: MARK }, { sealed: true });
+    await p.set('shared', { theirs: 1 });
+    const via = { url: 'memory://p', node: p.id };
+    await applyPeerOps(s, internals(p).log.read(0).map((e) => e.op), { via });
+    await s.purge('shared');
+    await p.update('shared', { later: 2 });
+    await applyPeerOps(s, internals(p).log.read(0).map((e) => e.op), { via });
+    const peers = entriesOf(s, 'shared').filter((e) => e.op.origin === p.id);
+    expect(peers.map((e) => [e.op.type, e.op.data])).toEqual([['write', { theirs: 1 }], ['set', { later: 2 }]]);
+    expect(entriesOf(s, 'shared').filter((e) => e.flags & FLAG_SEALED).every((e) => e.op.type === 'purge' || e.op.data === undefined)).toBe(true);
+    // What a node resuming from this one receives: its relayed ops, none of its sealed ones.
+    const relayed = internals(s).log.read(0).filter((e) => !(e.flags & FLAG_SEALED)).map((e) => e.op);
+    await applyPeerOps(c, relayed, { via: { url: 'memory://s', node: s.id } });
+    expect(await c.get('shared')).toEqual({ theirs: 1, later: 2 });
+    await closeAll(s, p, c);
+  });
+
   it('GUAR-19 GUAR-26: a peer\'s op held for a newer schema never lands on a record sealed here meanwhile, even after the upgrade', async () => {
     const v1 = { version: 1, types: { Note: buildNoteClass() } };
     const v2 = { version: 2, types: { Note: buildNoteClass() } };
