@@ -15,7 +15,7 @@ import { SyncomErrorFilter } from './syncom-error.filter';
  */
 export async function createExampleApi(config: ExampleConfig, logger?: LoggerService | LogLevel[] | false): Promise<INestApplication> {
   // Nest's default parsers take urlencoded bodies too, which any site's HTML form can post: JSON alone here.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), { logger: logger ?? ['log', 'warn', 'error'], bodyParser: false });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), { logger: logger ?? ['log', 'warn', 'error'], bodyParser: false, abortOnError: false });
   app.use(jsonOnlyWrites);
   app.useBodyParser('json', { verify: verifyJsonDepth });
   app.enableShutdownHooks();

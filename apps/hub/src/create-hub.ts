@@ -28,7 +28,9 @@ async function ioAdapter(app: INestApplication, config: HubConfig): Promise<Sync
  * where the web app is served (config.webDir, default apps/web/dist; false: none).
  */
 export async function createHub(config: HubConfig, logger?: LoggerService | LogLevel[] | false): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(HubModule.register(config), { logger: logger ?? ['log', 'warn', 'error'] });
+  // abortOnError false: a start that fails (the path LOCKED by another hub) rejects to the caller; Nest's default
+  // exited the process from inside createHub, so an embedding app's own handling never ran (main.ts exits).
+  const app = await NestFactory.create<NestExpressApplication>(HubModule.register(config), { logger: logger ?? ['log', 'warn', 'error'], abortOnError: false });
   const log = new Logger('Hub');
   for (const warning of hubWarnings(config)) log.warn(warning);
   app.enableShutdownHooks();

@@ -1,0 +1,20 @@
+import { join } from 'node:path';
+import { createHub } from '../src/create-hub';
+import { TestHubs } from './test-hubs';
+
+/**
+ * A hub that cannot start tells its caller: createHub rejects with the
+ * engine's coded error. Nest's default (abortOnError) had exited the process
+ * from inside createHub, so an app embedding a hub could not handle it, and
+ * a test runner's worker died with it.
+ */
+describe('apps/hub: a start that fails rejects', () => {
+  const hubs = new TestHubs();
+  afterAll(() => hubs.stopAll());
+
+  it('a second hub on a path another hub holds rejects with LOCKED; the process goes on and the first hub still answers', async () => {
+    const first = await hubs.start('held');
+    await expect(createHub({ port: 0, host: '127.0.0.1', path: join(hubs.apps.dir, 'held'), tokens: ['t'] }, false)).rejects.toMatchObject({ code: 'LOCKED' });
+    expect((await fetch(`${first.url}/health`)).status).toBe(200);
+  });
+});
