@@ -27,6 +27,9 @@ export interface LogShape {
   openBatches: { from: number; to: number }[];
 }
 
+/** The signed copies of own ops the log holds unsigned (Replica.outgoing), by the logged op. */
+const signedCopies = new WeakMap<Op, Op>();
+
 /**
  * The replica port: everything replication (dialing and hosting), the CLI
  * and the apps read of a storage or hand to it, beside the storage API. The
@@ -35,9 +38,6 @@ export interface LogShape {
  * state into the one commit pipeline; own ops made; the clock; retention
  * pins. The log object, the committer and the clock stay inside storage/.
  */
-/** The signed copies of own ops the log holds unsigned (Replica.forWire), by the logged op. */
-const signedCopies = new WeakMap<Op, Op>();
-
 export class Replica {
   private nonce = newNonce();
 
@@ -254,7 +254,7 @@ export class Replica {
   }
 
   /**
-   * `entries` as they go out: this node's own ops that the log holds without
+   * `entries` as they go out, once whenSigned() has settled: this node's own ops that the log holds without
    * a signature (written while `signatures` was false, then turned on) as
    * signed copies, made once per op and kept for every later push. A host
    * that requires signatures (a hub's default) refused them for good, and
@@ -263,7 +263,8 @@ export class Replica {
    * op as valid, which a peer holding the first takes as a duplicate).
    * Returns `entries` itself when none needs it, or where signatures are off.
    */
-  async forWire(entries: LogEntry[]): Promise<LogEntry[]> {
+  async outgoing(entries: LogEntry[]): Promise<LogEntry[]> {
+    await this.whenSigned(entries);
     const self = this.id;
     const unsigned = (e: LogEntry) => e.op.origin === self && e.op.sig === undefined && !(e.flags & FLAG_SEALED);
     if (this.p.options.sync?.signatures === false || !entries.some(unsigned)) return entries;

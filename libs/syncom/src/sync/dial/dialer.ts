@@ -280,10 +280,8 @@ export class Dialer implements Recoverable {
   private async pushEntries(entries: LogEntry[]): Promise<boolean> {
     let refused = false;
     const take = (frame: LogEntry[], ans: PushAnswer) => void (refused = this.takeAnswer(frame, ans) || refused);
-    // A snapshot's merges are signed after their join: none is sized or pushed before its sig.
-    await this.replica.whenSigned(entries);
-    // Own ops written while signatures were off go signed, where they are on now.
-    entries = await this.replica.forWire(entries);
+    // None is sized or pushed before its sig: a snapshot's merges signed after their join, old unsigned own ops signed now.
+    entries = await this.replica.outgoing(entries);
     // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
     for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.ctx.options.pageBytes })) {
       await this.sizes.push(frame, take);
