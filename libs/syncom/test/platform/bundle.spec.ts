@@ -51,7 +51,9 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * schema's checks of wide records and type changes, registry fields checked and a bound on a load's
  * holes, to 81.9 KB, and messages naming a dialed url without its credentials, peers' stamps held
  * to the latest date and own stamps to the safe integers, an injected clock's reading checked, and
- * a url that is no well-formed text refused, to 82.2 KB; that target is
+ * a url that is no well-formed text refused, to 82.2 KB, and held ops' records written at the open
+ * that applies them, own ops written unsigned signed on their way out and a sealed record's purge
+ * scrubbing its own ops only, to 82.7 KB; that target is
  * reported not met, and this guard stops growth beyond 83 KB.
  */
 const BUDGET_KB = 83;
