@@ -1,10 +1,10 @@
 import { FLAG_GRANTED, type LogEntry } from '../log/op-log';
-import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED } from '../op/pack';
+import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, FLAG_UNSIGNED_OWN } from '../op/pack';
 import { isScrubbed } from '../op/payload';
 import type { Op } from '../op/types';
 import { clip, iso, shortId } from './format';
 
-const FLAG_NAMES: [number, string][] = [[FLAG_HELD, 'held'], [FLAG_SKIPPED, 'skipped'], [FLAG_SEALED, 'sealed'], [FLAG_GRANTED, 'granted']];
+const FLAG_NAMES: [number, string][] = [[FLAG_HELD, 'held'], [FLAG_SKIPPED, 'skipped'], [FLAG_SEALED, 'sealed'], [FLAG_GRANTED, 'granted'], [FLAG_UNSIGNED_OWN, 'unsigned-own']];
 
 /** The names of an entry's log flags. */
 export function flagNames(flags: number): string[] {

@@ -10,7 +10,7 @@ export {
   publicKeyOf,
 } from './keys';
 export type { PemKeyPair } from './keys';
-export { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, packedBytes, packedJson, packOp, packOps, unpackEntry, unpackOp, unpackOps } from './pack';
+export { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, FLAG_UNSIGNED_OWN, packedBytes, packedJson, packOp, packOps, unpackEntry, unpackOp, unpackOps } from './pack';
 export type { PackedOp, UnpackedEntry, UnpackedOps } from './pack';
 export { hasPayload, isScrubbed, payloadOf, scrubOp } from './payload';
 export type { Payload } from './payload';

@@ -9,6 +9,14 @@ export const FLAG_HELD = 1;
 export const FLAG_SKIPPED = 2;
 /** Log flag: a sealed record's op; it never leaves the node (GUAR-19). */
 export const FLAG_SEALED = 4;
+/**
+ * Log flag of an op this node made while `signatures` was false, logged
+ * unsigned. Once signatures are on it is signed on its way out (Replica's
+ * outgoing): a host that requires signatures takes it. Only this flag says
+ * the node made it: an unsigned op of its origin that a peer pushed while
+ * signatures were off carries none, and is never signed in its name.
+ */
+export const FLAG_UNSIGNED_OWN = 32;
 
 /**
  * An op as a positional array, on the wire and in the log (SIG-12). An absent
@@ -82,11 +90,13 @@ const packedSizes = new WeakMap<Op, number>();
 export function packedJson(entries: readonly ({ op: Op; flags?: number } | undefined)[]): string {
   // A batch whose every op is flagged (a joined snapshot page's merges, to sign) has no size to keep:
   // one stringify of the whole batch costs about half of one per op.
-  if (entries.every((e) => !e || e.flags)) return JSON.stringify(entries.map((e) => (e ? packOp(e.op, e.flags) : null)));
+  // FLAG_UNSIGNED_OWN changes only slot 14's text: such an op's wire size is kept too (its digits in the place of null).
+  const sized = (flags = 0) => (flags & ~FLAG_UNSIGNED_OWN) === 0;
+  if (entries.every((e) => !e || !sized(e.flags))) return JSON.stringify(entries.map((e) => (e ? packOp(e.op, e.flags) : null)));
   const parts = entries.map((e) => {
     if (!e) return 'null';
     const text = JSON.stringify(packOp(e.op, e.flags ?? 0));
-    if (!e.flags) packedSizes.set(e.op, platform().byteLength(text));
+    if (sized(e.flags)) packedSizes.set(e.op, platform().byteLength(text) + (e.flags ? 4 - String(e.flags).length : 0));
     return text;
   });
   return `[${parts.join(',')}]`;

@@ -4,7 +4,7 @@ import type { Op, Vector } from '../op/types';
 import type { OpLog } from '../log/op-log';
 import { FLAG_GRANTED } from '../log/op-log';
 import { FLAG_TO_SIGN } from '../log/flags';
-import { FLAG_SEALED } from '../op/pack';
+import { FLAG_SEALED, FLAG_UNSIGNED_OWN } from '../op/pack';
 import { raiseVector } from '../log/vector';
 import { streamKey } from '../op/types';
 import type { RecordStore } from './records';
@@ -62,6 +62,8 @@ export interface CommitHooks {
   sign(op: Op, lone?: boolean): Promise<void> | undefined;
   /** Whether sign(op) would sign it (late ops are flagged by this before their append). */
   signs(op: Op): boolean;
+  /** Whether an op this node made goes to the log unsigned because signatures are off (flagged FLAG_UNSIGNED_OWN). */
+  unsignedOwn?(op: Op): boolean;
 }
 
 const MAX_BATCH = 5_000;
@@ -188,7 +190,8 @@ export class Committer {
     const signing = p.late ? undefined : this.hooks.sign(p.op, this.queue.length === 0 && !this.appending);
     signing?.catch(() => undefined);
     // A literal, not a spread of p: the drain reads these objects several times, and spread copies read slowly.
-    this.queue.push({ op: p.op, flags: p.flags, via: p.via, after: p.after, afterPersist: p.afterPersist, scrub, signing, late: p.late, resolve, reject });
+    const flags = this.hooks.unsignedOwn?.(p.op) ? p.flags | FLAG_UNSIGNED_OWN : p.flags;
+    this.queue.push({ op: p.op, flags, via: p.via, after: p.after, afterPersist: p.afterPersist, scrub, signing, late: p.late, resolve, reject });
     this.wake?.();
     this.running ??= this.drain();
   }

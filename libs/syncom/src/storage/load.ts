@@ -203,6 +203,7 @@ function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'opt
       }
     },
     signs,
+    unsignedOwn: (op) => p.options.sync?.signatures === false && isMadeHere(op) && op.origin === p.keys.id,
     async scrub(ids, committed) {
       await p.log.scrub(ids, p.sealed);
       await p.records.scrub(ids, committed);

@@ -12,7 +12,7 @@ import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpac
 import { type RecordDigests, recordDigests } from './digests';
 import { platform } from '../platform';
 import { digestForSigning, helloProofText, sigHeader } from '../op/sign';
-import { FLAG_SEALED } from '../op/pack';
+import { FLAG_SEALED, FLAG_UNSIGNED_OWN } from '../op/pack';
 
 /** An op for the commit pipeline: what a join, a hold or an adopted vector submits. */
 export type ReplicaSubmit = Omit<Pending, 'resolve' | 'reject'>;
@@ -254,8 +254,8 @@ export class Replica {
   }
 
   /**
-   * `entries` as they go out, once whenSigned() has settled: this node's own ops that the log holds without
-   * a signature (written while `signatures` was false, then turned on) as
+   * `entries` as they go out, once whenSigned() has settled: the ops this node made while `signatures`
+   * was false (FLAG_UNSIGNED_OWN), where it is on now, as
    * signed copies, made once per op and kept for every later push. A host
    * that requires signatures (a hub's default) refused them for good, and
    * each later own write was a gap there. The log keeps them as written; a
@@ -266,7 +266,8 @@ export class Replica {
   async outgoing(entries: LogEntry[]): Promise<LogEntry[]> {
     await this.whenSigned(entries);
     const self = this.id;
-    const unsigned = (e: LogEntry) => e.op.origin === self && e.op.sig === undefined && !(e.flags & FLAG_SEALED);
+    // The flag, not the origin: a peer may have pushed an unsigned op in this node's name while signatures were off.
+    const unsigned = (e: LogEntry) => (e.flags & FLAG_UNSIGNED_OWN) !== 0 && e.op.origin === self && e.op.sig === undefined && !(e.flags & FLAG_SEALED);
     if (this.p.options.sync?.signatures === false || !entries.some(unsigned)) return entries;
     const out: LogEntry[] = [];
     for (const e of entries) {

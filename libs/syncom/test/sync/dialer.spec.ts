@@ -1,5 +1,5 @@
 import { internals } from '../../src/testing/internals';
-import { createMemoryBackend, createMemoryLink, open, type Storage } from '../../src';
+import { applyPeerOps, createMemoryBackend, createMemoryLink, open, type Storage } from '../../src';
 import { packOps } from '../../src/op';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 
@@ -133,6 +133,25 @@ describe('the dialing side', () => {
     await until(async () => (await Promise.all([...early, later].map((id) => h.s.has(id)))).every(Boolean), [h.s, d]);
     expect(internals(h.s).log.read(0).filter((e) => e.op.origin === d.id).every((e) => typeof e.op.sig === 'string')).toBe(true);
     expect(internals(d).log.read(0).slice(0, 2).map((e) => e.op.sig)).toEqual([undefined, undefined]);
+    await closeAll(d, h.s);
+  });
+
+  it('SIG-20 SIG-26: an unsigned op a peer pushed in this node\'s name while signatures were false is never signed by it once they are on: a hub under require refuses it, and takes the node\'s own', async () => {
+    const h = await hub({}, { sync: { signatures: 'require' } });
+    const backend = createMemoryBackend();
+    const connect = () => createMemoryLink(h.unit);
+    let d = await open({ path: 'd', backend, sync: { connect, signatures: false } });
+    const own = [await d.insert({ n: 1 }), await d.insert({ n: 2 })];
+    const forged = { origin: d.id, seq: 3, ts: Date.now(), type: 'write' as const, id: 'payroll', scope: '*', data: { salary: 'x1000' } };
+    expect(await applyPeerOps(d, [forged], { via: { url: 'memory://p', node: 'p' } })).toMatchObject({ applied: 1 });
+    await d.close();
+    d = await open({ path: 'd', backend, sync: { connect, antiEntropyInterval: 0 } });
+    const refused: unknown[] = [];
+    h.s.sync.on('refused', (e) => refused.push(e));
+    await d.sync.addNode({ url: 'memory://h', token: 't' });
+    await until(async () => (await Promise.all(own.map((id) => h.s.has(id)))).every(Boolean) && refused.length > 0, [h.s, d]);
+    expect(refused).toEqual([{ node: d.id, reason: 'unsigned', count: 1 }]);
+    expect(await h.s.has('payroll')).toBe(false);
     await closeAll(d, h.s);
   });
 
