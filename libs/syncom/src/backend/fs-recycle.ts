@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errorCode } from './fs-errors';
+import { FILE_MODE } from './fs-modes';
 
 /** The end of a recycled file's name: a temp name, so listings skip it (paths.ts). */
 export const RECYCLED_SUFFIX = '.tmp-recycled';
@@ -68,8 +69,11 @@ export class Recycler {
     const spare = this.name(dir);
     let size: number;
     try {
-      size = statSync(file).size;
+      const st = statSync(file);
+      size = st.size;
       if (size > MAX_RECYCLED_BYTES) return false;
+      // A file a store made before its files were the owner's alone (fs-modes) keeps that mode when it is reused.
+      if ((st.mode & 0o077) !== 0) chmodSync(file, FILE_MODE);
       renameSync(file, spare);
     } catch (e) {
       // Gone since it was named: nothing to keep or remove.

@@ -225,7 +225,7 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
     // Nothing lands on a purged record (OPS-10) but a merge's newer purge marker: the marker is then the newest
     // purge's, whichever came first (GUAR-1). A marker alone carries no payload, and the log scrub keeps it too.
     const raw = op.type === 'merge' && !isScrubbed(op) ? (op.data as unknown as Entry) : undefined;
-    if (raw && allowed && !keptSealed(storage, op) && raisesPurge(entry, raw)) { after = applyOp(entry, op).entry; counts.applied++; }
+    if (raw && allowed && raisesPurge(entry, raw)) { after = applyOp(entry, op).entry; counts.applied++; }
     else flags |= FLAG_SKIPPED;
     logged = isScrubbed(op) || isPurgeMarkerOp(op) ? op : scrubForPurge(op);
   }

@@ -129,7 +129,8 @@ export class Storage {
   async purge(id: string, options?: WriteOptions): Promise<void> {
     if (!this.closed && this.parts.committer.current(id)?.purged) {
       await this.parts.committer.idle();
-      await this.parts.log.scrub([id]);
+      // As the commit's scrub does: of an id kept sealed here, this node's sealed ops only.
+      await this.parts.log.scrub([id], this.parts.sealed);
       await this.parts.records.scrub([id], this.parts.committer.committed);
       return;
     }

@@ -49,6 +49,15 @@ describe('fs backend: recycled files', () => {
     expect(await backend.list('log/open')).toEqual(['2.json']);
   });
 
+  it('a file an older store made 0644 is the owner\'s alone once reused: the batch written into it is 0600', async () => {
+    await writeFile(path('log/open/1.json'), '{"from":1,"ops":["made by an older version"]}', { mode: 0o644 });
+    await fs.promises.chmod(path('log/open/1.json'), 0o644);
+    await backend.remove('log/open/1.json', { recycle: true });
+    await backend.write('log/open/2.json', '{"from":2}', { inPlace: true });
+    expect(await backend.read('log/open/2.json')).toBe('{"from":2}');
+    expect((await stat(path('log/open/2.json'))).mode & 0o777).toBe(0o600);
+  });
+
   it('no file is created for a batch written into a recycled one (open, write, cut, rename on the main thread)', async () => {
     for (let i = 1; i <= 4; i++) await backend.write(`log/open/${i}.json`, `{"from":${i}}`, { inPlace: true });
     const inodes = await Promise.all([1, 2, 3, 4].map(async (i) => (await stat(path(`log/open/${i}.json`))).ino));

@@ -128,7 +128,7 @@ describe('sealed records do not replicate', () => {
     await closeAll(s, p);
   });
 
-  it('GUAR-19 OPS-11: purging a record kept sealed here scrubs this node\'s sealed ops only: a peer\'s ops of that id, before the purge and after, are relayed whole, and a node that takes them holds the peer\'s record', async () => {
+  it('GUAR-19 OPS-11: purging a record kept sealed here scrubs this node\'s sealed ops only: a peer\'s ops of that id, before the purge and after, are relayed whole (a second purge too), and a node that takes them holds the peer\'s record', async () => {
     const s = await node();
     const p = await node();
     const c = await node();
@@ -139,6 +139,8 @@ describe('sealed records do not replicate', () => {
     await s.purge('shared');
     await p.update('shared', { later: 2 });
     await applyPeerOps(s, internals(p).log.read(0).map((e) => e.op), { via });
+    // Purged again (the way to finish a torn scrub): the same rule.
+    await s.purge('shared');
     const peers = entriesOf(s, 'shared').filter((e) => e.op.origin === p.id);
     expect(peers.map((e) => [e.op.type, e.op.data])).toEqual([['write', { theirs: 1 }], ['set', { later: 2 }]]);
     expect(entriesOf(s, 'shared').filter((e) => e.flags & FLAG_SEALED).every((e) => e.op.type === 'purge' || e.op.data === undefined)).toBe(true);
