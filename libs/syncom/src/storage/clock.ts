@@ -1,4 +1,5 @@
 import { SyncomError } from '../errors';
+import { MAX_TS } from '../op/check';
 
 /**
  * The node's clock (Clocks): Date.now(), never backwards, never behind a stamp
@@ -23,7 +24,7 @@ export interface Clock {
  * whole ms: ts is an integer, and an op stamped 1.5 was refused by every
  * peer and by this node's own log at its next open.
  * @throws SyncomError from next(): INVALID_ARGUMENT when the wall clock reads
- * no finite number; OP_INVALID when no safe integer is left for a stamp.
+ * no finite number; OP_INVALID when no stamp up to MAX_TS (the latest date) is left.
  */
 export function createClock(now: () => number = Date.now, seed = 0): Clock {
   let last = seed;
@@ -32,8 +33,8 @@ export function createClock(now: () => number = Date.now, seed = 0): Clock {
       const wall = now();
       if (!Number.isFinite(wall)) throw new SyncomError('INVALID_ARGUMENT', `the clock (open()'s now) read ${String(wall)}: it gives ms since the epoch`);
       const ts = Math.max(Math.floor(wall), last + 1);
-      // Past the safe integers two stamps would be one, and no peer takes the op.
-      if (!(ts <= Number.MAX_SAFE_INTEGER)) throw new SyncomError('OP_INVALID', `the clock stands at ${last}: no stamp is left for an own op`);
+      // Past the latest date no peer takes the op (MAX_TS), and past the safe integers two stamps would be one.
+      if (!(ts <= MAX_TS)) throw new SyncomError('OP_INVALID', `the clock stands at ${last}, past the latest date: no stamp is left for an own op`);
       last = ts;
       return ts;
     },

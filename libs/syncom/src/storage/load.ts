@@ -167,7 +167,11 @@ async function applyHeld(r: Rebuild, schema: Schema): Promise<void> {
   if (refused > 0) {
     r.onError(new SyncomError('OP_INVALID', `${refused} held op(s) the schema (version ${schema.version}) now reads fail its validator: not applied; judged again at each open`, { count: refused }));
   }
-  const changed = [...ids].map((id) => r.committed.get(id)).filter((e): e is Entry => e !== undefined && e !== before.get(e.id));
+  // By text, not identity: applying an op the record holds makes a new entry, and each open would write a record file again.
+  const changed = [...ids].map((id) => r.committed.get(id)).filter((e): e is Entry => {
+    const was = e && before.get(e.id);
+    return e !== undefined && e !== was && (!was || entryText(was) !== entryText(e));
+  });
   try {
     await r.records.write(changed, r.committed);
   } catch (e) {

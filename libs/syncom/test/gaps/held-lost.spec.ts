@@ -77,7 +77,25 @@ describe('a held op lives in the log', () => {
     await upgraded.close();
     const again = await reopen(upgraded, { schema: v2, ...opts });
     expect(await again.get('held')).toEqual({ $type: 'Note', title: 'from v2', tags: [] });
-    await Promise.all([again, newer, filler].map((s) => s.close()));
+    await again.close();
+    await Promise.all([newer, filler].map((s) => s.close()));
+  });
+
+  it('GUAR-26: the opens after the one that applied a held op write no record file for it again (the record files hold it)', async () => {
+    const { s: x } = await node(1_000_000, { schema: v1 });
+    const { s: newer } = await node(1_000_000);
+    await ship(newer, x, [craft(newer, { type: 'write', id: 'held', data: { $type: 'Note', title: 'from v2', tags: [] }, v: 2 }, '*', 1)]);
+    await x.close();
+    const files = async (s: Storage) => (await internals(s).backend.list('records')).length;
+    let s = await reopen(x, { schema: v2 });
+    const applied = await files(s);
+    for (let i = 0; i < 3; i++) {
+      await s.close();
+      s = await reopen(s, { schema: v2 });
+      expect(await s.get('held')).toEqual({ $type: 'Note', title: 'from v2', tags: [] });
+    }
+    expect(await files(s)).toBe(applied);
+    await Promise.all([s, newer].map((n) => n.close()));
   });
 
   it('GUAR-26: a held op the upgraded schema\'s validator refuses is reported at open (OP_INVALID in startupErrors), not dropped without a word', async () => {

@@ -1,5 +1,7 @@
 import { createClock } from '../../src';
+import { MAX_TS } from '../../src/op';
 import { errors, logOps, node, ship } from './helpers';
+import { craft } from '../sync/scenario-helpers';
 
 describe('clocks', () => {
   it('CLK-1: ts is Date.now() in UTC ms; the time zone never changes it', async () => {
@@ -79,11 +81,12 @@ describe('clocks', () => {
   });
 
   it('CLK-5 GUAR-5: with maxSkew Infinity a peer\'s stamp past the latest date is still refused (SKEW), and the clock stays where it was: taken, its next own stamps ran past the safe integers, where no peer takes an op', async () => {
-    const far = await node(Number.MAX_SAFE_INTEGER - 10);
+    const far = await node(1_000);
     const local = await node(1_000, { sync: { maxSkew: Infinity } });
     const seen = errors(local.s);
-    await far.s.set('r', { title: 'from the end of time' });
-    const res = await ship(far.s, local.s);
+    // A peer's op stamped near the top of the safe integers (its own clock would refuse to make one).
+    const op = craft(far.s, { type: 'write', id: 'r', data: { title: 'from the end of time' }, ts: Number.MAX_SAFE_INTEGER - 10 }, '*', 1);
+    const res = await ship(far.s, local.s, [op]);
     expect(res).toMatchObject({ applied: 0, malformed: 1 });
     expect(seen.map((e) => e.code)).toEqual(['SKEW']);
     await local.s.set('q', { title: 'mine' });
@@ -94,7 +97,7 @@ describe('clocks', () => {
     expect(await ship(late.s, local.s)).toMatchObject({ applied: 1 });
   });
 
-  it('CLK-1: a wall clock in fractions of a ms is cut to whole ms; one that reads no number fails the write with INVALID_ARGUMENT; a clock with no safe integer left fails it with OP_INVALID', async () => {
+  it('CLK-1: a wall clock in fractions of a ms is cut to whole ms; one that reads no number fails the write with INVALID_ARGUMENT; a clock with no stamp left up to the latest date fails it with OP_INVALID', async () => {
     const { createMemoryBackend, open } = await import('../../src');
     let t = 1_700_000_000_000.5;
     const s = await open({ path: 'f', backend: createMemoryBackend(), now: () => t });
@@ -109,6 +112,10 @@ describe('clocks', () => {
     await s.close();
     const end = createClock(() => 0, Number.MAX_SAFE_INTEGER);
     expect(() => end.next()).toThrow(expect.objectContaining({ code: 'OP_INVALID' }));
+    // Stamps stop at the latest date, which peers take, not at the safe integers: past it every peer refuses the op.
+    const last = createClock(() => 0, MAX_TS - 1);
+    expect(last.next()).toBe(MAX_TS);
+    expect(() => last.next()).toThrow(expect.objectContaining({ code: 'OP_INVALID' }));
   });
 });
 
