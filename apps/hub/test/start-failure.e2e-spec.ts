@@ -17,4 +17,13 @@ describe('apps/hub: a start that fails rejects', () => {
     await expect(createHub({ port: 0, host: '127.0.0.1', path: join(hubs.apps.dir, 'held'), tokens: ['t'] }, false)).rejects.toMatchObject({ code: 'LOCKED' });
     expect((await fetch(`${first.url}/health`)).status).toBe(200);
   });
+
+  it('a gateway option the gateway would refuse (an origin that is none, a bound out of range) fails the start before the storage opens: the same path starts right after', async () => {
+    const at = join(hubs.apps.dir, 'bad-options');
+    const bad = { port: 0, host: '127.0.0.1', path: at, tokens: ['t'] };
+    await expect(createHub({ ...bad, allowedOrigins: ['not an origin'] }, false)).rejects.toThrow(/allowedOrigins/);
+    await expect(createHub({ ...bad, limits: { maxInFlightFrames: 10_000 } }, false)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const hub = await hubs.start('bad-options');
+    expect((await fetch(`${hub.url}/health`)).status).toBe(200);
+  });
 });

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { SyncomError } from 'syncom';
+import { SyncomError, unitBounds } from 'syncom';
 import { checkModuleOptions } from './module-options';
-import { DEFAULT_TRANSPORTS } from './syncom.constants';
+import { DEFAULT_TRANSPORTS, UNIT_PASSED } from './syncom.constants';
+import { checkedOrigins } from './gateway/allowed-origins';
 import type { GatewayTransport, SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
 
 /** What the module was declared to host: the namespace, and the transports when given (the gateway class's own, fixed when it is defined). */
@@ -54,7 +55,21 @@ export function checkHosting(o: SyncomModuleOptions, declared: DeclaredGateway |
     checkDeclaredNamespace(o, declared.namespace);
     checkDeclaredTransports(o, declared);
     checkGuarded(o, declared.namespace);
+    checkGatewayBounds(givenOf(o));
   }
+}
+
+/**
+ * What the gateway would refuse when it is made (an origin that is none, a
+ * unit bound out of range), refused before the storage opens: made after, the
+ * failed start left the store open and locked in a process that went on (a
+ * hub started again on its path was LOCKED).
+ *
+ * @throws TypeError for an allowedOrigins entry that is no origin; SyncomError INVALID_ARGUMENT for a bound.
+ */
+function checkGatewayBounds(given: SyncomGatewayOptions): void {
+  checkedOrigins(given.allowedOrigins);
+  unitBounds(Object.fromEntries(UNIT_PASSED.map((k) => [k, given[k]])));
 }
 
 /**

@@ -2,7 +2,7 @@ export type { DialOptions } from './manager';
 export { SyncManager } from './manager';
 export type { SyncEvents } from './events';
 export type { Hello, HelloAnswer } from './protocol/hello';
-export { SyncUnit } from './host/unit';
+export { SyncUnit, unitBounds } from './host/unit';
 export type { Session, UnitOptions } from './host/unit';
 export type { Limits } from './protocol/limits';
 export type { NodeRecord } from './dial/registry';

@@ -94,6 +94,30 @@ async function* refused(error: Error): AsyncIterable<Uint8Array> {
 }
 
 /**
+ * A unit's bounds from its options, each checked: what a unit is made with.
+ * A host framework checks its options with it before it opens anything, so
+ * a bound out of range fails its start holding no store.
+ *
+ * @throws SyncomError INVALID_ARGUMENT naming the option out of range.
+ */
+export function unitBounds(o: UnitOptions) {
+  return {
+    pageSize: positiveInt(o.pageSize, 500, 'pageSize'),
+    pageBytes: positiveInt(o.pageBytes, DEFAULT_PAGE_BYTES, 'pageBytes'),
+    peers: {
+      maxInFlightFrames: positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames', MAX_IN_FLIGHT_FRAMES),
+      maxInFlightBytes: positiveInt(o.maxInFlightBytes, DEFAULT_MAX_IN_FLIGHT_BYTES, 'maxInFlightBytes'),
+      maxConnectionInFlightBytes: positiveInt(o.maxConnectionInFlightBytes, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, 'maxConnectionInFlightBytes'),
+      maxFeedsPerConnection: positiveInt(o.maxFeedsPerConnection, 8, 'maxFeedsPerConnection'),
+    },
+    pagings: {
+      max: positiveInt(o.maxPagings, DEFAULT_MAX_PAGINGS, 'maxPagings'),
+      perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
+    },
+  };
+}
+
+/**
  * The unit of procedures a host mounts (HOST-1): hello, push, changes and
  * snapshot, with reconcile and records, over any link. Sessions live on the connection's context object.
  */
@@ -123,18 +147,11 @@ export class SyncUnit implements HostUnit {
     this.track = sharedTrack(o.tracked);
     this.access = o.access ?? 'session';
     this.meta = o.meta;
-    this.pageSize = positiveInt(o.pageSize, 500, 'pageSize');
-    this.pageBytes = positiveInt(o.pageBytes, DEFAULT_PAGE_BYTES, 'pageBytes');
-    this.peers = new HostPeers(this, {
-      maxInFlightFrames: positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames', MAX_IN_FLIGHT_FRAMES),
-      maxInFlightBytes: positiveInt(o.maxInFlightBytes, DEFAULT_MAX_IN_FLIGHT_BYTES, 'maxInFlightBytes'),
-      maxConnectionInFlightBytes: positiveInt(o.maxConnectionInFlightBytes, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, 'maxConnectionInFlightBytes'),
-      maxFeedsPerConnection: positiveInt(o.maxFeedsPerConnection, 8, 'maxFeedsPerConnection'),
-    });
-    this.pager = new SnapshotPager(this.replica, () => this.replica.now(), {
-      max: positiveInt(o.maxPagings, DEFAULT_MAX_PAGINGS, 'maxPagings'),
-      perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
-    });
+    const b = unitBounds(o);
+    this.pageSize = b.pageSize;
+    this.pageBytes = b.pageBytes;
+    this.peers = new HostPeers(this, b.peers);
+    this.pager = new SnapshotPager(this.replica, () => this.replica.now(), b.pagings);
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => this.replica.now());
     this.purgeBuckets = new PeerBuckets(o.limits?.purgesPerSecond, () => this.replica.now(), undefined, true);
     this.recon = new ReconcileHost(this.replica, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
