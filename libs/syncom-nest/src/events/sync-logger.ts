@@ -87,7 +87,7 @@ export class SyncLogger {
       storage.sync.on('node', ({ url }) => void this.states.delete(url)),
     ];
     // Damage open() read past (a file it could not read): said once at start, whoever listens to error$ or not.
-    for (const e of storage.startupErrors) this.logger.warn(`open() read past damage: ${e.code}: ${String(e.message).slice(0, MAX_MESSAGE)}`);
+    for (const e of storage.startupErrors) this.logger.warn(`open() read past damage: ${e.code}: ${loggedMessage(e).slice(0, MAX_MESSAGE)}`);
   }
 
   /**

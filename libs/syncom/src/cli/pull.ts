@@ -60,7 +60,7 @@ export async function pullCommand(path: string, o: PullOptions, io: CliIo): Prom
     const records = (await storage.list()).length;
     // A snapshot carries every entry, tombstones and purge markers included; list() shows live records only.
     const how = seen.bootstrapped === undefined ? 'caught up' : `bootstrapped ${seen.bootstrapped} entries (tombstones and purge markers included)`;
-    io.stdout.write(`${how} from ${o.hub}; ${records} live records in ${path}\n`);
+    io.stdout.write(`${how} from ${urlLabel(o.hub)}; ${records} live records in ${path}\n`);
     return EXIT_OK;
   } finally {
     await storage.close();

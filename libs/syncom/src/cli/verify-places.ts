@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REMOTE_DIR } from '../sync/dial/registry';
+import { nodeFileLabel, REMOTE_DIR } from '../sync/dial/registry';
 import type { Findings } from './findings';
 import type { StorageDir } from './storage-dir';
 
@@ -43,7 +43,7 @@ export async function checkRegistry(dir: StorageDir, f: Findings): Promise<numbe
     } catch {
       url = undefined;
     }
-    if (typeof url !== 'string') f.fault(path, 'not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again');
+    if (typeof url !== 'string') f.fault(nodeFileLabel(name), 'not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again');
   }
   return names.length;
 }

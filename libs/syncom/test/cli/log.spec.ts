@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from '../../src';
@@ -90,7 +90,10 @@ describe('syncom log', () => {
       expect(log.out.trimEnd().split('\n')).toHaveLength(1);
       expect(log.out).toContain('x\\u000a0000.1');
       expect(log.out).not.toMatch(/[\r\u2028]/);
+      // Record files gone: verify names the record (its id) in a finding of its own line.
+      for (const f of readdirSync(join(path, 'records'))) rmSync(join(path, 'records', f));
       const verify = await cli('verify', path);
+      expect(verify.out).toContain('record x\\u000a0000.1');
       expect(verify.out).not.toMatch(/[\r\u2028]|^0000\.1/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -189,6 +189,6 @@ describe('syncom verify: files it cannot read', () => {
       await writeFile(join(d, file), '{"url": "memory://hu');
     });
     expect(code).toBe(1);
-    expect(faults(report)).toEqual([`${file}: not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again`]);
+    expect(faults(report)).toEqual([`remote/<file of memory://hub>: not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again`]);
   });
 });

@@ -1,6 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import type { MemoryBackend } from '../../src/backend';
-import type { SyncomError } from '../../src';
+import { createMemoryBackend, open, type SyncomError } from '../../src';
+import { nodeFile } from '../../src/sync/dial/registry';
 import { closeAll, hostAndDialer, hub, Net, until } from './helpers';
 
 /**
@@ -53,5 +54,20 @@ describe('an error about a dialed url names it without its credentials', () => {
     expect(leaks(unsaved)).toEqual([]);
     backend.clearFaults();
     await closeAll(d, h.s);
+  });
+
+  it('OP_UNREADABLE of a torn registry file names it by its url without credentials: the file name is the url percent-encoded', async () => {
+    const backend = createMemoryBackend();
+    const s = await open({ path: 'r', backend, sync: { connect: () => { throw new Error('not dialed'); } } });
+    await s.sync.addNode({ url: SECRET_URL, token: 't' });
+    await s.close();
+    await backend.write(nodeFile(SECRET_URL), '{ torn');
+    const again = await open({ path: 'r', backend });
+    const [e] = again.startupErrors;
+    expect(e).toMatchObject({ code: 'OP_UNREADABLE' });
+    expect(e.message).toContain('remote/<file of memory://h>');
+    expect(leaks(e)).toEqual([]);
+    expect(e.message).not.toMatch(/pw-SECRET|KEY-SECRET|pw%2DSECRET|KEY%2DSECRET/);
+    await again.close();
   });
 });

@@ -41,6 +41,22 @@ export function nodeFile(url: string): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * A registry file as a message names it: its url as urlLabel gives it (the
+ * file name is the url percent-encoded, credentials included, so the name
+ * itself stays out of logs). `remote/<file of https://hub/syncom>`.
+ */
+export function nodeFileLabel(name: string): string {
+  const encoded = name.replace(/\.json$/, '').replace(/%~[\s\S]*$/, '');
+  let url: string;
+  try {
+    url = decodeURIComponent(encoded);
+  } catch {
+    return `${REMOTE_DIR}/<a file whose name is no encoded url>`;
+  }
+  return `${REMOTE_DIR}/<file of ${urlLabel(url)}>`;
+}
+
 /** A fresh record for addNode(); scopes default to ['*'] (REG-1). */
 export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: unknown }): NodeRecord {
   if (typeof input?.url !== 'string' || input.url.length === 0 || input.url.length > 1024) {
@@ -113,7 +129,7 @@ export class Registry {
       } catch (e) {
         const file = `${REMOTE_DIR}/${name}`;
         this.unreadable.add(file);
-        onError(new SyncomError('OP_UNREADABLE', `registry file ${file} cannot be read: its node is not dialed until addNode() registers it again, `
+        onError(new SyncomError('OP_UNREADABLE', `registry file ${nodeFileLabel(name)} cannot be read: its node is not dialed until addNode() registers it again, `
           + 'and until then every own op is kept for it', { file, cause: e }));
       }
     }
