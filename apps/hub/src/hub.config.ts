@@ -190,7 +190,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
   };
 }
 
-/** SYNCOM_WEB_DIR: a folder, or `false` (or `0`, a flag's off) for none; taken as a folder, 'false' had served ./false at /. */
+/** SYNCOM_WEB_DIR: a folder, or `false` (or `0`, a flag's off) for none: an environment variable is text, and no folder is meant by it. */
 function webDirVar(raw: string): string | false {
   const v = raw.trim();
   return v === 'false' || v === '0' ? false : raw;

@@ -99,7 +99,8 @@ function checkDeclaredNamespace(o: SyncomModuleOptions, namespace: string): void
 function checkDeclaredTransports(o: SyncomModuleOptions, declared: DeclaredGateway): void {
   const asked = givenOf(o).transports;
   const fixed = declared.transports ?? DEFAULT_TRANSPORTS;
-  if (asked === undefined || (asked.length === fixed.length && asked.every((t) => fixed.includes(t)))) return;
+  const same = (x: readonly string[], y: readonly string[]) => [...new Set(x)].sort().join() === [...new Set(y)].sort().join();
+  if (asked === undefined || same(asked, fixed)) return;
   throw new SyncomError(
     'GATEWAY_UNDECLARED',
     `SyncomModule.forRootAsync: the factory's gateway.transports ${asked.join(',')} are not the ones the module was declared with (${fixed.join(',')}); ` +

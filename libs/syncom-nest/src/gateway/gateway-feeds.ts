@@ -14,7 +14,7 @@ export interface FeedOptions {
   unit: HostUnit;
   /** How long a page waits for the subscriber's ack before the feed ends. */
   ackTimeout: number;
-  /** Feeds one socket may hold: the unit's maxFeedsPerConnection when the gateway gave one (a fixed 16 had capped a larger one silently). */
+  /** Feeds one socket may hold: the unit's maxFeedsPerConnection when the gateway gave one, so the gateway never bounds below the unit. */
   maxFeeds?: number;
 }
 

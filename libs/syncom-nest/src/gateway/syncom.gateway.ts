@@ -57,8 +57,8 @@ function hostUnitOf(storage: Storage, options: SyncomGatewayOptions): HostUnit {
 
 /**
  * A gateway hosted without the module is held to the module's rule: never
- * open by accident. Without `authorize` it started public, letting any
- * socket read and write the store, with no word said.
+ * open by accident, since a public gateway lets any socket read and write
+ * the store; `access: 'public'` says it is meant.
  *
  * @throws SyncomError GATEWAY_UNGUARDED when neither `authorize` nor `access: 'public'` is given.
  */

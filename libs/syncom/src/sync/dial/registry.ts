@@ -62,8 +62,7 @@ export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: u
   if (typeof input?.url !== 'string' || input.url.length === 0 || input.url.length > 1024) {
     throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url of 1-1024 characters');
   }
-  // Its file is named by its percent-encoding (REG-6), which a lone surrogate has none of: such a node was
-  // kept in memory with a promise of a later save that could never come, and was gone at the next open.
+  // Its file is named by its percent-encoding (REG-6), which a lone surrogate has none of: it could never be saved.
   if (LONE_SURROGATE.test(input.url)) throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url of well-formed text (it holds a lone UTF-16 surrogate)');
   if (input.token !== undefined && typeof input.token !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'a node token is a string');
   const scopes = input.scopes ?? ['*'];
