@@ -274,7 +274,8 @@ export class Replica {
       if (!unsigned(e)) { out.push(e); continue; }
       let op = signedCopies.get(e.op);
       if (!op) {
-        op = digestForSigning(e.op);
+        // A purge scrubbed its payload and kept the digest made then: signed as it stands, as a signed op's scrub keeps its sig.
+        op = e.op.digest !== undefined ? { ...e.op } : digestForSigning(e.op);
         op.sig = await platform().ed25519.sign(this.p.keys.signPrivate, sigHeader(op));
         signedCopies.set(e.op, op);
       }

@@ -125,13 +125,17 @@ describe('the dialing side', () => {
     const connect = () => createMemoryLink(h.unit);
     let d = await open({ path: 'd', backend, sync: { connect, signatures: false } });
     const early = [await d.insert({ n: 1 }), await d.insert({ n: 2 })];
+    // One of them purged before signatures come on: its scrubbed op (digest kept, payload gone) goes signed too.
+    const gone = await d.insert({ n: 0 });
+    await d.purge(gone);
     await d.close();
     d = await open({ path: 'd', backend, sync: { connect, antiEntropyInterval: 0 } });
-    expect(internals(d).log.read(0).map((e) => e.op.sig)).toEqual([undefined, undefined]);
+    expect(internals(d).log.read(0).map((e) => e.op.sig)).toEqual([undefined, undefined, undefined, undefined]);
     await d.sync.addNode({ url: 'memory://h', token: 't' });
     const later = await d.insert({ n: 3 });
     await until(async () => (await Promise.all([...early, later].map((id) => h.s.has(id)))).every(Boolean), [h.s, d]);
     expect(internals(h.s).log.read(0).filter((e) => e.op.origin === d.id).every((e) => typeof e.op.sig === 'string')).toBe(true);
+    expect(internals(h.s).log.read(0).filter((e) => e.op.origin === d.id).map((e) => e.op.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(internals(d).log.read(0).slice(0, 2).map((e) => e.op.sig)).toEqual([undefined, undefined]);
     await closeAll(d, h.s);
   });
