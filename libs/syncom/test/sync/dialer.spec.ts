@@ -1,5 +1,5 @@
 import { internals } from '../../src/testing/internals';
-import { applyPeerOps, createMemoryBackend, createMemoryLink, open, type Storage } from '../../src';
+import { applyPeerOps, createMemoryBackend, createMemoryLink, open, type Storage, type SyncomError } from '../../src';
 import { packOps } from '../../src/op';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 
@@ -140,7 +140,7 @@ describe('the dialing side', () => {
     await closeAll(d, h.s);
   });
 
-  it('SIG-20 SIG-26: an unsigned op a peer pushed in this node\'s name while signatures were false is never signed by it once they are on: a hub under require refuses it, and takes the node\'s own', async () => {
+  it('SIG-20 SIG-26: an unsigned op a peer pushed in this node\'s name while signatures were false is never signed by it once they are on: a hub under require refuses it (the dialer reports UNSIGNED), and takes the node\'s own', async () => {
     const h = await hub({}, { sync: { signatures: 'require' } });
     const backend = createMemoryBackend();
     const connect = () => createMemoryLink(h.unit);
@@ -152,9 +152,14 @@ describe('the dialing side', () => {
     d = await open({ path: 'd', backend, sync: { connect, antiEntropyInterval: 0 } });
     const refused: unknown[] = [];
     h.s.sync.on('refused', (e) => refused.push(e));
+    const errors: SyncomError[] = [];
+    d.sync.on('error', (e) => errors.push(e));
     await d.sync.addNode({ url: 'memory://h', token: 't' });
-    await until(async () => (await Promise.all(own.map((id) => h.s.has(id)))).every(Boolean) && refused.length > 0, [h.s, d]);
+    await until(async () => (await Promise.all(own.map((id) => h.s.has(id)))).every(Boolean) && refused.length > 0 && errors.length > 0, [h.s, d]);
     expect(refused).toEqual([{ node: d.id, reason: 'unsigned', count: 1 }]);
+    // The dialer says so with a code (its stream stops there), once, not only as counts in a sync event.
+    expect(errors.map((e) => [e.code, e.url, (e as { count?: number }).count])).toEqual([['UNSIGNED', 'memory://h', 1]]);
+    expect(d.sync.peers()[0].behind).toBe(true);
     expect(await h.s.has('payroll')).toBe(false);
     await closeAll(d, h.s);
   });

@@ -64,20 +64,25 @@ export function pushedEvent(url: string, pushed: number, ans: PushAnswer | undef
 /**
  * A host refused pushed ops as outside this node's scopes (SCOPE-12): the
  * streams it stopped, reported once per position (OUT_OF_SCOPE, 403), not at
- * every recovery that pushes them again.
+ * every recovery that pushes them again; and ops it refused for their
+ * signatures (SignatureRefusals).
  */
 export class ScopeStalls {
   private readonly seen = new Set<string>();
+  private readonly signatures = new SignatureRefusals();
 
-  /** Whether the answer stopped a stream, and the error to report when it is news. */
-  judge(frame: readonly LogEntry[], hv: Vector, ans: PushAnswer | undefined, url: string): { stopped: boolean; error?: SyncomError } {
+  /** Whether the answer stopped a stream (out of scope, or refused for its signature), and the errors to report that are news. */
+  judge(frame: readonly LogEntry[], hv: Vector, ans: PushAnswer | undefined, url: string): { stopped: boolean; errors: SyncomError[] } {
+    const signature = this.signatures.judge(frame, ans, url);
+    const out = { stopped: signature !== undefined, errors: signature ? [signature] : [] };
     const count = ans?.outOfScope ?? 0;
-    if (count === 0) return { stopped: false };
+    if (count === 0) return out;
     const streams = stalledStreams(frame, hv);
     const news = streams.filter((k) => !this.seen.has(`${k}:${hv[k] ?? 0}`));
     for (const k of news) this.seen.add(`${k}:${hv[k] ?? 0}`);
     const message = `the host refused ${count} op(s) outside this node's scopes; later ops of ${news.join(', ')} stop there`;
-    return { stopped: streams.length > 0, error: news.length ? new SyncomError('OUT_OF_SCOPE', message, { status: 403, url, count, streams: news }) : undefined };
+    if (news.length) out.errors.unshift(new SyncomError('OUT_OF_SCOPE', message, { status: 403, url, count, streams: news }));
+    return { stopped: out.stopped || streams.length > 0, errors: out.errors };
   }
 }
 
@@ -233,5 +238,25 @@ export function markHeld(hv: Vector, ops: readonly Op[]): void {
   for (const op of ops) {
     const k = opStreamKey(op);
     if ((hv[k] ?? 0) < op.seq) hv[k] = op.seq;
+  }
+}
+
+/**
+ * A host refused pushed ops for their signatures (it requires them, or one
+ * did not check): the streams stop there, each later op a gap, so it is an
+ * error of the dialer's, not counts in a sync event alone. Reported once per
+ * frame start and counts, not at every recovery that pushes them again.
+ */
+export class SignatureRefusals {
+  private last = '';
+
+  judge(frame: readonly LogEntry[], ans: PushAnswer | undefined, url: string): SyncomError | undefined {
+    const { unsigned = 0, forged = 0 } = ans ?? {};
+    if (unsigned + forged === 0 || frame.length === 0) return undefined;
+    const key = `${opStreamKey(frame[0].op)}:${frame[0].op.seq}:${unsigned}:${forged}`;
+    if (key === this.last) return undefined;
+    this.last = key;
+    const message = `the host refused ${unsigned} op(s) as unsigned and ${forged} as forged; the later ops of their streams are gaps there until it takes them`;
+    return new SyncomError(unsigned > 0 ? 'UNSIGNED' : 'BAD_SIGNATURE', message, { url, count: unsigned + forged });
   }
 }

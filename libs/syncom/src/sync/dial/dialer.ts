@@ -301,7 +301,7 @@ export class Dialer implements Recoverable {
     const stall = this.stalls.judge(frame, this.hv, ans, this.rec.url);
     // Behind before the report: an op committed from here on (a listener may write at once) goes to recovery, not to a plain push the host takes as a gap.
     if (stall.stopped) this.behind = true;
-    if (stall.error) this.report(stall.error);
+    for (const e of stall.errors) this.report(e);
     return stall.stopped;
   }
 
