@@ -185,7 +185,8 @@ export class Storage {
     this.parts.state.closed = true;
     try {
       // sync.close() ends the units before its first await: no push, feed or page is served once close() was called.
-      await this.sync.close();
+      // Whatever it meets (an app's link that throws), the writes are drained below before the lock goes.
+      await this.sync.close().catch((e: unknown) => this.parts.events.emit('error', e instanceof SyncomError ? e : new SyncomError('SYNC_FAILED', `sync did not stop cleanly: ${String((e as Error)?.message ?? e)}`, { cause: e })));
       // Peer ops already on their way in (a push in flight, a dialer's page) were committed; none after this.
       this.parts.committer.refuse();
       await this.parts.committer.close();

@@ -1,4 +1,4 @@
-import { open, type Storage, type SyncomError } from '../../src';
+import { createMemoryLink, open, type Storage, type SyncomError } from '../../src';
 import { applyPeerOps } from '../../src/storage';
 import { closeAll, dialer, hostAndDialer, hub, Net, node, seeded, until } from '../sync/helpers';
 
@@ -27,6 +27,29 @@ function thrown(f: () => unknown): string {
 }
 
 describe('close() and sync: nothing is served, dialed or written once close() was called', () => {
+  it('LIFE-24: an app\'s link whose close() throws does not stop close(): the queued writes land before the lock goes, the throw is reported (SYNC_FAILED), and a reopen holds every write', async () => {
+    const h = await hub();
+    const path = 'throwing-link';
+    const backend = await seeded();
+    const connect = () => {
+      const link = createMemoryLink(h.unit);
+      return new Proxy(link, { get: (t, k) => (k === 'close' ? () => { t.close(); throw new Error('the app link broke'); } : Reflect.get(t, k)) });
+    };
+    const d = await open({ path, backend, sync: { connect, antiEntropyInterval: 0 } });
+    const errors: SyncomError[] = [];
+    d.sync.on('error', (e) => errors.push(e));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.connected === true, [d]);
+    const writes = Array.from({ length: 300 }, (_, i) => d.insert({ i }));
+    await expect(d.close()).resolves.toBeUndefined();
+    const ids = await Promise.all(writes);
+    expect(errors.map((e) => e.code)).toContain('SYNC_FAILED');
+    const again = await open({ path, backend });
+    expect(again.startupErrors).toEqual([]);
+    expect((await Promise.all(ids.map((id) => again.has(id)))).every(Boolean)).toBe(true);
+    await closeAll(again, h.s);
+  });
+
   it('LIFE-24 LIFE-25: close() ends the units sync.unit() made: a connected dialer is answered CLOSED, and nothing it sends reaches the closed store or its directory', async () => {
     const h = await reopenable('hub');
     const unit = h.s.sync.unit({ access: 'public', authorize: (_c, hello) => hello.token === 't' });

@@ -14,6 +14,7 @@ import { RECONCILE_CAP } from '../protocol/versions';
 import { antiEntropyTimer, HAVE_PAGES_PER_RUN, type LoggedHaves, reconcileAll, type ReconcileRun } from './anti-entropy';
 import { type Recoverable, Recovery } from './recovery';
 import { urlLabel } from '../../telemetry/url-label';
+import { closeLink } from './link-close';
 
 
 /**
@@ -116,8 +117,7 @@ export class Dialer implements Recoverable {
     this.replica.offAppend(this.onAppend);
     this.feed.close();
     if (this.link) {
-      for (const [ev, l] of this.listeners) this.link.off(ev, l);
-      this.link.close();
+      closeLink(this.link, this.listeners, this.rec.url, (e) => this.report(e));
       if (was) this.emitPeer(false, false);
     }
     await this.chain.catch(() => undefined);
