@@ -151,6 +151,8 @@ export class SyncManager {
       await this.hangUp(url);
     }
     await this.registry.remove(url);
+    // Again once the registry let it go: a dialer an addNode() or enableNode() racing this one started meanwhile goes too.
+    await this.hangUp(url);
     this.events.emit('node', { url, action: 'remove' });
   }
 
@@ -328,8 +330,8 @@ export class SyncManager {
   }
 
   private dial(rec: NodeRecord): void {
-    // An addNode() or enableNode() that began before close() ends without dialing.
-    if (this.closed || !this.ctx.options.connect || this.dialers.has(rec.url)) return;
+    // An addNode() or enableNode() that began before close(), or before a removeNode() of its url, ends without dialing.
+    if (this.closed || !this.ctx.options.connect || this.dialers.has(rec.url) || this.registry.nodes.get(rec.url) !== rec) return;
     const d = new Dialer(this.ctx, rec);
     this.dialers.set(rec.url, d);
     void d.start();

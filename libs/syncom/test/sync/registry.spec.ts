@@ -99,6 +99,25 @@ describe('the registry', () => {
     await closeAll(d, h.s);
   });
 
+  it('REG-3 REG-4: addNode or enableNode racing removeNode of the same url leave one state: registered and dialed, or neither (no dialer of a removed node, no file that registers it again)', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set(URL, h.unit);
+    const d = await dialer(net);
+    for (const [i, race] of [
+      () => [d.sync.removeNode(URL), d.sync.addNode({ url: URL, token: 't' })],
+      () => [d.sync.enableNode(URL, true), d.sync.removeNode(URL)],
+      () => [d.sync.enableNode(URL, false), d.sync.removeNode(URL), d.sync.enableNode(URL, true).catch(() => undefined)],
+    ].entries()) {
+      await d.sync.addNode({ url: URL, token: 't' });
+      await Promise.all(race());
+      await d.sync.flush();
+      const rec = d.sync.listNodes()[0];
+      expect([i, d.sync.peers().length, nodeFileOf(d, URL) !== undefined]).toEqual([i, rec?.enabled ? 1 : 0, rec !== undefined]);
+    }
+    await closeAll(d, h.s);
+  });
+
   it('REG-4: removeNode unregisters the node, deletes its file and closes its link; it is not dialed again', async () => {
     const net = new Net();
     const h = await hub();

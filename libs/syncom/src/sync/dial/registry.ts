@@ -139,6 +139,8 @@ export class Registry {
    * @throws SyncomError REGISTRY_UNSAVED (with url and cause) when the file cannot be written.
    */
   save(rec: NodeRecord): Promise<void> {
+    // A record removeNode() let go of (or replaced) is not written back: its file would register it again at the next open.
+    if (this.nodes.get(rec.url) !== rec) return Promise.resolve();
     const text = JSON.stringify(rec);
     const { url } = rec;
     const prev = this.writes.get(url) ?? Promise.resolve();
