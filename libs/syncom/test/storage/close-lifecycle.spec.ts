@@ -27,6 +27,27 @@ function thrown(f: () => unknown): string {
 }
 
 describe('close() and sync: nothing is served, dialed or written once close() was called', () => {
+  it('LIFE-24 REG-4: an app\'s link whose push never answers does not hold removeNode() or close(): the call ends (LINK_DOWN) when the link is closed, and the path opens again', async () => {
+    const h = await hub();
+    const backend = await seeded();
+    const connect = () => {
+      const link = createMemoryLink(h.unit);
+      return new Proxy(link, { get: (t, k) => (k === 'call' ? (m: string, a: unknown) => (m === 'push' ? new Promise(() => undefined) : t.call(m, a)) : Reflect.get(t, k)) });
+    };
+    const d = await open({ path: 'never-answers', backend, sync: { connect, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.connected === true, [d]);
+    await d.insert({ waits: 'for a push that never answers' });
+    await d.sync.removeNode(URL);
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.connected === true, [d]);
+    await d.insert({ again: true });
+    await d.close();
+    const again = await open({ path: 'never-answers', backend });
+    expect((await again.list()).length).toBe(2);
+    await closeAll(again, h.s);
+  });
+
   it('LIFE-24: an app\'s link whose close() throws does not stop close(): the queued writes land before the lock goes, the throw is reported (SYNC_FAILED), and a reopen holds every write', async () => {
     const h = await hub();
     const path = 'throwing-link';

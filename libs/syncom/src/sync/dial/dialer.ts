@@ -14,7 +14,7 @@ import { RECONCILE_CAP } from '../protocol/versions';
 import { antiEntropyTimer, HAVE_PAGES_PER_RUN, type LoggedHaves, reconcileAll, type ReconcileRun } from './anti-entropy';
 import { type Recoverable, Recovery } from './recovery';
 import { urlLabel } from '../../telemetry/url-label';
-import { closeLink } from './link-close';
+import { closeLink, stoppable } from './link-close';
 
 
 /**
@@ -98,7 +98,7 @@ export class Dialer implements Recoverable {
       if (!ok || this.stopped) return;
       const link = await (this.ctx.options.connect as NonNullable<typeof this.ctx.options.connect>)(structuredClone(this.rec));
       if (this.stopped) return link.close();
-      this.link = link;
+      this.link = stoppable(link);
       for (const [ev, l] of this.listeners) link.on(ev, l);
       this.ctx.events.emit('connect', { url: this.rec.url });
       this.replica.onAppend(this.onAppend);

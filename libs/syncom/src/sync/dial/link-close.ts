@@ -16,3 +16,23 @@ export function closeLink(link: SyncLink, listeners: readonly [LinkEvent, () => 
     report(new SyncomError('SYNC_FAILED', `the link to ${urlLabel(url)} failed to close: ${String((cause as Error)?.message ?? cause)}`, { url, cause }));
   }
 }
+
+/**
+ * The link as the dialer holds it: close() also ends every call still
+ * waiting (LINK_DOWN), as the built-in links do. An app's link whose call
+ * never answered had kept the dialer's stop, and with it removeNode() and
+ * storage.close() (the lock held), waiting for good.
+ */
+export function stoppable(link: SyncLink): SyncLink {
+  let end!: (e: Error) => void;
+  const ended = new Promise<never>((_, reject) => (end = reject));
+  ended.catch(() => undefined);
+  return new Proxy(link, {
+    get: (target, key) => {
+      if (key === 'call') return (method: string, args: unknown) => Promise.race([target.call(method, args), ended]);
+      if (key === 'close') return () => { end(new SyncomError('LINK_DOWN', 'the link was closed: the dialer stopped')); target.close(); };
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
