@@ -9,6 +9,16 @@ function errorsOf(s: Storage): { code: string; status?: number; count?: number }
   return out;
 }
 
+/** A hub under require, and a node that wrote two ops with signatures false; reopen() opens it again with them on (the default). */
+async function unsignedFirst() {
+  const h = await hub({}, { sync: { signatures: 'require' } });
+  const backend = createMemoryBackend();
+  const connect = () => createMemoryLink(h.unit);
+  const d = await open({ path: 'd', backend, sync: { connect, signatures: false } });
+  const early = [await d.insert({ n: 1 }), await d.insert({ n: 2 })];
+  return { h, d, early, reopen: () => open({ path: 'd', backend, sync: { connect, antiEntropyInterval: 0 } }) };
+}
+
 describe('the dialing side', () => {
   it('LOG-16 LOG-17 LOG-18: a node writing offline past its retention delivers every write on reconnect', async () => {
     const net = new Net();
@@ -120,16 +130,13 @@ describe('the dialing side', () => {
   });
 
   it('SIG-20: own ops written while signatures were false go signed once they are on: a hub under require takes them and every write after, and the log keeps them as written', async () => {
-    const h = await hub({}, { sync: { signatures: 'require' } });
-    const backend = createMemoryBackend();
-    const connect = () => createMemoryLink(h.unit);
-    let d = await open({ path: 'd', backend, sync: { connect, signatures: false } });
-    const early = [await d.insert({ n: 1 }), await d.insert({ n: 2 })];
+    const { h, reopen, d: first, early } = await unsignedFirst();
+    let d = first;
     // One of them purged before signatures come on: its scrubbed op (digest kept, payload gone) goes signed too.
     const gone = await d.insert({ n: 0 });
     await d.purge(gone);
     await d.close();
-    d = await open({ path: 'd', backend, sync: { connect, antiEntropyInterval: 0 } });
+    d = await reopen();
     expect(internals(d).log.read(0).map((e) => e.op.sig)).toEqual([undefined, undefined, undefined, undefined]);
     await d.sync.addNode({ url: 'memory://h', token: 't' });
     const later = await d.insert({ n: 3 });
@@ -141,15 +148,12 @@ describe('the dialing side', () => {
   });
 
   it('SIG-20 SIG-26: an unsigned op a peer pushed in this node\'s name while signatures were false is never signed by it once they are on: a hub under require refuses it (the dialer reports UNSIGNED), and takes the node\'s own', async () => {
-    const h = await hub({}, { sync: { signatures: 'require' } });
-    const backend = createMemoryBackend();
-    const connect = () => createMemoryLink(h.unit);
-    let d = await open({ path: 'd', backend, sync: { connect, signatures: false } });
-    const own = [await d.insert({ n: 1 }), await d.insert({ n: 2 })];
+    const { h, reopen, d: first, early: own } = await unsignedFirst();
+    let d = first;
     const forged = { origin: d.id, seq: 3, ts: Date.now(), type: 'write' as const, id: 'payroll', scope: '*', data: { salary: 'x1000' } };
     expect(await applyPeerOps(d, [forged], { via: { url: 'memory://p', node: 'p' } })).toMatchObject({ applied: 1 });
     await d.close();
-    d = await open({ path: 'd', backend, sync: { connect, antiEntropyInterval: 0 } });
+    d = await reopen();
     const refused: unknown[] = [];
     h.s.sync.on('refused', (e) => refused.push(e));
     const errors: SyncomError[] = [];
