@@ -3,6 +3,7 @@ import { SyncomError, unitBounds } from 'syncom';
 import { checkModuleOptions } from './module-options';
 import { DEFAULT_TRANSPORTS, UNIT_PASSED } from './syncom.constants';
 import { checkedOrigins } from './gateway/allowed-origins';
+import { isGuarded } from './gateway/syncom.gateway';
 import type { GatewayTransport, SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
 
 /** What the module was declared to host: the namespace, and the transports when given (the gateway class's own, fixed when it is defined). */
@@ -23,8 +24,7 @@ const givenOf = (o: SyncomModuleOptions): SyncomGatewayOptions => (typeof o.gate
  * @throws SyncomError GATEWAY_UNGUARDED when neither `authorize` nor `access: 'public'` is given.
  */
 function checkGuarded(o: SyncomModuleOptions, namespace: string): void {
-  const given = givenOf(o);
-  if (!given.authorize && given.access !== 'public') {
+  if (!isGuarded(givenOf(o))) {
     throw new SyncomError(
       'GATEWAY_UNGUARDED',
       `SyncomModule: the gateway on ${namespace} has no authorize: set gateway.authorize (hello) => boolean to check ` +

@@ -40,6 +40,11 @@ export class SyncomError extends Error {
 }
 
 /** True when `e` is a SyncomError, optionally with the given code. */
+/** What sync met (an app's link or hook throwing anything), as an error with a code: a SyncomError as it is, else SYNC_FAILED with it as cause. */
+export function syncFailure(e: unknown): SyncomError {
+  return e instanceof SyncomError ? e : new SyncomError('SYNC_FAILED', (e as Error)?.message ?? String(e), { cause: e });
+}
+
 export function isSyncomError(e: unknown, code?: SyncomErrorCode): e is SyncomError {
   return e instanceof SyncomError && (code === undefined || e.code === code);
 }

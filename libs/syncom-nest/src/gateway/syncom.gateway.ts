@@ -56,14 +56,17 @@ function hostUnitOf(storage: Storage, options: SyncomGatewayOptions): HostUnit {
 }
 
 /**
- * A gateway hosted without the module is held to the module's rule: never
- * open by accident, since a public gateway lets any socket read and write
- * the store; `access: 'public'` says it is meant.
- *
- * @throws SyncomError GATEWAY_UNGUARDED when neither `authorize` nor `access: 'public'` is given.
+ * The rule of every hosted gateway, the module's and one hosted without it:
+ * never open by accident. A public gateway lets any socket read and write
+ * the store, so without `authorize` it takes `access: 'public'` said.
  */
+export function isGuarded(options: SyncomGatewayOptions): boolean {
+  return !!options.authorize || options.access === 'public';
+}
+
+/** @throws SyncomError GATEWAY_UNGUARDED for a gateway hosted without the module that is not guarded (isGuarded). */
 function checkedGuard(options: SyncomGatewayOptions): void {
-  if (options.authorize || options.access === 'public') return;
+  if (isGuarded(options)) return;
   throw new SyncomError(
     'GATEWAY_UNGUARDED',
     'SyncomGateway: no authorize: set authorize (hello) => boolean to check peers\' tokens, or access: \'public\' to let any socket read and write this store',

@@ -8,4 +8,3 @@ export const FLAG_GRANTED = 8;
  * sealed only once its ops are signed, so the flag lives in open batches only.
  */
 export const FLAG_TO_SIGN = 16;
-

@@ -135,16 +135,27 @@ interface Rebuild {
  * (UNPERSISTED), as for any batch.
  */
 async function rebuildRecords(r: Rebuild): Promise<void> {
-  const before = new Map(r.committed);
-  replayLog(r.committed, r.log.read(r.log.floor), r.context);
-  const changed = [...r.committed.values()].filter((e) => {
-    const was = before.get(e.id);
-    return was !== e && (!was || entryText(was) !== entryText(e));
+  await replayAndWrite(r, r.log.read(r.log.floor), 'records rebuilt from the log');
+}
+
+/**
+ * Replay `entries` onto the records and write those whose text they changed
+ * to a record file of their own (by text, not identity: applying an op the
+ * record holds makes a new entry, and each open would write a file again).
+ * A failed write keeps them in memory (UNPERSISTED), as for any batch.
+ */
+async function replayAndWrite(r: Rebuild, entries: readonly Logged[], what: string): Promise<void> {
+  const ids = new Set(entries.map((e) => e.op.id));
+  const before = new Map([...ids].map((id) => [id, r.committed.get(id)]));
+  replayLog(r.committed, entries, r.context);
+  const changed = [...ids].map((id) => r.committed.get(id)).filter((e): e is Entry => {
+    const was = e && before.get(e.id);
+    return e !== undefined && e !== was && (!was || entryText(was) !== entryText(e));
   });
   try {
     await r.records.write(changed, r.committed);
   } catch (e) {
-    r.onError(new SyncomError('UNPERSISTED', `records rebuilt from the log not written (${(e as Error).message}); held in memory`, { cause: e }));
+    r.onError(new SyncomError('UNPERSISTED', `${what} not written (${(e as Error).message}); held in memory`, { cause: e }));
   }
 }
 
@@ -159,24 +170,12 @@ async function rebuildRecords(r: Rebuild): Promise<void> {
 async function applyHeld(r: Rebuild, schema: Schema): Promise<void> {
   const held = r.log.read(r.log.floor).filter((e) => e.flags & FLAG_HELD && !stillHeld(e, schema));
   if (held.length === 0) return;
-  const ids = new Set(held.map((e) => e.op.id));
-  const before = new Map([...ids].map((id) => [id, r.committed.get(id)]));
   let refused = 0;
   for (const e of held) if (!r.context.sealed.has(e.op.id) && validatorSays(r.context, e.op, r.committed.get(e.op.id))) refused++;
-  replayLog(r.committed, held, r.context);
   if (refused > 0) {
     r.onError(new SyncomError('OP_INVALID', `${refused} held op(s) the schema (version ${schema.version}) now reads fail its validator: not applied; judged again at each open`, { count: refused }));
   }
-  // By text, not identity: applying an op the record holds makes a new entry, and each open would write a record file again.
-  const changed = [...ids].map((id) => r.committed.get(id)).filter((e): e is Entry => {
-    const was = e && before.get(e.id);
-    return e !== undefined && e !== was && (!was || entryText(was) !== entryText(e));
-  });
-  try {
-    await r.records.write(changed, r.committed);
-  } catch (e) {
-    r.onError(new SyncomError('UNPERSISTED', `records of held ops applied at open not written (${(e as Error).message}); held in memory`, { cause: e }));
-  }
+  await replayAndWrite(r, held, 'records of held ops applied at open');
 }
 
 /** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */

@@ -3,7 +3,7 @@ import { applyOp, type ApplyResult, type Entry, isEntry, isTag, newestTs, raises
 import { FLAG_GRANTED } from '../log/op-log';
 import { isPurgeMarkerOp } from '../log/seal';
 import { classifyOp } from '../log/vector';
-import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, tooFarAhead, FLAG_SKIPPED, isScrubbed, scrubForPurge, type Verdict, verifyOps } from '../op';
+import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, tooFarAhead, type Verdict, verifyOps } from '../op';
 import { keyOrigin, type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
 import { heldVersion } from './held-version';

@@ -1,4 +1,4 @@
-import { SyncomError } from '../errors';
+import { SyncomError, syncFailure } from '../errors';
 import { applyOp, type Entry, isHidden, lazyRecord } from '../crdt';
 import { FLAG_SEALED } from '../op/pack';
 import { platform } from '../platform';
@@ -186,7 +186,7 @@ export class Storage {
     try {
       // sync.close() ends the units before its first await: no push, feed or page is served once close() was called.
       // Whatever it meets (an app's link that throws), the writes are drained below before the lock goes.
-      await this.sync.close().catch((e: unknown) => this.parts.events.emit('error', e instanceof SyncomError ? e : new SyncomError('SYNC_FAILED', `sync did not stop cleanly: ${String((e as Error)?.message ?? e)}`, { cause: e })));
+      await this.sync.close().catch((e: unknown) => this.parts.events.emit('error', syncFailure(e)));
       // Peer ops already on their way in (a push in flight, a dialer's page) were committed; none after this.
       this.parts.committer.refuse();
       await this.parts.committer.close();

@@ -146,10 +146,8 @@ export class SyncManager {
   async removeNode(url: string): Promise<void> {
     this.assertOpen();
     // A node whose registry file could not be read is removed by its url too (nothing dials it): its file goes, and retention lets its ops go.
-    if (this.registry.nodes.has(url) || !this.registry.unreadable.has(nodeFile(url))) {
-      this.node(url);
-      await this.hangUp(url);
-    }
+    if (!this.registry.unreadable.has(nodeFile(url))) this.node(url);
+    await this.hangUp(url);
     await this.registry.remove(url);
     // Again once the registry let it go: a dialer an addNode() or enableNode() racing this one started meanwhile goes too.
     await this.hangUp(url);

@@ -1,4 +1,4 @@
-import { SyncomError } from '../../errors';
+import { SyncomError, syncFailure } from '../../errors';
 import type { Subscription, SyncLink } from '../../link/contract';
 import { unpackOps } from '../../op';
 import type { Op } from '../../op/types';
@@ -183,7 +183,7 @@ export class DialerFeed {
    * it, and rejects so the link does not count the page as taken.
    */
   private untaken(e: unknown): never {
-    const error = e instanceof SyncomError ? e : new SyncomError('SYNC_FAILED', (e as Error)?.message ?? String(e), { cause: e });
+    const error = syncFailure(e);
     this.d.report(error);
     throw error;
   }

@@ -62,12 +62,12 @@ export function pushedEvent(url: string, pushed: number, ans: PushAnswer | undef
 }
 
 /**
- * A host refused pushed ops as outside this node's scopes (SCOPE-12): the
- * streams it stopped, reported once per position (OUT_OF_SCOPE, 403), not at
- * every recovery that pushes them again; and ops it refused for their
+ * What a host refused of a push that stops a stream there: ops outside this
+ * node's scopes (SCOPE-12), reported once per position (OUT_OF_SCOPE, 403),
+ * not at every recovery that pushes them again; and ops refused for their
  * signatures (SignatureRefusals).
  */
-export class ScopeStalls {
+export class PushRefusals {
   private readonly seen = new Set<string>();
   private readonly signatures = new SignatureRefusals();
 

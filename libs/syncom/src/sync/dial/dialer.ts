@@ -2,7 +2,7 @@ import { SyncomError } from '../../errors';
 import type { LinkEvent, SyncLink } from '../../link/contract';
 import type { LogEntry } from '../../log/op-log';
 import type { Op, Vector } from '../../op/types';
-import { ackOwn, hostLacks, markHeld, type PushAnswer, pushedEvent, pushFrames, pushPage, ScopeStalls, SizeStalls, takePushAnswer } from './dialer-push';
+import { ackOwn, hostLacks, markHeld, type PushAnswer, pushedEvent, pushFrames, pushPage, PushRefusals, SizeStalls, takePushAnswer } from './dialer-push';
 import { DialerFeed } from './dialer-feed';
 import { baseFor, dialedSelf, sendHello, type VectorBase, wholeVector } from './dialer-hello';
 import type { SyncContext } from '../context';
@@ -49,7 +49,7 @@ export class Dialer implements Recoverable {
   private chain: Promise<unknown> = Promise.resolve();
   private outbox: LogEntry[] = [];
   private antiEntropy?: NodeJS.Timeout;
-  private readonly stalls = new ScopeStalls();
+  private readonly stalls = new PushRefusals();
   /** The merges anti-entropy logged for this host (LoggedHaves). */
   private readonly haves: LoggedHaves = new Map();
   private readonly sizes = new SizeStalls({
