@@ -35,6 +35,7 @@ export const CODES = {
   UNPERSISTED: { group: 'storage' },
   OP_UNREADABLE: { group: 'storage' },
   STORE_DAMAGED: { group: 'storage' },
+  STORE_TOO_NEW: { group: 'storage' },
   UNSUPPORTED: { group: 'storage' },
 
   OP_INVALID: { group: 'ops' },

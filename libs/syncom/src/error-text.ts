@@ -13,6 +13,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   UNPERSISTED: 'a record file write failed after the log append: the op stands and is held in memory',
   OP_UNREADABLE: 'a log, record or registry file that cannot be parsed or does not check (reported at open; its positions a hole, records rebuilt from the log)',
   STORE_DAMAGED: '`open()` of a store whose files were damaged or lost after they were written (a missing `log/index.json` beside its segments, half a key pair, keys that do not match): refused rather than starting over, which would lose data or sign a used sequence number again; the message names the file',
+  STORE_TOO_NEW: '`open()` (and `syncom verify`) of a store a later version of syncom wrote in a newer format (`format.json`): refused before anything is read or written, as this version could misread its files and lose data; open it with that version, or a copy from before the upgrade',
   UNSUPPORTED: 'a feature this platform lacks: sealed records or a synchronous `signOp` in the browser, Web Crypto missing (no secure context)',
 
   OP_INVALID: 'a validator refused a local write (thrown) or a peer\'s op (error event; the op is skipped, still logged and relayed), or an own stream has no seq left below 2^53',

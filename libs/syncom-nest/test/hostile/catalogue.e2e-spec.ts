@@ -142,7 +142,7 @@ describe('hostile-input catalogue: the gateway over socket.io', () => {
     expect(await push([p.op({ type: 'write', id: 'y'.repeat(513), data: {} }, ids.length + 1)])).toMatchObject({ ok: true, value: { malformed: 1 } });
     await storage.replica.idle();
     const files = [...(storage.replica.backend as unknown as { files(): Map<string, string> }).files().keys()];
-    for (const file of files) expect(file).toMatch(/^(keys\/[a-z-]+\.pem|log\/open\/\d+\.json|log\/seg-\d+\.json|log\/index\.json|records\/\d+\.json)$/);
+    for (const file of files) expect(file).toMatch(/^(format\.json|keys\/[a-z-]+\.pem|log\/open\/\d+\.json|log\/seg-\d+\.json|log\/index\.json|records\/\d+\.json)$/);
     await servesAndKept();
   });
 

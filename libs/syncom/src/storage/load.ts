@@ -23,6 +23,7 @@ import type { OpenOptions } from './options';
 import { lostBelow, recordFileNumbers, RECORDS_DIR, RecordStore } from './records';
 import type { StorageEvents, StorageParts } from './parts';
 import { RecordScopes } from './record-scopes';
+import { checkStoreFormat } from './store-format';
 
 /** What a replay knows: the schema, and the ids this node keeps sealed. */
 export interface ReplayContext {
@@ -242,6 +243,7 @@ async function replayOntoRecords(r: Rebuild & { tail: readonly LogEntry[]; damag
  * records (replayOntoRecords): the parts open() wires the replica port, the
  * sync manager and the Storage over. The path's lock is taken already.
  *
+ * @throws SyncomError STORE_TOO_NEW for a store a later version wrote in a newer format (store-format.ts).
  * @throws SyncomError STORE_DAMAGED for record files with no log beside them (and what loadKeys and the log refuse).
  */
 export async function loadStorage(options: OpenOptions, backend: Backend, lock: BackendLock | undefined): Promise<LoadedStorage> {
@@ -251,8 +253,9 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const phase = { loading: true };
   const onError = (e: Error) => (phase.loading ? startup.push(e as SyncomError) : events.emit('error', e as SyncomError));
   const schema = options.schema ? createSchema(options.schema) : undefined;
-  // Before anything is written: keys or a new log made here would make the damage worse.
-  await refuseRecordsWithoutLog(backend);
+  // Before anything is written: keys or a new log made here would make the damage worse; nor is a later
+  // version's store read, which this one could misread (store-format.ts).
+  await checkStoreFormat(backend, !!options.durable, () => refuseRecordsWithoutLog(backend));
   const keys = await loadKeys(backend);
   const sealed = new Set<string>();
   const { log, tail } = await OpLog.open({

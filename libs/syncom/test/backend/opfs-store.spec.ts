@@ -30,7 +30,7 @@ describe('a store on OPFS (the engine over the opfs backend)', () => {
     await s.sync.addNode({ url: HUB, token: 'secret', scopes: ['*'] });
     await s.close();
     const dirs = new Set(o.fs.paths().map((p) => p.split('/')[1]));
-    expect([...dirs].sort()).toEqual(['keys', 'log', 'records', 'remote']);
+    expect([...dirs].sort()).toEqual(['format.json', 'keys', 'log', 'records', 'remote']);
     expect(o.fs.paths()).toContain(`notes/remote/${encodeURIComponent(HUB)}.json`);
     const again = await openTab(o);
     expect(again.id).toBe(id);
