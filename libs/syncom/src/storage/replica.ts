@@ -11,8 +11,8 @@ import type { StorageEvents, StorageParts } from './parts';
 import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpackedOps } from './peer';
 import { type RecordDigests, recordDigests } from './digests';
 import { platform } from '../platform';
-import { digestForSigning, helloProofText, sigHeader } from '../op/sign';
-import { FLAG_SEALED, FLAG_UNSIGNED_OWN } from '../op/pack';
+import { helloProofText } from '../op/sign';
+import { SignedOut } from './signed-out';
 
 /** An op for the commit pipeline: what a join, a hold or an adopted vector submits. */
 export type ReplicaSubmit = Omit<Pending, 'resolve' | 'reject'>;
@@ -27,9 +27,6 @@ export interface LogShape {
   openBatches: { from: number; to: number }[];
 }
 
-/** The signed copies of own ops the log holds unsigned (Replica.outgoing), by the logged op. */
-const signedCopies = new WeakMap<Op, Op>();
-
 /**
  * The replica port: everything replication (dialing and hosting), the CLI
  * and the apps read of a storage or hand to it, beside the storage API. The
@@ -41,7 +38,11 @@ const signedCopies = new WeakMap<Op, Op>();
 export class Replica {
   private nonce = newNonce();
 
-  constructor(private readonly p: StorageParts) {}
+  private readonly signedOut: SignedOut;
+
+  constructor(private readonly p: StorageParts) {
+    this.signedOut = new SignedOut(p.log, p.keys.id, p.keys.signPrivate, p.options.sync?.signatures !== false);
+  }
 
   /**
    * This process's name for the log's vector history: a hello answer's
@@ -254,34 +255,28 @@ export class Replica {
   }
 
   /**
-   * `entries` as they go out, once whenSigned() has settled: the ops this node made while `signatures`
-   * was false (FLAG_UNSIGNED_OWN), where it is on now, as
-   * signed copies, made once per op and kept for every later push. A host
-   * that requires signatures (a hub's default) refused them for good, and
-   * each later own write was a gap there. The log keeps them as written; a
-   * process that opens the store again signs them again (a fresh nonce: an
-   * op as valid, which a peer holding the first takes as a duplicate).
-   * Returns `entries` itself when none needs it, or where signatures are off.
+   * `entries` as they go out, once whenSigned() has settled: the ops this
+   * node made while `signatures` was false, where it is on now, as signed
+   * copies (SignedOut). Returns `entries` itself when none needs it.
    */
   async outgoing(entries: LogEntry[]): Promise<LogEntry[]> {
     await this.whenSigned(entries);
-    const self = this.id;
-    // The flag, not the origin: a peer may have pushed an unsigned op in this node's name while signatures were off.
-    const unsigned = (e: LogEntry) => (e.flags & FLAG_UNSIGNED_OWN) !== 0 && e.op.origin === self && e.op.sig === undefined && !(e.flags & FLAG_SEALED);
-    if (this.p.options.sync?.signatures === false || !entries.some(unsigned)) return entries;
-    const out: LogEntry[] = [];
-    for (const e of entries) {
-      if (!unsigned(e)) { out.push(e); continue; }
-      let op = signedCopies.get(e.op);
-      if (!op) {
-        // A purge scrubbed its payload and kept the digest made then: signed as it stands, as a signed op's scrub keeps its sig.
-        op = e.op.digest !== undefined ? { ...e.op } : digestForSigning(e.op);
-        op.sig = await platform().ed25519.sign(this.p.keys.signPrivate, sigHeader(op));
-        signedCopies.set(e.op, op);
-      }
-      out.push({ ...e, op });
-    }
-    return out;
+    return this.signedOut.of(entries);
+  }
+
+  /**
+   * What a changes feed this node hosts awaits before it reads its next page
+   * (readOut): the merges a bootstrap logged before their signature, and
+   * the signed copies of own ops logged unsigned; undefined when nothing
+   * waits.
+   */
+  whenSendable(after: number, limit: number): Promise<void> | undefined {
+    return this.whenLogSigned(after, limit) ?? this.signedOut.ready(after, limit);
+  }
+
+  /** read() as a changes feed sends it, once whenSendable() has settled: own ops logged unsigned as their signed copies. */
+  readOut(after: number, limit?: number): LogEntry[] {
+    return this.signedOut.read(after, limit);
   }
 
   /** Stamp, sequence and digest an own op (the sync layer's merge and advance ops). */

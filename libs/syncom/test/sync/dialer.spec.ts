@@ -219,3 +219,34 @@ describe('the dialing side', () => {
     await closeAll(d, h.s);
   });
 });
+
+describe('the hosting side of ops made while signatures were false', () => {
+  it('SIG-20 SIG-26: a host\'s own ops logged unsigned go out signed in its changes feed once signatures are on; a subscriber under require takes them and the later ones', async () => {
+    const net = new Net();
+    const hb = createMemoryBackend();
+    const unitOf = (s: Storage) => s.sync.unit({ access: 'public', authorize: (_c, x) => x.token === 't' });
+    let h = await open({ path: 'h', backend: hb, sync: { signatures: false } });
+    net.units.set('memory://h', unitOf(h));
+    const db = createMemoryBackend();
+    const dialing = { connect: net.connect, signatures: 'require' as const, antiEntropyInterval: 0 };
+    let d = await open({ path: 'd', backend: db, sync: dialing });
+    await d.sync.addNode({ url: 'memory://h', token: 't' });
+    await until(() => d.sync.peers()[0]?.subscribed === true, [d]);
+    await d.close();
+    // Written while the subscriber is away: they reach it through the feed, from its saved cursor, not a snapshot.
+    const early = [await h.insert({ n: 1 }), await h.insert({ n: 2 })];
+    await h.close();
+    h = await open({ path: 'h', backend: hb });
+    net.units.set('memory://h', unitOf(h));
+    d = await open({ path: 'd', backend: db, sync: dialing });
+    const errors = errorsOf(d);
+    const later = await h.insert({ n: 3 });
+    await until(async () => (await Promise.all([...early, later].map((id) => d.has(id)))).every(Boolean), [d, h]);
+    expect(errors).toEqual([]);
+    const fromH = internals(d).log.read(0).filter((e) => e.op.origin === h.id);
+    expect(fromH.map((e) => [e.op.seq, typeof e.op.sig])).toEqual([[1, 'string'], [2, 'string'], [3, 'string']]);
+    // The host's log keeps them as written.
+    expect(internals(h).log.read(0).slice(0, 2).map((e) => e.op.sig)).toEqual([undefined, undefined]);
+    await closeAll(d, h);
+  });
+});

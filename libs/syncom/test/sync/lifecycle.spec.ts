@@ -266,10 +266,16 @@ describe('lifecycle and events', () => {
   it('LIFE-21 LOG-17: commits made while a push is out go in the next push, and the registry is saved once per push, not once per commit', async () => {
     const held = gate();
     let pushes = 0;
+    // Awaited, not polled on the dialer's events: the push reaches the host a few microtasks after the last of them.
+    let firstPush!: () => void;
+    const pushed = new Promise<void>((resolve) => (firstPush = resolve));
     const h = await hub();
     const net = new Net();
     net.units.set(URL, wrapUnit(h.unit, async (method, _args, _ctx, next) => {
-      if (method === 'push' && pushes++ === 0) await held.wait;
+      if (method === 'push' && pushes++ === 0) {
+        firstPush();
+        await held.wait;
+      }
       return next();
     }));
     const backend = createMemoryBackend();
@@ -279,7 +285,8 @@ describe('lifecycle and events', () => {
     await d.sync.addNode({ url: URL, token: 't' });
     await waitFor(() => d.sync.peers()[0]?.connected === true, [d]);
     await d.insert({ first: true });
-    await waitFor(() => pushes === 1, [d]);
+    await pushed;
+    expect(pushes).toBe(1);
     const before = saves;
     // Fifty commits while the first push waits: each relays, and the turn after the push takes them all.
     for (let i = 0; i < 50; i++) await d.insert({ i });

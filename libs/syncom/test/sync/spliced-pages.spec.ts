@@ -44,7 +44,7 @@ function entries(n: number, seed: number): LogEntry[] {
 }
 
 /** A log holding `all`: what SharedReads reads. */
-const logOf = (all: LogEntry[]) => ({ head: all.length, read: (pos: number, n: number) => all.slice(pos, pos + n) }) as unknown as Replica;
+const logOf = (all: LogEntry[]) => ({ head: all.length, readOut: (pos: number, n: number) => all.slice(pos, pos + n) }) as unknown as Replica;
 
 /** The feed's filter (feed.ts): not sealed, not the subscriber's own nor joined from it, in its scopes. */
 const keepFor = (node: string, scopes: string[]) => (e: LogEntry) =>

@@ -124,7 +124,7 @@ export class Feed {
   /** This feed's next read: shared with the unit's other feeds at its position where it can be. */
   private read(): Read {
     const o = this.o;
-    if (!o.shared) return ownRead(o.replica.read(this.pos, o.pageSize), this.keep, o.pageSize, o.pageBytes);
+    if (!o.shared) return ownRead(o.replica.readOut(this.pos, o.pageSize), this.keep, o.pageSize, o.pageBytes);
     return o.shared.read({ log: o.replica, pos: this.pos, scopes: o.scopes, pageSize: o.pageSize, pageBytes: o.pageBytes }, o.node, this.keep);
   }
 
@@ -190,8 +190,8 @@ export class Feed {
         if (turn) await turn;
         if (this.closed) return slot.release();
         if (this.pos < log.floor) { slot.release(); continue; }
-        // A snapshot's merges are signed after their join: the feed reads none before its sig.
-        const signing = log.whenLogSigned(this.pos, this.o.pageSize);
+        // A snapshot's merges are signed after their join, own ops logged unsigned on their way out: the feed reads none before its sig.
+        const signing = log.whenSendable(this.pos, this.o.pageSize);
         if (signing) { slot.release(); await signing; continue; }
         const read = this.read();
         const { entries, relevant, ends } = read;

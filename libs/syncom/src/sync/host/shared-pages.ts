@@ -199,7 +199,7 @@ export class SharedReads {
     if (kept && kept.read.current() && wide(kept.read, spec)) return kept.read;
     if (kept) this.drop(key as string, kept);
     const { log } = spec;
-    const read = new SharedRead(log.read(spec.pos, spec.pageSize), spec.scopes, log, spec.pageSize, spec.pageBytes);
+    const read = new SharedRead(log.readOut(spec.pos, spec.pageSize), spec.scopes, log, spec.pageSize, spec.pageBytes);
     this.keep(read, spec.pos, text);
     this.trim();
     return read;
