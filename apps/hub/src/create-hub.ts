@@ -34,6 +34,8 @@ export async function createHub(config: HubConfig, logger?: LoggerService | LogL
   const log = new Logger('Hub');
   for (const warning of hubWarnings(config)) log.warn(warning);
   app.enableShutdownHooks();
+  // Express names itself in every answer (X-Powered-By) unless told not to: nothing a client needs.
+  app.disable('x-powered-by');
   const webDir = config.webDir === false ? undefined : (config.webDir ?? defaultWebDir());
   if (webDir) serveWebApp(app, webDir);
   try {

@@ -1,7 +1,22 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+
+/**
+ * Sent with every file of the web app. The page loads only its own files
+ * and talks only to its own origin (socket.io), so no injected markup could
+ * load a script or send a note elsewhere; no other site may frame it (a
+ * framed page could be clicked through by its host); a token in the page's
+ * url (an old `?token=` link) is never sent as a Referer; a file is read as
+ * the type the hub names, never sniffed.
+ */
+export const WEB_APP_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+};
 
 /** One line for `/` while the web app is not built. */
 export const WEB_APP_MISSING = 'The syncom web app is not built: run `npm run build -w apps/web` (or `npm run build`), then reload.\n';
@@ -29,8 +44,11 @@ export function webAppBuilt(dir: string): boolean {
 export function serveWebApp(app: NestExpressApplication, dir: string): void {
   app.useStaticAssets(dir, {
     index: 'index.html',
-    // index.html names the hashed bundles: it must be revalidated, they never change.
-    setHeaders: (res, path) => res.setHeader('Cache-Control', path.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable'),
+    setHeaders: (res, path) => {
+      // The hashed bundles under assets/ never change; index.html names them and anything else may change in place.
+      res.setHeader('Cache-Control', relative(dir, path).startsWith(`assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      for (const [name, value] of Object.entries(WEB_APP_HEADERS)) res.setHeader(name, value);
+    },
   });
   app.getHttpAdapter().get('/', (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(WEB_APP_MISSING);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { hubConfigFromEnv } from '../src/hub.config';
-import { defaultWebDir, WEB_APP_MISSING } from '../src/web-app';
+import { defaultWebDir, WEB_APP_HEADERS, WEB_APP_MISSING } from '../src/web-app';
 import { RawClient } from './raw-client';
 import { TestHubs } from './test-hubs';
 
@@ -14,12 +14,13 @@ function fakeDist(): string {
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), HTML);
   writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+  writeFileSync(join(dir, 'robots.txt'), 'User-agent: *');
   return dir;
 }
 
-async function get(url: string): Promise<{ status: number; type: string; cache: string; text: string }> {
+async function get(url: string): Promise<{ status: number; type: string; cache: string; text: string; headers: Headers }> {
   const res = await fetch(url);
-  return { status: res.status, type: res.headers.get('content-type') ?? '', cache: res.headers.get('cache-control') ?? '', text: await res.text() };
+  return { status: res.status, type: res.headers.get('content-type') ?? '', cache: res.headers.get('cache-control') ?? '', text: await res.text(), headers: res.headers };
 }
 
 describe('apps/hub: the web app at / (e2e)', () => {
@@ -49,6 +50,21 @@ describe('apps/hub: the web app at / (e2e)', () => {
     expect(JSON.parse(health.text)).toMatchObject({ ok: true, id: hub.storage.id });
     expect((await get(`${hub.url}/metrics`)).status).toBe(200);
     (await RawClient.connect(hub.syncomUrl, 't')).close();
+  });
+
+  it('every file goes with a policy: its own origin only, never framed, no Referer, no sniffing; only assets/ is cached for good; no X-Powered-By', async () => {
+    const hub = await hubs.start('headers', { webDir: dist });
+    const [page, asset, other, health] = await Promise.all(['/', '/assets/app.js', '/robots.txt', '/health'].map((p) => get(`${hub.url}${p}`)));
+    for (const res of [page, asset, other]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-security-policy')).toBe(WEB_APP_HEADERS['Content-Security-Policy']);
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+    }
+    expect([page.cache, asset.cache, other.cache]).toEqual(['no-cache', 'public, max-age=31536000, immutable', 'no-cache']);
+    for (const res of [page, asset, health]) expect(res.headers.get('x-powered-by')).toBeNull();
   });
 
   it('nothing outside the folder is served: a path climbing out of it is refused', async () => {

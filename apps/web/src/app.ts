@@ -56,6 +56,11 @@ export class NotesApp {
     $('note-form').addEventListener('submit', (e) => { e.preventDefault(); void this.save(); });
     $('note-cancel').addEventListener('click', () => this.resetForm());
     $('token-form').addEventListener('submit', (e) => { e.preventDefault(); void this.useToken(); });
+    // A #token= link followed while the page is open changes only the fragment: no reload runs the constructor again.
+    window.addEventListener('hashchange', () => {
+      const token = takeUrlToken();
+      if (token !== undefined && this.storage) this.linkToken(this.storage, token);
+    });
     $('wait-button').addEventListener('click', () => void this.wait());
     $('stop-wait-button').addEventListener('click', () => this.waiter?.abort());
   }
@@ -100,7 +105,6 @@ export class NotesApp {
     this.setPhase('ready', 'opened');
     this.fail(null);
     $('node-id').textContent = storage.id;
-    $<HTMLInputElement>('token-input').value = this.urlToken ?? knownToken(storage, this.url);
     showBanner('storage-warning', opened.warning ?? null);
     $<HTMLFieldSetElement>('note-fieldset').disabled = false;
     watchSync(storage, this.url, (v) => {
@@ -109,9 +113,23 @@ export class NotesApp {
     });
     storage.on('change', () => this.refresh());
     this.refresh();
-    void this.guard(dialHub(storage, this.url, this.urlToken));
+    this.linkToken(storage, this.urlToken);
     this.opened(storage);
     return storage;
+  }
+
+  /**
+   * Dial the hub with the token a link brought, or the registered one. A
+   * link's token takes the place of a registered one only when the user says
+   * so (Use token): any site can link here with a token of its choosing,
+   * which had replaced the user's and synced under its owner's.
+   */
+  private linkToken(storage: Storage, token: string | undefined): void {
+    const known = knownToken(storage, this.url);
+    const offered = token !== undefined && known !== '' && token !== known;
+    $<HTMLInputElement>('token-input').value = token ?? known;
+    showBanner('token-offer', offered ? 'The link that opened this page brings another hub token than the one these notes use. Use token (below) switches to it.' : null);
+    void this.guard(dialHub(storage, this.url, offered ? undefined : token));
   }
 
   /** Another tab holds the store: the banner offers to wait; the engine's message goes to state().error. */
@@ -178,7 +196,9 @@ export class NotesApp {
   }
 
   private async useToken(): Promise<void> {
-    if (this.storage) await this.guard(dialHub(this.storage, this.url, $<HTMLInputElement>('token-input').value.trim()));
+    if (!this.storage) return;
+    showBanner('token-offer', null);
+    await this.guard(dialHub(this.storage, this.url, $<HTMLInputElement>('token-input').value.trim()));
   }
 
   /** Runs a write; a failure is shown on the page, never thrown at the event loop. Resolves whether it worked. */

@@ -12,10 +12,19 @@ export interface NoteActions {
 /** The most notes the list shows; a store bootstrapped from a busy hub may hold many more. */
 export const SHOWN = 500;
 
+/**
+ * The most tags a note shows, and the characters of each: a peer may put
+ * thousands in one note, or a tag of megabytes, and every one shown is
+ * elements, a listener and attributes (the rest are counted in a line).
+ */
+export const SHOWN_TAGS = 50;
+export const TAG_CHARS = 100;
+
 /** One note's list item. The tag input is made once, so a peer's write never wipes what is being typed in it. */
 class NoteItem {
   readonly el: HTMLLIElement;
   private readonly view = h('div', { class: 'note-view' });
+  private readonly views = h('span', { 'data-testid': 'note-views', class: 'views' });
   private shown = '';
   private note!: Note;
 
@@ -38,17 +47,27 @@ class NoteItem {
 
   update(note: Note): void {
     this.note = note;
-    const key = JSON.stringify([note.title, note.body, note.tags, note.views]);
-    if (key === this.shown) return;
-    this.shown = key;
-    const tags = note.tags.map((tag) => h('li', { 'data-testid': 'note-tag', 'data-tag': tag, class: 'tag' }, tag,
-      h('button', { type: 'button', 'data-testid': 'untag-button', title: `remove ${tag}`, onclick: () => void this.actions.untag(note.id, tag) }, '×')));
-    this.view.replaceChildren(
-      h('h3', { 'data-testid': 'note-title-text' }, note.title || '(untitled)'),
-      h('p', { 'data-testid': 'note-body-text' }, note.body),
-      h('ul', { class: 'tags' }, ...tags),
-      h('span', { 'data-testid': 'note-views', class: 'views' }, `${note.views} view${note.views === 1 ? '' : 's'}`),
-    );
+    // Tags cut as they are shown: the key stays small whatever a peer put in the note.
+    const tags = note.tags.slice(0, SHOWN_TAGS).map((tag) => tag.slice(0, TAG_CHARS));
+    const key = JSON.stringify([note.title, note.body, tags, note.tags.length]);
+    if (key !== this.shown) {
+      this.shown = key;
+      this.view.replaceChildren(
+        h('h3', { 'data-testid': 'note-title-text' }, note.title || '(untitled)'),
+        h('p', { 'data-testid': 'note-body-text' }, note.body),
+        h('ul', { class: 'tags' }, ...tags.map((tag, i) => this.tag(note.tags[i], tag))),
+        h('span', { 'data-testid': 'tags-more', class: 'views', hidden: note.tags.length <= SHOWN_TAGS }, `and ${note.tags.length - SHOWN_TAGS} more tags`),
+        this.views,
+      );
+    }
+    // A view counted by any peer changes this line alone, not the tags.
+    this.views.textContent = `${note.views} view${note.views === 1 ? '' : 's'}`;
+  }
+
+  /** One tag's item: `shown` is `tag` cut to TAG_CHARS; removing it removes the whole tag. */
+  private tag(tag: string, shown: string): HTMLLIElement {
+    return h('li', { 'data-testid': 'note-tag', 'data-tag': shown, class: 'tag' }, shown,
+      h('button', { type: 'button', 'data-testid': 'untag-button', title: `remove ${shown}`, onclick: () => void this.actions.untag(this.note.id, tag) }, '×'));
   }
 }
 

@@ -50,11 +50,18 @@ export function knownToken(storage: Storage, url: string): string {
   return storage.sync.listNodes().find((n) => n.url === url)?.token ?? '';
 }
 
-/** `?token=` of the page's url, taken out of the address bar (the registry keeps it, so it need not linger in history). */
+/**
+ * The token a link brought, taken out of the address bar: `#token=`, which
+ * no request carries (not to the hub, a proxy's log or a Referer), or the
+ * `?token=` of links made before it, which the hub's request line carries.
+ */
 export function takeUrlToken(): string | undefined {
   const url = new URL(location.href);
-  const token = url.searchParams.get('token');
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  const token = fragment.get('token') ?? url.searchParams.get('token');
   if (token === null) return undefined;
+  fragment.delete('token');
+  url.hash = fragment.toString();
   url.searchParams.delete('token');
   history.replaceState(null, '', url);
   return token;

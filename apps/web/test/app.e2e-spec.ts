@@ -41,7 +41,7 @@ describeBrowser('the notes app (apps/web) served by the hub', () => {
     hub = await hubs.start('hub');
     api = await hubs.apps.api('api', hub.syncomUrl);
     page = await (await browser.newContext()).newPage();
-    await page.goto(`${hub.url}/?token=t`);
+    await page.goto(`${hub.url}/#token=t`);
     await page.evaluate(() => (globalThis as any).syncomApp.ready.then(() => undefined));
     await page.waitForFunction(() => (globalThis as any).syncomApp.state().sync?.state === 'synced');
   });
@@ -76,7 +76,7 @@ describeBrowser('the notes app (apps/web) served by the hub', () => {
     expect(await restNote(api, 'offline two')).toMatchObject({ body: 'also with no hub' });
   });
 
-  it('REG-8: reloaded without ?token=, the app has its notes and node id, and syncs with the hub and token its registry kept', async () => {
+  it('REG-8: reloaded without #token=, the app has its notes and node id, and syncs with the hub and token its registry kept', async () => {
     const before = await appState(page);
     await page.goto(`${hub.url}/`);
     await page.evaluate(() => (globalThis as any).syncomApp.ready.then(() => undefined));
@@ -86,5 +86,35 @@ describeBrowser('the notes app (apps/web) served by the hub', () => {
     await page.waitForFunction(() => (globalThis as any).syncomApp.state().sync?.state === 'synced');
     await writeNote(page, 'after reload', 'the kept token still opens the hub');
     expect(await restNote(api, 'after reload')).toMatchObject({ body: 'the kept token still opens the hub' });
+  });
+
+  it('a link bringing another token (?token=, or #token=) does not replace the registered one unless the user says Use token; neither form stays in the address bar', async () => {
+    const registered = () => page.evaluate(() => (globalThis as any).syncomApp.storage.sync.listNodes()[0].token as string);
+    for (const link of [`${hub.url}/?token=theirs`, `${hub.url}/#token=theirs`]) {
+      await page.goto(link);
+      await page.evaluate(() => (globalThis as any).syncomApp.ready.then(() => undefined));
+      await page.waitForFunction(() => (globalThis as any).syncomApp.state().sync?.state === 'synced');
+      expect(page.url()).toBe(`${hub.url}/`);
+      expect(await registered()).toBe('t');
+      expect(await page.getByTestId('token-offer').isVisible()).toBe(true);
+    }
+    await page.getByTestId('token-save').click();
+    await page.waitForFunction(() => (globalThis as any).syncomApp.storage.sync.listNodes()[0].token === 'theirs');
+    expect(await page.getByTestId('token-offer').isVisible()).toBe(false);
+    // Put back, for what runs after.
+    await page.getByTestId('token-input').fill('t');
+    await page.getByTestId('token-save').click();
+    await page.waitForFunction(() => (globalThis as any).syncomApp.state().sync?.state === 'synced');
+  });
+
+  it('a note a peer gave thousands of tags shows 50 of them, each cut to 100 characters, and counts the rest', async () => {
+    const { body } = await http(`${api.url}/notes`, 'POST', { title: 'tagged by a peer', body: '' });
+    const id = body.id as string;
+    await api.storage.add(id, 'tags', Array.from({ length: 60 }, (_, i) => `${i}-${'x'.repeat(200)}`));
+    const item = page.locator(`[data-testid=note-item][data-id="${id}"]`);
+    await item.getByText('and 10 more tags').waitFor();
+    const shown = await item.getByTestId('note-tag').evaluateAll((els) => els.map((e) => e.getAttribute('data-tag') ?? ''));
+    expect(shown).toHaveLength(50);
+    expect(shown.every((t) => t.length === 100)).toBe(true);
   });
 });
