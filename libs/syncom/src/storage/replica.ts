@@ -5,7 +5,7 @@ import type { Op, Vector } from '../op/types';
 import type { Schema } from '../schema';
 import type { Backend } from '../backend/types';
 import type { Pending, SubmitGroup } from './commit';
-import { makeOwnOp, MAX_SEQ, type OwnOpBody } from './make-op';
+import { makeOwnOp, type OwnOpBody } from './make-op';
 import type { OpenOptions } from './options';
 import type { StorageEvents, StorageParts } from './parts';
 import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpackedOps } from './peer';
@@ -13,6 +13,13 @@ import { type RecordDigests, recordDigests } from './digests';
 import { platform } from '../platform';
 import { helloProofText } from '../op/sign';
 import { SignedOut } from './signed-out';
+
+/**
+ * The furthest a REWOUND moves an own stream: 2^52, half the seqs a stream
+ * has. No node writes that many (142 years at a million writes a second),
+ * and the half left holds as many again.
+ */
+export const MAX_REWIND = 2 ** 52;
 
 /** An op for the commit pipeline: what a join, a hold or an adopted vector submits. */
 export type ReplicaSubmit = Omit<Pending, 'resolve' | 'reject'>;
@@ -179,12 +186,14 @@ export class Replica {
   }
 
   /**
-   * Whether an own stream may be moved to `seq` (raiseOwnStream): the op it
-   * mints next must still carry a seq of its own. Past the safe integers
-   * n + 1 === n, and two ops would share one.
+   * Whether an own stream may be moved to `seq` (raiseOwnStream): at most
+   * MAX_REWIND, so that a stream moved there still has seqs for centuries of
+   * writes. A claim near the safe integers' end (a host's hello vector is
+   * its word alone) had left the stream two writes, then none: every later
+   * write of it failed OP_INVALID, for good.
    */
   canRaiseOwnStream(seq: number): boolean {
-    return Number.isSafeInteger(seq) && seq >= 0 && seq < MAX_SEQ - 1;
+    return Number.isSafeInteger(seq) && seq >= 0 && seq <= MAX_REWIND;
   }
 
   /**

@@ -160,3 +160,53 @@ describe('hostile host: pages that cannot land at the cursor', () => {
     await closeAll(d, h.s, w);
   });
 });
+
+describe('hostile host: an event id that is none', () => {
+  it('PROTO-14 PROTO-18: a page whose event id is no <epoch>.<seq> (a megabyte of text) is not kept as the cursor, saved or sent back: the feed is opened again from the cursor it had', async () => {
+    const h = await hub();
+    const huge = `x.${'9'.repeat(1 << 20)}`;
+    const unit = feeding(h.unit, async (n, o) => {
+      if (n === 1) {
+        await o.onData({ ops: [] }, 'x.1');
+        await o.onData({ ops: [] }, huge);
+      }
+    });
+    const { d } = await dialing(unit);
+    await d.sync.addNode({ url: URL, token: 't' });
+    await unit.subscribed(2);
+    await quiet();
+    expect(d.sync.peers()[0].cursor).toBe('x.1');
+    expect(d.sync.listNodes()[0].cursor).toBe('x.1');
+    await closeAll(d, h.s);
+  });
+});
+
+describe('hostile host: a snapshot that never ends', () => {
+  it('BOOT-2 PROTO-7: empty snapshot pages one offset apart (under a total of 10^9) fail the bootstrap with PAGE_FAILED at the first of them, and it is asked again backed off, not paged for ever', async () => {
+    const h = await hub();
+    await h.s.insert({ a: 1 });
+    let snapshots = 0;
+    let first: Record<string, unknown> | undefined;
+    const unit = {
+      access: h.unit.access,
+      meta: h.unit.meta,
+      subscribe: (m: string, a: unknown, c: object, o: SubscribeOptions) => h.unit.subscribe(m, a, c, o),
+      stream: (id: string, c: object) => h.unit.stream(id, c),
+      disconnect: (c: object) => h.unit.disconnect(c),
+      call: async (m: string, a: unknown, c: object) => {
+        if (m !== 'snapshot') return h.unit.call(m, a, c);
+        snapshots++;
+        first ??= (await h.unit.call(m, a, c)) as Record<string, unknown>;
+        const offset = (a as { offset?: number }).offset ?? 0;
+        return { ...first, entries: offset === 0 ? first.entries : [], next: offset + 1, total: 1e9 };
+      },
+    } as HostUnit;
+    const { d, errors } = await dialing(unit);
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => errors.some((e) => e.code === 'PAGE_FAILED'), [d]);
+    expect(errors.find((e) => e.code === 'PAGE_FAILED')?.message).toContain('no entry on a page that is not the last');
+    // The first page (its one entry) and the empty second: the third would have been asked at once, and so on.
+    expect(snapshots).toBe(2);
+    await closeAll(d, h.s);
+  });
+});

@@ -193,6 +193,21 @@ function tracedPage(o: BootstrapRun, token: string | undefined, offset: number):
 }
 
 /**
+ * Refuse a page that would let a snapshot run on for ever: a host's page
+ * with a next holds at least one entry (it fills a page before it stops
+ * short of its last id), and its offsets run within the total the first
+ * page named. A host answering empty pages one offset apart had kept the
+ * dialer bootstrapping (and its feed closed) for as long as it liked.
+ *
+ * @throws SyncomError PAGE_FAILED
+ */
+function endless(page: SnapshotPage, entries: number, total: number): void {
+  if (page.next === null || page.next === undefined) return;
+  const why = entries === 0 ? 'no entry on a page that is not the last' : page.total !== total ? 'a total unlike the first page\'s' : page.next > total ? 'a next past the total' : undefined;
+  if (why) throw new SyncomError('PAGE_FAILED', `snapshot page: ${why}`);
+}
+
+/**
  * Bootstrap from a host (Bootstrap): page through its snapshot, join each
  * page as one batch, adopt its vector as of the first page, and return the
  * event id to re-subscribe from (BOOT-6) with the count of records joined.
@@ -202,9 +217,12 @@ export async function runBootstrap(o: BootstrapRun): Promise<{ eventId: string; 
   let offset = 0;
   let eventId = '';
   let records = 0;
+  let total: number | undefined;
   for (;;) {
     const { page, entries } = await tracedPage(o, token, offset);
     if (token === undefined) eventId = typeof page.eventId === 'string' ? page.eventId : '';
+    total ??= page.total;
+    endless(page, entries, total);
     records += entries;
     o.progress(records, page.total);
     token = page.token;

@@ -1,6 +1,7 @@
 import { SyncomError, syncFailure } from '../../errors';
 import type { Subscription, SyncLink } from '../../link/contract';
 import { unpackOps } from '../../op';
+import { parseEventId } from '../../log/event-id';
 import type { Op } from '../../op/types';
 import type { PeerApplyResult } from '../../storage/peer';
 import type { ReconcileRun } from './anti-entropy';
@@ -198,6 +199,8 @@ export class DialerFeed {
     // PROTO-18: only the page that follows the last one taken moves the cursor. A repeat of that one adds
     // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
     if (eventId !== undefined && eventId === d.rec.cursor) return;
+    // The cursor is saved with the registry after every page and sent back at each resume: an id of any length had been kept as it came.
+    if (eventId !== undefined && parseEventId(eventId) === undefined) return this.broke('its event id is no event id');
     if (typeof page?.prev === 'string' && d.rec.cursor !== null && page.prev !== d.rec.cursor) return this.broke('its prev is not the cursor');
     const { res, event } = await this.apply(page?.ops);
     if (res.refused) return this.pageFailed(res.refused);

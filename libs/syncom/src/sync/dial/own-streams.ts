@@ -52,15 +52,16 @@ export function ownStreamChecks(replica: Replica, hv: Vector, url: string, allow
 
 /**
  * Move the own streams the host holds more of past it (REWOUND); true when
- * any moved. A claim no stream could follow (the next seq would be no safe
- * integer, so two ops would share one) marks the whole answer as broken:
- * BAD_ANSWER, and nothing moves.
+ * any moved. A claim past what a node could have written (MAX_REWIND: it
+ * would leave the stream few seqs, or none) marks the whole answer as
+ * broken: BAD_ANSWER, and nothing moves. What a host claims below it is
+ * taken on its word, as LOG-23 asks (docs/security.md, "What stays open").
  */
 function rewind(replica: Replica, hv: Vector, url: string, own: (k: string) => boolean, errors: SyncomError[]): boolean {
   const ahead = Object.entries(hv).filter(([k, n]) => own(k) && n > (replica.vector[k] ?? 0));
   const wild = ahead.filter(([, n]) => !replica.canRaiseOwnStream(n));
   if (wild.length > 0) {
-    errors.push(new SyncomError('BAD_ANSWER', 'the host claims more of this node\'s streams than a seq can count: its answer is not taken, no stream moves', { url, streams: Object.fromEntries(wild) }));
+    errors.push(new SyncomError('BAD_ANSWER', 'the host claims more of this node\'s streams than it could have written (past 2^52 seqs): its answer is not taken, no stream moves', { url, streams: Object.fromEntries(wild) }));
     return false;
   }
   for (const [k, n] of ahead) replica.raiseOwnStream(k, n);
