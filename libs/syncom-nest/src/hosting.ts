@@ -69,7 +69,7 @@ export function checkHosting(o: SyncomModuleOptions, declared: DeclaredGateway |
  */
 function checkGatewayBounds(given: SyncomGatewayOptions): void {
   checkedOrigins(given.allowedOrigins);
-  unitBounds(Object.fromEntries(UNIT_PASSED.map((k) => [k, given[k]])));
+  unitBounds({ ...Object.fromEntries(UNIT_PASSED.map((k) => [k, given[k]])), limits: given.limits });
 }
 
 /**

@@ -4,7 +4,10 @@ import type { SyncomModuleOptions } from './syncom-options.interface';
 
 const isFunction = (x: unknown) => typeof x === 'function';
 const isObject = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
-const positive = (x: unknown) => typeof x === 'number' && x > 0;
+const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
+/** The longest a Node timer waits: past it setTimeout fires after 1 ms (a page timer re-armed every millisecond). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const timer = (x: unknown) => positive(x) && (x as number) <= MAX_TIMER_MS;
 const countOrZero = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
 /** A key taken as it is here: open() checks its own options, the host unit its (UNIT_PASSED). */
 const ANY: OptionRule = ['', () => true];
@@ -17,12 +20,12 @@ const GATEWAY: OptionShape = {
   access: ["'public' or 'session'", (x) => x === 'public' || x === 'session'],
   authorize: ['a function (context, hello) => boolean', isFunction],
   limits: ['a limits object ({ opsPerPush?, bytesPerPush?, opsPerSecond?, purgesPerSecond? })', isObject],
-  ackTimeout: ['a number of ms above 0', positive],
-  preAuthBytes: ['a number of bytes above 0', positive],
-  readStallTimeout: ['a number of ms above 0', positive],
+  ackTimeout: [`a number of ms above 0, at most ${MAX_TIMER_MS} (24.8 days)`, timer],
+  preAuthBytes: ['a finite number of bytes above 0', positive],
+  readStallTimeout: [`a number of ms above 0, at most ${MAX_TIMER_MS} (24.8 days)`, timer],
   maxConnections: ['a count, 0 or more (0: no cap)', countOrZero],
   maxInboundBytes: ['a count of bytes, 0 or more (0: no bound)', countOrZero],
-  allowedOrigins: ["an origin, a list of them, or '*'", (x) => typeof x === 'string' || Array.isArray(x)],
+  allowedOrigins: ["a list of origins (['https://app.example']), or '*'", (x) => x === '*' || Array.isArray(x)],
   ...taken(UNIT_PASSED),
 };
 

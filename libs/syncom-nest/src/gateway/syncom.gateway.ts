@@ -3,7 +3,7 @@ import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
-import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, type Hello, type HostUnit, Storage, SyncomError, type UnitOptions } from 'syncom';
+import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, type Hello, type HostUnit, Storage, SyncomError, type UnitOptions, unitBounds } from 'syncom';
 import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '../link/socket-io-protocol';
 import { DEFAULT_NAMESPACE, DEFAULT_TRANSPORTS, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
 import type { GatewayTransport, SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
@@ -113,6 +113,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
   ) {
     checkedOrigins(options.allowedOrigins);
     checkedGuard(options);
+    // The limits stay with the guards (not the unit's): checked here as a unit checks its own.
+    unitBounds({ limits: options.limits });
     this.unit = hostUnitOf(storage, options);
   }
 

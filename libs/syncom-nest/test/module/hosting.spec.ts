@@ -146,6 +146,15 @@ describe('SyncomModule hosting: no silent open door', () => {
     ["access 'private'", { gateway: { access: 'private' } }, 'gateway.access', /'public' or 'session'/],
     ['a negative ackTimeout', { gateway: { access: 'public', ackTimeout: -5 } }, 'gateway.ackTimeout', /above 0/],
     ['a misspelt gateway option', { gateway: { access: 'public', authorise: () => true } }, 'gateway.authorise', /unknown option gateway\.authorise \(did you mean authorize\?\)/],
+    // A limit misspelt, or read from an unset variable (NaN), had started the hub with no limit at all.
+    ['a misspelt limit', { gateway: { access: 'public', limits: { opsPerSec: 5 } } }, 'limits.opsPerSec', /unknown option limits\.opsPerSec; limits takes opsPerPush, bytesPerPush, opsPerSecond, purgesPerSecond/],
+    ['a limit of NaN', { gateway: { access: 'public', limits: { opsPerSecond: Number(undefined) } } }, 'limits.opsPerSecond', /limits\.opsPerSecond must be a finite number above 0, not NaN/],
+    ['a negative limit', { gateway: { access: 'public', limits: { opsPerPush: -1 } } }, 'limits.opsPerPush', /must be a whole number above 0/],
+    ['a limit as a string', { gateway: { access: 'public', limits: { bytesPerPush: '5' } } }, 'limits.bytesPerPush', /not string/],
+    // Past 2^31 - 1 ms a Node timer fires after 1 ms: the page timer had re-armed every millisecond.
+    ['an ackTimeout of Infinity', { gateway: { access: 'public', ackTimeout: Infinity } }, 'gateway.ackTimeout', /at most 2147483647/],
+    ['a readStallTimeout past 2^31 ms', { gateway: { access: 'public', readStallTimeout: 2 ** 31 } }, 'gateway.readStallTimeout', /at most 2147483647/],
+    ['allowedOrigins as one string', { gateway: { access: 'public', allowedOrigins: 'https://app.example' } }, 'gateway.allowedOrigins', /a list of origins \(\['https:\/\/app\.example'\]\), or '\*'/],
     ['durable as a string (open()\'s own check)', { durable: 'true' }, 'durable', /open\(\): durable must be true or false/],
   ])('%s refuses to start with INVALID_ARGUMENT naming the option, before the storage opens', async (_t, extra, option, says) => {
     const at = path();

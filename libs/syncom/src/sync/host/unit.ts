@@ -15,7 +15,7 @@ import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
 import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
-import { checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
+import { checkedLimits, checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
@@ -102,6 +102,7 @@ async function* refused(error: Error): AsyncIterable<Uint8Array> {
  */
 export function unitBounds(o: UnitOptions) {
   return {
+    limits: checkedLimits(o.limits),
     pageSize: positiveInt(o.pageSize, 500, 'pageSize'),
     pageBytes: positiveInt(o.pageBytes, DEFAULT_PAGE_BYTES, 'pageBytes'),
     peers: {

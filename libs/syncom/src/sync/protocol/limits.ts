@@ -108,6 +108,32 @@ export class PeerBuckets {
   }
 }
 
+const LIMIT_KEYS: readonly (keyof Limits)[] = ['opsPerPush', 'bytesPerPush', 'opsPerSecond', 'purgesPerSecond'];
+
+/**
+ * A unit's limits as given, each checked: the four keys, each a finite
+ * number above 0 (the two per push whole). A misspelt key or a value read
+ * from an unset variable (NaN) had been taken as it came, and with it no
+ * limit at all; a negative one refused every push for good.
+ *
+ * @throws SyncomError INVALID_ARGUMENT naming the option (`limits.<key>`).
+ */
+export function checkedLimits(limits: unknown): Limits | undefined {
+  if (limits === undefined) return undefined;
+  const refuse = (option: string, message: string): never => {
+    throw new SyncomError('INVALID_ARGUMENT', message, { option });
+  };
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) return refuse('limits', 'limits must be an object ({ opsPerPush?, bytesPerPush?, opsPerSecond?, purgesPerSecond? })');
+  for (const [key, value] of Object.entries(limits)) {
+    if (!(LIMIT_KEYS as readonly string[]).includes(key)) refuse(`limits.${key}`, `unknown option limits.${key}; limits takes ${LIMIT_KEYS.join(', ')}`);
+    if (value === undefined) continue;
+    const whole = key === 'opsPerPush' || key === 'bytesPerPush';
+    const ok = typeof value === 'number' && Number.isFinite(value) && value > 0 && (!whole || Number.isSafeInteger(value));
+    if (!ok) refuse(`limits.${key}`, `limits.${key} must be ${whole ? 'a whole number' : 'a finite number'} above 0, not ${typeof value === 'number' ? String(value) : typeof value}`);
+  }
+  return limits as Limits;
+}
+
 /** The purges of a packed push page: purge ops, and merges carrying a purge marker (they scrub as a purge does). */
 export function purgesIn(ops: readonly unknown[]): number {
   let n = 0;
