@@ -41,7 +41,7 @@ export class NotesApp {
   private refreshing = false;
   private dirty = false;
   private readonly url = hubUrl(location.origin);
-  private readonly urlToken = takeUrlToken();
+  private urlToken = takeUrlToken();
   private readonly list = new NoteList($('note-list'), $('note-more'), {
     edit: (note) => this.startEdit(note),
     tag: (id, tag) => this.guard(this.writes.tag(id, tag)),
@@ -59,7 +59,10 @@ export class NotesApp {
     // A #token= link followed while the page is open changes only the fragment: no reload runs the constructor again.
     window.addEventListener('hashchange', () => {
       const token = takeUrlToken();
-      if (token !== undefined && this.storage) this.linkToken(this.storage, token);
+      if (token === undefined) return;
+      // Before the store opens (another tab holds it) the token waits for begin().
+      if (this.storage) this.linkToken(this.storage, token);
+      else this.urlToken = token;
     });
     $('wait-button').addEventListener('click', () => void this.wait());
     $('stop-wait-button').addEventListener('click', () => this.waiter?.abort());
@@ -126,7 +129,8 @@ export class NotesApp {
    */
   private linkToken(storage: Storage, token: string | undefined): void {
     const known = knownToken(storage, this.url);
-    const offered = token !== undefined && known !== '' && token !== known;
+    const registered = storage.sync.listNodes().some((n) => n.url === this.url);
+    const offered = token !== undefined && registered && token !== known;
     $<HTMLInputElement>('token-input').value = token ?? known;
     showBanner('token-offer', offered ? 'The link that opened this page brings another hub token than the one these notes use. Use token (below) switches to it.' : null);
     void this.guard(dialHub(storage, this.url, offered ? undefined : token));

@@ -55,7 +55,7 @@ class NoteItem {
       this.view.replaceChildren(
         h('h3', { 'data-testid': 'note-title-text' }, note.title || '(untitled)'),
         h('p', { 'data-testid': 'note-body-text' }, note.body),
-        h('ul', { class: 'tags' }, ...tags.map((tag, i) => this.tag(note.tags[i], tag))),
+        h('ul', { class: 'tags' }, ...tags.map((tag, i) => this.tag(i, tag))),
         h('span', { 'data-testid': 'tags-more', class: 'views', hidden: note.tags.length <= SHOWN_TAGS }, `and ${note.tags.length - SHOWN_TAGS} more tags`),
         this.views,
       );
@@ -64,10 +64,18 @@ class NoteItem {
     this.views.textContent = `${note.views} view${note.views === 1 ? '' : 's'}`;
   }
 
-  /** One tag's item: `shown` is `tag` cut to TAG_CHARS; removing it removes the whole tag. */
-  private tag(tag: string, shown: string): HTMLLIElement {
+  /**
+   * The item of the tag shown `i`-th, cut to TAG_CHARS (`shown`). Removing it
+   * removes the whole tag the note holds now: a peer may have replaced it
+   * with another of the same first characters since the item was made.
+   */
+  private tag(i: number, shown: string): HTMLLIElement {
+    const full = () => {
+      const at = this.note.tags[i];
+      return at !== undefined && at.slice(0, TAG_CHARS) === shown ? at : this.note.tags.find((t) => t.slice(0, TAG_CHARS) === shown);
+    };
     return h('li', { 'data-testid': 'note-tag', 'data-tag': shown, class: 'tag' }, shown,
-      h('button', { type: 'button', 'data-testid': 'untag-button', title: `remove ${shown}`, onclick: () => void this.actions.untag(this.note.id, tag) }, '×'));
+      h('button', { type: 'button', 'data-testid': 'untag-button', title: `remove ${shown}`, onclick: () => { const tag = full(); if (tag !== undefined) void this.actions.untag(this.note.id, tag); } }, '×'));
   }
 }
 

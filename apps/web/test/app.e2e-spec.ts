@@ -91,6 +91,8 @@ describeBrowser('the notes app (apps/web) served by the hub', () => {
   it('a link bringing another token (?token=, or #token=) does not replace the registered one unless the user says Use token; neither form stays in the address bar', async () => {
     const registered = () => page.evaluate(() => (globalThis as any).syncomApp.storage.sync.listNodes()[0].token as string);
     for (const link of [`${hub.url}/?token=theirs`, `${hub.url}/#token=theirs`]) {
+      // A fresh load each time (from `/` a #token= link would only change the fragment).
+      await page.goto('about:blank');
       await page.goto(link);
       await page.evaluate(() => (globalThis as any).syncomApp.ready.then(() => undefined));
       await page.waitForFunction(() => (globalThis as any).syncomApp.state().sync?.state === 'synced');
@@ -98,6 +100,15 @@ describeBrowser('the notes app (apps/web) served by the hub', () => {
       expect(await registered()).toBe('t');
       expect(await page.getByTestId('token-offer').isVisible()).toBe(true);
     }
+    // Followed while the page is open, a #token= link changes the fragment alone: offered the same way.
+    await page.evaluate(() => {
+      const g = globalThis as any;
+      g.document.querySelector('[data-testid=token-offer]').hidden = true;
+      g.location.hash = 'token=theirs';
+    });
+    await page.getByTestId('token-offer').waitFor();
+    expect(page.url()).toBe(`${hub.url}/`);
+    expect(await registered()).toBe('t');
     await page.getByTestId('token-save').click();
     await page.waitForFunction(() => (globalThis as any).syncomApp.storage.sync.listNodes()[0].token === 'theirs');
     expect(await page.getByTestId('token-offer').isVisible()).toBe(false);

@@ -5,6 +5,7 @@ import { INDEX_FILE, INDEX_NEXT_FILE, type LogIndex, parseIndex } from '../log/f
 import { readScrubJournal, readThrough } from '../log/scrub-journal';
 import { KEYS_DIR } from '../storage/keys';
 import { CliError, EXIT_FAULTS } from './io';
+import { readStoreFormat, refuseNewerFormat } from '../storage/store-format';
 import { readOnlyBackend, type ReadOnlyBackend } from './read-only-backend';
 
 /** A storage directory as the CLI found it, before any command reads it. */
@@ -42,6 +43,7 @@ async function parentHint(root: string): Promise<string> {
  * holding log/index.json or keys/ (open() makes both at the first open).
  *
  * @throws CliError exit 2 for a missing path, a file, or a directory that is no storage.
+ * @throws SyncomError STORE_TOO_NEW for a store a later version wrote in a newer format.
  */
 export async function findStorage(path: string): Promise<StorageDir> {
   const root = resolve(path);
@@ -49,6 +51,8 @@ export async function findStorage(path: string): Promise<StorageDir> {
   if (kind === undefined) throw new CliError(`${path}: no such directory`);
   if (kind === 'file') throw new CliError(`${path} is a file, not a storage directory`);
   const plain = readOnlyBackend(createFsBackend(root));
+  // Before any file is judged by this version's layout: a later format may have moved what it looks for.
+  refuseNewerFormat(await readStoreFormat(plain));
   // A purge's rewrite a crash cut short reads as open() finishes it (log/scrub-journal.ts).
   const journal = await readScrubJournal(plain);
   const backend: ReadOnlyBackend = journal ? { ...plain, read: readThrough(plain, journal) } : plain;

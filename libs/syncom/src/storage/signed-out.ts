@@ -21,8 +21,8 @@ export class SignedOut {
   private readonly signing = new WeakMap<Op, Promise<Op>>();
   /** Copies made, by the logged op: what a read substitutes. */
   private readonly copies = new WeakMap<Op, Op>();
-  /** Whether the retained log held such an op when first asked: none comes later in this process (signatures stay on). */
-  private held?: boolean;
+  /** The last log position of such an op when first asked (0: none); none comes later in this process (signatures stay on). */
+  private last?: number;
 
   constructor(
     private readonly log: OpLog,
@@ -40,11 +40,14 @@ export class SignedOut {
     return (e.flags & FLAG_UNSIGNED_OWN) !== 0 && e.op.origin === this.self && e.op.sig === undefined && !(e.flags & FLAG_SEALED);
   }
 
-  /** Whether any op may need it: signatures are on and the log held one at the first ask. */
-  private any(): boolean {
+  /** Whether an op after `after` may need it: signatures are on and the log held one past it at the first ask. */
+  private any(after = 0): boolean {
     if (!this.on) return false;
-    this.held ??= this.log.read(this.log.floor).some((e) => this.signs(e));
-    return this.held;
+    if (this.last === undefined) {
+      this.last = 0;
+      for (const e of this.log.read(this.log.floor)) if (this.signs(e)) this.last = e.pos;
+    }
+    return this.last > after;
   }
 
   /** The signed copy of `op`, made at the first ask. */
@@ -71,7 +74,7 @@ export class SignedOut {
 
   /** Resolves once every entry of the log after `after` (at most `limit`) that needs a copy has one; undefined when none waits. */
   ready(after: number, limit: number): Promise<void> | undefined {
-    if (!this.any()) return undefined;
+    if (!this.any(after)) return undefined;
     const todo = this.log.read(after, limit).filter((e) => this.signs(e) && !this.copies.has(e.op));
     return todo.length === 0 ? undefined : Promise.all(todo.map((e) => this.copy(e.op))).then(() => undefined);
   }
@@ -79,7 +82,7 @@ export class SignedOut {
   /** The log's entries after `after` (at most `limit`), each op that has a signed copy replaced by it. */
   read(after: number, limit?: number): LogEntry[] {
     const entries = this.log.read(after, limit);
-    if (!this.any()) return entries;
+    if (!this.any(after)) return entries;
     return entries.map((e) => {
       const copy = this.signs(e) ? this.copies.get(e.op) : undefined;
       return copy ? { ...e, op: copy } : e;

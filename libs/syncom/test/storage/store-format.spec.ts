@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from '../../src';
 import { FORMAT_FILE, STORE_FORMAT } from '../../src/storage/store-format';
@@ -55,11 +55,13 @@ describe('the store format (format.json): a later version\'s store is refused, n
     expect(JSON.parse(await readFile(join(path, FORMAT_FILE), 'utf8'))).toEqual({ format: STORE_FORMAT });
   });
 
-  it('the CLI refuses it too: verify and info exit 1 with STORE_TOO_NEW, the store unchanged', async () => {
+  it('the CLI refuses it too, before it judges the files by this version\'s layout: verify, info, export and log exit 1 with STORE_TOO_NEW, the store unchanged', async () => {
     const path = await store();
     await writeFile(join(path, FORMAT_FILE), JSON.stringify({ format: 7 }));
+    // A later format may keep its index elsewhere: "damaged" would send the operator to repair a sound store.
+    await rename(join(path, 'log/index.json'), join(path, 'log/index-v7.json'));
     const before = await snapshot(path);
-    for (const command of ['verify', 'info']) {
+    for (const command of ['verify', 'info', 'export', 'log']) {
       const r = await cli(command, path);
       expect(r.code).toBe(1);
       expect(r.err).toContain('STORE_TOO_NEW');

@@ -46,4 +46,13 @@ describe('the dialer\'s link wrapper (stoppable)', () => {
     expect(reached).toBe(2);
     expect(inner.closed).toBe(true);
   });
+
+  it('a call during which close() runs (a link that reports its socket gone at once) ends LINK_DOWN too, not waiting for an answer that never comes', async () => {
+    const inner = fakeLink(true);
+    const call = inner.call.bind(inner);
+    let link!: SyncLink;
+    inner.call = ((m: string, a: unknown) => (link.close(), call(m, a))) as SyncLink['call'];
+    link = stoppable(inner);
+    await expect(link.call('push', {})).rejects.toMatchObject({ code: 'LINK_DOWN' });
+  });
 });

@@ -167,7 +167,7 @@ export interface BootstrapRun {
 }
 
 /** Fetch one snapshot page and join it; the first page also adopts the host's vector. */
-async function takePage(o: BootstrapRun, token: string | undefined, offset: number): Promise<{ page: SnapshotPage; entries: number }> {
+async function takePage(o: BootstrapRun, token: string | undefined, offset: number, seen: Set<string>): Promise<{ page: SnapshotPage; entries: number; fresh: number }> {
   const via = { url: o.url, node: o.host };
   const read = readSnapshotPage(await o.link.call('snapshot', { token, offset, scopes: o.scopes, stream: !!o.link.stream }), offset);
   if (!read.ok) throw new SyncomError(read.code, read.reason);
@@ -178,32 +178,42 @@ async function takePage(o: BootstrapRun, token: string | undefined, offset: numb
   const joins = joinChecked(o.replica, entries as Entry[], { host: o.host, via });
   if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, page.vector, via));
   await Promise.all(joins);
-  return { page, entries: entries.length };
+  let fresh = 0;
+  for (const e of entries as Entry[]) if (!seen.has(e.id)) (seen.add(e.id), fresh++);
+  return { page, entries: entries.length, fresh };
 }
 
 /** takePage inside a snapshot page span, when the bootstrap is traced. */
-function tracedPage(o: BootstrapRun, token: string | undefined, offset: number): ReturnType<typeof takePage> {
+function tracedPage(o: BootstrapRun, token: string | undefined, offset: number, seen: Set<string>): ReturnType<typeof takePage> {
   const t = o.traced;
-  if (!t) return takePage(o, token, offset);
+  if (!t) return takePage(o, token, offset, seen);
   return t.telemetry.snapshotPage({ role: 'dialer', peer: o.url, offset, parent: t.span }, async (span) => {
-    const got = await takePage(o, token, offset);
+    const got = await takePage(o, token, offset, seen);
     span.setAttribute(ATTRS.entries, got.entries);
     return got;
   });
 }
 
+/** Pages in a row that bring no record not seen in this bootstrap, at most: past them the host is paging for ever. */
+const MAX_EMPTY_PAGES = 64;
+
 /**
- * Refuse a page that would let a snapshot run on for ever: a host's page
- * with a next holds at least one entry (it fills a page before it stops
- * short of its last id), and its offsets run within the total the first
- * page named. A host answering empty pages one offset apart had kept the
- * dialer bootstrapping (and its feed closed) for as long as it liked.
+ * Refuse a snapshot that would run on for ever: its offsets stay within the
+ * total the first page named, and pages that bring no record not seen
+ * before in this bootstrap stop it after MAX_EMPTY_PAGES in a row. An honest
+ * host's page holds records it has not sent (each id once, in order); one
+ * without any is a streamed page whose one record left the scopes or was
+ * sealed before the pull. A host answering empty pages, or the same record
+ * on every page, one offset apart had kept the dialer bootstrapping (its
+ * feed closed) for as long as it liked.
  *
  * @throws SyncomError PAGE_FAILED
  */
-function endless(page: SnapshotPage, entries: number, total: number): void {
+function endless(page: SnapshotPage, fresh: number, total: number, empty: { pages: number }): void {
   if (page.next === null || page.next === undefined) return;
-  const why = entries === 0 ? 'no entry on a page that is not the last' : page.total !== total ? 'a total unlike the first page\'s' : page.next > total ? 'a next past the total' : undefined;
+  empty.pages = fresh > 0 ? 0 : empty.pages + 1;
+  const why = page.total !== total ? 'a total unlike the first page\'s' : page.next > total ? 'a next past the total'
+    : empty.pages > MAX_EMPTY_PAGES ? `${empty.pages} pages in a row with no record not sent before` : undefined;
   if (why) throw new SyncomError('PAGE_FAILED', `snapshot page: ${why}`);
 }
 
@@ -218,11 +228,13 @@ export async function runBootstrap(o: BootstrapRun): Promise<{ eventId: string; 
   let eventId = '';
   let records = 0;
   let total: number | undefined;
+  const seen = new Set<string>();
+  const empty = { pages: 0 };
   for (;;) {
-    const { page, entries } = await tracedPage(o, token, offset);
+    const { page, entries, fresh } = await tracedPage(o, token, offset, seen);
     if (token === undefined) eventId = typeof page.eventId === 'string' ? page.eventId : '';
     total ??= page.total;
-    endless(page, entries, total);
+    endless(page, fresh, total, empty);
     records += entries;
     o.progress(records, page.total);
     token = page.token;

@@ -36,6 +36,8 @@ export function stoppable(link: SyncLink): SyncLink {
     } catch (e) {
       return Promise.reject(e);
     }
+    // close() ran inside that call (a link reporting its socket gone at once): nothing would end it now.
+    if (closed) return Promise.reject(closed);
     return new Promise((resolve, reject) => {
       pending.add(reject);
       answer.then(resolve, reject).finally(() => pending.delete(reject));
