@@ -17,7 +17,9 @@ export async function createExampleApi(config: ExampleConfig, logger?: LoggerSer
   // Nest's default parsers take urlencoded bodies too, which any site's HTML form can post: JSON alone here.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), { logger: logger ?? ['log', 'warn', 'error'], bodyParser: false, abortOnError: false });
   app.use(jsonOnlyWrites);
-  app.useBodyParser('json', { verify: verifyJsonDepth });
+  // A note's body takes 100,000 characters (NoteDto), up to 6 bytes each as JSON text (\u escapes): 100 KB, body-parser's
+  // default, refused a body of 60,000 accented characters with 413.
+  app.useBodyParser('json', { verify: verifyJsonDepth, limit: '1mb' });
   app.enableShutdownHooks();
   // Bad bodies get 400 with class-validator's messages; unknown fields are refused, not stored.
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true }));

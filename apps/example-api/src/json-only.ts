@@ -17,17 +17,41 @@ function isJson(type: string): boolean {
   return type.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
+/** The one line of a browser's write from a page of another site. */
+const CROSS_SITE = JSON.stringify({ statusCode: 403, error: 'Forbidden', message: 'writes from a page of another site are refused' });
+
+/**
+ * Whether a browser sent this request for a page of another site: its
+ * Sec-Fetch-Site says so, or its Origin is not this host (`null`, a
+ * sandboxed or file page, included). A client that is no browser sends
+ * neither and is not held to it.
+ */
+function fromAnotherSite(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== req.headers.host;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * An express middleware that answers 415 to a write whose body is anything
- * but application/json. A page of another site can post a form
- * (urlencoded, multipart, text/plain) or a body with no type at all without
- * asking CORS first, but not JSON: that needs a preflight this app never
- * answers. A write with neither a body nor a type (POST /notes/:id/views)
- * passes.
+ * but application/json, and 403 to a browser's write from a page of another
+ * site. A page of another site can post a form (urlencoded, multipart,
+ * text/plain) or a body with no type at all without asking CORS first, but
+ * not JSON: that needs a preflight this app never answers. A write with
+ * neither a body nor a type (POST /notes/:id/views) passes, unless a
+ * browser says another site's page sent it (a `no-cors` fetch had counted
+ * views of any note whose id the page knew).
  */
 export function jsonOnlyWrites(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  if (!WRITES.has(req.method ?? '')) return next();
   const type = req.headers['content-type'];
-  const refused = WRITES.has(req.method ?? '') && (type === undefined ? hasBody(req) : !isJson(type));
-  if (!refused) return next();
-  res.writeHead(415, { 'Content-Type': 'application/json; charset=utf-8' }).end(REFUSAL);
+  const [status, body] = (type === undefined ? hasBody(req) : !isJson(type)) ? [415, REFUSAL] : fromAnotherSite(req) ? [403, CROSS_SITE] : [];
+  if (status === undefined) return next();
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' }).end(body);
 }

@@ -1,4 +1,4 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpStatus } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpStatus, Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { SyncomError } from 'syncom';
 
@@ -15,11 +15,20 @@ const STATUS: Record<string, number> = {
 /** The part of express's response this filter uses. */
 type HttpResponse = { status(code: number): { json(body: unknown): void } };
 
-/** A SyncomError from a write becomes a JSON answer with its stable code (a kind clash: 409, naming the right call). */
+/**
+ * A SyncomError from a write becomes a JSON answer with its stable code (a
+ * kind clash: 409, naming the right call). A code mapped to no status (a 500:
+ * IO_ERROR, UNPERSISTED, ...) is the server's: the client gets its code, the
+ * log gets its message, which may name the store's files.
+ */
 @Catch(SyncomError)
 export class SyncomErrorFilter implements ExceptionFilter {
+  private readonly log = new Logger('SyncomErrorFilter');
+
   catch(error: SyncomError, host: ArgumentsHost): void {
     const status = STATUS[error.code] ?? HttpStatus.INTERNAL_SERVER_ERROR;
-    host.switchToHttp().getResponse<HttpResponse>().status(status).json({ statusCode: status, error: STATUS_CODES[status], code: error.code, message: error.message });
+    if (status === HttpStatus.INTERNAL_SERVER_ERROR) this.log.error(`${error.code}: ${error.message}`);
+    const message = status === HttpStatus.INTERNAL_SERVER_ERROR ? 'the storage failed; the server log has its message' : error.message;
+    host.switchToHttp().getResponse<HttpResponse>().status(status).json({ statusCode: status, error: STATUS_CODES[status], code: error.code, message });
   }
 }

@@ -57,6 +57,27 @@ describe('example-api: what a web page or the environment can make of it (e2e)',
     expect((await raw(`${url}/notes/${id}`, 'DELETE')).status).toBe(204);
   });
 
+  it('a browser\'s write from a page of another site is refused 403, a body-less POST views included (a no-cors fetch had counted views); one from the same origin, or from no browser, passes', async () => {
+    const id = (await http(`${url}/notes`, 'POST', { title: 'counted' })).body.id as string;
+    const post = (headers: Record<string, string>) => fetch(`${url}/notes/${id}/views`, { method: 'POST', headers }).then((r) => r.status);
+    expect(await post({ origin: 'http://evil.example' })).toBe(403);
+    expect(await post({ origin: 'null' })).toBe(403);
+    expect(await post({ 'sec-fetch-site': 'cross-site' })).toBe(403);
+    expect(await post({ 'sec-fetch-site': 'same-site' })).toBe(403);
+    expect((await http(`${url}/notes/${id}`)).body.views ?? 0).toBe(0);
+    expect(await post({ origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' })).toBe(201);
+    expect(await post({})).toBe(201);
+    expect((await http(`${url}/notes/${id}`)).body.views).toBe(2);
+  });
+
+  it('a note body of 100,000 characters is taken whatever they are (accented, or control characters escaped 6 bytes each as JSON), not refused 413 by a 100 KB body bound', async () => {
+    for (const body of ['é'.repeat(100_000), '\u0001'.repeat(100_000)]) {
+      const res = await http(`${url}/notes`, 'POST', { title: 'long', body });
+      expect(res.status).toBe(201);
+      expect((await http(`${url}/notes/${res.body.id}`)).body.body).toBe(body);
+    }
+  });
+
   it('PORT is a whole number from 0 to 65535, empty or unset meaning 3000; anything else is refused naming it', () => {
     expect(exampleConfigFromEnv({}).port).toBe(3000);
     expect(exampleConfigFromEnv({ PORT: '' }).port).toBe(3000);

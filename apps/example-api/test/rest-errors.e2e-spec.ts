@@ -17,12 +17,12 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
 
   const note = async () => (await http(`${url}/notes`, 'POST', { title: 'n' })).body.id as string;
 
-  it('every error answer has statusCode, error and message: 400, 404 and a body past the 100 KB limit (413)', async () => {
+  it('every error answer has statusCode, error and message: 400, 404 and a body past the 1 MB limit (413)', async () => {
     const bad = await http(`${url}/notes`, 'POST', { title: 42 });
     expect(bad).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request' } });
     const missing = await http(`${url}/notes/nope`);
     expect(missing).toMatchObject({ status: 404, body: { statusCode: 404, error: 'Not Found' } });
-    const big = await http(`${url}/notes`, 'POST', { title: 'x', body: 'y'.repeat(200_000) });
+    const big = await http(`${url}/notes`, 'POST', { title: 'x', body: 'y'.repeat(1_100_000) });
     expect(big.status).toBe(413);
     expect(big.body).toEqual({ statusCode: 413, error: 'Payload Too Large', message: expect.any(String) });
   });
