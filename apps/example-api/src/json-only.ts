@@ -21,18 +21,22 @@ function isJson(type: string): boolean {
 const CROSS_SITE = JSON.stringify({ statusCode: 403, error: 'Forbidden', message: 'writes from a page of another site are refused' });
 
 /**
- * Whether a browser sent this request for a page of another site: its
- * Sec-Fetch-Site says so, or its Origin is not this host (`null`, a
- * sandboxed or file page, included). A client that is no browser sends
- * neither and is not held to it.
+ * Whether a browser sent this request for a page of another site. Its
+ * Sec-Fetch-Site decides where it is sent (a page cannot forge it;
+ * `same-origin` and `none` pass); else its Origin, when it has one, is held
+ * to the Host header, both read as URLs (`null`, a sandboxed or file page,
+ * is another site). A client that is no browser sends neither. Behind a
+ * proxy that rewrites Host, only a browser too old to send Sec-Fetch-Site
+ * is refused.
  */
 function fromAnotherSite(req: IncomingMessage): boolean {
   const site = req.headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') return true;
+  if (site !== undefined) return site === 'cross-site' || site === 'same-site';
   const origin = req.headers.origin;
   if (origin === undefined) return false;
   try {
-    return new URL(origin).host !== req.headers.host;
+    const from = new URL(origin);
+    return from.host !== new URL(`${from.protocol}//${req.headers.host ?? ''}`).host;
   } catch {
     return true;
   }

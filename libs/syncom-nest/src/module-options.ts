@@ -55,3 +55,19 @@ export function checkModuleOptions(o: SyncomModuleOptions): void {
   checkOptionShape(options, MODULE, 'SyncomModule');
   if (isObject(o.gateway)) checkOptionShape(o.gateway as unknown as Record<string, unknown>, GATEWAY, 'SyncomModule', 'gateway.');
 }
+
+/**
+ * The gateway's timers, as the module's rules hold them (at most
+ * MAX_TIMER_MS): for a gateway made without the module, whose options no
+ * module rule read.
+ *
+ * @throws SyncomError INVALID_ARGUMENT naming the option.
+ */
+export function checkGatewayTimers(o: { ackTimeout?: unknown; readStallTimeout?: unknown }): void {
+  for (const key of ['ackTimeout', 'readStallTimeout'] as const) {
+    const x = o[key];
+    if (x !== undefined && !timer(x)) {
+      throw new SyncomError('INVALID_ARGUMENT', `SyncomGateway: gateway.${key} must be a number of ms above 0, at most ${MAX_TIMER_MS} (24.8 days), not ${String(x)}`, { option: `gateway.${key}` });
+    }
+  }
+}

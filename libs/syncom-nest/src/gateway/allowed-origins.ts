@@ -55,6 +55,8 @@ export function originAllowed(headers: OriginHeaders, allowed: AllowedOrigins = 
  */
 export function checkedOrigins(allowed: AllowedOrigins = []): AllowedOrigins {
   if (allowed === '*') return allowed;
+  // One origin as a string had been read character by character ("h" is no origin).
+  if (!Array.isArray(allowed)) throw new TypeError(`gateway.allowedOrigins: a list of origins (['https://app.example']), or '*' alone, not ${JSON.stringify(allowed)}`);
   for (const entry of allowed) {
     if (originOf(entry) === undefined) throw new TypeError(`gateway.allowedOrigins: ${JSON.stringify(entry)} is no http(s) origin (scheme://host[:port]), or '*' alone`);
   }

@@ -15,6 +15,7 @@ import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
 import { openFeed } from './gateway-feeds';
 import { HelloDto } from './hello.dto';
 import { SyncomLimitsGuard } from './limits.guard';
+import { checkGatewayTimers } from '../module-options';
 import { applyMessageLimit, maxMessageBytes, reconcileFrameFor } from './message-size';
 import { withPageAcks } from './page-acks-offer';
 import { DEFAULT_READ_STALL_MS, PRE_AUTH_UNREAD_BYTES, PreAuthGate, preAuthBytesOf } from './pre-auth';
@@ -113,8 +114,9 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
   ) {
     checkedOrigins(options.allowedOrigins);
     checkedGuard(options);
-    // The limits stay with the guards (not the unit's): checked here as a unit checks its own.
+    // The limits stay with the guards (not the unit's): checked here as a unit checks its own; the timers as the module does.
     unitBounds({ limits: options.limits });
+    checkGatewayTimers(options);
     this.unit = hostUnitOf(storage, options);
   }
 

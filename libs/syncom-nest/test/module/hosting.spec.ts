@@ -114,6 +114,19 @@ describe('SyncomModule hosting: no silent open door', () => {
     await storage.close();
   });
 
+  it('a gateway hosted without the module is held to the module\'s rules for its limits, timers and allowedOrigins; rates of 0 or null and per-push bounds of Infinity mean none', async () => {
+    const storage = await open({ path: path(), backend: 'memory' });
+    const start = (options: object) => Test.createTestingModule({
+      providers: [{ provide: Storage, useValue: storage }, { provide: SYNCOM_GATEWAY_OPTIONS, useValue: { access: 'public', ...options } }, createSyncomGateway()],
+    }).compile();
+    await expect(start({ limits: { opsPerSec: 5 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option: 'limits.opsPerSec' });
+    await expect(start({ ackTimeout: Infinity })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option: 'gateway.ackTimeout' });
+    await expect(start({ readStallTimeout: 2 ** 31 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option: 'gateway.readStallTimeout' });
+    await expect(start({ allowedOrigins: 'https://app.example' })).rejects.toThrow(/a list of origins \(\['https:\/\/app\.example'\]\), or '\*' alone, not "https:\/\/app\.example"/);
+    await (await start({ limits: { opsPerSecond: 0, purgesPerSecond: null, opsPerPush: Infinity, bytesPerPush: 1 << 20 } })).close();
+    await storage.close();
+  });
+
   it('forRootAsync with gateway: true and a factory that gives no guard refuses to start', async () => {
     const start = boot([SyncomModule.forRootAsync({ gateway: true, useFactory: () => ({ path: path(), backend: 'memory' as const }) })]);
     await expect(start).rejects.toMatchObject({ code: 'GATEWAY_UNGUARDED' });
@@ -148,8 +161,9 @@ describe('SyncomModule hosting: no silent open door', () => {
     ['a misspelt gateway option', { gateway: { access: 'public', authorise: () => true } }, 'gateway.authorise', /unknown option gateway\.authorise \(did you mean authorize\?\)/],
     // A limit misspelt, or read from an unset variable (NaN), had started the hub with no limit at all.
     ['a misspelt limit', { gateway: { access: 'public', limits: { opsPerSec: 5 } } }, 'limits.opsPerSec', /unknown option limits\.opsPerSec; limits takes opsPerPush, bytesPerPush, opsPerSecond, purgesPerSecond/],
-    ['a limit of NaN', { gateway: { access: 'public', limits: { opsPerSecond: Number(undefined) } } }, 'limits.opsPerSecond', /limits\.opsPerSecond must be a finite number above 0, not NaN/],
-    ['a negative limit', { gateway: { access: 'public', limits: { opsPerPush: -1 } } }, 'limits.opsPerPush', /must be a whole number above 0/],
+    ['a limit of NaN', { gateway: { access: 'public', limits: { opsPerSecond: Number(undefined) } } }, 'limits.opsPerSecond', /limits\.opsPerSecond must be a finite number above 0, or 0 or null for none, not NaN/],
+    ['a negative limit', { gateway: { access: 'public', limits: { opsPerPush: -1 } } }, 'limits.opsPerPush', /must be a whole number above 0, or Infinity for none/],
+    ['a per-push limit of 1.5', { gateway: { access: 'public', limits: { opsPerPush: 1.5 } } }, 'limits.opsPerPush', /whole number/],
     ['a limit as a string', { gateway: { access: 'public', limits: { bytesPerPush: '5' } } }, 'limits.bytesPerPush', /not string/],
     // Past 2^31 - 1 ms a Node timer fires after 1 ms: the page timer had re-armed every millisecond.
     ['an ackTimeout of Infinity', { gateway: { access: 'public', ackTimeout: Infinity } }, 'gateway.ackTimeout', /at most 2147483647/],

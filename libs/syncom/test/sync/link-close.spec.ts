@@ -55,4 +55,30 @@ describe('the dialer\'s link wrapper (stoppable)', () => {
     link = stoppable(inner);
     await expect(link.call('push', {})).rejects.toMatchObject({ code: 'LINK_DOWN' });
   });
+
+  it('a link that rejects its waiting calls at close (as the built-in links do) leaves no unhandled rejection when close() runs inside a call', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => void unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let rejectWaiting: (e: Error) => void = () => undefined;
+      let link!: SyncLink;
+      const inner = {
+        call: () => {
+          const waiting = new Promise<never>((_, reject) => (rejectWaiting = reject));
+          link.close();
+          return waiting;
+        },
+        close: () => rejectWaiting(new Error('socket closed')),
+        on: () => undefined,
+        off: () => undefined,
+      } as unknown as SyncLink;
+      link = stoppable(inner);
+      await expect(link.call('push', {})).rejects.toMatchObject({ code: 'LINK_DOWN' });
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

@@ -37,7 +37,11 @@ export function stoppable(link: SyncLink): SyncLink {
       return Promise.reject(e);
     }
     // close() ran inside that call (a link reporting its socket gone at once): nothing would end it now.
-    if (closed) return Promise.reject(closed);
+    // The inner call's own end (a built-in link rejects its calls at close) is taken here, not left unhandled.
+    if (closed) {
+      answer.catch(() => undefined);
+      return Promise.reject(closed);
+    }
     return new Promise((resolve, reject) => {
       pending.add(reject);
       answer.then(resolve, reject).finally(() => pending.delete(reject));

@@ -111,10 +111,12 @@ export class PeerBuckets {
 const LIMIT_KEYS: readonly (keyof Limits)[] = ['opsPerPush', 'bytesPerPush', 'opsPerSecond', 'purgesPerSecond'];
 
 /**
- * A unit's limits as given, each checked: the four keys, each a finite
- * number above 0 (the two per push whole). A misspelt key or a value read
- * from an unset variable (NaN) had been taken as it came, and with it no
- * limit at all; a negative one refused every push for good.
+ * A unit's limits as given, each checked: the four keys; a per-push bound a
+ * whole number above 0 or Infinity (none), a rate a finite number above 0,
+ * or 0 or null for none (the hub's convention, which PeerBuckets reads so).
+ * A misspelt key or a value read from an unset variable (NaN) had been
+ * taken as it came, and with it no limit at all; a negative one refused
+ * every push for good; a string was coerced.
  *
  * @throws SyncomError INVALID_ARGUMENT naming the option (`limits.<key>`).
  */
@@ -127,9 +129,12 @@ export function checkedLimits(limits: unknown): Limits | undefined {
   for (const [key, value] of Object.entries(limits)) {
     if (!(LIMIT_KEYS as readonly string[]).includes(key)) refuse(`limits.${key}`, `unknown option limits.${key}; limits takes ${LIMIT_KEYS.join(', ')}`);
     if (value === undefined) continue;
-    const whole = key === 'opsPerPush' || key === 'bytesPerPush';
-    const ok = typeof value === 'number' && Number.isFinite(value) && value > 0 && (!whole || Number.isSafeInteger(value));
-    if (!ok) refuse(`limits.${key}`, `limits.${key} must be ${whole ? 'a whole number' : 'a finite number'} above 0, not ${typeof value === 'number' ? String(value) : typeof value}`);
+    const rate = key === 'opsPerSecond' || key === 'purgesPerSecond';
+    const ok = rate
+      ? value === null || value === 0 || (typeof value === 'number' && Number.isFinite(value) && value > 0)
+      : value === Infinity || (Number.isSafeInteger(value) && (value as number) > 0);
+    const what = rate ? 'a finite number above 0, or 0 or null for none' : 'a whole number above 0, or Infinity for none';
+    if (!ok) refuse(`limits.${key}`, `limits.${key} must be ${what}, not ${typeof value === 'number' ? String(value) : typeof value}`);
   }
   return limits as Limits;
 }
