@@ -210,3 +210,33 @@ describe('hostile host: a snapshot that never ends', () => {
     await closeAll(d, h.s);
   });
 });
+
+describe('an honest host: a streamed page left empty', () => {
+  it('BOOT-2 BOOT-3 HOST-6: a streamed page whose one record moved out of the paging\'s scopes before the pull brings no entry, and the bootstrap goes on to the records after it', async () => {
+    const typed = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
+    const h = await hub({ pageBytes: 2000, pageSize: 10 }, { sync: { scope: typed } });
+    await h.s.set('a', { $type: 'Doc', big: 'x'.repeat(5000) });
+    await h.s.set('b', { $type: 'Doc', n: 1 });
+    await h.s.set('c', { $type: 'Doc', n: 2 });
+    let moved = false;
+    const unit = {
+      access: h.unit.access,
+      meta: h.unit.meta,
+      call: (m: string, a: unknown, c: object) => h.unit.call(m, a, c),
+      subscribe: (m: string, a: unknown, c: object, o: SubscribeOptions) => h.unit.subscribe(m, a, c, o),
+      disconnect: (c: object) => h.unit.disconnect(c),
+      stream: (id: string, c: object) => (async function* () {
+        // The host's user moves the large record to another type between the page and the pull.
+        if (!moved) (moved = true, await h.s.set('a', { $type: 'Other', big: 'x'.repeat(5000) }));
+        yield* h.unit.stream(id, c);
+      })(),
+    } as unknown as HostUnit;
+    const { d, errors } = await dialing(unit, { sync: { scope: typed } });
+    await d.sync.addNode({ url: URL, token: 't', scopes: ['Doc'] });
+    await until(() => d.sync.peers()[0]?.subscribed === true, [d]);
+    expect(moved).toBe(true);
+    expect(errors).toEqual([]);
+    expect((await d.list()).map((r) => r.id)).toEqual(['b', 'c']);
+    await closeAll(d, h.s);
+  });
+});
