@@ -250,3 +250,29 @@ describe('the hosting side of ops made while signatures were false', () => {
     await closeAll(d, h);
   });
 });
+
+describe('the signed copies of own ops logged unsigned, read by a hosted feed', () => {
+  it('SIG-20: a page past the last such op reads the log once, unchanged; a page holding one gets its signed copy', async () => {
+    const backend = createMemoryBackend();
+    let h = await open({ path: 'h', backend, sync: { signatures: false } });
+    await h.insert({ n: 1 });
+    await h.close();
+    h = await open({ path: 'h', backend });
+    for (let i = 0; i < 5; i++) await h.insert({ i });
+    const log = internals(h).log;
+    let reads = 0;
+    const read = log.read.bind(log);
+    log.read = ((after: number, limit?: number) => (reads++, read(after, limit))) as typeof log.read;
+    // The first ask scans the retained log once for the last such op (position 1).
+    expect(h.replica.whenSendable(0, 10)).toBeInstanceOf(Promise);
+    await h.replica.whenSendable(0, 10);
+    expect(h.replica.readOut(0, 10).map((e) => typeof e.op.sig)).toEqual(['string', 'string', 'string', 'string', 'string', 'string']);
+    expect(h.replica.readOut(0, 10)[0].op).not.toBe(read(0, 1)[0].op);
+    reads = 0;
+    expect(h.replica.whenSendable(1, 10)).toBeUndefined();
+    const past = h.replica.readOut(1, 10);
+    expect(reads).toBe(1);
+    expect(past.map((e) => e.op)).toEqual(read(1, 10).map((e) => e.op));
+    await closeAll(h);
+  });
+});
