@@ -55,7 +55,11 @@ function fromAnotherSite(req: IncomingMessage): boolean {
 export function jsonOnlyWrites(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   if (!WRITES.has(req.method ?? '')) return next();
   const type = req.headers['content-type'];
-  const [status, body] = (type === undefined ? hasBody(req) : !isJson(type)) ? [415, REFUSAL] : fromAnotherSite(req) ? [403, CROSS_SITE] : [];
-  if (status === undefined) return next();
+  if (type === undefined ? hasBody(req) : !isJson(type)) return refuse(res, 415, REFUSAL);
+  if (fromAnotherSite(req)) return refuse(res, 403, CROSS_SITE);
+  next();
+}
+
+function refuse(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' }).end(body);
 }

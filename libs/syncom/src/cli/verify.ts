@@ -3,7 +3,6 @@ import { lockHolder } from '../backend/fs-lock';
 import { isSyncomError } from '../errors';
 import { SCRUB_FILE } from '../log/scrub-journal';
 import { KEYS_DIR, loadKeys } from '../storage/keys';
-import { readStoreFormat, refuseNewerFormat } from '../storage/store-format';
 import type { EntryCipher } from '../log/files';
 import { loadPrivateKey, loadPublicKey, nodeIdOf } from '../op/keys';
 import { createLogCipher } from '../sealed/log-cipher';
@@ -80,8 +79,6 @@ async function keysOf(dir: StorageDir, f: Findings): Promise<{ ownId?: string; c
  * the OS would not let it read is a fault at that path.
  */
 export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr'], holder?: number): Promise<VerifyReport> {
-  // A later version's files are not judged by this one's rules (open() refuses them too).
-  refuseNewerFormat(await readStoreFormat(dir.backend));
   const f = new Findings();
   const { ownId, cipher, records: recordCipher } = await keysOf(dir, f);
   const { index, files } = await readLogFiles(dir, f);

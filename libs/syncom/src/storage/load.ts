@@ -23,7 +23,7 @@ import type { OpenOptions } from './options';
 import { lostBelow, recordFileNumbers, RECORDS_DIR, RecordStore } from './records';
 import type { StorageEvents, StorageParts } from './parts';
 import { RecordScopes } from './record-scopes';
-import { checkStoreFormat } from './store-format';
+import { readStoreFormat, refuseNewerFormat, STORE_FORMAT, writeStoreFormat } from './store-format';
 
 /** What a replay knows: the schema, and the ids this node keeps sealed. */
 export interface ReplayContext {
@@ -253,9 +253,12 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const phase = { loading: true };
   const onError = (e: Error) => (phase.loading ? startup.push(e as SyncomError) : events.emit('error', e as SyncomError));
   const schema = options.schema ? createSchema(options.schema) : undefined;
-  // Before anything is written: keys or a new log made here would make the damage worse; nor is a later
-  // version's store read, which this one could misread (store-format.ts).
-  await checkStoreFormat(backend, !!options.durable, () => refuseRecordsWithoutLog(backend));
+  // Before anything is read: a later version's store, which this one could misread (store-format.ts).
+  const format = await readStoreFormat(backend);
+  refuseNewerFormat(format);
+  // Before anything is written: keys or a new log made here would make the damage worse.
+  await refuseRecordsWithoutLog(backend);
+  if (format !== STORE_FORMAT) await writeStoreFormat(backend, !!options.durable);
   const keys = await loadKeys(backend);
   const sealed = new Set<string>();
   const { log, tail } = await OpLog.open({

@@ -253,11 +253,6 @@ export class Replica {
     return this.p.committer.late.whenSigned(entries);
   }
 
-  /** whenSigned() of the retained entries after a position, at most `limit` (a feed's next page). */
-  whenLogSigned(after: number, limit: number): Promise<void> | undefined {
-    return this.p.committer.late.whenLogSigned(after, limit);
-  }
-
   /** Resolves once no op of this node waits for its signature (a bootstrap's merges are signed in the background). */
   signed(): Promise<void> {
     return this.p.committer.late.signed();
@@ -280,7 +275,7 @@ export class Replica {
    * waits.
    */
   whenSendable(after: number, limit: number): Promise<void> | undefined {
-    return this.whenLogSigned(after, limit) ?? this.signedOut.ready(after, limit);
+    return this.p.committer.late.whenLogSigned(after, limit) ?? this.signedOut.ready(after, limit);
   }
 
   /** read() as a changes feed sends it, once whenSendable() has settled: own ops logged unsigned as their signed copies. */

@@ -47,13 +47,7 @@ export function refuseNewerFormat(format: number | undefined): void {
   );
 }
 
-/**
- * Open's check: the store's format refused when newer, else this version's
- * written when the file is missing or older, before any other file is.
- */
-export async function checkStoreFormat(backend: Backend, durable: boolean, beforeWriting: () => Promise<void>): Promise<void> {
-  const format = await readStoreFormat(backend);
-  refuseNewerFormat(format);
-  await beforeWriting();
-  if (format !== STORE_FORMAT) await backend.write(FORMAT_FILE, JSON.stringify({ format: STORE_FORMAT }), { durable });
+/** Write this version's format, where the store named none or an older one: before any file of its format is written. */
+export async function writeStoreFormat(backend: Backend, durable: boolean): Promise<void> {
+  await backend.write(FORMAT_FILE, JSON.stringify({ format: STORE_FORMAT }), { durable });
 }
