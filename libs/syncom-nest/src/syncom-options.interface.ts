@@ -1,4 +1,4 @@
-import type { Hello, Limits, OpenOptions, UnitOptions } from 'syncom';
+import type { Authorized, Hello, Limits, OpenOptions, UnitOptions } from 'syncom';
 import type { Socket } from 'socket.io';
 import type { ManagerOptions, SocketOptions } from 'socket.io-client';
 import type { AllowedOrigins } from './gateway/allowed-origins';
@@ -13,7 +13,7 @@ export interface SyncomSocketContext {
   /** The socket.io socket (its `handshake` holds headers, query and auth). */
   readonly socket: Socket;
   /** Set when the handshake passed `authorize` under access 'session' (HOST-2). */
-  session?: { token?: string };
+  session?: { token?: string; identity?: string };
   /** The peer's node id, once its hello succeeded on this socket (the limits guard keys its bucket on it). */
   node?: string;
   /** The scopes its hello named ('*' when none): its rooms are `syncom:<scope>`. */
@@ -36,8 +36,12 @@ export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PAS
   transports?: GatewayTransport[];
   /** 'public' (default here): any socket may greet; 'session': the handshake must pass authorize first. */
   access?: UnitOptions['access'];
-  /** The authorize guard: the socket's context and the hello (its token and scopes). false -> 401. */
-  authorize?: (context: SyncomSocketContext, hello: Hello) => boolean | Promise<boolean>;
+  /**
+   * The authorize guard: the socket's context and the hello (its token and scopes). `true` admits; a non-empty
+   * string admits and names the peer's identity, which the limits' buckets are keyed by (else the token it judged);
+   * anything else (false, undefined, null) refuses: 401.
+   */
+  authorize?: (context: SyncomSocketContext, hello: Hello) => Authorized | Promise<Authorized>;
   /** The limits guard: opsPerPush / bytesPerPush -> 413, opsPerSecond per peer -> 429. */
   limits?: Limits;
   /** How long a changes page waits for the subscriber's ack, from the ack of the page before it, before the feed ends (default 30 s). */

@@ -13,9 +13,10 @@ import { wsRefusal } from './syncom-refusal';
  * token buckets: more ops than opsPerPush or more UTF-8 bytes than
  * bytesPerPush -> 413 OPS_PER_PUSH / BYTES_PER_PUSH; beyond opsPerSecond ->
  * 429 OPS_PER_SECOND, beyond purgesPerSecond -> 429 PURGES_PER_SECOND. A bucket is the peer's identity's (the engine's
- * limitKey), never the node id its hello claims: the handshake session's
- * token, else the token of the socket's last hello when an `authorize` is
- * set (a push is only counted once that hello was accepted, hence
+ * limitKey), never the node id its hello claims: the identity an
+ * `authorize` named (at the handshake or at the last hello), else the
+ * handshake session's token, else the token of the socket's last hello when
+ * an `authorize` is set (a push is only counted once that hello was accepted, hence
  * authorized: before, the unit answers 428), else the socket. A refusal is reported through `storage.sync.limited()` (the
  * `limited` event) and answered; the socket stays open (HOST-13). The bytes
  * are JSON.stringify's of the ops; a push whose packet text is short enough
@@ -44,7 +45,8 @@ export class SyncomLimitsGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const ws = context.switchToWs();
     const limits = this.options.limits;
-    const peer = peerOf(ws.getClient<Socket>()).context;
+    const socketPeer = peerOf(ws.getClient<Socket>());
+    const peer = socketPeer.context;
     if (ws.getPattern() === SYNCOM_EVENTS.hello) this.noteToken(peer, ws.getData());
     if (!limits || ws.getPattern() !== SYNCOM_EVENTS.push) return true;
     const node = peer.node;
@@ -52,7 +54,7 @@ export class SyncomLimitsGuard implements CanActivate {
     const ops = (data as { ops?: unknown } | null)?.ops;
     // Before a hello the unit answers 428; a push without an ops array is the pipe's 400.
     if (node === undefined || !Array.isArray(ops)) return true;
-    const key = limitKey(peer, this.tokens.get(peer), this.options.authorize !== undefined);
+    const key = limitKey(peer, this.tokens.get(peer), this.options.authorize !== undefined, socketPeer.identity);
     const bytes = limits.bytesPerPush;
     const counted = bytes !== undefined && surelyWithin(data, bytes) ? this.countOnly : limits;
     const refused = checkLimits(counted, ops, this.buckets.for(key), this.purgeBuckets.for(key));

@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io';
-import type { Hello } from 'syncom';
+import { authorizeVerdict, type Hello } from 'syncom';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import type { SampledLog } from './sampled-log';
 import { peerOf } from './socket-peer';
@@ -21,8 +21,10 @@ function refusal(message: string): Error {
 /**
  * access 'session' (HOST-2): a socket.io middleware that runs `authorize`
  * at the handshake with the client's `auth.token` and, when it passes, puts
- * the session on the socket's context; the unit then answers hello. A false
- * answer or a throw refuses the connection; nothing here can crash the server.
+ * the session on the socket's context (with the identity its answer named,
+ * which the limits are keyed by); the unit then answers hello. An answer
+ * other than true or a non-empty string, or a throw, refuses the connection;
+ * nothing here can crash the server.
  * Without authorize every handshake gets a session.
  */
 export function createSessionMiddleware(options: SyncomGatewayOptions, log: SampledLog): (socket: Socket, next: Next) => void {
@@ -30,10 +32,10 @@ export function createSessionMiddleware(options: SyncomGatewayOptions, log: Samp
     const auth = socket.handshake.auth as Record<string, unknown> | undefined;
     const token = typeof auth?.token === 'string' ? auth.token : undefined;
     const context = peerOf(socket).context;
-    const check = async () => (options.authorize ? (await options.authorize(context, handshakeHello(token))) !== false : true);
+    const check = async () => (options.authorize ? authorizeVerdict(await options.authorize(context, handshakeHello(token))) : { ok: true });
     check().then(
-      (ok) => {
-        if (ok) context.session = token === undefined ? {} : { token };
+      ({ ok, identity }) => {
+        if (ok) context.session = { ...(token !== undefined && { token }), ...(identity !== undefined && { identity }) };
         else log.warn('handshake', `refused the handshake of ${socket.handshake.address}: authorize said no`);
         next(ok ? undefined : refusal('authorize refused the handshake: check the token'));
       },

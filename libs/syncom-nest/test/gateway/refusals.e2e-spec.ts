@@ -117,6 +117,27 @@ describe('refusals at the socket.io gateway', () => {
     await expect(other.timeout(5000).emitWithAck('push', { ops: [1] })).resolves.toMatchObject({ ok: true });
   });
 
+  it('HOST-12 HOST-3 an authorize that names an identity (here from the handshake\'s auth) keys the bucket: a second socket of the same user with another hello token shares it; a falsy answer refuses 401', async () => {
+    const userOf = (ctx: { socket: { handshake: { auth: Record<string, unknown> } } }) => ctx.socket.handshake.auth.user;
+    hub = await startHub({ options: { limits: { opsPerSecond: 3 }, authorize: (ctx) => (typeof userOf(ctx) === 'string' ? (userOf(ctx) as string) : undefined) as never } });
+    const dial = async (auth: object) => {
+      const socket = await rawSocket(hub!.url, { auth });
+      sockets.push(socket);
+      return socket;
+    };
+    const anonymous = await dial({});
+    await expect(anonymous.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED', status: 401 } });
+    const first = await dial({ user: 'alice' });
+    await expect(first.timeout(5000).emitWithAck('hello', { ...HELLO, token: 'one' })).resolves.toMatchObject({ ok: true });
+    await expect(first.timeout(5000).emitWithAck('push', { ops: [1, 2] })).resolves.toMatchObject({ ok: true });
+    const second = await dial({ user: 'alice' });
+    await expect(second.timeout(5000).emitWithAck('hello', { ...HELLO, node: 'n2', token: 'two' })).resolves.toMatchObject({ ok: true });
+    await expect(second.timeout(5000).emitWithAck('push', { ops: [1, 2] })).resolves.toMatchObject({ ok: false, error: { code: 'OPS_PER_SECOND', status: 429 } });
+    const bob = await dial({ user: 'bob' });
+    await expect(bob.timeout(5000).emitWithAck('hello', { ...HELLO, node: 'n3', token: 'one' })).resolves.toMatchObject({ ok: true });
+    await expect(bob.timeout(5000).emitWithAck('push', { ops: [1, 2, 3] })).resolves.toMatchObject({ ok: true });
+  });
+
   it('HOST-12 purges over purgesPerSecond get 429 PURGES_PER_SECOND at the guard: a push of more than a second\'s worth passes on a full bucket, the next waits it off; writes are not counted', async () => {
     let now = Date.now();
     const storage = await memoryStorage({ now: () => now });

@@ -40,6 +40,28 @@ describe("access 'session' at the socket.io gateway", () => {
     await until(async () => (await h.storage.get(id)) !== undefined, [right.storage, h.storage], 'the write at the hub');
   });
 
+  it('HOST-2 HOST-12 at the handshake an answer other than true or a non-empty string refuses (401); a string is the session\'s identity, which keys the bucket across tokens', async () => {
+    const users: Record<string, unknown> = { t1: 'alice', t2: 'alice', none: undefined, empty: '' };
+    const seen: unknown[] = [];
+    hub = await startHub({
+      options: { access: 'session', limits: { opsPerSecond: 3 }, authorize: ((ctx: { session?: unknown }, hello: { token?: string; node: string }) => (hello.node && seen.push(ctx.session), users[hello.token ?? ''])) as never },
+    });
+    for (const token of ['none', 'empty']) await expect(rawSocket(hub.url, { auth: { token } })).rejects.toMatchObject({ data: { code: 'UNAUTHORIZED', status: 401 } });
+    const hello = { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'] };
+    const first = await rawSocket(hub.url, { auth: { token: 't1' } });
+    const second = await rawSocket(hub.url, { auth: { token: 't2' } });
+    try {
+      await expect(first.timeout(5000).emitWithAck('hello', { ...hello, token: 't1' })).resolves.toMatchObject({ ok: true });
+      await expect(second.timeout(5000).emitWithAck('hello', { ...hello, node: 'n2', token: 't2' })).resolves.toMatchObject({ ok: true });
+      expect(seen).toEqual([{ token: 't1', identity: 'alice' }, { token: 't2', identity: 'alice' }]);
+      await expect(first.timeout(5000).emitWithAck('push', { ops: [1, 2] })).resolves.toMatchObject({ ok: true });
+      await expect(second.timeout(5000).emitWithAck('push', { ops: [1, 2] })).resolves.toMatchObject({ ok: false, error: { code: 'OPS_PER_SECOND', status: 429 } });
+    } finally {
+      first.disconnect();
+      second.disconnect();
+    }
+  });
+
   it('HOST-2 an authorize that throws at the handshake refuses the connection and the gateway stays up', async () => {
     hub = await startHub({ options: { access: 'session', authorize: (_ctx, hello) => { if (hello.token === 'boom') throw new Error('down'); return true; } } });
     await expect(rawSocket(hub.url, { auth: { token: 'boom' } })).rejects.toMatchObject({ data: { code: 'UNAUTHORIZED', status: 401 } });

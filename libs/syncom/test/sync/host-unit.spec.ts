@@ -116,6 +116,18 @@ describe('hosting: the unit', () => {
     await closeAll(h.s, p);
   });
 
+  it('HOST-3: authorize is read fail-closed: only true or a non-empty string (an identity) admits; undefined (a branch without a return), null, 0, \'\' or an object refuse 401', async () => {
+    const answers: Record<string, unknown> = { yes: true, alice: 'alice', none: undefined, nil: null, zero: 0, empty: '', obj: { user: 'a' }, one: 1 };
+    const h = await hub({ authorize: ((_ctx: object, hello: { token?: string }) => answers[hello.token ?? '']) as never });
+    const p = await node();
+    for (const [token, answer] of Object.entries(answers)) {
+      const call = h.unit.call('hello', helloOf(p, ['*'], { token }), {});
+      if (answer === true || answer === 'alice') await expect(call).resolves.toMatchObject({ node: h.s.id });
+      else await expect(call).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    }
+    await closeAll(h.s, p);
+  });
+
   it('HOST-4: tracked shapes each changes item from the page and its event id', async () => {
     const calls: [unknown, string][] = [];
     const h = await hub({ tracked: (data, eventId) => { calls.push([data, eventId]); return data; } });

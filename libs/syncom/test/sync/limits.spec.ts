@@ -169,6 +169,24 @@ describe('hosting: limits', () => {
     expect(buckets.for('a')).not.toBe(a);
   });
 
+  it('HOST-12: an identity authorize names keys the buckets: two tokens it maps to one user share one bucket, and a peer cannot pick a fresh one by the token string it sends', async () => {
+    const clock = { t: Date.now() };
+    // The user comes from what the app trusts (here a table of tokens; a cookie or a handshake header alike).
+    const users: Record<string, string> = { t: 'alice', u: 'alice', v: 'bob' };
+    const h = await hub({ limits: { opsPerSecond: 5 }, authorize: (_c, hello) => users[hello.token ?? ''] ?? false }, { now: () => clock.t });
+    const p = await node();
+    const q = await node();
+    const r = await node();
+    const pctx = await greet(h.unit, p, ['*'], { token: 't' });
+    await expect(push(h.unit, pctx, writes(p, 4))).resolves.toMatchObject({ applied: 4 });
+    const qctx = await greet(h.unit, q, ['*'], { token: 'u' });
+    await expect(push(h.unit, qctx, writes(q, 2))).rejects.toMatchObject({ code: 'OPS_PER_SECOND', status: 429 });
+    await expect(push(h.unit, qctx, writes(q, 1))).resolves.toMatchObject({ applied: 1 });
+    const rctx = await greet(h.unit, r, ['*'], { token: 'v' });
+    await expect(push(h.unit, rctx, writes(r, 5))).resolves.toMatchObject({ applied: 5 });
+    await closeAll(h.s, p, q, r);
+  });
+
   it('HOST-13 HOST-14 HOST-15: a refusal is an answer, not a hang-up: the dialer reports code and status, drops its outbox and marks the peer behind', async () => {
     const h = await limitedHub({});
     const entered = gate();

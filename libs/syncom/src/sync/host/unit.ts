@@ -15,7 +15,7 @@ import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
 import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
-import { checkedLimits, checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
+import { type Authorized, authorizeVerdict, checkedLimits, checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
@@ -25,7 +25,11 @@ import { CAPABILITIES, chooseVersion, incompatible } from '../protocol/versions'
 /** storage.sync.unit()'s options (Hosting). */
 export interface UnitOptions {
   access?: 'session' | 'public';
-  authorize?: (context: object, hello: Hello) => boolean | Promise<boolean>;
+  /**
+   * Gates hello: `true` admits; a non-empty string admits and names the peer's identity, which its
+   * rate buckets and paging caps are keyed by (else the token it judged); anything else refuses (401).
+   */
+  authorize?: (context: object, hello: Hello) => Authorized | Promise<Authorized>;
   /** Shapes a subscription item; the built-in passes the page as it is, with its event id beside it. */
   tracked?: (data: unknown, eventId: string) => unknown;
   /** Records per snapshot page, ops per changes page (default 500, HOST-5). */
@@ -270,9 +274,9 @@ export class SyncUnit implements HostUnit {
       throw new SyncomError('UNSIGNED', 'this host requires signatures and the node id is no key', { status: 403 });
     }
     if (this.o.proveNodes) await this.proven(hello, context);
-    let ok = true;
-    try { ok = this.o.authorize ? (await this.o.authorize(context, hello)) !== false : true; } catch { ok = false; }
-    if (!ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
+    let verdict: { ok: boolean; identity?: string } = { ok: true };
+    try { if (this.o.authorize) verdict = authorizeVerdict(await this.o.authorize(context, hello)); } catch { verdict = { ok: false }; }
+    if (!verdict.ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
     const ours = this.o.wireVersions ?? this.ctx.wireVersions;
     const version = chooseVersion(ours, hello.versions);
     if (version === undefined) {
@@ -280,7 +284,7 @@ export class SyncUnit implements HostUnit {
       throw incompatible(ours, hello.versions);
     }
     const url = `peer:${hello.node}`;
-    const key = limitKey(context, hello.token, this.o.authorize !== undefined);
+    const key = limitKey(context, hello.token, this.o.authorize !== undefined, verdict.identity);
     this.peers.greet(context, { node: hello.node, scopes: hello.scopes, url, identity: key, bucket: this.buckets.for(key), purges: this.purgeBuckets.for(key) });
     this.ctx.greeted(hello);
     const log = this.replica;

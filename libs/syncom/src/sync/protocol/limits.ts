@@ -59,18 +59,40 @@ export class TokenBucket {
 }
 
 /**
- * Who a peer is, for its limits: a token that was checked (the session's, or
- * the hello's when an authorize judged it), else the session object the
- * transport gave, else the connection itself — never the node id a hello
- * claims, which anyone holding a token can claim (DESIGN: second round).
- * A token's connections share its key, so more sockets do not buy more rate.
+ * Who a peer is, for its limits: the identity an authorize named (at the
+ * handshake, kept on the session, or at this hello), else a token that was
+ * checked (the session's, or the hello's when an authorize judged it), else
+ * the session object the transport gave, else the connection itself — never
+ * the node id a hello claims, which anyone holding a token can claim (DESIGN:
+ * second round). A token's connections share its key, so more sockets do not
+ * buy more rate; an authorize that judges something other than the token (a
+ * cookie, a handshake header) names the identity, or a peer could pick its
+ * bucket by the token string it sends.
  */
-export function limitKey(context: object, helloToken: string | undefined, authorized: boolean): string | object {
+export function limitKey(context: object, helloToken: string | undefined, authorized: boolean, identity?: string): string | object {
   const session = (context as { session?: unknown }).session;
-  const token = (session as { token?: unknown } | null | undefined)?.token;
-  if (typeof token === 'string') return `token:${token}`;
+  const held = session as { token?: unknown; identity?: unknown } | null | undefined;
+  if (typeof held?.identity === 'string') return `identity:${held.identity}`;
+  if (identity !== undefined) return `identity:${identity}`;
+  if (typeof held?.token === 'string') return `token:${held.token}`;
   if (authorized && typeof helloToken === 'string') return `token:${helloToken}`;
   return session !== null && typeof session === 'object' ? session : context;
+}
+
+/** What an authorize answers: `true` admits, a non-empty string admits as that identity, anything else refuses. */
+export type Authorized = boolean | string;
+
+/**
+ * What an authorize answered, read fail-closed: `true` or a non-empty
+ * string (the peer's identity, {@link limitKey}) admit; `false` and any
+ * other value (`undefined` from a branch without a return, `null`, `0`,
+ * `''`, an object) refuse. An authorize written in JavaScript that forgot
+ * its return refuses every peer rather than admitting every one.
+ */
+export function authorizeVerdict(answer: unknown): { ok: boolean; identity?: string } {
+  if (answer === true) return { ok: true };
+  if (typeof answer === 'string' && answer !== '') return { ok: true, identity: answer };
+  return { ok: false };
 }
 
 /**
