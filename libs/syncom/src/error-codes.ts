@@ -93,6 +93,7 @@ export const CODES = {
 
   GATEWAY_UNGUARDED: { group: 'app' },
   GATEWAY_UNDECLARED: { group: 'app' },
+  GATEWAY_NAMESPACE_TAKEN: { group: 'app' },
   HUB_CONFIG: { group: 'app' },
   SOCKETS_PER_TOKEN: { status: 429, group: 'app' },
 } as const satisfies Record<string, Omit<ErrorCodeInfo, 'what'>>;

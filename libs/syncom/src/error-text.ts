@@ -71,6 +71,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
 
   GATEWAY_UNGUARDED: 'a hosted gateway with neither `authorize` nor `access: \'public\'`: the app refuses to start',
   GATEWAY_UNDECLARED: 'a `forRootAsync` factory returned gateway options the module was not declared with',
+  GATEWAY_NAMESPACE_TAKEN: 'two syncom gateways in one app on one socket.io namespace (both would answer every message): the app refuses to start',
   HUB_CONFIG: 'a hub environment variable that does not parse: the hub exits 1 naming it',
   SOCKETS_PER_TOKEN: 'a hub socket past `SYNCOM_SOCKETS_PER_TOKEN` for its token: refused at the handshake',
 };

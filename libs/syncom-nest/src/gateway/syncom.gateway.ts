@@ -1,4 +1,4 @@
-import { Inject, Logger, type OnModuleDestroy, type Type, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Inject, Logger, type OnModuleDestroy, type OnModuleInit, type Type, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
@@ -40,6 +40,9 @@ const recordsPipe = new SyncomValidationPipe(RecordsDto);
 const changesPipe = new SyncomValidationPipe(ChangesDto);
 const unsubscribePipe = new SyncomValidationPipe(UnsubscribeDto);
 const chunkPipe = new SyncomValidationPipe(ChunkDto);
+
+/** The syncom gateways connected to each socket.io namespace (onModuleInit refuses two on one). */
+const hostedOn = new WeakMap<Namespace, Set<object>>();
 
 /**
  * The gateway's host unit. The limits stay with the guards; `authorize` is
@@ -94,7 +97,7 @@ function checkedGuard(options: SyncomGatewayOptions): void {
  */
 @UseGuards(SyncomAckGuard, SyncomAuthorizeGuard, SyncomLimitsGuard)
 @UseFilters(SyncomExceptionFilter)
-export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
+export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModuleInit, OnModuleDestroy {
   /** The namespace served, once initialized. */
   server?: Namespace;
   private readonly logger = new Logger('SyncomGateway');
@@ -137,6 +140,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
    */
   afterInit(server: Namespace): void {
     this.server = server;
+    hostedOn.set(server, (hostedOn.get(server) ?? new Set()).add(this));
     const bytes = maxMessageBytes(this.options.limits);
     applyMessageLimit(server, bytes);
     const preAuth = preAuthBytesOf(this.options.preAuthBytes);
@@ -152,9 +156,24 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     this.logger.log(`hosting peers on ${server.name} (access ${this.unit.access}, messages up to ${bytes} bytes, ${preAuth} before a hello)`);
   }
 
+  /**
+   * Every gateway was connected to its namespace before any module's init hook runs: a second
+   * syncom gateway on this one (two modules hosting on one namespace) would answer every message
+   * beside this one, each from its own store.
+   *
+   * @throws SyncomError GATEWAY_NAMESPACE_TAKEN: the app does not start (before it takes clients).
+   */
+  onModuleInit(): void {
+    const held = this.server && hostedOn.get(this.server);
+    if (held && held.size > 1) {
+      throw new SyncomError('GATEWAY_NAMESPACE_TAKEN', `${held.size} syncom gateways host peers on the namespace ${this.server?.name}: give each module a gateway.namespace of its own`);
+    }
+  }
+
   /** The app closes: the inbound sweep stops (its connections close with the server). */
   onModuleDestroy(): void {
     this.inbound?.stop();
+    if (this.server) hostedOn.get(this.server)?.delete(this);
   }
 
   /** One context per socket; when the socket goes, its feeds and streams end and the unit forgets its session. */

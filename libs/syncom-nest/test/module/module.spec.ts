@@ -121,6 +121,41 @@ describe('SyncomModule: the module matrix', () => {
   });
 });
 
+describe('SyncomModule: two modules hosting gateways in one app', () => {
+  /** An app of two feature modules, each with a store of its own and a public gateway on `namespaces[i]`. */
+  async function twoHosts(namespaces: [string | undefined, string | undefined]): Promise<INestApplication> {
+    const feature = (namespace: string | undefined) => {
+      const hosting = SyncomModule.forRoot({ path: path(), backend: 'memory', gateway: { access: 'public', ...(namespace && { namespace }) } });
+      @Module({ imports: [hosting] })
+      class Feature {}
+      return Feature;
+    };
+    const ref = await Test.createTestingModule({ imports: [feature(namespaces[0]), feature(namespaces[1])] }).compile();
+    const app = ref.createNestApplication({ logger: false });
+    app.useWebSocketAdapter(new IoAdapter(app));
+    return app;
+  }
+
+  it('on one namespace the app refuses to start with GATEWAY_NAMESPACE_TAKEN, before it takes a client (both gateways had answered every message, each from its own store)', async () => {
+    const app = await twoHosts([undefined, undefined]);
+    await expect(app.init()).rejects.toMatchObject({ code: 'GATEWAY_NAMESPACE_TAKEN', message: expect.stringContaining('/syncom') });
+    await app.close();
+  });
+
+  it('on namespaces of their own both start and serve', async () => {
+    const app = await twoHosts(['/a', '/b']);
+    await app.listen(0, '127.0.0.1');
+    const url = await app.getUrl();
+    for (const ns of ['/a', '/b']) {
+      const socket = io(`${url}${ns}`, { transports: ['websocket'], forceNew: true, reconnection: false });
+      const answer = await socket.timeout(5000).emitWithAck('hello', { node: 'n', vector: {}, epoch: 'e', schema: null, scopes: ['*'] });
+      socket.disconnect();
+      expect(answer).toMatchObject({ ok: true });
+    }
+    await app.close();
+  });
+});
+
 describe('SyncomEvents', () => {
   it('LIFE-6: change$ emits [op, via] for every write, and every observable completes on shutdown', async () => {
     const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory' })]);
