@@ -3,7 +3,7 @@ import { applyOp, type Entry, isHidden, lazyRecord } from '../crdt';
 import { FLAG_SEALED } from '../op/pack';
 import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
-import type { SyncManager } from '../sync/manager';
+import type { SyncApi, SyncManager } from '../sync/manager';
 import {
   addBody, asInvalid, assertId, assertRegisters, checkUpdate, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite,
 } from './local-ops';
@@ -25,14 +25,17 @@ export class Storage {
   /** Ids of records sealed for this node alone: their ops never leave it (GUAR-19). */
   readonly sealed: ReadonlySet<string>;
 
+  /** The sync API: dial nodes, host peers, sync events (docs/replication.md). */
+  readonly sync: SyncApi;
+
   /**
    * Made by open(), which builds the parts, the replica port over them and
    * the sync manager over the port, in that order.
-   * @param sync The sync API (storage.sync).
+   * @param manager The sync manager: storage.sync, and what close() ends.
    * @param replica The replica port: what replication, tools and apps read of this storage beside its API.
    */
   constructor(
-    private readonly parts: StorageParts, readonly sync: SyncManager, readonly replica: Replica,
+    private readonly parts: StorageParts, private readonly manager: SyncManager, readonly replica: Replica,
     /**
      * What open() found damaged and read past (OP_UNREADABLE: a log, record
      * or registry file it could not read), also emitted on 'error' a turn of
@@ -44,6 +47,7 @@ export class Storage {
   ) {
     this.id = parts.keys.id;
     this.sealed = parts.sealed;
+    this.sync = manager;
     bindParts(this, parts);
   }
 
@@ -186,7 +190,7 @@ export class Storage {
     try {
       // sync.close() ends the units before its first await: no push, feed or page is served once close() was called.
       // Whatever it meets (an app's link that throws), the writes are drained below before the lock goes.
-      await this.sync.close().catch((e: unknown) => this.parts.events.emit('error', syncFailure(e)));
+      await this.manager.close().catch((e: unknown) => this.parts.events.emit('error', syncFailure(e)));
       // Peer ops already on their way in (a push in flight, a dialer's page) were committed; none after this.
       this.parts.committer.refuse();
       await this.parts.committer.close();

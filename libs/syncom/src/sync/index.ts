@@ -1,5 +1,5 @@
 export type { DialOptions } from './manager';
-export { SyncManager } from './manager';
+export { SyncManager, type SyncApi } from './manager';
 export type { SyncEvents } from './events';
 export type { Hello, HelloAnswer } from './protocol/hello';
 export { SyncUnit, unitBounds } from './host/unit';

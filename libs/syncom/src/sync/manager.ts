@@ -26,6 +26,14 @@ function updateNode(had: NodeRecord, fresh: NodeRecord): NodeRecord {
 }
 
 /**
+ * `storage.sync` as an app sees it: the manager without what open() and
+ * close() drive (init, close) and the spans' own handle (telemetry). Calling
+ * those from an app had started a second registry load or ended sync under
+ * a storage still open.
+ */
+export type SyncApi = Omit<SyncManager, 'init' | 'close' | 'telemetry'>;
+
+/**
  * storage.sync (Sync): the registry, the dialer of each registered node, the
  * host units, and the events of both roles.
  */
