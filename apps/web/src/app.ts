@@ -1,7 +1,7 @@
 import type { Storage } from 'syncom/browser';
 import { byTestId } from './dom';
 import { NoteList } from './note-list';
-import { listNotes, type Note, noteWrites, type NoteWrites } from './notes';
+import { type Note, NoteIndex, noteWrites, type NoteWrites } from './notes';
 import { dialHub, knownToken, type Opened, openStore, takeUrlToken } from './store';
 import { hubUrl, type SyncView, watchSync } from './sync-state';
 import { showPhase, showSync } from './sync-view';
@@ -40,6 +40,7 @@ export class NotesApp {
   private waiter?: AbortController;
   private refreshing = false;
   private dirty = false;
+  private index?: NoteIndex;
   private readonly url = hubUrl(location.origin);
   private urlToken = takeUrlToken();
   private readonly list = new NoteList($('note-list'), $('note-more'), {
@@ -114,7 +115,11 @@ export class NotesApp {
       this.sync = v;
       showSync($('sync-state'), $('bootstrap-progress'), v);
     });
-    storage.on('change', () => this.refresh());
+    const index = (this.index = new NoteIndex(storage));
+    storage.on('change', (op) => {
+      index.touch(op.id);
+      this.refresh();
+    });
     this.refresh();
     this.linkToken(storage, this.urlToken);
     this.opened(storage);
@@ -160,13 +165,13 @@ export class NotesApp {
     this.dirty = true;
     if (this.refreshing || !this.storage) return;
     this.refreshing = true;
-    void this.refreshLoop(this.storage);
+    void this.refreshLoop();
   }
 
-  private async refreshLoop(storage: Storage): Promise<void> {
+  private async refreshLoop(): Promise<void> {
     while (this.dirty) {
       this.dirty = false;
-      const notes = await listNotes(storage).catch((e: unknown) => void this.fail(e));
+      const notes = await this.index!.read().catch((e: unknown) => void this.fail(e));
       if (!notes) break;
       this.notes = notes.length;
       this.list.show(notes);

@@ -35,7 +35,54 @@ export async function listNotes(storage: Storage): Promise<Note[]> {
     if (page.length < 1000) break;
     after = page[page.length - 1].id;
   }
+  return newestFirst(notes);
+}
+
+function newestFirst(notes: Note[]): Note[] {
   return notes.sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * The notes as the page last read them, kept up to date by the ids that
+ * changed since: the first read lists the store, each later one reads only
+ * the records a change named (a note edited, removed, or a record of
+ * another type that became one), so a store of many records is not listed
+ * again at every change a sync brings.
+ */
+export class NoteIndex {
+  private readonly notes = new Map<string, Note>();
+  private changed: Set<string> | 'all' = 'all';
+
+  constructor(private readonly storage: Storage) {}
+
+  /** A change to record `id` (none named: to any): read it again at the next read(). */
+  touch(id: string | undefined): void {
+    if (typeof id !== 'string') this.changed = 'all';
+    else if (this.changed !== 'all') this.changed.add(id);
+  }
+
+  /** Every live note, the newest first. */
+  async read(): Promise<Note[]> {
+    const changed = this.changed;
+    this.changed = new Set();
+    try {
+      if (changed === 'all') {
+        this.notes.clear();
+        for (const n of await listNotes(this.storage)) this.notes.set(n.id, n);
+      } else {
+        for (const id of changed) {
+          const r = await this.storage.record(id);
+          if (r && r.data.$type === NOTE) this.notes.set(id, toNote(id, r.data, r.meta.ts));
+          else this.notes.delete(id);
+        }
+      }
+    } catch (e) {
+      // A read that failed part way leaves the index unsure of what it holds: the next one lists the store.
+      this.changed = 'all';
+      throw e;
+    }
+    return newestFirst([...this.notes.values()]);
+  }
 }
 
 /** The note writes: each one storage call, local first; sync carries it to the hub. */

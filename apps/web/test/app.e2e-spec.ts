@@ -118,6 +118,27 @@ describeBrowser('the notes app (apps/web) served by the hub', () => {
     await page.waitForFunction(() => (globalThis as any).syncomApp.state().sync?.state === 'synced');
   });
 
+  it('after its first listing the page reads only the records a change names: a peer\'s edit, delete, new note and other record show without list() running again', async () => {
+    await page.evaluate(() => {
+      const app = (globalThis as any).syncomApp;
+      const storage = app.storage;
+      const list = storage.list.bind(storage);
+      app.lists = 0;
+      storage.list = (...args: unknown[]) => (app.lists++, list(...args));
+    });
+    const { body: kept } = await http(`${api.url}/notes`, 'POST', { title: 'to edit', body: '' });
+    const { body: gone } = await http(`${api.url}/notes`, 'POST', { title: 'to delete', body: '' });
+    const item = (id: unknown) => page.locator(`[data-testid=note-item][data-id="${id as string}"]`);
+    await item(gone.id).waitFor();
+    await api.storage.update(kept.id as string, { title: 'edited by a peer' });
+    await api.storage.delete(gone.id as string);
+    await api.storage.insert({ $type: 'Other', title: 'not a note' });
+    await item(kept.id).getByText('edited by a peer').waitFor();
+    await item(gone.id).waitFor({ state: 'detached' });
+    expect(await page.getByText('not a note').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).syncomApp.lists)).toBe(0);
+  });
+
   it('a note a peer gave thousands of tags shows 50 of them, each cut to 100 characters, and counts the rest', async () => {
     const { body } = await http(`${api.url}/notes`, 'POST', { title: 'tagged by a peer', body: '' });
     const id = body.id as string;
