@@ -5,7 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SyncomError } from '../errors';
-import { createAppender, SPARE_NAME } from './fs-append';
+import { createAppender } from './fs-append';
 import { errorCode, readRegularFile } from './fs-errors';
 import { DIR_MODE, FILE_MODE } from './fs-modes';
 import { Recycler } from './fs-recycle';
@@ -15,8 +15,12 @@ import { checkPath, isTempName } from './paths';
 import type { PathCheck } from './paths';
 import type { Backend } from './types';
 
-/** Temp names removeLeftovers keeps: the appender's spare, and the temp file another process taking the lock links into place. */
-const KEPT = new RegExp(`^(${SPARE_NAME.replace('.', '\\.')}|${LOCK_FILE}\\.tmp-)`);
+/**
+ * The temp name removeLeftovers keeps: the file another process taking the lock links into place. The
+ * appender's spare goes with the rest: the lock is taken before this process appends anything, so one
+ * standing then is a crash's (kept, it stayed through every session that wrote nothing).
+ */
+const KEPT = new RegExp(`^${LOCK_FILE}\\.tmp-`);
 
 /** Errors of platforms that refuse to open or fsync a directory (Windows, some filesystems). */
 const DIR_SYNC_REFUSED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF']);

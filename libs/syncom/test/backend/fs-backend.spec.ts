@@ -50,11 +50,11 @@ describe('fs backend', () => {
     expect((await readdir(root)).sort()).toEqual(['x', 'x.tmp-123']);
   });
 
-  it('taking the lock removes what a crash left under temp names (a purged record\'s data may sit in one), two folders down, but the appender\'s spare and a lock being taken', async () => {
+  it('taking the lock removes what a crash left under temp names (a purged record\'s data may sit in one), two folders down, the appender\'s spare too (no append of this process made it: a store opened and closed without a write kept it for good), but a lock being taken', async () => {
     await mkdir(join(root, 'log', 'open'), { recursive: true });
     await mkdir(join(root, 'records'), { recursive: true });
-    const left = ['log/seg-1.json.tmp-ab12cd34ef56', 'records/3.json.tmp-0123456789ab', 'log/open/k1.tmp-recycled', 'log/index.json.tmp-ffffffffffff'];
-    const kept = ['log/open/next.tmp-spare', 'LOCK.tmp-aaaaaaaaaaaa', 'log/seg-1.json', 'records/3.json'];
+    const left = ['log/seg-1.json.tmp-ab12cd34ef56', 'records/3.json.tmp-0123456789ab', 'log/open/k1.tmp-recycled', 'log/index.json.tmp-ffffffffffff', 'log/open/next.tmp-spare'];
+    const kept = ['LOCK.tmp-aaaaaaaaaaaa', 'log/seg-1.json', 'records/3.json'];
     for (const p of [...left, ...kept]) await writeFile(join(root, p), 'x');
     const backend = createFsBackend(root);
     const lock = await backend.lock!(root);
