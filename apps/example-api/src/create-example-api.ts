@@ -1,12 +1,12 @@
 import { type INestApplication, type LoggerService, type LogLevel, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { SyncomHttpFilter } from 'syncom-nest';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import type { ExampleConfig } from './example.config';
 import { HttpErrorFilter } from './http-error.filter';
 import { verifyJsonDepth } from './json-depth';
 import { jsonOnlyWrites } from './json-only';
-import { SyncomErrorFilter } from './syncom-error.filter';
 
 /**
  * Starts the example app on config.port (0: any free port); returns the app.
@@ -24,7 +24,7 @@ export async function createExampleApi(config: ExampleConfig, logger?: LoggerSer
   // Bad bodies get 400 with class-validator's messages; unknown fields are refused, not stored.
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true }));
   // Nest tries the global filters last registered first: a SyncomError meets its own filter before the catch-all.
-  app.useGlobalFilters(new HttpErrorFilter(app.getHttpAdapter()), new SyncomErrorFilter());
+  app.useGlobalFilters(new HttpErrorFilter(app.getHttpAdapter()), new SyncomHttpFilter());
   try {
     await app.listen(config.port, config.host ?? '127.0.0.1');
   } catch (e) {

@@ -18,4 +18,5 @@ export { getStorageToken, InjectStorage } from './storage.decorators';
 export { socketIoConnect, toOpenOptions } from './storage.provider';
 export type { SocketWatch } from './storage.provider';
 export { SyncomEvents } from './events/syncom-events';
+export { SYNCOM_HTTP_STATUS, SyncomHttpFilter } from './http/syncom-http.filter';
 export { loggedMessage, loggedUrl, servedPeer, type ServedError } from './events/sync-logger';

@@ -1,17 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { SyncomError } from 'syncom';
-import { SyncomErrorFilter } from '../src/syncom-error.filter';
+import { SyncomHttpFilter } from '../../src';
 
 /** What the filter answers for `error`: the status and the JSON body. */
 function answer(error: SyncomError): { status: number; body: Record<string, unknown> } {
   const out = { status: 0, body: {} as Record<string, unknown> };
   const res = { status: (s: number) => ((out.status = s), { json: (b: Record<string, unknown>) => void (out.body = b) }) };
   const host = { switchToHttp: () => ({ getResponse: () => res }) };
-  new SyncomErrorFilter().catch(error, host as never);
+  new SyncomHttpFilter().catch(error, host as never);
   return out;
 }
 
-describe('example-api: the SyncomError filter', () => {
+describe('SyncomHttpFilter: a SyncomError out of an HTTP handler', () => {
   it('a storage failure (500: IO_ERROR) answers its code and no message naming the store\'s files; the message goes to the log', () => {
     const logged: string[] = [];
     const spy = jest.spyOn(Logger.prototype, 'error').mockImplementation((m: unknown) => void logged.push(String(m)));
@@ -30,5 +30,12 @@ describe('example-api: the SyncomError filter', () => {
     expect(answer(new SyncomError('KIND_CLASH', 'views is a counter: use inc()'))).toEqual({
       status: 409, body: { statusCode: 409, error: 'Conflict', code: 'KIND_CLASH', message: 'views is a counter: use inc()' },
     });
+  });
+  it('a missing record answers 404 NOT_FOUND, a SYNC_TIMEOUT 504, through a Fastify-style reply (status, then send) as through Express\'s json', () => {
+    expect(answer(new SyncomError('NOT_FOUND', 'no record abc'))).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', message: 'no record abc' } });
+    let sent: unknown;
+    const reply = { status: (s: number) => ({ send: (b: unknown) => void (sent = { s, b }) }) };
+    new SyncomHttpFilter().catch(new SyncomError('SYNC_TIMEOUT', 'not in sync'), { switchToHttp: () => ({ getResponse: () => reply }) } as never);
+    expect(sent).toEqual({ s: 504, b: { statusCode: 504, error: 'Gateway Timeout', code: 'SYNC_TIMEOUT', message: 'not in sync' } });
   });
 });
