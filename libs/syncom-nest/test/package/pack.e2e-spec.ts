@@ -96,10 +96,11 @@ describe('the packed syncom and syncom-nest in a fresh app', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('the tarballs hold LICENSE, README, dist and every source their maps name, and no tsbuildinfo', () => {
+  it('the tarballs hold LICENSE, README, the guides the README points to, dist and every source their maps name, and no tsbuildinfo', () => {
     for (const t of tarballs) {
       const files = execFileSync('tar', ['-tzf', t], { encoding: 'utf8' }).split('\n');
-      expect(files).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/dist/index.js', 'package/src/index.ts']));
+      expect(files).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/dist/index.js', 'package/src/index.ts', 'package/docs/api.md', 'package/docs/nest.md']));
+      expect(files.filter((f) => /docs\/(benchmarks|testing)\.md$/.test(f))).toEqual([]);
       expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
       const out = mkdtempSync(join(work, 'unpacked-'));
       execFileSync('tar', ['-xzf', t, '-C', out]);
