@@ -277,7 +277,7 @@ export class SyncManager {
       const names = ['node', 'start', 'connect', 'peer', 'sync', 'bootstrap', 'error'] as const;
       // Not unref'd: a bounded wait the caller awaits must settle. Unref'd, a script awaiting it with nothing
       // else alive (a host that never answers) ended with exit code 0 and the promise still pending.
-      const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(new SyncomError('SYNC_TIMEOUT', `not in sync with ${urlLabel(url)} after ${o.timeout} ms`, { url }))), o.timeout);
+      const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(this.notInSync(url, o.timeout as number))), o.timeout);
       const done = (settle: () => void) => {
         clearTimeout(timer);
         unwatch?.();
@@ -289,6 +289,16 @@ export class SyncManager {
       this.events.on('stop', stopped);
       check();
     });
+  }
+
+  /**
+   * SYNC_TIMEOUT naming what the dialer last met (its `cause`): a wrong token's 401 had come back only as a
+   * timeout, the reason left in peers()' lastError.
+   */
+  private notInSync(url: string, ms: number): SyncomError {
+    const last = this.dialers.get(url)?.lastError ?? undefined;
+    const why = last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${last.message.slice(0, 200)}` : '';
+    return new SyncomError('SYNC_TIMEOUT', `not in sync with ${urlLabel(url)} after ${ms} ms${why}`, { url, ...(last && { cause: last }) });
   }
 
   /** Each dialed peer's state (LIFE-4). */

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { closeAll, dialer, hostAndDialer, Net } from './helpers';
+import type { SyncomError } from '../../src';
+import { closeAll, dialer, hostAndDialer, hub, Net, until } from './helpers';
 
 const URL = 'memory://hub';
 
@@ -17,16 +18,23 @@ describe('storage.sync.synced(url)', () => {
     await closeAll(d, h.s);
   });
 
-  it('rejects NOT_FOUND for a url not registered, SYNC_TIMEOUT when the host is never reached in time, CLOSED when sync stops', async () => {
+  it('rejects NOT_FOUND for a url not registered, SYNC_TIMEOUT when the host is never reached in time (naming the last error), CLOSED when sync stops', async () => {
     const net = new Net();
+    const h = await hub();
     const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
     await expect(d.sync.synced('memory://nobody')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await d.sync.addNode({ url: URL, token: 't' });
     await expect(d.sync.synced(URL, { timeout: 50 })).rejects.toMatchObject({ code: 'SYNC_TIMEOUT', url: URL });
+    // What the dialer last met is named, a wrong token's 401 among them (it had come back only as the timeout).
+    net.units.set(URL, h.unit);
+    await d.sync.addNode({ url: URL, token: 'wrong' });
+    await until(() => d.sync.peers()[0]?.lastError?.code === 'UNAUTHORIZED', [d, h.s]);
+    const timedOut = await d.sync.synced(URL, { timeout: 20 }).catch((e: SyncomError) => e);
+    expect(timedOut).toMatchObject({ code: 'SYNC_TIMEOUT', message: expect.stringContaining('its last error: UNAUTHORIZED 401'), cause: { code: 'UNAUTHORIZED' } });
     const waiting = d.sync.synced(URL);
     await d.sync.stop();
     await expect(waiting).rejects.toMatchObject({ code: 'CLOSED' });
-    await closeAll(d);
+    await closeAll(d, h.s);
   });
 });
 
