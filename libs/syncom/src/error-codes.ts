@@ -46,6 +46,7 @@ export const CODES = {
   UNSIGNED: { status: 403, group: 'ops' },
 
   UNAUTHORIZED: { status: 401, group: 'sync' },
+  AUTHORIZE_FAILED: { status: 503, group: 'sync' },
   UNPROVEN: { status: 401, group: 'sync' },
   BAD_HELLO: { status: 400, group: 'sync' },
   BAD_REQUEST: { status: 400, group: 'sync' },

@@ -14,8 +14,8 @@ function handshakeHello(token: string | undefined): Hello {
 }
 
 /** The refusal socket.io hands the client as connect_error; the link turns `data` into a SyncomError. */
-function refusal(message: string): Error {
-  return Object.assign(new Error(message), { data: { code: 'UNAUTHORIZED', status: 401, message } });
+function refusal(message: string, code = 'UNAUTHORIZED', status = 401): Error {
+  return Object.assign(new Error(message), { data: { code, status, message } });
 }
 
 /**
@@ -23,8 +23,9 @@ function refusal(message: string): Error {
  * at the handshake with the client's `auth.token` and, when it passes, puts
  * the session on the socket's context (with the identity its answer named,
  * which the limits are keyed by); the unit then answers hello. An answer
- * other than true or a non-empty string, or a throw, refuses the connection;
- * nothing here can crash the server.
+ * other than true or a non-empty string refuses the connection 401, a throw
+ * 503 AUTHORIZE_FAILED (it judged nothing); the link dials again after
+ * either, backed off. Nothing here can crash the server.
  * Without authorize every handshake gets a session.
  */
 export function createSessionMiddleware(options: SyncomGatewayOptions, log: SampledLog): (socket: Socket, next: Next) => void {
@@ -42,7 +43,8 @@ export function createSessionMiddleware(options: SyncomGatewayOptions, log: Samp
       (error: unknown) => {
         // Its name only: an authorize may word its error with the token it was handed.
         log.warn('handshake-threw', `refused the handshake of ${socket.handshake.address}: authorize threw ${error instanceof Error ? error.name : typeof error}`);
-        next(refusal('authorize failed on the handshake'));
+        // It did not judge the token (its store down, say): 503, which the link dials again after, backed off.
+        next(refusal('authorize failed on the handshake: try again later', 'AUTHORIZE_FAILED', 503));
       },
     );
   };

@@ -37,11 +37,19 @@ describe('refusals at the socket.io gateway', () => {
     expect(d.storage.sync.peers()[0].connected).toBe(false);
   });
 
-  it('HOST-3 an authorize that throws refuses the hello with 401 too, and the gateway serves on', async () => {
-    hub = await startHub({ options: { authorize: () => { throw new Error('token store down'); } } });
-    const socket = await raw(hub);
-    await expect(socket.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED', status: 401 } });
-    await expect(socket.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: false, error: { status: 401 } });
+  it('HOST-3 an authorize that throws answers 503 AUTHORIZE_FAILED (it judged nothing) and the gateway serves on; a dialer greets again, backed off, and syncs once it admits (a 401 had left it ungreeted on its live connection)', async () => {
+    let failing = true;
+    hub = await startHub({ options: { authorize: (_ctx, hello) => { if (failing) throw new Error('token store down'); return hello.token === 't'; } } });
+    const h = hub;
+    const socket = await raw(h);
+    await expect(socket.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: false, error: { code: 'AUTHORIZE_FAILED', status: 503 } });
+    const d = await dialer(h, 't');
+    await d.add();
+    await until(() => d.errors.some((e) => e.code === 'AUTHORIZE_FAILED'), [d.storage], 'the 503');
+    failing = false;
+    const id = await d.storage.insert({ after: 'the store came back' });
+    await until(async () => (await h.storage.get(id)) !== undefined, [d.storage, h.storage], 'the write at the hub');
+    expect(d.storage.sync.peers()[0]).toMatchObject({ connected: true });
   });
 
   it('HOST-10 HOST-14 HOST-15 HOST-18 a push over opsPerPush gets 413 OPS_PER_PUSH; the hub fires limited, the dialer reports it', async () => {

@@ -93,7 +93,7 @@ describe('hosting: the unit', () => {
     await closeAll(d, h);
   });
 
-  it('HOST-3 SCOPE-26 GUAR-24: authorize gates the handshake with the token and the scopes; false or a throw refuses it 401', async () => {
+  it('HOST-3 SCOPE-26 GUAR-24: authorize gates the handshake with the token and the scopes; false refuses it 401, a throw 503 AUTHORIZE_FAILED (it judged nothing)', async () => {
     const seen: { token?: string; scopes: string[] }[] = [];
     const h = await hub({
       authorize: (_ctx, hello) => {
@@ -104,7 +104,7 @@ describe('hosting: the unit', () => {
     });
     const p = await node();
     await expect(h.unit.call('hello', helloOf(p, ['Doc'], { token: 'wrong' }), {})).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
-    await expect(h.unit.call('hello', helloOf(p, ['*'], { token: 'boom' }), {})).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    await expect(h.unit.call('hello', helloOf(p, ['*'], { token: 'boom' }), {})).rejects.toMatchObject({ code: 'AUTHORIZE_FAILED', status: 503 });
     await expect(h.unit.call('hello', helloOf(p, ['*']), {})).rejects.toMatchObject({ status: 401 });
     await expect(h.unit.call('hello', helloOf(p, ['Doc'], { token: 't' }), {})).resolves.toMatchObject({ node: h.s.id });
     expect(seen).toEqual([{ token: 'wrong', scopes: ['Doc'] }, { token: 'boom', scopes: ['*'] }, { token: undefined, scopes: ['*'] }, { token: 't', scopes: ['Doc'] }]);

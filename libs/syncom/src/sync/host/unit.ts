@@ -274,8 +274,7 @@ export class SyncUnit implements HostUnit {
       throw new SyncomError('UNSIGNED', 'this host requires signatures and the node id is no key', { status: 403 });
     }
     if (this.o.proveNodes) await this.proven(hello, context);
-    let verdict: { ok: boolean; identity?: string } = { ok: true };
-    try { if (this.o.authorize) verdict = authorizeVerdict(await this.o.authorize(context, hello)); } catch { verdict = { ok: false }; }
+    const verdict = await this.judged(context, hello);
     if (!verdict.ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
     const ours = this.o.wireVersions ?? this.ctx.wireVersions;
     const version = chooseVersion(ours, hello.versions);
@@ -310,6 +309,23 @@ export class SyncUnit implements HostUnit {
     const fresh = newChallenge();
     this.challenges.set(context, fresh);
     throw unproven(hello.proof === undefined ? 'sign the challenge and greet again with it as proof' : 'the proof does not sign this connection\'s challenge with the node\'s key', fresh);
+  }
+
+  /**
+   * authorize's answer, read fail-closed (authorizeVerdict). One that throws did not judge the hello: its
+   * token store down, say. That is 503 AUTHORIZE_FAILED, which a dialer greets again after, backed off; a
+   * 401 is a refusal that stands, and its dialer stayed ungreeted on a live connection until it dropped.
+   * What it threw stays here (the cause): an app's error may name its secrets.
+   *
+   * @throws SyncomError AUTHORIZE_FAILED 503.
+   */
+  private async judged(context: object, hello: Hello): Promise<{ ok: boolean; identity?: string }> {
+    if (!this.o.authorize) return { ok: true };
+    try {
+      return authorizeVerdict(await this.o.authorize(context, hello));
+    } catch (e) {
+      throw new SyncomError('AUTHORIZE_FAILED', 'authorize failed on this hello: greet again later', { status: 503, cause: e });
+    }
   }
 
   /** What a dialer's push pages must fit in, when this unit knows (hello's `pushBytes`). */
