@@ -26,7 +26,10 @@ function prune(lib) {
   for (const file of walk(dist)) {
     const match = OUTPUT.exec(file);
     if (!match) continue;
-    const source = path.join(lib, 'src', path.relative(dist, file.slice(0, -match[1].length)) + '.ts');
+    // dist/esm (the ES module build) mirrors src as dist itself does.
+    const rel = path.relative(dist, file.slice(0, -match[1].length));
+    const inEsm = rel === 'esm' || rel.startsWith(`esm${path.sep}`);
+    const source = path.join(lib, 'src', inEsm ? path.relative('esm', rel) : rel) + '.ts';
     if (!fs.existsSync(source)) {
       fs.rmSync(file);
       removed++;
