@@ -18,8 +18,11 @@ type StorageManagerLike = { getDirectory?: () => Promise<OpfsDirectoryHandle> };
 /** Why OPFS cannot serve here, or undefined when it can (with the root it gave). */
 async function probeOpfs(options: OpfsBackendOptions): Promise<{ root?: OpfsDirectoryHandle; why?: string }> {
   if (options.root) return { root: options.root };
-  const g = globalThis as unknown as { navigator?: { storage?: StorageManagerLike }; FileSystemFileHandle?: { prototype?: object } };
-  if (typeof g.navigator?.storage?.getDirectory !== 'function') return { why: 'this browser has no Origin Private File System' };
+  const g = globalThis as unknown as { navigator?: { storage?: StorageManagerLike }; FileSystemFileHandle?: { prototype?: object }; isSecureContext?: boolean };
+  if (typeof g.navigator?.storage?.getDirectory !== 'function') {
+    // Browsers keep navigator.storage from a page served over plain http (other than localhost): the browser has OPFS, the page does not.
+    return { why: g.isSecureContext === false ? 'the page is no secure context (https, or localhost), so the browser gives it no Origin Private File System' : 'this browser has no Origin Private File System' };
+  }
   const proto = g.FileSystemFileHandle?.prototype as { createWritable?: unknown } | undefined;
   if (proto && typeof proto.createWritable !== 'function') return { why: 'no OPFS writes outside a worker here' };
   try {
