@@ -42,15 +42,27 @@ function statusOf(e: SyncomError): number {
 }
 
 /**
+ * Whether a SyncomError is the host's own storage failing (IO_ERROR, UNPERSISTED, STORE_DAMAGED, ...: a
+ * 5xx of the 'storage' group): its message names the store's files (`EROFS ... '/srv/hub/log/open/231.json'`),
+ * which is the host's to log, not a peer's to read.
+ */
+function isHostStorageFailure(e: SyncomError, status: number): boolean {
+  return status >= 500 && isSyncomErrorCode(e.code) && errorCodeInfo(e.code).group === 'storage';
+}
+
+/**
  * What any thrown value becomes on the wire: a SyncomError keeps its code
  * and status (its code's listed status without one, else 500), a WsException
  * its payload, an HttpException its status; anything else is INTERNAL 500
- * with no detail (it is logged).
+ * with no detail (it is logged). A host's storage failure keeps its code
+ * with a message of no detail: the filter logs the engine's.
  */
 export function toWireError(e: unknown): WireError {
   if (e instanceof WsException) return fromWsException(e);
   if (isSyncomError(e)) {
-    const wire: WireError = { code: e.code, status: statusOf(e), message: e.message };
+    const status = statusOf(e);
+    const message = isHostStorageFailure(e, status) ? 'the host failed to store or read this: its log has the cause' : e.message;
+    const wire: WireError = { code: e.code, status, message };
     // A 426 names the versions the host speaks: the dialer reports them.
     if (Array.isArray(e.versions)) wire.versions = (e.versions as unknown[]).filter((v): v is number => Number.isSafeInteger(v));
     // A 401 UNPROVEN carries the challenge the dialer signs and greets again with (proveNodes).

@@ -22,4 +22,11 @@ describe('toWireError', () => {
   it('anything else is INTERNAL with its listed status and no detail', () => {
     expect(toWireError(new TypeError('secret path /etc'))).toEqual({ code: 'INTERNAL', status: ERROR_CODES.INTERNAL.status, message: 'the host failed to handle this message' });
   });
+  it('the host\'s own storage failing keeps its code and status, not its message, which names the store\'s files (the filter logs it)', () => {
+    const e = new SyncomError('IO_ERROR', "the log append failed (EROFS: read-only file system, open '/srv/hub/log/open/231.json')");
+    expect(toWireError(e)).toEqual({ code: 'IO_ERROR', status: 500, message: 'the host failed to store or read this: its log has the cause' });
+    expect(toWireError(new SyncomError('UNPERSISTED', "ENOSPC '/srv/hub/records/3.json'")).message).not.toContain('/srv');
+    // A refusal below 500 is the peer's to read, whatever its group.
+    expect(toWireError(new SyncomError('INVALID_ARGUMENT', 'a page of the wrong shape', { status: 400 })).message).toBe('a page of the wrong shape');
+  });
 });
