@@ -5,7 +5,7 @@ const size = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 
 
 /** What an operator must hear at start about choices that weaken the hub (each one a warning line). */
 export function hubWarnings(config: HubConfig): string[] {
-  const out: string[] = [];
+  const out: string[] = [...(config.strayVariables ?? [])];
   if (config.tokens.length === 0) out.push('SYNCOM_TOKENS is unset: any peer may sync with this hub');
   const sig = hubSignatures(config);
   if (sig === 'verify') out.push("SYNCOM_SIGNATURES=verify: unsigned ops are taken, so a token holder can write in another node's name");

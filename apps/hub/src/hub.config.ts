@@ -1,7 +1,7 @@
-import { MAX_IN_FLIGHT_FRAMES } from 'syncom';
+import { MAX_IN_FLIGHT_FRAMES, nearestName } from 'syncom';
 import type { SyncomModuleOptions } from 'syncom-nest';
 import type { TokenScopes } from './hub-access';
-import { choiceVar, flagVar, intVar, list, type OriginList, originList, tokenList } from './hub-env';
+import { badVariable, choiceVar, flagVar, intVar, list, type OriginList, originList, tokenList } from './hub-env';
 
 /** How the hub treats ops without a signature: 'require' refuses them (the hub's default), 'verify' takes them, false skips checks. */
 export type HubSignatures = 'require' | 'verify' | false;
@@ -52,6 +52,8 @@ export const DEFAULT_SCOPE_FIELD = '$type';
 
 /** What a hub runs with (DESIGN: Links, apps and scripts; README: Several hubs; docs/hub-security.md). */
 export interface HubConfig {
+  /** SYNCOM_* variables set that the hub does not read (a warning each at start, naming the likely one). */
+  strayVariables?: string[];
   port: number;
   host?: string;
   path: string;
@@ -154,6 +156,47 @@ function loadProbeFromEnv(env: NodeJS.ProcessEnv, host: string): Pick<HubConfig,
   return flagVar(env, 'SYNCOM_LOAD_PROBE') ? { loadProbe: true, loadProbeGc: gc } : {};
 }
 
+/** Every SYNCOM_* variable the hub reads (docs/operations.md). */
+export const HUB_VARIABLES = [
+  'SYNCOM_PATH', 'SYNCOM_TOKENS', 'SYNCOM_SIGNATURES', 'SYNCOM_OPS_PER_PUSH', 'SYNCOM_BYTES_PER_PUSH', 'SYNCOM_OPS_PER_SECOND',
+  'SYNCOM_PURGES_PER_SECOND', 'SYNCOM_PAGE_SIZE', 'SYNCOM_PAGE_BYTES', 'SYNCOM_MAX_IN_FLIGHT_FRAMES', 'SYNCOM_IN_FLIGHT_BYTES',
+  'SYNCOM_SOCKETS_PER_TOKEN', 'SYNCOM_FEEDS_PER_SOCKET', 'SYNCOM_MAX_CONNECTIONS', 'SYNCOM_MAX_INBOUND_BYTES', 'SYNCOM_PRE_AUTH_BYTES',
+  'SYNCOM_SCOPE_FIELD', 'SYNCOM_PROVE_NODES', 'SYNCOM_HEALTH_DETAIL', 'SYNCOM_METRICS', 'SYNCOM_ALLOWED_ORIGINS', 'SYNCOM_PEERS',
+  'SYNCOM_PEER_TOKEN', 'SYNCOM_REDIS_URL', 'SYNCOM_REDIS_TIMEOUT', 'SYNCOM_LOAD_PROBE', 'SYNCOM_LOAD_PROBE_GC', 'SYNCOM_WEB_DIR',
+] as const;
+
+/**
+ * The SYNCOM_* variables set that the hub does not read, each with the one it most likely meant: a
+ * misspelt SYNCOM_TOKEN had started an open hub with only the generic warning about tokens.
+ */
+function strayVariables(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter((k) => k.startsWith('SYNCOM_') && !(HUB_VARIABLES as readonly string[]).includes(k)).sort().map((k) => {
+    const near = nearestName(k, HUB_VARIABLES);
+    return `${k} is set but the hub reads no such variable${near ? ` (did you mean ${near}?)` : ''}`;
+  });
+}
+
+/** SYNCOM_PEERS: hub urls (http, https, ws or wss), each one read as the dialer will. */
+function peerList(env: NodeJS.ProcessEnv): string[] {
+  const peers = [...new Set(list(env.SYNCOM_PEERS))];
+  for (const p of peers) {
+    let url: URL | undefined;
+    try { url = new URL(p); } catch { /* refused below */ }
+    if (!url || !/^(https?|wss?):$/.test(url.protocol)) throw badVariable('SYNCOM_PEERS', p, 'each item must be a hub url, http(s)://host:port/syncom');
+  }
+  return peers;
+}
+
+/** SYNCOM_REDIS_URL: a redis:// or rediss:// url (checked before the data directory is made). Its value, which may hold a password, is not shown. */
+function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.SYNCOM_REDIS_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try { url = new URL(raw); } catch { /* refused below */ }
+  if (!url || !/^rediss?:$/.test(url.protocol)) throw badVariable('SYNCOM_REDIS_URL', undefined, 'must be a redis:// or rediss:// url');
+  return raw;
+}
+
 /**
  * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
@@ -168,6 +211,8 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
   const scopeField = env.SYNCOM_SCOPE_FIELD?.trim();
   const peerToken = env.SYNCOM_PEER_TOKEN?.trim();
   const host = env.HOST ?? '0.0.0.0';
+  const redis = redisUrl(env);
+  const stray = strayVariables(env);
   return {
     port: intVar(env, 'PORT', 8000, { min: 0, max: 65535 }),
     host,
@@ -182,11 +227,12 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     healthDetail: flagVar(env, 'SYNCOM_HEALTH_DETAIL'),
     metrics: flagVar(env, 'SYNCOM_METRICS'),
     ...loadProbeFromEnv(env, host),
-    peers: [...new Set(list(env.SYNCOM_PEERS))],
+    peers: peerList(env),
     ...(peerToken && { peerToken }),
-    ...(env.SYNCOM_REDIS_URL && { redisUrl: env.SYNCOM_REDIS_URL }),
+    ...(redis !== undefined && { redisUrl: redis }),
     ...(env.SYNCOM_REDIS_TIMEOUT && { redisTimeout: intVar(env, 'SYNCOM_REDIS_TIMEOUT', 5000, { min: 100 }) }),
     ...(env.SYNCOM_WEB_DIR && { webDir: webDirVar(env.SYNCOM_WEB_DIR) }),
+    ...(stray.length > 0 && { strayVariables: stray }),
   };
 }
 

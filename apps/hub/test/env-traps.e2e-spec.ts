@@ -5,7 +5,7 @@ import type { Hello } from 'syncom';
 import type { SyncomSocketContext } from 'syncom-nest';
 import { hubAuthorize } from '../src/hub-access';
 import { hubConfigFromEnv } from '../src/hub.config';
-import { hubSummary } from '../src/hub-summary';
+import { hubSummary, hubWarnings } from '../src/hub-summary';
 import { RawClient } from './raw-client';
 import { TestHubs } from './test-hubs';
 import { refusedStart } from '../../../scripts/run-main';
@@ -43,6 +43,24 @@ describe('apps/hub: environment values that look set (e2e)', () => {
   it('SYNCOM_TOKENS="," stops main.ts with one line and exit 1, before the data directory is made', async () => {
     const path = join(dir, 'never');
     expect(await refused({ SYNCOM_TOKENS: ',', SYNCOM_PATH: path })).toEqual({ code: 1, lines: ['hub: SYNCOM_TOKENS: is set but holds no token (unset it to run an open hub)'], made: false });
+  }, 60_000);
+
+  it('a SYNCOM_* variable the hub does not read is a warning at start naming the likely one (SYNCOM_TOKEN had started an open hub with only the generic warning)', () => {
+    const config = hubConfigFromEnv({ SYNCOM_TOKEN: 't', SYNCOM_PEER: 'x', SYNCOM_TOKENS: 'a' });
+    expect(hubWarnings(config)).toEqual(expect.arrayContaining([
+      'SYNCOM_PEER is set but the hub reads no such variable (did you mean SYNCOM_PEERS?)',
+      'SYNCOM_TOKEN is set but the hub reads no such variable (did you mean SYNCOM_TOKENS?)',
+    ]));
+    expect(hubConfigFromEnv({ SYNCOM_TOKENS: 'a', PATH: '/bin' }).strayVariables).toBeUndefined();
+  });
+
+  it('SYNCOM_PEERS items that are no hub url, and a SYNCOM_REDIS_URL that is no redis url, are refused HUB_CONFIG before anything opens (the value of the redis url, which may hold a password, unshown)', async () => {
+    expect(refusal({ SYNCOM_PEERS: 'notaurl' })).toMatch(/^SYNCOM_PEERS="notaurl": each item must be a hub url/);
+    expect(refusal({ SYNCOM_PEERS: 'http://a:8000/syncom, ftp://b' })).toMatch(/^SYNCOM_PEERS="ftp:\/\/b"/);
+    expect(refusal({ SYNCOM_PEERS: 'http://a:8000/syncom,wss://b.example/syncom' })).toBeUndefined();
+    expect(refusal({ SYNCOM_REDIS_URL: 'localhost:6379' })).toBe('SYNCOM_REDIS_URL: must be a redis:// or rediss:// url');
+    expect(refusal({ SYNCOM_REDIS_URL: 'redis://:secret@127.0.0.1:6379' })).toBeUndefined();
+    expect(await refused({ SYNCOM_PATH: join(dir, 'never-redis'), SYNCOM_REDIS_URL: 'http://:secret@x' })).toEqual({ code: 1, lines: ['hub: SYNCOM_REDIS_URL: must be a redis:// or rediss:// url'], made: false });
   }, 60_000);
 
   it('SYNCOM_MAX_INBOUND_BYTES empty or blank is the default bound, not 0 (off); 0 still turns it off', () => {

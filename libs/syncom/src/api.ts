@@ -9,7 +9,7 @@ export { isSyncomErrorCode, MAX_REMOTE_CODE, remoteErrorCode } from './errors';
 export type { ErrorCodeGroup, ErrorCodeInfo, ErrorCodeTable } from './errors';
 export type { SyncomErrorCode, SyncomErrorDetails } from './errors';
 export { open } from './open';
-export { checkOptionShape, OPEN_OPTION_KEYS, type OptionRule, type OptionShape } from './open-options';
+export { checkOptionShape, nearest as nearestName, OPEN_OPTION_KEYS, type OptionRule, type OptionShape } from './open-options';
 export { Storage, RecordHandle, Replica, applyPeerOps, createClock } from './storage';
 export type {
   ApplyCounts, Clock, ListedRecord, LogShape, ReplicaSubmit, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,

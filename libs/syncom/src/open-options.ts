@@ -60,7 +60,7 @@ function shown(x: unknown): string {
 }
 
 /** The known key nearest `key` (a typo's likely meaning): same letters but one or two, or the same lowercased. */
-function nearest(key: string, known: readonly string[]): string | undefined {
+export function nearest(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
   let best: { k: string; d: number } | undefined;
   for (const k of known) {
