@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { scopeByField } from 'syncom';
 import { SyncomModule } from 'syncom-nest';
 import { EXAMPLE_CONFIG } from './example.constants';
 import type { ExampleConfig } from './example.config';
@@ -13,7 +14,8 @@ export class AppModule {
     return {
       module: AppModule,
       // logSync off: HubRegistration logs this app's peer and error events itself.
-      imports: [SyncomModule.forRoot({ path: config.path, io: config.io, isGlobal: true, logSync: false })],
+      // Records are placed by the hub's own scope rule: a hub with tokens bound to scopes refused every write scoped '*'.
+      imports: [SyncomModule.forRoot({ path: config.path, io: config.io, isGlobal: true, logSync: false, scope: scopeByField(config.scopeField ?? '$type') })],
       controllers: [NotesController, SyncController],
       providers: [{ provide: EXAMPLE_CONFIG, useValue: config }, HubRegistration],
     };

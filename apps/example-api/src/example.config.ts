@@ -8,6 +8,11 @@ export interface ExampleConfig {
   /** The hub to sync with, e.g. 'http://127.0.0.1:8000/syncom'; unset: this node stays local. */
   hub?: string;
   token?: string;
+  /**
+   * The field whose value is a record's scope (SYNCOM_SCOPE_FIELD, `$type` by default): the hub's rule,
+   * which a hub whose tokens are bound to scopes holds every op to (OUT_OF_SCOPE otherwise).
+   */
+  scopeField?: string;
   /** socket.io-client options of the link to the hub (tests shorten the reconnection delay). */
   io?: SyncomModuleOptions['io'];
 }
@@ -26,7 +31,8 @@ function portOf(env: NodeJS.ProcessEnv): number {
 }
 
 /**
- * From the environment: PORT (3000), HOST (0.0.0.0), SYNCOM_PATH (./data/example-api), SYNCOM_HUB, SYNCOM_TOKEN.
+ * From the environment: PORT (3000), HOST (0.0.0.0), SYNCOM_PATH (./data/example-api), SYNCOM_HUB, SYNCOM_TOKEN,
+ * SYNCOM_SCOPE_FIELD ($type, as the hub's).
  * @throws Error naming PORT when it is no port (before anything is opened).
  */
 export function exampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
@@ -36,5 +42,6 @@ export function exampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Exam
     path: env.SYNCOM_PATH ?? './data/example-api',
     hub: env.SYNCOM_HUB || undefined,
     token: env.SYNCOM_TOKEN || undefined,
+    scopeField: env.SYNCOM_SCOPE_FIELD?.trim() || undefined,
   };
 }

@@ -51,13 +51,5 @@ export function hubAuthorize(tokens: readonly string[], tokenScopes?: TokenScope
   };
 }
 
-/**
- * The hub's scope rule: a record's scope is data[field] when that is a
- * non-empty string, else '*' (global: served to every peer).
- */
-export function scopeByField(field: string): (id: string, data: Record<string, unknown>) => string {
-  return (_id, data) => {
-    const value = data[field];
-    return typeof value === 'string' && value !== '' ? value : '*';
-  };
-}
+/** The hub's scope rule is the engine's scopeByField: a client that writes here places its records with the same function. */
+export { scopeByField } from 'syncom';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { open, type Storage } from 'syncom';
 import { socketIoConnect } from 'syncom-nest';
-import { until } from '../../example-api/test/apps';
+import { http, until } from '../../example-api/test/apps';
 import { scopeByField, withinScopes } from '../src/hub-access';
 import { hubConfigFromEnv } from '../src/hub.config';
 import { RawClient } from './raw-client';
@@ -43,6 +43,14 @@ describe('apps/hub: tokens bound to scopes (hostile, e2e)', () => {
     expect(hubConfigFromEnv({ SYNCOM_SCOPE_FIELD: 'kind' }).scopeField).toBe('kind');
     expect([withinScopes(['Doc'], ['Doc', 'Note']), withinScopes(['*'], ['Doc']), withinScopes(['Doc', 'Task'], ['Doc']), withinScopes(['*'], undefined)])
       .toEqual([true, false, false, true]);
+  });
+
+  it('SCOPE-14: the example-api writes through a hub whose tokens are bound to scopes (exact scopes): it places its notes by the hub\'s rule (scopeByField), where every write it scoped \'*\' had been refused OUT_OF_SCOPE', async () => {
+    const api = await hubs.apps.api('api-scoped', hub.syncomUrl, 'full');
+    const { status, body } = await http(`${api.url}/notes`, 'POST', { title: 'through a scoped hub', body: '' });
+    expect(status).toBe(201);
+    await until(async () => (await hub.storage.get(body.id as string)) !== undefined, [api.storage, hub.storage]);
+    expect(hub.storage.scopes.get(body.id as string)).toBe('Note');
   });
 
   it('SCOPE-26, HOST-3: a hello claiming more than its token\'s scopes is refused 401; within them it passes; a socket cannot greet with another token', async () => {

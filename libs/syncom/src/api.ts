@@ -10,9 +10,9 @@ export type { ErrorCodeGroup, ErrorCodeInfo, ErrorCodeTable } from './errors';
 export type { SyncomErrorCode, SyncomErrorDetails } from './errors';
 export { open } from './open';
 export { checkOptionShape, nearest as nearestName, OPEN_OPTION_KEYS, type OptionRule, type OptionShape } from './open-options';
-export { Storage, RecordHandle, Replica, applyPeerOps, createClock } from './storage';
+export { Storage, RecordHandle, Replica, applyPeerOps, createClock, scopeByField } from './storage';
 export type {
-  ApplyCounts, Clock, ListedRecord, LogShape, ReplicaSubmit, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta,
+  ApplyCounts, Clock, ListedRecord, LogShape, ReplicaSubmit, OpenOptions, PeerApplyOptions, PeerApplyResult, PeerInfo, RecordMeta, ScopeFunction,
   StorageEvents, StorageHooks, SyncOptions, Via, WriteOptions,
 } from './storage';
 export { canonicalJson, checkOp, isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES, packOps, unpackOps, signOp, signOpAsync, helloProofText, verifyOps, streamKey, GLOBAL_SCOPE } from './op';

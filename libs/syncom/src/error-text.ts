@@ -29,7 +29,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   BAD_HELLO: 'a hello of the wrong shape',
   BAD_REQUEST: 'a request of the wrong shape',
   SCOPES: 'a hello or a call naming scopes that were not granted',
-  OUT_OF_SCOPE: 'a host refused ops outside this node\'s scopes: that stream stops there',
+  OUT_OF_SCOPE: 'a host refused ops as out of scope (a record outside the scopes this node was granted, or one the host\'s scope rule places in another scope than the op declared: give the node the host\'s rule, `sync.scope`): that stream stops there',
   INCOMPATIBLE: 'no wire version shared (the error names the host\'s versions)',
   SELF_DIAL: 'a registered url answered hello with this node\'s own id: it leads back to this node, whose dialer stops',
   HELLO_REQUIRED: 'a call without a current hello (the host restarted): the dialer greets again',

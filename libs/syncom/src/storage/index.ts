@@ -7,6 +7,8 @@ export type { ListedRecord, OpenOptions, PeerInfo, RecordMeta, StorageHooks, Syn
 export { applyPeerOps } from './peer';
 export type { ApplyCounts, PeerApplyOptions, PeerApplyResult } from './peer';
 export { RecordHandle } from './record-handle';
+export { scopeByField } from './record-scopes';
+export type { ScopeFunction } from './record-scopes';
 export { Replica } from './replica';
 export type { LogShape, ReplicaSubmit } from './replica';
 export { Storage } from './storage';

@@ -6,6 +6,22 @@ import { isScopeName } from '../op/scope-name';
 export type ScopeFunction = (id: string, data: Record<string, unknown>) => string;
 
 /**
+ * The scope rule the hub uses (SYNCOM_SCOPE_FIELD, `$type` by default): a record's scope is
+ * `data[field]` when that is a non-empty string, else '*'. A node writing to a hub whose tokens are
+ * bound to scopes must place its records by the same rule (exact scopes: an op declaring another
+ * scope than the hub's rule gives its record is refused OUT_OF_SCOPE).
+ *
+ * @example
+ * open({ path, sync: { scope: scopeByField('$type'), connect } })
+ */
+export function scopeByField(field: string): ScopeFunction {
+  return (_id, data) => {
+    const value = data[field];
+    return typeof value === 'string' && value !== '' ? value : '*';
+  };
+}
+
+/**
  * The scope each record is in (Scopes), computed from the record's fields
  * as the scope function reads them (lazyRecord), and the records' read
  * views. Built before the commit pipeline, which rescopes every record a

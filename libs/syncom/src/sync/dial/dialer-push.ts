@@ -80,7 +80,7 @@ export class PushRefusals {
     const streams = stalledStreams(frame, hv);
     const news = streams.filter((k) => !this.seen.has(`${k}:${hv[k] ?? 0}`));
     for (const k of news) this.seen.add(`${k}:${hv[k] ?? 0}`);
-    const message = `the host refused ${count} op(s) outside this node's scopes; later ops of ${news.join(', ')} stop there`;
+    const message = `the host refused ${count} op(s) as out of scope (a record outside the scopes this node was granted, or one its scope rule places in another scope than the op declared: give this node the host's rule, sync.scope); later ops of ${news.join(', ')} stop there`;
     if (news.length) out.errors.unshift(new SyncomError('OUT_OF_SCOPE', message, { status: 403, url, count, streams: news }));
     return { stopped: out.stopped || streams.length > 0, errors: out.errors };
   }
