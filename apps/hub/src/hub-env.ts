@@ -48,7 +48,7 @@ export function flagVar(env: NodeJS.ProcessEnv, name: string): boolean {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
   if (raw === '1' || raw === 'true') return true;
-  throw badVariable(name, raw, 'expected 1 or 0');
+  throw badVariable(name, raw, 'expected 1 or true, 0 or false');
 }
 
 /** The tokens of SYNCOM_TOKENS and the scopes each is bound to (absent: every scope). */

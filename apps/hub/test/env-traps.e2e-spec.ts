@@ -80,8 +80,8 @@ describe('apps/hub: environment values that look set (e2e)', () => {
       expect(hubConfigFromEnv({ SYNCOM_LOAD_PROBE: off })).not.toHaveProperty('loadProbe');
     }
     for (const typo of ['yes', 'on', '2']) {
-      expect(refusal({ SYNCOM_METRICS: typo })).toBe(`SYNCOM_METRICS=${JSON.stringify(typo)}: expected 1 or 0`);
-      expect(refusal({ SYNCOM_LOAD_PROBE: typo })).toBe(`SYNCOM_LOAD_PROBE=${JSON.stringify(typo)}: expected 1 or 0`);
+      expect(refusal({ SYNCOM_METRICS: typo })).toBe(`SYNCOM_METRICS=${JSON.stringify(typo)}: expected 1 or true, 0 or false`);
+      expect(refusal({ SYNCOM_LOAD_PROBE: typo })).toBe(`SYNCOM_LOAD_PROBE=${JSON.stringify(typo)}: expected 1 or true, 0 or false`);
     }
   });
 

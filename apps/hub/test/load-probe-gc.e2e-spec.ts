@@ -34,7 +34,7 @@ describe('apps/hub: GET /load-probe?gc=1 (e2e)', () => {
     expect(hubConfigFromEnv({ SYNCOM_LOAD_PROBE: '1', HOST: '10.0.0.2' }).loadProbeGc).toBe(false);
     expect(hubConfigFromEnv({ SYNCOM_LOAD_PROBE: '1', SYNCOM_LOAD_PROBE_GC: '1' }).loadProbeGc).toBe(true);
     expect(hubConfigFromEnv({ SYNCOM_LOAD_PROBE: '1', HOST: '127.0.0.1', SYNCOM_LOAD_PROBE_GC: '0' }).loadProbeGc).toBe(false);
-    expect(() => hubConfigFromEnv({ SYNCOM_LOAD_PROBE_GC: 'yes' })).toThrow(/^SYNCOM_LOAD_PROBE_GC="yes": expected 1 or 0$/);
+    expect(() => hubConfigFromEnv({ SYNCOM_LOAD_PROBE_GC: 'yes' })).toThrow(/^SYNCOM_LOAD_PROBE_GC="yes": expected 1 or true, 0 or false$/);
     expect(hubConfigFromEnv({})).not.toHaveProperty('loadProbeGc');
   });
 

@@ -27,7 +27,8 @@ describe('apps/hub: signatures (hostile, e2e)', () => {
     await until(() => hub.storage.has(first), [hub.storage, victim.storage]);
     const attacker = await RawClient.connect(hub.syncomUrl, 't');
     expect(await attacker.hello(['*'], 't')).toMatchObject({ ok: true });
-    const forged = { origin: victim.storage.id, seq: 2, ts: Date.now(), type: 'write' as const, id: 'squatted', data: { $type: 'Note', title: 'not mine' } };
+    // The victim places its notes in scope Note (the hub's rule): its stream there is `<id>@Note`, and seq 2 is its next.
+    const forged = { origin: victim.storage.id, seq: 2, ts: Date.now(), type: 'write' as const, id: 'squatted', scope: 'Note', data: { $type: 'Note', title: 'not mine' } };
     const answer = await attacker.push([forged]);
     attacker.close();
     return { hub, victim, answer };
@@ -37,10 +38,10 @@ describe('apps/hub: signatures (hostile, e2e)', () => {
     const { hub, victim, answer } = await impersonate('require');
     expect(answer).toMatchObject({ ok: true, value: { applied: 0, unsigned: 1 } });
     expect(await hub.storage.has('squatted')).toBe(false);
-    expect(hub.storage.replica.vector[victim.storage.id]).toBe(1);
+    expect(hub.storage.replica.vector[`${victim.storage.id}@Note`]).toBe(1);
     const second = (await http(`${victim.url}/notes`, 'POST', { title: 'mine too' })).body.id;
     await until(() => hub.storage.has(second), [hub.storage, victim.storage]);
-    expect(hub.storage.replica.vector[victim.storage.id]).toBe(2);
+    expect(hub.storage.replica.vector[`${victim.storage.id}@Note`]).toBe(2);
   });
 
   it('SIG-13: with SYNCOM_SIGNATURES=verify named, the same push is taken (what the default now prevents)', async () => {
@@ -52,7 +53,7 @@ describe('apps/hub: signatures (hostile, e2e)', () => {
   it('SIG-26: SYNCOM_PROVE_NODES=1 makes every hello prove its node id: the app\'s dialer signs the challenge and syncs; a raw client greeting in its name is refused 401 UNPROVEN', async () => {
     expect(hubConfigFromEnv({}).proveNodes).toBeUndefined();
     expect(hubConfigFromEnv({ SYNCOM_PROVE_NODES: '1' }).proveNodes).toBe(true);
-    expect(() => hubConfigFromEnv({ SYNCOM_PROVE_NODES: 'yes' })).toThrow(/^SYNCOM_PROVE_NODES="yes": expected 1 or 0$/);
+    expect(() => hubConfigFromEnv({ SYNCOM_PROVE_NODES: 'yes' })).toThrow(/^SYNCOM_PROVE_NODES="yes": expected 1 or true, 0 or false$/);
     const hub = await hubs.start('prove', { proveNodes: true });
     const app = await hubs.apps.api('prove-app', hub.syncomUrl);
     const id = (await http(`${app.url}/notes`, 'POST', { title: 'proven' })).body.id;

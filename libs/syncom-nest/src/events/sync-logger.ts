@@ -123,7 +123,9 @@ export class SyncLogger {
     const code = e.remoteCode ? `${e.code} (${String(e.remoteCode)})` : e.code;
     const status = typeof e.status === 'number' ? ` ${e.status}` : '';
     const about = e.url ? `sync with ${loggedUrl(e.url)}` : 'sync';
-    this.note(e.url ?? '', `error:${e.code}`, 'error', `${about}: ${code}${status}: ${loggedMessage(e).slice(0, MAX_MESSAGE)}`);
+    // A url that is this node itself is a setting to correct, not a failure: hubs given one SYNCOM_PEERS list each dial themselves.
+    const level: Level = e.code === 'SELF_DIAL' ? 'warn' : 'error';
+    this.note(e.url ?? '', `error:${e.code}`, level, `${about}: ${code}${status}: ${loggedMessage(e).slice(0, MAX_MESSAGE)}`);
   }
 
   private peer(p: SyncEvents['peer'][0]): void {
