@@ -44,8 +44,8 @@ describe('apps/hub: GET /health (hostile, e2e)', () => {
   it('LIFE-5: with SYNCOM_HEALTH_DETAIL=1 it adds the vector, the dialed peers and the hosted feeds', async () => {
     const { hub, a, body } = await busyHub('detail', true);
     expect(body).toMatchObject({ ok: true, id: hub.storage.id, counts: { hosted: 1, records: 3 } });
-    // The hub scopes its own Note writes by $type (LOG-10: origin@scope); the client's notes are its own '*'.
-    expect(body.vector).toEqual({ [a.storage.id]: 1, [`${hub.storage.id}@Note`]: 2 });
+    // The hub and the example-api both scope Note writes by $type (LOG-10: origin@scope).
+    expect(body.vector).toEqual({ [`${a.storage.id}@Note`]: 1, [`${hub.storage.id}@Note`]: 2 });
     expect(body.peers).toEqual([]);
     expect(body.hosted).toEqual([expect.objectContaining({ node: a.storage.id, scopes: ['*'] })]);
   });
