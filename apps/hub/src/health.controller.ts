@@ -1,11 +1,14 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectStorage, servedPeer } from 'syncom-nest';
 import type { Storage } from 'syncom';
 
 /** What GET /health answers to anyone: enough to tell the hub is up and how busy it is, no node ids. */
 export interface HubHealth {
-  ok: true;
+  /** false (and status 503) while the storage refuses writes: a failure no write has succeeded since. */
+  ok: boolean;
+  /** The storage's last failure while no write has succeeded since (IO_ERROR: the log refused a write; UNPERSISTED: record files not written). */
+  failing?: { code: string; since: string };
   id: string;
   /** Seconds since this process started. */
   uptime: number;
@@ -40,19 +43,28 @@ export interface HubHealthDetail extends HubHealth {
 @Controller('health')
 export class HealthController {
   private readonly detail: boolean;
+  /** The storage's failure to write, until a write succeeds (a disk that filled, then was freed). */
+  private failing?: { code: string; since: string };
 
   constructor(@InjectStorage() private readonly storage: Storage, config: ConfigService) {
     this.detail = config.get<boolean>('hub.healthDetail') === true;
+    // /health said ok while every write failed (a full or read-only disk): the storage's own reports decide it.
+    storage.on('error', (e) => {
+      if (e.code === 'IO_ERROR' || e.code === 'UNPERSISTED') this.failing ??= { code: e.code, since: new Date().toISOString() };
+    });
+    storage.on('change', () => { this.failing = undefined; });
   }
 
   @Get()
-  health(): HubHealth | HubHealthDetail {
+  health(@Res({ passthrough: true }) res: { status(code: number): unknown }): HubHealth | HubHealthDetail {
     const s = this.storage;
+    if (this.failing) res.status(503);
     const peers = s.sync.peers();
     const hosted = s.sync.hosted();
     const log = s.replica;
     const brief: HubHealth = {
-      ok: true,
+      ok: this.failing === undefined,
+      ...(this.failing && { failing: this.failing }),
       id: s.id,
       uptime: Math.round(process.uptime()),
       counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted.length, records: log.records.size },

@@ -9,7 +9,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   INVALID_ARGUMENT: 'a bad call: not a plain object, a `__proto__` field, a value nested deeper than 100 levels, a bad option',
   NOT_SEALABLE: '`{ sealed: true }` on a record that exists unsealed (a tombstone too): its values may already have replicated',
   LOCKED: '`open()` of a path another open storage holds (the message names the holder\'s pid)',
-  IO_ERROR: 'a log append failed (the write was not made and is rejected), a purge scrub failed, or (node:fs) a file of the store could not be read at open for a reason other than absence (a directory in its place): the message names the path, the OS error is the cause',
+  IO_ERROR: 'a log append failed (the write was not made and is rejected; reported on `error` too), a purge scrub failed, or (node:fs) a file of the store could not be read at open for a reason other than absence (a directory in its place): the message names the path, the OS error is the cause',
   UNPERSISTED: 'a record file write failed after the log append: the op stands and is held in memory',
   OP_UNREADABLE: 'a log, record or registry file that cannot be parsed or does not check (reported at open; its positions a hole, records rebuilt from the log)',
   STORE_DAMAGED: '`open()` of a store whose files were damaged or lost after they were written (a missing `log/index.json` beside its segments, half a key pair, keys that do not match): refused rather than starting over, which would lose data or sign a used sequence number again; the message names the file',

@@ -342,6 +342,9 @@ export class Committer {
     await this.log.discard().catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `the failed append's batch was not discarded: ${e?.message}`, { cause: e })));
     const error = new SyncomError('IO_ERROR', `the log append failed (${(cause as Error)?.message}); the write was not made`, { cause });
     for (const p of all) p.reject(error);
+    // Once per failed append, whoever made the writes: a host's pushes fail inside its unit, where nothing else tells
+    // the storage's owner (a hub's /health) that its log refuses writes.
+    this.hooks.failed(error);
   }
 
   /**

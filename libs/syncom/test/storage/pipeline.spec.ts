@@ -220,13 +220,16 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(await again.get(id)).toEqual({ x: 1 });
   });
 
-  it('LOG-1 GUAR-6: a failed log append refuses the write, makes no op and reuses no announced seq', async () => {
+  it('LOG-1 GUAR-6: a failed log append refuses the write (and is reported on error), makes no op and reuses no announced seq', async () => {
     const backend = createMemoryBackend();
     const s = await open({ path: 'f', backend });
     await s.insert({ a: 1 });
     await internals(s).committer.idle();
+    const errs = errors(s);
     backend.failAt(1, { code: 'ENOSPC' });
     await expect(s.insert({ b: 1 })).rejects.toMatchObject({ code: 'IO_ERROR' });
+    // Reported on 'error' too, once: a host's pushes fail inside its unit, where nothing else tells its owner.
+    expect(errs.map((e) => e.code)).toEqual(['IO_ERROR']);
     expect((await s.list()).length).toBe(1);
     await s.insert({ c: 1 });
     const seqs = logOps(s).map((o) => o.seq);

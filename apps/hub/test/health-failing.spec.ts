@@ -1,0 +1,31 @@
+import { ConfigService } from '@nestjs/config';
+import { createMemoryBackend } from 'syncom/testing';
+import { open } from 'syncom';
+import { HealthController } from '../src/health.controller';
+
+/** GET /health against a storage whose disk refuses writes (the memory backend's fault injection). */
+describe('apps/hub: /health while the storage refuses writes', () => {
+  it('answers ok: false, status 503 and the failure once the log refuses a write, and ok again once a write succeeds (it said ok while every write failed)', async () => {
+    const backend = createMemoryBackend();
+    const storage = await open({ path: 'h', backend });
+    try {
+      const health = new HealthController(storage, new ConfigService({ hub: { healthDetail: false } }));
+      let status = 200;
+      const res = { status: (code: number) => { status = code; return res; } };
+      expect(health.health(res)).toMatchObject({ ok: true });
+      expect(status).toBe(200);
+      backend.failAt(1, { code: 'ENOSPC' });
+      await expect(storage.insert({ a: 1 })).rejects.toMatchObject({ code: 'IO_ERROR' });
+      expect(health.health(res)).toMatchObject({ ok: false, failing: { code: 'IO_ERROR', since: expect.any(String) } });
+      expect(status).toBe(503);
+      status = 200;
+      await storage.insert({ b: 1 });
+      const after = health.health(res);
+      expect(after).toMatchObject({ ok: true });
+      expect(after).not.toHaveProperty('failing');
+      expect(status).toBe(200);
+    } finally {
+      await storage.close();
+    }
+  });
+});
