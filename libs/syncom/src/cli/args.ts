@@ -1,3 +1,4 @@
+import { isScopeName } from '../op/scope-name';
 import { CliError } from './io';
 
 /** The commands, each with the options it takes. */
@@ -6,7 +7,7 @@ export const COMMANDS = {
   verify: ['json'],
   export: ['all', 'sealed'],
   log: ['from', 'limit', 'json'],
-  pull: ['hub', 'token', 'timeout'],
+  pull: ['hub', 'token', 'timeout', 'scopes'],
 } as const;
 
 /** info, verify, export, log or pull. */
@@ -32,10 +33,20 @@ export interface CliArgs {
   token?: string;
   /** pull: give up after this many seconds (default 120). */
   timeout?: number;
+  /** pull: the scopes to greet with (`Doc,Note`), as a token bound to scopes must (default every scope). */
+  scopes?: string[];
 }
 
 const FLAGS = new Set(['json', 'all', 'sealed']);
-const VALUED = new Set(['from', 'limit', 'hub', 'token', 'timeout']);
+const VALUED = new Set(['from', 'limit', 'hub', 'token', 'timeout', 'scopes']);
+
+/** --scopes: names separated by commas, each a scope name (isScopeName). */
+function scopeList(value: string): string[] {
+  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = scopes.find((s) => !isScopeName(s));
+  if (scopes.length === 0 || bad !== undefined) throw new CliError(`--scopes takes scope names separated by commas${bad === undefined ? '' : `, not ${JSON.stringify(bad)}`}`);
+  return scopes;
+}
 
 function parseLimit(value: string, name = 'limit'): number {
   const n = Number(value);
@@ -56,6 +67,7 @@ function takeOption(args: CliArgs, argv: readonly string[], i: number): number {
   const value = eq >= 0 ? argv[i].slice(eq + 1) : argv[i + 1];
   if (value === undefined || value === '') throw new CliError(`--${name} needs a value`);
   if (name === 'from' || name === 'hub' || name === 'token') args[name] = value;
+  else if (name === 'scopes') args.scopes = scopeList(value);
   else if (name === 'limit') args.limit = parseLimit(value);
   else args.timeout = parseLimit(value, 'timeout');
   return eq >= 0 ? 1 : 2;
@@ -65,7 +77,7 @@ function takeOption(args: CliArgs, argv: readonly string[], i: number): number {
 function checkOptions(args: CliArgs): void {
   if (!args.command) return;
   const allowed: readonly string[] = COMMANDS[args.command];
-  for (const name of ['json', 'all', 'sealed', 'from', 'limit', 'hub', 'token', 'timeout'] as const) {
+  for (const name of ['json', 'all', 'sealed', 'from', 'limit', 'hub', 'token', 'timeout', 'scopes'] as const) {
     const given = args[name] !== undefined && args[name] !== false;
     if (given && !allowed.includes(name)) throw new CliError(`${args.command} takes no --${name}`);
   }

@@ -40,6 +40,8 @@ options:
   --hub <url>      pull: the hub, e.g. http://127.0.0.1:8000/syncom
   --token <t>      pull: the token the hub expects at hello
   --timeout <s>    pull: give up after s seconds (default 120)
+  --scopes <a,b>   pull: the scopes to greet with (a token bound to scopes
+                   may claim only those; default every scope)
   -h, --help       this text
 
 exit codes: 0 ok, 1 faults found (or a damaged storage), 2 usage error or
@@ -65,7 +67,7 @@ async function run(args: CliArgs, io: CliIo, deps: CliDeps): Promise<number> {
   // pull opens the storage itself: a held one fails there with LOCKED.
   if (args.command !== 'pull') await noteHolder(path, io);
   switch (args.command) {
-    case 'pull': return pullCommand(path, { hub: args.hub as string, token: args.token, timeoutMs: (args.timeout ?? 120) * 1000, connect: deps.connect }, io);
+    case 'pull': return pullCommand(path, { hub: args.hub as string, token: args.token, scopes: args.scopes, timeoutMs: (args.timeout ?? 120) * 1000, connect: deps.connect }, io);
     case 'info': return infoCommand(path, args.json, io);
     case 'verify': return verifyCommand(path, args.json, io);
     case 'export': return exportCommand(path, { all: args.all, sealed: args.sealed }, io);

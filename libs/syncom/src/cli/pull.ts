@@ -12,6 +12,8 @@ export type PullConnect = (node: { url: string; token?: string }) => SyncLink | 
 export interface PullOptions {
   hub: string;
   token?: string;
+  /** The scopes to greet with (a token bound to scopes may claim only those); default every scope. */
+  scopes?: string[];
   timeoutMs: number;
   connect?: PullConnect;
 }
@@ -55,7 +57,8 @@ export async function pullCommand(path: string, o: PullOptions, io: CliIo): Prom
   const storage = await open({ path, sync: { connect } });
   try {
     const known = storage.sync.listNodes().find((n) => n.url === o.hub);
-    if (!known || known.token !== o.token) await storage.sync.addNode({ url: o.hub, token: o.token });
+    const scopes = o.scopes ?? ['*'];
+    if (!known || known.token !== o.token || known.scopes.join(',') !== scopes.join(',')) await storage.sync.addNode({ url: o.hub, token: o.token, scopes });
     const seen = await follow(storage, o.hub, io, o.timeoutMs);
     const records = (await storage.list()).length;
     // A snapshot carries every entry, tombstones and purge markers included; list() shows live records only.

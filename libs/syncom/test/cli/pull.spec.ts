@@ -42,4 +42,22 @@ describe('syncom pull', () => {
     expect(refused.err).toMatch(/refused this node: UNAUTHORIZED/);
     await h.close();
   });
+
+  it('--scopes greets with those scopes, as a token bound to them must (one claiming every scope is refused 401), and pulls their records alone; a bad list is a usage error', async () => {
+    const typed = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
+    const { s: h, unit } = await hub({ access: 'public', authorize: (_c, hello) => hello.scopes.length === 1 && hello.scopes[0] === 'Doc' }, { sync: { scope: typed } });
+    await h.insert({ $type: 'Doc', n: 1 });
+    await h.insert({ $type: 'Note', n: 2 });
+    const path = await tempDir();
+    expect((await pull(path, unit)).err).toMatch(/refused this node: UNAUTHORIZED/);
+    const scoped = await pull(path, unit, '--scopes', 'Doc');
+    expect(scoped.code).toBe(0);
+    const s = await open({ path });
+    expect((await s.list()).map((r) => r.data.$type)).toEqual(['Doc']);
+    await s.close();
+    const stderr = collector();
+    expect(await runCli(['pull', path, '--hub', 'memory://hub', '--scopes', 'a<b'], { stdout: collector(), stderr })).toBe(2);
+    expect(stderr.text).toMatch(/--scopes takes scope names/);
+    await h.close();
+  });
 });
