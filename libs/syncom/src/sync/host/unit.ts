@@ -312,11 +312,9 @@ export class SyncUnit implements HostUnit {
   }
 
   /**
-   * authorize's answer, read fail-closed (authorizeVerdict). One that throws did not judge the hello: its
-   * token store down, say. That is 503 AUTHORIZE_FAILED, which a dialer greets again after, backed off; a
-   * 401 is a refusal that stands, and its dialer stayed ungreeted on a live connection until it dropped.
-   * What it threw stays here (the cause): an app's error may name its secrets.
-   *
+   * authorize's answer, read fail-closed (authorizeVerdict). One that throws judged nothing (its token store
+   * down, say): 503 AUTHORIZE_FAILED, greeted again backed off, where a 401 stands and had left its dialer
+   * ungreeted on a live connection. What it threw stays here (cause): it may name the app's secrets.
    * @throws SyncomError AUTHORIZE_FAILED 503.
    */
   private async judged(context: object, hello: Hello): Promise<{ ok: boolean; identity?: string }> {
