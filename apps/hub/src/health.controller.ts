@@ -34,6 +34,9 @@ export interface HubHealthDetail extends HubHealth {
   hosted: ReturnType<Storage['sync']['hosted']>;
 }
 
+/** How long a record-file failure (UNPERSISTED) keeps /health at 503 after it was last reported. */
+const UNPERSISTED_FOR_MS = 60_000;
+
 /**
  * GET /health. Unauthenticated, so by default it names no writer, no peer
  * and no cursor: those tell an attacker which node ids and seqs to squat.
@@ -43,28 +46,41 @@ export interface HubHealthDetail extends HubHealth {
 @Controller('health')
 export class HealthController {
   private readonly detail: boolean;
-  /** The storage's failure to write, until a write succeeds (a disk that filled, then was freed). */
-  private failing?: { code: string; since: string };
+  /**
+   * The storage's failure to write: the log's (IO_ERROR) until a write is committed again; the record
+   * files' (UNPERSISTED, after the commit: a commit says nothing of them) until a minute passes without one.
+   */
+  private failure?: { code: string; since: string; last: number };
 
   constructor(@InjectStorage() private readonly storage: Storage, config: ConfigService) {
     this.detail = config.get<boolean>('hub.healthDetail') === true;
     // /health said ok while every write failed (a full or read-only disk): the storage's own reports decide it.
     storage.on('error', (e) => {
-      if (e.code === 'IO_ERROR' || e.code === 'UNPERSISTED') this.failing ??= { code: e.code, since: new Date().toISOString() };
+      if (e.code !== 'IO_ERROR' && e.code !== 'UNPERSISTED') return;
+      const since = this.failure?.code === e.code ? this.failure.since : new Date().toISOString();
+      this.failure = { code: e.code, since, last: Date.now() };
     });
-    storage.on('change', () => { this.failing = undefined; });
+    storage.on('change', () => { if (this.failure?.code === 'IO_ERROR') this.failure = undefined; });
+  }
+
+  /** The failure /health reports now, if any. */
+  private get failing(): { code: string; since: string } | undefined {
+    const f = this.failure;
+    if (!f || (f.code === 'UNPERSISTED' && Date.now() - f.last > UNPERSISTED_FOR_MS)) return undefined;
+    return { code: f.code, since: f.since };
   }
 
   @Get()
   health(@Res({ passthrough: true }) res: { status(code: number): unknown }): HubHealth | HubHealthDetail {
     const s = this.storage;
-    if (this.failing) res.status(503);
+    const failing = this.failing;
+    if (failing) res.status(503);
     const peers = s.sync.peers();
     const hosted = s.sync.hosted();
     const log = s.replica;
     const brief: HubHealth = {
-      ok: this.failing === undefined,
-      ...(this.failing && { failing: this.failing }),
+      ok: failing === undefined,
+      ...(failing && { failing }),
       id: s.id,
       uptime: Math.round(process.uptime()),
       counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted.length, records: log.records.size },

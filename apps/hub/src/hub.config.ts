@@ -179,11 +179,12 @@ function strayVariables(env: NodeJS.ProcessEnv): string[] {
 /** SYNCOM_PEERS: hub urls (http, https, ws or wss), each one read as the dialer will. */
 function peerList(env: NodeJS.ProcessEnv): string[] {
   const peers = [...new Set(list(env.SYNCOM_PEERS))];
-  for (const p of peers) {
+  peers.forEach((p, i) => {
     let url: URL | undefined;
     try { url = new URL(p); } catch { /* refused below */ }
-    if (!url || !/^(https?|wss?):$/.test(url.protocol)) throw badVariable('SYNCOM_PEERS', p, 'each item must be a hub url, http(s)://host:port/syncom');
-  }
+    // The item is not shown: a url may hold a password.
+    if (!url || !/^(https?|wss?):$/.test(url.protocol)) throw badVariable('SYNCOM_PEERS', undefined, `item ${i + 1} is no hub url (http(s)://host:port/syncom)`);
+  });
   return peers;
 }
 

@@ -55,8 +55,8 @@ describe('apps/hub: environment values that look set (e2e)', () => {
   });
 
   it('SYNCOM_PEERS items that are no hub url, and a SYNCOM_REDIS_URL that is no redis url, are refused HUB_CONFIG before anything opens (the value of the redis url, which may hold a password, unshown)', async () => {
-    expect(refusal({ SYNCOM_PEERS: 'notaurl' })).toMatch(/^SYNCOM_PEERS="notaurl": each item must be a hub url/);
-    expect(refusal({ SYNCOM_PEERS: 'http://a:8000/syncom, ftp://b' })).toMatch(/^SYNCOM_PEERS="ftp:\/\/b"/);
+    expect(refusal({ SYNCOM_PEERS: 'notaurl' })).toBe('SYNCOM_PEERS: item 1 is no hub url (http(s)://host:port/syncom)');
+    expect(refusal({ SYNCOM_PEERS: 'http://a:8000/syncom, ftp://user:secret@b' })).toBe('SYNCOM_PEERS: item 2 is no hub url (http(s)://host:port/syncom)');
     expect(refusal({ SYNCOM_PEERS: 'http://a:8000/syncom,wss://b.example/syncom' })).toBeUndefined();
     expect(refusal({ SYNCOM_REDIS_URL: 'localhost:6379' })).toBe('SYNCOM_REDIS_URL: must be a redis:// or rediss:// url');
     expect(refusal({ SYNCOM_REDIS_URL: 'redis://:secret@127.0.0.1:6379' })).toBeUndefined();

@@ -28,4 +28,23 @@ describe('apps/hub: /health while the storage refuses writes', () => {
       await storage.close();
     }
   });
+
+  it('a record-file failure (UNPERSISTED) holds it at 503 past later commits, which say nothing of record files, without moving its since', async () => {
+    const backend = createMemoryBackend();
+    const storage = await open({ path: 'u', backend });
+    try {
+      const health = new HealthController(storage, new ConfigService({ hub: { healthDetail: false } }));
+      const res = { status: () => res };
+      const failed = new Promise<void>((resolve) => storage.on('error', (e) => void (e.code === 'UNPERSISTED' && resolve())));
+      backend.failAt(2);
+      await storage.insert({ a: 1 });
+      await failed;
+      const first = health.health(res);
+      expect(first).toMatchObject({ ok: false, failing: { code: 'UNPERSISTED' } });
+      await storage.insert({ b: 1 });
+      expect(health.health(res)).toMatchObject({ ok: false, failing: { code: 'UNPERSISTED', since: first.failing?.since } });
+    } finally {
+      await storage.close().catch(() => undefined);
+    }
+  });
 });

@@ -27,7 +27,7 @@ export { createMemoryLink, isSyncLink, LinkListeners, safely } from './link';
 export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, SubscribeOptions, Subscription, SyncLink } from './link';
 export { type SyncApi, SyncManager, SyncUnit, unitBounds } from './sync';
 export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, SyncEvents, UnitOptions } from './sync';
-export { type Authorized, authorizeVerdict, checkHello, checkLimits, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, endHostSessions, limitKey, MAX_IN_FLIGHT_FRAMES, PeerBuckets, TokenBucket } from './sync';
+export { type Authorized, authorizeFailed, authorizeVerdict, checkHello, checkLimits, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, endHostSessions, limitKey, MAX_IN_FLIGHT_FRAMES, PeerBuckets, TokenBucket } from './sync';
 export { ATTRS as TELEMETRY_ATTRS, installTelemetry, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry, urlLabel } from './telemetry';
 export type { OtelApi, PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';
 export {

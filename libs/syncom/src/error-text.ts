@@ -23,8 +23,8 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   BAD_SIGNATURE: 'a peer\'s op whose signature fails',
   UNSIGNED: 'an unsigned op under `\'require\'` (an error event, no status), or a hello a signing host refuses because the node id is no key (403)',
 
-  UNAUTHORIZED: '`authorize` answered neither `true` nor a non-empty string (an identity), or access `\'session\'` without an authenticated connection',
-  AUTHORIZE_FAILED: '`authorize` threw (at a hello, or at the handshake under access `\'session\'`): the host could not judge it, and the dialer greets again, backed off',
+  UNAUTHORIZED: '`authorize` answered neither `true` nor a non-empty string (an identity), or threw, or access `\'session\'` without an authenticated connection',
+  AUTHORIZE_FAILED: '`authorize` threw a SyncomError AUTHORIZE_FAILED (or of a 5xx status) at a hello or a session handshake: it could not judge (its token store down), and the dialer greets again, backed off',
   UNPROVEN: 'a host that asks peers to prove their node id (`proveNodes`) refused a hello without a valid signature of its challenge, which the refusal carries (`challenge`)',
   BAD_HELLO: 'a hello of the wrong shape',
   BAD_REQUEST: 'a request of the wrong shape',

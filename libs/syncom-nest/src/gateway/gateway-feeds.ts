@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { SyncomError, type HostUnit, type Subscription } from 'syncom';
 import { SYNCOM_EVENTS } from '../link/socket-io-protocol';
 import type { ChangesDto } from './feed.dto';
@@ -5,6 +6,18 @@ import { type AwaitedCount, PageAcks } from './page-acks';
 import { emitWithId, forgetAck, PageMessage } from './page-message';
 import type { SocketPeer } from './socket-peer';
 import { toWireError } from './syncom-refusal';
+
+const feedLogger = new Logger('SyncomGateway');
+
+/**
+ * A live feed's failure as the subscriber is told it: the host's own (5xx) is logged here, as the exception
+ * filter logs a message's, since the wire's text of a storage failure leaves out what names the store's files.
+ */
+function loggedWireError(error: unknown, sub: string) {
+  const wire = toWireError(error);
+  if (wire.status >= 500) feedLogger.error(`feed ${JSON.stringify(sub)} failed: ${wire.code}`, error instanceof Error ? error.stack : String(error));
+  return wire;
+}
 
 /** Changes feeds one socket may hold open at once where the gateway's maxFeedsPerConnection is not given (the unit's own default, 8, then refuses first). */
 export const MAX_FEEDS_PER_SOCKET = 16;
@@ -88,7 +101,7 @@ export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOp
     lastEventId: envelope.lastEventId,
     // Never rejects: the unit does not await every page it sends (a bootstrap notice), and an ended feed or a closed socket stops it anyway.
     onData: (value, eventId, more) => acks.page((ack) => sendPage(peer, new PageMessage(sub, value, eventId, more === true), ack)),
-    onError: (error) => (opened ? signal(SYNCOM_EVENTS.feedError, { error: toWireError(error) }) : (early ??= error)),
+    onError: (error) => (opened ? signal(SYNCOM_EVENTS.feedError, { error: loggedWireError(error, sub) }) : (early ??= error)),
     onEnd: () => signal(SYNCOM_EVENTS.feedEnd, {}),
   });
   // Ending the feed lets go of its pages out: nothing waits on a subscriber that is gone.

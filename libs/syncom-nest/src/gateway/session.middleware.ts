@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io';
-import { authorizeVerdict, type Hello } from 'syncom';
+import { authorizeFailed, authorizeVerdict, type Hello } from 'syncom';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import type { SampledLog } from './sampled-log';
 import { peerOf } from './socket-peer';
@@ -23,9 +23,10 @@ function refusal(message: string, code = 'UNAUTHORIZED', status = 401): Error {
  * at the handshake with the client's `auth.token` and, when it passes, puts
  * the session on the socket's context (with the identity its answer named,
  * which the limits are keyed by); the unit then answers hello. An answer
- * other than true or a non-empty string refuses the connection 401, a throw
- * 503 AUTHORIZE_FAILED (it judged nothing); the link dials again after
- * either, backed off. Nothing here can crash the server.
+ * other than true or a non-empty string, or a throw, refuses the connection
+ * 401; a throw that says it could not judge (authorizeFailed) is 503
+ * AUTHORIZE_FAILED. The link dials again after either, backed off. Nothing
+ * here can crash the server.
  * Without authorize every handshake gets a session.
  */
 export function createSessionMiddleware(options: SyncomGatewayOptions, log: SampledLog): (socket: Socket, next: Next) => void {
@@ -43,8 +44,8 @@ export function createSessionMiddleware(options: SyncomGatewayOptions, log: Samp
       (error: unknown) => {
         // Its name only: an authorize may word its error with the token it was handed.
         log.warn('handshake-threw', `refused the handshake of ${socket.handshake.address}: authorize threw ${error instanceof Error ? error.name : typeof error}`);
-        // It did not judge the token (its store down, say): 503, which the link dials again after, backed off.
-        next(refusal('authorize failed on the handshake: try again later', 'AUTHORIZE_FAILED', 503));
+        // One that says it could not judge (its store down): 503. Any other throw is a no (jwt.verify's on a bad token).
+        next(authorizeFailed(error) ? refusal('authorize could not judge the handshake: try again later', 'AUTHORIZE_FAILED', 503) : refusal('authorize refused the handshake: check the token'));
       },
     );
   };

@@ -1,5 +1,5 @@
 import type { Socket as ClientSocket } from 'socket.io-client';
-import type { Storage, SyncomError } from 'syncom';
+import { type Storage, SyncomError } from 'syncom';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { memoryStorage, type TestHub } from '../helpers/hub';
@@ -37,12 +37,17 @@ describe('refusals at the socket.io gateway', () => {
     expect(d.storage.sync.peers()[0].connected).toBe(false);
   });
 
-  it('HOST-3 an authorize that throws answers 503 AUTHORIZE_FAILED (it judged nothing) and the gateway serves on; a dialer greets again, backed off, and syncs once it admits (a 401 had left it ungreeted on its live connection)', async () => {
+  it('HOST-3 an authorize that throws refuses 401 (jwt.verify on a bad token); one that throws AUTHORIZE_FAILED (it could not judge) answers 503, and a dialer greets again, backed off, and syncs once it admits (a 401 stands on a live connection)', async () => {
     let failing = true;
-    hub = await startHub({ options: { authorize: (_ctx, hello) => { if (failing) throw new Error('token store down'); return hello.token === 't'; } } });
+    hub = await startHub({ options: { authorize: (_ctx, hello) => {
+      if (hello.token === 'bad') throw new Error('jwt malformed');
+      if (failing) throw new SyncomError('AUTHORIZE_FAILED', 'token store down');
+      return hello.token === 't';
+    } } });
     const h = hub;
     const socket = await raw(h);
-    await expect(socket.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: false, error: { code: 'AUTHORIZE_FAILED', status: 503 } });
+    await expect(socket.timeout(5000).emitWithAck('hello', { ...HELLO, token: 'bad' })).resolves.toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED', status: 401 } });
+    await expect(socket.timeout(5000).emitWithAck('hello', HELLO)).resolves.toMatchObject({ ok: false, error: { code: 'AUTHORIZE_FAILED', status: 503, message: expect.not.stringContaining('store') } });
     const d = await dialer(h, 't');
     await d.add();
     await until(() => d.errors.some((e) => e.code === 'AUTHORIZE_FAILED'), [d.storage], 'the 503');

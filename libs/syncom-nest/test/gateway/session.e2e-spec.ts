@@ -1,4 +1,4 @@
-import type { Storage, SyncomError } from 'syncom';
+import { type Storage, SyncomError } from 'syncom';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { type TestHub } from '../helpers/hub';
 import { gatewayFixture } from '../helpers/fixture';
@@ -62,9 +62,14 @@ describe("access 'session' at the socket.io gateway", () => {
     }
   });
 
-  it('HOST-2 an authorize that throws at the handshake refuses the connection 503 AUTHORIZE_FAILED and the gateway stays up', async () => {
-    hub = await startHub({ options: { access: 'session', authorize: (_ctx, hello) => { if (hello.token === 'boom') throw new Error('down'); return true; } } });
-    await expect(rawSocket(hub.url, { auth: { token: 'boom' } })).rejects.toMatchObject({ data: { code: 'AUTHORIZE_FAILED', status: 503 } });
+  it('HOST-2 an authorize that throws at the handshake refuses the connection 401 (503 AUTHORIZE_FAILED when it throws that: it could not judge) and the gateway stays up', async () => {
+    hub = await startHub({ options: { access: 'session', authorize: (_ctx, hello) => {
+      if (hello.token === 'boom') throw new Error('down');
+      if (hello.token === 'store') throw new SyncomError('AUTHORIZE_FAILED', 'token store down');
+      return true;
+    } } });
+    await expect(rawSocket(hub.url, { auth: { token: 'boom' } })).rejects.toMatchObject({ data: { code: 'UNAUTHORIZED', status: 401 } });
+    await expect(rawSocket(hub.url, { auth: { token: 'store' } })).rejects.toMatchObject({ data: { code: 'AUTHORIZE_FAILED', status: 503 } });
     const fine = await rawSocket(hub.url, { auth: { token: 'x' } });
     await expect(fine.timeout(5000).emitWithAck('hello', { node: 'n', vector: {}, epoch: 'e', schema: null })).resolves.toMatchObject({ ok: true });
     fine.disconnect();

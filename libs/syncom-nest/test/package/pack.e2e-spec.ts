@@ -102,7 +102,6 @@ describe('the packed syncom and syncom-nest in a fresh app', () => {
     for (const t of tarballs) {
       const files = execFileSync('tar', ['-tzf', t], { encoding: 'utf8' }).split('\n');
       expect(files).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/dist/index.js', 'package/src/index.ts', 'package/docs/api.md', 'package/docs/nest.md']));
-      expect(files.filter((f) => /docs\/(benchmarks|testing)\.md$/.test(f))).toEqual([]);
       expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
       const out = mkdtempSync(join(work, 'unpacked-'));
       execFileSync('tar', ['-xzf', t, '-C', out]);
@@ -145,6 +144,17 @@ describe('the packed syncom and syncom-nest in a fresh app', () => {
     expect(Math.abs(installed - measured)).toBeLessThan(512);
     const cjs = await bundle(dir, "export * from './node_modules/syncom/dist/browser.js'; export * as socketIo from './node_modules/syncom/dist/socket.io/index.js';");
     expect(cjs).toBeGreaterThan(installed * 1.15);
+    // Every relative import of the ES module build names its file, as webpack 5 insists in a "type": "module" folder.
+    const esm = join(dir, 'node_modules/syncom/dist/esm');
+    expect(JSON.parse(readFileSync(join(esm, 'package.json'), 'utf8'))).toEqual({ type: 'module' });
+    const unresolved: string[] = [];
+    const walkJs = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walkJs(join(d, e.name)) : e.name.endsWith('.js') ? [join(d, e.name)] : []));
+    for (const file of walkJs(esm)) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.{1,2}\/[^'"\n]*)\1/g)) {
+        if (!m[2].endsWith('.js') || !existsSync(resolve(dirname(file), m[2]))) unresolved.push(`${file}: ${m[2]}`);
+      }
+    }
+    expect(unresolved).toEqual([]);
   });
 
   it.each([11, 12])('Nest %i: installs, compiles with tsc --strict, and a REST write on one instance reaches the other', async (major) => {

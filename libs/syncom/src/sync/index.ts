@@ -6,7 +6,7 @@ export { SyncUnit, unitBounds } from './host/unit';
 export type { Session, UnitOptions } from './host/unit';
 export type { Limits } from './protocol/limits';
 export type { NodeRecord } from './dial/registry';
-export { type Authorized, authorizeVerdict, checkLimits, limitKey, PeerBuckets, TokenBucket } from './protocol/limits';
+export { type Authorized, authorizeFailed, authorizeVerdict, checkLimits, limitKey, PeerBuckets, TokenBucket } from './protocol/limits';
 export { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, MAX_IN_FLIGHT_FRAMES } from './protocol/frames';
 export { endHostSessions } from './host/peers';
 export { checkHello } from './protocol/hello';

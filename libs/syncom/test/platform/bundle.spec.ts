@@ -4,9 +4,10 @@ import { runInNewContext } from 'node:vm';
 import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
 
 /**
- * The browser bundle's budget, gzipped (KB of 1,024 bytes): the package's ES module build of
- * `syncom/browser` with `syncom/socket.io`, as a bundler that honours the `browser` condition gets
- * it (bench/suites/browser-bundle.ts). It measures about 84.8. The published target (README,
+ * The browser bundle's budget, gzipped (KB of 1,024 bytes): `syncom/browser` with `syncom/socket.io`
+ * bundled from the sources, which give the same bytes as the package's ES module build that a
+ * bundler honouring the `browser` condition gets (bench/suites/browser-bundle.ts measures that
+ * build; the pack test checks the two agree). It measures about 84.8. The published target (README,
  * `npm run bench:targets`) is 60 KB, reported not met; what made it grow is in docs/benchmarks.md
  * ("The browser bundle, change by change"). This guard stops growth beyond 85 KB.
  */
@@ -14,7 +15,7 @@ const BUDGET_KB = 85;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
   it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 85 KB gzipped', async () => {
-    const bundle = await buildBrowserBundle();
+    const bundle = await buildBrowserBundle('src');
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
     // A node: import left in the text would fail in a browser at load.

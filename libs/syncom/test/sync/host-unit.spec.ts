@@ -1,5 +1,5 @@
 import { internals } from '../../src/testing/internals';
-import { createMemoryLink, unpackOps, type HostUnit, type SyncEvents } from '../../src';
+import { createMemoryLink, SyncomError, unpackOps, type HostUnit, type SyncEvents } from '../../src';
 import type { SubscribeOptions } from '../../src/link';
 import { closeAll, dialer, hub, Net, node, records, until } from './helpers';
 import { craft, dialerOf, greet, helloOf, opsOf, push, record, waitFor, WatchedNet } from './scenario-helpers';
@@ -93,21 +93,23 @@ describe('hosting: the unit', () => {
     await closeAll(d, h);
   });
 
-  it('HOST-3 SCOPE-26 GUAR-24: authorize gates the handshake with the token and the scopes; false refuses it 401, a throw 503 AUTHORIZE_FAILED (it judged nothing)', async () => {
+  it('HOST-3 SCOPE-26 GUAR-24: authorize gates the handshake with the token and the scopes; false or a throw refuses it 401, a SyncomError AUTHORIZE_FAILED thrown (it could not judge) is 503', async () => {
     const seen: { token?: string; scopes: string[] }[] = [];
     const h = await hub({
       authorize: (_ctx, hello) => {
         seen.push({ token: hello.token, scopes: hello.scopes });
         if (hello.token === 'boom') throw new Error('authorize failed');
+        if (hello.token === 'down') throw new SyncomError('AUTHORIZE_FAILED', 'the token store is down');
         return hello.token === 't';
       },
     });
     const p = await node();
     await expect(h.unit.call('hello', helloOf(p, ['Doc'], { token: 'wrong' }), {})).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
-    await expect(h.unit.call('hello', helloOf(p, ['*'], { token: 'boom' }), {})).rejects.toMatchObject({ code: 'AUTHORIZE_FAILED', status: 503 });
+    await expect(h.unit.call('hello', helloOf(p, ['*'], { token: 'boom' }), {})).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    await expect(h.unit.call('hello', helloOf(p, ['*'], { token: 'down' }), {})).rejects.toMatchObject({ code: 'AUTHORIZE_FAILED', status: 503, message: expect.not.stringContaining('store') });
     await expect(h.unit.call('hello', helloOf(p, ['*']), {})).rejects.toMatchObject({ status: 401 });
     await expect(h.unit.call('hello', helloOf(p, ['Doc'], { token: 't' }), {})).resolves.toMatchObject({ node: h.s.id });
-    expect(seen).toEqual([{ token: 'wrong', scopes: ['Doc'] }, { token: 'boom', scopes: ['*'] }, { token: undefined, scopes: ['*'] }, { token: 't', scopes: ['Doc'] }]);
+    expect(seen).toEqual([{ token: 'wrong', scopes: ['Doc'] }, { token: 'boom', scopes: ['*'] }, { token: 'down', scopes: ['*'] }, { token: undefined, scopes: ['*'] }, { token: 't', scopes: ['Doc'] }]);
     const refusedCtx = {};
     await h.unit.call('hello', helloOf(p, ['*'], { token: 'wrong' }), refusedCtx).catch(() => undefined);
     await p.insert({ n: 1 });

@@ -15,7 +15,7 @@ import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
 import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
-import { type Authorized, authorizeVerdict, checkedLimits, checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
+import { type Authorized, authorizeFailed, authorizeVerdict, checkedLimits, checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
@@ -312,9 +312,9 @@ export class SyncUnit implements HostUnit {
   }
 
   /**
-   * authorize's answer, read fail-closed (authorizeVerdict). One that throws judged nothing (its token store
-   * down, say): 503 AUTHORIZE_FAILED, greeted again backed off, where a 401 stands and had left its dialer
-   * ungreeted on a live connection. What it threw stays here (cause): it may name the app's secrets.
+   * authorize's answer, read fail-closed (authorizeVerdict); a throw refuses, as jwt.verify's on a bad
+   * token. One that says it could not judge (authorizeFailed: a SyncomError AUTHORIZE_FAILED or of a 5xx
+   * status, its token store down) is 503, greeted again backed off, where a 401 stands.
    * @throws SyncomError AUTHORIZE_FAILED 503.
    */
   private async judged(context: object, hello: Hello): Promise<{ ok: boolean; identity?: string }> {
@@ -322,7 +322,8 @@ export class SyncUnit implements HostUnit {
     try {
       return authorizeVerdict(await this.o.authorize(context, hello));
     } catch (e) {
-      throw new SyncomError('AUTHORIZE_FAILED', 'authorize failed on this hello: greet again later', { status: 503, cause: e });
+      if (authorizeFailed(e)) throw new SyncomError('AUTHORIZE_FAILED', 'authorize could not judge this hello: greet again later', { status: 503, cause: e });
+      return { ok: false };
     }
   }
 

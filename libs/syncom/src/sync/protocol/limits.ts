@@ -79,6 +79,16 @@ export function limitKey(context: object, helloToken: string | undefined, author
   return session !== null && typeof session === 'object' ? session : context;
 }
 
+/**
+ * Whether what an authorize threw says it could not judge (its token store down) rather than no: a
+ * SyncomError AUTHORIZE_FAILED, or one of a 5xx status. Any other throw is a refusal (jwt.verify's on a
+ * bad token), which stands: a dialer told 503 greets again, backed off, for as long as it is told so.
+ */
+export function authorizeFailed(e: unknown): boolean {
+  if (!(e instanceof SyncomError)) return false;
+  return e.code === 'AUTHORIZE_FAILED' || (typeof e.status === 'number' && e.status >= 500);
+}
+
 /** What an authorize answers: `true` admits, a non-empty string admits as that identity, anything else refuses. */
 export type Authorized = boolean | string;
 
