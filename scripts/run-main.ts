@@ -5,6 +5,16 @@ import { join } from 'node:path';
 const root = join(__dirname, '..');
 
 /**
+ * The environment of an app a test starts: this process's without its SYNCOM_* variables (CI's
+ * SYNCOM_REQUIRE_CHROMIUM, or a developer's SYNCOM_TOKENS, would reach the app, which reads or warns
+ * about every one), HOST on loopback, then `env` (a value undefined leaves the variable out).
+ */
+export function appEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SYNCOM_')));
+  return { ...inherited, HOST: '127.0.0.1', ...env };
+}
+
+/**
  * Run an app's entry (`apps/hub/src/main.ts`, relative to the repository)
  * from its TypeScript source with `env` over this process's (HOST on
  * loopback; a value undefined leaves the variable out) until it exits;
@@ -14,7 +24,7 @@ const root = join(__dirname, '..');
  */
 function runMain(entry: string, env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, entry)], {
-    env: { ...process.env, HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: appEnv(env), stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout.on('data', (c: Buffer) => { out += c.toString(); });

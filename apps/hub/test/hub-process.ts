@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { appEnv } from '../../../scripts/run-main';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..', '..');
@@ -22,7 +23,7 @@ export interface HubProcess {
  */
 export async function spawnHub(env: Record<string, string | undefined>): Promise<HubProcess> {
   const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-src.js'), join(root, 'apps/hub/src/main.ts')], {
-    env: { ...process.env, HOST: '127.0.0.1', ...env },
+    env: appEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from '../../../scripts/free-port';
+import { appEnv } from '../../../scripts/run-main';
 
 const root = join(__dirname, '..', '..', '..');
 const compiled = join(root, 'apps/hub/dist/main.js');
@@ -49,7 +50,7 @@ describe('npm start (the compiled hub)', () => {
     expect(existsSync(compiled) ? compiled : 'apps/hub/dist/main.js is missing: run npm run build').toBe(compiled);
     const [port] = await freePorts(1);
     const path = join(dir, signal);
-    const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SYNCOM_PATH: path, SYNCOM_TOKENS: 't' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const npm = spawn('npm', ['start'], { cwd: root, env: appEnv({ PORT: String(port), SYNCOM_PATH: path, SYNCOM_TOKENS: 't' }), stdio: ['ignore', 'pipe', 'pipe'] });
     started.add(npm.pid!);
     const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
     await printed(npm, /listening on http/);
