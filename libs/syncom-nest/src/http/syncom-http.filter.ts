@@ -36,8 +36,11 @@ export class SyncomHttpFilter implements ExceptionFilter {
 
   catch(error: SyncomError, host: ArgumentsHost): void {
     const status = SYNCOM_HTTP_STATUS[error.code] ?? HttpStatus.INTERNAL_SERVER_ERROR;
-    if (status === HttpStatus.INTERNAL_SERVER_ERROR) this.log.error(`${error.code}: ${error.message}`);
-    const message = status === HttpStatus.INTERNAL_SERVER_ERROR ? 'the storage failed; the server log has its message' : error.message;
+    // A SYNC_TIMEOUT's message names the hub and quotes its last refusal, text the hub chose: the log's, not the caller's.
+    const serverSide = status === HttpStatus.INTERNAL_SERVER_ERROR || error.code === 'SYNC_TIMEOUT';
+    if (serverSide) this.log.error(`${error.code}: ${error.message}`);
+    const message = status === HttpStatus.INTERNAL_SERVER_ERROR ? 'the storage failed; the server log has its message'
+      : error.code === 'SYNC_TIMEOUT' ? 'not in sync with the hub in time; the server log has why' : error.message;
     const body = { statusCode: status, error: STATUS_CODES[status], code: error.code, message };
     const response = host.switchToHttp().getResponse<HttpResponse>().status(status);
     if (typeof response.json === 'function') response.json(body);

@@ -35,7 +35,13 @@ describe('SyncomHttpFilter: a SyncomError out of an HTTP handler', () => {
     expect(answer(new SyncomError('NOT_FOUND', 'no record abc'))).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', message: 'no record abc' } });
     let sent: unknown;
     const reply = { status: (s: number) => ({ send: (b: unknown) => void (sent = { s, b }) }) };
-    new SyncomHttpFilter().catch(new SyncomError('SYNC_TIMEOUT', 'not in sync'), { switchToHttp: () => ({ getResponse: () => reply }) } as never);
-    expect(sent).toEqual({ s: 504, b: { statusCode: 504, error: 'Gateway Timeout', code: 'SYNC_TIMEOUT', message: 'not in sync' } });
+    const spy = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      // Its message quotes the hub's last refusal, which the caller of this app is not told.
+      new SyncomHttpFilter().catch(new SyncomError('SYNC_TIMEOUT', 'not in sync with hub.internal:8000; its last error: UNAUTHORIZED 401: token t-123 unknown'), { switchToHttp: () => ({ getResponse: () => reply }) } as never);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(sent).toEqual({ s: 504, b: { statusCode: 504, error: 'Gateway Timeout', code: 'SYNC_TIMEOUT', message: 'not in sync with the hub in time; the server log has why' } });
   });
 });
