@@ -46,13 +46,15 @@ describe('npm start (the compiled hub)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to npm stops the hub, which closes its storage (its LOCK is gone)', async (signal) => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s to npm stops the hub, which says so and closes its storage (its LOCK is gone)', async (signal) => {
     expect(existsSync(compiled) ? compiled : 'apps/hub/dist/main.js is missing: run npm run build').toBe(compiled);
     const [port] = await freePorts(1);
     const path = join(dir, signal);
     const npm = spawn('npm', ['start'], { cwd: root, env: appEnv({ PORT: String(port), SYNCOM_PATH: path, SYNCOM_TOKENS: 't' }), stdio: ['ignore', 'pipe', 'pipe'] });
     started.add(npm.pid!);
     const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    let said = '';
+    npm.stdout!.on('data', (c: Buffer) => { said += c.toString(); });
     await printed(npm, /listening on http/);
     const [hub] = childrenOf(npm.pid!);
     for (const pid of [hub, ...childrenOf(hub)]) started.add(pid);
@@ -63,5 +65,7 @@ describe('npm start (the compiled hub)', () => {
     // npm exits once its child did: the hub is gone, not orphaned, and it released its storage.
     expect(alive(hub)).toBe(false);
     expect(existsSync(join(path, 'LOCK'))).toBe(false);
+    // A clean stop says so in the log, where a crash leaves nothing.
+    expect(said).toContain(`stopping on ${signal}: closing the storage`);
   });
 });
