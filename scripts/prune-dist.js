@@ -28,7 +28,7 @@ function prune(lib) {
     if (!match) continue;
     // dist/esm (the ES module build) mirrors src as dist itself does.
     const rel = path.relative(dist, file.slice(0, -match[1].length));
-    const inEsm = rel === 'esm' || rel.startsWith(`esm${path.sep}`);
+    const inEsm = rel.startsWith(`esm${path.sep}`);
     const source = path.join(lib, 'src', inEsm ? path.relative('esm', rel) : rel) + '.ts';
     if (!fs.existsSync(source)) {
       fs.rmSync(file);

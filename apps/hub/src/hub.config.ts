@@ -167,7 +167,7 @@ export const HUB_VARIABLES = [
 
 /**
  * The SYNCOM_* variables set that the hub does not read, each with the one it most likely meant: a
- * misspelt SYNCOM_TOKEN had started an open hub with only the generic warning about tokens.
+ * misspelt tokens variable (the singular) had started an open hub with only the generic warning about tokens.
  */
 function strayVariables(env: NodeJS.ProcessEnv): string[] {
   return Object.keys(env).filter((k) => k.startsWith('SYNCOM_') && !(HUB_VARIABLES as readonly string[]).includes(k)).sort().map((k) => {
@@ -176,15 +176,20 @@ function strayVariables(env: NodeJS.ProcessEnv): string[] {
   });
 }
 
-/** SYNCOM_PEERS: hub urls (http, https, ws or wss), each one read as the dialer will. */
+/** Whether `raw` parses as a url whose protocol `protocol` matches. */
+function isUrlOf(raw: string, protocol: RegExp): boolean {
+  try {
+    return protocol.test(new URL(raw).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** SYNCOM_PEERS: hub urls (http, https, ws or wss). A refused item is named by its place, not shown: a url may hold a password. */
 function peerList(env: NodeJS.ProcessEnv): string[] {
   const peers = [...new Set(list(env.SYNCOM_PEERS))];
-  peers.forEach((p, i) => {
-    let url: URL | undefined;
-    try { url = new URL(p); } catch { /* refused below */ }
-    // The item is not shown: a url may hold a password.
-    if (!url || !/^(https?|wss?):$/.test(url.protocol)) throw badVariable('SYNCOM_PEERS', undefined, `item ${i + 1} is no hub url (http(s)://host:port/syncom)`);
-  });
+  const bad = peers.findIndex((p) => !isUrlOf(p, /^(https?|wss?):$/));
+  if (bad >= 0) throw badVariable('SYNCOM_PEERS', undefined, `item ${bad + 1} is no hub url (http(s)://host:port/syncom)`);
   return peers;
 }
 
@@ -192,9 +197,7 @@ function peerList(env: NodeJS.ProcessEnv): string[] {
 function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.SYNCOM_REDIS_URL?.trim();
   if (!raw) return undefined;
-  let url: URL | undefined;
-  try { url = new URL(raw); } catch { /* refused below */ }
-  if (!url || !/^rediss?:$/.test(url.protocol)) throw badVariable('SYNCOM_REDIS_URL', undefined, 'must be a redis:// or rediss:// url');
+  if (!isUrlOf(raw, /^rediss?:$/)) throw badVariable('SYNCOM_REDIS_URL', undefined, 'must be a redis:// or rediss:// url');
   return raw;
 }
 

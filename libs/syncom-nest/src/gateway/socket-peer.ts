@@ -92,14 +92,10 @@ export class SocketPeer {
     this.streams.close();
     delete this.context.node;
     delete this.context.scopes;
-    delete this.identity;
     delete (this.socket.data as Record<string, unknown>).syncom;
     if (this.unit) endUnitSession(this.unit, this.context);
     this.sessionEnded?.();
   }
-
-  /** The identity the last hello's `authorize` named (a string it answered): the limits guard keys the socket's buckets on it. */
-  identity?: string;
 
   /** Called when the session ends (the gateway puts the socket's frames back under the pre-auth bound). */
   sessionEnded?: () => void;

@@ -3,7 +3,7 @@ import {
   ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
-import { authorizeVerdict, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, type Hello, type HostUnit, Storage, SyncomError, type UnitOptions, unitBounds } from 'syncom';
+import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, type Hello, type HostUnit, Storage, SyncomError, type UnitOptions, unitBounds } from 'syncom';
 import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '../link/socket-io-protocol';
 import { DEFAULT_NAMESPACE, DEFAULT_TRANSPORTS, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
 import type { GatewayTransport, SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
@@ -47,17 +47,11 @@ const hostedOn = new WeakMap<Namespace, Set<object>>();
 /**
  * The gateway's host unit. The limits stay with the guards; `authorize` is
  * the unit's, which runs it on a hello after the proof of its node id
- * (proveNodes), so that it judges a node that holds its key. The identity
- * its answer names is kept on the socket, for the limits guard's buckets.
+ * (proveNodes), so that it judges a node that holds its key.
  */
 function hostUnitOf(storage: Storage, options: SyncomGatewayOptions): HostUnit {
   const { access = 'public', limits, authorize: judge } = options;
-  const authorize = judge && (async (context: object, hello: Hello) => {
-    const socketContext = context as SyncomSocketContext;
-    const answer = await judge(socketContext, hello);
-    peerOf(socketContext.socket).identity = authorizeVerdict(answer).identity;
-    return answer;
-  });
+  const authorize = judge && ((context: object, hello: Hello) => judge(context as SyncomSocketContext, hello));
   const reconcileFrame = reconcileFrameFor(limits);
   // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
   const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);

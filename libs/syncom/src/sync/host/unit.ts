@@ -244,6 +244,11 @@ export class SyncUnit implements HostUnit {
     if (s) this.pager.release(context, s);
   }
 
+  /** Who the peer greeted on `context` is for its limits (limitKey, as its hello established it); undefined without a session. */
+  identityOf(context: object): string | object | undefined {
+    return this.peers.current(context)?.identity as string | object | undefined;
+  }
+
   /** Every live changes feed (LIFE-5). */
   hosted(): { node: string; scopes: string[]; since: number; cursor: string }[] {
     return this.peers.allFeeds().map((f) => ({ ...f.info }));
