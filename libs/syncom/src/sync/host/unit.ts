@@ -15,7 +15,7 @@ import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
 import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
-import { type Authorized, authorizeFailed, authorizeVerdict, checkedLimits, checkLimits, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
+import { type Authorized, checkedLimits, checkLimits, judgeHello, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
@@ -279,7 +279,7 @@ export class SyncUnit implements HostUnit {
       throw new SyncomError('UNSIGNED', 'this host requires signatures and the node id is no key', { status: 403 });
     }
     if (this.o.proveNodes) await this.proven(hello, context);
-    const verdict = await this.judged(context, hello);
+    const verdict = await judgeHello(this.o.authorize, context, hello);
     if (!verdict.ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
     const ours = this.o.wireVersions ?? this.ctx.wireVersions;
     const version = chooseVersion(ours, hello.versions);
@@ -314,22 +314,6 @@ export class SyncUnit implements HostUnit {
     const fresh = newChallenge();
     this.challenges.set(context, fresh);
     throw unproven(hello.proof === undefined ? 'sign the challenge and greet again with it as proof' : 'the proof does not sign this connection\'s challenge with the node\'s key', fresh);
-  }
-
-  /**
-   * authorize's answer, read fail-closed (authorizeVerdict); a throw refuses, as jwt.verify's on a bad
-   * token. One that says it could not judge (authorizeFailed: a SyncomError AUTHORIZE_FAILED or of a 5xx
-   * status, its token store down) is 503, greeted again backed off, where a 401 stands.
-   * @throws SyncomError AUTHORIZE_FAILED 503.
-   */
-  private async judged(context: object, hello: Hello): Promise<{ ok: boolean; identity?: string }> {
-    if (!this.o.authorize) return { ok: true };
-    try {
-      return authorizeVerdict(await this.o.authorize(context, hello));
-    } catch (e) {
-      if (authorizeFailed(e)) throw new SyncomError('AUTHORIZE_FAILED', 'authorize could not judge this hello: greet again later', { status: 503, cause: e });
-      return { ok: false };
-    }
   }
 
   /** What a dialer's push pages must fit in, when this unit knows (hello's `pushBytes`). */

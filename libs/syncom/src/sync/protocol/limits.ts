@@ -106,6 +106,22 @@ export function authorizeVerdict(answer: unknown): { ok: boolean; identity?: str
 }
 
 /**
+ * A hello judged by a unit's authorize, read fail-closed (authorizeVerdict); a throw refuses, as
+ * jwt.verify's on a bad token. One that says it could not judge (authorizeFailed: its token store
+ * down) is 503, which a dialer greets again after, backed off, where a 401 stands.
+ * @throws SyncomError AUTHORIZE_FAILED 503.
+ */
+export async function judgeHello<H>(authorize: ((context: object, hello: H) => Authorized | Promise<Authorized>) | undefined, context: object, hello: H): Promise<{ ok: boolean; identity?: string }> {
+  if (!authorize) return { ok: true };
+  try {
+    return authorizeVerdict(await authorize(context, hello));
+  } catch (e) {
+    if (authorizeFailed(e)) throw new SyncomError('AUTHORIZE_FAILED', 'authorize could not judge this hello: greet again later', { status: 503, cause: e });
+    return { ok: false };
+  }
+}
+
+/**
  * The opsPerSecond buckets of a host unit, one per peer identity (HOST-12,
  * limitKey): a fresh hello or a new connection of the same identity does not
  * refill it. A token's bucket lives in a map whose idle (full) buckets are
