@@ -1,4 +1,4 @@
-import { type INestApplication, Logger, type LoggerService, type LogLevel } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication, Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SyncomIoAdapter } from 'syncom-nest';
@@ -21,6 +21,17 @@ async function ioAdapter(app: INestApplication, config: HubConfig): Promise<Sync
   return adapter;
 }
 
+const LEVELS: LogLevel[] = ['log', 'warn', 'error'];
+
+/**
+ * The hub's logger: Nest's console lines, or with logFormat 'json' one JSON
+ * object a line ({ level, pid, timestamp, message, context }), which a log
+ * collector reads without parsing colours and columns.
+ */
+function hubLogger(config: HubConfig): LoggerService | LogLevel[] {
+  return config.logFormat === 'json' ? new ConsoleLogger({ json: true, colors: false, compact: true, logLevels: LEVELS }) : LEVELS;
+}
+
 /**
  * Starts a hub listening on config.port (0: any free port); returns the app.
  * Logs a warning for each weakening choice (no tokens, signatures not
@@ -30,7 +41,7 @@ async function ioAdapter(app: INestApplication, config: HubConfig): Promise<Sync
 export async function createHub(config: HubConfig, logger?: LoggerService | LogLevel[] | false): Promise<INestApplication> {
   // abortOnError false: a start that fails (the path LOCKED by another hub) rejects to the caller; Nest's default
   // exited the process from inside createHub, so an embedding app's own handling never ran (main.ts exits).
-  const app = await NestFactory.create<NestExpressApplication>(HubModule.register(config), { logger: logger ?? ['log', 'warn', 'error'], abortOnError: false });
+  const app = await NestFactory.create<NestExpressApplication>(HubModule.register(config), { logger: logger ?? hubLogger(config), abortOnError: false });
   const log = new Logger('Hub');
   for (const warning of hubWarnings(config)) log.warn(warning);
   app.enableShutdownHooks();

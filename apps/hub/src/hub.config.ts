@@ -105,6 +105,8 @@ export interface HubConfig {
   io?: SyncomModuleOptions['io'];
   /** The built web app served at `/` (SYNCOM_WEB_DIR); default apps/web/dist; false: nothing served. */
   webDir?: string | false;
+  /** The log's lines: 'text' (Nest's console format, the default) or 'json', one object a line (SYNCOM_LOG_FORMAT). */
+  logFormat?: 'text' | 'json';
 }
 
 /** The limits in force: the config's, else the defaults. */
@@ -163,6 +165,7 @@ export const HUB_VARIABLES = [
   'SYNCOM_SOCKETS_PER_TOKEN', 'SYNCOM_FEEDS_PER_SOCKET', 'SYNCOM_MAX_CONNECTIONS', 'SYNCOM_MAX_INBOUND_BYTES', 'SYNCOM_PRE_AUTH_BYTES',
   'SYNCOM_SCOPE_FIELD', 'SYNCOM_PROVE_NODES', 'SYNCOM_HEALTH_DETAIL', 'SYNCOM_METRICS', 'SYNCOM_ALLOWED_ORIGINS', 'SYNCOM_PEERS',
   'SYNCOM_PEER_TOKEN', 'SYNCOM_REDIS_URL', 'SYNCOM_REDIS_TIMEOUT', 'SYNCOM_LOAD_PROBE', 'SYNCOM_LOAD_PROBE_GC', 'SYNCOM_WEB_DIR',
+  'SYNCOM_LOG_FORMAT',
 ] as const;
 
 /**
@@ -206,7 +209,7 @@ function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
  * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_PROVE_NODES, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
  * SYNCOM_ALLOWED_ORIGINS, SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_REDIS_TIMEOUT, SYNCOM_LOAD_PROBE,
- * SYNCOM_LOAD_PROBE_GC, SYNCOM_WEB_DIR.
+ * SYNCOM_LOAD_PROBE_GC, SYNCOM_WEB_DIR, SYNCOM_LOG_FORMAT.
  * @throws SyncomError HUB_CONFIG naming the first variable that does not parse.
  */
 export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
@@ -236,6 +239,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     ...(redis !== undefined && { redisUrl: redis }),
     ...(env.SYNCOM_REDIS_TIMEOUT && { redisTimeout: intVar(env, 'SYNCOM_REDIS_TIMEOUT', 5000, { min: 100 }) }),
     ...(env.SYNCOM_WEB_DIR && { webDir: webDirVar(env.SYNCOM_WEB_DIR) }),
+    logFormat: choiceVar(env, 'SYNCOM_LOG_FORMAT', ['text', 'json'] as const, 'text'),
     ...(stray.length > 0 && { strayVariables: stray }),
   };
 }

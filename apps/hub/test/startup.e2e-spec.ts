@@ -29,6 +29,7 @@ describe('apps/hub: start (hostile, e2e)', () => {
       [{ SYNCOM_SOCKETS_PER_TOKEN: 'many' }, /^SYNCOM_SOCKETS_PER_TOKEN="many"/],
       [{ SYNCOM_FEEDS_PER_SOCKET: '0' }, /^SYNCOM_FEEDS_PER_SOCKET="0"/],
       [{ SYNCOM_IN_FLIGHT_BYTES: '1e9' }, /^SYNCOM_IN_FLIGHT_BYTES="1e9"/],
+      [{ SYNCOM_LOG_FORMAT: 'xml' }, /^SYNCOM_LOG_FORMAT="xml": expected one of text, json$/],
     ];
     for (const [env, message] of cases) expect(() => hubConfigFromEnv(env)).toThrow(message);
   });
@@ -63,4 +64,19 @@ describe('apps/hub: start (hostile, e2e)', () => {
       await unsafe.kill();
     }
   }, 120_000);
+
+  it('SYNCOM_LOG_FORMAT=json: every line the hub prints is one JSON object with its level, context and message', async () => {
+    const [port] = await freePorts(1);
+    const hub = await spawnHub({ PORT: String(port), SYNCOM_PATH: join(dir, 'json'), SYNCOM_TOKENS: undefined, SYNCOM_LOG_FORMAT: 'json' });
+    try {
+      await hub.printed(/limits: /);
+      const lines = hub.output().split('\n').filter((l) => l.trim() !== '');
+      const parsed = lines.map((l) => JSON.parse(l) as { level: string; context: string; message: string });
+      for (const entry of parsed) expect(entry).toEqual(expect.objectContaining({ level: expect.any(String), context: expect.any(String), message: expect.any(String) }));
+      expect(parsed).toContainEqual(expect.objectContaining({ level: 'warn', context: 'Hub', message: 'SYNCOM_TOKENS is unset: any peer may sync with this hub' }));
+      expect(parsed).toContainEqual(expect.objectContaining({ level: 'log', context: 'Hub', message: `listening on http://127.0.0.1:${port}` }));
+    } finally {
+      await hub.kill();
+    }
+  }, 60_000);
 });
