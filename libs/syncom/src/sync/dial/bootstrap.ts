@@ -121,7 +121,7 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
     }
     const joined = current ? joinEntries(current, raw) : heldEntry(raw);
     // The snapshot brings nothing new for this record (a dialer's own records, pushed before it bootstraps): no merge op.
-    if (joinedUnchanged(current, joined)) continue;
+    if (joinedUnchanged(current, joined, raw)) continue;
     const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late }, mergeScope(replica, id, joined));
     // What applyOp(current, op) gives: the join again (joins are idempotent), so not computed twice.
     merges.add({ op, flags: 0, via, after: joined, late });
