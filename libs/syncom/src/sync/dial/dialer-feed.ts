@@ -103,7 +103,7 @@ export class DialerFeed {
   private retry?: ReturnType<typeof setTimeout>;
   /** Bootstraps that went through, paced: a host that answers every subscription with one is asked again backed off. */
   private readonly boots: FeedPace;
-  /** Pages refused for a gap or a foreign `prev`, paced; reset by a page that brought ops. */
+  /** Pages refused for a gap or a foreign `prev`, or that failed, paced; reset by a page that brought ops. */
   private readonly breaks: FeedPace;
   /** The cursor the last such refusal was at, and how many came there in a row (STUCK at MAX_BREAKS). */
   private brokeAt: string | null = null;
@@ -263,11 +263,16 @@ export class DialerFeed {
     return { res, event };
   }
 
-  /** A page that cannot be applied: PAGE_FAILED, then STUCK at the third in a row (PROTO-15, PROTO-16). */
+  /**
+   * A page that cannot be applied: PAGE_FAILED, then STUCK at the third in a row (PROTO-15,
+   * PROTO-16). The feed is opened again paced, as after a break (FeedPace): an empty page
+   * between two failed ones starts the count of failures over, and a host answering every
+   * subscription with both had the dialer resubscribe at once, for ever, never STUCK.
+   */
   private pageFailed(cause: SyncomError): void {
     const { cursor, url } = this.d.rec;
     this.d.report(new SyncomError('PAGE_FAILED', `a changes page could not be applied: ${cause.message}`, { cursor, attempt: ++this.failures, cause, url }));
-    if (this.failures < 3) return this.subscribe(cursor);
+    if (this.failures < 3) return this.restart(this.breaks.next());
     this.stick(cause, 'three pages in a row failed');
   }
 
