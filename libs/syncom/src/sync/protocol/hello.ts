@@ -102,7 +102,9 @@ function readHello(x: unknown): Hello {
   if (!versions) throw bad('versions is no list of positive integers');
   const caps = readCaps(x.caps);
   if (!caps) throw bad('caps is no list of names');
-  const hello: Hello = { node: x.node, vector: x.vector, epoch: x.epoch, schema, scopes: scopes as string[], versions, caps };
+  // Rebuilt from the two fields read: anything else the far side put in it was kept (in a dialer's registry record, saved after every page).
+  const info = schema === null ? null : { version: schema.version, hash: schema.hash };
+  const hello: Hello = { node: x.node, vector: x.vector, epoch: x.epoch, schema: info, scopes: scopes as string[], versions, caps };
   if (typeof x.token === 'string') hello.token = x.token;
   if (x.vectorSince !== undefined && x.vectorSince !== null) {
     if (!isStr(x.vectorSince, 128)) throw bad('vectorSince is no mark');
