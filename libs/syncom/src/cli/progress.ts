@@ -32,7 +32,8 @@ export function createProgress(stream: CliStream, label: string, total: number, 
   const pct = (n: number) => (total === 0 ? 100 : Math.floor((n / total) * 100));
   const draw = (n: number) => {
     if (tty) {
-      const filled = total === 0 ? WIDTH : Math.round((n / total) * WIDTH);
+      // A host names the total (a snapshot's first page) and may send more than it said: the bar stays within its width.
+      const filled = total === 0 ? WIDTH : Math.min(WIDTH, Math.max(0, Math.round((n / total) * WIDTH)));
       stream.write(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${String(pct(n)).padStart(3)}% ${n}/${total}`);
     } else {
       stream.write(`${label}: ${n}/${total} (${pct(n)}%)\n`);
