@@ -1,5 +1,48 @@
 import type { Op, Vector } from '../op/types';
-import { opStreamKey } from '../op/types';
+import { keyScope, opStreamKey } from '../op/types';
+
+/** A vector's keys filed by their scope (keyScope), and how many it holds: see vectorKeys. */
+export interface VectorKeys {
+  readonly byScope: ReadonlyMap<string, readonly string[]>;
+  readonly size: number;
+}
+
+const keyIndexes = new WeakMap<object, { byScope: Map<string, string[]>; size: number }>();
+
+function file(ix: { byScope: Map<string, string[]>; size: number }, key: string): void {
+  const scope = keyScope(key);
+  const list = ix.byScope.get(scope);
+  if (list) list.push(key);
+  else ix.byScope.set(scope, [key]);
+  ix.size++;
+}
+
+/**
+ * The keys of a vector by scope, built at the first ask (one pass) and kept
+ * up to date from then on by every write of a new key through setVectorKey
+ * (advanceVector, raiseVector, the committer's stream keys): a host answering
+ * a peer of one scope reads that scope's streams and the global ones, not
+ * every stream of every scope it holds (a vector is never shrunk in place).
+ */
+export function vectorKeys(vector: Readonly<Vector>): VectorKeys {
+  let ix = keyIndexes.get(vector);
+  if (!ix) {
+    ix = { byScope: new Map(), size: 0 };
+    for (const k of Object.keys(vector)) file(ix, k);
+    keyIndexes.set(vector, ix);
+  }
+  return ix;
+}
+
+/** Set one entry of a vector (in place), filing its key when it is new and the vector's keys are indexed. */
+export function setVectorKey(vector: Vector, key: string, seq: number): void {
+  // A key already held has a number (a new one reads undefined, or an Object.prototype member).
+  if (typeof vector[key] !== 'number' && !Object.hasOwn(vector, key)) {
+    const ix = keyIndexes.get(vector);
+    if (ix) file(ix, key);
+  }
+  vector[key] = seq;
+}
 
 /**
  * Raise `into` (in place) to every entry of `from`. A vector grows with every
@@ -7,7 +50,7 @@ import { opStreamKey } from '../op/types';
  * the whole vector per advance made the join cost scopes times origins.
  */
 export function raiseVector(into: Vector, from: Vector): void {
-  for (const k in from) if (!(into[k] >= from[k])) into[k] = from[k];
+  for (const k in from) if (!(into[k] >= from[k])) setVectorKey(into, k, from[k]);
 }
 
 /** The entries of `b` that are ahead of `a`. */
@@ -36,5 +79,5 @@ export function classifyOp(vector: Vector, op: Op): 'next' | 'duplicate' | 'gap'
 /** Move a vector (in place) past an op. */
 export function advanceVector(vector: Vector, op: Op): void {
   const key = opStreamKey(op);
-  if (!(vector[key] >= op.seq)) vector[key] = op.seq;
+  if (!(vector[key] >= op.seq)) setVectorKey(vector, key, op.seq);
 }

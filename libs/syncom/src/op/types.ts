@@ -65,6 +65,14 @@ export function keyOrigin(key: string): string {
   return end < 0 ? key : key.slice(0, end);
 }
 
+/** The scope of a vector key — origin, origin@scope, either with <from — '*' for a plain origin (LOG-10); a scope name holds no '<'. */
+export function keyScope(key: string): string {
+  const lt = key.indexOf('<');
+  const base = lt < 0 ? key : key.slice(0, lt);
+  const at = base.indexOf('@');
+  return at < 0 ? GLOBAL_SCOPE : base.slice(at + 1);
+}
+
 /**
  * The node a bootstrap op (a merge or an advance) was joined from, which it
  * never travels back to; undefined for any other op, whose `from` is a claim

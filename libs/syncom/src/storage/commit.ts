@@ -5,7 +5,7 @@ import type { OpLog } from '../log/op-log';
 import { FLAG_GRANTED } from '../log/op-log';
 import { FLAG_TO_SIGN } from '../log/flags';
 import { FLAG_SEALED, FLAG_UNSIGNED_OWN } from '../op/pack';
-import { raiseVector } from '../log/vector';
+import { raiseVector, setVectorKey } from '../log/vector';
 import { streamKey } from '../op/types';
 import type { RecordStore } from './records';
 import { LateSigns } from './late-signs';
@@ -87,7 +87,7 @@ class StreamKeys {
       this.from = op.from;
       this.key = streamKey(op.origin, op.scope, op.from);
     }
-    if (!(vector[this.key] >= op.seq)) vector[this.key] = op.seq;
+    if (!(vector[this.key] >= op.seq)) setVectorKey(vector, this.key, op.seq);
   }
 }
 

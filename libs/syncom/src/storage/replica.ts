@@ -13,6 +13,7 @@ import { type RecordDigests, recordDigests } from './digests';
 import { platform } from '../platform';
 import { helloProofText } from '../op/sign';
 import { SignedOut } from './signed-out';
+import { setVectorKey } from '../log/vector';
 
 /**
  * The furthest a REWOUND moves an own stream: 2^52, half the seqs a stream
@@ -203,10 +204,10 @@ export class Replica {
    */
   raiseOwnStream(key: string, seq: number): void {
     if (!this.canRaiseOwnStream(seq)) throw new RangeError(`an own stream cannot be moved to ${seq}: no seq would follow it`);
-    this.p.log.vector[key] = seq;
+    setVectorKey(this.p.log.vector, key, seq);
     this.nonce = newNonce();
     const { committer } = this.p;
-    if (!((committer.pvec[key] ?? 0) >= seq)) committer.pvec[key] = seq;
+    if (!((committer.pvec[key] ?? 0) >= seq)) setVectorKey(committer.pvec, key, seq);
   }
 
   /** The committed records (the state a snapshot serves). */
@@ -276,6 +277,11 @@ export class Replica {
    */
   whenSendable(after: number, limit: number): Promise<void> | undefined {
     return this.p.committer.late.whenLogSigned(after, limit) ?? this.signedOut.ready(after, limit);
+  }
+
+  /** The first log position after `after` of an op of `scopes` or the global scope (head + 1 when none): what a scoped feed may step to unread. */
+  nextInScopes(after: number, scopes: readonly string[]): number {
+    return this.p.log.nextInScopes(after, scopes);
   }
 
   /** read() as a changes feed sends it, once whenSendable() has settled: own ops logged unsigned as their signed copies. */

@@ -190,6 +190,13 @@ export class Feed {
         if (turn) await turn;
         if (this.closed) return slot.release();
         if (this.pos < log.floor) { slot.release(); continue; }
+        // A run of other scopes' ops is stepped over unread: a feed of some scopes costs the ops it may serve, not the log.
+        const next = log.nextInScopes(this.pos, this.o.scopes);
+        if (next > this.pos + 1) {
+          slot.release();
+          this.step(Math.min(next - 1, log.head));
+          continue;
+        }
         // A snapshot's merges are signed after their join, own ops logged unsigned on their way out: the feed reads none before its sig.
         const signing = log.whenSendable(this.pos, this.o.pageSize);
         if (signing) { slot.release(); await signing; continue; }

@@ -3,7 +3,7 @@ import { FLAG_GRANTED } from '../../log/op-log';
 import { FLAG_SEALED } from '../../op/pack';
 import { opStreamKey, type Vector } from '../../op/types';
 import type { Replica } from '../../storage/replica';
-import { inServed, keyScope, servedVector } from '../protocol/scopes';
+import { inServed, keyScope, servedCount, servedVector } from '../protocol/scopes';
 
 /**
  * The log entries a hello answer walks, at least, to send only the vector
@@ -46,8 +46,8 @@ export function vectorAnswer(replica: Replica, since: string | undefined, scopes
   // Only a mark of this nonce names a point of this history.
   const from = at?.epoch === nonce ? at.seq : undefined;
   if (from === undefined || from < replica.floor || from > head) return all();
-  // The vector's streams are counted only past 8,192 entries: a count is a pass over it, as the whole answer is.
-  if (head - from > MAX_DELTA_ENTRIES && head - from > Object.keys(whole).length) return all();
+  // Past 8,192 entries, the walk is taken only when it is shorter than the whole answer (the served streams, counted by scope).
+  if (head - from > MAX_DELTA_ENTRIES && head - from > servedCount(whole, scopes)) return all();
   const entries = replica.read(from, head - from);
   // A hole (an entry not in memory) could hide a stream that moved: the whole vector then.
   if (entries.length !== head - from) return all();

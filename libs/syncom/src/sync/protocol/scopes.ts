@@ -4,6 +4,8 @@ import { isScrubbed } from '../../op/payload';
 import type { Op, Vector } from '../../op/types';
 import { isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES } from '../../op/scope-name';
 import { everyItem } from './versions';
+import { vectorKeys } from '../../log/vector';
+import { keyScope } from '../../op/types';
 
 /** The scopes a peer may read and write: what it was granted, plus the global scope (SCOPE-3). */
 export function allowedScopes(granted: readonly string[]): Set<string> | 'all' {
@@ -73,22 +75,29 @@ function scopeSet(list: readonly string[]): Set<string> {
 /** The origin of a vector key (op/types.ts, beside streamKey, which makes the keys). */
 export { keyOrigin } from '../../op/types';
 
-/** The scope of a vector key — origin, origin@scope, either with <from — '*' for a plain origin (LOG-10); a scope name holds no '<' (isScopeName). */
-export function keyScope(key: string): string {
-  const lt = key.indexOf('<');
-  const base = lt < 0 ? key : key.slice(0, lt);
-  const at = base.indexOf('@');
-  return at < 0 ? '*' : base.slice(at + 1);
-}
+export { keyScope } from '../../op/types';
 
 /**
  * The part of a vector a scoped snapshot covers (SCOPE-20, BOOT-5): a dialer
  * adopting it must not count another scope's ops as had — they would be
  * dropped as duplicates when a fuller node sends them.
  */
-export function servedVector(vector: Vector, served: readonly string[]): Vector {
+export function servedVector(vector: Readonly<Vector>, served: readonly string[]): Vector {
   if (served.includes('*')) return { ...vector };
-  return Object.fromEntries(Object.entries(vector).filter(([k]) => inServed(keyScope(k), served)));
+  // Read through the vector's keys by scope: a peer of one scope costs its streams, not every scope's.
+  const { byScope } = vectorKeys(vector);
+  const out: [string, number][] = [];
+  for (const scope of new Set([...served, '*'])) for (const k of byScope.get(scope) ?? []) out.push([k, vector[k]]);
+  return Object.fromEntries(out);
+}
+
+/** How many entries servedVector(vector, served) holds, read from the vector's keys by scope. */
+export function servedCount(vector: Readonly<Vector>, served: readonly string[]): number {
+  const { byScope, size } = vectorKeys(vector);
+  if (served.includes('*')) return size;
+  let n = 0;
+  for (const scope of new Set([...served, '*'])) n += byScope.get(scope)?.length ?? 0;
+  return n;
 }
 
 /** How the host scopes records: its scope function, and the scope it last knew a record in (a tombstone keeps it). */
