@@ -12,7 +12,7 @@ import type { SnapshotPage } from '../protocol/snapshot-page';
 import { readNdjson, readSnapshotPage } from '../protocol/snapshot-page';
 import { HeldJoins } from './join-hold';
 import { mergeScope } from './merge-scope';
-import { keyScope } from '../protocol/scopes';
+import { keyScope, servedVector } from '../protocol/scopes';
 import { joinedUnchanged } from './join-unchanged';
 import { othersOf } from './own-streams';
 import { positiveInt } from '../protocol/frames';
@@ -176,7 +176,8 @@ async function takePage(o: BootstrapRun, token: string | undefined, offset: numb
   // readSnapshotPage and readNdjson checked every entry's shape: checking them again cost a tenth of a join.
   checkPage(o.replica, entries, false);
   const joins = joinChecked(o.replica, entries as Entry[], { host: o.host, via });
-  if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, page.vector, via));
+  // Only the streams of the scopes asked for: an honest host serves no others (servedVector), and each scope adopted is an advance op signed and logged.
+  if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, servedVector(page.vector, o.scopes), via));
   await Promise.all(joins);
   let fresh = 0;
   for (const e of entries as Entry[]) if (!seen.has(e.id)) (seen.add(e.id), fresh++);
