@@ -8,10 +8,25 @@ import { PEERS, type PeerSystem, SYNCOM_FALSE, SYNCOM_VERIFY } from '../peers/sy
 /** Changes per run: 1k, 10k and 100k in a full run; --quick runs 1k only (see bench/README.md). */
 const FULL = [1_000, 10_000, 100_000];
 const QUICK = [1_000];
-/** The warm-up run writes this many changes whatever N is: it warms the processes, its figure is dropped. */
-const WARM_UP = 1_000;
+/**
+ * The warm-up writes this many changes, in runs of min(N, WARM_UP), or stops
+ * after WARM_MS (a slow system's first runs take seconds): it warms the
+ * processes, its figures are dropped. One run of N = 1k left the code
+ * half-cold, and 7 timed runs of a few milliseconds each moved with it: the
+ * same workload gave Yjs 77,000 to 93,000 field writes a second batched after
+ * one warm-up run of 1,000, and 218,000 to 276,000 as the median of 41 runs
+ * (docs/benchmarks.md, "Warm-up at small N").
+ */
+const WARM_UP = 10_000;
+const WARM_MS = 3_000;
 /** Timed runs at 100k: the minimum the bench promises, as one run there takes minutes. */
 const RUNS_AT_100K = 5;
+/**
+ * Timed runs at 1k in a full run: a run there takes 4 to 30 ms, and seven of
+ * them gave the batched ratio to Yjs anywhere from 0.6 to 1.0 in back-to-back
+ * invocations (docs/benchmarks.md, "Warm-up at small N").
+ */
+const RUNS_AT_1K = 25;
 
 /** A run is cut off past max(30 s, N / 500 changes/s): slower than 500 changes/s is reported as a timeout. */
 export const capMs = (n: number): number => Math.max(30_000, n * 2);
@@ -59,6 +74,14 @@ class Group {
   }
 }
 
+/** The warm-up's runs of `size` changes (see WARM_UP); the last one's trip, which the measure drops. */
+async function warmUp(trip: (writes: number) => Promise<Trip>, size: number): Promise<Trip> {
+  const start = performance.now();
+  let last = await trip(size);
+  for (let written = size; written < WARM_UP && performance.now() - start < WARM_MS; written += size) last = await trip(size);
+  return last;
+}
+
 type What = 'throughput' | 'bytes' | 'cpu';
 
 /** A figure read from a system's shared runs: its rate (ms per run), its bytes, or the CPU of its three processes per change. */
@@ -81,11 +104,16 @@ function systemFigures(group: Group, system: PeerSystem, n: number, profile: Pro
   const prefix = batched ? 'batched/' : '';
   const whats = ['throughput', 'bytes', 'cpu', ...versus.flatMap((p) => [`throughput-vs-${p}`, `bytes-vs-${p}`, `cpu-vs-${p}`])].map((w) => prefix + w);
   const names = whats.map((w) => peerFigure(system.name, n, w));
-  let produced = 0;
+  let warmed = false;
   // The batched workload's N counts field writes: N / FIELDS records of FIELDS fields each.
   const records = (writes: number) => (batched ? writes / FIELDS : writes);
-  const shared = new SharedRuns<Trip>(names, () => group.trip(system, n, records(produced++ === 0 ? Math.min(n, WARM_UP) : n), batched));
-  const runs = n >= 100_000 ? RUNS_AT_100K : profile.runs;
+  const trip = (writes: number) => group.trip(system, n, records(writes), batched);
+  const shared = new SharedRuns<Trip>(names, async () => {
+    if (warmed) return trip(n);
+    warmed = true;
+    return warmUp(trip, Math.min(n, WARM_UP));
+  });
+  const runs = n >= 100_000 ? RUNS_AT_100K : n <= 1_000 && !profile.quick ? RUNS_AT_1K : profile.runs;
   const own = (what: What) => (system === SYNCOM_FALSE ? peerFigure(SYNCOM_VERIFY.name, n, prefix + what) : null);
   return whats.map((w, i) => {
     const what = (['throughput', 'bytes', 'cpu'] as const).find((x) => w.startsWith(prefix + x)) as What;
