@@ -53,6 +53,46 @@ export function capConnections(namespace: Namespace, max: number, log: SampledLo
   };
 }
 
+/** What a socket of the namespace exposes here: its engine.io connection, and how to hear it go. */
+interface NamespaceSocket {
+  conn: object;
+  handshake: { address: string };
+  once(event: 'disconnect', listener: () => void): unknown;
+}
+
+/**
+ * One socket per connection on the gateway's namespace: `admit(socket)` at
+ * each socket's connection says whether it may stay, and closes its whole
+ * connection when another socket of the same connection is there already.
+ * socket.io closes a connection whose client connects again to a namespace
+ * it is connected to, but not one whose connects all arrive while the first
+ * is still being admitted (its middlewares run asynchronously): 3,000 connects
+ * in one write made 3,000 sockets on one connection, each with its own feeds
+ * and, on an open gateway, its own rate, while maxConnections counted one
+ * (10 connections held 30,000 sockets, 180 MB of heap). A syncom link never
+ * opens a second socket on a connection: it is a client sending by hand.
+ */
+export class OneSocketPerConnection {
+  private readonly held = new WeakMap<object, NamespaceSocket>();
+
+  constructor(private readonly log: SampledLog) {}
+
+  admit(socket: NamespaceSocket): boolean {
+    const other = this.held.get(socket.conn);
+    if (other !== undefined && other !== socket) {
+      this.log.warn('sockets', `closed the connection of ${socket.handshake.address}: it opened a second socket on the namespace`);
+      // At once: a polite close waits for the client's close frame, and its sockets with it.
+      dropConnection(socket.conn as EngineOutput);
+      return false;
+    }
+    this.held.set(socket.conn, socket);
+    socket.once('disconnect', () => {
+      if (this.held.get(socket.conn) === socket) this.held.delete(socket.conn);
+    });
+    return true;
+  }
+}
+
 /** What one connection holds of messages it has not finished sending, in bytes (O(1)). */
 export function heldInbound(conn: { transport?: { socket?: { _receiver?: Receiver } } }): number {
   const r = conn.transport?.socket?._receiver;

@@ -10,7 +10,7 @@ import type { GatewayTransport, SyncomGatewayOptions, SyncomSocketContext } from
 import { SyncomAckGuard } from './ack.guard';
 import { checkedOrigins, guardOrigins } from './allowed-origins';
 import { SyncomAuthorizeGuard } from './authorize.guard';
-import { capConnections, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, InboundBudget } from './engine-bounds';
+import { capConnections, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, InboundBudget, OneSocketPerConnection } from './engine-bounds';
 import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
 import { openFeed } from './gateway-feeds';
 import { HelloDto } from './hello.dto';
@@ -103,6 +103,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
    */
   readonly unit: HostUnit;
   private gate?: PreAuthGate;
+  /** A connection's second socket on the namespace closes the connection. */
+  private single?: OneSocketPerConnection;
   /** The bound on half-received messages over every connection (maxInboundBytes). */
   inbound?: InboundBudget;
 
@@ -144,6 +146,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     const unread = { before: Math.max(PRE_AUTH_UNREAD_BYTES, 4 * preAuth), after, stallMs: this.options.readStallTimeout ?? DEFAULT_READ_STALL_MS };
     this.gate = new PreAuthGate({ namespace: server, bytes: preAuth, unread, frameBytes: bytes, log, greeted: (socket) => peerOf(socket).authenticated });
     capConnections(server, this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
+    this.single = new OneSocketPerConnection(log);
     guardOrigins(server, this.options.allowedOrigins, log);
     this.inbound = new InboundBudget(server, this.options.maxInboundBytes ?? defaultInboundBytes(bytes), log);
     if (this.unit.access === 'session') server.use(createSessionMiddleware(this.options, log));
@@ -172,6 +175,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
 
   /** One context per socket; when the socket goes, its feeds and streams end and the unit forgets its session. */
   handleConnection(socket: Socket): void {
+    // Its connection closes (this socket's disconnect follows, and the other's): nothing is set up for it.
+    if (this.single && !this.single.admit(socket)) return;
     const peer = peerOf(socket);
     peer.unit = this.unit;
     this.gate?.track(socket);
