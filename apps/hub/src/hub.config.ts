@@ -1,6 +1,7 @@
 import { MAX_IN_FLIGHT_FRAMES, nearestName } from 'syncom';
 import type { SyncomModuleOptions } from 'syncom-nest';
 import type { TokenScopes } from './hub-access';
+import { defaultWebDir, WEB_DIR_HOLDS_DATA, webDirServesData } from './web-app';
 import { badVariable, choiceVar, flagVar, intVar, list, type OriginList, originList, tokenList } from './hub-env';
 
 /** How the hub treats ops without a signature: 'require' refuses them (the hub's default), 'verify' takes them, false skips checks. */
@@ -220,10 +221,15 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
   const host = env.HOST ?? '0.0.0.0';
   const redis = redisUrl(env);
   const stray = strayVariables(env);
+  const path = env.SYNCOM_PATH ?? './data/hub';
+  const webDir = env.SYNCOM_WEB_DIR ? webDirVar(env.SYNCOM_WEB_DIR) : undefined;
+  // Checked before the data directory is made: a key written into a served folder is out already.
+  const served = webDir ?? defaultWebDir();
+  if (served !== false && webDirServesData(served, path)) throw badVariable('SYNCOM_WEB_DIR', undefined, WEB_DIR_HOLDS_DATA);
   return {
     port: intVar(env, 'PORT', 8000, { min: 0, max: 65535 }),
     host,
-    path: env.SYNCOM_PATH ?? './data/hub',
+    path,
     tokens,
     ...(tokenScopes.size > 0 && { tokenScopes }),
     ...(allowedOrigins !== undefined && { allowedOrigins }),
@@ -238,7 +244,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     ...(peerToken && { peerToken }),
     ...(redis !== undefined && { redisUrl: redis }),
     ...(env.SYNCOM_REDIS_TIMEOUT && { redisTimeout: intVar(env, 'SYNCOM_REDIS_TIMEOUT', 5000, { min: 100 }) }),
-    ...(env.SYNCOM_WEB_DIR && { webDir: webDirVar(env.SYNCOM_WEB_DIR) }),
+    ...(webDir !== undefined && { webDir }),
     logFormat: choiceVar(env, 'SYNCOM_LOG_FORMAT', ['text', 'json'] as const, 'text'),
     ...(stray.length > 0 && { strayVariables: stray }),
   };

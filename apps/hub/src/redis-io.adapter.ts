@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createClient } from '@redis/client';
 import type { Server, ServerOptions } from 'socket.io';
-import { SyncomIoAdapter } from 'syncom-nest';
+import { loggedUrl, SyncomIoAdapter } from 'syncom-nest';
 import { guardedAdapter, guardedPublisher, redisWatchdog, withTimeout } from './redis-guard';
 
 /** Attempts at the first connection to Redis, 200 ms apart, before the hub gives up starting. */
@@ -78,9 +78,12 @@ export class RedisIoAdapter extends SyncomIoAdapter {
   }
 }
 
-/** The url without its password, for logs. */
+/**
+ * The url without its user info, query or fragment, for logs (loggedUrl, which parses it): a pattern over the
+ * text had kept what followed an '@' inside the password (`redis://:pa55@w0rd@host` logged as `:***@w0rd@host`).
+ */
 function safeUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  return loggedUrl(url);
 }
 
 /** A client that reconnects for ever once it has connected, but fails a first connection after a few tries. */

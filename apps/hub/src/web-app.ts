@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /**
  * Sent with every file of the web app. The page loads only its own files
@@ -25,6 +25,33 @@ export const WEB_APP_MISSING = 'The syncom web app is not built: run `npm run bu
 export function defaultWebDir(): string {
   return resolve(__dirname, '..', '..', 'web', 'dist');
 }
+
+/** `path` resolved, through its symlinks when it exists. */
+function realish(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** Whether `inner` is `outer` or a folder inside it. */
+function within(outer: string, inner: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * Whether serving `webDir` would serve `dataPath`: the same folder, or one inside it. Everything in the web folder
+ * goes to anyone without a token, and the data path holds the hub's private keys, its peers' tokens (remote/) and
+ * its records of every scope. (A web folder inside the data path, beside the store's own folders, serves none of them.)
+ */
+export function webDirServesData(webDir: string, dataPath: string): boolean {
+  return within(realish(webDir), realish(dataPath));
+}
+
+/** The refusal of a web folder that holds the data path. */
+export const WEB_DIR_HOLDS_DATA = 'holds the data path (SYNCOM_PATH), which would be served to anyone: its private keys, its peers\' tokens and its records. Keep the data outside the web folder';
 
 /** Whether `dir` holds a built web app. */
 export function webAppBuilt(dir: string): boolean {
