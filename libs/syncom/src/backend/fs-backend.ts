@@ -75,7 +75,7 @@ export function createFsBackend(root: string): Backend {
       await recycler.turn();
       if (!recycler.retire(file)) await removeIfPresent(file);
     },
-    list: async (dir) => listFiles(at(dir, { dir: true })),
+    list: async (dir) => listFiles(at(dir, { dir: true }), LINKED_DIRS.has(dir)),
     mkdir: async (dir) => makeDir(at(dir, { dir: true }), base),
     exists: async (path) => existsAt(at(path, { dir: true })),
     lock: async () => {
@@ -303,14 +303,37 @@ async function closeToOthers(dir: string): Promise<void> {
   }
 }
 
-async function listFiles(dir: string): Promise<string[]> {
+/**
+ * Folders whose files may be symbolic links, listed as files (a read follows
+ * them): the store's keys, which a deployment may mount as links (a
+ * Kubernetes secret is one). Nothing writes there after the keys are made.
+ */
+const LINKED_DIRS: ReadonlySet<string> = new Set(['keys']);
+
+/**
+ * The plain files of `dir` (and its links, with `linksListed`). A symbolic link under a name the store would use
+ * (a log file, a record file, a registry file placed as a link: a restore
+ * that kept links, or a hand's) is IO_ERROR naming it: skipped, its ops were
+ * dropped without a word and its sequence numbers signed again, and the next
+ * write at its name (or a seal handing the file back, zeroed) went through
+ * it to the file it points at, outside the store.
+ */
+async function listFiles(dir: string, linksListed = false): Promise<string[]> {
+  let entries: Dirent[];
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
-    return entries.filter((d) => d.isFile() && !isTempName(d.name)).map((d) => d.name).sort();
+    entries = await readdir(dir, { withFileTypes: true });
   } catch (e) {
     if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return [];
     throw readError(dir, e);
   }
+  if (linksListed) return entries.filter((d) => (d.isFile() || d.isSymbolicLink()) && !isTempName(d.name)).map((d) => d.name).sort();
+  const link = entries.filter((d) => d.isSymbolicLink() && !isTempName(d.name)).sort((a, b) => (a.name < b.name ? -1 : 1))[0];
+  if (link) {
+    const path = join(dir, link.name);
+    throw readError(path, Object.assign(new Error(`${link.name} is a symbolic link, where the store keeps its own files: it is neither followed `
+      + '(a write would land outside the store) nor skipped (its data would be left out); put the file itself there'), { code: 'ELOOP' }));
+  }
+  return entries.filter((d) => d.isFile() && !isTempName(d.name)).map((d) => d.name).sort();
 }
 
 async function existsAt(path: string): Promise<boolean> {

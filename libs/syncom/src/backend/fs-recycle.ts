@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, ftruncateSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errorCode } from './fs-errors';
@@ -69,7 +69,9 @@ export class Recycler {
     const spare = this.name(dir);
     let size: number;
     try {
-      const st = statSync(file);
+      // lstat: a link (or anything but a plain file) is not ours to zero, chmod or write into; the caller removes it.
+      const st = lstatSync(file);
+      if (!st.isFile()) return false;
       size = st.size;
       if (size > MAX_RECYCLED_BYTES) return false;
       // A file a store made before its files were the owner's alone (fs-modes) keeps that mode when it is reused.
