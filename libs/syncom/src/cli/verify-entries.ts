@@ -1,6 +1,6 @@
 import { formatEventId } from '../log/event-id';
 import type { EntryCipher, LogIndex } from '../log/files';
-import { FLAG_SEALED, unpackEntry, unpackOp } from '../op/pack';
+import { FLAG_SEALED, MAX_LOGGED_DEPTH, unpackEntry, unpackOp } from '../op/pack';
 import { type Op, opStreamKey } from '../op/types';
 import type { Findings } from './findings';
 import type { ReadLogFile } from './verify-files';
@@ -40,7 +40,10 @@ const isSealedForm = (p: unknown): p is unknown[] =>
 /** Why an entry does not unpack, in the words of the engine's own decoder. */
 function whyMalformed(packed: unknown): string {
   const c = unpackOp(packed);
-  return c.ok ? 'flags: a non-negative integer' : c.reason;
+  if (!c.ok) return c.reason;
+  // unpackOp takes it, so unpackEntry refused its flags or its nesting.
+  const flags: unknown = Array.isArray(packed) ? packed[FLAGS_SLOT] ?? 0 : 0;
+  return Number.isSafeInteger(flags) && (flags as number) >= 0 ? `its payload nests deeper than ${MAX_LOGGED_DEPTH} levels` : 'flags: a non-negative integer';
 }
 
 /** Record a fault at an entry that could not be read: the streams start afresh after it. */

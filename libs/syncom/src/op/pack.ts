@@ -1,5 +1,5 @@
 import { checkSlots, OpCheck, Refusal } from './check';
-import { isCount } from './shape';
+import { isCount, valueShape } from './shape';
 import { Op, OpType, Vector } from './types';
 import { platform } from '../platform';
 
@@ -121,8 +121,22 @@ export function packOps(ops: readonly Op[]): PackedOp[] {
  */
 export function unpackEntry(packed: unknown): UnpackedEntry | undefined {
   const entry = readEntry(packed);
-  return entry.ok ? { op: entry.op, flags: entry.flags } : undefined;
+  if (!entry.ok || LOGGED_PAYLOAD.some((f) => valueShape(entry.op[f], MAX_LOGGED_DEPTH) === 'deep')) return undefined;
+  return { op: entry.op, flags: entry.flags };
 }
+
+/**
+ * The levels a logged op's payload may nest. A log file edited or rotted
+ * with its JSON still valid (a segment is not re-hashed at load) may hold one
+ * nested thousands deep, which JSON.parse builds happily and every reader
+ * after it (the digest's canonical JSON, a join, a record file's text) meets
+ * with a RangeError: open() rejected with it, or opened and get() threw it,
+ * and `syncom verify` and `log` ended on it. Past this the entry is damage
+ * (OP_UNREADABLE, a hole). Ten times what any write makes (MAX_VALUE_DEPTH),
+ * for a log of a version before that limit.
+ */
+export const MAX_LOGGED_DEPTH = 1000;
+const LOGGED_PAYLOAD = ['data', 'meta', 'value', 'vector'] as const;
 
 function readEntry(packed: unknown): EntryCheck {
   if (!Array.isArray(packed) || packed.length !== SLOT_FIELDS.length) {
