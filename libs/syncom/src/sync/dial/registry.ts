@@ -98,6 +98,25 @@ function recordFault(rec: Partial<Record<keyof NodeRecord, unknown>>): string | 
   return undefined;
 }
 
+/**
+ * A registry file's record (recordFault passed) as this node writes one: its
+ * known fields only. Spread as it came, whatever else the file held (5 MB of
+ * a field no version writes, a remote schema of any size) was kept, shown by
+ * listNodes() and written again at every save of the node (after each
+ * changes page).
+ */
+function knownFields(rec: NodeRecord): NodeRecord {
+  const out = newNodeRecord(rec);
+  if (rec.enabled !== undefined) out.enabled = rec.enabled;
+  if (rec.lastSync !== undefined) out.lastSync = rec.lastSync;
+  if (rec.cursor !== undefined) out.cursor = rec.cursor;
+  out.acked = rec.acked ?? {};
+  const r = rec.remote as Partial<NodeRecord['remote']> | undefined;
+  const schema = r?.schema;
+  if (r) out.remote = { id: r.id ?? null, epoch: r.epoch ?? null, schema: schema ? { version: schema.version, hash: schema.hash } : null };
+  return out;
+}
+
 /** The registry: one file per node under <path>/remote/ (The registry). */
 export class Registry {
   readonly nodes = new Map<string, NodeRecord>();
@@ -124,7 +143,7 @@ export class Registry {
         if (typeof rec?.url !== 'string') throw new Error('no url');
         const fault = recordFault(rec);
         if (fault) throw new Error(fault);
-        this.nodes.set(rec.url, { ...newNodeRecord(rec), ...rec, acked: rec.acked ?? {} });
+        this.nodes.set(rec.url, knownFields(rec));
       } catch (e) {
         const file = `${REMOTE_DIR}/${name}`;
         this.unreadable.add(file);
