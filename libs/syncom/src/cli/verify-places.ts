@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { nodeFileLabel, REMOTE_DIR } from '../sync/dial/registry';
 import type { Findings } from './findings';
@@ -16,10 +16,17 @@ const FOLDERS: readonly [string, RegExp][] = [
 /**
  * A directory where a file should be (`records/7.json/`): the backend's
  * listings show plain files only, so nothing else sees it, while open()
- * cannot read it, or fails every write made to its name.
+ * cannot read it, or fails every write made to its name. And a file where
+ * one of the folders should be (`log/open`, `remote`), which verify passed.
  */
 export async function checkPlaces(dir: StorageDir, f: Findings): Promise<void> {
   for (const [folder, name] of FOLDERS) {
+    // A file where the folder should be: the listings read it as an empty folder, while open() fails (IO_ERROR) making it.
+    const st = await stat(join(dir.root, folder)).catch(() => undefined);
+    if (st && !st.isDirectory()) {
+      f.fault(folder, 'a file where a folder should be: open() fails (IO_ERROR) on it');
+      continue;
+    }
     const entries = await readdir(join(dir.root, folder), { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
       if (e.isDirectory() && name.test(e.name)) f.fault(`${folder}/${e.name}`, 'a directory where a file should be: open() cannot read it, or write over it');
