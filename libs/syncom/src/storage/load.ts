@@ -4,7 +4,7 @@ import type { BackendLock } from '../backend/lock';
 import { applyOp, compareStamps, type Entry, entryText, isEntry, raisesPurge } from '../crdt';
 import { type LogEntry, OpLog } from '../log';
 import { INDEX_FILE, LOG_DIR, OPEN_DIR, batchFromName } from '../log/files';
-import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
+import { DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, isScrubbed } from '../op';
 import type { Op, Stamp } from '../op/types';
 import { sigHeader } from '../op/sign';
 import { signOff } from '../op/signer';
@@ -280,8 +280,27 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);
   for (const e of committer.committed.values()) scopes.rescope(e);
-  const clock = createClock(options.now, log.maxTs);
+  const clock = createClock(options.now, clockSeed(log, (options.now ?? Date.now)(), options.sync?.maxSkew ?? DEFAULT_MAX_SKEW, onError));
   phase.loading = false;
   const parts: StorageParts = { options, keys, clock, log, committer, records, schema, events, backend, sealed, scopes, listed, state: { closed: false }, lock };
   return { parts, startup };
 }
+
+/**
+ * The clock's seed: index.json's ts, unless it stands further ahead of this
+ * node's clock than a peer takes a stamp (maxSkew) and ahead of every op the
+ * log holds. index.json has no checksum, and one rotted digit there moved
+ * every later stamp a century ahead: peers refused the node's ops as SKEW,
+ * and each won every register it touched. Then the newest stamp the log
+ * holds is taken, and the file reported.
+ */
+function clockSeed(log: OpLog, now: number, maxSkew: number, onError: (e: Error) => void): number {
+  if (!(log.maxTs > now + maxSkew)) return log.maxTs;
+  let held = 0;
+  for (const e of log.entries) if (e && e.op.ts > held) held = e.op.ts;
+  if (held >= log.maxTs) return log.maxTs;
+  onError(new SyncomError('OP_UNREADABLE', `log/index.json: its clock (ts ${log.maxTs}) is more than maxSkew ahead of this node's clock and ahead of every op the log holds: the newest stamp the log holds (${held}) is taken`, { file: INDEX_FILE }));
+  log.maxTs = held;
+  return held;
+}
+
