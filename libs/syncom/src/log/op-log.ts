@@ -11,6 +11,7 @@ import { FLAG_GRANTED } from './flags';
 import { HeadWakes } from './head-wakes';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
 import { advanceVector, raiseVector } from './vector';
+import { ScopePositions } from './scope-positions';
 
 export { chainBlock } from './files';
 
@@ -173,47 +174,21 @@ export class OpLog {
     else at.push(e.pos);
   }
 
-  /**
-   * Each scope's retained positions (an op's declared scope, '*' for none),
-   * built at the first ask of a changes feed of some scopes and kept up to
-   * date from then on (a node whose feeds all serve '*' pays nothing): such a
-   * feed steps over a run of other scopes' ops without reading it. A feed of
-   * scope a resumed from an old position read every op of the log, and sent
-   * nothing.
-   */
-  private byScope?: Map<string, number[]>;
-
-  private scopeIndex(e: LogEntry): void {
-    const byScope = this.byScope as Map<string, number[]>;
-    const scope = e.op.scope ?? '*';
-    const list = byScope.get(scope);
-    if (!list) byScope.set(scope, [e.pos]);
-    else if (list[list.length - 1] < e.pos) list.push(e.pos);
-    else {
-      const k = firstAbove(list, e.pos - 1);
-      if (list[k] !== e.pos) list.splice(k, 0, e.pos);
-    }
-  }
+  /** Each scope's retained positions, once a feed of some scopes asked (see ScopePositions). */
+  private byScope?: ScopePositions;
 
   /**
    * The first retained position after `after` whose op declares one of
    * `scopes` or the global scope; head + 1 when there is none. With '*' among
-   * `scopes`, after + 1. O(scopes × log n) once the index is built.
+   * `scopes`, after + 1.
    */
   nextInScopes(after: number, scopes: readonly string[]): number {
     if (scopes.includes('*')) return after + 1;
     if (!this.byScope) {
-      this.byScope = new Map();
-      for (const e of this.entries) if (e) this.scopeIndex(e);
+      this.byScope = new ScopePositions();
+      for (const e of this.entries) if (e) this.byScope.add(e.pos, e.op.scope);
     }
-    let next = this.head + 1;
-    for (const scope of scopes.concat('*')) {
-      const list = this.byScope.get(scope);
-      if (!list) continue;
-      const k = firstAbove(list, after);
-      if (k < list.length && list[k] < next) next = list[k];
-    }
-    return next;
+    return this.byScope.next(after, scopes, this.head + 1);
   }
 
   /** The positions of `id`'s retained entries, in order. */
@@ -236,13 +211,7 @@ export class OpLog {
   dropBelow(floor: number): void {
     const gone = this.entries.splice(0, floor - this.floor);
     this.floor = floor;
-    if (this.byScope) {
-      for (const [scope, list] of this.byScope) {
-        const k = firstAbove(list, floor);
-        if (k === list.length) this.byScope.delete(scope);
-        else if (k > 0) list.splice(0, k);
-      }
-    }
+    this.byScope?.dropBelow(floor);
     if (!this.byId) return;
     for (const e of gone) {
       const at = e && this.byId.get(e.op.id);
@@ -262,7 +231,7 @@ export class OpLog {
   addEntry(e: LogEntry): void {
     this.entries[e.pos - this.floor - 1] = e;
     if (this.byId) this.index(e);
-    if (this.byScope) this.scopeIndex(e);
+    this.byScope?.add(e.pos, e.op.scope);
     if (e.pos > this.head) this.head = e.pos;
     if (e.flags & FLAG_SEALED) this.sealedSeq = Math.max(this.sealedSeq, e.op.seq);
     else advanceVector(this.vector, e.op);
@@ -390,14 +359,3 @@ export class OpLog {
   }
 }
 
-/** The index of the first item of an ascending list above `x` (its length when none). */
-function firstAbove(list: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}

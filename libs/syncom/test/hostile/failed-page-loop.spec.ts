@@ -2,6 +2,7 @@ import { packOps, type SyncomError } from '../../src';
 import type { HostUnit, SubscribeOptions } from '../../src/link';
 import { internals } from '../../src/testing/internals';
 import { closeAll, dialer, hub, Net, node } from '../sync/helpers';
+import { feedingUnit as feeding, turns } from './hostile-units';
 
 /**
  * A page the dialer cannot apply (its beforeApply hook throws on it: PAGE_FAILED) reopens the
@@ -13,28 +14,8 @@ import { closeAll, dialer, hub, Net, node } from '../sync/helpers';
 
 const URL = 'memory://h';
 
-/** A hub's unit whose changes subscriptions `feed` answers instead; counts them (at most 40 are answered). */
-function feeding(inner: HostUnit, feed: (n: number, o: SubscribeOptions) => void) {
-  const unit = {
-    access: inner.access,
-    meta: inner.meta,
-    subscribes: 0,
-    call: (m: string, a: unknown, c: object) => inner.call(m, a, c),
-    subscribe: (_m: string, _a: unknown, _c: object, o: SubscribeOptions) => {
-      const n = ++unit.subscribes;
-      if (n <= 40) queueMicrotask(() => feed(n, o));
-      return { unsubscribe() {} };
-    },
-    stream: (id: string, c: object) => inner.stream(id, c),
-    disconnect: (c: object) => inner.disconnect(c),
-  };
-  return unit;
-}
-
 /** Let what the last page started run out (the link's hops, the dialer's next subscribe). */
-async function quiet(): Promise<void> {
-  for (let i = 0; i < 1000; i++) await new Promise((r) => setImmediate(r));
-}
+const quiet = () => turns(1000);
 
 describe('hostile host: a failed page after an empty one, at every subscription', () => {
   it('PROTO-15 PROTO-16: the feed is asked again backed off, not at once and for ever (an empty page had started the failure count over)', async () => {

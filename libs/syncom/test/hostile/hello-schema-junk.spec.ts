@@ -1,6 +1,7 @@
 import { createMemoryLink, type SyncomError } from '../../src';
 import type { HostUnit, SubscribeOptions } from '../../src/link';
 import { closeAll, hub, node } from '../sync/helpers';
+import { bigStringifies } from './hostile-units';
 
 /**
  * A host's hello answer names its schema as { version, hash }. The answer's check read those two
@@ -35,19 +36,10 @@ describe('hostile host: a hello answer whose schema carries more than { version,
     d.sync.on('error', (e) => errors.push(e));
     await d.sync.addNode({ url: URL, token: 't' });
     await opened;
-    const real = JSON.stringify;
-    let big = 0;
-    const spy = jest.spyOn(JSON, 'stringify').mockImplementation(((...args: Parameters<typeof JSON.stringify>) => {
-      const text = real(...args);
-      if (typeof text === 'string' && text.length >= JUNK) big++;
-      return text;
-    }) as typeof JSON.stringify);
-    try {
-      // Empty pages, each with its event id: the dialer saves its cursor (its registry record) after each.
+    // Empty pages, each with its event id: the dialer saves its cursor (its registry record) after each.
+    const big = await bigStringifies(JUNK, async () => {
       for (let i = 1; i <= PAGES; i++) await feed!.onData({ ops: [] }, `x.${i}`);
-    } finally {
-      spy.mockRestore();
-    }
+    });
     expect(d.sync.peers()[0].cursor).toBe(`x.${PAGES}`);
     expect(big).toBe(0);
     expect(d.sync.listNodes()[0].remote.schema).toEqual({ version: 1, hash: 'h' });

@@ -2,6 +2,7 @@ import { packOps, type Storage, type SyncomError } from '../../src';
 import type { HostUnit, SubscribeOptions } from '../../src/link';
 import { internals } from '../../src/testing/internals';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
+import { feedingUnit as feeding, turns } from './hostile-units';
 
 /**
  * A node that dials a hostile host: the host's answers that restart the
@@ -11,32 +12,8 @@ import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
 
 const URL = 'memory://h';
 
-/** A hub's unit whose changes subscriptions `feed` answers instead; counts them, and `subscribed(n)` awaits the n-th. */
-function feeding(inner: HostUnit, feed: (n: number, o: SubscribeOptions) => void) {
-  const waits: { n: number; resolve: () => void }[] = [];
-  const unit = {
-    access: inner.access,
-    meta: inner.meta,
-    subscribes: 0,
-    subscribed: (n: number) => new Promise<void>((resolve) => (unit.subscribes >= n ? resolve() : waits.push({ n, resolve }))),
-    call: (m: string, a: unknown, c: object) => inner.call(m, a, c),
-    subscribe: (_m: string, _a: unknown, _c: object, o: SubscribeOptions) => {
-      const n = ++unit.subscribes;
-      for (const w of waits) if (w.n <= n) w.resolve();
-      // A loop is cut short here, so a test that fails reports instead of spinning.
-      if (n <= 40) queueMicrotask(() => feed(n, o));
-      return { unsubscribe() {} };
-    },
-    stream: (id: string, c: object) => inner.stream(id, c),
-    disconnect: (c: object) => inner.disconnect(c),
-  };
-  return unit;
-}
-
 /** Let what the last page started run out (the link's hops, the dialer's next subscribe). */
-async function quiet(): Promise<void> {
-  for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
-}
+const quiet = () => turns(10);
 
 /** Resolves at the n-th `bootstrap` event of a storage from now. */
 function bootstraps(s: Storage, n: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { createMemoryLink, type SyncomError } from '../../src';
 import type { HostUnit } from '../../src/link';
 import { closeAll, hub, node } from '../sync/helpers';
+import { bigStringifies } from './hostile-units';
 
 /**
  * A hostile host's snapshot or reconciliation entry that brings nothing new
@@ -14,23 +15,6 @@ import { closeAll, hub, node } from '../sync/helpers';
 const URL = 'memory://h';
 const BIG = 1 << 20;
 const COPIES = 200;
-
-/** Counts the JSON.stringify calls whose text is at least `min` characters while `fn` runs. */
-async function bigStringifies(min: number, fn: () => Promise<void>): Promise<number> {
-  const real = JSON.stringify;
-  let big = 0;
-  const spy = jest.spyOn(JSON, 'stringify').mockImplementation(((...args: Parameters<typeof JSON.stringify>) => {
-    const text = real(...args);
-    if (typeof text === 'string' && text.length >= min) big++;
-    return text;
-  }) as typeof JSON.stringify);
-  try {
-    await fn();
-  } finally {
-    spy.mockRestore();
-  }
-  return big;
-}
 
 /** A unit that drops pushes, and whose answers pass through `answer` (a copy of each). */
 function rewrite(unit: HostUnit, answer: (m: string, args: Record<string, unknown>, ans: Record<string, unknown>) => unknown): HostUnit {
