@@ -103,6 +103,11 @@ async function createExclusive(file: string, text: string): Promise<boolean> {
   }
 }
 
+/** An OS error met taking the lock, as IO_ERROR naming the path (the OS error its cause). */
+function ioError(path: string, e: unknown): SyncomError {
+  return new SyncomError('IO_ERROR', `${path}: ${(e as Error)?.message ?? String(e)}`, { path, cause: e });
+}
+
 /** The lock file's text; undefined when absent. Any other failure (a directory in its place) is IO_ERROR naming the path. */
 async function readOrUndefined(file: string): Promise<string | undefined> {
   return readRegularFile(file).catch((e: unknown) => {
@@ -166,13 +171,15 @@ async function take(file: string, text: string, depth: number): Promise<LockHold
  * @throws SyncomError LOCKED (status 423) naming the path and the holder's pid.
  */
 export async function lockDirectory(root: string): Promise<BackendLock> {
-  await mkdir(root, { recursive: true, mode: DIR_MODE });
+  // A file where the folder belongs, or a folder that cannot be made (EEXIST, ENOTDIR, EACCES, EROFS): IO_ERROR naming
+  // it, as the backend's own reads and mkdirs say it; it was the bare OS error, no code for an app (a Nest start) to tell.
+  await mkdir(root, { recursive: true, mode: DIR_MODE }).catch((e: unknown) => { throw ioError(root, e); });
   const file = join(root, LOCK_FILE);
   const me = { ...identity(), token: randomBytes(16).toString('hex') };
   const text = `${JSON.stringify(me)}\n`;
   // Held before the file exists: a concurrent open() in this process then sees a live holder, not a leftover.
   heldHere.add(me.token);
-  const holder = await take(file, text, 0).catch((e: unknown) => { heldHere.delete(me.token); throw e; });
+  const holder = await take(file, text, 0).catch((e: unknown) => { heldHere.delete(me.token); throw e instanceof SyncomError ? e : ioError(file, e); });
   if (holder) {
     heldHere.delete(me.token);
     throw lockedError(root, holder, me);
