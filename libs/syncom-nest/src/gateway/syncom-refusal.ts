@@ -61,7 +61,9 @@ export function toWireError(e: unknown): WireError {
   if (e instanceof WsException) return fromWsException(e);
   if (isSyncomError(e)) {
     const status = statusOf(e);
-    const message = isHostStorageFailure(e, status) ? 'the host failed to store or read this: its log has the cause' : e.message;
+    const message = isHostStorageFailure(e, status) ? 'the host failed to store or read this: its log has the cause'
+      // The host app's beforeApply threw: its error's text is the app's (a database's refusal, a url), for the host's log, which the filter writes.
+      : e.code === 'PAGE_FAILED' ? "the host's beforeApply refused this page (it threw): the host's log has why" : e.message;
     const wire: WireError = { code: e.code, status, message };
     // A 426 names the versions the host speaks: the dialer reports them.
     if (Array.isArray(e.versions)) wire.versions = (e.versions as unknown[]).filter((v): v is number => Number.isSafeInteger(v));
