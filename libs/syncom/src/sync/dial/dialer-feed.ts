@@ -167,7 +167,7 @@ export class DialerFeed {
       lastEventId: cursor ?? undefined,
       onData: (v, id) => {
         this.inFlight++;
-        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen)).catch((e: unknown) => this.untaken(e))
+        const next = this.pages.catch(() => undefined).then(() => this.take(v, id, gen)).catch((e: unknown) => this.untaken(e, gen))
           .finally(() => { this.inFlight--; this.d.changed(); });
         this.pages = next;
         return next;
@@ -181,11 +181,16 @@ export class DialerFeed {
   /**
    * A page that could not be taken (its log append failed: IO_ERROR). The
    * link offers it again on resume and never says why; the dialer reports
-   * it, and rejects so the link does not count the page as taken.
+   * it, and rejects so the link does not count the page as taken. The feed
+   * is opened again from the saved cursor, paced (FeedPace): a link that
+   * stays up never resumes, so the page (a browser's quota full for a
+   * moment, a disk full) had waited for the host's next page or the next
+   * anti-entropy, three minutes on, while the node read as behind.
    */
-  private untaken(e: unknown): never {
+  private untaken(e: unknown, gen: number): never {
     const error = syncFailure(e);
     this.d.report(error);
+    if (gen === this.gen && !this.d.stopped && !this.stuck) this.restart(this.breaks.next());
     throw error;
   }
 
