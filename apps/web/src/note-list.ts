@@ -20,12 +20,30 @@ export const SHOWN = 500;
 export const SHOWN_TAGS = 50;
 export const TAG_CHARS = 100;
 
+/**
+ * The most characters of a title and of a body the list shows: what the
+ * form lets a user type (maxlength). A peer may write a title of megabytes,
+ * which was laid out whole; the rest is counted in a line.
+ */
+export const TITLE_CHARS = 500;
+export const BODY_CHARS = 100_000;
+
+/** `text` cut to `max` characters, with how many were left out. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+/** Whether two lists hold the same values (===: a note the index did not read again keeps its very strings, compared at once). */
+function same(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /** One note's list item. The tag input is made once, so a peer's write never wipes what is being typed in it. */
 class NoteItem {
   readonly el: HTMLLIElement;
   private readonly view = h('div', { class: 'note-view' });
   private readonly views = h('span', { 'data-testid': 'note-views', class: 'views' });
-  private shown = '';
+  private shown: readonly unknown[] = [];
   private note!: Note;
 
   constructor(id: string, private readonly actions: NoteActions) {
@@ -47,14 +65,15 @@ class NoteItem {
 
   update(note: Note): void {
     this.note = note;
-    // Tags cut as they are shown: the key stays small whatever a peer put in the note.
+    // Tags cut as they are shown. The key holds the note's own strings, compared by ===: a JSON text of it
+    // copied every shown title and body at every refresh, megabytes a time when a peer wrote large notes.
     const tags = note.tags.slice(0, SHOWN_TAGS).map((tag) => tag.slice(0, TAG_CHARS));
-    const key = JSON.stringify([note.title, note.body, tags, note.tags.length]);
-    if (key !== this.shown) {
+    const key = [note.title, note.body, note.tags.length, ...tags];
+    if (!same(key, this.shown)) {
       this.shown = key;
       this.view.replaceChildren(
-        h('h3', { 'data-testid': 'note-title-text' }, note.title || '(untitled)'),
-        h('p', { 'data-testid': 'note-body-text' }, note.body),
+        h('h3', { 'data-testid': 'note-title-text' }, cut(note.title, TITLE_CHARS) || '(untitled)'),
+        h('p', { 'data-testid': 'note-body-text' }, cut(note.body, BODY_CHARS)),
         h('ul', { class: 'tags' }, ...tags.map((tag, i) => this.tag(i, tag))),
         h('span', { 'data-testid': 'tags-more', class: 'views', hidden: note.tags.length <= SHOWN_TAGS }, `and ${note.tags.length - SHOWN_TAGS} more tags`),
         this.views,

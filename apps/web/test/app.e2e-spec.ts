@@ -149,4 +149,14 @@ describeBrowser('the notes app (apps/web) served by the hub', () => {
     expect(shown).toHaveLength(50);
     expect(shown.every((t) => t.length === 100)).toBe(true);
   });
+
+  it('a note a peer gave a title and a body of megabytes shows as much of them as the form lets a user type (500 and 100,000 characters) and counts the rest', async () => {
+    const id = await api.storage.insert({ $type: 'Note', title: 'T'.repeat(1_000_000), body: 'B'.repeat(1_000_000) });
+    const item = page.locator(`[data-testid=note-item][data-id="${id}"]`);
+    await item.waitFor();
+    const title = await item.getByTestId('note-title-text').evaluate((e) => e.textContent ?? '');
+    const body = await item.getByTestId('note-body-text').evaluate((e) => e.textContent ?? '');
+    expect(title).toBe(`${'T'.repeat(500)}… (999500 more characters)`);
+    expect(body).toBe(`${'B'.repeat(100_000)}… (900000 more characters)`);
+  });
 });
