@@ -7,11 +7,13 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * The browser bundle's budget, gzipped (KB of 1,024 bytes): `syncom/browser` with `syncom/socket.io`
  * bundled from the sources, which give the same bytes as the package's ES module build that a
  * bundler honouring the `browser` condition gets (bench/suites/browser-bundle.ts measures that
- * build; the pack test checks the two agree). It measures about 84.8. The published target (README,
+ * build; the pack test checks the two agree). It measures about 85.7 (84.8 before the fixes of
+ * 2026-12-06's afternoon audits: a vector's keys by scope, the join check that costs what an entry
+ * holds, a logged op's depth bound, a failed page's paced restart). The published target (README,
  * `npm run bench:targets`) is 60 KB, reported not met; what made it grow is in docs/benchmarks.md
- * ("The browser bundle, change by change"). This guard stops growth beyond 85 KB.
+ * ("The browser bundle, change by change"). This guard stops growth beyond 86 KB.
  */
-const BUDGET_KB = 85;
+const BUDGET_KB = 86;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
   it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 85 KB gzipped', async () => {
