@@ -121,7 +121,7 @@ export function packOps(ops: readonly Op[]): PackedOp[] {
  */
 export function unpackEntry(packed: unknown): UnpackedEntry | undefined {
   const entry = readEntry(packed);
-  if (!entry.ok || LOGGED_PAYLOAD.some((f) => valueShape(entry.op[f], MAX_LOGGED_DEPTH) === 'deep')) return undefined;
+  if (!entry.ok || tooDeep(entry.op)) return undefined;
   return { op: entry.op, flags: entry.flags };
 }
 
@@ -137,6 +137,15 @@ export function unpackEntry(packed: unknown): UnpackedEntry | undefined {
  */
 export const MAX_LOGGED_DEPTH = 1000;
 const LOGGED_PAYLOAD = ['data', 'meta', 'value', 'vector'] as const;
+
+/** Whether a payload of the op nests past MAX_LOGGED_DEPTH; one whose walk throws (a getter, never in parsed JSON) is refused as well. */
+function tooDeep(op: Op): boolean {
+  try {
+    return LOGGED_PAYLOAD.some((f) => valueShape(op[f], MAX_LOGGED_DEPTH) === 'deep');
+  } catch {
+    return true;
+  }
+}
 
 function readEntry(packed: unknown): EntryCheck {
   if (!Array.isArray(packed) || packed.length !== SLOT_FIELDS.length) {
