@@ -16,7 +16,7 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
 const BUDGET_KB = 86;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 85 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 86 KB gzipped', async () => {
     const bundle = await buildBrowserBundle('src');
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
