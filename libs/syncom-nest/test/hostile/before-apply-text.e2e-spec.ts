@@ -1,11 +1,10 @@
-import { type INestApplication, type LoggerService } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { IoAdapter } from '@nestjs/platform-socket.io';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { LoggerService } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open, Storage } from 'syncom';
-import { socketIoConnect, SyncomModule, type SyncomModuleOptions } from '../../src';
+import { socketIoConnect } from '../../src';
+import { startApp } from '../helpers/start-app';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncom-nest-before-apply-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,20 +17,11 @@ class AllLines implements LoggerService {
   error(...a: unknown[]) { this.lines.push(a.join(' ')); }
 }
 
-async function start(options: SyncomModuleOptions, logger: LoggerService | false = false): Promise<INestApplication> {
-  const builder = Test.createTestingModule({ imports: [SyncomModule.forRoot(options)] });
-  const ref = await (logger ? builder.setLogger(logger) : builder).compile();
-  const app = ref.createNestApplication({ logger });
-  app.useWebSocketAdapter(new IoAdapter(app));
-  await app.init();
-  return app;
-}
-
 describe("a hosting app's beforeApply that throws", () => {
   it("GUAR-16: refuses the peer's page 503 PAGE_FAILED without handing the peer its error's text; the host's log has it", async () => {
     const logger = new AllLines();
     const secret = 'connect ECONNREFUSED 10.1.2.3:5432 (user hub-admin)';
-    const app = await start({ path: join(dir, 'hub'), backend: 'memory', gateway: { access: 'public' }, hooks: { beforeApply: () => { throw new Error(secret); } } }, logger);
+    const app = await startApp({ path: join(dir, 'hub'), backend: 'memory', gateway: { access: 'public' }, hooks: { beforeApply: () => { throw new Error(secret); } } }, logger);
     await app.listen(0, '127.0.0.1');
     const dialer = await open({ path: join(dir, 'dialer'), backend: 'memory', sync: { connect: socketIoConnect({ reconnection: false }) } });
     const refused = new Promise<{ code?: string; status?: number; message: string }>((resolve) => dialer.sync.on('error', (e) => resolve(e as never)));
