@@ -140,11 +140,13 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
  * serves a scope's advance to that scope's peers, who need its streams
  * granted (BOOT-11), as it serves the merges.
  */
-export async function adopt(replica: Replica, host: string, vector: Vector, via: Via): Promise<void> {
+export async function adopt(replica: Replica, host: string, vector: Vector, via: Via, scopes: readonly string[]): Promise<void> {
   const late = signsLate(replica);
   const byScope = new Map<string, Vector>([['*', {}]]);
-  // A granted advance moves the vector it holds, own streams too: the host's word for those is not taken.
-  const others = othersOf(vector, replica.id);
+  // A granted advance moves the vector it holds, own streams too: the host's word for those is not taken. Nor is it
+  // for the scopes this node did not ask for: an honest host serves none of them (servedVector), and each scope
+  // adopted is an advance op signed and logged (a vector naming 2,000 others made 2,000 at each bootstrap).
+  const others = othersOf(servedVector(vector, scopes), replica.id);
   for (const k in others) {
     const scope = keyScope(k);
     let part = byScope.get(scope);
@@ -176,8 +178,7 @@ async function takePage(o: BootstrapRun, token: string | undefined, offset: numb
   // readSnapshotPage and readNdjson checked every entry's shape: checking them again cost a tenth of a join.
   checkPage(o.replica, entries, false);
   const joins = joinChecked(o.replica, entries as Entry[], { host: o.host, via });
-  // Only the streams of the scopes asked for: an honest host serves no others (servedVector), and each scope adopted is an advance op signed and logged.
-  if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, servedVector(page.vector, o.scopes), via));
+  if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, page.vector, via, o.scopes));
   await Promise.all(joins);
   let fresh = 0;
   for (const e of entries as Entry[]) if (!seen.has(e.id)) (seen.add(e.id), fresh++);

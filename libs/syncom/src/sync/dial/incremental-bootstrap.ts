@@ -5,7 +5,6 @@ import { type ReconcileRun, reconcileLabel } from './anti-entropy';
 import { adopt, type BootstrapRun, runBootstrap } from './bootstrap';
 import { inLabel, reconcileLabels } from '../../reconcile/record-sets';
 import { RECONCILE_CAP } from '../protocol/versions';
-import { servedVector } from '../protocol/scopes';
 
 /** What a bootstrap ends with: the event id to resume the feed from, the records joined, and how. */
 export interface CaughtUp {
@@ -44,7 +43,7 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
   if (!isVector(vector) || typeof first?.eventId !== 'string') {
     throw new Error('the host named no committed point');
   }
-  await adopt(o.replica, o.host, servedVector(vector, o.scopes), { url: o.url, node: o.host });
+  await adopt(o.replica, o.host, vector, { url: o.url, node: o.host }, o.scopes);
   return { eventId: first.eventId, records, incremental: true };
 }
 
