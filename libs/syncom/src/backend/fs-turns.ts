@@ -10,13 +10,19 @@ export const SYNC_WRITE_MAX = 64 * 1024;
 const SYNC_WRITES_PER_TURN = 4;
 /**
  * A main-thread write slower than this (ms) sends the next ones of its kind
- * to the pool for SLOW_PAUSE_MS. Short: a write preempted once by another
- * thread looks slow too, and a second of writes through the pool cost an
- * awaited writer 2 to 3 times its time; a disk that stays slow is caught
- * again by the first write after the pause.
+ * to the pool for a while: SLOW_PAUSE_FACTOR times as long as it took, at
+ * least SLOW_PAUSE_MIN_MS and at most SLOW_PAUSE_MAX_MS: slow writes of up
+ * to 5 ms hold the main thread at most a twenty-first of the time, longer
+ * ones at most their share of 100 ms. In proportion, not a fixed 100 ms: a
+ * write preempted once by another thread (two cores shared with the signing
+ * threads and the pool) takes 0.5 to 1 ms, and 100 ms of pool writes after
+ * it cost an awaited writer about five times its time for some 200 writes.
+ * A disk that stays slow is caught again by the first write after the pause.
  */
 const SLOW_WRITE_MS = 0.5;
-const SLOW_PAUSE_MS = 100;
+const SLOW_PAUSE_FACTOR = 20;
+const SLOW_PAUSE_MIN_MS = 2;
+const SLOW_PAUSE_MAX_MS = 100;
 /**
  * What a write does to the file system: create a file, or write into one
  * that exists (an append, a recycled file). They are timed apart: a file
@@ -51,13 +57,18 @@ export async function mainThreadTurn(data: string, kind: WriteKind = 'existing')
   return true;
 }
 
-/** Run a main-thread write of `kind`, timed: a slow one sends the writes of its kind to the pool for SLOW_PAUSE_MS. */
+/** Run a main-thread write of `kind`, timed: a slow one sends the writes of its kind to the pool for a while (slowPause). */
 export function timedOnMainThread<T>(write: () => T, kind: WriteKind = 'existing'): T {
   const start = performance.now();
   try {
     return write();
   } finally {
     const end = performance.now();
-    if (end - start > SLOW_WRITE_MS) slowUntil[kind] = end + SLOW_PAUSE_MS;
+    if (end - start > SLOW_WRITE_MS) slowUntil[kind] = end + slowPause(end - start);
   }
+}
+
+/** How long (ms) the writes of a kind go to the pool after a main-thread write of theirs took `took` ms. */
+export function slowPause(took: number): number {
+  return Math.min(SLOW_PAUSE_MAX_MS, Math.max(SLOW_PAUSE_MIN_MS, SLOW_PAUSE_FACTOR * took));
 }

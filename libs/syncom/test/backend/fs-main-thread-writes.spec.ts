@@ -97,4 +97,36 @@ describe('fs backend: small in-place writes on the main thread', () => {
     expect(write).toHaveBeenCalledTimes(1);
     expect(await b.read('log/open/2.json')).toBe('second');
   });
+
+  it('the pause after a slow write is twenty times what it took, between 2 ms and 100 ms', () => {
+    let turns!: typeof import('../../src/backend/fs-turns');
+    jest.isolateModules(() => (turns = require('../../src/backend/fs-turns')));
+    expect(turns.slowPause(0.6)).toBe(12);
+    expect(turns.slowPause(0.01)).toBe(2);
+    expect(turns.slowPause(30)).toBe(100);
+  });
+
+  it('a write that was slow once (1 ms) sends the next writes of its kind to the pool for 20 ms, then the main thread writes again', async () => {
+    let now = 1000;
+    jest.spyOn(performance, 'now').mockImplementation(() => now);
+    const real = fs.writeFileSync;
+    let slow = true;
+    const write = jest.spyOn(fs, 'writeFileSync').mockImplementation((...a: Parameters<typeof fs.writeFileSync>) => {
+      if (slow) now += 1;
+      real(...a);
+    });
+    let fresh!: typeof import('../../src/backend');
+    jest.isolateModules(() => (fresh = require('../../src/backend')));
+    const b = fresh.createFsBackend(root);
+    await b.write('log/open/1.json', 'first', { inPlace: true });
+    slow = false;
+    now += 19;
+    await b.write('log/open/2.json', 'second', { inPlace: true });
+    expect(write).toHaveBeenCalledTimes(1);
+    now += 2;
+    await b.write('log/open/3.json', 'third', { inPlace: true });
+    expect(write).toHaveBeenCalledTimes(2);
+    expect(await b.read('log/open/2.json')).toBe('second');
+    expect(await b.read('log/open/3.json')).toBe('third');
+  });
 });
