@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { existsSync, realpathSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /**
  * Sent with every file of the web app. The page loads only its own files
@@ -26,12 +26,17 @@ export function defaultWebDir(): string {
   return resolve(__dirname, '..', '..', 'web', 'dist');
 }
 
-/** `path` resolved, through its symlinks when it exists. */
+/**
+ * `path` resolved through its symlinks: those of its nearest existing folder when it does not exist yet (a
+ * hub's first start), so that a data path reached through a link into the web folder is seen there.
+ */
 function realish(path: string): string {
+  const full = resolve(path);
   try {
-    return realpathSync(path);
+    return realpathSync(full);
   } catch {
-    return resolve(path);
+    const parent = dirname(full);
+    return parent === full ? full : join(realish(parent), basename(full));
   }
 }
 
