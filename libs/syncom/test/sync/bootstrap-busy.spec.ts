@@ -76,3 +76,26 @@ describe('a bootstrap the host refuses for now', () => {
     await closeAll(d, h.s);
   });
 });
+
+describe('a beforeBootstrap hook that throws', () => {
+  it('OPT-14 BOOT-1: is reported and the bootstrap asked again backed off, not left with the feed closed until the next reconnect', async () => {
+    const h = await hub();
+    for (let i = 0; i < 3; i++) await h.s.insert({ i });
+    const net = new Net();
+    net.units.set(URL, h.unit);
+    let asked = 0;
+    const beforeBootstrap = () => {
+      if (++asked === 1) throw new Error('policy store down');
+      return true;
+    };
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0, hooks: { beforeBootstrap } } });
+    const reported = new Promise<Error>((resolve) => d.sync.on('error', (e) => resolve(e)));
+    const booted = new Promise<number>((resolve) => d.sync.on('bootstrap', (e) => resolve(e.records)));
+    await d.sync.addNode({ url: URL, token: 't' });
+    expect(await reported).toMatchObject({ code: 'SYNC_FAILED', message: expect.stringMatching(/policy store down/) });
+    expect(await booted).toBe(3);
+    expect(asked).toBe(2);
+    expect(await d.list()).toHaveLength(3);
+    await closeAll(d, h.s);
+  });
+});

@@ -296,7 +296,16 @@ export class DialerFeed {
     this.gen++;
     const { url, cursor } = d.rec;
     const fell = reason === 'floor' && cursor !== null; // a cursor the host's retention passed, not a first contact
-    const allowed = (await d.ctx.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) })) ?? true;
+    let allowed: boolean;
+    try {
+      allowed = (await d.ctx.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) })) ?? true;
+    } catch (e) {
+      // A hook that throws is a failed bootstrap, reported and asked again backed off: the feed was closed for
+      // it, and nothing else opened it again before the next reconnect.
+      if (gen + 1 !== this.gen) return;
+      await d.failed(e);
+      return this.tryAgain();
+    }
     if (!allowed || gen + 1 !== this.gen) return;
     d.bootstrapping = true;
     try {
