@@ -7,7 +7,7 @@ import type { Storage } from 'syncom';
 export interface HubHealth {
   /** false (and status 503) while the storage refuses writes: a failure no write has succeeded since. */
   ok: boolean;
-  /** The storage's last failure while no write has succeeded since (IO_ERROR: the log refused a write; UNPERSISTED: record files not written). */
+  /** The storage's last failure, reported in the last minute, while no write has succeeded since (IO_ERROR: the log refused a write; UNPERSISTED: record files not written). */
   failing?: { code: string; since: string };
   id: string;
   /** Seconds since this process started. */
@@ -34,8 +34,13 @@ export interface HubHealthDetail extends HubHealth {
   hosted: ReturnType<Storage['sync']['hosted']>;
 }
 
-/** How long a record-file failure (UNPERSISTED) keeps /health at 503 after it was last reported. */
-const UNPERSISTED_FOR_MS = 60_000;
+/**
+ * How long a failure keeps /health at 503 after it was last reported, with no write committed since (IO_ERROR)
+ * or at all (UNPERSISTED). Taken as a readiness signal, a 503 stops the writes whose commit would clear it: a
+ * hub whose disk had been full for a moment stayed out of rotation until restarted. After a minute it is
+ * ready again, and the next write that fails makes it 503 for another.
+ */
+const FAILING_FOR_MS = 60_000;
 
 /**
  * GET /health. Unauthenticated, so by default it names no writer, no peer
@@ -47,8 +52,9 @@ const UNPERSISTED_FOR_MS = 60_000;
 export class HealthController {
   private readonly detail: boolean;
   /**
-   * The storage's failure to write: the log's (IO_ERROR) until a write is committed again; the record
-   * files' (UNPERSISTED, after the commit: a commit says nothing of them) until a minute passes without one.
+   * The storage's failure to write: the log's (IO_ERROR) until a write is committed again or a minute passes
+   * without one; the record files' (UNPERSISTED, after the commit: a commit says nothing of them) until a
+   * minute passes without one.
    */
   private failure?: { code: string; since: string; last: number };
 
@@ -57,7 +63,9 @@ export class HealthController {
     // /health said ok while every write failed (a full or read-only disk): the storage's own reports decide it.
     storage.on('error', (e) => {
       if (e.code !== 'IO_ERROR' && e.code !== 'UNPERSISTED') return;
-      const since = this.failure?.code === e.code ? this.failure.since : new Date().toISOString();
+      // A failure that had expired (the hub answered ready since) starts a new since.
+      const held = this.failing;
+      const since = held?.code === e.code ? held.since : new Date().toISOString();
       this.failure = { code: e.code, since, last: Date.now() };
     });
     storage.on('change', () => { if (this.failure?.code === 'IO_ERROR') this.failure = undefined; });
@@ -66,7 +74,7 @@ export class HealthController {
   /** The failure /health reports now, if any. */
   private get failing(): { code: string; since: string } | undefined {
     const f = this.failure;
-    if (!f || (f.code === 'UNPERSISTED' && Date.now() - f.last > UNPERSISTED_FOR_MS)) return undefined;
+    if (!f || Date.now() - f.last > FAILING_FOR_MS) return undefined;
     return { code: f.code, since: f.since };
   }
 

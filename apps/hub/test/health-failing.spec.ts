@@ -47,4 +47,27 @@ describe('apps/hub: /health while the storage refuses writes', () => {
       await storage.close().catch(() => undefined);
     }
   });
+
+  it('a log failure (IO_ERROR) with no write after it (a hub taken out of rotation by its 503) is ready again after a minute, and 503 again at the next failure', async () => {
+    const backend = createMemoryBackend();
+    const storage = await open({ path: 'r', backend });
+    let now = Date.now();
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      const health = new HealthController(storage, new ConfigService({ hub: { healthDetail: false } }));
+      const res = { status: () => res };
+      backend.failAt(1, { code: 'ENOSPC' });
+      await expect(storage.insert({ a: 1 })).rejects.toMatchObject({ code: 'IO_ERROR' });
+      now += 59_000;
+      expect(health.health(res)).toMatchObject({ ok: false, failing: { code: 'IO_ERROR' } });
+      now += 2_000;
+      expect(health.health(res)).toMatchObject({ ok: true });
+      backend.failAt(1, { code: 'ENOSPC' });
+      await expect(storage.insert({ b: 1 })).rejects.toMatchObject({ code: 'IO_ERROR' });
+      expect(health.health(res)).toMatchObject({ ok: false, failing: { code: 'IO_ERROR' } });
+    } finally {
+      jest.restoreAllMocks();
+      await storage.close();
+    }
+  });
 });
