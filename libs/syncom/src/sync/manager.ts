@@ -346,8 +346,9 @@ export class SyncManager {
   }
 
   private dial(rec: NodeRecord): void {
-    // An addNode() or enableNode() that began before close(), or before a removeNode() of its url, ends without dialing.
-    if (this.closed || !this.ctx.options.connect || this.dialers.has(rec.url) || this.registry.nodes.get(rec.url) !== rec) return;
+    // An addNode() or enableNode() that began before close(), or before a removeNode() of its url, ends without dialing;
+    // so does an enableNode(url, true) that an enableNode(url, false) overtook while it hung up (the record says disabled).
+    if (this.closed || !rec.enabled || !this.ctx.options.connect || this.dialers.has(rec.url) || this.registry.nodes.get(rec.url) !== rec) return;
     const d = new Dialer(this.ctx, rec);
     this.dialers.set(rec.url, d);
     void d.start();

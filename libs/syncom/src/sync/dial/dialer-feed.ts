@@ -56,6 +56,12 @@ class FeedPace {
   }
 }
 
+/** A host's refusal that passes with time: 429, or 5xx (it failed to handle the call). */
+function passes(e: unknown): boolean {
+  const status = (e as { status?: unknown })?.status;
+  return typeof status === 'number' && (status === 429 || status >= 500);
+}
+
 /** What the feed needs of its dialer. */
 export interface FeedOwner {
   readonly ctx: SyncContext;
@@ -68,7 +74,8 @@ export interface FeedOwner {
   report(e: SyncomError): void;
   /** The host holds every op its feed sends (markHeld). */
   hostHolds(ops: readonly Op[]): void;
-  failed(e: unknown): Promise<void>;
+  /** A failure of the feed (its error, a bootstrap), handled on the push chain. */
+  feedFailed(e: unknown): Promise<void>;
   save(): Promise<void>;
   recover(now: boolean): Promise<void>;
   reconcileRun(): ReconcileRun;
@@ -108,6 +115,8 @@ export class DialerFeed {
   /** The cursor the last such refusal was at, and how many came there in a row (STUCK at MAX_BREAKS). */
   private brokeAt: string | null = null;
   private brokeHere = 0;
+  /** What waits on an app's hook, woken by close() (untilClosed). */
+  private readonly closing = new Set<() => void>();
 
   constructor(private readonly d: FeedOwner) {
     const now = () => d.ctx.replica.now();
@@ -149,6 +158,25 @@ export class DialerFeed {
     clearTimeout(this.retry);
     this.gen++;
     this.subscribed = false;
+    for (const wake of [...this.closing]) wake();
+  }
+
+  /**
+   * What `ask` (an app's hook) answers, or undefined once close() ended the
+   * feed. The dialer's stop waits for the page being taken, and a bootstrap
+   * waits for its hook inside its page's turn: a hook that never answered
+   * had kept removeNode(), enableNode(url, false) and storage.close() (the
+   * lock held) waiting for good.
+   */
+  private async untilClosed<T>(ask: () => T | Promise<T>): Promise<T | undefined> {
+    let wake!: () => void;
+    const closed = new Promise<undefined>((resolve) => (wake = () => resolve(undefined)));
+    this.closing.add(wake);
+    try {
+      return await Promise.race([ask(), closed]);
+    } finally {
+      this.closing.delete(wake);
+    }
   }
 
   /** Resolves once the page being taken, if any, is done. */
@@ -163,7 +191,20 @@ export class DialerFeed {
     this.subscribed = true;
     this.answered = cursor !== null;
     const { d } = this;
-    this.sub = (d.link as SyncLink).subscribe('changes', { scopes: d.rec.scopes }, {
+    try {
+      this.sub = this.open(gen, cursor);
+    } catch (e) {
+      // An app's link that throws here (its socket gone) refused the feed: reported, and the next hello opens it.
+      // Thrown, it escaped the retry timer that calls this as an uncaught exception, or left peers() reading subscribed.
+      this.subscribed = false;
+      d.feedFailed(e).catch(() => undefined);
+    }
+  }
+
+  /** The link's changes subscription of generation `gen`, from `cursor`. */
+  private open(gen: number, cursor: string | null): Subscription {
+    const { d } = this;
+    return (d.link as SyncLink).subscribe('changes', { scopes: d.rec.scopes }, {
       lastEventId: cursor ?? undefined,
       onData: (v, id) => {
         this.inFlight++;
@@ -172,8 +213,15 @@ export class DialerFeed {
         this.pages = next;
         return next;
       },
-      // failed() reports and never rejects; the catch only keeps a broken promise from going unhandled.
-      onError: (e) => { if (gen === this.gen) { this.subscribed = false; d.failed(e).catch(() => undefined); } },
+      onError: (e) => {
+        if (gen !== this.gen) return;
+        this.subscribed = false;
+        // feedFailed() reports and never rejects; the catch only keeps a broken promise from going unhandled.
+        d.feedFailed(e).catch(() => undefined);
+        // A refusal that passes, on a link that stays up: only a reconnect's hello opened the feed again, so a
+        // host that answered one subscription 503 (or 429) left the dialer deaf to it while peers() read connected.
+        if (passes(e)) this.later(Math.max(1000, this.breaks.next()));
+      },
       onEnd: () => { if (gen === this.gen) this.subscribed = false; },
     });
   }
@@ -298,15 +346,17 @@ export class DialerFeed {
     const fell = reason === 'floor' && cursor !== null; // a cursor the host's retention passed, not a first contact
     let allowed: boolean;
     try {
-      allowed = (await d.ctx.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) })) ?? true;
+      allowed = (await this.untilClosed(() => d.ctx.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) }))) ?? true;
     } catch (e) {
       // A hook that throws is a failed bootstrap, reported and asked again backed off: the feed was closed for
       // it, and nothing else opened it again before the next reconnect.
       if (gen + 1 !== this.gen) return;
-      await d.failed(e);
+      await d.feedFailed(e);
       return this.tryAgain();
     }
-    if (!allowed || gen + 1 !== this.gen) return;
+    if (gen + 1 !== this.gen) return;
+    // Declined: no feed runs (peers() says so), and the next hello (a reconnect) opens one, asking the hook again.
+    if (!allowed) return void (this.subscribed = false);
     d.bootstrapping = true;
     try {
       // With data here and a host that reconciles, only what differs crosses (set reconciliation, RECONCILE.md).
@@ -326,7 +376,7 @@ export class DialerFeed {
       if (wait > 0) return this.later(wait);
       if (!d.stopped) this.subscribe(d.rec.cursor);
     } catch (e) {
-      await d.failed(e);
+      await d.feedFailed(e);
       this.tryAgain();
     } finally {
       d.bootstrapping = false;

@@ -105,6 +105,7 @@ export class Dialer implements Recoverable {
       await this.handshake(false);
     } catch (e) {
       this.recovery.fail(e);
+      if (!this.link) this.recovery.dialLater(() => void this.start());
     }
   }
 
@@ -371,6 +372,15 @@ export class Dialer implements Recoverable {
   /** A call failed (see Recovery.failed). */
   failed(e: unknown): Promise<void> {
     return this.recovery.failed(e).finally(() => this.changed());
+  }
+
+  /**
+   * A failure of the feed (an error it was ended with, a failed bootstrap), on the push chain: a 428 there
+   * greets again and pushes (Recovery.regreet), which must take its turn (LIFE-21). Handled at once, the
+   * fresh hello's push went out beside a relay's still unanswered.
+   */
+  feedFailed(e: unknown): Promise<void> {
+    return this.turn(() => this.failed(e));
   }
 
   /** The host asked for a fresh hello (428). */

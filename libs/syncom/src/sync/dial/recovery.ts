@@ -43,6 +43,9 @@ export class Recovery {
   /** A hello sent again after a failed one (greetFailed), and its backoff. */
   private helloTimer?: ReturnType<typeof setTimeout>;
   private helloBackoff = 0;
+  /** A dial after connect(node) failed (dialLater), and its backoff. */
+  private dialTimer?: ReturnType<typeof setTimeout>;
+  private dialBackoff = 0;
   /** A recovery queued on the push chain and not started yet (see recover). */
   private queued: Promise<void> | undefined;
   private loops = 0;
@@ -69,7 +72,23 @@ export class Recovery {
   stop(): void {
     clearTimeout(this.timer);
     clearTimeout(this.helloTimer);
+    clearTimeout(this.dialTimer);
     this.helloTimer = undefined;
+  }
+
+  /**
+   * No link came (connect(node) threw or rejected, or beforeConnect threw):
+   * dial again after a second, doubling to a minute. Reconnecting is the
+   * link's job, but there was no link yet: a host down as the node started
+   * (an async connect that awaits the socket) was never dialed again before
+   * a restart or enableNode().
+   */
+  dialLater(dial: () => void): void {
+    if (this.d.stopped) return;
+    this.dialBackoff = doubled(this.dialBackoff);
+    clearTimeout(this.dialTimer);
+    this.dialTimer = setTimeout(() => { if (!this.d.stopped) dial(); }, this.dialBackoff);
+    this.dialTimer.unref?.();
   }
 
   /**
@@ -100,6 +119,7 @@ export class Recovery {
   /** A hello was answered: a later lost one waits a second again. */
   greeted(): void {
     this.helloBackoff = 0;
+    this.dialBackoff = 0;
     clearTimeout(this.helloTimer);
     this.helloTimer = undefined;
   }
