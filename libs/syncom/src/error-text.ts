@@ -32,7 +32,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   OUT_OF_SCOPE: 'a host refused ops as out of scope (a record outside the scopes this node was granted, or one the host\'s scope rule places in another scope than the op declared: give the node the host\'s rule, `sync.scope`): that stream stops there',
   INCOMPATIBLE: 'no wire version shared (the error names the host\'s versions)',
   SELF_DIAL: 'a registered url answered hello with this node\'s own id: it leads back to this node, whose dialer stops',
-  HELLO_REQUIRED: 'a call without a current hello (the host restarted): the dialer greets again',
+  HELLO_REQUIRED: 'a call without a current hello (the host restarted): the dialer greets again; also a hello that its connection\'s disconnect or a later hello overtook while `authorize` judged it (it grants nothing)',
   HANDSHAKE_LOOP: 'five 428s to fresh hellos in a row',
   OPS_PER_PUSH: 'a push with more ops than the host takes',
   BYTES_PER_PUSH: 'a push larger than the host takes; on a dialer, an op larger than the host named in hello, not pushed (the error names its `stream` and `seq`; that stream stops for that host)',

@@ -3,8 +3,8 @@ type Listener = (...args: any[]) => void;
 
 /**
  * A small event emitter whose listeners are contained (LIFE-20): one that
- * throws is reported to `onListenerError` (console.error by default) and
- * never fails what it observed. No 'error' special case, unlike node's.
+ * throws, or (async) rejects, is reported to `onListenerError`
+ * (console.error by default) and never fails what it observed. No 'error' special case, unlike node's.
  */
 export class Emitter<Events extends Record<string, unknown[]>> {
   private listeners = new Map<keyof Events, Set<Listener>>();
@@ -42,7 +42,9 @@ export class Emitter<Events extends Record<string, unknown[]>> {
     if (!set) return;
     for (const l of [...set]) {
       try {
-        l(...args);
+        const r: unknown = l(...args);
+        // An async listener's rejection is its throw: reported the same, never an unhandled rejection (which ends a Node process).
+        if (typeof (r as PromiseLike<unknown> | undefined)?.then === 'function') Promise.resolve(r).catch((e: unknown) => this.onListenerError(e, String(event)));
       } catch (e) {
         this.onListenerError(e, String(event));
       }

@@ -141,6 +141,13 @@ export class SyncUnit implements HostUnit {
   private readonly reads = new SharedReads();
   /** The challenge each connection was last sent (proveNodes), used once. */
   private readonly challenges = new WeakMap<object, string>();
+  /**
+   * Each connection's turn, moved by every hello, session end and disconnect:
+   * a hello whose proof or authorize settles after the turn moved on (the
+   * connection went, another hello came, a gateway ended the session) is
+   * stale and grants nothing.
+   */
+  private readonly turns = new WeakMap<object, number>();
   private readonly track: (data: unknown, eventId: string) => unknown;
   private ended = false;
   /** Rejects once the unit ends: a stream waiting for its peer's acks stops there. */
@@ -229,6 +236,7 @@ export class SyncUnit implements HostUnit {
   }
 
   disconnect(context: object): void {
+    this.nextTurn(context);
     this.peers.disconnect(context);
     this.pager.release(context);
   }
@@ -239,6 +247,7 @@ export class SyncUnit implements HostUnit {
    * streams are dropped, and its next call is answered 428.
    */
   endSession(context: object): void {
+    this.nextTurn(context);
     const s = this.peers.current(context);
     this.peers.end(context);
     if (s) this.pager.release(context, s);
@@ -266,10 +275,14 @@ export class SyncUnit implements HostUnit {
    */
   private async hello(args: unknown, context: object, span: Span): Promise<unknown> {
     this.endSession(context);
-    return this.greet(args, context, span);
+    return this.greet(args, context, span, this.turns.get(context));
   }
 
-  private async greet(args: unknown, context: object, span: Span): Promise<unknown> {
+  private nextTurn(context: object): void {
+    this.turns.set(context, (this.turns.get(context) ?? 0) + 1);
+  }
+
+  private async greet(args: unknown, context: object, span: Span, turn: number | undefined): Promise<unknown> {
     // A gateway that read the envelope with checkHello hands that hello on: it is not read again.
     const hello = checkedHello(args);
     span.setAttribute(ATTRS.peer, hello.node);
@@ -280,6 +293,9 @@ export class SyncUnit implements HostUnit {
     }
     if (this.o.proveNodes) await this.proven(hello, context);
     const verdict = await judgeHello(this.o.authorize, context, hello);
+    // What changed while authorize judged: a session granted now would outlive its storage, its connection or a later hello.
+    if (this.isClosed) throw closed();
+    if (this.turns.get(context) !== turn) throw session428();
     if (!verdict.ok) throw new SyncomError('UNAUTHORIZED', 'authorize refused the hello', { status: 401 });
     const ours = this.o.wireVersions ?? this.ctx.wireVersions;
     const version = chooseVersion(ours, hello.versions);
@@ -369,8 +385,18 @@ export class SyncUnit implements HostUnit {
     const log = this.replica;
     const at = log.cursor(options.lastEventId);
     const track = this.track;
+    // `tracked` is the application's: one that throws (a wrpc-style tracked() refusing the notice's empty event id)
+    // ends the feed with its error told to the subscriber, never an exception in a microtask (the process's end)
+    // nor a feed that stops in silence. A notice the link fails to take is let go: the feed is over anyway.
+    const notice = (reason: string) => {
+      try {
+        Promise.resolve(options.onData(track({ bootstrap: true, reason }, ''), undefined)).catch(() => undefined);
+      } catch (e) {
+        options.onError?.(e);
+      }
+    };
     if (!at.ok) {
-      queueMicrotask(() => void options.onData(track({ bootstrap: true, reason: at.reason }, ''), undefined));
+      queueMicrotask(() => notice(at.reason));
       return { unsubscribe: () => undefined };
     }
     this.peers.checkFeedRoom(context);
@@ -378,8 +404,18 @@ export class SyncUnit implements HostUnit {
     feed = new Feed({
       replica: this.replica, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes, shared: this.reads,
       window: this.peers.windowOf(context), now: this.replica.now(),
-      send: (page, eventId, more) => options.onData(track(page, eventId), eventId, more),
-      bootstrap: () => void options.onData(track({ bootstrap: true, reason: 'floor' }, ''), undefined),
+      send: (page, eventId, more) => {
+        let item: unknown;
+        try {
+          item = track(page, eventId);
+        } catch (e) {
+          // The feed ends at the throw (as at a send that fails); the subscriber, still there, is told why.
+          queueMicrotask(() => options.onError?.(e));
+          throw e;
+        }
+        return options.onData(item, eventId, more);
+      },
+      bootstrap: () => notice('floor'),
       ended: () => this.peers.forget(context, feed),
     });
     this.peers.addFeed(context, feed, options);
