@@ -81,7 +81,9 @@ function checkGatewayBounds(given: SyncomGatewayOptions): void {
  */
 function checkDeclaredNamespace(o: SyncomModuleOptions, namespace: string): void {
   const asked = givenOf(o).namespace;
-  if (asked === undefined || asked === namespace) return;
+  // Nest adds a namespace's leading slash: 'sync' and '/sync' are one namespace, and were refused as two.
+  const slashed = (n: string) => (n.startsWith('/') ? n : `/${n}`);
+  if (asked === undefined || slashed(asked) === slashed(namespace)) return;
   throw new SyncomError(
     'GATEWAY_UNDECLARED',
     `SyncomModule.forRootAsync: the factory's gateway.namespace ${asked} is not the one the module was declared with (${namespace}); ` +

@@ -44,6 +44,23 @@ const chunkPipe = new SyncomValidationPipe(ChunkDto);
 /** The syncom gateways connected to each socket.io namespace (onModuleInit refuses two on one). */
 const hostedOn = new WeakMap<Namespace, Set<object>>();
 
+/** The message size each syncom gateway of a socket.io server asked for, by server. */
+const messageBytesOn = new WeakMap<object, Map<object, number>>();
+
+/**
+ * The message size of the server `namespace` belongs to, with `gateway`'s:
+ * the largest any of its syncom gateways asked for. The engine's bound is the
+ * server's, every namespace's: two modules hosting on one server with sizes of
+ * their own had every gateway held to the last one's (a 200 KB push over
+ * long-polling to the one without limits dropped its connection). Each
+ * gateway's limits guard still refuses a push over its own bytesPerPush.
+ */
+function serverMessageBytes(namespace: Namespace, gateway: object, bytes: number): number {
+  const asked = messageBytesOn.get(namespace.server) ?? new Map<object, number>();
+  messageBytesOn.set(namespace.server, asked.set(gateway, bytes));
+  return Math.max(...asked.values());
+}
+
 /**
  * The gateway's host unit. The limits stay with the guards; `authorize` is
  * the unit's, which runs it on a hello after the proof of its node id
@@ -138,7 +155,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     this.server = server;
     hostedOn.set(server, (hostedOn.get(server) ?? new Set()).add(this));
     const bytes = maxMessageBytes(this.options.limits);
-    applyMessageLimit(server, bytes);
+    applyMessageLimit(server, serverMessageBytes(server, this, bytes));
     const preAuth = preAuthBytesOf(this.options.preAuthBytes);
     const log = new SampledLog(this.logger);
     // A greeted connection may hold its feeds' frames in flight, a frame past them and answers as READ_BACKLOG lets them queue: four times the connection's frame budget is past all of it.

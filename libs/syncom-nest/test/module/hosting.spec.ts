@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open, Storage } from 'syncom';
-import { createSyncomGateway, SYNCOM_GATEWAY_OPTIONS, socketIoConnect, SyncomModule } from '../../src';
+import { createSyncomGateway, SYNCOM_GATEWAY_OPTIONS, socketIoConnect, SyncomGateway, SyncomModule } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncom-hosting-'));
@@ -137,6 +137,14 @@ describe('SyncomModule hosting: no silent open door', () => {
     const start = boot([SyncomModule.forRootAsync({ gateway: true, useFactory: () => ({ path: at, gateway: { namespace: '/other', access: 'public' as const } }) })]);
     await expect(start).rejects.toMatchObject({ code: 'GATEWAY_UNDECLARED', message: expect.stringMatching(/\/other is not the one the module was declared with \(\/syncom\)/) });
     expect(existsSync(at)).toBe(false);
+  });
+
+  it("forRootAsync whose factory names the declared namespace with or without its leading slash starts: Nest adds the slash, and both name one namespace", async () => {
+    for (const [declared, asked] of [['sync-here', '/sync-here'], ['/sync-here', 'sync-here']]) {
+      const app = await boot([SyncomModule.forRootAsync({ gateway: { namespace: declared }, useFactory: () => ({ path: path(), backend: 'memory' as const, gateway: { namespace: asked, access: 'public' as const } }) })]);
+      expect(app.get(SyncomGateway).server?.name).toBe('/sync-here');
+      await app.close();
+    }
   });
 
   it("forRootAsync whose factory names other transports than the module was declared with refuses to start (they are the gateway class's, fixed when the module is defined); the same ones in another order start", async () => {

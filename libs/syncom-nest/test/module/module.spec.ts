@@ -6,9 +6,13 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom, toArray } from 'rxjs';
+import type { Namespace } from 'socket.io';
 import { io } from 'socket.io-client';
 import { open, Storage } from 'syncom';
-import { InjectStorage, socketIoConnect, SyncomEvents, SyncomGateway, SyncomModule, type SyncomModuleOptions } from '../../src';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES, InjectStorage, messageLimitOf, socketIoConnect, SyncomEvents, SyncomGateway, SyncomModule, type SyncomModuleOptions,
+} from '../../src';
+import { until } from '../helpers/until';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncom-module-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -152,6 +156,32 @@ describe('SyncomModule: two modules hosting gateways in one app', () => {
       socket.disconnect();
       expect(answer).toMatchObject({ ok: true });
     }
+    await app.close();
+  });
+});
+
+describe('SyncomModule: two hosting modules with different message sizes', () => {
+  it("each gateway takes the messages its own limits allow: the socket.io engine they share is sized for the largest (the last gateway's size was every namespace's)", async () => {
+    const hosting = (namespace: string, limits?: { bytesPerPush: number }) => SyncomModule.forRoot({
+      path: path(), backend: 'memory',
+      gateway: { access: 'public', namespace, transports: ['websocket', 'polling'], ...(limits && { limits }) },
+    });
+    // '/b' is connected last: its small limit had become the engine's maxHttpBufferSize, '/a''s too.
+    const a = hosting('/a');
+    const ref = await Test.createTestingModule({ imports: [a, hosting('/b', { bytesPerPush: 1000 })] }).compile();
+    const app = ref.createNestApplication({ logger: false });
+    app.useWebSocketAdapter(new IoAdapter(app));
+    await app.listen(0, '127.0.0.1');
+    const hub = app.select(a).get(Storage, { strict: true });
+    const gateway = app.select(a).get(SyncomGateway, { strict: true });
+    expect(gateway.server?.name).toBe('/a');
+    expect(messageLimitOf(gateway.server as Namespace)).toBe(DEFAULT_MAX_MESSAGE_BYTES);
+    // Over long-polling, where the engine's bound is read per request, a 200 KB record reaches '/a' from its dialer.
+    const dialer = await open({ path: path(), backend: 'memory', sync: { connect: socketIoConnect({ transports: ['polling'], reconnectionDelay: 20, reconnectionDelayMax: 100 }) } });
+    await dialer.sync.addNode({ url: `${await app.getUrl()}/a` });
+    const id = await dialer.insert({ body: 'x'.repeat(200_000) });
+    await until(() => hub.has(id), [dialer, hub], 'the record on /a');
+    await dialer.close();
     await app.close();
   });
 });
