@@ -24,13 +24,19 @@ export interface Clock {
  * whole ms: ts is an integer, and an op stamped 1.5 was refused by every
  * peer and by this node's own log at its next open.
  * @throws SyncomError from next(): INVALID_ARGUMENT when the wall clock reads
- * no finite number; OP_INVALID when no stamp up to MAX_TS (the latest date) is left.
+ * no finite number or throws; OP_INVALID when no stamp up to MAX_TS (the latest date) is left.
  */
 export function createClock(now: () => number = Date.now, seed = 0): Clock {
   let last = seed;
   return {
     next() {
-      const wall = now();
+      let wall: number;
+      try {
+        wall = now();
+      } catch (cause) {
+        // The app's clock: its throw fails the write with a code, as a clock that reads no number does.
+        throw new SyncomError('INVALID_ARGUMENT', "the clock (open()'s now) threw", { cause });
+      }
       if (!Number.isFinite(wall)) throw new SyncomError('INVALID_ARGUMENT', `the clock (open()'s now) read ${String(wall)}: it gives ms since the epoch`);
       const ts = Math.max(Math.floor(wall), last + 1);
       // Past the latest date no peer takes the op (MAX_TS), and past the safe integers two stamps would be one.

@@ -333,6 +333,26 @@ export class Committer {
     for (const p of batch) if (p.afterPersist) p.resolve();
   }
 
+  /**
+   * Scrub purged ids again (a purge of a purged id finishes a torn scrub,
+   * GUAR-22), in the records writes' turn and after the seals started, as a
+   * commit's scrub runs: close() waits for it before the lock goes. Run
+   * beside the pipeline, it went on rewriting log and record files after
+   * close() had resolved and released the path.
+   * @throws SyncomError CLOSED once close() was called; IO_ERROR when the scrub fails (the cause attached).
+   */
+  rescrub(ids: readonly string[]): Promise<void> {
+    if (this.refusing) return Promise.reject(new SyncomError('CLOSED', 'the storage is closed; the purge is refused'));
+    const run = this.persisting.then(async () => {
+      await this.sealing;
+      await this.hooks.scrub(ids, this.committed).catch((e: Error) => {
+        throw new SyncomError('IO_ERROR', `purge scrub failed: ${e?.message}; purge again to finish it`, { cause: e });
+      });
+    });
+    this.persisting = run.catch(() => undefined);
+    return run;
+  }
+
   private async fail(batch: Pending[], cause: unknown): Promise<void> {
     const all = batch.concat(this.queue.splice(0));
     this.overlay.clear();

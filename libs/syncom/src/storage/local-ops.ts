@@ -4,6 +4,7 @@ import { depthWithin, isSafeRecord, MAX_VALUE_DEPTH } from '../op/shape';
 import { platform } from '../platform';
 import type { OpType } from '../op/types';
 import type { Schema, Validation } from '../schema/types';
+import type { WriteOptions } from './options';
 
 /** What a local call asks the log for, before stamping and signing. */
 export interface OpBody {
@@ -109,6 +110,21 @@ function assertShallow(x: unknown, wrapping: number, what: string): void {
 function assertFieldName(key: unknown): void {
   if (typeof key !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'a field name is a string');
   if (FORBIDDEN.has(key)) throw new SyncomError('INVALID_ARGUMENT', `a field may not be named ${key}`, { field: key });
+}
+
+/**
+ * A write's options, read once into a plain object. `sealed` is true or
+ * false: any other value (`'true'`, 1) had written the record unsealed, in
+ * clear, and replicated it; a getter that throws is the caller's
+ * (asInvalid). The actor is checked where the op is made (make-op.ts).
+ * @throws SyncomError INVALID_ARGUMENT unless `o` is absent or an object of those options.
+ */
+export function writeOptions(o: unknown): WriteOptions | undefined {
+  if (o === undefined || o === null) return undefined;
+  if (typeof o !== 'object') throw new SyncomError('INVALID_ARGUMENT', 'a write takes options { actor?, sealed? }');
+  const { actor, sealed } = asInvalid('the write options must be readable', () => ({ actor: (o as WriteOptions).actor, sealed: (o as WriteOptions).sealed }));
+  if (sealed !== undefined && typeof sealed !== 'boolean') throw new SyncomError('INVALID_ARGUMENT', 'the write option sealed is true or false');
+  return { actor, sealed };
 }
 
 /** Throw unless `id` is a usable record id. */

@@ -1,5 +1,6 @@
 import { SyncomError } from '../errors';
 import { addDigest } from '../op';
+import { asInvalid } from './local-ops';
 import { type Op, streamKey, type Vector } from '../op/types';
 import type { Clock } from './clock';
 import type { Committer } from './commit';
@@ -33,10 +34,19 @@ export type OwnOpBody = OpBody & {
  */
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
+/**
+ * The op's actor: the write's own, else open()'s (a function asked per write).
+ * Checked here as every peer checks it (op/check.ts: a string): a number, or
+ * whatever an actor function gave back, was logged and acknowledged, then
+ * refused as malformed by every peer (this node's stream stopped there for
+ * good) and read back at the next open as a damaged entry, a hole in the log.
+ * @throws SyncomError INVALID_ARGUMENT for an actor that is no string, or an actor function that throws.
+ */
 function actorFor(options: OpenOptions, w?: WriteOptions): string | undefined {
-  if (w?.actor !== undefined) return w.actor;
   const a = options.actor;
-  return typeof a === 'function' ? a() : a;
+  const actor: unknown = w?.actor !== undefined ? w.actor : typeof a === 'function' ? asInvalid("open()'s actor function threw", () => a()) : a;
+  if (actor !== undefined && typeof actor !== 'string') throw new SyncomError('INVALID_ARGUMENT', `an actor is a string, not ${actor === null ? 'null' : typeof actor}`);
+  return actor;
 }
 
 /**
@@ -48,6 +58,8 @@ function actorFor(options: OpenOptions, w?: WriteOptions): string | undefined {
  */
 export function makeOwnOp(m: OpMaking, body: OwnOpBody, scope: string, w?: WriteOptions): Op {
   const { committer, clock, schema, keys } = m;
+  // Before anything is stamped: a refused actor leaves no trace.
+  const actor = actorFor(m.options, w);
   const key = w?.sealed ? 'sealed' : streamKey(keys.id, scope, body.from);
   const seq = (w?.sealed ? committer.sealedSeq : (committer.pvec[key] ?? 0)) + 1;
   // Past MAX_SEQ the op would repeat a seq this node already signed: a fork that no peer takes, not a write.
@@ -68,7 +80,6 @@ export function makeOwnOp(m: OpMaking, body: OwnOpBody, scope: string, w?: Write
   if (body.value !== undefined) op.value = body.value;
   if (body.vector !== undefined) op.vector = body.vector;
   if (schema && body.type !== 'merge' && body.type !== 'advance') op.v = schema.version;
-  const actor = actorFor(m.options, w);
   if (actor !== undefined) op.actor = actor;
   return m.options.sync?.signatures === false || body.late ? op : addDigest(op);
 }

@@ -5,7 +5,7 @@ import { platform } from '../platform';
 import { GLOBAL_SCOPE, type Op } from '../op/types';
 import type { SyncApi, SyncManager } from '../sync/manager';
 import {
-  addBody, asInvalid, assertId, assertRegisters, checkUpdate, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite,
+  addBody, asInvalid, assertId, assertRegisters, checkUpdate, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite, writeOptions,
 } from './local-ops';
 import { makeOwnOp, type OwnOpBody } from './make-op';
 import type { ListedRecord, RecordMeta, WriteOptions } from './options';
@@ -14,6 +14,22 @@ import { RecordHandle } from './record-handle';
 import type { Replica } from './replica';
 
 export type { StorageEvents, StorageParts } from './parts';
+
+/**
+ * list()'s options, checked: null had escaped as a bare TypeError, and a
+ * limit that is no number (`'10'` from a query string) answered an empty
+ * page as if there were no records.
+ * @throws SyncomError INVALID_ARGUMENT.
+ */
+function listOptions(o: unknown): { scope?: string; limit?: number; after?: string } {
+  if (typeof o !== 'object' || o === null) throw new SyncomError('INVALID_ARGUMENT', 'list() takes options { scope?, limit?, after? }');
+  const x = o as { scope?: unknown; limit?: unknown; after?: unknown };
+  const { scope, limit, after } = asInvalid('the list options must be readable', () => ({ scope: x.scope, limit: x.limit, after: x.after }));
+  if (scope !== undefined && typeof scope !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'list(): scope is a string', { option: 'scope' });
+  if (after !== undefined && typeof after !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'list(): after is a record id', { option: 'after' });
+  if (limit !== undefined && !(typeof limit === 'number' && limit >= 0)) throw new SyncomError('INVALID_ARGUMENT', 'list(): limit is a number, 0 or more', { option: 'limit' });
+  return { scope, limit, after };
+}
 
 /**
  * A storage (DESIGN: Storage API): writes become signed ops, logged, then
@@ -133,10 +149,8 @@ export class Storage {
   async purge(id: string, options?: WriteOptions): Promise<void> {
     if (!this.closed && this.parts.committer.current(id)?.purged) {
       await this.parts.committer.idle();
-      // As the commit's scrub does: of an id kept sealed here, this node's sealed ops only.
-      await this.parts.log.scrub([id], this.parts.sealed);
-      await this.parts.records.scrub([id], this.parts.committer.committed);
-      return;
+      // As the commit's scrub does (of an id kept sealed here, this node's sealed ops only), in its turn.
+      return this.parts.committer.rescrub([id]);
     }
     return this.local(id, () => ({ type: 'purge', id }), options, true);
   }
@@ -155,7 +169,7 @@ export class Storage {
   /** Records in id order: `after` an id, at most `limit`, of one scope; a page costs the records it returns (ListedIds). */
   async list(options: { scope?: string; limit?: number; after?: string } = {}): Promise<ListedRecord[]> {
     const out: ListedRecord[] = [];
-    const { scope, after, limit = Infinity } = options;
+    const { scope, after, limit = Infinity } = listOptions(options);
     const committed = this.parts.committer.committed;
     const ids = this.parts.listed.of(committed, (id) => this.scopeOf(id), scope);
     if (!ids) return out;
@@ -248,7 +262,9 @@ export class Storage {
     if (!schema) return data;
     const r = schema.validateWrite(data);
     if (!r.ok) throw new SyncomError('OP_INVALID', `the record is invalid: ${r.errors.join('; ')}`, { errors: r.errors });
-    return r.data === data ? data : (JSON.parse(JSON.stringify(r.data)) as Record<string, unknown>);
+    // The defaults are the schema's, not the caller's, and pass the checks the caller's fields passed: a default
+    // named prototype, or nested past 100 levels, made an op every peer refuses as malformed and the reopen reads as damage.
+    return r.data === data ? data : copyFields(r.data, "the record with its class's defaults");
   }
 
   /** Validate an update by the fields it sets, under the record's type, or whole where it changes the type (checkUpdate). */
@@ -271,10 +287,11 @@ export class Storage {
    * Build, stamp, sign and queue a local op. Synchronous up to the queue, so
    * writes issued together share one log append (group commit).
    */
-  private local(id: string, build: (e: Entry | undefined) => OpBody | undefined, options?: WriteOptions, afterPersist = false): Promise<void> {
+  private local(id: string, build: (e: Entry | undefined) => OpBody | undefined, given?: WriteOptions, afterPersist = false): Promise<void> {
     try {
       if (this.closed) throw new SyncomError('CLOSED', 'the storage is closed; writes are refused');
       assertId(id);
+      const options = writeOptions(given);
       const e = this.parts.committer.current(id);
       if (e?.purged) throw new SyncomError('PURGED', `record ${id} was purged; nothing more lands on it`, { id });
       const sealed = sealsWrite(this.sealed, id, e, options?.sealed);
