@@ -118,6 +118,28 @@ export function connectionConformance(run: ConformanceRun): void {
     expect(taken).toEqual(['e1', 'e2']);
   });
 
+  it('PROTO-12 a page still with the subscriber at a cut is taken once: the feed resumes after it', async () => {
+    const { unit, h } = await run.make();
+    unit.publish('e1', 1);
+    unit.publish('e2', 2);
+    const taken: string[] = [];
+    let release: () => void = () => undefined;
+    h.link.subscribe('changes', {}, {
+      onData: (_v, id) => {
+        taken.push(id as string);
+        unit.signal.notify();
+        if (taken.length === 1) return new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    await unit.signal.until(() => taken.length === 1, 'e1 with the subscriber');
+    await h.cut();
+    await h.restore();
+    release();
+    await unit.signal.until(() => taken.includes('e2'), 'e2');
+    expect(taken).toEqual(['e1', 'e2']);
+    expect(unit.subs.map((s) => s.lastEventId)).toEqual([undefined, 'e1']);
+  });
+
   it('LINK-4 unsubscribe while cut keeps it from reopening on restore', async () => {
     const { unit, h } = await run.make();
     const sub = h.link.subscribe('changes', { scopes: ['gone'] }, { onData: () => undefined });

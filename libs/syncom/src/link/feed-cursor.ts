@@ -38,6 +38,8 @@ export abstract class FeedCursor<A = string> implements SessionFeed {
    */
   protected reopenWhenGreeted = true;
   private answeredAtOpen = 0;
+  /** Whether a page is with the subscriber now (its onData not settled). */
+  private taking = false;
 
   constructor(
     protected readonly home: FeedHome,
@@ -113,12 +115,27 @@ export abstract class FeedCursor<A = string> implements SessionFeed {
 
   /** Hands one page to the subscriber; the cursor moves only once it took it (a page that did not land is offered again on resume). */
   protected async deliver(value: unknown, eventId: string | undefined): Promise<void> {
+    this.taking = true;
     try {
       await this.options.onData(value, eventId);
     } catch {
       return;
+    } finally {
+      this.taking = false;
     }
     if (eventId !== undefined) this.lastEventId = eventId;
+  }
+
+  /**
+   * Whether an opening must wait (it then runs behind the page): a page of
+   * an earlier opening, still with the subscriber (a reconnect came while
+   * it was applied), moves the cursor once taken, and an opening from the
+   * cursor before it would hand that page over a second time.
+   */
+  protected waitForTaken(resumed: boolean): boolean {
+    if (!this.taking) return false;
+    this.signal(this.gen, () => this.open(resumed));
+    return true;
   }
 
   /** Queues `fn` behind the pages already handed over, so errors and ends keep their place; dropped if the feed moved on. */

@@ -49,7 +49,7 @@ export class LinkFeed extends FeedCursor {
   /** Opens the feed at the host on the live connection, after the last event id taken. */
   open(resumed: boolean): void {
     const context = this.link.context();
-    if (this.ended || context === undefined) return;
+    if (this.ended || context === undefined || this.waitForTaken(resumed)) return;
     const gen = this.begin(resumed);
     this.link.stats.bytesOut += this.args.length;
     try {

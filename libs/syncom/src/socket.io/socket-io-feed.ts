@@ -51,7 +51,7 @@ export class SocketIoFeed extends FeedCursor<unknown> {
 
   /** Opens the feed at the host, after the last event id taken. */
   open(resumed: boolean): void {
-    if (this.ended || !this.port.connected()) return;
+    if (this.ended || !this.port.connected() || this.waitForTaken(resumed)) return;
     this.detach();
     const gen = this.begin(resumed);
     const sub = `${this.id}.${gen}`;

@@ -145,6 +145,43 @@ describe('socket.io link against a hostile host', () => {
     expect(taken).toEqual([]);
   });
 
+  it('PROTO-12 a page still with the subscriber when the host drops the socket is taken once: the redialed feed resumes after it', async () => {
+    const log: Array<[string, number]> = [['e1', 1], ['e2', 2]];
+    const resumedFrom: Array<string | undefined> = [];
+    await dial({
+      changes: (s, p, ack) => {
+        const { sub, lastEventId } = p as { sub: string; lastEventId?: string };
+        resumedFrom.push(lastEventId);
+        ack(ok(null));
+        const at = lastEventId === undefined ? 0 : log.findIndex(([id]) => id === lastEventId) + 1;
+        for (const [id, value] of log.slice(at)) s.emit('changes:data', { sub, value, eventId: id }, () => undefined);
+      },
+    }, { io: { reconnectionDelay: 10 } });
+    const taken: string[] = [];
+    let release: () => void = () => undefined;
+    let first: () => void = () => undefined;
+    let last: () => void = () => undefined;
+    const withSubscriber = new Promise<void>((resolve) => (first = resolve));
+    const tookE2 = new Promise<void>((resolve) => (last = resolve));
+    link!.subscribe('changes', {}, {
+      onData: (_v, id) => {
+        taken.push(id as string);
+        if (id === 'e2') last();
+        if (taken.length > 1) return;
+        first();
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    await withSubscriber;
+    const reconnected = event(link!, 'reconnect');
+    host.sockets[0].disconnect(true);
+    await reconnected;
+    release();
+    await tookE2;
+    expect(taken).toEqual(['e1', 'e2']);
+    expect(resumedFrom).toEqual([undefined, 'e1']);
+  }, 10_000);
+
   it('LINK-6 a CONNECT_ERROR packet on a live socket is a drop: the link reports close and redials', async () => {
     const hellos: number[] = [];
     await dial({ hello: (s, _p, ack) => void (hellos.push(host.sockets.indexOf(s)), ack(ok({ node: 'h' }))) });
