@@ -134,9 +134,14 @@ export class SyncManager {
     const rec = had ? updateNode(had, fresh) : fresh;
     this.registry.nodes.set(rec.url, rec);
     if (had) await this.hangUp(rec.url);
-    await this.registry.save(rec);
-    this.events.emit('node', { url: rec.url, action: 'add' });
-    if (this.started && rec.enabled) this.dial(rec);
+    try {
+      await this.registry.save(rec);
+      this.events.emit('node', { url: rec.url, action: 'add' });
+    } finally {
+      // Dialed even when the save failed (a full quota): the node stands registered in memory, and an app that
+      // reads listNodes() to tell whether to register again would otherwise leave it undialed until a restart.
+      if (this.started && rec.enabled) this.dial(rec);
+    }
   }
 
   /** Keep a node but stop (false) or resume (true) dialing it; disabling closes its link at once (REG-3). */
@@ -144,10 +149,14 @@ export class SyncManager {
     this.assertOpen();
     const rec = this.node(url);
     rec.enabled = enabled;
-    await this.registry.save(rec);
-    this.events.emit('node', { url, action: enabled ? 'enable' : 'disable' });
-    await this.hangUp(url);
-    if (enabled && this.started) this.dial(rec);
+    try {
+      await this.registry.save(rec);
+      this.events.emit('node', { url, action: enabled ? 'enable' : 'disable' });
+    } finally {
+      // Done even when the save failed: listNodes() shows the new state, so the links must follow it.
+      await this.hangUp(url);
+      if (enabled && this.started) this.dial(rec);
+    }
   }
 
   /** Unregister a node and delete its file (REG-4). */

@@ -60,4 +60,31 @@ describe('a registry file that cannot be saved', () => {
     backend.clearFaults();
     await closeAll(d, h.s);
   });
+
+  it('REG-5: a node whose addNode() failed to save (a full quota) stands registered in memory, as the error says, and is dialed: it syncs once there is room, without another addNode()', async () => {
+    const { h, d, backend } = await pair();
+    backend.failAt(1, { code: 'ENOSPC', persistent: true, ops: ['write'] });
+    await expect(d.sync.addNode({ url: URL, token: 't' })).rejects.toMatchObject({ code: 'REGISTRY_UNSAVED', url: URL });
+    // What an app reads to tell whether to register again (apps/web's dialHub): the node, with its token.
+    expect(d.sync.listNodes()).toEqual([expect.objectContaining({ url: URL, token: 't' })]);
+    backend.clearFaults();
+    const x = await h.s.insert({ after: 'the quota has room again' });
+    await until(async () => d.has(x), [d, h.s]);
+    await closeAll(d, h.s);
+  });
+
+  it('REG-3: enableNode() whose save fails still does what listNodes() then says: a node disabled is hung up, one enabled is dialed', async () => {
+    const { h, d, backend } = await pair();
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => d.sync.peers()[0]?.connected === true, [d]);
+    backend.failAt(1, { code: 'ENOSPC', persistent: true, ops: ['write'] });
+    await expect(d.sync.enableNode(URL, false)).rejects.toMatchObject({ code: 'REGISTRY_UNSAVED' });
+    expect(d.sync.listNodes()[0].enabled).toBe(false);
+    expect(d.sync.peers().filter((p) => p.connected)).toEqual([]);
+    await expect(d.sync.enableNode(URL, true)).rejects.toMatchObject({ code: 'REGISTRY_UNSAVED' });
+    backend.clearFaults();
+    const x = await h.s.insert({ after: 'enabled again' });
+    await until(async () => d.has(x), [d, h.s]);
+    await closeAll(d, h.s);
+  });
 });
