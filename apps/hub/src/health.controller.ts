@@ -2,6 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectStorage, servedPeer } from 'syncom-nest';
 import type { Storage } from 'syncom';
+import { peerScrubbed } from './hub-logger.service';
 
 /** What GET /health answers to anyone: enough to tell the hub is up and how busy it is, no node ids. */
 export interface HubHealth {
@@ -29,7 +30,7 @@ export interface HubHealth {
 /** GET /health with SYNCOM_HEALTH_DETAIL=1: the counts, plus who writes and who syncs. */
 export interface HubHealthDetail extends HubHealth {
   vector: Record<string, number>;
-  /** The dialed peers, their urls and last errors without credentials (servedPeer). */
+  /** The dialed peers, their urls and last errors without credentials (servedPeer; a peer's refusal without the token sent it). */
   peers: ReturnType<typeof servedPeer<ReturnType<Storage['sync']['peers']>[number]>>[];
   hosted: ReturnType<Storage['sync']['hosted']>;
 }
@@ -94,6 +95,13 @@ export class HealthController {
       counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted.length, records: log.records.size },
       log: { floor: log.floor, head: log.head, size: log.head - log.floor },
     };
-    return this.detail ? { ...brief, vector: log.vector, peers: peers.map(servedPeer), hosted } : brief;
+    return this.detail ? { ...brief, vector: log.vector, peers: peers.map((p) => this.served(p)), hosted } : brief;
+  }
+
+  /** A dialed peer as served: a peer hub words its refusals as it likes, and may quote the token this hub sent it. */
+  private served(p: ReturnType<Storage['sync']['peers']>[number]): HubHealthDetail['peers'][number] {
+    const served = servedPeer(p);
+    const e = served.lastError;
+    return e ? { ...served, lastError: { ...e, message: peerScrubbed(this.storage, e.message) } } : served;
   }
 }

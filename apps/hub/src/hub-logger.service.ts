@@ -1,8 +1,14 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { loggedMessage, loggedUrl, SampledLog, SyncomEvents } from 'syncom-nest';
+import type { Storage } from 'syncom';
+import { InjectStorage, loggedMessage, loggedUrl, SampledLog, scrubbed, SyncomEvents } from 'syncom-nest';
 
 /** A peer's words in a log line: JSON-quoted, so no newline or escape in them forges a line or colours one. */
 const quoted = (x: unknown) => JSON.stringify(String(x));
+
+/** `text` without the token of any registered peer (`<token>` in its place), as the engine's dialer logger writes it. */
+export function peerScrubbed(storage: Storage, text: string): string {
+  return scrubbed(text, storage.sync.listNodes().map((n) => n.token ?? ''));
+}
 
 /** A hello's scopes as a line shows them: how many, and the first three. */
 function scopesOf(scopes: readonly string[]): string {
@@ -16,7 +22,9 @@ function scopesOf(scopes: readonly string[]): string {
  * or every 10 s (the rest), with a count of those left out: a peer can
  * provoke them as fast as it sends (a hello naming 1,024 scopes, again and
  * again, wrote 274 MB of log in 8 s), and a peer's words are quoted. A
- * dialed url is written without its user info and query (loggedUrl).
+ * dialed url is written without its user info and query (loggedUrl), and a
+ * sync error's message without the tokens this hub presents to its peers: a
+ * peer hub words its refusals as it likes, and may quote the token it was sent.
  */
 @Injectable()
 export class HubLogger implements OnModuleInit, OnApplicationShutdown {
@@ -24,14 +32,14 @@ export class HubLogger implements OnModuleInit, OnApplicationShutdown {
   private readonly often = new SampledLog(this.logger, 1_000);
   private readonly rarely = new SampledLog(this.logger);
 
-  constructor(private readonly events: SyncomEvents) {}
+  constructor(private readonly events: SyncomEvents, @InjectStorage() private readonly storage: Storage) {}
 
   onModuleInit(): void {
     this.events.hello$.subscribe((h) => this.often.write('log', 'hello', `peer ${quoted(h.node)} greeted (${scopesOf(h.scopes)})`));
     this.events.bootstrap$.subscribe((b) => this.logger.log(`bootstrapped ${b.records} records from ${loggedUrl(b.url)}`));
     this.events.refused$.subscribe((r) => this.rarely.write('warn', `refused ${r.reason}`, `refused ${r.count} op(s) from ${quoted(r.node)}: ${r.reason}`));
     this.events.limited$.subscribe((r) => this.rarely.write('warn', `limited ${r.reason}`, `limited ${quoted(r.node)}: ${r.reason}`));
-    this.events.error$.subscribe((e) => this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(loggedMessage(e))}`));
+    this.events.error$.subscribe((e) => this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(peerScrubbed(this.storage, loggedMessage(e)))}`));
   }
 
   /** A clean stop says so (a crash leaves no such line): Nest runs this before SyncomModule closes the storage. */

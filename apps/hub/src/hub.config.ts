@@ -197,11 +197,38 @@ function peerList(env: NodeJS.ProcessEnv): string[] {
   return peers;
 }
 
+/**
+ * Whether node-redis reads `url` (its parseURL): a path that is no database number, or user info that does not
+ * percent-decode, threw from createClient once the storage had opened, a stack trace instead of this variable's name.
+ */
+function redisReads(url: string): boolean {
+  const u = new URL(url);
+  try {
+    decodeURIComponent(u.username);
+    decodeURIComponent(u.password);
+  } catch {
+    return false;
+  }
+  return /^\/?(\d+)?$/.test(u.pathname);
+}
+
 /** SYNCOM_REDIS_URL: a redis:// or rediss:// url (checked before the data directory is made). Its value, which may hold a password, is not shown. */
 function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.SYNCOM_REDIS_URL?.trim();
   if (!raw) return undefined;
   if (!isUrlOf(raw, /^rediss?:$/)) throw badVariable('SYNCOM_REDIS_URL', undefined, 'must be a redis:// or rediss:// url');
+  if (!redisReads(raw)) throw badVariable('SYNCOM_REDIS_URL', undefined, 'its path must be empty or a database number (/0), its user info percent-encoded');
+  return raw;
+}
+
+/** The longest delay a Node timer holds: a longer one fires at once (TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** SYNCOM_PATH: unset is ./data/hub; set but blank is refused, as a default in its place would open a new node elsewhere. */
+function dataPath(env: NodeJS.ProcessEnv): string {
+  const raw = env.SYNCOM_PATH;
+  if (raw === undefined) return './data/hub';
+  if (raw.trim() === '') throw badVariable('SYNCOM_PATH', undefined, 'is set but empty (unset it for ./data/hub)');
   return raw;
 }
 
@@ -221,7 +248,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
   const host = env.HOST ?? '0.0.0.0';
   const redis = redisUrl(env);
   const stray = strayVariables(env);
-  const path = env.SYNCOM_PATH ?? './data/hub';
+  const path = dataPath(env);
   const webDir = env.SYNCOM_WEB_DIR ? webDirVar(env.SYNCOM_WEB_DIR) : undefined;
   // Checked before the data directory is made: a key written into a served folder is out already.
   const served = webDir ?? defaultWebDir();
@@ -243,7 +270,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     peers: peerList(env),
     ...(peerToken && { peerToken }),
     ...(redis !== undefined && { redisUrl: redis }),
-    ...(env.SYNCOM_REDIS_TIMEOUT && { redisTimeout: intVar(env, 'SYNCOM_REDIS_TIMEOUT', 5000, { min: 100 }) }),
+    ...(env.SYNCOM_REDIS_TIMEOUT && { redisTimeout: intVar(env, 'SYNCOM_REDIS_TIMEOUT', 5000, { min: 100, max: MAX_TIMER_MS }) }),
     ...(webDir !== undefined && { webDir }),
     logFormat: choiceVar(env, 'SYNCOM_LOG_FORMAT', ['text', 'json'] as const, 'text'),
     ...(stray.length > 0 && { strayVariables: stray }),

@@ -50,7 +50,11 @@ export class RedisIoAdapter extends SyncomIoAdapter {
     this.stopWatchdog = redisWatchdog(() => pub.ping(), {
       every: Math.max(100, Math.floor(timeout / 2)), timeout,
       stalled: () => warn(`Redis at ${safeUrl(url)} is not answering: rooms across hubs (fetchSockets, broadcasts to other hubs) wait or fail; replication between hubs goes on`),
-      back: () => this.logger.log(`Redis at ${safeUrl(url)} answers again${this.dropped > 0 ? `; ${this.dropped} publish(es) were dropped meanwhile` : ''}`),
+      back: () => {
+        this.logger.log(`Redis at ${safeUrl(url)} answers again${this.dropped > 0 ? `; ${this.dropped} publish(es) were dropped meanwhile` : ''}`);
+        // Counted per stall: a count kept across stalls left the next stall's drops unsaid and its line counting the last one's.
+        this.dropped = 0;
+      },
     });
     this.logger.log(`socket.io rooms span the hubs on ${safeUrl(url)}`);
   }

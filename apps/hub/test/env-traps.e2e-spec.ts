@@ -67,6 +67,25 @@ describe('apps/hub: environment values that look set (e2e)', () => {
     expect(await refused({ SYNCOM_PATH: join(dir, 'never-redis'), SYNCOM_REDIS_URL: 'http://:secret@x' })).toEqual({ code: 1, lines: ['hub: SYNCOM_REDIS_URL: must be a redis:// or rediss:// url'], made: false });
   }, 60_000);
 
+  it('a SYNCOM_REDIS_URL whose path is no database number (or whose user info does not decode) is refused HUB_CONFIG before the data directory is made, not a stack trace once the storage opened', async () => {
+    for (const value of ['redis://:secret@127.0.0.1:6379/db0', 'redis://127.0.0.1:6379/0/1', 'redis://:%zz@127.0.0.1:6379']) {
+      expect(refusal({ SYNCOM_REDIS_URL: value })).toBe('SYNCOM_REDIS_URL: its path must be empty or a database number (/0), its user info percent-encoded');
+    }
+    for (const value of ['redis://127.0.0.1:6379/', 'redis://127.0.0.1:6379/3', 'rediss://u:p%40ss@127.0.0.1']) expect(refusal({ SYNCOM_REDIS_URL: value })).toBeUndefined();
+    expect(await refused({ SYNCOM_PATH: join(dir, 'never-redis-db'), SYNCOM_REDIS_URL: 'redis://:secret@127.0.0.1:6379/db0' }))
+      .toEqual({ code: 1, lines: ['hub: SYNCOM_REDIS_URL: its path must be empty or a database number (/0), its user info percent-encoded'], made: false });
+  }, 60_000);
+
+  it('SYNCOM_PATH set but blank is refused HUB_CONFIG (open() refused it with a stack trace; a default in its place would start a new node elsewhere)', () => {
+    for (const value of ['', '  ']) expect(refusal({ SYNCOM_PATH: value })).toBe('SYNCOM_PATH: is set but empty (unset it for ./data/hub)');
+    expect(hubConfigFromEnv({}).path).toBe('./data/hub');
+  });
+
+  it('SYNCOM_REDIS_TIMEOUT beyond what a Node timer holds (2147483647 ms) is refused: a timer past it fires at once, failing every Redis answer', () => {
+    expect(refusal({ SYNCOM_REDIS_TIMEOUT: '2147483648' })).toBe('SYNCOM_REDIS_TIMEOUT="2147483648": expected a whole number from 100 to 2147483647');
+    expect(hubConfigFromEnv({ SYNCOM_REDIS_TIMEOUT: '2147483647' }).redisTimeout).toBe(2147483647);
+  });
+
   it('SYNCOM_MAX_INBOUND_BYTES empty or blank is the default bound, not 0 (off); 0 still turns it off', () => {
     for (const value of ['', '  ']) expect(hubConfigFromEnv({ SYNCOM_MAX_INBOUND_BYTES: value }).limits).not.toHaveProperty('inboundBytes');
     expect(hubConfigFromEnv({ SYNCOM_MAX_INBOUND_BYTES: '0' }).limits?.inboundBytes).toBe(0);

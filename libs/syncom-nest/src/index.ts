@@ -19,4 +19,4 @@ export { socketIoConnect, toOpenOptions } from './storage.provider';
 export type { SocketWatch } from './storage.provider';
 export { SyncomEvents } from './events/syncom-events';
 export { SYNCOM_HTTP_STATUS, SyncomHttpFilter } from './http/syncom-http.filter';
-export { loggedMessage, loggedUrl, servedPeer, type ServedError } from './events/sync-logger';
+export { loggedMessage, loggedUrl, scrubbed, servedPeer, type ServedError } from './events/sync-logger';
