@@ -7,16 +7,16 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * The browser bundle's budget, gzipped (KB of 1,024 bytes): `syncom/browser` with `syncom/socket.io`
  * bundled from the sources, which give the same bytes as the package's ES module build that a
  * bundler honouring the `browser` condition gets (bench/suites/browser-bundle.ts measures that
- * build; the pack test checks the two agree). It measures about 85.7 (84.8 before the fixes of
- * 2026-12-06's afternoon audits: a vector's keys by scope, the join check that costs what an entry
- * holds, a logged op's depth bound, a failed page's paced restart). The published target (README,
- * `npm run bench:targets`) is 60 KB, reported not met; what made it grow is in docs/benchmarks.md
- * ("The browser bundle, change by change"). This guard stops growth beyond 86 KB.
+ * build; the pack test checks the two agree). It measures about 86.5 (85.7 before the fixes of
+ * 2026-12-06's evening reviews: app callbacks and failed saves that left a node not syncing, write
+ * options and list() options checked, a page in hand not handed over twice after a reconnect). The
+ * published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made it grow
+ * is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 87 KB.
  */
-const BUDGET_KB = 86;
+const BUDGET_KB = 87;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 86 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 87 KB gzipped', async () => {
     const bundle = await buildBrowserBundle('src');
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
