@@ -9,6 +9,7 @@ import { raiseVector, setVectorKey } from '../log/vector';
 import { streamKey } from '../op/types';
 import type { RecordStore } from './records';
 import { LateSigns } from './late-signs';
+import { type OpGroup, submitGroup } from './submit-group';
 
 /** The peer an op came from; null for a local write. */
 export interface Via {
@@ -39,12 +40,7 @@ export interface Pending {
 }
 
 /** Ops queued under one promise (Committer.group). */
-export interface SubmitGroup {
-  /** Queue an op now, as submit() does. */
-  add(p: Omit<Pending, 'resolve' | 'reject'>): void;
-  /** No more ops: resolves once every op added is committed, rejects when any is refused. */
-  end(): Promise<void>;
-}
+export type SubmitGroup = OpGroup<Omit<Pending, 'resolve' | 'reject'>>;
 
 /** What the committer tells the storage. */
 export interface CommitHooks {
@@ -153,27 +149,9 @@ export class Committer {
     return new Promise<void>((resolve, reject) => this.enqueue(p, resolve, reject));
   }
 
-  /**
-   * Ops queued one by one, as submit() queues them (each is sequenced on the
-   * ones before), under one promise: end() resolves once every op added is
-   * logged (or persisted, with afterPersist) and rejects when any is refused.
-   * A joined snapshot page of 500 merges made 500 promises and their
-   * callbacks, for a caller that awaits them all at once.
-   */
+  /** Ops queued one by one, as submit() queues them, under one promise (submitGroup). */
   group(): SubmitGroup {
-    let added = 0;
-    let logged = 0;
-    let ended = false;
-    let resolve!: () => void;
-    let reject!: (e: Error) => void;
-    const all = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
-    // A group left unended (its caller threw while adding) must not turn a refused append into an unhandled rejection.
-    all.catch(() => undefined);
-    const done = () => { if (++logged === added && ended) resolve(); };
-    return {
-      add: (p) => { added++; this.enqueue(p, done, reject); },
-      end: () => { ended = true; if (logged === added) resolve(); return all; },
-    };
+    return submitGroup((p, resolve, reject) => this.enqueue(p, resolve, reject));
   }
 
   private enqueue(p: Omit<Pending, 'resolve' | 'reject'>, resolve: () => void, reject: (e: Error) => void): void {

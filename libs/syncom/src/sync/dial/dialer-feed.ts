@@ -9,9 +9,7 @@ import type { SyncEvents } from '../events';
 import { catchUp } from './incremental-bootstrap';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
-
-/** The longest wait before a failed bootstrap is asked again. */
-const MAX_RETRY_MS = 60_000;
+import { FeedPace, MAX_RETRY_MS, passes } from './feed-pace';
 
 /**
  * Pages in a row that could not land at one cursor (a gap, or a `prev` that
@@ -23,44 +21,6 @@ const MAX_RETRY_MS = 60_000;
  * rarer (11,000 first ones): such a link reaches 12 about once in 80,000 such runs.
  */
 const MAX_BREAKS = 12;
-
-/**
- * The pace of restarts of the feed that a host asks for and that bring no op:
- * a bootstrap, a page refused for a gap or its `prev`. The first in a while
- * goes at once (a host may well ask one); the next ones wait 1 s, doubling to
- * a minute. The count starts over only after two quiet minutes, or when
- * reset(): a hostile host answering every subscription with a bootstrap, a
- * gap or a foreign `prev` restarted the feed thousands of times a second
- * (an advance op logged at each bootstrap), and an empty page between two of
- * them had been enough to start the count over.
- */
-class FeedPace {
-  private count = 0;
-  private last = -Infinity;
-
-  constructor(private readonly now: () => number) {}
-
-  /** How long to wait before this restart, in ms: 0 for the first in a while. */
-  next(): number {
-    const t = this.now();
-    // Longer than the longest wait: a host asking at every retry never gets quiet enough.
-    if (!(t - this.last <= 2 * MAX_RETRY_MS)) this.count = 0;
-    this.last = t;
-    const k = this.count++;
-    return k === 0 ? 0 : Math.min(MAX_RETRY_MS, 1000 * 2 ** (k - 1));
-  }
-
-  /** Something only an honest exchange brings happened (a new session, new ops): the next restart goes at once. */
-  reset(): void {
-    this.count = 0;
-  }
-}
-
-/** A host's refusal that passes with time: 429, or 5xx (it failed to handle the call). */
-function passes(e: unknown): boolean {
-  const status = (e as { status?: unknown })?.status;
-  return typeof status === 'number' && (status === 429 || status >= 500);
-}
 
 /** What the feed needs of its dialer. */
 export interface FeedOwner {
@@ -74,8 +34,9 @@ export interface FeedOwner {
   report(e: SyncomError): void;
   /** The host holds every op its feed sends (markHeld). */
   hostHolds(ops: readonly Op[]): void;
-  /** A failure of the feed (its error, a bootstrap), handled on the push chain. */
-  feedFailed(e: unknown): Promise<void>;
+  failed(e: unknown): Promise<void>;
+  /** A turn on the push chain (LIFE-21). */
+  turn<T>(fn: () => Promise<T>): Promise<T>;
   save(): Promise<void>;
   recover(now: boolean): Promise<void>;
   reconcileRun(): ReconcileRun;
@@ -179,6 +140,15 @@ export class DialerFeed {
     }
   }
 
+  /**
+   * A failure of the feed (an error it was ended with, a failed bootstrap), on the push chain: a 428 there
+   * greets again and pushes (Recovery.regreet), which must take its turn (LIFE-21). Handled at once, the
+   * fresh hello's push went out beside a relay's still unanswered.
+   */
+  private failed(e: unknown): Promise<void> {
+    return this.d.turn(() => this.d.failed(e));
+  }
+
   /** Resolves once the page being taken, if any, is done. */
   async idle(): Promise<void> {
     await this.pages.catch(() => undefined);
@@ -197,7 +167,7 @@ export class DialerFeed {
       // An app's link that throws here (its socket gone) refused the feed: reported, and the next hello opens it.
       // Thrown, it escaped the retry timer that calls this as an uncaught exception, or left peers() reading subscribed.
       this.subscribed = false;
-      d.feedFailed(e).catch(() => undefined);
+      this.failed(e).catch(() => undefined);
     }
   }
 
@@ -216,8 +186,8 @@ export class DialerFeed {
       onError: (e) => {
         if (gen !== this.gen) return;
         this.subscribed = false;
-        // feedFailed() reports and never rejects; the catch only keeps a broken promise from going unhandled.
-        d.feedFailed(e).catch(() => undefined);
+        // failed() reports and never rejects; the catch only keeps a broken promise from going unhandled.
+        this.failed(e).catch(() => undefined);
         // A refusal that passes, on a link that stays up: only a reconnect's hello opened the feed again, so a
         // host that answered one subscription 503 (or 429) left the dialer deaf to it while peers() read connected.
         if (passes(e)) this.later(Math.max(1000, this.breaks.next()));
@@ -351,7 +321,7 @@ export class DialerFeed {
       // A hook that throws is a failed bootstrap, reported and asked again backed off: the feed was closed for
       // it, and nothing else opened it again before the next reconnect.
       if (gen + 1 !== this.gen) return;
-      await d.feedFailed(e);
+      await this.failed(e);
       return this.tryAgain();
     }
     if (gen + 1 !== this.gen) return;
@@ -376,7 +346,7 @@ export class DialerFeed {
       if (wait > 0) return this.later(wait);
       if (!d.stopped) this.subscribe(d.rec.cursor);
     } catch (e) {
-      await d.feedFailed(e);
+      await this.failed(e);
       this.tryAgain();
     } finally {
       d.bootstrapping = false;

@@ -148,9 +148,7 @@ export class Dialer implements Recoverable {
   }
 
   /** This node's ops the host lacks by its vector (vectorLag), kept as a running sum (HostLag). */
-  hostLag(): number {
-    return this.lag.lag();
-  }
+  hostLag = (): number => this.lag.lag();
 
   /** Call `fn` whenever what inSync() reads may have changed; returns the way to stop. */
   watch(fn: () => void): () => void {
@@ -372,15 +370,6 @@ export class Dialer implements Recoverable {
   /** A call failed (see Recovery.failed). */
   failed(e: unknown): Promise<void> {
     return this.recovery.failed(e).finally(() => this.changed());
-  }
-
-  /**
-   * A failure of the feed (an error it was ended with, a failed bootstrap), on the push chain: a 428 there
-   * greets again and pushes (Recovery.regreet), which must take its turn (LIFE-21). Handled at once, the
-   * fresh hello's push went out beside a relay's still unanswered.
-   */
-  feedFailed(e: unknown): Promise<void> {
-    return this.turn(() => this.failed(e));
   }
 
   /** The host asked for a fresh hello (428). */

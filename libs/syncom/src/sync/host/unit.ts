@@ -7,6 +7,7 @@ import type { Entry } from '../../crdt';
 import type { Replica } from '../../storage/replica';
 import { ATTRS } from '../../telemetry';
 import { Feed } from './feed';
+import { trackedFeed } from './tracked';
 import {
   DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, MAX_IN_FLIGHT_FRAMES, positiveInt,
 } from '../protocol/frames';
@@ -141,12 +142,7 @@ export class SyncUnit implements HostUnit {
   private readonly reads = new SharedReads();
   /** The challenge each connection was last sent (proveNodes), used once. */
   private readonly challenges = new WeakMap<object, string>();
-  /**
-   * Each connection's turn, moved by every hello, session end and disconnect:
-   * a hello whose proof or authorize settles after the turn moved on (the
-   * connection went, another hello came, a gateway ended the session) is
-   * stale and grants nothing.
-   */
+  /** Each connection's turn, moved by every hello, session end and disconnect: a hello judged after it moved on grants nothing. */
   private readonly turns = new WeakMap<object, number>();
   private readonly track: (data: unknown, eventId: string) => unknown;
   private ended = false;
@@ -278,9 +274,7 @@ export class SyncUnit implements HostUnit {
     return this.greet(args, context, span, this.turns.get(context));
   }
 
-  private nextTurn(context: object): void {
-    this.turns.set(context, (this.turns.get(context) ?? 0) + 1);
-  }
+  private nextTurn = (context: object): unknown => this.turns.set(context, (this.turns.get(context) ?? 0) + 1);
 
   private async greet(args: unknown, context: object, span: Span, turn: number | undefined): Promise<unknown> {
     // A gateway that read the envelope with checkHello hands that hello on: it is not read again.
@@ -384,17 +378,7 @@ export class SyncUnit implements HostUnit {
     const scopes = servedScopes((args as { scopes?: unknown })?.scopes, s.scopes);
     const log = this.replica;
     const at = log.cursor(options.lastEventId);
-    const track = this.track;
-    // `tracked` is the application's: one that throws (a wrpc-style tracked() refusing the notice's empty event id)
-    // ends the feed with its error told to the subscriber, never an exception in a microtask (the process's end)
-    // nor a feed that stops in silence. A notice the link fails to take is let go: the feed is over anyway.
-    const notice = (reason: string) => {
-      try {
-        Promise.resolve(options.onData(track({ bootstrap: true, reason }, ''), undefined)).catch(() => undefined);
-      } catch (e) {
-        options.onError?.(e);
-      }
-    };
+    const { notice, send } = trackedFeed(this.track, options);
     if (!at.ok) {
       queueMicrotask(() => notice(at.reason));
       return { unsubscribe: () => undefined };
@@ -404,17 +388,7 @@ export class SyncUnit implements HostUnit {
     feed = new Feed({
       replica: this.replica, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes, shared: this.reads,
       window: this.peers.windowOf(context), now: this.replica.now(),
-      send: (page, eventId, more) => {
-        let item: unknown;
-        try {
-          item = track(page, eventId);
-        } catch (e) {
-          // The feed ends at the throw (as at a send that fails); the subscriber, still there, is told why.
-          queueMicrotask(() => options.onError?.(e));
-          throw e;
-        }
-        return options.onData(item, eventId, more);
-      },
+      send,
       bootstrap: () => notice('floor'),
       ended: () => this.peers.forget(context, feed),
     });

@@ -1,0 +1,42 @@
+/** How often the changes feed is opened again after what brings no op: a failed bootstrap, a break, a refusal that passes. */
+
+/** The longest wait before a failed bootstrap is asked again. */
+export const MAX_RETRY_MS = 60_000;
+
+/**
+ * The pace of restarts of the feed that a host asks for and that bring no op:
+ * a bootstrap, a page refused for a gap or its `prev`. The first in a while
+ * goes at once (a host may well ask one); the next ones wait 1 s, doubling to
+ * a minute. The count starts over only after two quiet minutes, or when
+ * reset(): a hostile host answering every subscription with a bootstrap, a
+ * gap or a foreign `prev` restarted the feed thousands of times a second
+ * (an advance op logged at each bootstrap), and an empty page between two of
+ * them had been enough to start the count over.
+ */
+export class FeedPace {
+  private count = 0;
+  private last = -Infinity;
+
+  constructor(private readonly now: () => number) {}
+
+  /** How long to wait before this restart, in ms: 0 for the first in a while. */
+  next(): number {
+    const t = this.now();
+    // Longer than the longest wait: a host asking at every retry never gets quiet enough.
+    if (!(t - this.last <= 2 * MAX_RETRY_MS)) this.count = 0;
+    this.last = t;
+    const k = this.count++;
+    return k === 0 ? 0 : Math.min(MAX_RETRY_MS, 1000 * 2 ** (k - 1));
+  }
+
+  /** Something only an honest exchange brings happened (a new session, new ops): the next restart goes at once. */
+  reset(): void {
+    this.count = 0;
+  }
+}
+
+/** A host's refusal that passes with time: 429, or 5xx (it failed to handle the call). */
+export function passes(e: unknown): boolean {
+  const status = (e as { status?: unknown })?.status;
+  return typeof status === 'number' && (status === 429 || status >= 500);
+}
