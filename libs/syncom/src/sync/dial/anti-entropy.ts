@@ -171,3 +171,47 @@ export function antiEntropyTimer(ms: number | undefined, run: () => void): NodeJ
   t.unref?.();
   return t;
 }
+
+/** What a queued anti-entropy run needs of its dialer. */
+export interface ReconcileOwner {
+  readonly greeted: boolean;
+  turn<T>(fn: () => Promise<T>): Promise<T>;
+  failed(e: unknown): Promise<void>;
+  pushLacking(): Promise<void>;
+  reconcileRun(): ReconcileRun;
+}
+
+/**
+ * A dialer's anti-entropy runs on its push chain: reconcile every granted
+ * scope, then push what the host lacks. One run waiting for its turn serves
+ * every call until it starts (it reads the store when it runs): a host slower
+ * than the interval (the engine sets no call timeouts) had a run queued at
+ * every tick, all run back to back once it answered, the node's own pushes
+ * waiting behind them.
+ */
+export class ReconcileTurns {
+  private queued?: Promise<void>;
+
+  constructor(private readonly d: ReconcileOwner) {}
+
+  next(): Promise<void> {
+    if (this.queued) return this.queued;
+    const { d } = this;
+    const run = d.turn(async () => {
+      this.queued = undefined;
+      try {
+        await reconcileAll(d.reconcileRun());
+      } catch (e) {
+        await d.failed(e);
+        // A failed reconciliation says nothing of the pushes, yet failed() marks the host behind: a quiet node stayed so
+        // (synced() pending) until its next write. The push below settles it, unless the link is gone, a 428 greeted
+        // and pushed again already, or a 429 set its own retry.
+        const status = (e as { status?: number })?.status;
+        if (!d.greeted || status === 428 || status === 429) return;
+      }
+      await d.pushLacking().catch((e: unknown) => d.failed(e));
+    });
+    this.queued = run;
+    return run;
+  }
+}

@@ -331,7 +331,7 @@ export class DialerFeed {
     try {
       // With data here and a host that reconciles, only what differs crosses (set reconciliation, RECONCILE.md).
       const progress = (received: number, total: number) => d.ctx.events.emit('progress', { url, received, total });
-      const { eventId, records } = await d.ctx.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell }));
+      const { eventId, records } = await d.ctx.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell, report: (e) => d.report(e) }));
       d.rec.cursor = eventId || null;
       d.rec.lastSync = d.ctx.replica.now();
       await d.save();

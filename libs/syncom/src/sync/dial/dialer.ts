@@ -11,7 +11,7 @@ import { HostLag } from './host-lag';
 import { allowedFor, type allowedScopes } from '../protocol/scopes';
 import { ownStreamChecks } from './own-streams';
 import { RECONCILE_CAP } from '../protocol/versions';
-import { antiEntropyTimer, HAVE_PAGES_PER_RUN, type LoggedHaves, reconcileAll, type ReconcileRun } from './anti-entropy';
+import { antiEntropyTimer, HAVE_PAGES_PER_RUN, type LoggedHaves, type ReconcileRun, ReconcileTurns } from './anti-entropy';
 import { type Recoverable, Recovery } from './recovery';
 import { urlLabel } from '../../telemetry/url-label';
 import { closeLink, stoppable } from './link-close';
@@ -58,6 +58,7 @@ export class Dialer implements Recoverable {
   });
   private readonly feed = new DialerFeed(this);
   private readonly recovery = new Recovery(this);
+  private readonly runs = new ReconcileTurns(this);
   private readonly listeners: [LinkEvent, () => void][] = [
     ['close', () => this.onClose()],
     ['reconnect', () => void this.handshake(true)],
@@ -349,10 +350,10 @@ export class Dialer implements Recoverable {
     });
   }
 
-  /** Reconcile every granted scope with the host on the push chain, then push what it lacks (set reconciliation, RECONCILE.md). */
+  /** Reconcile every granted scope with the host on the push chain, then push what it lacks (ReconcileTurns, RECONCILE.md). */
   reconcile(): Promise<void> {
     if (!this.greeted || !this.caps.includes(RECONCILE_CAP)) return Promise.resolve();
-    return this.guarded(() => reconcileAll(this.reconcileRun()).then(() => this.pushLacking()));
+    return this.runs.next();
   }
 
   /** What a reconciliation (or a bootstrap) with this host needs. */

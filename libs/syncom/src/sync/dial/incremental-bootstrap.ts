@@ -1,4 +1,5 @@
 import type { Span } from '@opentelemetry/api';
+import { SyncomError } from '../../errors';
 import { isVector } from '../../op/shape';
 import type { Replica } from '../../storage/replica';
 import { type ReconcileRun, reconcileLabel } from './anti-entropy';
@@ -41,7 +42,7 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
   const vector = first?.vector;
   // The vector is adopted as an advance op: one that is no version vector would be logged malformed.
   if (!isVector(vector) || typeof first?.eventId !== 'string') {
-    throw new Error('the host named no committed point');
+    throw new SyncomError('BAD_ANSWER', 'the host\'s reconciliation named no committed point', { url: o.url });
   }
   await adopt(o.replica, o.host, vector, { url: o.url, node: o.host }, o.scopes);
   return { eventId: first.eventId, records, incremental: true };
@@ -53,13 +54,19 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
  * and this node holds data, incrementally, falling back to the full snapshot
  * on any failure; else (a first contact, a foreign epoch) the snapshot.
  */
-export async function catchUp(o: ReconcileRun, caps: readonly string[], p: { progress: BootstrapRun['progress']; span: Span; fell: boolean }): Promise<CaughtUp> {
+export async function catchUp(o: ReconcileRun, caps: readonly string[], p: { progress: BootstrapRun['progress']; span: Span; fell: boolean; report?: (e: SyncomError) => void }): Promise<CaughtUp> {
   const full: BootstrapRun = { ...o, progress: p.progress, traced: { telemetry: o.telemetry, span: p.span } };
   if (p.fell && caps.includes(RECONCILE_CAP) && holdsData(o.replica, o.scopes)) {
     try {
       return await reconcileBootstrap(o);
-    } catch {
-      // The snapshot repairs whatever the reconciliation left half done: its joins and adopt are idempotent.
+    } catch (e) {
+      // The snapshot repairs whatever the reconciliation left half done: its joins and adopt are idempotent. The failure
+      // is told all the same (RECONCILE.md): unseen, a host answering so cost a whole snapshot at every bootstrap. Not a
+      // lost link: the snapshot fails on it too, and that failure is handled as any.
+      const code = (e as { code?: string })?.code;
+      if (code !== 'LINK_DOWN' && code !== 'LINK_TIMEOUT') {
+        p.report?.(e instanceof SyncomError ? e : new SyncomError('SYNC_FAILED', `the incremental bootstrap failed: ${String((e as Error)?.message ?? e)}`, { url: o.url, cause: e }));
+      }
     }
   }
   return { ...(await runBootstrap(full)), incremental: false };
