@@ -15,7 +15,10 @@ export class AppModule {
       module: AppModule,
       // logSync off: HubRegistration logs this app's peer and error events itself.
       // Records are placed by the hub's own scope rule: a hub with tokens bound to scopes refused every write scoped '*'.
-      imports: [SyncomModule.forRoot({ path: config.path, io: config.io, isGlobal: true, logSync: false, scope: scopeByField(config.scopeField ?? '$type') })],
+      // autoStart off: HubRegistration starts sync once the registry holds SYNCOM_HUB alone, so no hub of an earlier run is dialed.
+      imports: [SyncomModule.forRoot({
+        path: config.path, io: config.io, isGlobal: true, logSync: false, scope: scopeByField(config.scopeField ?? '$type'), sync: { autoStart: false },
+      })],
       controllers: [NotesController, SyncController],
       providers: [{ provide: EXAMPLE_CONFIG, useValue: config }, HubRegistration],
     };

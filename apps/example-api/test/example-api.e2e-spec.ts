@@ -54,6 +54,28 @@ describe('example-api through a hub (e2e, socket.io and HTTP on loopback)', () =
     expect(hub.storage.sync.hosted()).toEqual([]);
   });
 
+  it('SYNCOM_HUB decides what a restarted node dials: unset, the hub of its earlier run is disabled (no dialer, local only); set to another hub, only that one; set back, the first resumes', async () => {
+    const [h1, h2] = [await apps.hub('hub5'), await apps.hub('hub6')];
+    let a = await apps.api('a5', h1.syncomUrl);
+    await until(() => a.storage.sync.peers()[0]?.connected === true, [a.storage]);
+    await apps.stop(a);
+
+    // Restarted without SYNCOM_HUB: the registry still holds hub5, which had been dialed, its notes pushed there.
+    a = await apps.local('a5');
+    expect(a.storage.sync.peers()).toEqual([]);
+    expect((await http(`${a.url}/sync/peers`)).body.nodes).toEqual([expect.objectContaining({ url: h1.syncomUrl, enabled: false })]);
+    await apps.stop(a);
+
+    a = await apps.api('a5', h2.syncomUrl);
+    expect(a.storage.sync.peers().map((p) => p.url)).toEqual([h2.syncomUrl]);
+    await apps.stop(a);
+
+    a = await apps.api('a5', h1.syncomUrl);
+    expect(a.storage.sync.peers().map((p) => p.url)).toEqual([h1.syncomUrl]);
+    const nodes = a.storage.sync.listNodes().map((n) => [n.url, n.enabled]);
+    expect(nodes).toEqual(expect.arrayContaining([[h1.syncomUrl, true], [h2.syncomUrl, false]]));
+  });
+
   it('bad REST bodies get 400 with class-validator messages; an unknown note 404', async () => {
     const hub = await apps.hub('hub4');
     const a = await apps.api('a4', hub.syncomUrl);

@@ -122,6 +122,22 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
     }
   });
 
+  it('GET /notes stopped on its 10,000-record bound names the last id read in X-Next-After, percent-encoded: an id no header can carry as text (a peer\'s, in Chinese) answered 500', async () => {
+    const fresh = await apps.local('next-after');
+    try {
+      const writes = Array.from({ length: 9_999 }, (_, i) => fresh.storage.set(`a${String(i).padStart(5, '0')}`, { $type: 'Other' }));
+      await Promise.all([...writes, fresh.storage.set('b笔记', { $type: 'Other' }), fresh.storage.set('c', { $type: 'Note', title: 'past the bound' })]);
+      const first = await fetch(`${fresh.url}/notes`);
+      expect(first.status).toBe(200);
+      expect(await first.json()).toEqual([]);
+      const next = first.headers.get('x-next-after');
+      expect(next).toBe(encodeURIComponent('b笔记'));
+      expect((await http(`${fresh.url}/notes?after=${next}`)).body).toEqual([{ id: 'c', $type: 'Note', title: 'past the bound' }]);
+    } finally {
+      await apps.stop(fresh);
+    }
+  });
+
   it('GET /sync/peers answers no credential: urls lose their user info and query, as the logs do, the last error\'s url and message too, and the token is left out', async () => {
     const hub = await apps.hub('credentials-hub', { tokens: ['t'] });
     const port = new URL(hub.url).port;

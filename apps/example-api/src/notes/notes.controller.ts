@@ -25,7 +25,9 @@ export class NotesController {
    * behind 129 other records held none, and a client paging by the last id
    * stopped there. A request reads at most SCAN records; where it stops on
    * that bound with fewer notes, the header X-Next-After names the last id
-   * read, to page on from.
+   * read, to page on from, percent-encoded as the query takes it
+   * (`?after=<X-Next-After>`): an id is any text, and one a header cannot
+   * carry (a character past Latin-1, a line break) had answered 500.
    */
   @Get()
   async list(@Query() q: ListNotesDto, @Res({ passthrough: true }) res: { setHeader(name: string, value: string): void }) {
@@ -44,7 +46,7 @@ export class NotesController {
         if (notes.length === limit) return notes;
       }
     }
-    if (notes.length < limit && after !== undefined) res.setHeader('X-Next-After', after);
+    if (notes.length < limit && after !== undefined) res.setHeader('X-Next-After', encodeURIComponent(after));
     return notes;
   }
 

@@ -4,7 +4,10 @@ import { InjectStorage, loggedMessage, loggedUrl, SyncomEvents } from 'syncom-ne
 import { EXAMPLE_CONFIG } from '../example.constants';
 import type { ExampleConfig } from '../example.config';
 
-/** Registers the configured hub once (kept in <path>/remote/), and logs the sync events an operator watches (urls without their credentials). */
+/**
+ * Registers the configured hub once (kept in <path>/remote/), disables any other hub an earlier run registered,
+ * then starts sync; logs the sync events an operator watches (urls without their credentials).
+ */
 @Injectable()
 export class HubRegistration implements OnApplicationBootstrap {
   private readonly logger = new Logger('Sync');
@@ -22,8 +25,17 @@ export class HubRegistration implements OnApplicationBootstrap {
     this.events.bootstrap$.subscribe((b) => l.log(`bootstrapped ${b.records} records from ${loggedUrl(b.url)}`));
     this.events.error$.subscribe((e) => l.warn(`${e.code}: ${loggedMessage(e)}`));
     const { hub: url, token } = this.config;
-    if (!url) return;
-    const known = this.storage.sync.listNodes().find((n) => n.url === url);
-    if (!known || known.token !== token) await this.storage.sync.addNode({ url, token });
+    const sync = this.storage.sync;
+    // SYNCOM_HUB names the one hub this node dials. The registry outlives the run: a hub registered before SYNCOM_HUB
+    // was unset or changed had been dialed on, a "local only" node still syncing, a node moved to another hub joining
+    // both. Disabled, not removed: its cursor stays (set it again and it resumes) and retention lets go of its ops.
+    for (const n of sync.listNodes()) if (n.url !== url && n.enabled) await sync.enableNode(n.url, false);
+    if (url) {
+      const known = sync.listNodes().find((n) => n.url === url);
+      if (!known || known.token !== token) await sync.addNode({ url, token });
+      if (known && !known.enabled) await sync.enableNode(url, true);
+    }
+    // The module opens the storage with autoStart off (AppModule): nothing is dialed before the registry is as configured.
+    await sync.start();
   }
 }
