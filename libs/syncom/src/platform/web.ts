@@ -110,7 +110,11 @@ async function sign(key: PlatformKey, text: string): Promise<string> {
 function cryptoKeyOf(key: PlatformKey): Promise<CryptoKey> {
   if (isCryptoKey(key)) return Promise.resolve(key);
   const k = key as RawPublicKey;
-  return (k.imported ??= subtle().importKey('raw', source(k.raw), ED, false, ['verify']));
+  if (k.imported) return k.imported;
+  const p = (k.imported = subtle().importKey('raw', source(k.raw), ED, false, ['verify']));
+  // Not kept when it fails: the key is held per node for the session, and a failure of Web Crypto's had read every later op of that node as forged.
+  p.catch(() => { if (k.imported === p) k.imported = undefined; });
+  return p;
 }
 
 async function verify(item: VerifyItem): Promise<boolean> {

@@ -95,3 +95,16 @@ describe('the platform seam: Node and the browser sign and verify for each other
     });
   });
 });
+
+describe('the web platform: a public key Web Crypto failed to import once', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('SIG-5: is imported again at the next check, not kept as a failure that reads every later op of its node as forged', async () => {
+    const n = await keysOn(nodePlatform);
+    const ops = writes(n.id, 2).map((op) => signOp(op, n.priv));
+    jest.spyOn(globalThis.crypto.subtle, 'importKey').mockImplementationOnce(() => Promise.reject(new Error('busy')));
+    // The first check meets the failure: the op cannot be checked, so it reads forged (never applied).
+    expect(await withPlatform(web, () => verifyOps([ops[0]]))).toEqual(['forged']);
+    expect(await withPlatform(web, () => verifyOps([ops[1]]))).toEqual(['ok']);
+  });
+});
