@@ -201,3 +201,33 @@ describe('a connect(node) that fails (the host is down as the node starts)', () 
     await closeAll(d, h.s);
   });
 });
+
+describe('a push the host fails (5xx) on a quiet node', () => {
+  it('HOST-17 PROTO-5: is pushed again backed off, not left behind until the next write or anti-entropy', async () => {
+    const h = await hub();
+    let refusals = 0;
+    const failing: HostUnit = {
+      access: h.unit.access,
+      call: (m, a, c) => {
+        if (m === 'push' && refusals-- > 0) return Promise.reject(new Err('INTERNAL', 'the host failed (its disk full)', { status: 503 }));
+        return h.unit.call(m, a, c);
+      },
+      subscribe: (m, a, c, o) => h.unit.subscribe(m, a, c, o),
+      stream: (id, c) => h.unit.stream(id, c),
+      disconnect: (c) => h.unit.disconnect(c),
+    };
+    const net = new Net();
+    net.units.set(URL, failing);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await within(d.sync.synced(URL), 5000, 'the first synced()');
+    const refused = new Promise<void>((resolve) => d.sync.on('error', (e) => void (e.code === 'INTERNAL' && resolve())));
+    refusals = 1;
+    const id = await d.insert({ quiet: true });
+    await refused;
+    // Nothing else is written: only a retry brings the op to the host.
+    await within(d.sync.synced(URL), 5000, 'synced() after the refused push');
+    expect(await h.s.has(id)).toBe(true);
+    await closeAll(d, h.s);
+  });
+});

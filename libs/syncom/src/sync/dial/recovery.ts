@@ -165,7 +165,7 @@ export class Recovery {
     this.timer.unref?.();
   }
 
-  /** A call failed: 428 greets again, a limit drops the outbox (a rate also retries later), a lost link waits for reconnect. */
+  /** A call failed: 428 greets again, a limit drops the outbox (a rate also retries later, as a 5xx does), a lost link waits for reconnect. */
   async failed(e: unknown): Promise<void> {
     const status = statusOf(e);
     if (status === 428) return this.regreet();
@@ -179,6 +179,9 @@ export class Recovery {
     }
     this.d.markBehind(false);
     this.fail(e);
+    // A host that failed to handle the call (5xx: its disk full, a restart) is asked again later too: a quiet node
+    // whose push it failed stayed behind until its next write or anti-entropy, three minutes on.
+    if (status !== undefined && status >= 500) this.retryLater();
   }
 
   /** Report a failure, but a lost link only as lastError: the reconnect greets again. */
