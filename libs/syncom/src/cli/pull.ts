@@ -24,6 +24,15 @@ function caughtUp(storage: Storage, url: string): boolean {
   return !!p && p.connected && p.subscribed && !p.bootstrapping && p.incoming === 0 && p.pending === 0;
 }
 
+/**
+ * What the dialer last met, for the timeout's message (as synced() names it): a hub that is down, answers
+ * junk or fails every call had ended pull with only "not caught up", the reason left unsaid.
+ */
+function lastErrorOf(storage: Storage, url: string): string {
+  const last = storage.sync.peers().find((x) => x.url === url)?.lastError;
+  return last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${last.message.slice(0, 200)}` : '';
+}
+
 /** Resolves once caught up; bootstrap progress goes to a bar on stderr. */
 function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Promise<{ bootstrapped?: number }> {
   return new Promise((resolve, reject) => {
@@ -31,14 +40,21 @@ function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Pr
     let bar: Progress | undefined;
     const offs: (() => void)[] = [];
     const end = (e?: Error) => { clearTimeout(timer); offs.forEach((o) => o()); bar?.finish(); e ? reject(e) : resolve(seen); };
-    const timer = setTimeout(() => end(new CliError(`not caught up with ${urlLabel(url)} within ${timeoutMs / 1000} s`, EXIT_FAULTS)), timeoutMs);
+    const timer = setTimeout(() => end(new CliError(`not caught up with ${urlLabel(url)} within ${timeoutMs / 1000} s${lastErrorOf(storage, url)}`, EXIT_FAULTS)), timeoutMs);
     const check = () => { if (caughtUp(storage, url)) end(); };
     offs.push(storage.sync.on('progress', (p) => {
       bar ??= createProgress(io.stderr, 'bootstrap', p.total ?? p.received, { redrawMs: 50, lineMs: 1000 });
       bar.update(p.received);
     }));
     offs.push(storage.sync.on('bootstrap', (b) => { seen.bootstrapped = b.records; check(); }));
-    offs.push(storage.sync.on('error', (e) => { if (e.status === 401 || e.status === 403) end(new CliError(`${urlLabel(url)} refused this node: ${e.code}`, EXIT_FAULTS)); }));
+    offs.push(storage.sync.on('error', (e) => {
+      if (e.status === 401 || e.status === 403) end(new CliError(`${urlLabel(url)} refused this node: ${e.code}`, EXIT_FAULTS));
+      // The dialer stops for good on these: waiting out the timeout would only hide why.
+      else if (e.code === 'SELF_DIAL') end(new CliError(`${e.code}: ${e.message}`, EXIT_FAULTS));
+    }));
+    offs.push(storage.sync.on('incompatible', (e) => {
+      if (e.peer === url) end(new CliError(`INCOMPATIBLE: ${urlLabel(url)} shares no wire version with this syncom (it speaks ${e.versions.join(', ') || 'none it names'})`, EXIT_FAULTS));
+    }));
     for (const ev of ['sync', 'peer'] as const) offs.push(storage.sync.on(ev, check));
     offs.push(storage.on('change', check));
   });

@@ -1,4 +1,5 @@
 import type { Backend } from '../backend/types';
+import { nodeFileLabel, REMOTE_DIR } from '../sync/dial/registry';
 
 /** A backend that reads through to another and never changes it. */
 export interface ReadOnlyBackend extends Backend {
@@ -14,6 +15,17 @@ function reason(e: unknown): string {
   const code = (cause as { code?: unknown })?.code;
   const message = (cause as Error)?.message ?? String(cause);
   return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
+}
+
+/** A registry file's name (its node's url, encoded), wherever an OS error's text names it. */
+const REGISTRY_NAME = /[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[^\s'"/]*/gi;
+
+/**
+ * `text` with each registry file's name as nodeFileLabel() gives it: the name is the node's url, and a
+ * url's user info and query (a token) are credentials, which info, export, log and verify never print.
+ */
+function unnamed(text: string): string {
+  return text.replace(REGISTRY_NAME, (name) => nodeFileLabel(name).slice(REMOTE_DIR.length + 1));
 }
 
 /**
@@ -34,7 +46,7 @@ export function readOnlyBackend(inner: Backend): ReadOnlyBackend {
     try {
       return await work();
     } catch (e) {
-      failed.set(path, reason(e));
+      failed.set(unnamed(path), unnamed(reason(e)));
       return absent;
     }
   }

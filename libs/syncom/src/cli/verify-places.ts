@@ -29,7 +29,9 @@ export async function checkPlaces(dir: StorageDir, f: Findings): Promise<void> {
     }
     const entries = await readdir(join(dir.root, folder), { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
-      if (e.isDirectory() && name.test(e.name)) f.fault(`${folder}/${e.name}`, 'a directory where a file should be: open() cannot read it, or write over it');
+      // A registry file's name is its node's url: named as the other registry findings name it, credentials left out.
+      const where = folder === REMOTE_DIR ? nodeFileLabel(e.name) : `${folder}/${e.name}`;
+      if (e.isDirectory() && name.test(e.name)) f.fault(where, 'a directory where a file should be: open() cannot read it, or write over it');
     }
   }
 }

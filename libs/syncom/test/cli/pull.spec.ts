@@ -1,4 +1,7 @@
-import { createMemoryLink, open } from '../../src';
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createMemoryLink, open, SyncomError } from '../../src';
+import type { SyncLink } from '../../src/link/contract';
 import { runCli } from '../../src/cli/main';
 import { hub } from '../sync/helpers';
 import { cleanup, collector, tempDir } from './helpers';
@@ -59,5 +62,35 @@ describe('syncom pull', () => {
     expect(await runCli(['pull', path, '--hub', 'memory://hub', '--scopes', 'a<b'], { stdout: collector(), stderr })).toBe(2);
     expect(stderr.text).toMatch(/--scopes takes scope names/);
     await h.close();
+  });
+
+  it('a hub the dialer stops dialing for good ends pull at once, naming why: one that shares no wire version (INCOMPATIBLE), one that is this node (SELF_DIAL)', async () => {
+    const { s: h, unit } = await hub({ access: 'public', authorize: () => true, wireVersions: [99] });
+    const path = await tempDir();
+    // --timeout 10: these end at once; waiting it out ends with the timeout's message instead.
+    const old = await pull(path, unit, '--timeout', '10');
+    expect(old).toMatchObject({ code: 1, out: '', err: 'syncom: INCOMPATIBLE: memory://hub shares no wire version with this syncom (it speaks 99)\n' });
+    await h.close();
+
+    // A hub serving a copy of this very store (its keys, so its node id): pull had waited two minutes and said "not caught up".
+    const copy = join(await tempDir(), 'copy');
+    await cp(path, copy, { recursive: true });
+    const twin = await open({ path: copy });
+    const self = await pull(path, twin.sync.unit({ access: 'public', authorize: () => true }), '--timeout', '10');
+    expect(self.code).toBe(1);
+    expect(self.err).toMatch(/^syncom: SELF_DIAL: memory:\/\/hub is this node \(its own id\); not dialing it\n$/);
+    await twin.close();
+  });
+
+  it('a hub that answers junk or fails every call: the timeout names what the dialer last met, not just "not caught up"', async () => {
+    const path = await tempDir();
+    const junk = (answer: () => Promise<unknown>): SyncLink => ({ call: answer, subscribe: () => ({ unsubscribe: () => undefined }), on: () => undefined, off: () => undefined, close: () => undefined });
+    const run = async (link: SyncLink) => {
+      const stderr = collector();
+      const code = await runCli(['pull', path, '--hub', 'memory://hub', '--timeout', '1'], { stdout: collector(), stderr }, { connect: () => link });
+      return { code, err: stderr.text };
+    };
+    expect(await run(junk(async () => '<html>not a hub</html>'))).toEqual({ code: 1, err: 'syncom: not caught up with memory://hub within 1 s; its last error: BAD_HELLO 400: hello: node is no id\n' });
+    expect(await run(junk(() => Promise.reject(new SyncomError('AUTHORIZE_FAILED', 'authorize could not judge this hello: greet again later', { status: 503 }))))).toEqual({ code: 1, err: 'syncom: not caught up with memory://hub within 1 s; its last error: AUTHORIZE_FAILED 503: authorize could not judge this hello: greet again later\n' });
   });
 });
