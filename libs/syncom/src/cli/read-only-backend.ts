@@ -1,5 +1,5 @@
 import type { Backend } from '../backend/types';
-import { nodeFileLabel, REMOTE_DIR } from '../sync/dial/registry';
+import { withoutNodeNames } from '../sync/dial/registry';
 
 /** A backend that reads through to another and never changes it. */
 export interface ReadOnlyBackend extends Backend {
@@ -15,17 +15,6 @@ function reason(e: unknown): string {
   const code = (cause as { code?: unknown })?.code;
   const message = (cause as Error)?.message ?? String(cause);
   return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
-}
-
-/** A registry file's name (its node's url, encoded), wherever an OS error's text names it. */
-const REGISTRY_NAME = /[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[^\s'"/]*/gi;
-
-/**
- * `text` with each registry file's name as nodeFileLabel() gives it: the name is the node's url, and a
- * url's user info and query (a token) are credentials, which info, export, log and verify never print.
- */
-function unnamed(text: string): string {
-  return text.replace(REGISTRY_NAME, (name) => nodeFileLabel(name).slice(REMOTE_DIR.length + 1));
 }
 
 /**
@@ -46,7 +35,8 @@ export function readOnlyBackend(inner: Backend): ReadOnlyBackend {
     try {
       return await work();
     } catch (e) {
-      failed.set(unnamed(path), unnamed(reason(e)));
+      // A registry file's name holds its node's credentials: info, export, log and verify never print them.
+      failed.set(withoutNodeNames(path), withoutNodeNames(reason(e)));
       return absent;
     }
   }

@@ -53,3 +53,30 @@ describe('a registry file the CLI cannot read is named without the credentials i
     expectNoSecret(run.out + run.err);
   });
 });
+
+describe('open() of a store whose registry file it cannot read names it without the credentials in its url', () => {
+  it('REG-5: a symbolic link in remote/: open() fails IO_ERROR, its message and fields free of them', async () => {
+    const { path, file } = await storeWithNode();
+    await rename(file, join(path, 'elsewhere.json'));
+    await symlink('../elsewhere.json', file);
+    const e = await open({ path }).then(() => undefined, (x: unknown) => x as Error & { code?: string });
+    expect(e?.code).toBe('IO_ERROR');
+    expect(e?.message).toContain('<file of https://hub.example/syncom> is a symbolic link');
+    expectNoSecret(JSON.stringify({ ...e, message: e?.message }));
+  });
+
+  it('REG-5: a registry file that is no JSON: its OP_UNREADABLE report (message, file, cause) is free of them', async () => {
+    const { path, file } = await storeWithNode();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(file, '{ torn');
+    const s = await open({ path });
+    const seen: (Error & { file?: string; cause?: unknown })[] = [];
+    s.on('error', (x) => void seen.push(x));
+    s.sync.on('error', (x) => void seen.push(x));
+    await new Promise((r) => setImmediate(r));
+    const unreadable = seen.filter((x) => (x as { code?: string }).code === 'OP_UNREADABLE');
+    expect(unreadable.length).toBeGreaterThan(0);
+    for (const x of unreadable) expectNoSecret(`${x.message} ${String(x.file)} ${String((x.cause as Error)?.message)}`);
+    await s.close();
+  });
+});

@@ -41,6 +41,18 @@ export function nodeFile(url: string): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** A registry file's name (its node's url, encoded) wherever a text names it. */
+const NODE_FILE_NAME = /[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[^\s'"/]*/gi;
+
+/**
+ * `text` with each registry file's name in it as nodeFileLabel() gives it:
+ * the name is its node's url, and a url's user info and query (a token) are
+ * credentials, which no error or output of the store's may carry.
+ */
+export function withoutNodeNames(text: string): string {
+  return text.replace(NODE_FILE_NAME, (name) => nodeFileLabel(name).slice(REMOTE_DIR.length + 1));
+}
+
 /**
  * A registry file as a message names it: its url as urlLabel gives it (the
  * file name is the url percent-encoded, credentials included, so the name
@@ -136,7 +148,7 @@ export class Registry {
   /** Read every node file; an unreadable one is reported and skipped. */
   async load(onError: (e: SyncomError) => void): Promise<void> {
     await this.backend.mkdir(REMOTE_DIR);
-    for (const name of await this.backend.list(REMOTE_DIR)) {
+    for (const name of await this.listed()) {
       if (!name.endsWith('.json')) continue;
       try {
         const rec = JSON.parse((await this.backend.read(`${REMOTE_DIR}/${name}`)) ?? '') as NodeRecord;
@@ -147,9 +159,20 @@ export class Registry {
       } catch (e) {
         const file = `${REMOTE_DIR}/${name}`;
         this.unreadable.add(file);
+        // The file and the cause as labels: both named the file, and its name holds its node's credentials.
         onError(new SyncomError('OP_UNREADABLE', `registry file ${nodeFileLabel(name)} cannot be read: its node is not dialed until addNode() registers it again, `
-          + 'and until then every own op is kept for it', { file, cause: e }));
+          + 'and until then every own op is kept for it', { file: nodeFileLabel(name), cause: new Error(withoutNodeNames(String((e as Error)?.message ?? e))) }));
       }
+    }
+  }
+
+  /** The files of remote/; a failure to list them (a symbolic link there) is told without the names' credentials. */
+  private async listed(): Promise<string[]> {
+    try {
+      return await this.backend.list(REMOTE_DIR);
+    } catch (e) {
+      if (!(e instanceof SyncomError)) throw e;
+      throw new SyncomError(e.code, withoutNodeNames(e.message), { status: e.status, path: REMOTE_DIR });
     }
   }
 
