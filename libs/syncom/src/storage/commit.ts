@@ -304,9 +304,7 @@ export class Committer {
       // rewritten once, and purges that come faster than their scrubs share the next one.
       const purged = [...this.toScrub];
       this.toScrub.clear();
-      // A scrub rewrites log files a seal reads and removes: the seals started so far end first.
-      await this.sealing;
-      await this.hooks.scrub(purged, this.committed).catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `purge scrub failed: ${e.message}; purge again to finish it`, { cause: e })));
+      await this.scrub(purged).catch((e: SyncomError) => this.hooks.failed(e));
     }
     for (const p of batch) if (p.afterPersist) p.resolve();
   }
@@ -321,14 +319,21 @@ export class Committer {
    */
   rescrub(ids: readonly string[]): Promise<void> {
     if (this.refusing) return Promise.reject(new SyncomError('CLOSED', 'the storage is closed; the purge is refused'));
-    const run = this.persisting.then(async () => {
-      await this.sealing;
-      await this.hooks.scrub(ids, this.committed).catch((e: Error) => {
-        throw new SyncomError('IO_ERROR', `purge scrub failed: ${e?.message}; purge again to finish it`, { cause: e });
-      });
-    });
+    const run = this.persisting.then(() => this.scrub(ids));
     this.persisting = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Scrub `ids` from the log and the record files, once the seals started so
+   * far end (a scrub rewrites log files a seal reads and removes).
+   * @throws SyncomError IO_ERROR when the scrub fails (the cause attached).
+   */
+  private async scrub(ids: readonly string[]): Promise<void> {
+    await this.sealing;
+    await this.hooks.scrub(ids, this.committed).catch((e: Error) => {
+      throw new SyncomError('IO_ERROR', `purge scrub failed: ${e?.message}; purge again to finish it`, { cause: e });
+    });
   }
 
   private async fail(batch: Pending[], cause: unknown): Promise<void> {

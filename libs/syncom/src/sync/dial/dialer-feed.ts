@@ -76,8 +76,8 @@ export class DialerFeed {
   /** The cursor the last such refusal was at, and how many came there in a row (STUCK at MAX_BREAKS). */
   private brokeAt: string | null = null;
   private brokeHere = 0;
-  /** What waits on an app's hook, woken by close() (untilClosed). */
-  private readonly closing = new Set<() => void>();
+  /** Wakes the bootstrap waiting on an app's hook, if one is (untilClosed): close() calls it. */
+  private wake?: () => void;
 
   constructor(private readonly d: FeedOwner) {
     const now = () => d.ctx.replica.now();
@@ -119,7 +119,7 @@ export class DialerFeed {
     clearTimeout(this.retry);
     this.gen++;
     this.subscribed = false;
-    for (const wake of [...this.closing]) wake();
+    this.wake?.();
   }
 
   /**
@@ -130,13 +130,12 @@ export class DialerFeed {
    * lock held) waiting for good.
    */
   private async untilClosed<T>(ask: () => T | Promise<T>): Promise<T | undefined> {
-    let wake!: () => void;
-    const closed = new Promise<undefined>((resolve) => (wake = () => resolve(undefined)));
-    this.closing.add(wake);
+    // One at a time: a bootstrap runs inside its page's turn, and pages are taken in order.
+    const closed = new Promise<undefined>((resolve) => (this.wake = () => resolve(undefined)));
     try {
       return await Promise.race([ask(), closed]);
     } finally {
-      this.closing.delete(wake);
+      this.wake = undefined;
     }
   }
 

@@ -1,6 +1,7 @@
 import { remoteErrorCode, SyncomError } from '../../errors';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
+import { passes } from './feed-pace';
 
 const MAX_BACKOFF = 60_000;
 /** The wait after one more failure: a second, then doubling, to a minute. */
@@ -102,8 +103,7 @@ export class Recovery {
    * doing nothing. A refusal that stands (401, 403, 426) is not retried.
    */
   greetFailed(e: unknown): void {
-    const status = statusOf(e);
-    if (codeOf(e) === 'LINK_TIMEOUT' || status === 429 || (typeof status === 'number' && status >= 500)) this.greetLater();
+    if (codeOf(e) === 'LINK_TIMEOUT' || passes(e)) this.greetLater();
   }
 
   private greetLater(): void {
