@@ -70,6 +70,22 @@ const IDLE = 30_000;
 export const DEFAULT_MAX_PAGINGS = 64;
 export const DEFAULT_MAX_PAGINGS_PER_CONNECTION = 4;
 
+/**
+ * Ids of a paging's list one page may step over unserved (moved out of its
+ * scopes, or sealed, since its first page), beyond the page's `size`: at
+ * least this many, and four a record of the page. A page may start again at
+ * any offset its paging reached, so a page that walked a long unserved run
+ * walked it again at every ask: a peer that moved 15,000 records out of a
+ * paging's scope made each ask of offset 0, 60 bytes, look at 15,000 ids
+ * for ten records, as often as it liked. Past it the page ends short (even
+ * empty), its `next` past what it looked at: a dialer reads on, and one that
+ * meets 64 such pages in a row bootstraps again, on a list without them.
+ */
+export const MAX_PAGE_SKIP = 1024;
+
+/** How many ids of its paging's list a page of `size` records looks at, at most. */
+export const pageWalk = (size: number): number => size + Math.max(MAX_PAGE_SKIP, 4 * size);
+
 /** The most a stream chunk carries, unless one record alone is larger (a record is never split). */
 export const STREAM_CHUNK = 64 * 1024;
 
@@ -83,7 +99,9 @@ const foreign = (what: string) => new SyncomError('SNAPSHOT_NOT_FOUND', `no ${wh
  * state. The id list is fixed at the first page; entries are read live, so
  * what lands while paging is in them or replays on the feed as a no-op.
  * A page holds at most `size` records and `maxBytes` of their JSON, cut
- * between records; a record above maxBytes goes alone (bounded frames).
+ * between records; a record above maxBytes goes alone (bounded frames). It
+ * looks at no more than pageWalk(size) ids of the list: past a long run of
+ * ids no longer served it ends short, `next` past the run's part it saw.
  *
  * A paging (its token) and a stream belong to the connection and session
  * that started it: anyone else is answered 404 SNAPSHOT_NOT_FOUND. They end
@@ -253,7 +271,8 @@ export class SnapshotPager {
 
   /**
    * The entries of a paging's page from `offset`: up to `size` records within
-   * `maxBytes` (one larger record alone), and where the next page starts.
+   * `maxBytes` (one larger record alone), looking at no more than
+   * pageWalk(size) ids, and where the next page starts.
    * Sizes are upper bounds (jsonBytesBound) while their sum stays within
    * maxBytes, so the cut is the one exact sizes give; past it every entry
    * taken is measured exactly, as its JSON (what a streamed page sends; the
@@ -265,7 +284,8 @@ export class SnapshotPager {
     let sizes: number[] | undefined;
     let bytes = 1;
     let end = offset;
-    for (; end < ids.length && entries.length < size; end++) {
+    const stop = Math.min(ids.length, offset + pageWalk(size));
+    for (; end < stop && entries.length < size; end++) {
       const e = this.served(ids.at(end) as string, scopes);
       if (!e) continue;
       if (!sizes) {
