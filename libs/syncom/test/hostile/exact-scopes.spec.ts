@@ -1,7 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import type { OpenOptions } from '../../src';
 import { hub, node } from '../sync/helpers';
-import { craft, greet, push, record } from '../sync/scenario-helpers';
+import { craft, greet, opsOf, push, record } from '../sync/scenario-helpers';
 
 const typed = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
 const scoped: Partial<OpenOptions> = { sync: { scope: typed } };
@@ -42,5 +42,38 @@ describe('hostile: a writer whose scope rule differs from the host\'s', () => {
     const note = craft(writer, { type: 'write', id: 'n1', data: { $type: 'Note' } }, '*', 1);
     expect(await push(h.unit, await greet(h.unit, writer, ['*']), [note])).toMatchObject({ applied: 1, outOfScope: 0 });
     await Promise.all([h.s.close(), writer.close()]);
+  });
+  it('SCOPE-14 OPS-11 SCOPE-19: with exactScopes a record made and purged before its first push reaches the host, and the writer\'s later ops of its scope land', async () => {
+    const h = await hub({ exactScopes: true }, scoped);
+    const writer = await node(scoped);
+    const gone = await writer.insert({ $type: 'Note', t: 'x' });
+    await writer.purge(gone);
+    const kept = await writer.insert({ $type: 'Note', t: 'y' });
+    const refused = record(h.s, 'refused');
+    // The purge scrubbed the write out of the writer's log: the host never learns which scope the record was in.
+    const answer = await push(h.unit, await greet(h.unit, writer, ['Note']), opsOf(writer));
+    expect(answer).toMatchObject({ applied: 3, outOfScope: 0, gaps: 0 });
+    expect(refused).toEqual([]);
+    expect(await h.s.get(kept)).toEqual({ $type: 'Note', t: 'y' });
+    expect(internals(h.s).committer.current(gone)?.purged).toBeTruthy();
+    await Promise.all([h.s.close(), writer.close()]);
+  });
+
+  it('SCOPE-19 OPS-10: with exactScopes a purge of an id the host never held, by a peer of another scope, does not stop a Note writer\'s stream there', async () => {
+    const h = await hub({ exactScopes: true }, scoped);
+    const [other, writer] = await Promise.all([node(scoped), node(scoped)]);
+    const early = craft(other, { type: 'purge', id: 'invoice-1' }, '*', 1);
+    expect(await push(h.unit, await greet(h.unit, other, ['Doc']), [early])).toMatchObject({ applied: 1 });
+    await writer.set('invoice-1', { $type: 'Note', amount: 5 });
+    await writer.set('invoice-2', { $type: 'Note', amount: 6 });
+    const answer = await push(h.unit, await greet(h.unit, writer, ['Note']), opsOf(writer));
+    // The purged id takes nothing (OPS-10), but the op is no scope breach: the writer's stream goes on.
+    expect(answer).toMatchObject({ applied: 1, outOfScope: 0, gaps: 0 });
+    expect(await h.s.get('invoice-1')).toBeUndefined();
+    expect(await h.s.get('invoice-2')).toEqual({ $type: 'Note', amount: 6 });
+    // Logged scrubbed: the record's fields go nowhere from here.
+    const logged = opsOf(h.s).filter((o) => o.id === 'invoice-1' && o.origin === writer.id);
+    expect(logged.map((o) => [o.scope, o.data])).toEqual([['Note', undefined]]);
+    await Promise.all([h.s.close(), other.close(), writer.close()]);
   });
 });

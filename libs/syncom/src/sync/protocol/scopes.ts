@@ -147,8 +147,15 @@ function declaresHostScope(op: Op, entry: Entry | undefined, s: HostScoping, aft
   if (op.type === 'advance' || isScrubbed(op)) return true;
   try {
     const left = after ?? applyOp(entry, op).entry;
-    const scope = isHidden(left) ? scopeBefore(op.id, entry, s) ?? s.lastScope(op.id) ?? '*' : s.scopeOf(op.id, lazyRecord(left));
-    return (op.scope ?? '*') === scope;
+    if (!isHidden(left)) return (op.scope ?? '*') === s.scopeOf(op.id, lazyRecord(left));
+    const known = scopeBefore(op.id, entry, s) ?? s.lastScope(op.id);
+    const declared = op.scope ?? '*';
+    if (known !== undefined || declared === '*') return declared === (known ?? '*');
+    // No scope here to hold it to: a purge of a record this host never held (made and purged before its first
+    // push, its write scrubbed), a delete of one, or an op meeting such a purge (logged scrubbed, a merge's
+    // marker alone). None carries a record's fields on, and refusing it would stop its writer's stream of that
+    // scope here for good.
+    return op.type === 'purge' || op.type === 'delete' || left.purged !== undefined;
   } catch {
     return false;
   }
