@@ -13,6 +13,7 @@ import type { RecordCipher } from '../storage/records';
  * sealed entries of a store made elsewhere read as unreadable.
  */
 
+const ID_SLOT = 4;
 const FLAGS_SLOT = 14;
 const PACKED_LENGTH = 18;
 
@@ -22,16 +23,30 @@ const unsupported = () =>
 const isSealedPack = (p: unknown): boolean =>
   Array.isArray(p) && Number.isSafeInteger(p[FLAGS_SLOT]) && ((p[FLAGS_SLOT] as number) & FLAG_SEALED) !== 0;
 
-/** The log's cipher for sealed entries: the platform's, or one that refuses to seal. */
-export function createLogCipher(keys: SealingKeys): EntryCipher {
+/**
+ * The log's cipher for sealed entries: the platform's, or one that refuses to
+ * seal. `unopened` hears the id (in clear in the header) of each sealed entry
+ * that does not open: its record is lost, its seal must not be, or the id's
+ * next write would go out in clear.
+ */
+export function createLogCipher(keys: SealingKeys, unopened?: (id: string) => void): EntryCipher {
   const sealing = platform().sealing;
-  if (sealing) return sealing.createLogCipher(keys);
-  return {
+  const cipher: EntryCipher = sealing ? sealing.createLogCipher(keys) : {
     seal(packed) {
       if (packed.some(isSealedPack)) throw unsupported();
       return [...packed];
     },
     open: (packed) => (isSealedPack(packed) && (packed as unknown[]).length > PACKED_LENGTH ? undefined : packed),
+  };
+  if (!unopened) return cipher;
+  return {
+    seal: (packed) => cipher.seal(packed),
+    open(packed) {
+      const out = cipher.open(packed);
+      const id = (packed as unknown[])[ID_SLOT];
+      if (out === undefined && isSealedPack(packed) && typeof id === 'string') unopened(id);
+      return out;
+    },
   };
 }
 

@@ -263,7 +263,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const sealed = new Set<string>();
   const { log, tail } = await OpLog.open({
     backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, segmentOps: options.sync?.log?.segmentOps, lines: options.sync?.log?.lines, retention: options.sync?.retention,
-    now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys),
+    now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys, (id) => sealed.add(id)),
     onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), stillHeld: (e) => stillHeld(e, schema), onError, self: keys.id,
   });
   const cipher = createRecordCipher(keys, (id) => sealed.has(id));

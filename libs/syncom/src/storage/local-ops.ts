@@ -183,12 +183,13 @@ export function removeBody(e: Entry | undefined, id: string, key: string, elemen
  * in clear in the log. Only a write that makes the record can seal it.
  *
  * @throws SyncomError NOT_SEALABLE for `{ sealed: true }` on an existing unsealed record.
+ * @throws SyncomError UNSUPPORTED for a write that would be sealed where the platform cannot seal (a browser).
  */
 export function sealsWrite(sealed: ReadonlySet<string>, id: string, e: Entry | undefined, asked: boolean | undefined): boolean {
-  if (sealed.has(id)) return true;
-  if (asked !== true) return false;
-  // Refused before anything is made: the platform (the browser) has no sealing.
+  if (!sealed.has(id) && asked !== true) return false;
+  // Refused before anything is made: the platform (the browser) has no sealing. A record sealed elsewhere included.
   if (!platform().sealing) throw new SyncomError('UNSUPPORTED', 'sealed records need Node.js', { id });
+  if (sealed.has(id)) return true;
   if (e) throw new SyncomError('NOT_SEALABLE', `record ${id} exists unsealed (its values may have replicated): write a new record with { sealed: true }`, { id });
   return true;
 }

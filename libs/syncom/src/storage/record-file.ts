@@ -79,6 +79,13 @@ export interface ParsedRecordFile {
   closed: number;
 }
 
+/** The id of a sealed record's element, `{ id, sealed }` with the id in clear (sealed/record-cipher.ts). */
+function boxedId(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const { id, sealed } = x as { id?: unknown; sealed?: unknown };
+  return typeof id === 'string' && typeof sealed === 'string' ? id : undefined;
+}
+
 /**
  * A record file's entries, sealed ones opened (their ids added to `sealed`),
  * and how many of its elements are no entry or cannot be opened: one bad
@@ -108,6 +115,10 @@ export function parseRecordFile(text: string | undefined, cipher: RecordCipher, 
     }
     const entry = o?.entry as Entry | undefined;
     if (!o || !entry || !isEntry(entry, entry.id)) {
+      // A sealed entry that does not open (changed, or another key's) loses its record, not its seal:
+      // unsealed, the id's next write would go out in clear (GUAR-19).
+      const id = boxedId(x);
+      if (id !== undefined) sealed.add(id);
       out.unreadable++;
       continue;
     }
