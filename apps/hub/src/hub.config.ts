@@ -233,6 +233,17 @@ function dataPath(env: NodeJS.ProcessEnv): string {
 }
 
 /**
+ * HOST, trimmed: unset is 0.0.0.0. Set but blank is refused: Node's listen() took '' for every address
+ * while the start said it listens on [::1], and a host with a space failed to resolve once the storage had opened.
+ */
+function hostVar(env: NodeJS.ProcessEnv): string {
+  const raw = env.HOST;
+  if (raw === undefined) return '0.0.0.0';
+  if (raw.trim() === '') throw badVariable('HOST', undefined, 'is set but empty (unset it for 0.0.0.0, every address)');
+  return raw.trim();
+}
+
+/**
  * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
  * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_PROVE_NODES, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
@@ -245,7 +256,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
   const allowedOrigins = originList(env);
   const scopeField = env.SYNCOM_SCOPE_FIELD?.trim();
   const peerToken = env.SYNCOM_PEER_TOKEN?.trim();
-  const host = env.HOST ?? '0.0.0.0';
+  const host = hostVar(env);
   const redis = redisUrl(env);
   const stray = strayVariables(env);
   const path = dataPath(env);

@@ -1,11 +1,12 @@
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import { SyncomModule, type SyncomGatewayOptions, type SyncomModuleOptions } from 'syncom-nest';
+import { socketIoConnect, SyncomModule, type SyncomGatewayOptions, type SyncomModuleOptions } from 'syncom-nest';
 import { hubAuthorize, scopeByField, scopeMap } from './hub-access';
 import { DEFAULT_SCOPE_FIELD, type HubConfig, type HubLimits, hubLimits, hubSignatures } from './hub.config';
 import { HealthController } from './health.controller';
 import { HubLogger } from './hub-logger.service';
 import { HubMetrics } from './hub-metrics';
+import { HubPeerReach } from './hub-peer-reach';
 import { HubPeers } from './hub-peers.service';
 import { HubSocketCap } from './hub-socket-cap';
 import { LoadProbe, LoadProbeController } from './load-probe.controller';
@@ -53,9 +54,9 @@ function syncomOptions(c: ConfigService, metrics: HubMetrics | undefined): Synco
     path: config.path,
     scope: scopeByField(config.scopeField ?? DEFAULT_SCOPE_FIELD),
     // Segments bounded by ops as well as batches: a purge rewrites the segments holding its record (docs/security.md).
-    sync: { signatures: hubSignatures(config), log: { segmentOps: HUB_SEGMENT_OPS } },
+    // The default connect, its sockets watched: a peer hub out of reach is logged (logSync is off below).
+    sync: { signatures: hubSignatures(config), log: { segmentOps: HUB_SEGMENT_OPS }, connect: socketIoConnect(config.io, new HubPeerReach().watch) },
     gateway: gatewayOptions(config, hubLimits(config)),
-    io: config.io,
     // HubLogger logs the hub's sync errors and peers itself.
     logSync: false,
     ...(metrics && { telemetry: { meterProvider: metrics.meterProvider } }),

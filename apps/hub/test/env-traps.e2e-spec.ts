@@ -81,6 +81,16 @@ describe('apps/hub: environment values that look set (e2e)', () => {
     expect(hubConfigFromEnv({}).path).toBe('./data/hub');
   });
 
+  it('HOST set but blank is refused HUB_CONFIG (Node bound every address while the start said it listens on [::1]); HOST is trimmed', async () => {
+    for (const value of ['', '  ']) expect(refusal({ HOST: value })).toBe('HOST: is set but empty (unset it for 0.0.0.0, every address)');
+    expect(() => hubConfigFromEnv({ HOST: '' })).toThrow(expect.objectContaining({ code: 'HUB_CONFIG', variable: 'HOST' }));
+    // Kept whole, " 127.0.0.1" failed listen() with a getaddrinfo stack trace once the storage had opened.
+    expect(hubConfigFromEnv({ HOST: ' 127.0.0.1 ' }).host).toBe('127.0.0.1');
+    expect(hubConfigFromEnv({}).host).toBe('0.0.0.0');
+    const path = join(dir, 'no-host');
+    expect(await refused({ HOST: '', SYNCOM_PATH: path })).toEqual({ code: 1, lines: ['hub: HOST: is set but empty (unset it for 0.0.0.0, every address)'], made: false });
+  }, 60_000);
+
   it('SYNCOM_REDIS_TIMEOUT beyond what a Node timer holds (2147483647 ms) is refused: a timer past it fires at once, failing every Redis answer', () => {
     expect(refusal({ SYNCOM_REDIS_TIMEOUT: '2147483648' })).toBe('SYNCOM_REDIS_TIMEOUT="2147483648": expected a whole number from 100 to 2147483647');
     expect(hubConfigFromEnv({ SYNCOM_REDIS_TIMEOUT: '2147483647' }).redisTimeout).toBe(2147483647);

@@ -1,4 +1,5 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Storage } from 'syncom';
 import { Apps, until } from '../../example-api/test/apps';
@@ -78,6 +79,50 @@ describe('apps/hub: SYNCOM_PEERS and SYNCOM_REDIS_URL (e2e)', () => {
     await close(a.app);
     a = await hub('self-a', pa, { peers }, logger);
     await until(() => itself() === 2 && settled(a.storage, pa, pb), [a.storage]);
+  });
+
+  it('a peer hub out of reach is one warning a failure streak, naming its url without credentials and the error code; it connecting is one line', async () => {
+    const [pa, pb] = await freePorts(2);
+    const secret = 'peer-secret-8d1f';
+    const url = `http://op:${secret}@127.0.0.1:${pb}/syncom?key=${secret}`;
+    const shown = syncomUrl(pb);
+    const lines: string[] = [];
+    const waiting = new Set<() => void>();
+    const line = (level: string) => (m: unknown) => {
+      lines.push(`${level} ${String(m)}`);
+      for (const w of waiting) w();
+    };
+    // Nest's Logger is one per process: every hub here is given this one.
+    const logger: LoggerService = { log: line('log'), warn: line('warn'), error: line('error') };
+    const about = (what: RegExp) => lines.filter((l) => l.includes(shown) && what.test(l));
+    const unreachable = () => about(/^warn peer hub \S+ unreachable: ECONNREFUSED\b/);
+    const connected = () => about(/^log peer hub \S+ connected/);
+    /** Resolves once `check` holds, re-checked at each log line (or each connection the stand-in below takes). */
+    const seen = (check: () => boolean) => new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => { waiting.delete(test); reject(new Error(`not logged; lines: ${JSON.stringify(lines.filter((l) => l.includes(shown)))}`)); }, 10_000);
+      const test = () => { if (check()) { clearTimeout(t); waiting.delete(test); resolve(); } };
+      waiting.add(test);
+      test();
+    });
+
+    // Nothing listens on pb: refused at TCP.
+    await hub('reach-a', pa, { peers: [url], peerToken: 't' }, logger);
+    await seen(() => unreachable().length === 1);
+    // Something on pb that drops every connection: more failed attempts, no more lines (the streak goes on).
+    let dropped = 0;
+    const dropper = createServer((c: Socket) => { dropped++; c.destroy(); for (const w of waiting) w(); });
+    await new Promise<void>((resolve) => dropper.listen(pb, '127.0.0.1', resolve));
+    await seen(() => dropped >= 3);
+    await new Promise((resolve) => dropper.close(resolve));
+    expect(about(/^warn /)).toHaveLength(1);
+
+    const b = await hub('reach-b', pb, {}, logger);
+    await seen(() => connected().length === 1);
+    // Gone again: a new streak, one more warning.
+    await close(b.app);
+    await seen(() => unreachable().length === 2);
+    expect(connected()).toHaveLength(1);
+    expect(lines.filter((l) => l.includes(secret))).toEqual([]);
   });
 
   it('SYNCOM_REDIS_URL that reaches no Redis: the hub does not start, and says why', async () => {

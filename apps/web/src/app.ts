@@ -2,6 +2,7 @@ import type { Storage } from 'syncom/browser';
 import { byTestId } from './dom';
 import { NoteList } from './note-list';
 import { type Note, NoteIndex, noteWrites, type NoteWrites } from './notes';
+import { Refresher } from './refresh';
 import { dialHub, knownToken, type Opened, openStore, takeUrlToken } from './store';
 import { hubUrl, type SyncView, watchSync } from './sync-state';
 import { showPhase, showSync } from './sync-view';
@@ -38,9 +39,21 @@ export class NotesApp {
   private persistent: boolean | null = null;
   private writes!: NoteWrites;
   private waiter?: AbortController;
-  private refreshing = false;
-  private dirty = false;
   private index?: NoteIndex;
+  /** The error line a failed read of the notes put up, cleared once a read works again (unless another replaced it). */
+  private readError: string | null = null;
+  private readonly refresher = new Refresher<Note[]>({
+    read: () => this.index!.read(),
+    show: (notes) => {
+      this.notes = notes.length;
+      this.list.show(notes);
+    },
+    failed: (e) => this.showError((this.readError = `could not read the notes (retrying): ${message(e)}`)),
+    recovered: () => {
+      if (this.error === this.readError) this.showError(null);
+      this.readError = null;
+    },
+  });
   private readonly url = hubUrl(location.origin);
   private urlToken = takeUrlToken();
   private readonly list = new NoteList($('note-list'), $('note-more'), {
@@ -160,25 +173,9 @@ export class NotesApp {
     if (phase !== 'ready') showPhase($('sync-state'), phase, line);
   }
 
-  /** Re-reads the notes after a change; never two reads at once, and during a burst at most five a second. */
+  /** Re-reads the notes after a change (the Refresher: one read at a time, a failed one shown and retried). */
   private refresh(): void {
-    this.dirty = true;
-    if (this.refreshing || !this.storage) return;
-    this.refreshing = true;
-    void this.refreshLoop();
-  }
-
-  private async refreshLoop(): Promise<void> {
-    while (this.dirty) {
-      this.dirty = false;
-      const notes = await this.index!.read().catch((e: unknown) => void this.fail(e));
-      if (!notes) break;
-      this.notes = notes.length;
-      this.list.show(notes);
-      // A bootstrap applies records by the thousand, each a change event: a full re-read per event would starve the page.
-      if (this.dirty) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    this.refreshing = false;
+    if (this.storage) this.refresher.request();
   }
 
   private async save(): Promise<void> {
@@ -223,8 +220,12 @@ export class NotesApp {
   }
 
   private fail(e: unknown): void {
-    this.error = e === null ? null : message(e);
-    showBanner('app-error', this.error);
+    this.showError(e === null ? null : message(e));
+  }
+
+  private showError(line: string | null): void {
+    this.error = line;
+    showBanner('app-error', line);
   }
 }
 

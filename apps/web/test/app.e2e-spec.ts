@@ -139,6 +139,24 @@ describeBrowser('the notes app (apps/web) served by the hub', () => {
     expect(await page.evaluate(() => (globalThis as any).syncomApp.lists)).toBe(0);
   });
 
+  it('a read of the notes that fails is shown and tried again with no further change: the note it missed appears and the error goes', async () => {
+    await page.evaluate(() => {
+      const storage = (globalThis as any).syncomApp.storage;
+      const record = storage.record.bind(storage);
+      let failed = false;
+      storage.record = (...args: unknown[]) => {
+        if (failed) return record(...args);
+        failed = true;
+        return Promise.reject(Object.assign(new Error('the disk went away'), { code: 'IO_ERROR' }));
+      };
+    });
+    const id = await api.storage.insert({ $type: 'Note', title: 'read after a failure', body: '' });
+    await page.waitForFunction(() => /could not read the notes \(retrying\): IO_ERROR/.test((globalThis as any).syncomApp.state().error ?? ''));
+    await page.locator(`[data-testid=note-item][data-id="${id}"]`).waitFor();
+    await page.waitForFunction(() => (globalThis as any).syncomApp.state().error === null);
+    expect(await page.getByTestId('app-error').isHidden()).toBe(true);
+  });
+
   it('a note a peer gave thousands of tags shows 50 of them, each cut to 100 characters, and counts the rest', async () => {
     const { body } = await http(`${api.url}/notes`, 'POST', { title: 'tagged by a peer', body: '' });
     const id = body.id as string;
