@@ -50,6 +50,12 @@ export interface PeerApplyOptions {
    * applyOp(entry, op).entry when the page's walk made it (not for an advance or a scrubbed op).
    */
   inScope?: (op: Op, entry: Entry | undefined, after?: Entry) => boolean;
+  /**
+   * Lets the page go while beforeApply has not answered (a dialer's stop, a host unit's end): nothing of
+   * it is taken, the hook is asked no more and what it answers later is dropped. Never a timeout: a slow
+   * hook is waited for as long as the node runs. Not for applyPeerOps, whose options are checked.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -148,11 +154,27 @@ function beforeApplyOf(storage: StorageParts): BeforeApply | undefined {
   return storage.options.hooks?.beforeApply ?? storage.options.sync?.hooks?.beforeApply;
 }
 
-async function decide(hook: BeforeApply | undefined, ops: Op[], via: Via): Promise<boolean[]> {
+/**
+ * Each op's answer, or undefined once `signal` let the page go while the hook had not answered
+ * them all: the hook is asked no more, and what it answers (or throws) later is dropped.
+ */
+async function decide(hook: BeforeApply | undefined, ops: Op[], via: Via, signal?: AbortSignal): Promise<boolean[] | undefined> {
   if (!hook) return ops.map(() => true);
-  const out: boolean[] = [];
-  for (const op of ops) out.push((await hook({ op, peer: via })) !== false);
-  return out;
+  let gone!: () => void;
+  // One listener a page, taken off when it is decided: the signal (a host unit's) may outlive many.
+  const letGo = new Promise<false>((resolve) => signal?.addEventListener('abort', (gone = () => resolve(false))));
+  try {
+    const out: boolean[] = [];
+    for (const op of ops) {
+      if (signal?.aborted) return undefined;
+      const answer = hook({ op, peer: via });
+      // A plain boolean needs no race: only a promise can keep the page waiting.
+      out.push((signal && typeof answer !== 'boolean' ? await Promise.race([answer, letGo]) : await answer) !== false);
+    }
+    return signal?.aborted ? undefined : out;
+  } finally {
+    signal?.removeEventListener('abort', gone);
+  }
 }
 
 /** What the schema's validator says of a peer's op on `entry` (undefined: nothing, or no validator). */
@@ -277,7 +299,9 @@ function withinScope(storage: StorageParts, ops: Op[], inScope: NonNullable<Peer
  * beforeApply hook, duplicates and gaps, validators, kind clashes per field.
  * Refused ops are neither logged nor relayed; skipped ones are logged, not applied.
  * The whole page is verified and judged before any of it is queued, so a
- * beforeApply hook that throws leaves nothing of it taken (GUAR-16).
+ * beforeApply hook that throws leaves nothing of it taken (GUAR-16), nor one
+ * that has not answered when `o.signal` lets the page go.
+ * @throws SyncomError CLOSED when `o.signal` let the page go: it comes again.
  */
 export async function applyPeerPage(storage: StorageParts, input: readonly unknown[], o: PeerApplyOptions): Promise<PeerApplyResult> {
   const counts = { ...zero(), skew: 0, invalid: 0 };
@@ -290,12 +314,14 @@ export async function applyPeerPage(storage: StorageParts, input: readonly unkno
   let ops = judge(checked, mode === false ? undefined : await verifyOps(checked), { mode, self: storage.keys.id }, counts, first);
   const walked: Walked = new Map();
   if (o.inScope) ops = withinScope(storage, ops, o.inScope, counts, walked);
-  let allowed: boolean[];
+  let allowed: boolean[] | undefined;
   try {
-    allowed = await decide(hook, ops, o.via);
+    allowed = await decide(hook, ops, o.via, o.signal);
   } catch (e) {
     return { ...counts, touched: {}, errors: signatureErrors(counts, first, o.via.url, storage.keys.id), refused: new SyncomError('PAGE_FAILED', `beforeApply threw: ${(e as Error)?.message}`, { cause: e, url: o.via.url }) };
   }
+  // Nothing is queued yet: a page let go lands nothing, whatever the hook answers later.
+  if (!allowed) throw new SyncomError('CLOSED', 'let go before beforeApply answered', { url: o.via.url });
   const touched: Vector = {};
   // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
   const commits: Promise<void>[] = [];

@@ -1,16 +1,9 @@
 import type { SyncomError } from '../../src';
 import { SyncomError as Err } from '../../src/errors';
 import type { HostUnit } from '../../src/link';
-import { closeAll, dialer, hub, Net } from './helpers';
+import { closeAll, dialer, hub, Net, within } from './helpers';
 
 const URL = 'memory://h';
-
-/** Resolves with `p`, or rejects once `ms` passed: a hang reports instead of holding the test. */
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let t: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => { t = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms); });
-  return Promise.race([p, late]).finally(() => clearTimeout(t));
-}
 
 describe('a beforeBootstrap hook that never answers', () => {
   it('OPT-14 REG-3 LIFE-2: does not hold the dialer\'s stop: disabling the node, and the storage\'s close(), end', async () => {

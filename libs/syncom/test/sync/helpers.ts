@@ -76,6 +76,13 @@ export function until(check: () => boolean | Promise<boolean>, storages: Storage
   });
 }
 
+/** Resolves with `p`, or rejects once `ms` passed: a hang reports instead of holding the test. */
+export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => { t = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms); });
+  return Promise.race([p, late]).finally(() => clearTimeout(t));
+}
+
 /** All records of a storage, canonical (id order). */
 export async function records(s: Storage) {
   return (await s.list()).map((r) => [r.id, r.data]);

@@ -76,8 +76,8 @@ export class DialerFeed {
   /** The cursor the last such refusal was at, and how many came there in a row (STUCK at MAX_BREAKS). */
   private brokeAt: string | null = null;
   private brokeHere = 0;
-  /** Wakes the bootstrap waiting on an app's hook, if one is (untilClosed): close() calls it. */
-  private wake?: () => void;
+  /** Lets go the page or bootstrap waiting on an app's hook, if one is (untilClosed): close() aborts it. */
+  private letGo?: AbortController;
 
   constructor(private readonly d: FeedOwner) {
     const now = () => d.ctx.replica.now();
@@ -119,23 +119,25 @@ export class DialerFeed {
     clearTimeout(this.retry);
     this.gen++;
     this.subscribed = false;
-    this.wake?.();
+    this.letGo?.abort();
   }
 
   /**
-   * What `ask` (an app's hook) answers, or undefined once close() ended the
-   * feed. The dialer's stop waits for the page being taken, and a bootstrap
-   * waits for its hook inside its page's turn: a hook that never answered
-   * had kept removeNode(), enableNode(url, false) and storage.close() (the
-   * lock held) waiting for good.
+   * Run `wait` (on an app's hook: beforeApply on a page, beforeBootstrap)
+   * with a signal close() aborts. The dialer's stop waits for the page being
+   * taken, and a bootstrap waits for its hook inside its page's turn: a hook
+   * that never answered had kept removeNode(), enableNode(url, false) and
+   * storage.close() (the lock held) waiting for good. The signal starts
+   * aborted once the dialer stopped: an app's listener may stop it in between.
    */
-  private async untilClosed<T>(ask: () => T | Promise<T>): Promise<T | undefined> {
+  private async untilClosed<T>(wait: (signal: AbortSignal) => Promise<T>): Promise<T> {
     // One at a time: a bootstrap runs inside its page's turn, and pages are taken in order.
-    const closed = new Promise<undefined>((resolve) => (this.wake = () => resolve(undefined)));
+    const letGo = (this.letGo = new AbortController());
+    if (this.d.stopped) letGo.abort();
     try {
-      return await Promise.race([ask(), closed]);
+      return await wait(letGo.signal);
     } finally {
-      this.wake = undefined;
+      this.letGo = undefined;
     }
   }
 
@@ -205,6 +207,8 @@ export class DialerFeed {
    * anti-entropy, three minutes on, while the node read as behind.
    */
   private untaken(e: unknown, gen: number): never {
+    // A page the dialer's stop let go while beforeApply had not answered (CLOSED) is no failure: it comes again.
+    if (this.d.stopped && e instanceof SyncomError && e.code === 'CLOSED') throw e;
     const error = syncFailure(e);
     this.d.report(error);
     if (gen === this.gen && !this.d.stopped && !this.stuck) this.restart(this.breaks.next());
@@ -277,7 +281,8 @@ export class DialerFeed {
     m.replica.reportUnpacked(unpacked, rec.url);
     this.d.hostHolds(ops);
     const res = await m.telemetry.changesPage(rec.url, ops.length + malformed, async (span) => {
-      const r = await m.replica.applyPage(ops, { via: { url: rec.url, node: rec.remote.id ?? '' }, feedHost: rec.remote.id ?? undefined });
+      const via = { url: rec.url, node: rec.remote.id ?? '' };
+      const r = await this.untilClosed((signal) => m.replica.applyPage(ops, { via, feedHost: rec.remote.id ?? undefined, signal }));
       m.telemetry.pageApplied(span, { role: 'dialer', peer: rec.url }, r, malformed);
       return r;
     });
@@ -315,7 +320,10 @@ export class DialerFeed {
     const fell = reason === 'floor' && cursor !== null; // a cursor the host's retention passed, not a first contact
     let allowed: boolean;
     try {
-      allowed = (await this.untilClosed(() => d.ctx.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) }))) ?? true;
+      const ask = d.ctx.options.hooks?.beforeBootstrap?.({ url, remote: structuredClone(d.rec.remote) });
+      // Undefined once close() ended the feed: the bootstrap is over (its gen moved on).
+      const closed = (signal: AbortSignal) => new Promise<undefined>((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener('abort', () => resolve(undefined))));
+      allowed = (await this.untilClosed((signal) => Promise.race([ask, closed(signal)]))) ?? true;
     } catch (e) {
       // A hook that throws is a failed bootstrap, reported and asked again backed off: the feed was closed for
       // it, and nothing else opened it again before the next reconnect.

@@ -148,7 +148,8 @@ export class SyncUnit implements HostUnit {
   private ended = false;
   /** Rejects once the unit ends: a stream waiting for its peer's acks stops there. */
   private readonly ending: Promise<never>;
-  private endStreams!: (e: Error) => void;
+  /** Aborted as the unit ends: a push waiting on beforeApply is let go, answered CLOSED, nothing of it taken. */
+  private readonly ends = new AbortController();
 
   constructor(private readonly ctx: SyncContext, private readonly o: UnitOptions = {}) {
     this.replica = ctx.replica;
@@ -163,7 +164,7 @@ export class SyncUnit implements HostUnit {
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => this.replica.now());
     this.purgeBuckets = new PeerBuckets(o.limits?.purgesPerSecond, () => this.replica.now(), undefined, true);
     this.recon = new ReconcileHost(this.replica, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
-    this.ending = new Promise<never>((_, reject) => (this.endStreams = reject));
+    this.ending = new Promise<never>((_, reject) => this.ends.signal.addEventListener('abort', () => reject(closed())));
     this.ending.catch(() => undefined);
   }
 
@@ -175,15 +176,15 @@ export class SyncUnit implements HostUnit {
   /**
    * End the unit, as its storage closes: every feed ends (its subscriber told
    * CLOSED), every paging and stream is dropped, and every later call,
-   * subscription or stream read is answered CLOSED. A push that passed this
-   * gate before is committed, or refused CLOSED, by the storage's pipeline.
+   * subscription or stream read is answered CLOSED. A push that passed this gate before
+   * is committed, or refused CLOSED by the storage's pipeline (let go, if beforeApply had not answered).
    */
   close(): void {
     if (this.ended) return;
     this.ended = true;
     this.peers.endAll(closed);
     this.pager.clear();
-    this.endStreams(closed());
+    this.ends.abort();
   }
 
   async call(method: string, args: unknown, context: object): Promise<unknown> {
@@ -350,7 +351,7 @@ export class SyncUnit implements HostUnit {
     // (the walk applies each op once more to judge the page's later ops, CPU on the ingest path for nothing).
     const bounded = allowed !== 'all' || exact;
     const res = await this.replica.applyPage(ops, {
-      via: { url: s.url, node: s.node },
+      via: { url: s.url, node: s.node }, signal: this.ends.signal,
       signatures: this.ctx.signatures,
       ...(bounded && { inScope: (op: Op, entry: Entry | undefined, after?: Entry) => opInScope(op, entry, allowed, scoping, exact, after) }),
     });
