@@ -33,7 +33,7 @@ async function originRoot(): Promise<OpfsDirectoryHandle> {
   if (typeof storage?.getDirectory !== 'function') {
     throw opfsError('ENOTSUP', 'getDirectory', '', new Error('no OPFS here (navigator.storage.getDirectory); browserBackend() uses memory'));
   }
-  return storage.getDirectory();
+  return storage.getDirectory().catch((e: unknown) => { throw mapError(e, 'getDirectory', ''); });
 }
 
 /** Resolve the store's directory once; a failure is not kept, so a later call tries again. */
@@ -104,9 +104,9 @@ async function listDir(root: Root, dir: string): Promise<string[]> {
   try {
     return await listNames(await walkDir(await root(), dir ? dir.split('/') : [], false, dir));
   } catch (e) {
-    const code = (e as { code?: string } | null)?.code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw e;
+    const mapped = mapError(e, 'scandir', dir) as { code?: string };
+    if (mapped.code === 'ENOENT' || mapped.code === 'ENOTDIR') return [];
+    throw mapped;
   }
 }
 
@@ -116,9 +116,9 @@ async function existsAt(root: Root, path: string): Promise<boolean> {
   try {
     return await hasEntry(await walkDir(await root(), dirs, false, path), name);
   } catch (e) {
-    const code = (e as { code?: string } | null)?.code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw e;
+    const mapped = mapError(e, 'stat', path) as { code?: string };
+    if (mapped.code === 'ENOENT' || mapped.code === 'ENOTDIR') return false;
+    throw mapped;
   }
 }
 
@@ -145,7 +145,7 @@ function lockStore(options: OpfsBackendOptions, base: string, path: string): Pro
  * `lock` takes the Web Lock of the store (one tab owns
  * it; see takeWebLock). No method throws synchronously: path errors, a
  * missing OPFS and DOMExceptions (as fs-like `code`s: ENOENT, EISDIR,
- * ENOTDIR, ENOSPC, ...) reject.
+ * ENOTDIR, ENOSPC, ..., and EIO for any other, the path named) reject.
  *
  * @throws SyncomError INVALID_ARGUMENT (from each method) for a path that could leave `dir`.
  * @example

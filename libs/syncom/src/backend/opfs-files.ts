@@ -18,7 +18,15 @@ export function opfsError(code: string, syscall: string, path: string, cause?: u
 
 const nameOf = (e: unknown): string | undefined => (e as { name?: string } | null)?.name;
 
-/** A DOMException of OPFS as an fs-like error; anything else unchanged. */
+/** Whether an error carries a code already: one mapped here (a string `code`), or a SyncomError. A DOMException's `code` is a number. */
+const hasCode = (e: unknown): boolean => typeof (e as { code?: unknown } | null)?.code === 'string';
+
+/**
+ * An error of OPFS as an fs-like error. A DOMException without an fs code of
+ * its own (NotReadableError, InvalidStateError of a torn-down page, AbortError,
+ * ...) is EIO, as node:fs reports a disk that fails: a caller matches one
+ * vocabulary and reads which file it was. An error mapped already passes unchanged.
+ */
 export function mapError(e: unknown, syscall: string, path: string, mismatch = 'ENOTDIR'): unknown {
   switch (nameOf(e)) {
     case 'NotFoundError': return opfsError('ENOENT', syscall, path, e);
@@ -28,7 +36,7 @@ export function mapError(e: unknown, syscall: string, path: string, mismatch = '
     case 'NoModificationAllowedError': return opfsError('EBUSY', syscall, path, e);
     case 'NotAllowedError':
     case 'SecurityError': return opfsError('EACCES', syscall, path, e);
-    default: return e;
+    default: return hasCode(e) ? e : opfsError('EIO', syscall, path, e);
   }
 }
 

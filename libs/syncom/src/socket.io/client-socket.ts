@@ -21,6 +21,8 @@ export interface ClientSocket {
   disconnect(): unknown;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   off(event: string, listener: (...args: unknown[]) => void): unknown;
+  /** Messages emitted while the socket could not send them, for its next connection (socket.io-client's public buffer). */
+  readonly sendBuffer?: unknown[];
   /** The socket whose next emit's ack callback gets `(err, answer)`, err once `ms` passed. */
   timeout(ms: number): { emit(event: string, ...args: unknown[]): unknown };
 }

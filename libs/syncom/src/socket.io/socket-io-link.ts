@@ -195,6 +195,8 @@ class SocketLink implements SocketIoLink {
     const conn = this.connected ? this.session.live : undefined;
     if (!conn) return Promise.reject(linkDown());
     const answered = new Promise<unknown>((resolve, reject) => {
+      const buffer = this.socket.sendBuffer;
+      const queued = buffer?.length ?? 0;
       this.socket.timeout(this.timeout).emit(event, payload, (err: Error | null, answer: unknown) => {
         if (err) return this.timedOut(conn, reject);
         if (event === SYNCOM_EVENTS.hello) this.offer = pageAcksOf(answer);
@@ -207,6 +209,11 @@ class SocketLink implements SocketIoLink {
         this.refusals = 0;
         this.session.answer();
       });
+      // socket.io-client keeps a message it could not send (its engine's ping expired: the socket says connected,
+      // the transport is dead) for the next connection, and its ack timer with it: a buffered ack outlived close()
+      // and held the process open, and the message went out after the dialer's next hello, a call long failed.
+      // Unbuffered, socket.io fails its ack at the drop that follows (or at close()), which clears that timer.
+      if (buffer && buffer === this.socket.sendBuffer && buffer.length > queued) buffer.splice(queued);
     });
     return conn.guard(answered);
   }

@@ -19,6 +19,23 @@ export interface Clock {
 }
 
 /**
+ * Read the injected wall clock, checked: open() seeds its clock with it and
+ * each own op is stamped with it, and both fail alike on a broken one.
+ * @throws SyncomError INVALID_ARGUMENT when it throws or reads no finite number.
+ */
+export function readWall(now: () => number = Date.now): number {
+  let wall: number;
+  try {
+    wall = now();
+  } catch (cause) {
+    // The app's clock: its throw fails with a code, as a clock that reads no number does.
+    throw new SyncomError('INVALID_ARGUMENT', "the clock (open()'s now) threw", { cause });
+  }
+  if (!Number.isFinite(wall)) throw new SyncomError('INVALID_ARGUMENT', `the clock (open()'s now) read ${String(wall)}: it gives ms since the epoch`);
+  return wall;
+}
+
+/**
  * A clock over an injected wall clock (Date.now by default). A wall clock of
  * fractions of a ms (performance.timeOrigin + performance.now()) is cut to
  * whole ms: ts is an integer, and an op stamped 1.5 was refused by every
@@ -30,14 +47,7 @@ export function createClock(now: () => number = Date.now, seed = 0): Clock {
   let last = seed;
   return {
     next() {
-      let wall: number;
-      try {
-        wall = now();
-      } catch (cause) {
-        // The app's clock: its throw fails the write with a code, as a clock that reads no number does.
-        throw new SyncomError('INVALID_ARGUMENT', "the clock (open()'s now) threw", { cause });
-      }
-      if (!Number.isFinite(wall)) throw new SyncomError('INVALID_ARGUMENT', `the clock (open()'s now) read ${String(wall)}: it gives ms since the epoch`);
+      const wall = readWall(now);
       const ts = Math.max(Math.floor(wall), last + 1);
       // Past the latest date no peer takes the op (MAX_TS), and past the safe integers two stamps would be one.
       if (!(ts <= MAX_TS)) throw new SyncomError('OP_INVALID', `the clock stands at ${last}, past the latest date: no stamp is left for an own op`);

@@ -11,7 +11,7 @@ import { signOff } from '../op/signer';
 import { platform } from '../platform';
 import { createLogCipher, createRecordCipher } from '../sealed';
 import { createSchema, type Schema } from '../schema';
-import { createClock } from './clock';
+import { createClock, readWall } from './clock';
 import { Committer, type CommitHooks } from './commit';
 import { Emitter } from './emitter';
 import { heldVersion } from './held-version';
@@ -253,6 +253,8 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const phase = { loading: true };
   const onError = (e: Error) => (phase.loading ? startup.push(e as SyncomError) : events.emit('error', e as SyncomError));
   const schema = options.schema ? createSchema(options.schema) : undefined;
+  // The clock's seed is checked as each write's stamp is, and first: a broken now() fails open() with a code before anything is written or held open.
+  const wall = readWall(options.now);
   // Before anything is read: a later version's store, which this one could misread (store-format.ts).
   const format = await readStoreFormat(backend);
   refuseNewerFormat(format);
@@ -280,7 +282,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);
   for (const e of committer.committed.values()) scopes.rescope(e);
-  const clock = createClock(options.now, clockSeed(log, (options.now ?? Date.now)(), options.sync?.maxSkew ?? DEFAULT_MAX_SKEW, onError));
+  const clock = createClock(options.now, clockSeed(log, wall, options.sync?.maxSkew ?? DEFAULT_MAX_SKEW, onError));
   phase.loading = false;
   const parts: StorageParts = { options, keys, clock, log, committer, records, schema, events, backend, sealed, scopes, listed, state: { closed: false }, lock };
   return { parts, startup };

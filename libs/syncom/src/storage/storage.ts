@@ -280,7 +280,17 @@ export class Storage {
     if (!this.parts.scopes.scoped) return GLOBAL_SCOPE;
     if (body.type === 'write') return this.scopeFor(body.id, body.data ?? {});
     if (body.type === 'set') return this.scopeFor(body.id, mergedView(e, body.data ?? {}));
-    return this.parts.scopes.map.get(body.id) ?? (e && !isHidden(e) ? this.scopeFor(body.id, lazyRecord(e)) : '*');
+    const known = this.parts.scopes.map.get(body.id);
+    if (known !== undefined) return known;
+    if (!e || isHidden(e)) return GLOBAL_SCOPE;
+    if (body.type !== 'delete' && body.type !== 'purge') return this.scopeFor(body.id, lazyRecord(e));
+    try {
+      return this.scopeFor(body.id, lazyRecord(e));
+    } catch {
+      // A peer's record the function throws on was never placed: it is in '*' here (scopeOf), and a delete or
+      // purge leaves nothing to place. Refused, the record could not be removed until the function changed.
+      return GLOBAL_SCOPE;
+    }
   }
 
   /**

@@ -91,6 +91,29 @@ describe('opfs backend', () => {
     expect(await backend.exists('file/sub')).toBe(false);
   });
 
+  it('maps any other OPFS error (NotReadableError, InvalidStateError, ...) to EIO naming the path, the DOMException as cause', async () => {
+    await backend.write('file', 'x');
+    const io = (path: string, name: string) => expect.objectContaining({ code: 'EIO', path, message: expect.stringContaining(`'${path}'`), cause: expect.objectContaining({ name }) });
+    // The file's content cannot be read (a disk error under the browser's storage).
+    const file = await (await fs.root().getDirectoryHandle('store')).getFileHandle('file');
+    const getFile = jest.spyOn(Object.getPrototypeOf(file) as { getFile(): Promise<unknown> }, 'getFile').mockRejectedValue(new DOMException('the file could not be read', 'NotReadableError'));
+    try {
+      await expect(backend.read('file')).rejects.toEqual(io('file', 'NotReadableError'));
+      await expect(backend.list('')).rejects.toMatchObject({ code: 'EIO', cause: { name: 'NotReadableError' } });
+      await expect(backend.exists('file')).rejects.toEqual(io('file', 'NotReadableError'));
+    } finally {
+      getFile.mockRestore();
+    }
+    // Every handle of a page the browser tore down throws InvalidStateError.
+    fs.crash();
+    await expect(backend.read('file')).rejects.toEqual(io('file', 'InvalidStateError'));
+    await expect(backend.write('file', 'y')).rejects.toEqual(io('file', 'InvalidStateError'));
+    await expect(backend.remove('file')).rejects.toEqual(io('file', 'InvalidStateError'));
+    await expect(backend.mkdir('sub')).rejects.toEqual(io('sub', 'InvalidStateError'));
+    await expect(backend.list('')).rejects.toMatchObject({ code: 'EIO', cause: { name: 'InvalidStateError' } });
+    await expect(backend.exists('file')).rejects.toEqual(io('file', 'InvalidStateError'));
+  });
+
   it('refuses a bad path before it reaches OPFS, never outside its directory', async () => {
     await expect(backend.write('../escaped', 'x')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(backend.write('a.crswap.tmp-1', 'x')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

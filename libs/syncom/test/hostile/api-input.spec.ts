@@ -2,7 +2,7 @@ import { createMemoryBackend, isSyncomError, open, type Storage } from '../../sr
 import { checkOp, signOp, verifyOps, type Op } from '../../src/op';
 import { applyPeerOps } from '../../src/storage/peer';
 import { newSigningKey } from '../../src/testing/signing-key';
-import { logOps, node } from '../storage/helpers';
+import { logOps, node, ship } from '../storage/helpers';
 import { isEntry } from '../../src/crdt/check-entry';
 
 /**
@@ -87,6 +87,34 @@ describe('API input: refused with a stable code, nothing of it taken', () => {
     await expect(s.set('b', { bad: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect([await s.has('a'), await s.has('b')]).toEqual([false, false]);
     await s.close();
+  });
+
+  it('SCOPE-6: delete() and purge() of a peer\'s record the scope function throws on still succeed, in the scope this node knows the record in (\'*\' where it never placed it)', async () => {
+    const scope = (_id: string, data: Record<string, unknown>): string => {
+      if (data.legacy) throw new Error('no legacy');
+      return typeof data.team === 'string' ? data.team : '*';
+    };
+    const peer = await node(T);
+    const { s } = await node(T, { sync: { scope } });
+    await peer.s.set('r', { legacy: true });
+    await peer.s.set('p', { legacy: true });
+    await peer.s.set('q', { team: 'a' });
+    await ship(peer.s, s);
+    await peer.s.update('q', { legacy: true });
+    await ship(peer.s, s, logOps(peer.s).slice(-1));
+    expect([s.scopeOf('r'), s.scopeOf('q')]).toEqual(['*', 'a']);
+    await s.delete('r');
+    await s.delete('q');
+    await s.purge('p');
+    expect([await s.has('r'), await s.has('q'), await s.has('p')]).toEqual([false, false, false]);
+    const own = logOps(s).filter((o) => o.origin === s.id);
+    expect(own.map((o) => [o.type, o.id, o.scope ?? '*'])).toEqual([['delete', 'r', '*'], ['delete', 'q', 'a'], ['purge', 'p', '*']]);
+    // A live record's other ops still ask the function, and its throw is still the caller's INVALID_ARGUMENT.
+    await peer.s.set('n', { legacy: true });
+    await ship(peer.s, s, logOps(peer.s).slice(-1));
+    await expect(s.add('n', 'tags', ['x'])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('no legacy') });
+    await s.close();
+    await peer.s.close();
   });
 
   it('OPS-6 KIND-5: add() of undefined, a symbol, a function or a BigInt (nested too) is INVALID_ARGUMENT; remove() of a BigInt too', async () => {

@@ -117,6 +117,38 @@ describe('socket.io link against a hostile host', () => {
     expect(hellos).toEqual([0, 1]);
   }, 10_000);
 
+  it('LINK-3 a call made while the engine\'s ping has expired (connected, the transport dead) holds no timer once the link is closed', async () => {
+    // The link's own timeout, unique here: every timer armed with it must be cleared by close(), or it holds the process open.
+    const ms = 98_765;
+    const armed: unknown[] = [];
+    const cleared = new Set<unknown>();
+    const [set, clear] = [globalThis.setTimeout, globalThis.clearTimeout];
+    const setSpy = jest.spyOn(globalThis, 'setTimeout').mockImplementation(((f: () => void, delay?: number) => {
+      const t = set(f, delay);
+      if (delay === ms) armed.push(t);
+      return t;
+    }) as typeof setTimeout);
+    const clearSpy = jest.spyOn(globalThis, 'clearTimeout').mockImplementation(((t?: ReturnType<typeof setTimeout>) => {
+      cleared.add(t);
+      clear(t);
+    }) as typeof clearTimeout);
+    try {
+      const socket = await dial({}, { timeout: ms });
+      if (!link!.connected) await event(link!, 'open');
+      // socket.io-client buffers an emit while its engine's ping has expired, though the socket still says connected.
+      (socket.io.engine as unknown as { _hasPingExpired(): boolean })._hasPingExpired = () => true;
+      const call = link!.call('hello', {}).catch((e: SyncomError) => e);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(armed).toHaveLength(1);
+      link!.close();
+      await expect(call).resolves.toMatchObject({ code: 'LINK_DOWN' });
+      expect(armed.filter((t) => !cleared.has(t)).length).toBe(0);
+    } finally {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+    }
+  });
+
   it('LINK-4 a feed whose changes timed out resumes on the new connection, never half-alive', async () => {
     const subs: string[] = [];
     await dial({

@@ -117,6 +117,20 @@ describe('clocks', () => {
     expect(last.next()).toBe(MAX_TS);
     expect(() => last.next()).toThrow(expect.objectContaining({ code: 'OP_INVALID' }));
   });
+
+  it('CLK-1: open() reads the wall clock as a write does: one that throws or reads no finite number fails open() with INVALID_ARGUMENT, and the path is left free', async () => {
+    const { createMemoryBackend, open } = await import('../../src');
+    const backend = createMemoryBackend();
+    const boom = new Error('clock broke');
+    const bad: Array<() => number> = [() => { throw boom; }, () => NaN, () => Infinity];
+    for (const now of bad) await expect(open({ path: 'w', backend, now })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(open({ path: 'w', backend, now: bad[0] })).rejects.toMatchObject({ cause: boom });
+    // Refused before anything was written or locked: the same path opens with a working clock.
+    const s = await open({ path: 'w', backend, now: () => 5_000 });
+    await s.insert({});
+    expect(logOps(s).map((o) => o.ts)).toEqual([5_000]);
+    await s.close();
+  });
 });
 
 async function open0() {
