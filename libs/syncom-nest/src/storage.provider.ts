@@ -1,8 +1,10 @@
 import type { Provider } from '@nestjs/common';
-import { type OpenOptions, open, type Storage, type SyncLink } from 'syncom';
+import { ModulesContainer } from '@nestjs/core';
+import type { OpenOptions, Storage, SyncLink } from 'syncom';
 import { io, type ManagerOptions, type SocketOptions } from 'socket.io-client';
 import { type ClientSocket, createSocketIoLink } from 'syncom/socket.io';
 import { SyncLogger } from './events/sync-logger';
+import { openHeld } from './held-stores';
 import { checkHosting, type DeclaredGateway } from './hosting';
 import { SYNCOM_HOSTING } from './syncom.constants';
 import { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
@@ -44,14 +46,16 @@ export const syncLoggerProvider: Provider<SyncLogger> = {
  * Opens the storage during module init (an async factory: Nest awaits it before the app listens),
  * once the hosting options are known to be sound, so a refused start holds no store. The sync
  * logger follows it from the moment open() resolves: nothing came over the network before.
+ * The app's ModulesContainer (one per app) tells which app a store was opened for: a start
+ * that failed left its store open, and the next start on the path closes it (openHeld).
  */
 export const storageProvider: Provider<Promise<Storage>> = {
   provide: getStorageToken(),
-  useFactory: async (o: SyncomModuleOptions, hosting?: DeclaredGateway | false, log?: SyncLogger) => {
+  useFactory: async (o: SyncomModuleOptions, hosting?: DeclaredGateway | false, log?: SyncLogger, app?: ModulesContainer) => {
     checkHosting(o, hosting ?? false);
-    const storage = await open(toOpenOptions(o, log?.socket));
+    const storage = await openHeld(toOpenOptions(o, log?.socket), app ?? {}, () => log?.stop());
     log?.watch(storage);
     return storage;
   },
-  inject: [SYNCOM_MODULE_OPTIONS, { token: SYNCOM_HOSTING, optional: true }, { token: SyncLogger, optional: true }],
+  inject: [SYNCOM_MODULE_OPTIONS, { token: SYNCOM_HOSTING, optional: true }, { token: SyncLogger, optional: true }, ModulesContainer],
 };

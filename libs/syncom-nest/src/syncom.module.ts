@@ -1,8 +1,9 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { type DynamicModule, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { Storage } from 'syncom';
 import { SyncomEvents } from './events/syncom-events';
 import { SyncLogger } from './events/sync-logger';
 import { createSyncomGateway, SyncomGateway } from './gateway';
+import { forget, markStarted } from './held-stores';
 import { type DeclaredGateway, hostedGatewayOptions } from './hosting';
 import { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS, SYNCOM_HOSTING } from './syncom.constants';
 import {
@@ -57,7 +58,7 @@ function withGateway(module: DynamicModule, gateway: SyncomModuleExtras['gateway
   providers: [syncLoggerProvider, storageProvider, SyncomEvents],
   exports: [Storage, SyncomEvents],
 })
-export class SyncomModule extends ConfigurableModuleClass implements OnApplicationShutdown {
+export class SyncomModule extends ConfigurableModuleClass implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(Storage) private readonly storage: Storage,
     private readonly events: SyncomEvents,
@@ -84,11 +85,22 @@ export class SyncomModule extends ConfigurableModuleClass implements OnApplicati
     return withGateway(super.forRootAsync(options), options.gateway);
   }
 
+  /**
+   * The app got this far: its store is its own until shutdown. Before, a later start on the path
+   * takes it over, since an app whose start failed gets no shutdown hook (docs/nest.md).
+   *
+   * @throws SyncomError LOCKED when a later start took the store over while this app was not started.
+   */
+  onApplicationBootstrap(): void {
+    markStarted(this.storage);
+  }
+
   async onApplicationShutdown(): Promise<void> {
     // Links closing now are no hubs lost.
     this.syncLog.stop();
     // close() drains the committer: every write that resolved is logged (LIFE-24).
     await this.storage.close();
+    forget(this.storage);
     this.events.complete();
   }
 }
