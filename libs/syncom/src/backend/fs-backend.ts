@@ -14,6 +14,7 @@ import { mainThreadTurn, timedOnMainThread } from './fs-turns';
 import { checkPath, isTempName } from './paths';
 import type { PathCheck } from './paths';
 import type { Backend } from './types';
+import { checkReadCost, checkReadSize } from './read-bound';
 
 /**
  * The temp name removeLeftovers keeps: the file another process taking the lock links into place. The
@@ -59,7 +60,12 @@ export function createFsBackend(root: string): Backend {
     return file;
   };
   return {
-    read: async (path) => readOrUndefined(at(path)),
+    read: async (path) => {
+      // A file whose text, or its parse, would not fit in the heap left is refused, not read (read-bound.ts).
+      const text = await readOrUndefined(at(path), (bytes) => checkReadSize(path, bytes));
+      if (text !== undefined) checkReadCost(path, text);
+      return text;
+    },
     write: async (path, data, options) => {
       const durable = options?.durable === true;
       if (options?.inPlace !== true) return writeAtomically(changing(path), data, durable, recycler);
@@ -100,10 +106,11 @@ function readError(path: string, cause: unknown): SyncomError {
   return new SyncomError('IO_ERROR', `${path}: ${(cause as Error)?.message ?? String(cause)}`, { path, cause });
 }
 
-async function readOrUndefined(file: string): Promise<string | undefined> {
+async function readOrUndefined(file: string, checkSize: (bytes: number) => void): Promise<string | undefined> {
   try {
-    return await readRegularFile(file);
+    return await readRegularFile(file, checkSize);
   } catch (e) {
+    if (e instanceof SyncomError) throw e;
     throw readError(file, e);
   }
 }

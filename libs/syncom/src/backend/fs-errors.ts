@@ -9,9 +9,10 @@ export const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoE
  * (a named pipe, a device, a directory) is refused, code ENOTREG, unread.
  * Opened non-blocking: readFile of a named pipe placed where a file belongs
  * (log/index.json, LOCK) waited for a writer for good, and of a link to
- * /dev/zero read until memory ran out.
+ * /dev/zero read until memory ran out. `checkSize` sees the file's size
+ * before it is read (it throws to refuse it).
  */
-export async function readRegularFile(file: string): Promise<string | undefined> {
+export async function readRegularFile(file: string, checkSize?: (bytes: number) => void): Promise<string | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -24,6 +25,7 @@ export async function readRegularFile(file: string): Promise<string | undefined>
     // A directory reads as node's own refusal says it (EISDIR); anything else that is no file, ENOTREG.
     if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), { code: 'EISDIR', syscall: 'read' });
     if (!st.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: 'ENOTREG' });
+    checkSize?.(st.size);
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

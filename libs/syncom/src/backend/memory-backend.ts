@@ -114,7 +114,12 @@ export function createMemoryDisk(options: MemoryBackendOptions, hooks: MemoryHoo
       let released = false;
       return { release: async () => { if (!released) { released = true; locked = false; } } };
     },
-    read: (path) => run('read', path, (p) => table.read(p)),
+    // A text whose parse would not fit in the heap left is refused, as node:fs refuses it (read-bound.ts).
+    read: (path) => run('read', path, (p) => {
+      const text = table.read(p);
+      if (text !== undefined) platform().checkRead?.(p, text);
+      return text;
+    }),
     // An in-place write lands as an overwrite does: torn by a crash until its fsync.
     write: (path, data, o) => run('write', path, (p) => (o?.inPlace ? overwrite : write)(p, data, o?.durable), { creating: true }),
     overwrite: (path, data, o) => run('overwrite', path, (p) => overwrite(p, data, o?.durable), { creating: true }),

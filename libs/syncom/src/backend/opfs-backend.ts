@@ -5,6 +5,7 @@ import type { OpfsDirectoryHandle, WebLockManager } from './opfs-types';
 import { checkPath } from './paths';
 import type { Backend } from './types';
 import { navigatorLocks, takeWebLock } from './web-lock';
+import { platform } from '../platform';
 
 /** Options of `opfsBackend`. */
 export interface OpfsBackendOptions {
@@ -58,7 +59,13 @@ async function readText(root: Root, path: string): Promise<string | undefined> {
   if (!file) return undefined;
   try {
     const blob = await file.getFile();
-    return blob.size === 0 ? undefined : await blob.text();
+    // As node:fs: a file whose text, or its parse, would not fit in the heap left is refused (read-bound.ts; passed by mapError).
+    const check = platform().checkRead;
+    if (blob.size === 0) return undefined;
+    check?.(path, blob.size);
+    const text = await blob.text();
+    check?.(path, text);
+    return text;
   } catch (e) {
     const mapped = mapError(e, 'read', path) as { code?: string };
     if (mapped.code === 'ENOENT') return undefined; // removed since it was found

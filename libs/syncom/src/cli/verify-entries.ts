@@ -1,5 +1,6 @@
 import { formatEventId } from '../log/event-id';
 import type { EntryCipher, LogIndex } from '../log/files';
+import { FLAG_GRANTED } from '../log/flags';
 import { FLAG_SEALED, MAX_LOGGED_DEPTH, unpackEntry, unpackOp } from '../op/pack';
 import { type Op, opStreamKey } from '../op/types';
 import type { Findings } from './findings';
@@ -101,6 +102,33 @@ export function checkSealedPart(ops: readonly LoggedOp[], index: LogIndex, f: Fi
     const sealed = (flags & FLAG_SEALED) !== 0;
     const covered = sealed ? (index.sealedSeq ?? 0) : (index.vector[streamOf(op, 0)] ?? 0);
     if (op.seq > covered) f.fault(where, `seq ${op.seq} is beyond what index.json's ${sealed ? 'sealedSeq' : 'vector'} covers (${covered})`);
+  }
+}
+
+/**
+ * index.json's vector against the counts its sealed part makes (seqs and
+ * granted advances), as open() checks it: where every segment read whole
+ * and shows a stream's count (no floor yet, or an op of the stream held), a
+ * count that differs is a fault (open() reports it and takes the log's).
+ */
+export function checkIndexVector(ops: readonly LoggedOp[], files: readonly ReadLogFile[], index: LogIndex, decoded: Decoded, f: Findings): void {
+  const segments = files.filter((x) => x.kind === 'segment');
+  if (segments.length !== index.segments.length || segments.some((x) => decoded.incomplete.has(x))) return;
+  const counts = new Map<string, number>();
+  const withOps = new Set<string>();
+  const raise = (k: string, n: number) => { if (!((counts.get(k) ?? 0) >= n)) counts.set(k, n); };
+  for (const { op, flags, file } of ops) {
+    if (file.kind !== 'segment') continue;
+    if (flags & FLAG_GRANTED && op.vector) for (const k in op.vector) raise(k, op.vector[k]);
+    if (flags & FLAG_SEALED) continue;
+    raise(opStreamKey(op), op.seq);
+    withOps.add(opStreamKey(op));
+  }
+  for (const k of new Set([...Object.keys(index.vector), ...counts.keys()])) {
+    const n = counts.get(k) ?? 0;
+    const said = index.vector[k] ?? 0;
+    if (said === n || (index.floor > 0 && !withOps.has(k))) continue;
+    f.fault('log/index.json', `its vector says ${said} for stream ${k}, the sealed log holds ${n}: changed after it was written (open() takes the log's)`);
   }
 }
 

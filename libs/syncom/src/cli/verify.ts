@@ -14,7 +14,7 @@ import { type CliIo, EXIT_FAULTS, EXIT_OK, textLines, writeOut } from './io';
 import { createProgress } from './progress';
 import { findStorage, type StorageDir } from './storage-dir';
 import { checkChain } from './verify-chain';
-import { checkSealedPart, decodeAll } from './verify-entries';
+import { checkIndexVector, checkSealedPart, decodeAll } from './verify-entries';
 import { readLogFiles } from './verify-files';
 import { checkPlaces, checkRegistry } from './verify-places';
 import { checkRecords, type RecordsCheck } from './verify-records';
@@ -87,6 +87,7 @@ export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr']
   const decoded = decodeAll(files, index.epoch, cipher, f);
   if (decoded.closed) f.warn('keys/', `${plural(decoded.closed, 'sealed op')} not checked: no seal key pair to open them`);
   checkSealedPart(decoded.ops, index, f);
+  checkIndexVector(decoded.ops, files, index, decoded, f);
   checkStreams(decoded.ops, ownId, f);
   const chain = checkChain(index, files, decoded, f);
   const counts = await checkSignatures(decoded.ops, createProgress(progressTo, 'verify', decoded.ops.length), f);

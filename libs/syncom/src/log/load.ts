@@ -1,9 +1,13 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
+import { FLAG_SEALED } from '../op';
+import { opStreamKey, type Vector } from '../op/types';
 import { INDEX_FILE, LOG_DIR, type LogFile, type LogIndex, OPEN_DIR, parseLogFile, readIndexOf, type SegmentInfo, segmentFile, segmentFromName } from './files';
 import { loadOpen, readOps, report, RESTORE, type SealedPart, take, unreadable } from './load-open';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
 import { finishScrub, openFileNames, readThrough, SCRUB_FILE } from './scrub-journal';
+import { FLAG_GRANTED } from './flags';
+import { advanceVector, raiseVector } from './vector';
 
 export type { OpenBatch } from './load-open';
 
@@ -89,6 +93,42 @@ async function loadSegments(log: OpLog, read: ReadFile, options: OpLogOptions): 
 }
 
 /**
+ * index.json's vector checked against the sealed part it covers: it is the
+ * counts that part's ops and granted advances make (a seal advances it by
+ * them alone, as here; a REWOUND moves the log's vector, not index.json's),
+ * and index.json carries no checksum. A count rotted up left this node's
+ * own stream a gap no peer can fill (every later write of it refused as
+ * one), or a peer's ops skipped as duplicates; rotted down, a seq signed
+ * again once retention drops the ops that show it. Where the part is whole
+ * and shows a stream's count (no floor yet, or an op of the stream still
+ * held: seqs only grow along the log), the log's count is taken and the
+ * file reported. One pass over the sealed entries, as the records' check makes.
+ */
+function checkVector(log: OpLog, sealed: SealedPart, options: OpLogOptions): void {
+  if (sealed.failed.length > 0) return;
+  const counts: Vector = {};
+  const shown = new Set<string>();
+  for (let p = log.floor + 1; p <= sealed.to; p++) {
+    const e = log.at(p);
+    // A hole (an entry not taken) may have held any stream's next ops: nothing can be told.
+    if (!e) return;
+    if (!(e.flags & FLAG_SEALED)) advanceVector(counts, e.op);
+    if (!(e.flags & FLAG_SEALED) && log.floor > 0) shown.add(opStreamKey(e.op));
+    if (e.flags & FLAG_GRANTED && e.op.vector) raiseVector(counts, e.op.vector);
+  }
+  const wrong = [...new Set([...Object.keys(log.sealedVector), ...Object.keys(counts)])]
+    .filter((k) => (log.sealedVector[k] ?? 0) !== (counts[k] ?? 0) && (log.floor === 0 || shown.has(k)));
+  if (wrong.length === 0) return;
+  report(options, INDEX_FILE, `log/index.json: its vector is not the sealed log's (${wrong.slice(0, 3).map((k) => `${k}: ${log.sealedVector[k] ?? 0}, log ${counts[k] ?? 0}`)}): the log's taken`);
+  for (const k of wrong) {
+    for (const v of [log.sealedVector, log.vector]) {
+      if (counts[k]) v[k] = counts[k];
+      else delete v[k];
+    }
+  }
+}
+
+/**
  * A segment file index.json does not list that a crash leaves: one retention
  * dropped (index.json is written first, the files removed after), or one a
  * seal wrote before index.json listed it, whose ops the open batches still
@@ -152,6 +192,7 @@ export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEnt
   });
   const read = readThrough(backend, journal);
   const sealed = await loadSegments(log, read, options);
+  checkVector(log, sealed, options);
   const tail = await loadOpen(log, open, read, sealed);
   await sweepSegments(log, options, sealed.to);
   return tail;

@@ -1,6 +1,8 @@
 import * as crypto from 'node:crypto';
 import { promisify } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
 import { SyncomError } from '../errors';
+import { checkReadCost, checkReadSize } from '../backend/read-bound';
 import { runLimited } from './batch';
 import { signOffThread, signOnLibuv } from './node-signer';
 import type { Ed25519, PemKeyPair, Platform, PlatformKey, VerifyItem } from './types';
@@ -129,6 +131,11 @@ export const nodePlatform: Platform = {
   fromUtf8: (bytes) => bufferOf(bytes).toString('utf8'),
   byteLength: (text) => Buffer.byteLength(text),
   macrotask: (fn) => void setImmediate(fn),
+  heapRoom: () => {
+    const h = getHeapStatistics();
+    return h.heap_size_limit - h.used_heap_size;
+  },
+  checkRead: (path, read) => (typeof read === 'number' ? checkReadSize(path, read) : checkReadCost(path, read)),
   ed25519,
   generateSealingKeys,
   importSealingKey: async (pem, kind) => (kind === 'public' ? loadPublic(pem) : loadPrivate(pem)),

@@ -125,6 +125,19 @@ export interface Platform extends PlatformExtras {
   byteLength(text: string): number;
   /** Run fn after pending I/O and timers get a turn (setImmediate in Node, a MessageChannel task in the browser). */
   macrotask(fn: () => void): void;
+  /**
+   * Bytes the JS heap can still grow by before the process dies of it
+   * (Node: V8's limit less what is in use); absent where the platform does
+   * not tell (a browser).
+   */
+  heapRoom?(): number;
+  /**
+   * Refuse a store file whose parse would not fit in the heap left, given
+   * its text, or its size in bytes before it is read (backend/read-bound.ts);
+   * absent where the platform does not tell its heap (a browser).
+   * @throws SyncomError STORE_DAMAGED naming the file.
+   */
+  checkRead?(path: string, read: string | number): void;
   /** Ed25519. */
   readonly ed25519: Ed25519;
 }

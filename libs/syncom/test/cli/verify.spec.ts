@@ -108,6 +108,23 @@ describe('syncom verify', () => {
     expect(faults(hole.report)).toContainEqual(`log/open/${second}.json: positions ${first}..${second - 1} are missing before it`);
   });
 
+  it("LOG-5: finds a count in index.json's vector the sealed log does not hold (raised, or a stream no op shows), as open() reports it", async () => {
+    let key = '';
+    const raised = await verifyCopy(async (d) => {
+      const index = JSON.parse(await readFile(join(d, 'log/index.json'), 'utf8')) as { vector: Record<string, number> };
+      key = Object.keys(index.vector)[0];
+      index.vector[key] += 7;
+      index.vector.ghost = 3;
+      await writeFile(join(d, 'log/index.json'), JSON.stringify(index));
+    });
+    expect(raised.code).toBe(1);
+    expect(faults(raised.report)).toHaveLength(2);
+    expect(faults(raised.report)).toEqual(expect.arrayContaining([
+      expect.stringMatching(new RegExp(`^log/index.json: its vector says \\d+ for stream ${key}, the sealed log holds \\d+`)),
+      expect.stringMatching(/^log\/index.json: its vector says 3 for stream ghost, the sealed log holds 0/),
+    ]));
+  });
+
   it('leaves sealed ops unchecked without the seal key (a warning), and finds a sealed box changed with it', async () => {
     const noKey = await verifyCopy(async (d) => {
       for (const f of ['seal-public.pem', 'seal-private.pem']) await rm(join(d, 'keys', f));
