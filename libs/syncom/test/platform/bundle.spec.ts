@@ -11,7 +11,7 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * 2026-12-06's evening reviews: app callbacks and failed saves that left a node not syncing, write
  * options and list() options checked, a page in hand not handed over twice after a reconnect), and
  * about 87.1 since a page or push waiting on a beforeApply that never answers is let go at stop and
- * close. The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
+ * close, 87.6 with the open-time damage checks of index.json's vector and of a file's parse cost. The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
  * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 88 KB.
  */
 const BUDGET_KB = 88;
