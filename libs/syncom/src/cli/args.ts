@@ -102,7 +102,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
   const [command, path, ...extra] = positional;
   if (command === 'help') return { ...args, help: true };
-  if (command !== undefined && !(command in COMMANDS)) throw new CliError(`unknown command ${JSON.stringify(command)}`);
+  // Own keys only: `in` found `constructor` and `toString` on Object.prototype, and ran `log` for them.
+  if (command !== undefined && !Object.hasOwn(COMMANDS, command)) throw new CliError(`unknown command ${JSON.stringify(command)}`);
   if (extra.length) throw new CliError(`one storage path at a time; unexpected ${JSON.stringify(extra[0])}`);
   Object.assign(args, { command: command as CommandName | undefined, path });
   checkOptions(args);

@@ -126,7 +126,7 @@ export function checkIndexVector(ops: readonly LoggedOp[], files: readonly ReadL
   }
   for (const k of new Set([...Object.keys(index.vector), ...counts.keys()])) {
     const n = counts.get(k) ?? 0;
-    const said = index.vector[k] ?? 0;
+    const said = Object.hasOwn(index.vector, k) ? index.vector[k] : 0;
     if (said === n || (index.floor > 0 && !withOps.has(k))) continue;
     f.fault('log/index.json', `its vector says ${said} for stream ${k}, the sealed log holds ${n}: changed after it was written (open() takes the log's)`);
   }

@@ -11,6 +11,10 @@ describe('the command line', () => {
 
   it.each([
     [['frob', 'data'], 'unknown command "frob"'],
+    // Names of Object.prototype's members are no commands: an `in` check took them, and ran `log` (or threw on an option).
+    [['constructor', 'data'], 'unknown command "constructor"'],
+    [['__proto__', 'data'], 'unknown command "__proto__"'],
+    [['toString', 'data', '--json'], 'unknown command "toString"'],
     [['info'], 'info needs the path of a storage directory'],
     [[], 'a command is needed: info, verify, export, log or pull'],
     [['info', 'data', '--color'], 'unknown option --color'],
