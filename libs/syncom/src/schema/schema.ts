@@ -2,6 +2,7 @@ import { SyncomError } from '../errors';
 import { schemaHash } from './describe';
 import { loadSchemaPeers } from './peers';
 import { resolveSchemaOptions } from './options';
+import { asyncConstraint } from './sync-only';
 import type { RecordClass, Schema, SchemaOptions, Validation } from './types';
 import { validateRecord, type ValidationMode } from './validate';
 
@@ -21,7 +22,7 @@ function classOf(
  * the version ops carry as `v`, and the hash hello carries for drift checks.
  * A record with no type field, or a type not in `types`, passes unchanged.
  *
- * @throws SyncomError INVALID_ARGUMENT for a bad option, class-validator or class-transformer not installed, or a class whose defaults cannot be built or have no JSON form.
+ * @throws SyncomError INVALID_ARGUMENT for a bad option, class-validator or class-transformer not installed, a class whose defaults cannot be built or have no JSON form, or a constraint that validates asynchronously.
  * @example
  * class Note { @IsString() title!: string; tags: string[] = []; }
  * const schema = createSchema({ version: 1, types: { Note } });
@@ -30,6 +31,10 @@ function classOf(
 export function createSchema(options: SchemaOptions): Schema {
   const { version, typeField, ahead, types } = resolveSchemaOptions(options);
   loadSchemaPeers();
+  for (const [name, cls] of types) {
+    const found = asyncConstraint(cls);
+    if (found) throw new SyncomError('INVALID_ARGUMENT', `schema: types.${name}: ${found} validates asynchronously; a schema's validators run synchronously (on every write and every peer's op), where class-validator would skip it`);
+  }
   let hash: string;
   try {
     hash = schemaHash(version, typeField, types);
