@@ -14,7 +14,7 @@ import { createSchema, type Schema } from '../schema';
 import { createClock, readWall } from './clock';
 import { Committer, type CommitHooks } from './commit';
 import { Emitter } from './emitter';
-import { heldVersion } from './held-version';
+import { HeldStreams } from './held-streams';
 import { validatorSays } from './peer';
 import { ListedIds } from './listed-ids';
 import { loadKeys } from './keys';
@@ -31,6 +31,8 @@ export interface ReplayContext {
   sealed: ReadonlySet<string>;
   /** The records replayed onto: a held op the schema now takes is validated on its record, as a peer's op is when it comes (validatorSays). */
   committed: ReadonlyMap<string, Entry>;
+  /** The held ops that wait still (a newer version's, or behind one in their stream); without it, those of a newer version. */
+  held?: HeldStreams;
 }
 
 /** A logged op as a replay reads it: the op and its log flags. */
@@ -41,13 +43,13 @@ function applies(e: Logged, c: ReplayContext): boolean {
   if (e.flags & FLAG_SKIPPED || isScrubbed(e.op) || e.op.type === 'advance') return false;
   // Only this node's sealed ops land on a sealed record: a peer's op held for a newer schema does not (GUAR-19).
   if (c.sealed.has(e.op.id) && !(e.flags & FLAG_SEALED)) return false;
-  if (e.flags & FLAG_HELD) return !!c.schema && heldVersion(e.op) <= c.schema.version && !validatorSays(c, e.op, c.committed.get(e.op.id));
+  if (e.flags & FLAG_HELD) return !!c.schema && !stillHeld(e, c.schema, c.held) && !validatorSays(c, e.op, c.committed.get(e.op.id));
   return e.op.type !== 'merge' || isEntry(e.op.data, e.op.id);
 }
 
-/** Whether a held entry waits still: no schema, or one older than the op's. An applied one is state like any other. */
-export function stillHeld(e: Logged, schema: Schema | undefined): boolean {
-  return !!(e.flags & FLAG_HELD) && (!schema || heldVersion(e.op) > schema.version);
+/** Whether a held entry waits still: no schema, one older than the op's, or an op before it in its stream waits. An applied one is state like any other. */
+export function stillHeld(e: Logged, schema: Schema | undefined, held?: HeldStreams): boolean {
+  return (held ?? new HeldStreams(schema?.version ?? -1)).waits(e);
 }
 
 /**
@@ -169,7 +171,7 @@ async function replayAndWrite(r: Rebuild, entries: readonly Logged[], what: stri
  * comes, and stays in the log, judged again at each open.
  */
 async function applyHeld(r: Rebuild, schema: Schema): Promise<void> {
-  const held = r.log.read(r.log.floor).filter((e) => e.flags & FLAG_HELD && !stillHeld(e, schema));
+  const held = r.log.read(r.log.floor).filter((e) => e.flags & FLAG_HELD && !stillHeld(e, schema, r.context.held));
   if (held.length === 0) return;
   let refused = 0;
   for (const e of held) if (!r.context.sealed.has(e.op.id) && validatorSays(r.context, e.op, r.committed.get(e.op.id))) refused++;
@@ -263,10 +265,12 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   if (format !== STORE_FORMAT) await writeStoreFormat(backend, !!options.durable);
   const keys = await loadKeys(backend);
   const sealed = new Set<string>();
+  // Read once the log is: until then (retention at the log's own open) a held op waits by its version alone.
+  let held: HeldStreams | undefined;
   const { log, tail } = await OpLog.open({
     backend, durable: options.durable, rollAfter: options.sync?.log?.rollAfter, segmentOps: options.sync?.log?.segmentOps, lines: options.sync?.log?.lines, retention: options.sync?.retention,
     now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys, (id) => sealed.add(id)),
-    onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), stillHeld: (e) => stillHeld(e, schema), onError, self: keys.id,
+    onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), stillHeld: (e) => stillHeld(e, schema, held), onError, self: keys.id,
   });
   const cipher = createRecordCipher(keys, (id) => sealed.has(id));
   const { store: records, entries, sealed: sealedRecords, damaged } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles, logFloor: log.floor });
@@ -275,7 +279,8 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const listed = new ListedIds();
   const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records, sealed }));
   for (const [id, e] of entries) committer.committed.set(id, e);
-  const context = { schema, sealed, committed: committer.committed };
+  held = HeldStreams.of(log.read(log.floor), schema?.version ?? -1);
+  const context = { schema, sealed, committed: committer.committed, held };
   await replayOntoRecords({ log, records, committed: committer.committed, context, onError, tail, damaged, entries });
   if (schema) await applyHeld({ log, records, committed: committer.committed, context, onError }, schema);
   committer.adoptTail(log.batches.map((b) => b.from), tail);
@@ -284,7 +289,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   for (const e of committer.committed.values()) scopes.rescope(e);
   const clock = createClock(options.now, clockSeed(log, wall, options.sync?.maxSkew ?? DEFAULT_MAX_SKEW, onError));
   phase.loading = false;
-  const parts: StorageParts = { options, keys, clock, log, committer, records, schema, events, backend, sealed, scopes, listed, state: { closed: false }, lock };
+  const parts: StorageParts = { options, keys, clock, log, committer, records, schema, held, events, backend, sealed, scopes, listed, state: { closed: false }, lock };
   return { parts, startup };
 }
 

@@ -7,6 +7,7 @@ import type { Schema } from '../schema';
 import type { Clock } from './clock';
 import type { Committer, Via } from './commit';
 import type { Emitter } from './emitter';
+import type { HeldStreams } from './held-streams';
 import type { NodeKeys } from './keys';
 import type { ListedIds } from './listed-ids';
 import type { OpenOptions } from './options';
@@ -36,6 +37,8 @@ export interface StorageParts {
   records: RecordStore;
   backend: Backend;
   schema?: Schema;
+  /** The held ops that wait still, and the streams they hold back (GUAR-26). */
+  held: HeldStreams;
   events: Emitter<StorageEvents>;
   /** Ids sealed for this node alone, as open() read them from the records and the log (GUAR-19). */
   sealed: Set<string>;

@@ -6,7 +6,6 @@ import { classifyOp } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, tooFarAhead, type Verdict, verifyOps } from '../op';
 import { keyOrigin, type Op, opStreamKey, type Vector } from '../op/types';
 import type { Via } from './commit';
-import { heldVersion } from './held-version';
 import type { StorageHooks } from './options';
 import { partsOf, type StorageParts } from './parts';
 import type { Storage } from './storage';
@@ -253,7 +252,8 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
   }
   else if (keptSealed(storage, op)) { flags |= FLAG_SKIPPED; counts.skipped++; }
   // A purge is never held: it carries no data a schema could judge, and erasure must not wait for an upgrade.
-  else if (op.type !== 'purge' && schema && heldVersion(op) > schema.version && schema.ahead === 'hold') flags |= FLAG_HELD;
+  // An op behind a held one of its stream waits with it (held-streams.ts), whatever its own version.
+  else if (op.type !== 'purge' && schema && schema.ahead === 'hold' && storage.held.holds(op)) { flags |= FLAG_HELD; storage.held.note(op); }
   else if (!allowed || invalid) {
     flags |= FLAG_SKIPPED;
     counts.skipped++;

@@ -120,6 +120,11 @@ export class Replica {
     return this.p.log.heldLost;
   }
 
+  /** The schema version a logged entry waits for (held for it, or behind such an op of its stream), or undefined. */
+  heldFor(e: Pick<LogEntry, 'op' | 'flags'>): number | undefined {
+    return this.p.held.waitsFor(e);
+  }
+
   /** Scrubs so far that replaced logged ops in place: entries read before the count moved may hold a purged payload. */
   get scrubs(): number {
     return this.p.log.scrubs;

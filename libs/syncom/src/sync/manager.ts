@@ -2,9 +2,8 @@ import { SyncomError } from '../errors';
 import type { LogEntry } from '../log/op-log';
 import type { SegmentInfo } from '../log/files';
 import { opStreamKey } from '../op/types';
-import { FLAG_HELD, FLAG_SEALED } from '../op';
+import { FLAG_SEALED } from '../op';
 import type { SchemaInfo } from '../schema';
-import { heldVersion } from '../storage/held-version';
 import type { Replica } from '../storage/replica';
 import { type GaugeSource, type SyncTelemetry, urlLabel } from '../telemetry';
 import { SyncContext } from './context';
@@ -328,7 +327,7 @@ export class SyncManager {
     const info = this.replica.schema?.info();
     if (!info) return null;
     const log = this.replica;
-    const count = log.read(log.floor).filter((e) => e.flags & FLAG_HELD && heldVersion(e.op) > info.version).length;
+    const count = log.read(log.floor).filter((e) => log.heldFor(e) !== undefined).length;
     return { ...info, held: { count, lost: log.heldLost } };
   }
 

@@ -1,7 +1,6 @@
 import { type Entry, isEntry } from '../../crdt';
 import { FLAG_HELD } from '../../op';
 import type { Via } from '../../storage/commit';
-import { heldVersion } from '../../storage/held-version';
 import type { Replica } from '../../storage/replica';
 import { mergeScope } from './merge-scope';
 import { entryDigest } from '../../reconcile';
@@ -54,11 +53,10 @@ export class HeldJoins {
   private read(): HeldLog {
     if (this.log) return this.log;
     const log = this.replica;
-    const version = this.replica.schema?.version ?? 0;
     const held: HeldLog = { versions: new Map(), merges: new Map() };
     for (const e of log.read(log.floor)) {
-      const v = heldVersion(e.op);
-      if (!(e.flags & FLAG_HELD) || v <= version) continue;
+      const v = log.heldFor(e);
+      if (v === undefined) continue;
       held.versions.set(e.op.id, Math.max(v, held.versions.get(e.op.id) ?? 0));
       if (e.op.type === 'merge' && isEntry(e.op.data, e.op.id)) held.merges.set(e.op.id, (held.merges.get(e.op.id) ?? new Set<string>()).add(entryDigest(e.op.data as Entry)));
     }
