@@ -36,7 +36,7 @@ function backendOf(options: OpenOptions): Backend {
  * @throws SyncomError STORE_DAMAGED for damage it cannot go on past safely (a
  * key pair that lost its private half, or keys that do not match); the
  * message names the file and what to do.
- * @throws SyncomError IO_ERROR (node:fs) for a file that cannot be read, such
+ * @throws SyncomError IO_ERROR (node:fs, OPFS) for a file that cannot be read, such
  * as a directory in its place.
  * @example
  * const storage = await open({ path: 'data' });

@@ -28,12 +28,14 @@ export interface OpfsBackendOptions {
 
 type Root = () => Promise<OpfsDirectoryHandle>;
 
-/** The origin's OPFS root, or an ENOTSUP error saying what to use instead. */
+/** A page without OPFS, or without its writes: UNSUPPORTED (the fs-like ENOTSUP as cause), as for any feature the platform lacks. */
+const unsupported = (syscall: string, path: string, why: string): SyncomError =>
+  new SyncomError('UNSUPPORTED', `${why}; browserBackend() uses memory`, { path, cause: opfsError('ENOTSUP', syscall, path) });
+
+/** The origin's OPFS root, or UNSUPPORTED saying what to use instead. */
 async function originRoot(): Promise<OpfsDirectoryHandle> {
   const storage = (globalThis as unknown as { navigator?: { storage?: { getDirectory?: () => Promise<OpfsDirectoryHandle> } } }).navigator?.storage;
-  if (typeof storage?.getDirectory !== 'function') {
-    throw opfsError('ENOTSUP', 'getDirectory', '', new Error('no OPFS here (navigator.storage.getDirectory); browserBackend() uses memory'));
-  }
+  if (typeof storage?.getDirectory !== 'function') throw unsupported('getDirectory', '', 'no OPFS here (navigator.storage.getDirectory)');
   return storage.getDirectory().catch((e: unknown) => { throw mapError(e, 'getDirectory', ''); });
 }
 
@@ -83,9 +85,7 @@ async function writeWhole(root: Root, path: string, data: string, syscall: strin
   const { dirs, name } = splitPath(path);
   const dir = await walkDir(await root(), dirs, false, path);
   const handle = await dir.getFileHandle(name, { create: true }).catch((e: unknown) => { throw mapError(e, 'open', path, 'EISDIR'); });
-  if (typeof handle.createWritable !== 'function') {
-    throw opfsError('ENOTSUP', syscall, path, new Error('no createWritable: OPFS writes need a worker here; browserBackend() uses memory'));
-  }
+  if (typeof handle.createWritable !== 'function') throw unsupported(syscall, path, 'no createWritable: OPFS writes need a worker here');
   const stream = await handle.createWritable({ keepExistingData: false }).catch((e: unknown) => { throw mapError(e, 'open', path); });
   try {
     await stream.write(data);
@@ -129,6 +129,18 @@ async function existsAt(root: Root, path: string): Promise<boolean> {
   }
 }
 
+/**
+ * As on node:fs (fs-backend.ts readError): a read, list, exists or mkdir that
+ * fails other than "absent" rejects with SyncomError IO_ERROR naming the file
+ * under the origin's root, the fs-like error (and the DOMException under it)
+ * as `cause`, so open() of a damaged store fails with a code on both. Writes
+ * keep their fs-like errors: the committer wraps those, as it does node:fs's.
+ */
+const readFailed = (path: string) => (e: unknown): never => {
+  if (e instanceof SyncomError) throw e;
+  throw new SyncomError('IO_ERROR', `${path}: ${(e as Error)?.message ?? String(e)}`, { path, cause: e });
+};
+
 function lockStore(options: OpfsBackendOptions, base: string, path: string): Promise<BackendLock> {
   if (options.locks === false) return Promise.resolve({ release: async () => undefined });
   const locks = options.locks ?? navigatorLocks();
@@ -152,9 +164,12 @@ function lockStore(options: OpfsBackendOptions, base: string, path: string): Pro
  * `lock` takes the Web Lock of the store (one tab owns
  * it; see takeWebLock). No method throws synchronously: path errors, a
  * missing OPFS and DOMExceptions (as fs-like `code`s: ENOENT, EISDIR,
- * ENOTDIR, ENOSPC, ..., and EIO for any other, the path named) reject.
+ * ENOTDIR, ENOSPC, ..., and EIO for any other, the path named) reject; a
+ * read, list, exists or mkdir wraps its fs-like error in IO_ERROR (readFailed).
  *
  * @throws SyncomError INVALID_ARGUMENT (from each method) for a path that could leave `dir`.
+ * @throws SyncomError IO_ERROR (read, list, exists, mkdir) naming the path, the fs-like error as cause.
+ * @throws SyncomError UNSUPPORTED where the page has no OPFS, or (a write) no writable streams.
  * @example
  * const storage = await open({ path: 'notes', backend: opfsBackend({ dir: 'notes' }) });
  */
@@ -162,15 +177,17 @@ export function opfsBackend(options: OpfsBackendOptions = {}): Backend {
   const base = options.dir === undefined ? '' : checkPath(options.dir, { dir: true });
   const root = storeRoot(options, base);
   const run = async <T>(f: () => Promise<T>): Promise<T> => f();
+  const reading = async <T>(path: string, f: () => Promise<T>): Promise<T> =>
+    run(f).catch(readFailed(base && path ? `${base}/${path}` : base || path));
   const serial = serialByPath();
   return {
-    read: (path) => run(() => readText(root, checkPath(path))),
+    read: (path) => reading(path, () => readText(root, checkPath(path))),
     write: (path, data) => run(() => serial(checkPath(path, { creating: true }), (p) => writeWhole(root, p, data, 'write'))),
     overwrite: (path, data) => run(() => serial(checkPath(path, { creating: true }), (p) => writeWhole(root, p, data, 'overwrite'))),
     remove: (path) => run(() => serial(checkPath(path), (p) => removeFile(root, p))),
-    list: (dir) => run(() => listDir(root, checkPath(dir, { dir: true }))),
-    mkdir: (dir) => run(async () => void (await walkDir(await root(), splitDir(checkPath(dir, { dir: true })), true, dir))),
-    exists: (path) => run(() => existsAt(root, checkPath(path, { dir: true }))),
+    list: (dir) => reading(dir, () => listDir(root, checkPath(dir, { dir: true }))),
+    mkdir: (dir) => reading(dir, async () => void (await walkDir(await root(), splitDir(checkPath(dir, { dir: true })), true, dir))),
+    exists: (path) => reading(path, () => existsAt(root, checkPath(path, { dir: true }))),
     lock: (path) => lockStore(options, base, path),
     // A commit is one step for a closed tab, not at a power cut (no fsync): see Backend.tornWrites.
     tornWrites: true,

@@ -78,28 +78,30 @@ describe('opfs backend', () => {
     expect(fs.text('store/d')).toBe('y');
   });
 
-  it('maps OPFS errors to the fs codes the engine knows', async () => {
+  it('maps OPFS errors to the fs codes the engine knows; a read or mkdir so refused is IO_ERROR naming the path, as on node:fs', async () => {
     await backend.mkdir('dir');
     await backend.write('file', 'x');
-    await expect(backend.read('dir')).rejects.toMatchObject({ code: 'EISDIR' });
+    await expect(backend.read('dir')).rejects.toMatchObject({ code: 'IO_ERROR', path: 'store/dir', cause: { code: 'EISDIR' } });
     await expect(backend.write('dir', 'x')).rejects.toMatchObject({ code: 'EISDIR' });
-    await expect(backend.mkdir('file')).rejects.toMatchObject({ code: 'EEXIST' });
-    await expect(backend.mkdir('file/sub')).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(backend.mkdir('file')).rejects.toMatchObject({ code: 'IO_ERROR', path: 'store/file', cause: { code: 'EEXIST' } });
+    await expect(backend.mkdir('file/sub')).rejects.toMatchObject({ code: 'IO_ERROR', cause: { code: 'ENOTDIR' } });
     await expect(backend.write('file/sub', 'x')).rejects.toMatchObject({ code: 'ENOTDIR' });
     expect(await backend.read('file/sub')).toBeUndefined();
     expect(await backend.list('file')).toEqual([]);
     expect(await backend.exists('file/sub')).toBe(false);
   });
 
-  it('maps any other OPFS error (NotReadableError, InvalidStateError, ...) to EIO naming the path, the DOMException as cause', async () => {
+  it('maps any other OPFS error (NotReadableError, InvalidStateError, ...) to EIO naming the path, the DOMException as cause; reads wrap it in IO_ERROR', async () => {
     await backend.write('file', 'x');
-    const io = (path: string, name: string) => expect.objectContaining({ code: 'EIO', path, message: expect.stringContaining(`'${path}'`), cause: expect.objectContaining({ name }) });
+    const eio = (path: string, name: string) => expect.objectContaining({ code: 'EIO', path, message: expect.stringContaining(`'${path}'`), cause: expect.objectContaining({ name }) });
+    // A read, list, exists or mkdir rejects as node:fs's do: IO_ERROR naming the file under the origin's root, the fs-like error as cause.
+    const io = (path: string, name: string) => expect.objectContaining({ code: 'IO_ERROR', path: `store/${path}`, cause: eio(path, name) });
     // The file's content cannot be read (a disk error under the browser's storage).
     const file = await (await fs.root().getDirectoryHandle('store')).getFileHandle('file');
     const getFile = jest.spyOn(Object.getPrototypeOf(file) as { getFile(): Promise<unknown> }, 'getFile').mockRejectedValue(new DOMException('the file could not be read', 'NotReadableError'));
     try {
       await expect(backend.read('file')).rejects.toEqual(io('file', 'NotReadableError'));
-      await expect(backend.list('')).rejects.toMatchObject({ code: 'EIO', cause: { name: 'NotReadableError' } });
+      await expect(backend.list('')).rejects.toMatchObject({ code: 'IO_ERROR', path: 'store', cause: { code: 'EIO', cause: { name: 'NotReadableError' } } });
       await expect(backend.exists('file')).rejects.toEqual(io('file', 'NotReadableError'));
     } finally {
       getFile.mockRestore();
@@ -107,10 +109,10 @@ describe('opfs backend', () => {
     // Every handle of a page the browser tore down throws InvalidStateError.
     fs.crash();
     await expect(backend.read('file')).rejects.toEqual(io('file', 'InvalidStateError'));
-    await expect(backend.write('file', 'y')).rejects.toEqual(io('file', 'InvalidStateError'));
-    await expect(backend.remove('file')).rejects.toEqual(io('file', 'InvalidStateError'));
+    await expect(backend.write('file', 'y')).rejects.toEqual(eio('file', 'InvalidStateError'));
+    await expect(backend.remove('file')).rejects.toEqual(eio('file', 'InvalidStateError'));
     await expect(backend.mkdir('sub')).rejects.toEqual(io('sub', 'InvalidStateError'));
-    await expect(backend.list('')).rejects.toMatchObject({ code: 'EIO', cause: { name: 'InvalidStateError' } });
+    await expect(backend.list('')).rejects.toMatchObject({ code: 'IO_ERROR', cause: { code: 'EIO', cause: { name: 'InvalidStateError' } } });
     await expect(backend.exists('file')).rejects.toEqual(io('file', 'InvalidStateError'));
   });
 
@@ -121,13 +123,13 @@ describe('opfs backend', () => {
     expect(fs.paths()).toEqual([]);
   });
 
-  it('rejects (never throws) with ENOTSUP where the page has no OPFS', async () => {
+  it('rejects (never throws) with UNSUPPORTED, its cause ENOTSUP, where the page has no OPFS', async () => {
     const none = opfsBackend({ locks: new FakeLocks() });
-    await expect(none.read('a')).rejects.toMatchObject({ code: 'ENOTSUP', message: expect.stringContaining('getDirectory') });
-    await expect(none.mkdir('')).rejects.toMatchObject({ code: 'ENOTSUP' });
+    await expect(none.read('a')).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringContaining('getDirectory'), cause: { code: 'ENOTSUP' } });
+    await expect(none.mkdir('')).rejects.toMatchObject({ code: 'UNSUPPORTED', cause: { code: 'ENOTSUP' } });
   });
 
-  it('rejects with ENOTSUP where OPFS has no writable streams (Safari before 26, outside a worker)', async () => {
+  it('rejects with UNSUPPORTED, its cause ENOTSUP, where OPFS has no writable streams (Safari before 26, outside a worker)', async () => {
     const root = fs.root();
     const noStreams = {
       ...root,
@@ -138,7 +140,7 @@ describe('opfs backend', () => {
       getFileHandle: async (name: string, o?: { create?: boolean }) => ({ ...(await root.getFileHandle(name, o)), createWritable: undefined, kind: 'file', name }),
     };
     const b = opfsBackend({ root: noStreams, locks: new FakeLocks() });
-    await expect(b.write('a', 'x')).rejects.toMatchObject({ code: 'ENOTSUP', message: expect.stringContaining('worker') });
+    await expect(b.write('a', 'x')).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringContaining('worker'), cause: { code: 'ENOTSUP' } });
   });
 
   it('reads the committed bytes as UTF-8 and writes strings as UTF-8', async () => {
