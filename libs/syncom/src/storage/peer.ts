@@ -247,7 +247,7 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
     // purge's, whichever came first (GUAR-1). A marker alone carries no payload, and the log scrub keeps it too.
     const raw = op.type === 'merge' && !isScrubbed(op) ? (op.data as unknown as Entry) : undefined;
     if (raw && allowed && raisesPurge(entry, raw)) { after = applyOp(entry, op).entry; counts.applied++; }
-    else flags |= FLAG_SKIPPED;
+    else { flags |= FLAG_SKIPPED; counts.skipped++; }
     logged = isScrubbed(op) || isPurgeMarkerOp(op) ? op : scrubForPurge(op);
   }
   else if (keptSealed(storage, op)) { flags |= FLAG_SKIPPED; counts.skipped++; }

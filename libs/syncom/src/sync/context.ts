@@ -8,6 +8,10 @@ import type { SyncEvents } from './events';
 import type { Hello } from './protocol/hello';
 import { WIRE_VERSIONS } from './protocol/versions';
 
+/** How long one drift (peer, version, hash) goes unwarned of again; how many distinct ones are warned of in that time. */
+const DRIFT_WARN_EVERY = 10 * 60_000;
+const DRIFT_WARN_KEYS = 16;
+
 /**
  * What the dialers and the host units of one storage share: the replica
  * port, the options, the registry, the events and telemetry of both roles,
@@ -19,6 +23,9 @@ export class SyncContext {
   readonly registry: Registry;
   /** Spans and metrics of both roles, from open({ telemetry }) (OPT-16). */
   readonly telemetry: SyncTelemetry;
+  /** The drifts warned of in the last DRIFT_WARN_EVERY, by when, oldest first (checkDrift). */
+  private readonly warned = new Map<string, number>();
+  private heldBack = 0;
 
   constructor(readonly replica: Replica, readonly options: DialOptions) {
     this.registry = new Registry(replica.backend, !!replica.options.durable);
@@ -44,12 +51,30 @@ export class SyncContext {
     this.events.emit('incompatible', { peer, versions });
   }
 
-  /** Drift: the same version with another hash is reported on the storage (SCHEMA-5). */
+  /**
+   * Drift: the same version with another hash is reported on the storage at
+   * every hello (SCHEMA-5), and warned of once per peer, version and hash in
+   * DRIFT_WARN_EVERY, DRIFT_WARN_KEYS of them at a time: anyone may greet an
+   * open hub, as often as they like under any node id, and a line per hello
+   * would let them fill its log. The next line counts those held back.
+   */
   checkDrift(peer: string, schema: SchemaInfo | null): void {
     const local = this.helloSchema();
     if (!schema || !schemaDrift(local, schema)) return;
-    // The peer's id and hash are its own words: quoted, so that a newline in them cannot forge a log line.
-    console.warn(`syncom: schema drift with ${JSON.stringify(peer)}: version ${schema.version}, hash ${JSON.stringify(schema.hash)} here ${local?.hash}`);
+    const now = this.replica.now();
+    for (const [key, at] of this.warned) {
+      if (Math.abs(now - at) < DRIFT_WARN_EVERY) break;
+      this.warned.delete(key);
+    }
+    const key = JSON.stringify([peer, schema.version, schema.hash]);
+    if (this.warned.has(key) || this.warned.size >= DRIFT_WARN_KEYS) this.heldBack++;
+    else {
+      this.warned.set(key, now);
+      const held = this.heldBack ? `; ${this.heldBack} drift warnings held back since the last` : '';
+      this.heldBack = 0;
+      // The peer's id and hash are its own words: quoted, so that a newline in them cannot forge a log line.
+      console.warn(`syncom: schema drift with ${JSON.stringify(peer)}: version ${schema.version}, hash ${JSON.stringify(schema.hash)} here ${local?.hash}${held}`);
+    }
     this.replica.reportDrift({ kind: 'drift', peer, version: schema.version, hash: schema.hash, local });
   }
 

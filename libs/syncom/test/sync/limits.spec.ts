@@ -169,6 +169,38 @@ describe('hosting: limits', () => {
     expect(buckets.for('a')).not.toBe(a);
   });
 
+  it('HOST-12: PeerBuckets stays bounded when no bucket is idle: past max keys the least recently used go, and a peer heard from keeps its drained bucket', () => {
+    const t = 0;
+    // purgesPerSecond's buckets run into debt: a page of purges leaves one short for minutes, never idle.
+    const buckets = new PeerBuckets(1, () => t, 64, true);
+    const victim = buckets.for('token:victim');
+    victim?.take(500);
+    const keys = (b: PeerBuckets) => (b as unknown as { buckets: Map<string, unknown> }).buckets;
+    for (let i = 0; i < 10_000; i++) {
+      buckets.for(`token:made-up-${i}`)?.take(500);
+      if (i % 16 === 0) expect(buckets.for('token:victim')).toBe(victim);
+    }
+    expect(keys(buckets).size).toBeLessThanOrEqual(64);
+    expect(buckets.for('token:victim')).toBe(victim);
+    expect(victim?.fits(1)).toBe(false);
+  });
+
+  it('HOST-12: PeerBuckets keeps a long key (a token of any length a permissive authorize let in) by its digest: a few dozen characters, still one bucket per key', () => {
+    const buckets = new PeerBuckets(5, () => 0, 1024, false);
+    const keys = (buckets as unknown as { buckets: Map<string, unknown> }).buckets;
+    const long = (i: number) => `token:${String(i).padStart(8, '0')}${'x'.repeat(1 << 20)}`;
+    const first = buckets.for(long(0));
+    first?.take(5);
+    for (let i = 1; i < 200; i++) buckets.for(long(i));
+    expect(keys.size).toBe(200);
+    expect([...keys.keys()].reduce((n, k) => n + k.length, 0)).toBeLessThanOrEqual(200 * 128);
+    expect(buckets.for(long(0))).toBe(first);
+    expect(buckets.for(long(1))).not.toBe(first);
+    // A short key is kept as it is, and no short key reads as a digest.
+    buckets.for('token:short');
+    expect(keys.has('token:short')).toBe(true);
+  });
+
   it('HOST-12: an identity authorize names keys the buckets: two tokens it maps to one user share one bucket, and a peer cannot pick a fresh one by the token string it sends', async () => {
     const clock = { t: Date.now() };
     // The user comes from what the app trusts (here a table of tokens; a cookie or a handshake header alike).

@@ -1,4 +1,5 @@
 import { SyncomError } from '../../errors';
+import { platform } from '../../platform';
 import { jsonBytes } from './frames';
 
 /** Per-peer push limits of a host unit (Hosting). */
@@ -121,12 +122,18 @@ export async function judgeHello<H>(authorize: ((context: object, hello: H) => A
   }
 }
 
+/** Past this length a key is kept by its digest: an authorize that admits any token would have the map hold each token whole. */
+const MAX_KEY_CHARS = 128;
+
 /**
  * The opsPerSecond buckets of a host unit, one per peer identity (HOST-12,
  * limitKey): a fresh hello or a new connection of the same identity does not
- * refill it. A token's bucket lives in a map whose idle (full) buckets are
- * forgotten once many were seen; a connection's or a session object's goes
- * with it (a WeakMap).
+ * refill it. A token's bucket lives in a map of at most `max` keys (a long
+ * one by its digest): at `max` its idle (full) buckets are forgotten, and
+ * when none is idle the least recently used (peers that spend their rate, or
+ * run into debt, faster than new ones come would grow it for good; a live
+ * session keeps its bucket). A connection's or a session object's goes with
+ * it (a WeakMap).
  */
 export class PeerBuckets {
   private readonly buckets = new Map<string, TokenBucket>();
@@ -142,17 +149,26 @@ export class PeerBuckets {
       if (!o) this.byObject.set(key, (o = new TokenBucket(this.rate, this.now, this.debt)));
       return o;
     }
-    let b = this.buckets.get(key);
-    if (!b) {
+    // A digest cannot read as a short key: those start with limitKey's prefix, never a NUL.
+    const k = key.length > MAX_KEY_CHARS ? `\0${platform().sha256(key)}` : key;
+    let b = this.buckets.get(k);
+    // Kept in order of use, the least recent first: what prune lets go of first.
+    if (b) this.buckets.delete(k);
+    else {
       if (this.buckets.size >= this.max) this.prune();
       b = new TokenBucket(this.rate, this.now, this.debt);
-      this.buckets.set(key, b);
     }
+    this.buckets.set(k, b);
     return b;
   }
 
   private prune(): void {
-    for (const [node, b] of this.buckets) if (b.full()) this.buckets.delete(node);
+    for (const [k, b] of this.buckets) if (b.full()) this.buckets.delete(k);
+    // Down to 7/8 of max, so that the next scan is max/8 new keys away.
+    for (const k of this.buckets.keys()) {
+      if (this.buckets.size < this.max - (this.max >> 3)) break;
+      this.buckets.delete(k);
+    }
   }
 }
 
