@@ -69,9 +69,10 @@ function decodeFile(file: ReadLogFile, epoch: string, cipher: EntryCipher | unde
     out.ops.push({ where, pos, op: e.op, flags: e.flags, file, ...(out.broken ? { afterBreak: true as const } : {}) });
     out.broken = false;
   });
-  // A hole is written only for an entry that was unreadable when the file was rewritten: earlier damage.
+  // A hole is written only for an entry that was damaged when the file was rewritten, or one sealed for a key the
+  // process lacked whose record that rewrite purged (a sealed entry not opened is written back as it was read otherwise).
   if (holes) {
-    f.warn(file.path, `${holes} empty slot(s): entries lost to earlier damage`);
+    f.warn(file.path, `${holes} empty slot(s): entries lost to earlier damage, or sealed ones a purge erased unopened`);
     out.incomplete.add(file);
   }
 }

@@ -37,18 +37,22 @@ export interface ReadOps {
   entries: LogEntry[];
   damaged: number;
   closed: number;
+  /** The sealed entries that did not open, by position, as read (OpLog.unopened). */
+  unopened: [number, unknown][];
 }
 
 /** Unpack a file's packed entries at positions from.., sealed ones opened; nothing is taken into the log yet. */
 export function readOps(log: OpLog, from: number, ops: readonly unknown[]): ReadOps {
-  const out: ReadOps = { entries: [], damaged: 0, closed: 0 };
+  const out: ReadOps = { entries: [], damaged: 0, closed: 0, unopened: [] };
   ops.forEach((packed, i) => {
     if (packed === null) return;
     const opened = log.openPacked(packed);
     const e = opened === undefined ? undefined : unpackEntry(opened);
     if (e) out.entries.push({ pos: from + i, op: e.op, flags: e.flags });
-    else if (opened === undefined) out.closed++;
-    else out.damaged++;
+    else if (opened === undefined) {
+      out.closed++;
+      out.unopened.push([from + i, packed]);
+    } else out.damaged++;
   });
   return out;
 }
@@ -59,10 +63,11 @@ export function take(log: OpLog, options: OpLogOptions, file: string, read: Read
     log.addEntry(e);
     tail?.push(e);
   }
+  for (const [pos, packed] of read.unopened) log.unopened.set(pos, packed);
   if (read.closed > 0) {
     // A sealed entry is boxed for this node's seal key: the file may be whole, the key the wrong one.
     report(options, file, `log file ${file} holds ${read.closed} sealed entries that cannot be opened with keys/seal-private.pem `
-      + '(the key is missing or not the one they were sealed for, or the entries are damaged): they are left out');
+      + '(the key is missing or not the one they were sealed for, or the entries are damaged): they are left out here, and kept in the log as written');
   }
   if (read.damaged > 0) unreadable(options, file, `${read.damaged} of its entries are damaged`);
 }

@@ -128,6 +128,9 @@ function checkVector(log: OpLog, sealed: SealedPart, options: OpLogOptions): voi
   }
 }
 
+/** Whether the open batches hold a position: an entry taken, or one kept unopened (OpLog.unopened). */
+const held = (log: OpLog, pos: number) => log.at(pos) !== undefined || log.unopened.has(pos);
+
 /**
  * A vector's count of a stream, its own entries only: index.json's vector is
  * a file's JSON, and for its key `constructor` the log's counts (a plain
@@ -155,7 +158,7 @@ function canBeStream(k: string): boolean {
  */
 function isLeftover(log: OpLog, file: LogFile, sealedTo: number): boolean {
   if (file.from + file.ops.length - 1 <= log.floor) return true;
-  return file.from > sealedTo && file.ops.every((op, i) => op === null || log.at(file.from + i) !== undefined);
+  return file.from > sealedTo && file.ops.every((op, i) => op === null || held(log, file.from + i));
 }
 
 /**
@@ -176,7 +179,7 @@ async function sweepSegments(log: OpLog, options: OpLogOptions, sealedTo: number
     if (file?.from === from && isLeftover(log, file, sealedTo)) await backend.remove(path);
     // Torn (or empty) past the sealed part while the open batches hold its first position: a seal cut short
     // where writes are not atomic (OPFS at a power cut); the batches still hold its ops, and the next seal writes it again.
-    else if (file === undefined && from > sealedTo && log.at(from) !== undefined) await backend.remove(path);
+    else if (file === undefined && from > sealedTo && held(log, from)) await backend.remove(path);
     else if (from <= sealedTo) report(options, path, `log file ${path} is not listed in index.json and is no leftover of a seal: left in place, not read`);
     else throw new SyncomError('STORE_DAMAGED', `${path} is not listed in index.json, and the open batches do not hold its positions: `
       + `index.json may be older than the log, or the file another store's. open() refuses rather than lose it. ${RESTORE}`, { file: path });

@@ -93,6 +93,14 @@ export class OpLog {
   segments: SegmentInfo[] = [];
   /** Retained entries, positions floor+1..head (a hole is undefined). */
   entries: (LogEntry | undefined)[] = [];
+  /**
+   * Sealed entries the load could not open here (a platform without sealing,
+   * another key's box), by position, packed as read: holes of `entries`,
+   * but a file rewritten (a seal, a purge's scrub) writes each back as it
+   * was, so a process holding the key reads it again. Written null, the
+   * record was gone for good and nothing said so.
+   */
+  readonly unopened = new Map<number, unknown>();
   batches: OpenBatch[] = [];
   readonly retention: Retention;
   /** Called after every successful append: the feeds of the sync layer read from here. */
@@ -211,6 +219,7 @@ export class OpLog {
   dropBelow(floor: number): void {
     const gone = this.entries.splice(0, floor - this.floor);
     this.floor = floor;
+    for (const pos of this.unopened.keys()) if (pos <= floor) this.unopened.delete(pos);
     this.byScope?.dropBelow(floor);
     if (!this.byId) return;
     for (const e of gone) {
@@ -241,13 +250,30 @@ export class OpLog {
 
   /**
    * The JSON of a file's entries (null for a hole): packed, and sealed ones
-   * encrypted. A batch with no sealed entry pays one flag test per op.
+   * encrypted. A batch with no sealed entry pays one flag test per op. With
+   * `from`, the file's first position, an unopened entry (see `unopened`) is
+   * written as it was read, but for those at `erase` (a purge's).
    */
-  packText(entries: readonly ({ op: Op; flags?: number } | undefined)[]): string {
+  packText(entries: readonly ({ op: Op; flags?: number } | undefined)[], from?: number, erase?: ReadonlySet<number>): string {
     const { cipher } = this.options;
     const sealed = cipher !== undefined && entries.some((e) => e && (e.flags ?? 0) & FLAG_SEALED);
-    if (!sealed) return packedJson(entries);
-    return JSON.stringify(cipher.seal(entries.map((e) => (e ? packOp(e.op, e.flags ?? 0) : null))));
+    const unopened = from === undefined ? [] : this.unopenedIn(entries, from, erase);
+    if (!sealed && unopened.length === 0) return packedJson(entries);
+    const packed = entries.map((e) => (e ? packOp(e.op, e.flags ?? 0) : null));
+    const out = sealed ? (cipher as EntryCipher).seal(packed) : packed;
+    for (const [i, p] of unopened) out[i] = p;
+    return JSON.stringify(out);
+  }
+
+  /** The unopened entries among a file's holes: index in the file, and the entry as read. */
+  private unopenedIn(entries: readonly unknown[], from: number, erase?: ReadonlySet<number>): [number, unknown][] {
+    if (this.unopened.size === 0) return [];
+    const out: [number, unknown][] = [];
+    entries.forEach((e, i) => {
+      const p = e ? undefined : this.unopened.get(from + i);
+      if (p !== undefined && !erase?.has(from + i)) out.push([i, p]);
+    });
+    return out;
   }
 
   /** A packed entry as read from a file, its sealed payload decrypted (see packText). */

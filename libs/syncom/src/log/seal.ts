@@ -9,14 +9,18 @@ import { segmentsToDrop } from './retention';
 import { SCRUB_FILE, scrubJournalText } from './scrub-journal';
 import { advanceVector, raiseVector } from './vector';
 
+/** The slot of a packed entry holding its id, in clear in a sealed one too (op/pack.ts). */
+const ID_SLOT = 4;
+
 function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[] {
   const out: (LogEntry | undefined)[] = [];
   for (let p = from; p <= to; p++) out.push(log.at(p));
   return out;
 }
 
-function fileText(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string): string {
-  return logFileText(from, log.packText(entries), chain || undefined);
+// Given `from`, packText writes back the sealed entries the load could not open (OpLog.unopened), never null for them.
+function fileText(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string, erase?: ReadonlySet<number>): string {
+  return logFileText(from, log.packText(entries, from, erase), chain || undefined);
 }
 
 /**
@@ -24,8 +28,8 @@ function fileText(log: OpLog, from: number, entries: (LogEntry | undefined)[], c
  * block, which no longer re-hashes, so the line carries the hash of its new
  * ops tied to that block (`scrub`), which the load checks instead.
  */
-function scrubbedLine(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string): string {
-  const ops = log.packText(entries);
+function scrubbedLine(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string, erase?: ReadonlySet<number>): string {
+  const ops = log.packText(entries, from, erase);
   return logFileText(from, ops, chain || undefined, chainBlock(chain ?? '', ops));
 }
 
@@ -117,6 +121,17 @@ function scrubs(e: LogEntry | undefined, ids: ReadonlySet<string>, sealed?: Read
   return !(sealed?.has(e.op.id) && !(e.flags & FLAG_SEALED));
 }
 
+/**
+ * The unopened entries (OpLog.unopened) a scrub of `ids` erases: a sealed
+ * entry names its id in clear, and one boxed for a key this process lacks
+ * is still the record's payload, which the purge is there to erase.
+ */
+function erasedUnopened(log: OpLog, ids: ReadonlySet<string>): Set<number> {
+  const out = new Set<number>();
+  for (const [pos, packed] of log.unopened) if (ids.has((packed as unknown[])[ID_SLOT] as string)) out.add(pos);
+  return out;
+}
+
 /** A file the scrub may rewrite: its path and the batches it holds (a segment: one, the whole of it). */
 interface ScrubFile {
   path: string;
@@ -152,9 +167,10 @@ function holdsAny(positions: readonly number[], from: number, to: number): boole
  */
 export async function scrubFiles(log: OpLog, ids: readonly string[], sealed?: ReadonlySet<string>): Promise<number> {
   const { backend, durable } = log.options;
-  const positions = [...new Set(ids)].flatMap((id) => log.positionsOf(id)).sort((x, y) => x - y);
-  if (positions.length === 0) return 0;
   const scrubbing = new Set(ids);
+  const erase = erasedUnopened(log, scrubbing);
+  const positions = [...new Set(ids)].flatMap((id) => log.positionsOf(id)).concat([...erase]).sort((x, y) => x - y);
+  if (positions.length === 0) return 0;
   // No append is in flight to a file rewritten here, and none goes to it after.
   await log.files.restart(() => log.head + 1);
   let scrubbed = 0;
@@ -165,9 +181,10 @@ export async function scrubFiles(log: OpLog, ids: readonly string[], sealed?: Re
       const entries = rangeOf(log, b.from, b.to);
       return { b, entries, next: entries.map((e) => (e && scrubs(e, scrubbing, sealed) ? { ...e, op: scrubForPurge(e.op) } : e)) };
     });
-    const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, 0);
+    const erased = erase.size === 0 ? 0 : lines.reduce((k, l) => k + l.entries.filter((_, i) => erase.has(l.b.from + i)).length, 0);
+    const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, erased);
     if (n === 0) continue;
-    const texts = lines.map((l) => (f.open ? scrubbedLine : fileText)(log, l.b.from, l.next, l.b.chain));
+    const texts = lines.map((l) => (f.open ? scrubbedLine : fileText)(log, l.b.from, l.next, l.b.chain, erase));
     const text = f.open && log.files.lined ? texts.map((t) => `${t}\n`).join('') : texts.join('\n');
     // Whole in the journal first, so that a crash inside the rewrite in place leaves it to be finished.
     await backend.write(SCRUB_FILE, scrubJournalText(f.path, text), { durable });
@@ -178,6 +195,7 @@ export async function scrubFiles(log: OpLog, ids: readonly string[], sealed?: Re
       const batch = log.batches.find((b) => b.from === l.b.from);
       if (batch && f.open) delete batch.text;
       l.next.forEach((e, i) => { if (e && e !== l.entries[i]) (l.entries[i] as LogEntry).op = e.op; });
+      for (let p = l.b.from; p <= l.b.to; p++) if (erase.has(p)) log.unopened.delete(p);
     }
     log.scrubs++;
     scrubbed += n;

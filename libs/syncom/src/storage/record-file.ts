@@ -70,6 +70,23 @@ export function wholeOf(e: PartEntry): Entry {
   return entry;
 }
 
+/**
+ * A sealed record's element (`{ id, sealed }`) this process could not open
+ * (a platform without sealing, another key's box), as read: a file rewritten
+ * (a merge, a purge's scrub) carries it on as it was, so a process holding
+ * the key reads the record again. Dropped, the record was gone for good.
+ */
+export interface UnopenedElement {
+  id: string;
+  text: string;
+}
+
+/** A record file's text: `text` (a JSON array) with the unopened elements after its own. */
+export function withUnopened(text: string, unopened: readonly UnopenedElement[] | undefined): string {
+  if (!unopened?.length) return text;
+  return `[${[text.slice(1, -1), ...unopened.map((u) => u.text)].filter((t) => t !== '').join(',')}]`;
+}
+
 /** What parseRecordFile makes of a record file's text. */
 export interface ParsedRecordFile {
   list: Entry[];
@@ -77,6 +94,8 @@ export interface ParsedRecordFile {
   unreadable: number;
   /** Sealed entries left closed: the reader has no key (RecordCipher.open). */
   closed: number;
+  /** The sealed elements among those, closed or unreadable, as read. */
+  unopened: UnopenedElement[];
 }
 
 /** The id of a sealed record's element, `{ id, sealed }` with the id in clear (sealed/record-cipher.ts). */
@@ -101,7 +120,7 @@ export function parseRecordFile(text: string | undefined, cipher: RecordCipher, 
     return undefined;
   }
   if (!Array.isArray(raw)) return undefined;
-  const out: ParsedRecordFile = { list: [], unreadable: 0, closed: 0 };
+  const out: ParsedRecordFile = { list: [], unreadable: 0, closed: 0, unopened: [] };
   for (const x of raw) {
     let o: ReturnType<RecordCipher['open']>;
     try {
@@ -111,6 +130,8 @@ export function parseRecordFile(text: string | undefined, cipher: RecordCipher, 
     }
     if (o?.sealed && o.entry === undefined) {
       out.closed++;
+      const id = boxedId(x);
+      if (id !== undefined) out.unopened.push({ id, text: JSON.stringify(x) });
       continue;
     }
     const entry = o?.entry as Entry | undefined;
@@ -119,6 +140,8 @@ export function parseRecordFile(text: string | undefined, cipher: RecordCipher, 
       // unsealed, the id's next write would go out in clear (GUAR-19).
       const id = boxedId(x);
       if (id !== undefined) sealed.add(id);
+      // A box that opened into no entry is damage; one that did not open may be another key's, and is kept.
+      if (id !== undefined && !o) out.unopened.push({ id, text: JSON.stringify(x) });
       out.unreadable++;
       continue;
     }

@@ -4,6 +4,8 @@
  * rewritten alone.
  */
 
+import type { UnopenedElement } from './record-file';
+
 /**
  * Files merged at a time. Each entry is rewritten once per level, log_FAN of
  * (records / batch): 16 rather than 8 took 12% off a peer page's apply at
@@ -29,6 +31,8 @@ export interface RecordFile {
    * last whole write is needed beside it (see RecordStore.wholeAt).
    */
   parts?: Map<string, number>;
+  /** Sealed elements it holds that this process could not open, as read (UnopenedElement): not in `ids`, carried on by every rewrite. */
+  unopened?: UnopenedElement[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import { type Entry, entryDelta, isLargeEntry } from '../crdt';
-import { asPart, fileName, isPart, lostBelow, parseRecordFile, type PartEntry, plainCipher, readRecordFile, type RecordCipher, recordFileNumbers, RecordJoin, RECORDS_DIR, roughChars } from './record-file';
+import { asPart, fileName, isPart, lostBelow, parseRecordFile, type PartEntry, plainCipher, readRecordFile, type RecordCipher, recordFileNumbers, RecordJoin, RECORDS_DIR, roughChars, withUnopened } from './record-file';
 import { FAN, nextMerge, type RecordFile, weightOf } from './record-merges';
 
 export { FAN, MERGE_CAP } from './record-merges';
@@ -127,7 +127,7 @@ export class RecordStore {
         o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read: its records were rebuilt from the log${lostBelow(o.logFloor)}`, { file: fileName(n), cause }));
         continue;
       }
-      const { list, unreadable } = parsed;
+      const { list, unreadable, unopened } = parsed;
       if (unreadable > 0) {
         damaged = true;
         o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)}: ${unreadable} unreadable entries, whose records were rebuilt from the log${lostBelow(o.logFloor)}`, { file: fileName(n), count: unreadable }));
@@ -140,8 +140,8 @@ export class RecordStore {
         else wholes.add(x.id);
       }
       // A file with an unreadable entry counts as stale: its next merge writes its readable entries anew
-      // rather than carrying its text, and the unreadable one, on.
-      store.add({ n, ids: list.map((e) => e.id), weight: weightOf(list.length, (text as string).length), stale: unreadable > 0 ? 1 : 0, text: unreadable > 0 ? undefined : kept(text as string), ...(parts.size > 0 && { parts }) }, wholes);
+      // rather than carrying its text, and a damaged one (the log rebuilt its record) on; a sealed one not opened here goes on as read.
+      store.add({ n, ids: list.map((e) => e.id), weight: weightOf(list.length, (text as string).length), stale: unreadable > 0 ? 1 : 0, text: unreadable > 0 ? undefined : kept(text as string), ...(parts.size > 0 && { parts }), ...(unopened.length > 0 && { unopened }) }, wholes);
       for (const id of parts.keys()) store.wholeAt.set(id, -1);
     }
     // A name list() does not show (a directory in a file's place) would fail every write made to it.
@@ -272,7 +272,7 @@ export class RecordStore {
    */
   async scrub(ids: readonly string[], current: ReadonlyMap<string, Entry>): Promise<void> {
     const purged = new Set(ids);
-    const holding = this.files.filter((f) => ids.some((id) => this.idsOf(f).has(id)));
+    const holding = this.files.filter((f) => ids.some((id) => this.idsOf(f).has(id) || f.unopened?.some((u) => u.id === id)));
     for (const f of holding) {
       const asParts = new Set([...(f.parts?.keys() ?? [])].filter((id) => !purged.has(id) && this.newestFile(id) !== f));
       const held = asParts.size > 0 ? (await this.readParts(f))?.filter((x) => asParts.has(x.id)) : undefined;
@@ -280,10 +280,13 @@ export class RecordStore {
       const keptParts = held && new Set(held.map((x) => x.id)).size === asParts.size ? held : [];
       const whole = [...this.idsOf(f)].filter((i) => keptParts.length === 0 || !asParts.has(i)).map((i) => current.get(i)).filter((e): e is Entry => !!e);
       const wholeText = this.cipher.text(whole);
-      const text = keptParts.length === 0 ? wholeText : `[${[wholeText.slice(1, -1), ...this.cipher.texts(keptParts)].filter((t) => t !== '').join(',')}]`;
+      // A sealed element not opened here stays, but one of a purged id: the purge erases its record's box too.
+      const unopened = f.unopened?.filter((u) => !purged.has(u.id));
+      const text = withUnopened(keptParts.length === 0 ? wholeText : `[${[wholeText.slice(1, -1), ...this.cipher.texts(keptParts)].filter((t) => t !== '').join(',')}]`, unopened);
       // The text kept goes first: a merge never takes what the purge is erasing, even if the write fails.
       f.text = undefined;
       await this.backend.write(fileName(f.n), text, { durable: this.durable });
+      f.unopened = unopened?.length ? unopened : undefined;
       f.text = kept(text);
       f.weight = weightOf(whole.length + keptParts.length, text.length);
     }
@@ -332,6 +335,8 @@ export class RecordStore {
         for (const [id, at] of f.parts ?? []) if (this.partNeeded(id, at)) keepPart(id, at);
         continue;
       }
+      // Its text is not carried: the sealed elements not opened here are, as read.
+      for (const u of f.unopened ?? []) parts.push(u.text);
       for (const id of f.ids) {
         if (this.newestFile(id) !== f || loose.has(id)) continue;
         const e = current.get(id);
@@ -367,7 +372,8 @@ export class RecordStore {
     await this.backend.write(fileName(n), text, { durable: this.durable });
     this.files = this.files.filter((f) => !files.includes(f));
     // Every id taken is newest in the merged file: the merged files lead there, without a table update per id.
-    const merged: RecordFile = { n, ids, weight: weightOf(ids.length, text.length), stale: 0, text: kept(text), ...(partsKept.size > 0 && { parts: partsKept }) };
+    const unopened = files.flatMap((f) => f.unopened ?? []);
+    const merged: RecordFile = { n, ids, weight: weightOf(ids.length, text.length), stale: 0, text: kept(text), ...(partsKept.size > 0 && { parts: partsKept }), ...(unopened.length > 0 && { unopened }) };
     for (const f of files) {
       f.into = merged;
       f.ids = [];
