@@ -76,7 +76,11 @@ export function createFsBackend(root: string): Backend {
       appender.append(at(path, { creating: true }), data, { durable: options?.durable === true, fresh: options?.fresh === true }),
     remove: async (path, options) => {
       const file = changing(path, {});
-      if (options?.recycle !== true) return removeIfPresent(file);
+      if (options?.recycle !== true) {
+        await removeIfPresent(file);
+        if (options?.durable === true) await syncDir(dirname(file));
+        return;
+      }
       // A seal lets go of dozens at once: a few a turn (then the loop turns), on the main thread.
       await recycler.turn();
       if (!recycler.retire(file)) await removeIfPresent(file);

@@ -124,7 +124,13 @@ export function createMemoryDisk(options: MemoryBackendOptions, hooks: MemoryHoo
     write: (path, data, o) => run('write', path, (p) => (o?.inPlace ? overwrite : write)(p, data, o?.durable), { creating: true }),
     overwrite: (path, data, o) => run('overwrite', path, (p) => overwrite(p, data, o?.durable), { creating: true }),
     append: (path, data, o) => run('write', path, (p) => append(p, data, o), { creating: true }),
-    remove: (path) => run('remove', path, (p) => table.remove(p)),
+    // A durable removal, as node:fs: the unlink, then the fsync of its directory, an I/O point of its own.
+    remove: (path, o) => run('remove', path, (p) => {
+      table.remove(p);
+      if (!o?.durable) return;
+      hooks.check('fsync', p);
+      table.forget(p);
+    }),
     list: (dir) => run('list', dir, (p) => table.list(p), { dir: true }),
     mkdir: (dir) => run('mkdir', dir, (p) => table.mkdir(p), { dir: true }),
     exists: (path) => run('exists', path, (p) => table.exists(p), { dir: true }),

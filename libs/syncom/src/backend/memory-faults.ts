@@ -11,7 +11,8 @@ const fault = (code: string, op: string, path: string) => fsError(code, op, path
 /**
  * The operations of the memory backend, as `failAt` counts them ('write'
  * counts appends too: both put data in a file). 'fsync' is
- * the sync a `{ durable: true }` write, overwrite or append makes after its data,
+ * the sync a `{ durable: true }` write, overwrite or append makes after its data
+ * (and a durable removal after its unlink),
  * as node:fs does (GUAR-17): an I/O point of its own, to fail or crash at.
  */
 export type MemoryOp = 'read' | 'write' | 'overwrite' | 'remove' | 'mkdir' | 'list' | 'exists' | 'fsync';

@@ -27,6 +27,8 @@ export interface FileTable {
   state(path: string): MemoryFileState | undefined;
   restore(path: string, state: MemoryFileState | undefined): void;
   remove(path: string): void;
+  /** Make a removal durable: what survived a crash of it goes too. */
+  forget(path: string): void;
   list(dir: string): string[];
   mkdir(dir: string): void;
   exists(path: string): boolean;
@@ -112,6 +114,7 @@ export function createFileTable(from?: MemorySnapshot): FileTable {
     put: (path, data, how) => putFile(table, path, data, how),
     append: (path, data, durable) => putFile(table, path, (files.get(path)?.current ?? '') + data, { durable, inPlace: true }),
     remove: (path) => removeFile(table, path),
+    forget: (path) => void (files.get(path)?.current === undefined && files.delete(path)),
     state: (path) => (files.has(path) ? { ...files.get(path) } : undefined),
     restore: (path, state) => void (state ? files.set(path, { ...state }) : files.delete(path)),
     list(dir) {

@@ -18,6 +18,12 @@ export interface RemoveOptions {
    * close() removes what is kept. A backend may ignore it and remove the file.
    */
   recycle?: boolean;
+  /**
+   * The removal survives a power cut once this resolves (node:fs: the
+   * directory is fsynced after the unlink), as a durable write does: a file
+   * whose removal an app was told of (a registry file) does not come back.
+   */
+  durable?: boolean;
 }
 
 /** Options of `Backend.append`. */

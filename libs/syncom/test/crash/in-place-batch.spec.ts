@@ -92,6 +92,15 @@ describe('node:fs in-place writes', () => {
     expect(await readdir(dir)).toEqual(['x.json']);
   });
 
+  it('GUAR-17, REG-4: a durable remove unlinks the file and syncs its folder (a registry file removed stays so); an absent file is no error', async () => {
+    const backend = createFsBackend(dir);
+    await backend.mkdir('remote');
+    await backend.write('remote/a.json', '{}', { durable: true });
+    await backend.remove('remote/a.json', { durable: true });
+    await backend.remove('remote/a.json', { durable: true });
+    expect(await readdir(join(dir, 'remote'))).toEqual([]);
+  });
+
   it('GUAR-9: a durable in-place write that cannot open its file (a directory stands there) rejects with EISDIR and does not keep the directory handle it opened beside it', async () => {
     const backend = createFsBackend(dir);
     await backend.mkdir('sub');

@@ -17,7 +17,7 @@ const kindOf = (op: string, path: string): string => `${op} ${path.replace(/[0-9
 /**
  * A view of `b` that records the kind of every I/O point it passes, in the
  * order the backend counts them: each mutating op, then the fsync of a
- * durable write or overwrite, which the memory backend makes right after
+ * durable write, overwrite or removal, which the memory backend makes right after
  * (its counter and this list must agree; a sweep checks that they do).
  */
 export function traced(b: MemoryBackend): { backend: MemoryBackend; kinds: string[] } {
@@ -31,7 +31,7 @@ export function traced(b: MemoryBackend): { backend: MemoryBackend; kinds: strin
     write: (path, data, o) => (log('write', path, o?.durable), b.write(path, data, o)),
     overwrite: (path, data, o) => (log('overwrite', path, o?.durable), b.overwrite(path, data, o)),
     append: b.append && ((path, data, o) => (log('append', path, o?.durable), (b.append as NonNullable<MemoryBackend['append']>)(path, data, o))),
-    remove: (path) => (log('remove', path), b.remove(path)),
+    remove: (path, o) => (log('remove', path), o?.durable && kinds.push(kindOf('fsync(remove)', path)), b.remove(path, o)),
     mkdir: (dir) => (log('mkdir', dir), b.mkdir(dir)),
   };
   return { backend, kinds };

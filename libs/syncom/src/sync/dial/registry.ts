@@ -203,7 +203,8 @@ export class Registry {
     await (this.writes.get(url) ?? Promise.resolve()).catch(() => undefined);
     this.nodes.delete(url);
     this.writes.delete(url);
-    await this.backend.remove(nodeFile(url));
+    // Durable as its saves are: a removal undone by a power cut dialed the node again, with its old cursor.
+    await this.backend.remove(nodeFile(url), { durable: this.durable });
     this.unreadable.delete(nodeFile(url));
   }
 
