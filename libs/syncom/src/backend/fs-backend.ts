@@ -14,7 +14,7 @@ import { mainThreadTurn, timedOnMainThread } from './fs-turns';
 import { checkPath, isTempName } from './paths';
 import type { PathCheck } from './paths';
 import type { Backend } from './types';
-import { checkReadCost, checkReadSize } from './read-bound';
+import { checkReadCost, checkReadSize } from '../platform/read-bound';
 
 /**
  * The temp name removeLeftovers keeps: the file another process taking the lock links into place. The
@@ -61,7 +61,7 @@ export function createFsBackend(root: string): Backend {
   };
   return {
     read: async (path) => {
-      // A file whose text, or its parse, would not fit in the heap left is refused, not read (read-bound.ts).
+      // A file whose text, or its parse, would not fit in the heap left is refused, not read (platform/read-bound.ts).
       const text = await readOrUndefined(at(path), (bytes) => checkReadSize(path, bytes));
       if (text !== undefined) checkReadCost(path, text);
       return text;

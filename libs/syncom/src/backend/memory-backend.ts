@@ -114,7 +114,7 @@ export function createMemoryDisk(options: MemoryBackendOptions, hooks: MemoryHoo
       let released = false;
       return { release: async () => { if (!released) { released = true; locked = false; } } };
     },
-    // A text whose parse would not fit in the heap left is refused, as node:fs refuses it (read-bound.ts).
+    // A text whose parse would not fit in the heap left is refused, as node:fs refuses it (platform/read-bound.ts).
     read: (path) => run('read', path, (p) => {
       const text = table.read(p);
       if (text !== undefined) platform().checkRead?.(p, text);

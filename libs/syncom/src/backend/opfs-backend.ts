@@ -61,7 +61,7 @@ async function readText(root: Root, path: string): Promise<string | undefined> {
   if (!file) return undefined;
   try {
     const blob = await file.getFile();
-    // As node:fs: a file whose text, or its parse, would not fit in the heap left is refused (read-bound.ts; passed by mapError).
+    // As node:fs: a file whose text, or its parse, would not fit in the heap left is refused (platform/read-bound.ts; passed by mapError).
     const check = platform().checkRead;
     if (blob.size === 0) return undefined;
     check?.(path, blob.size);

@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 import { SyncomError } from '../errors';
-import { checkReadCost, checkReadSize } from '../backend/read-bound';
+import { checkReadCost, checkReadSize } from './read-bound';
 import { runLimited } from './batch';
 import { signOffThread, signOnLibuv } from './node-signer';
 import type { Ed25519, PemKeyPair, Platform, PlatformKey, VerifyItem } from './types';

@@ -133,7 +133,7 @@ export interface Platform extends PlatformExtras {
   heapRoom?(): number;
   /**
    * Refuse a store file whose parse would not fit in the heap left, given
-   * its text, or its size in bytes before it is read (backend/read-bound.ts);
+   * its text, or its size in bytes before it is read (platform/read-bound.ts);
    * absent where the platform does not tell its heap (a browser).
    * @throws SyncomError STORE_DAMAGED naming the file.
    */

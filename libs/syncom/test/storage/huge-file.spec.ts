@@ -3,7 +3,7 @@ import { mkdtemp, open as openFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createMemoryBackend, open, type SyncomError } from '../../src';
-import { jsonValues } from '../../src/backend/read-bound';
+import { jsonValues } from '../../src/platform/read-bound';
 import { platform } from '../../src/platform';
 
 /**

@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { platform } from '../platform';
+import { platform } from './index';
 
 /**
  * Heap a parsed JSON value may take beside its text, at most: an object with
