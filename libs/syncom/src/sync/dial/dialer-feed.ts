@@ -234,14 +234,15 @@ export class DialerFeed {
     this.failures = 0;
     // New ops are what a lost page's resubscription is for; an empty page or a repeat costs a host nothing.
     if (res.applied > 0) this.breaks.reset();
-    d.ctx.events.emit('sync', event);
-    if (res.gaps > 0) {
-      this.broke(`it shows ${res.gaps} gap(s)`);
-    } else if (eventId !== undefined) {
+    // The cursor moves before the sync event: a listener reading peers() or listNodes() there sees the page taken.
+    const moves = res.gaps === 0 && eventId !== undefined;
+    if (moves) {
       d.rec.cursor = eventId;
       d.rec.lastSync = d.ctx.replica.now();
-      await d.save();
     }
+    d.ctx.events.emit('sync', event);
+    if (res.gaps > 0) this.broke(`it shows ${res.gaps} gap(s)`);
+    else if (moves) await d.save();
     if (d.behind) void d.recover(false);
   }
 
