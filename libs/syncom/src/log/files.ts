@@ -37,6 +37,11 @@ export interface LogIndex {
   chain?: string;
   /** The highest seq of this node's sealed stream, kept out of every vector (GUAR-19). */
   sealedSeq?: number;
+  /**
+   * Counts the log's vector holds past every op its files show (OpLog.raised):
+   * kept apart from `vector`, which the load checks against the sealed ops.
+   */
+  raised?: Vector;
 }
 
 /**
@@ -152,6 +157,7 @@ export function readIndex(text: string | undefined): { index: LogIndex } | { fau
   if (!Number.isSafeInteger(v.floor) || v.floor < 0) return { fault: 'no floor' };
   if (!Array.isArray(v.segments)) return { fault: 'no segment list' };
   if (v.vector !== undefined && !isCounts(v.vector)) return { fault: 'its vector is not whole' };
+  if (v.raised !== undefined && !isCounts(v.raised)) return { fault: 'its raised counts are not whole' };
   if (![v.ts, v.heldLost, v.sealedSeq].every((n) => optional(n, 'number')) || !optional(v.chain, 'string')) return { fault: 'a field is not whole' };
   const bad = v.segments.findIndex((s: unknown, i) => !isSegmentInfo(s) || s.from <= (i === 0 ? v.floor : v.segments[i - 1].to));
   if (bad >= 0) return { fault: `segment entry ${bad} is not whole, or does not follow the one before it` };

@@ -187,10 +187,11 @@ function rewrittenBefore(log: OpLog, f: OpenFile, read: ReadOps): boolean {
  * A batch left out was appended all the same: the seqs it used in this
  * node's own streams (`self`) are counted where they follow on their
  * streams, so this node never signs one of them again (a fork of what its
- * peers hold). A peer's op in it is not counted: left out of the vector, it
- * comes again from a peer. Its ops are not taken: a seq rot moved off its
- * stream's next is left alone, since a stream pushed ahead would leave a gap
- * no peer fills.
+ * peers hold); kept in `raised` too, since once a seal makes the batch a
+ * hole of a segment, no op shows them. A peer's op in it is not counted:
+ * left out of the vector, it comes again from a peer. Its ops are not
+ * taken: a seq rot moved off its stream's next is left alone, since a stream
+ * pushed ahead would leave a gap no peer fills.
  */
 function countSeqs(log: OpLog, entries: readonly LogEntry[], self: string | undefined): void {
   for (const { op, flags } of entries) {
@@ -198,7 +199,10 @@ function countSeqs(log: OpLog, entries: readonly LogEntry[], self: string | unde
     if (!sealed && self !== undefined && op.origin !== self) continue;
     if (op.seq !== (sealed ? log.sealedSeq : (log.vector[opStreamKey(op)] ?? 0)) + 1) continue;
     if (sealed) log.sealedSeq = op.seq;
-    else advanceVector(log.vector, op);
+    else {
+      advanceVector(log.vector, op);
+      advanceVector(log.raised, op);
+    }
   }
 }
 

@@ -25,6 +25,7 @@ function adopt(log: OpLog, index: LogIndex): void {
   log.heldLost = index.heldLost ?? 0;
   log.sealedSeq = Number.isSafeInteger(index.sealedSeq) ? (index.sealedSeq as number) : 0;
   log.chain = log.sealedChain = index.chain ?? '';
+  log.raised = { ...index.raised };
 }
 
 /**
@@ -95,7 +96,8 @@ async function loadSegments(log: OpLog, read: ReadFile, options: OpLogOptions): 
 /**
  * index.json's vector checked against the sealed part it covers: it is the
  * counts that part's ops and granted advances make (a seal advances it by
- * them alone, as here; a REWOUND moves the log's vector, not index.json's),
+ * them alone, as here; what no op shows, a REWOUND's move or the seqs of a
+ * batch left out, index.json keeps apart in `raised`),
  * and index.json carries no checksum. A count rotted up left this node's
  * own stream a gap no peer can fill (every later write of it refused as
  * one), or a peer's ops skipped as duplicates; rotted down, a seq signed
@@ -148,6 +150,29 @@ function countOf(v: Vector, k: string): number {
  */
 function canBeStream(k: string): boolean {
   return !(keyOrigin(k) in Object.prototype);
+}
+
+/**
+ * The highest count `raised` may hold: a REWOUND moves a stream that far at
+ * most (MAX_REWIND), so no node reaches it, and a stream there still has seqs.
+ */
+const MAX_RAISED = 2 ** 52;
+
+/**
+ * index.json's `raised` counts taken into the vector, after checkVector
+ * (which judges the vector by the sealed ops: no op shows these). They are
+ * this node's streams alone (a REWOUND moves no other; a batch left out
+ * counts no peer's op): a count of another stream would skip that peer's
+ * ops as had, and one past MAX_RAISED would leave the stream no seq to sign,
+ * so either (a rotted key or digit: index.json has no checksum) is reported
+ * and dropped.
+ */
+function takeRaised(log: OpLog, options: OpLogOptions): void {
+  const { self } = options;
+  const wrong = Object.keys(log.raised).filter((k) => log.raised[k] > MAX_RAISED || (self !== undefined && keyOrigin(k) !== self));
+  for (const k of wrong) delete log.raised[k];
+  if (wrong.length > 0) report(options, INDEX_FILE, `log/index.json: its raised counts of ${wrong.slice(0, 3).join(', ')} are none this node could have made (another node's stream, or past 2^52): left out`);
+  raiseVector(log.vector, log.raised);
 }
 
 /**
@@ -215,6 +240,7 @@ export async function loadLog(log: OpLog, options: OpLogOptions): Promise<LogEnt
   const read = readThrough(backend, journal);
   const sealed = await loadSegments(log, read, options);
   checkVector(log, sealed, options);
+  takeRaised(log, options);
   const tail = await loadOpen(log, open, read, sealed);
   await sweepSegments(log, options, sealed.to);
   return tail;

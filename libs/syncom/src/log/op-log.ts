@@ -10,7 +10,7 @@ import { type Retention, retentionOf } from './retention';
 import { FLAG_GRANTED } from './flags';
 import { HeadWakes } from './head-wakes';
 import { sealBatches, dropSegments, scrubFiles } from './seal';
-import { advanceVector, raiseVector } from './vector';
+import { advanceVector, raiseVector, setVectorKey } from './vector';
 import { ScopePositions } from './scope-positions';
 
 export { chainBlock } from './files';
@@ -74,6 +74,13 @@ export class OpLog {
   vector: Vector = {};
   /** What the sealed part of the log covers (index.json's vector). */
   sealedVector: Vector = {};
+  /**
+   * Counts the vector holds past every op the log's files show, kept in
+   * index.json's `raised` at every write of it: this node's seqs a batch
+   * left out at open used (load-open.ts), a stream a REWOUND moved (raise).
+   * Once a seal or a restart forgets them, this node signs those seqs again.
+   */
+  raised: Vector = {};
   /**
    * The highest seq of this node's sealed stream (GUAR-19). Sealed ops run in
    * a stream of their own that no vector holds, so they never show in hello
@@ -289,14 +296,26 @@ export class OpLog {
 
   /**
    * Seal recorded batches, rollAfter at a time, while that many wait (all of
-   * them, on close: then the file kept open for appends is let go too); apply retention.
+   * them, on close: then the file kept open for appends is let go too, once
+   * the index.json writes asked for have landed); apply retention.
    */
   async maybeSeal(all = false): Promise<void> {
     try {
       await this.sealWhileDue(all);
     } finally {
-      if (all) await this.files.close();
+      if (all) await this.indexTurn.then(() => this.files.close());
     }
+  }
+
+  /**
+   * Move a stream past what the log holds of it, no op of it logged (a
+   * REWOUND, LOG-23); resolves once index.json keeps the move.
+   * @throws the backend's error when index.json cannot be written (the move stands in memory).
+   */
+  async raise(key: string, seq: number): Promise<void> {
+    if (!(this.raised[key] >= seq)) setVectorKey(this.raised, key, seq);
+    if (!(this.vector[key] >= seq)) setVectorKey(this.vector, key, seq);
+    await this.writeIndex(this.sealedVector);
   }
 
   /**
@@ -327,11 +346,27 @@ export class OpLog {
     }
   }
 
-  /** Write index.json with the vector covering the sealed part. */
-  async writeIndex(vector: Vector): Promise<void> {
+  /** index.json's writes, one at a time: a seal's and a raise's may be asked for together. */
+  private indexTurn: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Write index.json with the vector covering the sealed part, as the log
+   * (and `vector`, read then) stands when its turn comes: a write asked for
+   * earlier never lands after a later one, which would unlist a segment.
+   */
+  writeIndex(vector: Vector): Promise<void> {
+    const run = this.indexTurn.then(() => this.writeIndexNow(vector));
+    this.indexTurn = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeIndexNow(vector: Vector): Promise<void> {
+    // A count the sealed part's ops show now needs no keeping apart.
+    for (const k of Object.keys(this.raised)) if (this.sealedVector[k] >= this.raised[k]) delete this.raised[k];
+    const raised = Object.keys(this.raised).length > 0 ? { ...this.raised } : undefined;
     const index: LogIndex = {
       epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs, heldLost: this.heldLost, chain: this.sealedChain,
-      sealedSeq: this.sealedSeq || undefined,
+      sealedSeq: this.sealedSeq || undefined, raised,
     };
     const text = JSON.stringify(index);
     const { backend, durable } = this.options;

@@ -14,6 +14,7 @@ import { platform } from '../platform';
 import { helloProofText } from '../op/sign';
 import { SignedOut } from './signed-out';
 import { setVectorKey } from '../log/vector';
+import { SyncomError } from '../errors';
 
 /**
  * The furthest a REWOUND moves an own stream: 2^52, half the seqs a stream
@@ -204,15 +205,21 @@ export class Replica {
 
   /**
    * Move an own stream past what a host holds of it (REWOUND, LOG-23): nothing
-   * minted after collides with what the host has.
+   * minted after collides with what the host has. The move is made at once;
+   * the promise resolves once log/index.json keeps it, so that a restart
+   * before the next own write does not sign the host's seqs again. A failed
+   * write of it is reported (IO_ERROR), and the promise resolves all the same.
    * @throws RangeError for a seq canRaiseOwnStream refuses (the caller checks a host's claim first).
    */
-  raiseOwnStream(key: string, seq: number): void {
+  raiseOwnStream(key: string, seq: number): Promise<void> {
     if (!this.canRaiseOwnStream(seq)) throw new RangeError(`an own stream cannot be moved to ${seq}: no seq would follow it`);
-    setVectorKey(this.p.log.vector, key, seq);
+    const kept = this.p.log.raise(key, seq).catch((e: Error) => {
+      this.p.events.emit('error', new SyncomError('IO_ERROR', `log/index.json was not written (${e?.message}): a restart before the next own write forgets the REWOUND's move`, { cause: e }));
+    });
     this.nonce = newNonce();
     const { committer } = this.p;
     if (!((committer.pvec[key] ?? 0) >= seq)) setVectorKey(committer.pvec, key, seq);
+    return kept;
   }
 
   /** The committed records (the state a snapshot serves). */

@@ -230,7 +230,7 @@ export class Dialer implements Recoverable {
     this.recovery.greeted();
     this.feed.greeted();
     this.ctx.checkDrift(ans.node, ans.schema);
-    const checks = ownStreamChecks(replica, this.hv, rec.url, allowedFor(scopes));
+    const checks = await ownStreamChecks(replica, this.hv, rec.url, allowedFor(scopes));
     for (const e of checks.errors) this.report(e);
     if (checks.rewound) rec.cursor = null;
     this.ack();

@@ -37,13 +37,15 @@ export function othersOf(vector: Vector, id: string): Vector {
  * - the host lacks own ops the log no longer holds (UNDELIVERABLE, LOG-20).
  * Only the streams of the scopes the host is dialed for (`allowed`) are
  * compared: the host answers no others, and none of theirs go to it.
+ * Resolves once log/index.json keeps the streams' move: a restart after the
+ * REWOUND, before an own write, signs none of the host's seqs again.
  */
-export function ownStreamChecks(replica: Replica, hv: Vector, url: string, allowed: Set<string> | 'all' = 'all'): { errors: SyncomError[]; rewound: boolean } {
+export async function ownStreamChecks(replica: Replica, hv: Vector, url: string, allowed: Set<string> | 'all' = 'all'): Promise<{ errors: SyncomError[]; rewound: boolean }> {
   const id = replica.id;
   // Streams of scopes this host is not dialed for are neither pushed to it nor shown in its answer.
   const dialed = (k: string) => allowed === 'all' || allowed.has(keyScope(k));
   const errors: SyncomError[] = [];
-  const rewound = rewind(replica, hv, url, (k) => isOwnStream(k, id) && dialed(k), errors);
+  const rewound = await rewind(replica, hv, url, (k) => isOwnStream(k, id) && dialed(k), errors);
   // Joined streams never go to the node they came from: a host lacking them is no loss.
   const lost = undeliverable(replica, hv, (k) => (k === id || k.startsWith(`${id}@`)) && !k.includes('<') && dialed(k));
   if (lost > 0) errors.push(new SyncomError('UNDELIVERABLE', `${lost} own op(s) the host lacks are no longer in the log`, { url, count: lost }));
@@ -57,14 +59,14 @@ export function ownStreamChecks(replica: Replica, hv: Vector, url: string, allow
  * broken: BAD_ANSWER, and nothing moves. What a host claims below it is
  * taken on its word, as LOG-23 asks (docs/security.md, "What stays open").
  */
-function rewind(replica: Replica, hv: Vector, url: string, own: (k: string) => boolean, errors: SyncomError[]): boolean {
+async function rewind(replica: Replica, hv: Vector, url: string, own: (k: string) => boolean, errors: SyncomError[]): Promise<boolean> {
   const ahead = Object.entries(hv).filter(([k, n]) => own(k) && n > (replica.vector[k] ?? 0));
   const wild = ahead.filter(([, n]) => !replica.canRaiseOwnStream(n));
   if (wild.length > 0) {
     errors.push(new SyncomError('BAD_ANSWER', 'the host claims more of this node\'s streams than it could have written (past 2^52 seqs): its answer is not taken, no stream moves', { url, streams: Object.fromEntries(wild) }));
     return false;
   }
-  for (const [k, n] of ahead) replica.raiseOwnStream(k, n);
+  await Promise.all(ahead.map(([k, n]) => replica.raiseOwnStream(k, n)));
   if (ahead.length) {
     errors.push(new SyncomError('REWOUND', `the host holds ops of this node its log lacks (restored from a copy?): bootstrapping from ${urlLabel(url)}`, { url, streams: Object.fromEntries(ahead) }));
   }
