@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common'
 import { ConfigService } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
 import type { Socket } from 'socket.io';
-import { SyncomGateway } from 'syncom-nest';
+import { SampledLog, SyncomGateway } from 'syncom-nest';
 
 type Next = (error?: Error) => void;
 
@@ -64,6 +64,8 @@ export class HubSocketCap implements OnApplicationBootstrap {
     const max = this.config.get<number>('hub.limits.socketsPerToken') ?? 0;
     const server = this.modules.get(SyncomGateway, { strict: false }).server;
     if (max <= 0 || !server) return;
-    server.use(socketsPerToken(max, (s) => this.logger.warn(`refused a socket from ${s.handshake.address}: its token holds ${max} sockets already`)));
+    // Sampled: a token holder is refused as fast as it opens handshakes, and a line each let it grow the log at will.
+    const log = new SampledLog(this.logger);
+    server.use(socketsPerToken(max, (s) => log.warn('sockets per token', `refused a socket from ${s.handshake.address}: its token holds ${max} sockets already`)));
   }
 }

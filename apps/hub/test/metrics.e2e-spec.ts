@@ -1,9 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { join } from 'node:path';
 import { Storage } from 'syncom';
+import { newSigningKey } from 'syncom/testing';
 import { Apps, http, until } from '../../example-api/test/apps';
 import { createHub } from '../src/create-hub';
 import { hubConfigFromEnv } from '../src/hub.config';
+import { RawClient } from './raw-client';
 
 /** GET a url's text, with its status and content type. */
 async function scrape(url: string): Promise<{ status: number; type: string | null; text: string }> {
@@ -29,8 +31,8 @@ describe('apps/hub: GET /metrics (e2e)', () => {
     await apps.stopAll();
   });
 
-  async function hub(name: string, metrics: boolean) {
-    const app = await createHub({ port: 0, host: '127.0.0.1', path: join(apps.dir, name), tokens: ['t'], metrics }, false);
+  async function hub(name: string, metrics: boolean, opsPerPush?: number) {
+    const app = await createHub({ port: 0, host: '127.0.0.1', path: join(apps.dir, name), tokens: ['t'], metrics, ...(opsPerPush && { limits: { opsPerPush } }) }, false);
     hubs.push(app);
     const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     return { app, url, storage: app.get(Storage) };
@@ -66,6 +68,24 @@ describe('apps/hub: GET /metrics (e2e)', () => {
     expect(sample(page.text, 'syncom_peers_connected', { ...node, syncom_role: 'host' })).toBe(1);
     expect(sample(page.text, 'syncom_sync_lag', { ...node, syncom_role: 'host', syncom_peer: a.storage.id })).toBeGreaterThanOrEqual(0);
     await apps.stop(a);
+  });
+
+  it('OPT-16: a token holder greeting under 300 fresh node ids adds at most 256 peers to /metrics; the rest are counted as "(other)"', async () => {
+    const h = await hub('metrics-chosen-ids', true, 1);
+    const client = await RawClient.connect(`${h.url}/syncom`, 't');
+    const ids = 300;
+    for (let i = 0; i < ids; i++) {
+      const node = newSigningKey().node;
+      expect(await client.call('hello', { node, vector: {}, epoch: 'raw', schema: null, scopes: ['*'], token: 't' })).toMatchObject({ ok: true });
+      // Over SYNCOM_OPS_PER_PUSH: counted in syncom_ops_limited_total under the peer this hello claimed.
+      expect(await client.call('push', { ops: [0, 1] })).toMatchObject({ ok: false, error: { code: 'OPS_PER_PUSH' } });
+    }
+    client.close();
+    const lines = (await scrape(`${h.url}/metrics`)).text.split('\n').filter((l) => l.startsWith('syncom_ops_limited_total{'));
+    const peers = lines.map((l) => /syncom_peer="([^"]*)"/.exec(l)?.[1]);
+    expect(new Set(peers).size).toBe(257);
+    expect(sample(lines.join('\n'), 'syncom_ops_limited_total', { syncom_peer: '(other)' })).toBe(ids - 256);
+    expect(lines.some((l) => l.includes('otel_metric_overflow'))).toBe(false);
   });
 
   it('with metrics off (the default), there is no /metrics: 404', async () => {

@@ -24,6 +24,17 @@ const kindOf = (role: Role): SpanKind => (role === 'dialer' ? KIND.CLIENT : KIND
 /** The peer attribute: a dialer's url without its credentials (urlLabel); a node id is left as it is. */
 const peerOf = (peer: string): string => urlLabel(peer);
 
+/**
+ * Peers the counters name, at most: a host's peer is the node id its hello
+ * claims, which anyone who may greet picks afresh at each hello, and every
+ * label value a counter was given stays a series for good (in the SDK and at
+ * every scrape). Past it a peer is counted as '(other)'; those named first
+ * keep their series. 256 peers by the six reasons of syncom.ops.rejected stay
+ * within the SDK's default 2,000 series a metric, so its overflow series,
+ * which names no peer at all, is never reached.
+ */
+export const MAX_PEER_LABELS = 256;
+
 /** A counter that counts nothing, for telemetry off or no meter to be had. */
 const NOOP_COUNTER: Counter = { add() {} };
 
@@ -42,6 +53,8 @@ export class SyncTelemetry {
   private readonly applied: Counter;
   private readonly rejected: Counter;
   private readonly limitedOps: Counter;
+  /** The peers the counters named so far (MAX_PEER_LABELS). */
+  private readonly named = new Set<string>();
 
   constructor(options: TelemetryOptions | undefined, node: string) {
     this.base = { [ATTRS.node]: node };
@@ -108,13 +121,19 @@ export class SyncTelemetry {
       ['skew', r.skew], ['scope', r.outOfScope], ['invalid', r.invalid],
     ];
     for (const [reason, n] of reasons) {
-      if (n > 0) this.rejected.add(n, { ...this.base, [ATTRS.role]: o.role, [ATTRS.peer]: peerOf(o.peer), [ATTRS.reason]: reason });
+      if (n > 0) this.rejected.add(n, { ...this.base, [ATTRS.role]: o.role, [ATTRS.peer]: this.label(o.peer), [ATTRS.reason]: reason });
     }
   }
 
   /** A push page refused by a host's limit: counted by the host and by the dialer it refused. */
   limited(role: Role, peer: string, reason: string): void {
-    this.limitedOps.add(1, { ...this.base, [ATTRS.role]: role, [ATTRS.peer]: peerOf(peer), [ATTRS.reason]: reason });
+    this.limitedOps.add(1, { ...this.base, [ATTRS.role]: role, [ATTRS.peer]: this.label(peer), [ATTRS.reason]: reason });
+  }
+
+  /** A counter's peer label: the peer while fewer than MAX_PEER_LABELS were named, else '(other)'. */
+  private label(peer: string): string {
+    const named = this.named;
+    return named.has(peer) || (named.size < MAX_PEER_LABELS && named.add(peer)) ? peerOf(peer) : '(other)';
   }
 
   /** Register the gauges over a storage's state (read at collection only). */

@@ -12,13 +12,14 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * options and list() options checked, a page in hand not handed over twice after a reconnect), and
  * about 87.1 since a page or push waiting on a beforeApply that never answers is let go at stop and
  * close, 87.6 with the open-time damage checks of index.json's vector and of a file's parse cost, 88.5 with
- * OPFS errors at open as IO_ERROR, drift warnings sampled, rate buckets bounded and the hold of a stream. The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
- * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 89 KB.
+ * OPFS errors at open as IO_ERROR, drift warnings sampled, rate buckets bounded and the hold of a stream,
+ * 89.4 with seqs no op shows kept in index.json and peer labels of the counters bounded. The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
+ * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 90 KB.
  */
-const BUDGET_KB = 89;
+const BUDGET_KB = 90;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 89 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api and no error-code text, and stays within 90 KB gzipped', async () => {
     const bundle = await buildBrowserBundle('src');
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
