@@ -10,6 +10,7 @@ const moduleNameMapper = {
   '^syncom/testing$': '<rootDir>/../../libs/syncom/src/testing/index.ts',
   '^syncom/browser$': '<rootDir>/../../libs/syncom/src/browser.ts',
   '^syncom/socket.io$': '<rootDir>/../../libs/syncom/src/socket.io/index.ts',
+  '^syncom/host$': '<rootDir>/../../libs/syncom/src/host.ts',
   '^syncom-nest$': '<rootDir>/../../libs/syncom-nest/src/index.ts',
 };
 

@@ -20,11 +20,12 @@ export interface BrowserBundle {
  * `browser` export condition (its ES module build, dist/esm: `npm run build`
  * makes it), bundled by esbuild for the browser, minified, with
  * socket.io-client left to the app (external). Every export is kept, so this
- * is the bundle of an app that uses all of them. The TypeScript sources
- * bundle to the same bytes; the CommonJS build, which no bundler can shake,
- * to about a third more.
+ * is the bundle of an app that uses all of them. It dials and does not host:
+ * `host: true` adds `syncom/host`, what a page that hosts a unit imports.
+ * The TypeScript sources bundle to the same bytes; the CommonJS build, which
+ * no bundler can shake, to about a third more.
  */
-export async function buildBrowserBundle(from: 'esm' | 'src' = 'esm'): Promise<BrowserBundle> {
+export async function buildBrowserBundle(from: 'esm' | 'src' = 'esm', o: { host?: boolean } = {}): Promise<BrowserBundle> {
   // The unit test bundles the sources: a change that grows the bundle fails there before anyone rebuilds.
   const base = join(root, from === 'esm' ? 'libs/syncom/dist/esm' : 'libs/syncom/src');
   const ext = from === 'esm' ? 'js' : 'ts';
@@ -32,6 +33,7 @@ export async function buildBrowserBundle(from: 'esm' | 'src' = 'esm'): Promise<B
   const entry = [
     `export * from ${JSON.stringify(join(base, `browser.${ext}`))};`,
     `export * as socketIo from ${JSON.stringify(join(base, `socket.io/index.${ext}`))};`,
+    ...(o.host ? [`export * as host from ${JSON.stringify(join(base, `host.${ext}`))};`] : []),
   ].join('\n');
   const out = await build({
     stdin: { contents: entry, resolveDir: root, loader: 'ts', sourcefile: 'browser-bundle.ts' },
@@ -58,5 +60,8 @@ export function browserBundleSuite(_profile: Profile): Suite {
 }
 
 if (require.main === module) {
-  void buildBrowserBundle().then((b) => console.log(`browser bundle: ${(b.gzipBytes / 1024).toFixed(1)} KB gzipped, ${(b.bytes / 1024).toFixed(1)} KB minified`));
+  void (async () => {
+    const [b, h] = [await buildBrowserBundle(), await buildBrowserBundle('esm', { host: true })];
+    console.log(`browser bundle: ${(b.gzipBytes / 1024).toFixed(1)} KB gzipped, ${(b.bytes / 1024).toFixed(1)} KB minified; with syncom/host ${(h.gzipBytes / 1024).toFixed(1)} KB gzipped`);
+  })();
 }

@@ -3,6 +3,9 @@
  * and `syncom/browser` (browser.ts, the browser's). Each entry installs its
  * platform first, then adds its own backends and its ERROR_CODES (Node's
  * with each code's meaning, error-text.ts; the browser's without the text).
+ * The hosting side (the unit, its bounds and a gateway's limit helpers) is
+ * `syncom/host` (host.ts), which `syncom` re-exports and the browser's leaves
+ * to the app that hosts.
  */
 export { SyncomError, isSyncomError } from './errors';
 export { isSyncomErrorCode, MAX_REMOTE_CODE, remoteErrorCode } from './errors';
@@ -25,9 +28,9 @@ export { createSchema, provideSchemaPeers } from './schema';
 export type { Schema, SchemaInfo, SchemaOptions, SchemaPeers } from './schema';
 export { createMemoryLink, isSyncLink, LinkListeners, safely } from './link';
 export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, SubscribeOptions, Subscription, SyncLink } from './link';
-export { type SyncApi, SyncManager, SyncUnit, unitBounds } from './sync';
+export { type SyncApi, SyncManager } from './sync';
 export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, SyncEvents, UnitOptions } from './sync';
-export { type Authorized, authorizeFailed, authorizeVerdict, checkHello, checkLimits, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, endHostSessions, limitKey, MAX_IN_FLIGHT_FRAMES, PeerBuckets, TokenBucket } from './sync';
+export { type Authorized, checkHello, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, MAX_IN_FLIGHT_FRAMES } from './sync';
 export { ATTRS as TELEMETRY_ATTRS, installTelemetry, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry, urlLabel } from './telemetry';
 export type { OtelApi, PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';
 export {

@@ -7,6 +7,8 @@
  * speaks @opentelemetry/api once the app hands it in (`installTelemetry`).
  * Test tools stay with the tests, on Node: its memory backend is the disk
  * alone (no crash damage or fault injection) and it has no memory link.
+ * Hosting is `syncom/host`'s: a page that only dials carries no host unit,
+ * and storage.sync.unit() fails UNSUPPORTED until that module is imported.
  */
 // First: every module below runs on the platform this installs (the browser's).
 import './platform/web-install';
@@ -21,6 +23,8 @@ export type { OpfsBackendOptions } from './backend/opfs-backend';
 export { browserBackend } from './backend/opfs-browser';
 export type { BrowserBackend } from './backend/opfs-browser';
 export type { MemoryBackendOptions, MemoryDisk } from './backend/memory-backend';
+// The unit's type, for what storage.sync.unit() returns; its class comes with `syncom/host`.
+export type { SyncUnit } from './sync';
 
 /**
  * The in-process memory link (LINK-10) is a test tool, Node's: with its fault

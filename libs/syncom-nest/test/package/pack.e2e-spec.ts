@@ -127,7 +127,7 @@ describe('the packed syncom and syncom-nest in a fresh app', () => {
     tsc(dir);
   });
 
-  it('a bundler that honours the browser condition gets the ES module build from the tarball: syncom/browser with syncom/socket.io bundles to what the bench measures (the CommonJS build had been about a third larger)', async () => {
+  it('a bundler that honours the browser condition gets the ES module build from the tarball: syncom/browser with syncom/socket.io, and with syncom/host, bundles to what the bench measures (the CommonJS build had been about a third larger)', async () => {
     const dir = join(work, 'web');
     mkdirSync(dir, { recursive: true });
     installOffline(dir, { syncom: tarballs[0] });
@@ -142,6 +142,10 @@ describe('the packed syncom and syncom-nest in a fresh app', () => {
     const installed = await bundle(dir, "export * from 'syncom/browser'; export * as socketIo from 'syncom/socket.io';");
     const measured = (await buildBrowserBundle()).gzipBytes;
     expect(Math.abs(installed - measured)).toBeLessThan(512);
+    // syncom/host takes the browser condition too: a page that hosts gets the same module instances as syncom/browser.
+    const hosting = await bundle(dir, "export * from 'syncom/browser'; export * as socketIo from 'syncom/socket.io'; export * as host from 'syncom/host';");
+    expect(Math.abs(hosting - (await buildBrowserBundle('esm', { host: true })).gzipBytes)).toBeLessThan(512);
+    expect(hosting - installed).toBeGreaterThan(8 * 1024);
     const cjs = await bundle(dir, "export * from './node_modules/syncom/dist/browser.js'; export * as socketIo from './node_modules/syncom/dist/socket.io/index.js';");
     expect(cjs).toBeGreaterThan(installed * 1.15);
     // Every relative import of the ES module build names its file, as webpack 5 insists in a "type": "module" folder.

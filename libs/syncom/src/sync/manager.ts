@@ -12,7 +12,8 @@ import type { DialOptions } from './dial/options';
 import { newNodeRecord, nodeFile, type NodeRecord } from './dial/registry';
 import type { SyncEvents } from './events';
 import { gaugeSource } from './gauge-source';
-import { SyncUnit, type UnitOptions } from './host/unit';
+import type { SyncUnit, UnitOptions } from './host/unit';
+import { makeUnit } from './host-slot';
 
 export type { DialOptions };
 
@@ -107,11 +108,13 @@ export class SyncManager {
   /**
    * The unit a host mounts (HOST-1). It ends with the storage: close() ends
    * its sessions, feeds and pagings, and it answers every later call CLOSED.
-   * @throws SyncomError CLOSED once the storage's close() was called.
+   * Under `syncom/browser` it needs `import 'syncom/host'` first.
+   * @throws SyncomError CLOSED once the storage's close() was called; UNSUPPORTED
+   * in the browser entry when `syncom/host` was not imported.
    */
   unit(options: UnitOptions = {}): SyncUnit {
     this.assertOpen();
-    const u = new SyncUnit(this.ctx, options);
+    const u = makeUnit(this.ctx, options);
     this.units.add(u);
     return u;
   }
