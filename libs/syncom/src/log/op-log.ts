@@ -1,9 +1,10 @@
 import type { Backend } from '../backend/types';
 import type { Op, Vector } from '../op/types';
-import { FLAG_SEALED, packedJson, packOp } from '../op';
+import { FLAG_SEALED } from '../op';
 import { platform } from '../platform';
 import { formatEventId, parseEventId } from './event-id';
-import { batchFile, chainBlock, type EntryCipher, INDEX_FILE, INDEX_NEXT_FILE, type LogIndex, logFileText, type SegmentInfo } from './files';
+import { batchFile, chainBlock, type EntryCipher, logFileText, type SegmentInfo } from './files';
+import { fileEntriesText, unopenedIn, writeIndexFile } from './index-file';
 import { loadLog, type OpenBatch } from './load';
 import { OpenFiles } from './open-files';
 import { type Retention, retentionOf } from './retention';
@@ -262,25 +263,7 @@ export class OpLog {
    * written as it was read, but for those at `erase` (a purge's).
    */
   packText(entries: readonly ({ op: Op; flags?: number } | undefined)[], from?: number, erase?: ReadonlySet<number>): string {
-    const { cipher } = this.options;
-    const sealed = cipher !== undefined && entries.some((e) => e && (e.flags ?? 0) & FLAG_SEALED);
-    const unopened = from === undefined ? [] : this.unopenedIn(entries, from, erase);
-    if (!sealed && unopened.length === 0) return packedJson(entries);
-    const packed = entries.map((e) => (e ? packOp(e.op, e.flags ?? 0) : null));
-    const out = sealed ? (cipher as EntryCipher).seal(packed) : packed;
-    for (const [i, p] of unopened) out[i] = p;
-    return JSON.stringify(out);
-  }
-
-  /** The unopened entries among a file's holes: index in the file, and the entry as read. */
-  private unopenedIn(entries: readonly unknown[], from: number, erase?: ReadonlySet<number>): [number, unknown][] {
-    if (this.unopened.size === 0) return [];
-    const out: [number, unknown][] = [];
-    entries.forEach((e, i) => {
-      const p = e ? undefined : this.unopened.get(from + i);
-      if (p !== undefined && !erase?.has(from + i)) out.push([i, p]);
-    });
-    return out;
+    return fileEntriesText(this.options.cipher, entries, from === undefined ? [] : unopenedIn(this.unopened, entries, from, erase));
   }
 
   /** A packed entry as read from a file, its sealed payload decrypted (see packText). */
@@ -355,24 +338,9 @@ export class OpLog {
    * earlier never lands after a later one, which would unlist a segment.
    */
   writeIndex(vector: Vector): Promise<void> {
-    const run = this.indexTurn.then(() => this.writeIndexNow(vector));
+    const run = this.indexTurn.then(() => writeIndexFile(this, vector));
     this.indexTurn = run.catch(() => undefined);
     return run;
-  }
-
-  private async writeIndexNow(vector: Vector): Promise<void> {
-    // A count the sealed part's ops show now needs no keeping apart.
-    for (const k of Object.keys(this.raised)) if (this.sealedVector[k] >= this.raised[k]) delete this.raised[k];
-    const raised = Object.keys(this.raised).length > 0 ? { ...this.raised } : undefined;
-    const index: LogIndex = {
-      epoch: this.epoch, floor: this.floor, vector, segments: this.segments, ts: this.maxTs, heldLost: this.heldLost, chain: this.sealedChain,
-      sealedSeq: this.sealedSeq || undefined, raised,
-    };
-    const text = JSON.stringify(index);
-    const { backend, durable } = this.options;
-    // Where a write may tear, a copy first: a power cut tearing index.json leaves this one whole, and the load takes it.
-    if (backend.tornWrites === true) await backend.write(INDEX_NEXT_FILE, text, { durable });
-    await backend.write(INDEX_FILE, text, { durable });
   }
 
   /** Entries after position `after`, at most `limit` of them (holes skipped). */
