@@ -98,9 +98,13 @@ export class SyncomModule extends ConfigurableModuleClass implements OnApplicati
   async onApplicationShutdown(): Promise<void> {
     // Links closing now are no hubs lost.
     this.syncLog.stop();
-    // close() drains the committer: every write that resolved is logged (LIFE-24).
-    await this.storage.close();
-    forget(this.storage);
-    this.events.complete();
+    try {
+      // close() drains the committer: every write that resolved is logged (LIFE-24).
+      await this.storage.close();
+    } finally {
+      // A close that fails still ends the app's observers: their subscriptions and engine listeners went on otherwise.
+      forget(this.storage);
+      this.events.complete();
+    }
   }
 }

@@ -79,7 +79,8 @@ function feedAcks(peer: SocketPeer, sub: string, ms: number, feed: () => Subscri
  * out as acknowledged `changes:data` messages with their event id, a later
  * refusal or failure as `changes:error`, the end as `changes:end`. A refusal
  * the unit gives at once (428 before hello, 403 SCOPES) rejects, for the ack.
- * A feed that opened joins the socket to its scopes' rooms.
+ * A feed that opened, and is still the socket's when the unit's refusals are past, joins the socket to its
+ * scopes' rooms.
  * @throws SyncomError 429 TOO_MANY_FEEDS beyond maxFeeds, or the unit's refusal.
  */
 export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOptions): Promise<void> {
@@ -113,5 +114,7 @@ export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOp
     peer.dropFeed(sub, feed);
     throw early;
   }
-  if (!peer.closed) peer.joinRooms();
+  // Only a feed that is still the socket's: a hello in that macrotask ended it (and the rooms it would have
+  // joined) and greeted with other scopes, which joined now would hold the socket in rooms no feed of it reads.
+  if (peer.holdsFeed(sub, feed)) peer.joinRooms();
 }

@@ -117,6 +117,11 @@ export class SocketPeer {
     return true;
   }
 
+  /** Whether `feed` is still the socket's feed `sub` (no unsubscribe, re-hello or end took it meanwhile). */
+  holdsFeed(sub: string, feed: Subscription): boolean {
+    return !this.ended && this.feeds.get(sub) === feed;
+  }
+
   /** A subscriber joins `syncom:<scope>` for each scope its session carries. */
   joinRooms(): void {
     void this.socket.join(this.rooms());

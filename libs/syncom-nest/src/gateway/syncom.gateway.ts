@@ -31,6 +31,17 @@ import { SyncomUnreadInterceptor } from './unread.interceptor';
 /** How long a changes page waits for the subscriber's ack by default. */
 export const DEFAULT_ACK_TIMEOUT = 30_000;
 
+/** The most of a peer's node id a log line quotes: a syncom node id (a public key) is 43 characters, a hello's up to 128. */
+const MAX_LOGGED_NODE = 64;
+
+/**
+ * A node id as a log line gives it: the peer's own claim, JSON-quoted (a newline in it cannot forge a line)
+ * and cut to MAX_LOGGED_NODE characters.
+ */
+function loggedNode(node: string): string {
+  return node.length > MAX_LOGGED_NODE ? `${JSON.stringify(node.slice(0, MAX_LOGGED_NODE))}... (${node.length} characters)` : JSON.stringify(node);
+}
+
 /** One validation pipe per envelope (stateless, shared by every gateway class). */
 const helloPipe = new SyncomValidationPipe(HelloDto);
 const pushPipe = new SyncomValidationPipe(PushDto);
@@ -113,6 +124,11 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
   server?: Namespace;
   private readonly logger = new Logger('SyncomGateway');
   /**
+   * The gateway's lines about what any client provokes (connections, refusals), each kind at most once per
+   * interval with a count of those left out: a line per connection let anyone grow the log at their connection rate.
+   */
+  private readonly log = new SampledLog(this.logger);
+  /**
    * The one host unit every socket reaches, made with the gateway: options
    * it refuses (a maxInFlightFrames past what dialers accept, a pageSize of
    * 0) stop the app's start, where made at afterInit they were logged and the
@@ -157,7 +173,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     const bytes = maxMessageBytes(this.options.limits);
     applyMessageLimit(server, serverMessageBytes(server, this, bytes));
     const preAuth = preAuthBytesOf(this.options.preAuthBytes);
-    const log = new SampledLog(this.logger);
+    const log = this.log;
     // A greeted connection may hold its feeds' frames in flight, a frame past them and answers as READ_BACKLOG lets them queue: four times the connection's frame budget is past all of it.
     const after = 4 * (this.options.maxConnectionInFlightBytes ?? DEFAULT_CONNECTION_IN_FLIGHT_BYTES);
     const unread = { before: Math.max(PRE_AUTH_UNREAD_BYTES, 4 * preAuth), after, stallMs: this.options.readStallTimeout ?? DEFAULT_READ_STALL_MS };
@@ -200,7 +216,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     // Every hello first ends the session (the guard): until one succeeds, frames are held to the pre-auth bound
     // again, a refused one's too, whichever check refused it (the pipe's, the unit's).
     peer.sessionEnded = () => this.gate?.lower(socket);
-    this.logger.log(`peer connected: socket ${socket.id} from ${socket.handshake.address}`);
+    this.log.write('log', 'peer connected', `peer connected: socket ${socket.id} from ${socket.handshake.address}`);
     socket.once('disconnect', (reason: string) => {
       try {
         peer.close(this.unit);
@@ -208,9 +224,8 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
         // A listener that throws would take the server down with it.
         this.logger.error(`closing socket ${socket.id} failed`, error instanceof Error ? error.stack : String(error));
       }
-      // The node id is the peer's own claim: quoted, so that a newline in it cannot forge a log line.
-      const node = peer.context.node ? ` node ${JSON.stringify(peer.context.node)}` : '';
-      this.logger.log(`peer disconnected: socket ${socket.id}${node} (${reason})`);
+      const node = peer.context.node ? ` node ${loggedNode(peer.context.node)}` : '';
+      this.log.write('log', 'peer disconnected', `peer disconnected: socket ${socket.id}${node} (${reason})`);
     });
   }
 

@@ -233,4 +233,33 @@ describe('refusals at the socket.io gateway', () => {
     expect(lines.some((m) => m.startsWith('peer connected: socket'))).toBe(true);
     expect(lines).toContain(`refused hello from socket ${lines.find((m) => m.startsWith('peer connected'))?.split(' ')[3]}: 401 UNAUTHORIZED`);
   });
+
+  it('a flood of connections writes at most one connected and one disconnected line per 10 s, not one per connection', async () => {
+    const logger = new CaptureLogger();
+    hub = await startHub({ logger });
+    const namespace = hub.namespace();
+    const started = Date.now();
+    const n = 40;
+    for (let i = 0; i < n; i++) {
+      const socket = await raw(hub);
+      const remote = namespace.sockets.get(socket.id as string);
+      // The gateway's own disconnect listener came first: once this one ran, its line is written or left out.
+      const gone = new Promise((resolve) => remote?.once('disconnect', resolve));
+      await socket.timeout(5000).emitWithAck('hello', { ...HELLO, node: `flood-${i}` });
+      socket.disconnect();
+      await gone;
+    }
+    // At most one line of a kind per 10 s, whatever the machine's speed (a fast one writes exactly one of each).
+    const most = 1 + Math.floor((Date.now() - started) / 10_000);
+    const lines = logger.of('SyncomGateway');
+    const connected = lines.filter((m) => m.startsWith('peer connected: socket'));
+    const disconnected = lines.filter((m) => m.startsWith('peer disconnected: socket'));
+    expect(connected.length).toBeGreaterThanOrEqual(1);
+    expect(connected.length).toBeLessThanOrEqual(most);
+    expect(disconnected.length).toBeGreaterThanOrEqual(1);
+    expect(disconnected.length).toBeLessThanOrEqual(most);
+    // The first of each is as a quiet hub writes it.
+    expect(connected[0]).toMatch(/^peer connected: socket \S+ from \S+$/);
+    expect(disconnected[0]).toMatch(/^peer disconnected: socket \S+ node "flood-0" \(client namespace disconnect\)$/);
+  });
 });

@@ -1,6 +1,7 @@
+import type { Socket as ServerSocket } from 'socket.io';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import type { Storage } from 'syncom';
-import { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, messageLimitOf } from '../../src/gateway';
+import { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, messageLimitOf, peerOf } from '../../src/gateway';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { type TestHub } from '../helpers/hub';
 import { gatewayFixture } from '../helpers/fixture';
@@ -33,6 +34,54 @@ describe('rooms and message size at the socket.io gateway', () => {
     expect(remote.data).toEqual({ syncom: { node: 'raw-node', scopes: ['Doc', 'Note'] } });
     await socket.timeout(5000).emitWithAck('unsubscribe', { sub: 's1' });
     expect(await inRoom(hub, 'syncom:Doc')).toEqual([]);
+  });
+
+  /**
+   * `event` handed to the gateway as socket.io hands it an arriving message, once the next feed opened on
+   * `remote` is kept and before the gateway's one-macrotask wait for the unit's refusals ends: the order a
+   * message read in the same turn as the changes message gets. Resolves to its answer.
+   */
+  function whileFeedOpens(remote: ServerSocket, event: string, body: object): Promise<unknown> {
+    const peer = peerOf(remote);
+    const addFeed = peer.addFeed.bind(peer);
+    return new Promise((resolve) => {
+      peer.addFeed = (sub, feed) => {
+        peer.addFeed = addFeed;
+        addFeed(sub, feed);
+        (remote as unknown as { dispatch(event: unknown[]): void }).dispatch([event, body, resolve]);
+      };
+    });
+  }
+
+  const syncomRooms = (remote: ServerSocket) => [...remote.rooms].filter((r) => r.startsWith('syncom:'));
+
+  it('SCOPE-10 HOST-21 a hello that comes while a feed opens leaves the socket in no room: the feed ended with the old session', async () => {
+    hub = await startHub();
+    const socket = await raw(hub);
+    await socket.timeout(5000).emitWithAck('hello', HELLO);
+    const remote = hub.namespace().sockets.get(socket.id as string) as ServerSocket;
+    const ended = new Promise<unknown>((resolve) => socket.once('changes:error', resolve));
+    const rehello = whileFeedOpens(remote, 'hello', { ...HELLO, scopes: ['Other'] });
+    await expect(socket.timeout(5000).emitWithAck('changes', { sub: 's1' })).resolves.toEqual({ ok: true, value: null });
+    await expect(rehello).resolves.toMatchObject({ ok: true });
+    expect(await ended).toMatchObject({ sub: 's1', error: { code: 'HELLO_REQUIRED', status: 428 } });
+    expect([peerOf(remote).feedCount, peerOf(remote).context.scopes]).toEqual([0, ['Other']]);
+    expect(syncomRooms(remote)).toEqual([]);
+    // A feed of the new session joins its rooms as ever.
+    await expect(socket.timeout(5000).emitWithAck('changes', { sub: 's2' })).resolves.toEqual({ ok: true, value: null });
+    expect(syncomRooms(remote)).toEqual(['syncom:Other']);
+  });
+
+  it('SCOPE-10 a feed unsubscribed while it opens leaves the socket in no room', async () => {
+    hub = await startHub();
+    const socket = await raw(hub);
+    await socket.timeout(5000).emitWithAck('hello', HELLO);
+    const remote = hub.namespace().sockets.get(socket.id as string) as ServerSocket;
+    const unsubscribed = whileFeedOpens(remote, 'unsubscribe', { sub: 's1' });
+    await expect(socket.timeout(5000).emitWithAck('changes', { sub: 's1' })).resolves.toEqual({ ok: true, value: null });
+    await expect(unsubscribed).resolves.toEqual({ ok: true, value: null });
+    expect(peerOf(remote).feedCount).toBe(0);
+    expect(syncomRooms(remote)).toEqual([]);
   });
 
   it('SCOPE-10 SCOPE-11 a dialer registered for scope Doc is in the room syncom:Doc (delivery stays on its feed)', async () => {

@@ -88,7 +88,7 @@ describe('hostile: other namespaces and binary attachments', () => {
     expect(BY_HUB).toContain(await gone);
   });
 
-  it('HOST-3: a node id with a newline is quoted in the hub\'s log: it cannot forge a log line', async () => {
+  it('HOST-3: a node id with a newline is quoted in the hub\'s log, and cut: it cannot forge a log line nor lengthen one', async () => {
     const lines: string[] = [];
     let disconnected!: () => void;
     const gone = new Promise<void>((resolve) => { disconnected = resolve; });
@@ -100,12 +100,14 @@ describe('hostile: other namespaces and binary attachments', () => {
     const logged = await startHub({ options: { access: 'public' }, logger });
     try {
       const socket = await rawSocket(logged.url);
-      const node = 'n\n[Nest] 1  - 01/01/2026  LOG [Forged] a line the hub never wrote';
+      // The longest node id a hello may name (128 characters), its forged line within the part quoted.
+      const node = 'n\n[Nest] 1  - 01/01/2026  LOG [Forged] a line'.padEnd(128, '\u001b[2J');
       expect(await socket.timeout(10_000).emitWithAck('hello', { node, vector: {}, epoch: 'e', schema: null, scopes: ['*'] })).toMatchObject({ ok: true });
       socket.disconnect();
       await gone;
       const line = lines.find((l) => l.startsWith('peer disconnected')) as string;
-      expect(line).toContain(JSON.stringify(node));
+      expect(line).toContain(`node ${JSON.stringify(node.slice(0, 64))}... (128 characters) (client namespace disconnect)`);
+      expect(line).not.toContain(JSON.stringify(node.slice(0, 65)));
       expect(lines.every((l) => !l.includes('\n'))).toBe(true);
     } finally {
       await logged.close();

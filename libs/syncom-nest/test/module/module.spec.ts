@@ -205,6 +205,22 @@ describe('SyncomEvents', () => {
     await expect(firstValueFrom(events.error$.pipe(toArray()))).resolves.toEqual([]);
   });
 
+  it('every observable completes, and the engine listener goes, on a shutdown whose storage close() fails', async () => {
+    const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory' })]);
+    const { storage, events } = app.get(Consumer);
+    const completed: string[] = [];
+    events.change$.subscribe({ complete: () => completed.push('change$') });
+    events.error$.subscribe({ complete: () => completed.push('error$') });
+    expect(internals(storage).events.has('change')).toBe(true);
+    // A close that fails (the last seal's write refused): the app's shutdown reports it.
+    const close = jest.spyOn(storage, 'close').mockRejectedValueOnce(new Error('EIO: the last seal failed'));
+    await expect(app.close()).rejects.toThrow('EIO');
+    close.mockRestore();
+    expect(completed).toEqual(['change$', 'error$']);
+    expect(internals(storage).events.has('change')).toBe(false);
+    await storage.close();
+  });
+
   it('incompatible$ gives the engine\'s incompatible event: a peer that shares no wire version', async () => {
     const app = await boot([SyncomModule.forRoot({ path: path(), backend: 'memory' })]);
     const { storage, events } = app.get(Consumer);
