@@ -9,10 +9,13 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
  * load a script or send a note elsewhere; no other site may frame it (a
  * framed page could be clicked through by its host); a token in the page's
  * url (an old `?token=` link) is never sent as a Referer; a file is read as
- * the type the hub names, never sniffed.
+ * the type the hub names, never sniffed. The page builds its DOM from
+ * elements and text alone, so it may parse no string as markup (Trusted
+ * Types, where the browser has them): a sink added to it later throws
+ * rather than show a peer's note as HTML.
  */
 export const WEB_APP_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',

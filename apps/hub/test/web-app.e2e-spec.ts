@@ -52,13 +52,14 @@ describe('apps/hub: the web app at / (e2e)', () => {
     (await RawClient.connect(hub.syncomUrl, 't')).close();
   });
 
-  it('every file goes with a policy: its own origin only, never framed, no Referer, no sniffing; only assets/ is cached for good; no X-Powered-By', async () => {
+  it('every file goes with a policy: its own origin only, no string parsed as markup, never framed, no Referer, no sniffing; only assets/ is cached for good; no X-Powered-By', async () => {
     const hub = await hubs.start('headers', { webDir: dist });
     const [page, asset, other, health] = await Promise.all(['/', '/assets/app.js', '/robots.txt', '/health'].map((p) => get(`${hub.url}${p}`)));
     for (const res of [page, asset, other]) {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-security-policy')).toBe(WEB_APP_HEADERS['Content-Security-Policy']);
       expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy')).toContain("require-trusted-types-for 'script'; trusted-types 'none'");
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('x-frame-options')).toBe('DENY');

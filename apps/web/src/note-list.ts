@@ -1,4 +1,5 @@
 import { h } from './dom';
+import { BODY_CHARS, BRIEF_CHARS, LIST_CHARS, SHOWN, SHOWN_TAGS, TAG_CHARS, TITLE_CHARS } from './list-bounds';
 import type { Note } from './notes';
 
 /** What the list's controls do; each resolves once its write is in the local store (true) or failed (false, shown on the page). */
@@ -9,24 +10,16 @@ export interface NoteActions {
   remove(id: string): Promise<boolean>;
 }
 
-/** The most notes the list shows; a store bootstrapped from a busy hub may hold many more. */
-export const SHOWN = 500;
+/** How much of a note its item shows. */
+interface Bounds {
+  title: number;
+  body: number;
+  tags: number;
+}
 
-/**
- * The most tags a note shows, and the characters of each: a peer may put
- * thousands in one note, or a tag of megabytes, and every one shown is
- * elements, a listener and attributes (the rest are counted in a line).
- */
-export const SHOWN_TAGS = 50;
-export const TAG_CHARS = 100;
-
-/**
- * The most characters of a title and of a body the list shows: what the
- * form lets a user type (maxlength). A peer may write a title of megabytes,
- * which was laid out whole; the rest is counted in a line.
- */
-export const TITLE_CHARS = 500;
-export const BODY_CHARS = 100_000;
+const FULL: Bounds = { title: TITLE_CHARS, body: BODY_CHARS, tags: SHOWN_TAGS };
+/** A note past LIST_CHARS: the start of its title and body, its tags counted. */
+const BRIEF: Bounds = { title: BRIEF_CHARS, body: BRIEF_CHARS, tags: 0 };
 
 /** `text` cut to `max` characters, with how many were left out. */
 function cut(text: string, max: number): string {
@@ -63,24 +56,27 @@ class NoteItem {
     this.el = h('li', { 'data-testid': 'note-item', 'data-id': id, class: 'note' }, this.view, tagForm, buttons);
   }
 
-  update(note: Note): void {
+  /** Shows `note` within `bounds`; answers what it spent of LIST_CHARS. */
+  update(note: Note, bounds: Bounds): number {
     this.note = note;
     // Tags cut as they are shown. The key holds the note's own strings, compared by ===: a JSON text of it
     // copied every shown title and body at every refresh, megabytes a time when a peer wrote large notes.
-    const tags = note.tags.slice(0, SHOWN_TAGS).map((tag) => tag.slice(0, TAG_CHARS));
-    const key = [note.title, note.body, note.tags.length, ...tags];
+    const tags = note.tags.slice(0, bounds.tags).map((tag) => tag.slice(0, TAG_CHARS));
+    const key = [bounds, note.title, note.body, note.tags.length, ...tags];
     if (!same(key, this.shown)) {
       this.shown = key;
+      const more = note.tags.length - tags.length;
       this.view.replaceChildren(
-        h('h3', { 'data-testid': 'note-title-text' }, cut(note.title, TITLE_CHARS) || '(untitled)'),
-        h('p', { 'data-testid': 'note-body-text' }, cut(note.body, BODY_CHARS)),
+        h('h3', { 'data-testid': 'note-title-text' }, cut(note.title, bounds.title) || '(untitled)'),
+        h('p', { 'data-testid': 'note-body-text' }, cut(note.body, bounds.body)),
         h('ul', { class: 'tags' }, ...tags.map((tag, i) => this.tag(i, tag))),
-        h('span', { 'data-testid': 'tags-more', class: 'views', hidden: note.tags.length <= SHOWN_TAGS }, `and ${note.tags.length - SHOWN_TAGS} more tags`),
+        h('span', { 'data-testid': 'tags-more', class: 'views', hidden: more === 0 }, `${tags.length > 0 ? 'and ' : ''}${more} ${tags.length > 0 ? 'more ' : ''}tag${more === 1 ? '' : 's'}`),
         this.views,
       );
     }
     // A view counted by any peer changes this line alone, not the tags.
     this.views.textContent = `${note.views} view${note.views === 1 ? '' : 's'}`;
+    return Math.min(note.title.length, bounds.title) + Math.min(note.body.length, bounds.body) + tags.length * TAG_CHARS;
   }
 
   /**
@@ -113,9 +109,10 @@ export class NoteList {
       this.items.delete(id);
     }
     let prev: Element | null = null;
+    let left = LIST_CHARS;
     for (const note of notes) {
       const item = this.items.get(note.id) ?? this.add(note.id);
-      item.update(note);
+      left -= item.update(note, left > 0 ? FULL : BRIEF);
       const here: Element | null = prev ? prev.nextElementSibling : this.root.firstElementChild;
       if (here !== item.el) (prev ? prev.after(item.el) : this.root.prepend(item.el));
       prev = item.el;
