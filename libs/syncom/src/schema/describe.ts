@@ -1,4 +1,5 @@
 import { canonicalJson } from '../op';
+import { nestedClass } from './nested';
 import { loadSchemaPeers } from './peers';
 import type { RecordClass } from './types';
 import { platform } from '../platform';
@@ -11,12 +12,6 @@ export interface ConstraintDescription {
   constraints: unknown[];
   /** Present (true) only for `{ each: true }`, so plain constraints hash as `{ property, type, name, constraints }`. */
   each?: true;
-}
-
-/** A record type's canonical description: its constraints and its defaults. */
-export interface TypeDescription {
-  constraints: ConstraintDescription[];
-  defaults: Record<string, unknown>;
 }
 
 /** A constraint argument as JSON: a RegExp reads as its source, a function (a class) as a marker, so class names do not count. */
@@ -64,23 +59,88 @@ export function describeDefaults(cls: RecordClass): Record<string, unknown> {
   return out;
 }
 
-/** The description of one record type. @throws as {@link describeDefaults}. */
-export function describeType(cls: RecordClass): TypeDescription {
-  return { constraints: describeConstraints(cls), defaults: describeDefaults(cls) };
+/** Where a property's value goes: classes by their index in the schema's walk (record types' classes first). */
+export interface NestedDescription {
+  class?: number;
+}
+
+/** A record type's or a reached class's description; `defaults` null where a reached class's cannot be built. */
+export interface NestedClassDescription {
+  constraints: ConstraintDescription[];
+  defaults: Record<string, unknown> | null;
+  /** Present only where the class reaches other classes. */
+  nested?: Record<string, NestedDescription>;
+}
+
+/** A reached class's defaults: null where they cannot be built (a value of that class fails validation alike). */
+function nestedDefaults(cls: RecordClass): Record<string, unknown> | null {
+  try {
+    return describeDefaults(cls);
+  } catch {
+    return null;
+  }
 }
 
 /**
- * Hex SHA-256 of `canonicalJson({ version, typeField, types })`, each type by
- * its description: the same classes give the same hash in every build, a new
- * constraint or another default gives another, the class names never count.
+ * The record types described, and the classes they reach through `@Type`
+ * (nested, in arrays, in Maps; not a discriminator's subtypes: see
+ * nestedClass), each once however
+ * often it is reached, so a class referring to itself ends the walk there.
+ * A class is named by its index in the walk, never by its name: record
+ * types' classes first, by type name, then breadth first, each class's
+ * properties in sorted order. A reached class with no constraints and no defaults (a `Date`,
+ * an empty class: it has no `@ValidateNested` either, so nothing below it is
+ * checked) is left out, with the links to it; so a schema reaching no other
+ * class is described exactly as before nested classes counted (no `nested`,
+ * no `classes`), and its hash is unchanged.
+ *
+ * @throws as {@link describeDefaults}, for a record type's class.
+ */
+function describeSchema(types: ReadonlyMap<string, RecordClass>): { types: Record<string, NestedClassDescription>; classes: NestedClassDescription[] } {
+  const order: RecordClass[] = [];
+  const found: NestedClassDescription[] = [];
+  const index = new Map<RecordClass, number | undefined>();
+  const visit = (cls: RecordClass, record = false): number | undefined => {
+    if (!index.has(cls)) {
+      const d: NestedClassDescription = { constraints: describeConstraints(cls), defaults: record ? describeDefaults(cls) : nestedDefaults(cls) };
+      const empty = !record && d.constraints.length === 0 && d.defaults !== null && Object.keys(d.defaults).length === 0;
+      index.set(cls, empty ? undefined : found.push(d) - 1);
+      if (!empty) order.push(cls);
+    }
+    return index.get(cls);
+  };
+  const names = [...types.keys()].sort();
+  for (const name of names) visit(types.get(name)!, true);
+  const records = found.length;
+  // The walk appends the classes it reaches, so it ends once no new class turns up.
+  for (let i = 0; i < found.length; i++) {
+    const d = found[i];
+    const links: [string, NestedDescription][] = [];
+    for (const property of [...new Set([...d.constraints.map((c) => c.property), ...Object.keys(d.defaults ?? {})])].sort()) {
+      const target = nestedClass(order[i], property);
+      const to = target && visit(target);
+      const link: NestedDescription = {};
+      if (to !== undefined) link.class = to;
+      if (Object.keys(link).length > 0) links.push([property, link]);
+    }
+    // fromEntries makes own properties, a property named __proto__ included.
+    if (links.length > 0) d.nested = Object.fromEntries(links);
+  }
+  return { types: Object.fromEntries(names.map((name) => [name, found[index.get(types.get(name)!)!]])), classes: found.slice(records) };
+}
+
+/**
+ * Hex SHA-256 of `canonicalJson({ version, typeField, types, classes })`:
+ * each type by its description, and `classes` (present only when there are
+ * any) the classes its records reach through `@Type`, nested classes'
+ * constraints included (describeSchema). The same classes give the same hash
+ * in every build, a new constraint or another default (of a record type or of
+ * a class it reaches) gives another, the class names never count.
  *
  * @throws as {@link describeDefaults}.
  */
 export function schemaHash(version: number, typeField: string, types: ReadonlyMap<string, RecordClass>): string {
-  const described: Record<string, TypeDescription> = {};
-  for (const [name, cls] of types) {
-    Object.defineProperty(described, name, { value: describeType(cls), enumerable: true });
-  }
-  const text = canonicalJson({ version, typeField, types: described });
+  const { types: described, classes } = describeSchema(types);
+  const text = canonicalJson(classes.length > 0 ? { version, typeField, types: described, classes } : { version, typeField, types: described });
   return platform().sha256Hex(text);
 }

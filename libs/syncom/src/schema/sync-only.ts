@@ -1,29 +1,10 @@
+import { nestedClass } from './nested';
 import { loadSchemaPeers } from './peers';
 import type { RecordClass } from './types';
 
 /** An `async function` (or async method): what it returns is always a promise. */
 function isAsyncFunction(fn: unknown): boolean {
   return typeof fn === 'function' && /^\[object Async/.test(Object.prototype.toString.call(fn));
-}
-
-/**
- * The class a nested property's value becomes (class-transformer's `@Type`),
- * read by transforming an empty value as a write would; undefined where
- * there is none or it cannot be told.
- */
-function nestedClass(cls: RecordClass, property: string): RecordClass | undefined {
-  for (const probe of [{}, [{}]]) {
-    try {
-      const made = loadSchemaPeers().transformer.plainToInstance(cls, { [property]: probe }) as Record<string, unknown>;
-      const value = made[property];
-      const item: unknown = Array.isArray(value) ? value[0] : value;
-      const ctor = typeof item === 'object' && item !== null ? (item.constructor as unknown) : undefined;
-      if (typeof ctor === 'function' && ctor !== Object && ctor !== Array) return ctor as RecordClass;
-    } catch {
-      // A @Type or @Transform that refuses an empty value: its class cannot be told here.
-    }
-  }
-  return undefined;
 }
 
 /**

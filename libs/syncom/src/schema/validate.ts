@@ -10,14 +10,20 @@ export type ValidationMode = 'write' | 'update';
 /**
  * The constraint messages of class-validator's errors, one string each;
  * a nested property's message is prefixed with its parent's path ("author.name must be a string").
+ * A failed constraint without a message of its own (a custom constraint with
+ * no `message` or `defaultMessage`, where class-validator gives "") reads
+ * "<field>: <constraint name> failed", so every refusal says what refused it.
  */
 export function errorMessages(errors: ValidationError[], prefix = ''): string[] {
   const out: string[] = [];
   for (const error of errors) {
-    const messages = Object.values(error.constraints ?? {});
-    for (const message of messages) out.push(prefix + message);
+    const constraints = Object.entries(error.constraints ?? {});
+    for (const [name, message] of constraints) {
+      const said = typeof message === 'string' && message.trim() !== '';
+      out.push(said ? prefix + message : `${prefix}${error.property}: ${name} failed`);
+    }
     const children = error.children ?? [];
-    if (messages.length === 0 && children.length === 0) out.push(`${prefix}${error.property} is invalid`);
+    if (constraints.length === 0 && children.length === 0) out.push(`${prefix}${error.property} is invalid`);
     out.push(...errorMessages(children, `${prefix}${error.property}.`));
   }
   return out;
