@@ -30,7 +30,7 @@ export function makeUnit(ctx: SyncContext, options: UnitOptions): SyncUnit {
 function fallback(): MakeUnit {
   const node = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
   const load = node && typeof require === 'function' ? require : undefined;
-  if (!load) throw new SyncomError('UNSUPPORTED', "storage.sync.unit() needs the hosting side, which the browser entry leaves out: import 'syncom/host' once to add it");
+  if (!load) throw new SyncomError('UNSUPPORTED', 'storage.sync.unit() needs the hosting side, which the browser entry leaves out: import the syncom/host entry once to add it');
   load('../host-install');
   return make as MakeUnit;
 }
