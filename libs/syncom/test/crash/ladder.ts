@@ -5,6 +5,7 @@ import { FLAG_SEALED, streamKey } from '../../src/op';
 import { openOn, viewsOf } from '../log/helpers';
 import { records, seeded, until } from '../sync/helpers';
 import { distinctCrashes, type RunOptions } from './harness';
+import { CRASH_STRIDE, crashPoints, traced } from './points';
 
 /**
  * A sweep of one operation's I/O steps, by states: the calls are awaited one
@@ -125,11 +126,13 @@ export async function checkLadder(disk: MemoryBackend, l: Ladder, clean: Ladder,
 }
 
 /**
- * Count a clean run's I/O points, then crash at each in turn (every `stride`-th,
- * the last always), reopen each distinct disk the crash can leave (durable:
- * every damage; else a process crash alone) and check it (checkLadder).
- * `make` gives a fresh disk as the ladder starts from. Returns the problems
- * and the number of points.
+ * Count a clean run's I/O points, then crash at each point the sweep cuts
+ * (crashPoints: every one at CRASH_STRIDE=1, `npm run test:hunt`; else a
+ * seeded one in each run of half that stride, and the first and last point
+ * of every kind, as sweep-small.spec.ts cuts), reopen each distinct disk the
+ * crash can leave (durable: every damage; else a process crash alone) and
+ * check it (checkLadder). `make` gives a fresh disk as the ladder starts
+ * from. Returns the problems, the number of points and how many were cut.
  */
 export async function sweepLadder(o: {
   make: () => Promise<MemoryBackend>;
@@ -137,17 +140,18 @@ export async function sweepLadder(o: {
   options: RunOptions;
   /** Options of the reopen (default: the run's). */
   reopen?: RunOptions;
-  stride?: number;
   peer?: boolean;
-}): Promise<{ problems: string[]; total: number; clean: Ladder }> {
+}): Promise<{ problems: string[]; total: number; cut: number; clean: Ladder }> {
   const b0 = await o.make();
   const base = b0.opCount(IO_POINTS);
-  const clean = await climb(b0, o.calls, o.options);
+  const t = traced(b0);
+  const clean = await climb(t.backend, o.calls, o.options);
   const total = b0.opCount(IO_POINTS) - base;
+  // The traced kinds and the backend's counter must agree, or the points cut are not the kinds named.
+  if (t.kinds.length !== total) throw new Error(`traced ${t.kinds.length} I/O points, the backend counted ${total}`);
   const problems: string[] = [];
-  const stride = Math.max(1, o.stride ?? 1);
-  for (let k = 1; k <= total; k++) {
-    if ((k - 1) % stride !== 0 && k !== total) continue;
+  const points = crashPoints(t.kinds, Math.ceil(CRASH_STRIDE / 2));
+  for (const k of points) {
     const b = await o.make();
     b.crashAt(k, { ops: IO_POINTS });
     const l = await climb(b, o.calls, o.options);
@@ -157,5 +161,5 @@ export async function sweepLadder(o: {
       if (p) problems.push(p);
     }
   }
-  return { problems, total, clean };
+  return { problems, total, cut: points.length, clean };
 }
