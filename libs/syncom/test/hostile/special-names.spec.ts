@@ -1,5 +1,6 @@
 import { createMemoryBackend, createMemoryLink, open, type Storage, type SyncomError } from '../../src';
 import { checkHelloAnswer } from '../../src/sync/protocol/hello';
+import { type Backend, INDEX, store } from '../log/index-edits';
 
 /**
  * Names of Object.prototype's members (`__proto__`, `constructor`,
@@ -7,19 +8,6 @@ import { checkHelloAnswer } from '../../src/sync/protocol/hello';
  * an own key, and a read of an object used as a map must not find the
  * prototype's member in its place.
  */
-
-const INDEX = 'log/index.json';
-type Backend = ReturnType<typeof createMemoryBackend>;
-
-/** A closed store of two own writes; its backend and node id. */
-async function store(): Promise<{ backend: Backend; id: string }> {
-  const backend = createMemoryBackend();
-  const s = await open({ path: 's', backend });
-  await s.insert({ n: 1 });
-  await s.insert({ n: 2 });
-  await s.close();
-  return { backend, id: s.id };
-}
 
 /** index.json's vector with one more entry, as the file's text (JSON.parse makes `__proto__` an own key). */
 async function addIndexKey(backend: Backend, key: string, n: number): Promise<void> {

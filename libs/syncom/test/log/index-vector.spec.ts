@@ -1,6 +1,6 @@
-import { createMemoryBackend, open, type SyncomError } from '../../src';
+import { createMemoryBackend, open } from '../../src';
 import type { OpenOptions } from '../../src/storage/options';
-import type { Op } from '../../src/op/types';
+import { afterEdit, INDEX, store } from './index-edits';
 
 /**
  * log/index.json carries no checksum, and its vector was taken as it read.
@@ -11,41 +11,6 @@ import type { Op } from '../../src/op/types';
  * the sealed log holds: a count it shows otherwise is reported, and the
  * log's taken.
  */
-
-const INDEX = 'log/index.json';
-type Backend = ReturnType<typeof createMemoryBackend>;
-
-/** A closed store with two own writes sealed; returns the backend and the node id. */
-async function store(): Promise<{ backend: Backend; id: string }> {
-  const backend = createMemoryBackend();
-  const s = await open({ path: 's', backend });
-  await s.insert({ n: 1 });
-  await s.insert({ n: 2 });
-  await s.close();
-  return { backend, id: s.id };
-}
-
-/** Edit index.json, reopen, make one write; what open() reported and the op it made. */
-async function afterEdit(backend: Backend, edit: (index: Record<string, any>) => void, options: Partial<OpenOptions> = {}) {
-  const index = JSON.parse((await backend.read(INDEX)) as string) as Record<string, any>;
-  edit(index);
-  await backend.write(INDEX, JSON.stringify(index));
-  let s;
-  try {
-    s = await open({ ...options, path: 's', backend });
-  } catch (e) {
-    return { refused: e as SyncomError };
-  }
-  const seen: SyncomError[] = [...s.startupErrors];
-  s.on('error', (e) => seen.push(e));
-  let op: Op | undefined;
-  s.on('change', (o) => { op = o; });
-  await s.insert({ n: 3 });
-  const vector = { ...s.replica.vector };
-  await s.close();
-  const after = JSON.parse((await backend.read(INDEX)) as string) as { vector: Record<string, number> };
-  return { seen, op: op as Op, vector, index: after.vector };
-}
 
 describe('LOG-5: log/index.json whose vector rotted, the JSON still valid', () => {
   it("its own stream's count raised (2 -> 9) past what the log holds: reported or refused, never a gap in the node's own stream", async () => {
