@@ -5,6 +5,7 @@ import { SyncomIoAdapter } from 'syncom-nest';
 import type { Server } from 'node:http';
 import { type HubConfig, hubLimits } from './hub.config';
 import { HubModule } from './hub.module';
+import { allowedHosts, guardHosts } from './hub-hosts';
 import { hubSummary, hubWarnings } from './hub-summary';
 import { RedisIoAdapter } from './redis-io.adapter';
 import { SyncomError } from 'syncom';
@@ -75,6 +76,12 @@ export async function createHub(config: HubConfig, logger?: LoggerService | LogL
   try {
     app.useWebSocketAdapter(await ioAdapter(app, config));
     boundHttpServer(app.getHttpServer() as Server, hubLimits(config).maxConnections);
+    const hosts = allowedHosts(config);
+    if (hosts) {
+      // init attaches engine.io to the server: the Host check goes in front of it and express before anyone can connect.
+      await app.init();
+      guardHosts(app.getHttpServer() as Server, hosts);
+    }
     await app.listen(config.port, config.host ?? '127.0.0.1');
   } catch (e) {
     // The storage is open by now: close it (and the Redis clients) rather than leak them.

@@ -1,5 +1,6 @@
 import { scopeMap } from './hub-access';
 import { DEFAULT_SCOPE_FIELD, type HubConfig, hubLimits, hubSignatures, isLoopback } from './hub.config';
+import { allowedHosts } from './hub-hosts';
 
 const size = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`);
 
@@ -22,13 +23,19 @@ function originsPart(config: HubConfig): string {
   return listed.length === 0 ? 'browsers from this origin only' : `browsers from this origin and ${listed.join(', ')}`;
 }
 
+/** Which host names the hub answers for, where it checks them (a name not listed is refused 403). */
+function hostsPart(config: HubConfig): string {
+  const hosts = allowedHosts(config);
+  return hosts ? `; host names: IP addresses, localhost${hosts.map((h) => `, ${h}`).join('')} (SYNCOM_ALLOWED_HOSTS)` : '';
+}
+
 /** Who may connect, and how ops are checked: the first line of the summary. */
 function accessLine(config: HubConfig, url: string): string {
   const bound = scopeMap(config.tokenScopes).size;
   const tokens = config.tokens.length === 0
     ? 'tokens NOT required (open)'
     : `tokens required (${config.tokens.length}${bound > 0 ? `, ${bound} bound to scopes` : ''})`;
-  return `data ${config.path}; peers dial ${url}/syncom; ${tokens}; signatures ${hubSignatures(config) || 'off'}; scope field ${config.scopeField ?? DEFAULT_SCOPE_FIELD}; ${originsPart(config)}`;
+  return `data ${config.path}; peers dial ${url}/syncom; ${tokens}; signatures ${hubSignatures(config) || 'off'}; scope field ${config.scopeField ?? DEFAULT_SCOPE_FIELD}; ${originsPart(config)}${hostsPart(config)}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { MAX_IN_FLIGHT_FRAMES, nearestName } from 'syncom';
 import type { SyncomModuleOptions } from 'syncom-nest';
 import type { TokenScopes } from './hub-access';
 import { defaultWebDir, WEB_DIR_HOLDS_DATA, webDirServesData } from './web-app';
-import { badVariable, choiceVar, flagVar, intVar, list, type OriginList, originList, tokenList } from './hub-env';
+import { badVariable, choiceVar, flagVar, type HostList, hostList, intVar, list, type OriginList, originList, tokenList } from './hub-env';
 
 /** How the hub treats ops without a signature: 'require' refuses them (the hub's default), 'verify' takes them, false skips checks. */
 export type HubSignatures = 'require' | 'verify' | false;
@@ -71,6 +71,13 @@ export interface HubConfig {
    * another site cannot know one), none beyond the hub's own without.
    */
   allowedOrigins?: OriginList;
+  /**
+   * The host names (Host header) the hub answers HTTP requests and handshakes for beyond IP addresses, localhost,
+   * the hosts of allowedOrigins and HOST (SYNCOM_ALLOWED_HOSTS): '*' any, or names (`.example.com`: it and its
+   * subdomains). A DNS-rebinding page comes under a name of its own. Default: none beyond those on an open hub,
+   * any with tokens (a rebinding page cannot know one); set, it holds a hub with tokens too.
+   */
+  allowedHosts?: HostList;
   /** Signature mode of the hub's storage (SYNCOM_SIGNATURES); default 'require'. */
   signatures?: HubSignatures;
   /** The hub's limits; each one not given is HUB_LIMITS'. */
@@ -164,8 +171,8 @@ export const HUB_VARIABLES = [
   'SYNCOM_PATH', 'SYNCOM_TOKENS', 'SYNCOM_SIGNATURES', 'SYNCOM_OPS_PER_PUSH', 'SYNCOM_BYTES_PER_PUSH', 'SYNCOM_OPS_PER_SECOND',
   'SYNCOM_PURGES_PER_SECOND', 'SYNCOM_PAGE_SIZE', 'SYNCOM_PAGE_BYTES', 'SYNCOM_MAX_IN_FLIGHT_FRAMES', 'SYNCOM_IN_FLIGHT_BYTES',
   'SYNCOM_SOCKETS_PER_TOKEN', 'SYNCOM_FEEDS_PER_SOCKET', 'SYNCOM_MAX_CONNECTIONS', 'SYNCOM_MAX_INBOUND_BYTES', 'SYNCOM_PRE_AUTH_BYTES',
-  'SYNCOM_SCOPE_FIELD', 'SYNCOM_PROVE_NODES', 'SYNCOM_HEALTH_DETAIL', 'SYNCOM_METRICS', 'SYNCOM_ALLOWED_ORIGINS', 'SYNCOM_PEERS',
-  'SYNCOM_PEER_TOKEN', 'SYNCOM_REDIS_URL', 'SYNCOM_REDIS_TIMEOUT', 'SYNCOM_LOAD_PROBE', 'SYNCOM_LOAD_PROBE_GC', 'SYNCOM_WEB_DIR',
+  'SYNCOM_SCOPE_FIELD', 'SYNCOM_PROVE_NODES', 'SYNCOM_HEALTH_DETAIL', 'SYNCOM_METRICS', 'SYNCOM_ALLOWED_ORIGINS', 'SYNCOM_ALLOWED_HOSTS',
+  'SYNCOM_PEERS', 'SYNCOM_PEER_TOKEN', 'SYNCOM_REDIS_URL', 'SYNCOM_REDIS_TIMEOUT', 'SYNCOM_LOAD_PROBE', 'SYNCOM_LOAD_PROBE_GC', 'SYNCOM_WEB_DIR',
   'SYNCOM_LOG_FORMAT',
 ] as const;
 
@@ -247,13 +254,14 @@ function hostVar(env: NodeJS.ProcessEnv): string {
  * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
  * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_PROVE_NODES, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
- * SYNCOM_ALLOWED_ORIGINS, SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_REDIS_TIMEOUT, SYNCOM_LOAD_PROBE,
+ * SYNCOM_ALLOWED_ORIGINS, SYNCOM_ALLOWED_HOSTS, SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_REDIS_TIMEOUT, SYNCOM_LOAD_PROBE,
  * SYNCOM_LOAD_PROBE_GC, SYNCOM_WEB_DIR, SYNCOM_LOG_FORMAT.
  * @throws SyncomError HUB_CONFIG naming the first variable that does not parse.
  */
 export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
   const { tokens, tokenScopes } = tokenList(env);
   const allowedOrigins = originList(env);
+  const allowedHosts = hostList(env);
   const scopeField = env.SYNCOM_SCOPE_FIELD?.trim();
   const peerToken = env.SYNCOM_PEER_TOKEN?.trim();
   const host = hostVar(env);
@@ -271,6 +279,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     tokens,
     ...(tokenScopes.size > 0 && { tokenScopes }),
     ...(allowedOrigins !== undefined && { allowedOrigins }),
+    ...(allowedHosts !== undefined && { allowedHosts }),
     signatures: signaturesFromEnv(env),
     limits: limitsFromEnv(env),
     scopeField: scopeField || DEFAULT_SCOPE_FIELD,

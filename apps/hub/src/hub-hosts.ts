@@ -1,0 +1,103 @@
+import { Logger } from '@nestjs/common';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { SampledLog } from 'syncom-nest';
+import type { HubConfig } from './hub.config';
+
+/**
+ * The host name a Host header names (`[::1]` for an IPv6 address, lower case, a trailing dot dropped), or
+ * undefined when it is no host[:port]. A browser always sends a well-formed one, so a malformed one is refused.
+ */
+function hostNameOf(header: string): string | undefined {
+  const host = header.trim().toLowerCase();
+  const end = host.startsWith('[') ? host.indexOf(']') + 1 : host.includes(':') ? host.indexOf(':') : host.length;
+  if (end <= 0 || !/^(:\d*)?$/.test(host.slice(end))) return undefined;
+  const name = host.slice(0, end);
+  return name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name;
+}
+
+/**
+ * Whether a request whose Host header is `header` may be answered, given the names `allowed` (entries of
+ * SYNCOM_ALLOWED_HOSTS: a name, or `.domain` for it and its subdomains). A DNS-rebinding page reaches the hub
+ * under a name of the attacker's, which then resolves to the hub's address: its requests carry that name.
+ * IP addresses are always taken (no one can rebind them), and so are `localhost` and `*.localhost`, which
+ * browsers resolve to loopback themselves. A request without Host (HTTP/1.0) is no browser's and passes.
+ */
+export function hostAllowed(header: string | undefined, allowed: readonly string[]): boolean {
+  if (header === undefined) return true;
+  const name = hostNameOf(header);
+  if (name === undefined || name === '') return false;
+  if (name.startsWith('[')) return isIP(name.slice(1, -1)) === 6;
+  if (isIP(name) === 4 || name === 'localhost' || name.endsWith('.localhost')) return true;
+  return allowed.some((entry) => (entry.startsWith('.') ? name === entry.slice(1) || name.endsWith(entry) : name === entry));
+}
+
+/** An origin's host name, or undefined for one that does not parse (the gateway refuses such a config itself). */
+function originHost(origin: string): string | undefined {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The host names the hub answers for beyond IP addresses and localhost, or undefined when it answers for any:
+ * SYNCOM_ALLOWED_HOSTS, the hosts of SYNCOM_ALLOWED_ORIGINS and HOST when it is a name. Unset, a hub with tokens
+ * answers for any (a rebinding page cannot know a token); an open hub for those alone.
+ */
+export function allowedHosts(config: Pick<HubConfig, 'allowedHosts' | 'allowedOrigins' | 'tokens' | 'host'>): string[] | undefined {
+  const listed = config.allowedHosts;
+  if (listed === '*' || (listed === undefined && config.tokens.length > 0)) return undefined;
+  const origins = Array.isArray(config.allowedOrigins) ? config.allowedOrigins : [];
+  const bound = config.host && isIP(config.host) === 0 ? [config.host] : [];
+  const names = [...(listed ?? []), ...origins.map(originHost), ...bound].filter((h): h is string => !!h).map((h) => h.toLowerCase().replace(/(?<=.)\.$/, ''));
+  return [...new Set(names)];
+}
+
+/** The host name of a refused request, as the answer and the log show it: only host-name characters, cut short. */
+function shown(header: string | undefined): string {
+  return (hostNameOf(header ?? '') ?? '').replace(/[^a-z0-9._[\]:-]/g, '?').slice(0, 64);
+}
+
+/** The answer to a refused request: what to set, without echoing more of the Host header than its cut name. */
+function refusal(header: string | undefined): string {
+  return `403 Forbidden: this hub does not answer for the host name ${JSON.stringify(shown(header))} (DNS rebinding guard). `
+    + 'Its operator may allow it with SYNCOM_ALLOWED_HOSTS (comma-separated names, .example.com for a domain and its subdomains).\n';
+}
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/**
+ * Puts the Host check in front of everything the HTTP server answers: express (the web app, /health, /metrics)
+ * and engine.io (socket.io's handshakes, long-polling and WebSocket upgrades alike) listen on the same server,
+ * so the check takes their listeners and calls them only for a request it lets through. Call it once the app is
+ * initialised (engine.io attaches then) and before it listens. A refusal is a 403 with a line of plain text and
+ * a warning, sampled: a page can send requests as fast as it likes.
+ */
+export function guardHosts(server: Server, allowed: readonly string[]): void {
+  const log = new SampledLog(new Logger('Hub'));
+  const refused = (req: IncomingMessage): boolean => {
+    if (hostAllowed(req.headers.host, allowed)) return false;
+    log.warn('host', `refused a request for host ${JSON.stringify(shown(req.headers.host))} from ${req.socket.remoteAddress}: not an IP address, localhost nor in SYNCOM_ALLOWED_HOSTS (a DNS-rebinding page?)`);
+    return true;
+  };
+  const requests = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!refused(req)) return requests.forEach((l) => l.call(server, req, res));
+    const body = refusal(req.headers.host);
+    res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }).end(body);
+  });
+  const upgrades = server.listeners('upgrade') as UpgradeListener[];
+  server.removeAllListeners('upgrade');
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!refused(req)) return upgrades.forEach((l) => l.call(server, req, socket, head));
+    const body = refusal(req.headers.host);
+    // Node takes its error listener off an upgraded socket: a client that resets it would throw otherwise.
+    socket.on('error', () => socket.destroy());
+    socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}
