@@ -1,7 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryBackend, createMemoryLink, open, type Storage, type SyncomError } from '../../src';
 import { packOps } from '../../src/op';
-import { closeAll, dialer, hub, Net, records, until } from './helpers';
+import { closeAll, dialer, hub, Net, records, restoredNode, until } from './helpers';
 
 function errorsOf(s: Storage): { code: string; status?: number; count?: number }[] {
   const out: { code: string; status?: number; count?: number }[] = [];
@@ -169,20 +169,7 @@ describe('the dialing side', () => {
   });
 
   it('LOG-22 LOG-23 LOG-24 LOG-25: a directory restored from an older copy reports REWOUND, moves its streams past the host and loses nothing the host had', async () => {
-    const h = await hub();
-    const backend = createMemoryBackend();
-    const connect = () => createMemoryLink(h.unit);
-    let d = await open({ path: 'd', backend, sync: { connect } });
-    await d.sync.addNode({ url: 'memory://h', token: 't' });
-    const first = await d.insert({ n: 1 });
-    await until(async () => h.s.has(first), [h.s]);
-    await d.close();
-    const older = backend.snapshot();
-    d = await open({ path: 'd', backend, sync: { connect } });
-    const lost = await d.insert({ n: 2 });
-    await until(async () => h.s.has(lost), [h.s]);
-    await d.close();
-    const restored = createMemoryBackend({ from: older });
+    const { h, connect, restored, lost } = await restoredNode();
     const r = await open({ path: 'd', backend: restored, sync: { connect, autoStart: false } });
     const errs = errorsOf(r);
     const boots: unknown[] = [];

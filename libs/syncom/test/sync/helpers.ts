@@ -92,3 +92,21 @@ export async function records(s: Storage) {
 export async function closeAll(...ss: Storage[]) {
   for (const s of ss) await s.close().catch(() => undefined);
 }
+
+/** A node that wrote n:1 (seq 1) and n:2 (seq 2), both on the hub, and a copy of its directory from before n:2. */
+export async function restoredNode() {
+  const h = await hub();
+  const connect = () => createMemoryLink(h.unit);
+  const backend = createMemoryBackend();
+  let d = await open({ path: 'd', backend, sync: { connect } });
+  await d.sync.addNode({ url: 'memory://h', token: 't' });
+  const first = await d.insert({ n: 1 });
+  await until(async () => h.s.has(first), [h.s]);
+  await d.close();
+  const older = backend.snapshot();
+  d = await open({ path: 'd', backend, sync: { connect } });
+  const lost = await d.insert({ n: 2 });
+  await until(async () => h.s.has(lost), [h.s]);
+  await d.close();
+  return { h, connect, restored: createMemoryBackend({ from: older }), lost };
+}

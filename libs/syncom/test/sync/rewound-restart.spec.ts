@@ -1,7 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, createMemoryLink, open, type Storage, type SyncomError } from '../../src';
 import type { MemoryBackend } from '../../src/backend';
-import { closeAll, hub, until } from './helpers';
+import { closeAll, restoredNode, until } from './helpers';
 
 /**
  * A REWOUND (a directory restored from an older copy, LOG-22) moves this
@@ -12,23 +12,6 @@ import { closeAll, hub, until } from './helpers';
  * host already holds another op of.
  */
 
-/** A node that wrote n:1 (seq 1) and n:2 (seq 2), both on the hub, and a copy of its directory from before n:2. */
-async function restoredNode() {
-  const h = await hub();
-  const connect = () => createMemoryLink(h.unit);
-  const backend = createMemoryBackend();
-  let d = await open({ path: 'd', backend, sync: { connect } });
-  await d.sync.addNode({ url: 'memory://h', token: 't' });
-  const first = await d.insert({ n: 1 });
-  await until(async () => h.s.has(first), [h.s]);
-  await d.close();
-  const older = backend.snapshot();
-  d = await open({ path: 'd', backend, sync: { connect } });
-  const lost = await d.insert({ n: 2 });
-  await until(async () => h.s.has(lost), [h.s]);
-  await d.close();
-  return { h, connect, restored: createMemoryBackend({ from: older }), lost };
-}
 
 /** Open on `backend`, started or not; its sync errors collected. */
 async function openWith(backend: MemoryBackend, connect: () => ReturnType<typeof createMemoryLink>, autoStart: boolean): Promise<{ s: Storage; errors: SyncomError[] }> {
