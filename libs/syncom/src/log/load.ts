@@ -1,6 +1,7 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import { FLAG_SEALED } from '../op';
+import { isPrototypeOrigin } from '../op/shape';
 import { keyOrigin, opStreamKey, type Vector } from '../op/types';
 import { INDEX_FILE, LOG_DIR, type LogFile, type LogIndex, OPEN_DIR, parseLogFile, readIndexOf, type SegmentInfo, segmentFile, segmentFromName } from './files';
 import { loadOpen, readOps, report, RESTORE, type SealedPart, take, unreadable } from './load-open';
@@ -149,7 +150,7 @@ function countOf(v: Vector, k: string): number {
  * in every hello answer, and a `__proto__` there is no vector to a dialer.
  */
 function canBeStream(k: string): boolean {
-  return !(keyOrigin(k) in Object.prototype);
+  return !isPrototypeOrigin(k);
 }
 
 /**

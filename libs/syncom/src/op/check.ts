@@ -1,7 +1,7 @@
 import { isScopeName } from './scope-name';
 import { isMadeHere } from './made';
 import { isScrubbed } from './payload';
-import { FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH, valueShape } from './shape';
+import { FORBIDDEN_KEYS, isBase64url, isCount, isPlainObject, isPrototypeOrigin, isRemoval, isSafeRecord, isText, isVector, MAX_VALUE_DEPTH, valueShape } from './shape';
 import { Op, OP_TYPES, OpType } from './types';
 
 /** Why a peer's op was not taken; `code` is the SyncomError code to report. */
@@ -49,7 +49,7 @@ const RULES: readonly Rule[] = [
   // (__proto__, constructor, toString) would read as that member, so it is no origin. Nor may it
   // hold '@' or '<', which end an origin in a stream key (`origin@scope`, `key<from`): the origin
   // 'n@a' of a global op would run in node n's stream of scope a and take its seqs.
-  ['origin', true, (x) => isText(x, 128) && !/[@<]/.test(x as string) && !((x as string) in Object.prototype), "a string of 1-128 characters without '@' or '<', not a name of Object.prototype"],
+  ['origin', true, (x) => isText(x, 128) && !/[@<]/.test(x as string) && !isPrototypeOrigin(x as string), "a string of 1-128 characters without '@' or '<', not a name of Object.prototype"],
   ['seq', true, (x) => isCount(x, 1), 'a positive safe integer'],
   ['ts', true, (x) => isCount(x, 0), 'a non-negative safe integer'],
   ['type', true, isType, `one of ${OP_TYPES.join(', ')}`],
@@ -63,7 +63,7 @@ const RULES: readonly Rule[] = [
   ['meta', false, isSafeRecord, 'a plain object without __proto__, constructor or prototype'],
   ['key', false, isString, 'a string'],
   ['value', false, () => true, 'anything'],
-  ['vector', false, isVector, 'an object of non-negative safe integers'],
+  ['vector', false, isVector, 'an object of non-negative safe integers, no key of an origin named like a member of Object.prototype'],
   ['sig', false, (x) => isBase64url(x, 86), '86 characters of base64url'],
   ['digest', false, (x) => isBase64url(x, 43), '43 characters of base64url'],
   ['nonce', false, (x) => isBase64url(x, 22), '22 characters of base64url'],

@@ -1,3 +1,5 @@
+import { keyOrigin } from './types';
+
 /**
  * Shape predicates for data that came from outside (a peer, a log line): they
  * read with typeof and own keys only, so hostile values cannot run code.
@@ -84,11 +86,22 @@ export function isSafeRecord(value: unknown): value is Record<string, unknown> {
   return isPlainObject(value) && !FORBIDDEN_KEYS.some((key) => Object.hasOwn(value, key));
 }
 
-/** A version vector: a safe record of non-empty keys to non-negative safe integers. */
+/**
+ * Whether a stream key's origin (an origin, or what precedes its '@' or '<')
+ * names a member of Object.prototype (`__proto__`, `constructor`, `toString`,
+ * ...): no op runs in such a stream (op/check.ts refuses the origin), and
+ * where vectors are plain objects the key reads as that member. Every
+ * check of an origin or a vector key from outside asks this.
+ */
+export function isPrototypeOrigin(key: string): boolean {
+  return keyOrigin(key) in Object.prototype;
+}
+
+/** A version vector: a safe record of non-empty keys to non-negative safe integers, none of a stream no op runs in (isPrototypeOrigin). */
 export function isVector(value: unknown): value is Record<string, number> {
   if (!isSafeRecord(value)) return false;
   for (const key of Object.keys(value)) {
-    if (key.length === 0 || !isCount(value[key], 0)) return false;
+    if (key.length === 0 || !isCount(value[key], 0) || isPrototypeOrigin(key)) return false;
   }
   return true;
 }

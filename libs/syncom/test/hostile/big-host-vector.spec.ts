@@ -92,14 +92,25 @@ describe('hostile: a host vector of many streams', () => {
     await closeAll(d);
   });
 
-  it('LIFE-3: a host vector key named like an Object.prototype member counts as any other key (not NaN), and still costs no walk a page', async () => {
-    const { d, feed } = await bigHost({ constructor: 3, toString: 2, a: 1 });
-    expect(d.sync.peers()[0].incoming).toBe(6);
-    const keys = await walked(async () => {
-      for (let i = 1; i <= 20; i++) await feed.onData({ ops: [] }, `ep.${i}`);
-    });
-    expect(keys).toBe(0);
-    expect(walk(d, URL)).toEqual(kept(d, URL));
+  it('LIFE-3 PROTO-4: a host vector key named like an Object.prototype member (no op runs in its stream) refuses the hello: nothing is counted from it', async () => {
+    const fake: HostUnit = {
+      access: 'public',
+      async call(method) {
+        if (method === 'hello') return { node: 'fakehost', vector: { constructor: 3, toString: 2, a: 1 }, epoch: 'ep', floor: 0, schema: null, version: 1, versions: [1], caps: [] };
+        throw Object.assign(new Error('no'), { status: 404 });
+      },
+      subscribe() { throw new Error('never subscribed'); },
+      async *stream() {},
+      disconnect() {},
+    };
+    const net = new Net();
+    net.units.set(URL, fake);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    const refused = new Promise<string>((resolve) => d.sync.on('error', (e) => resolve(e.code)));
+    await d.sync.addNode({ url: URL, token: 't' });
+    expect(await refused).toBe('BAD_HELLO');
+    expect(Object.keys(dialerOf(d, URL).hv)).toEqual([]);
+    expect(d.sync.peers()[0].connected).toBe(false);
     await closeAll(d);
   });
 

@@ -3,6 +3,7 @@ import type { SyncLink } from '../../link/contract';
 import type { LogEntry } from '../../log/op-log';
 import { raiseVector } from '../../log/vector';
 import { FLAG_SEALED, packedBytes, packOps } from '../../op';
+import { isPrototypeOrigin } from '../../op/shape';
 import { joinedFrom, type Op, opStreamKey, type Vector } from '../../op/types';
 import type { PeerApplyResult } from '../../storage/peer';
 import { ATTRS, type SyncTelemetry, urlLabel } from '../../telemetry';
@@ -221,8 +222,8 @@ export function takePushAnswer(self: string, hv: Vector, acked: Vector, touched:
   const taken: Vector = {};
   if (typeof touched !== 'object' || touched === null) return taken;
   for (const [k, n] of Object.entries(touched)) {
-    // The host's word: a count, under a key that is no accessor of the object.
-    if (k !== '__proto__' && Number.isSafeInteger(n) && n >= 0) taken[k] = n;
+    // The host's word: a count, under a key of a stream an op can run in (none is an Object.prototype member's name).
+    if (!isPrototypeOrigin(k) && Number.isSafeInteger(n) && n >= 0) taken[k] = n;
   }
   raiseVector(hv, taken);
   ackOwn(self, hv, acked, taken);

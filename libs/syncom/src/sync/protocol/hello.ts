@@ -1,4 +1,5 @@
 import { isSyncomError, SyncomError } from '../../errors';
+import { isPrototypeOrigin } from '../../op/shape';
 import type { Vector } from '../../op/types';
 import type { SchemaInfo } from '../../schema';
 import { isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES } from './scopes';
@@ -46,8 +47,9 @@ export interface HelloAnswer {
 const isStr = (x: unknown, max = 1024): x is string => typeof x === 'string' && x.length > 0 && x.length <= max;
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
+/** Counts under keys of streams an op can run in: none of an origin named like an Object.prototype member (isPrototypeOrigin). */
 function isVector(x: unknown): x is Vector {
-  return isObj(x) && Object.entries(x).every(([k, v]) => k.length > 0 && k !== '__proto__' && Number.isSafeInteger(v) && (v as number) >= 0);
+  return isObj(x) && Object.entries(x).every(([k, v]) => k.length > 0 && !isPrototypeOrigin(k) && Number.isSafeInteger(v) && (v as number) >= 0);
 }
 
 function isSchema(x: unknown): x is SchemaInfo | null {
