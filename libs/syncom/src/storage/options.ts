@@ -18,7 +18,7 @@ export interface StorageHooks {
 
 /** open({ sync }) (Options): what the engine core reads, and the dialer's (DialOptions). */
 export interface SyncOptions extends Omit<DialOptions, 'hooks'> {
-  /** A record's scope, from its data (default: every record is '*'). */
+  /** A record's scope, from its data (default: every record is '*'); `data` has a null prototype, for a new record as for a held one. */
   scope?: (id: string, data: Record<string, unknown>) => string;
   retention?: { ops?: number; days?: number };
   /** How far ahead of this clock a peer's stamp may be, ms (default 24 h; Infinity disables). */

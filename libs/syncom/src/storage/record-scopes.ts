@@ -49,13 +49,18 @@ export class RecordScopes {
    * be a scope name (op/scope-name.ts: 1-128 characters, no '<'): a record's
    * data may come from a peer (a hub's scope is a field of it), and a name
    * holding '<' would read back from its stream keys as another scope.
+   * The function reads a null-prototype object whatever the record was: a
+   * write's data and a new record's fields (plain objects) are copied into
+   * one, as a live record's view (lazyRecord) is. Handed as they were, a
+   * function reading `data.toString` or asking `in` placed a record in one
+   * scope at its write and in another at its commit, and at a host.
    * @throws SyncomError INVALID_ARGUMENT when it gives no scope name (or whatever it throws).
    */
   scopeFor(id: string, data: Record<string, unknown>): string {
     if (!this.fn) return '*';
     let s: unknown;
     try {
-      s = this.fn(id, data);
+      s = this.fn(id, Object.getPrototypeOf(data) === null ? data : Object.assign(Object.create(null) as Record<string, unknown>, data));
     } catch (cause) {
       // The app's own throw, coded as a bad return is: a write fails with a code its caller can match.
       throw new SyncomError('INVALID_ARGUMENT', `the scope function threw for ${id}: ${String((cause as Error)?.message ?? cause).slice(0, 200)}`, { cause });
