@@ -80,10 +80,13 @@ describe('fs backend: small in-place writes on the main thread', () => {
   });
 
   it('after a slow main-thread write (a contended disk), the next writes go to the pool for a while', async () => {
+    // The clock the backend reads, moved 2 ms by each write: a slow write without a busy wait, and a pause that
+    // no load on the machine can run out before the next write.
+    let now = 1000;
+    jest.spyOn(performance, 'now').mockImplementation(() => now);
     const real = fs.writeFileSync;
     const write = jest.spyOn(fs, 'writeFileSync').mockImplementation((...a: Parameters<typeof fs.writeFileSync>) => {
-      const until = performance.now() + 2;
-      while (performance.now() < until);
+      now += 2;
       real(...a);
     });
     // A fresh module: a real write of an earlier test may have been slow on a loaded machine.

@@ -112,16 +112,13 @@ describe('signatures', () => {
     const ctx = await greet(h.unit, signing);
     await expect(push(h.unit, ctx, [signed])).rejects.toMatchObject({ code: 'BYTES_PER_PUSH', status: 413 });
     await expect(push(h.unit, ctx, [unsignedOf(signed)])).resolves.toMatchObject({ applied: 1 });
-    // Informative (SIG-29): signing and verifying cost well under a few ms an op (a loose bound; the bench reports the numbers).
+    // SIG-29: 200 ops signed and verified, one signature and one verification each; what that costs is the
+    // bench's to report (npm run bench), never a timed test's: a bound in ms fails on a loaded machine.
     const ops = Array.from({ length: 200 }, (_, i) => ({ ...unsignedOf(signed), seq: i + 1 }));
-    const t0 = process.hrtime.bigint();
     const many = ops.map((op) => signOp(op, internals(signing).keys.signPrivate));
-    const t1 = process.hrtime.bigint();
     const verdicts = await verifyOps(many);
-    const t2 = process.hrtime.bigint();
-    expect(verdicts.every((v) => v === 'ok')).toBe(true);
-    expect(Number(t1 - t0) / 1e6 / ops.length).toBeLessThan(2);
-    expect(Number(t2 - t1) / 1e6 / ops.length).toBeLessThan(5);
+    expect(verdicts).toEqual(ops.map(() => 'ok'));
+    expect(new Set(many.map((op) => op.sig)).size).toBe(ops.length);
     await closeAll(signing, plain, h.s);
   });
 });
