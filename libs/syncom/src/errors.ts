@@ -88,3 +88,13 @@ export function errorFromWire(error: unknown, fallback: (code: string) => string
   if (typeof src.challenge === 'string' && src.challenge.length <= 128) details.challenge = src.challenge;
   return new SyncomError(code, message, details);
 }
+
+/**
+ * An OS error (node:fs's, or a backend's fs-like one) met at `path`, as
+ * IO_ERROR naming the path, the error its cause: a code callers can match
+ * on, and a path an operator can go and look at. A SyncomError stays.
+ */
+export function ioError(path: string | undefined, cause: unknown): SyncomError {
+  if (cause instanceof SyncomError) return cause;
+  return new SyncomError('IO_ERROR', `${path === undefined ? '' : `${path}: `}${(cause as Error)?.message ?? String(cause)}`, { path, cause });
+}

@@ -1,4 +1,4 @@
-import { SyncomError } from './errors';
+import { ioError, SyncomError } from './errors';
 import { createMemoryBackend } from './backend/memory-backend';
 import type { Backend } from './backend/types';
 import type { BackendLock } from './backend/lock';
@@ -36,8 +36,9 @@ function backendOf(options: OpenOptions): Backend {
  * @throws SyncomError STORE_DAMAGED for damage it cannot go on past safely (a
  * key pair that lost its private half, or keys that do not match); the
  * message names the file and what to do.
- * @throws SyncomError IO_ERROR (node:fs, OPFS) for a file that cannot be read, such
- * as a directory in its place.
+ * @throws SyncomError IO_ERROR (node:fs, OPFS, memory) for a file that cannot be read, such
+ * as a directory in its place, or written before anything is open (format.json, the
+ * keys, the log's index, a folder: a read-only store, a full disk); the OS error its cause.
  * @example
  * const storage = await open({ path: 'data' });
  * const id = await storage.insert({ title: 'Draft' });
@@ -51,8 +52,18 @@ export async function open(options: OpenOptions): Promise<Storage> {
     return await openLocked(options, backend, lock);
   } catch (e) {
     await lock?.release().catch(() => undefined);
-    throw e;
+    throw osError(e) ? ioError((e as { path?: string }).path, e) : e;
   }
+}
+
+/**
+ * Whether `e` is an OS error (node:fs's, or a backend's fs-like one: a code and a syscall) that reached open()
+ * raw: a write open() makes before anything is open (the log's index, a repair of a damaged log). As IO_ERROR it
+ * is matched on as the reads' failures are; the path it names, where it names one, is the one given.
+ */
+function osError(e: unknown): boolean {
+  const x = e as { code?: unknown; syscall?: unknown } | null;
+  return !(e instanceof SyncomError) && typeof x?.code === 'string' && typeof x.syscall === 'string';
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ioError } from '../errors';
 import { lockedError } from './lock';
 import { checkPath } from './paths';
 import type { PathCheck } from './paths';
@@ -50,6 +51,9 @@ export interface MemoryHooks {
 
 const NO_HOOKS: MemoryHooks = { check: () => undefined, dead: false };
 
+/** The operations whose failures are IO_ERROR, as on node:fs. */
+const READS: ReadonlySet<MemoryOp> = new Set(['read', 'list', 'exists', 'mkdir']);
+
 function initialSnapshot(options: MemoryBackendOptions): MemorySnapshot | undefined {
   if (options.files === undefined) return options.from;
   const files = { ...options.from?.files };
@@ -75,8 +79,15 @@ export function createMemoryDisk(options: MemoryBackendOptions, hooks: MemoryHoo
   async function run<T>(op: MemoryOp, path: string, apply: (p: string) => T, check?: PathCheck): Promise<T> {
     const checked = checkPath(path, check);
     await pause();
-    hooks.check(op, checked);
-    return apply(checked);
+    try {
+      hooks.check(op, checked);
+      return apply(checked);
+    } catch (e) {
+      // As node:fs's backend (and OPFS's): a read, list, exists or mkdir failing is IO_ERROR naming the path, so a
+      // store's damage fails open() with a code on every backend. A write keeps its fs-like error, for its caller
+      // to wrap; and a crash (the process is dead) its ECRASH, which nothing past it reads.
+      throw READS.has(op) && !hooks.dead ? ioError(checked, e) : e;
+    }
   }
   // As node:fs: a durable write syncs its temp file before the rename, so a failed
   // fsync leaves the target untouched; an overwrite lands in place, then syncs.

@@ -16,6 +16,8 @@ export interface MemoryBackend extends MemoryDisk {
   crash(damage?: CrashDamage, seed?: number): MemoryBackend;
   /**
    * The k-th counted operation from now (1-based) fails with `code`; see FailAtOptions.
+   * A read, list, exists or mkdir so failed rejects with IO_ERROR naming the path, the
+   * error with `code` its cause, as the fs backend's do; any other with the error itself.
    * A failed 'fsync' of a write leaves the file as it was (the temp file is
    * dropped); of an overwrite or an `inPlace` write, the new bytes stay in place, not durable;
    * of an append, the file is cut back to what it held before (as the fs backend does).

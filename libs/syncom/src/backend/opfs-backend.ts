@@ -1,4 +1,4 @@
-import { SyncomError } from '../errors';
+import { ioError, SyncomError } from '../errors';
 import type { BackendLock } from './lock';
 import { findFile, hasEntry, listNames, mapError, opfsError, splitPath, walkDir } from './opfs-files';
 import type { OpfsDirectoryHandle, WebLockManager } from './opfs-types';
@@ -137,8 +137,7 @@ async function existsAt(root: Root, path: string): Promise<boolean> {
  * keep their fs-like errors: the committer wraps those, as it does node:fs's.
  */
 const readFailed = (path: string) => (e: unknown): never => {
-  if (e instanceof SyncomError) throw e;
-  throw new SyncomError('IO_ERROR', `${path}: ${(e as Error)?.message ?? String(e)}`, { path, cause: e });
+  throw ioError(path, e);
 };
 
 function lockStore(options: OpfsBackendOptions, base: string, path: string): Promise<BackendLock> {

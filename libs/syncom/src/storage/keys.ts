@@ -1,4 +1,4 @@
-import { isSyncomError, SyncomError } from '../errors';
+import { ioError, isSyncomError, SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import { INDEX_FILE, LOG_DIR, OPEN_DIR } from '../log/files';
 import { platform, type PemKeyPair, type PlatformKey } from '../platform';
@@ -137,6 +137,8 @@ async function registered(backend: Backend): Promise<boolean> {
  */
 async function pair(backend: Backend, kind: PairKind) {
   const { name, make } = kind;
+  // A key written before anything is open: its OS error (a read-only store, a full disk) is IO_ERROR naming the file.
+  const write = (path: string, pem: string) => backend.write(path, pem, { durable: true }).catch((e: unknown) => { throw ioError(path, e); });
   const pubPath = `${KEYS_DIR}/${name}-public.pem`;
   const privPath = `${KEYS_DIR}/${name}-private.pem`;
   let [pub, priv] = await Promise.all([backend.read(pubPath), backend.read(privPath)]);
@@ -153,8 +155,8 @@ async function pair(backend: Backend, kind: PairKind) {
     if (await hasLog()) throw damaged(privPath, `and ${pubPath} are missing beside the store's log: ${REMEDY[name]}`);
     const made = await make();
     // The private key first: a crash between the two leaves a public half made again from it.
-    await backend.write(privPath, made.privatePem, { durable: true });
-    await backend.write(pubPath, made.publicPem, { durable: true });
+    await write(privPath, made.privatePem);
+    await write(pubPath, made.publicPem);
     ({ publicPem: pub, privatePem: priv } = made);
   }
   if (priv === undefined) throw damaged(privPath, `is missing: ${REMEDY[name]}`);
@@ -162,11 +164,11 @@ async function pair(backend: Backend, kind: PairKind) {
   const half = await asDamage(halfOf(kind, privKey), privPath, REMEDY[name]);
   if (pub === undefined) {
     if (half === undefined) throw damaged(pubPath, `is missing: ${REMEDY[name]}`);
-    await backend.write(pubPath, (pub = half), { durable: true });
+    await write(pubPath, (pub = half));
   }
   // A public half that does not parse in a store with no log yet is made again from the private one, as a missing
   // one is (the first open cut while it wrote it); beside a log it is refused, and the message says how to mend it.
-  if (half !== undefined && !(await parses(pub, `${name}-public`)) && !(await hasLog())) await backend.write(pubPath, (pub = half), { durable: true });
+  if (half !== undefined && !(await parses(pub, `${name}-public`)) && !(await hasLog())) await write(pubPath, (pub = half));
   const pubKey = await asDamage(parse(pub, `${name}-public`), pubPath, `remove it, and open() makes it again from ${privPath}`);
   if ((await asDamage(halfOf(kind, pubKey), pubPath, REMEDY[name])) !== half) throw damaged(pubPath, `does not match ${privPath}: ${REMEDY[name]}`);
   return { pub: pubKey, priv: privKey };

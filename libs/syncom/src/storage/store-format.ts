@@ -1,4 +1,4 @@
-import { SyncomError } from '../errors';
+import { ioError, SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 
 /** The file at a store's root naming the format of its files: `{ "format": <n> }`, and only that, in every version. */
@@ -47,7 +47,11 @@ export function refuseNewerFormat(format: number | undefined): void {
   );
 }
 
-/** Write this version's format, where the store named none or an older one: before any file of its format is written. */
+/**
+ * Write this version's format, where the store named none or an older one: before any file of its format is written.
+ *
+ * @throws SyncomError IO_ERROR naming format.json where the write fails (a read-only store, a full disk), the OS error its cause.
+ */
 export async function writeStoreFormat(backend: Backend, durable: boolean): Promise<void> {
-  await backend.write(FORMAT_FILE, JSON.stringify({ format: STORE_FORMAT }), { durable });
+  await backend.write(FORMAT_FILE, JSON.stringify({ format: STORE_FORMAT }), { durable }).catch((e: unknown) => { throw ioError(FORMAT_FILE, e); });
 }

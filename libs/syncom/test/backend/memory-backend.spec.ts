@@ -53,13 +53,13 @@ describe('memory backend', () => {
     expect(order).toEqual(['a', 'b', 'a', 'b', 'a', 'b']);
   });
 
-  it('refuses a directory where a file is, like node:fs', async () => {
+  it('refuses a directory where a file is, like node:fs (a read or mkdir as IO_ERROR naming the path, a write with the fs-like error)', async () => {
     const disk = createMemoryBackend();
     await disk.write('f', 'x');
-    await expect(disk.mkdir('f')).rejects.toMatchObject({ code: 'EEXIST' });
-    await expect(disk.mkdir('f/g')).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(disk.mkdir('f')).rejects.toMatchObject({ code: 'IO_ERROR', path: 'f', cause: { code: 'EEXIST' } });
+    await expect(disk.mkdir('f/g')).rejects.toMatchObject({ code: 'IO_ERROR', path: 'f/g', cause: { code: 'ENOTDIR' } });
     await disk.mkdir('d');
     await expect(disk.write('d', 'x')).rejects.toMatchObject({ code: 'EISDIR' });
-    await expect(disk.read('d')).rejects.toMatchObject({ code: 'EISDIR' });
+    await expect(disk.read('d')).rejects.toMatchObject({ code: 'IO_ERROR', path: 'd', cause: { code: 'EISDIR' } });
   });
 });

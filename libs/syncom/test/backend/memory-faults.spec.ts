@@ -21,7 +21,7 @@ describe('memory backend: failAt', () => {
     const disk = createMemoryBackend();
     disk.failAt(1, { code: 'ENOSPC', persistent: true });
     await expect(disk.write('a', '1')).rejects.toMatchObject({ code: 'ENOSPC' });
-    await expect(disk.mkdir('d')).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(disk.mkdir('d')).rejects.toMatchObject({ code: 'IO_ERROR', path: 'd', cause: { code: 'ENOSPC' } });
     await expect(disk.overwrite('a', '2')).rejects.toMatchObject({ code: 'ENOSPC' });
     disk.clearFaults();
     await disk.write('a', '1');
@@ -33,7 +33,7 @@ describe('memory backend: failAt', () => {
     disk.failAt(2, { ops: ['read'] });
     await disk.write('b', 'y');
     expect(await disk.read('a')).toBe('x');
-    await expect(disk.read('a')).rejects.toMatchObject({ code: 'EIO' });
+    await expect(disk.read('a')).rejects.toMatchObject({ code: 'IO_ERROR', path: 'a', cause: { code: 'EIO' } });
     expect(await disk.read('a')).toBe('x');
   });
 
