@@ -160,8 +160,8 @@ function beforeApplyOf(storage: StorageParts): BeforeApply | undefined {
 async function decide(hook: BeforeApply | undefined, ops: Op[], via: Via, signal?: AbortSignal): Promise<boolean[] | undefined> {
   if (!hook) return ops.map(() => true);
   let gone!: () => void;
-  // One listener a page, taken off when it is decided: the signal (a host unit's) may outlive many.
-  const letGo = new Promise<false>((resolve) => signal?.addEventListener('abort', (gone = () => resolve(false))));
+  // One waiter a page, taken off when it is decided: the signal (a host unit's) may outlive many, and has many at once.
+  const letGo = new Promise<false>((resolve) => signal && waitersOf(signal).add((gone = () => resolve(false))));
   try {
     const out: boolean[] = [];
     for (const op of ops) {
@@ -172,8 +172,21 @@ async function decide(hook: BeforeApply | undefined, ops: Op[], via: Via, signal
     }
     return signal?.aborted ? undefined : out;
   } finally {
-    signal?.removeEventListener('abort', gone);
+    if (signal) waitersOf(signal).delete(gone);
   }
+}
+
+/** The pages waiting on each signal's abort: one listener a signal, not one a page (past 10 listeners Node warns of a leak). */
+const signalWaiters = new WeakMap<AbortSignal, Set<() => void>>();
+
+function waitersOf(signal: AbortSignal): Set<() => void> {
+  let set = signalWaiters.get(signal);
+  if (!set) {
+    const waiting = (set = new Set());
+    signalWaiters.set(signal, waiting);
+    signal.addEventListener('abort', () => waiting.forEach((w) => w()), { once: true });
+  }
+  return set;
 }
 
 /** What the schema's validator says of a peer's op on `entry` (undefined: nothing, or no validator). */

@@ -1,3 +1,4 @@
+import { getEventListeners, getMaxListeners } from 'node:events';
 import type { Op } from '../../src';
 import { internals } from '../../src/testing/internals';
 import { closeAll, dialer, hub, Net, node, records, until, within } from './helpers';
@@ -141,5 +142,35 @@ describe('a beforeConnect hook that never answers', () => {
     await turn();
     expect(net.links).toHaveLength(0);
     await closeAll(h.s);
+  });
+});
+
+describe('a host\'s slow beforeApply with many pushes waiting at once', () => {
+  it('HOST-1: the unit\'s signal takes a listener per page waiting, and no EventTarget leak warning follows', async () => {
+    const hook = hangingHook();
+    const h = await hub({}, { hooks: { beforeApply: hook.beforeApply } });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    const peers = await Promise.all(Array.from({ length: 12 }, () => node()));
+    const pushes: Promise<unknown>[] = [];
+    for (const p of peers) {
+      await p.insert({ from: p.id });
+      const ctx = {};
+      await h.unit.call('hello', helloOf(p, ['*'], { token: 't' }), ctx);
+      pushes.push(push(h.unit, ctx, opsOf(p)));
+    }
+    for (let i = 0; i < 200 && hook.answers.length < peers.length; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(hook.answers).toHaveLength(peers.length);
+    // Node warns (MaxListenersExceededWarning) once an EventTarget holds more listeners than its limit.
+    const signal = (h.unit as unknown as { ends: AbortController }).ends.signal;
+    expect(getMaxListeners(signal) === 0 || getMaxListeners(signal) >= getEventListeners(signal, 'abort').length).toBe(true);
+    await turn();
+    hook.answer(true);
+    await Promise.all(pushes);
+    await turn();
+    process.off('warning', onWarning);
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+    await closeAll(h.s, ...peers);
   });
 });
