@@ -87,7 +87,7 @@ export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr']
   const decoded = decodeAll(files, index.epoch, cipher, f);
   if (decoded.closed) f.warn('keys/', `${plural(decoded.closed, 'sealed op')} not checked: no seal key pair to open them`);
   checkSealedPart(decoded.ops, index, f);
-  checkIndexVector(decoded.ops, files, index, decoded, f);
+  checkIndexVector(decoded.ops, files, index, decoded, f, ownId);
   checkStreams(decoded.ops, ownId, f);
   const chain = checkChain(index, files, decoded, f);
   const counts = await checkSignatures(decoded.ops, createProgress(progressTo, 'verify', decoded.ops.length), f);

@@ -103,9 +103,9 @@ async function loadSegments(log: OpLog, read: ReadFile, options: OpLogOptions): 
  * own stream a gap no peer can fill (every later write of it refused as
  * one), or a peer's ops skipped as duplicates; rotted down, a seq signed
  * again once retention drops the ops that show it. Where the part is whole
- * and shows a stream's count (no floor yet, or an op of the stream still
- * held: seqs only grow along the log), the log's count is taken and the
- * file reported. One pass over the sealed entries, as the records' check makes.
+ * and shows a stream's count (no floor yet; past it, an op of the stream
+ * still held, and only upward but for this node's own streams), the log's
+ * count is taken and the file reported. One pass over the sealed entries, as the records' check makes.
  */
 function checkVector(log: OpLog, sealed: SealedPart, options: OpLogOptions): void {
   if (sealed.failed.length > 0) return;
@@ -119,8 +119,14 @@ function checkVector(log: OpLog, sealed: SealedPart, options: OpLogOptions): voi
     if (!(e.flags & FLAG_SEALED) && log.floor > 0) shown.add(opStreamKey(e.op));
     if (e.flags & FLAG_GRANTED && e.op.vector) raiseVector(counts, e.op.vector);
   }
+  // Past the floor a peer's count is only raised: a granted advance retention dropped may have counted more than
+  // its ops show, and a page judged before that advance landed may have logged lower seqs of it after. Only this
+  // node's own streams, logged in seq order, are lowered there too.
+  const own = (k: string) => options.self !== undefined && keyOrigin(k) === options.self;
+  const told = (k: string) => log.floor === 0 || !canBeStream(k)
+    || (shown.has(k) && (own(k) || countOf(log.sealedVector, k) < countOf(counts, k)));
   const wrong = [...new Set([...Object.keys(log.sealedVector), ...Object.keys(counts)])]
-    .filter((k) => countOf(log.sealedVector, k) !== countOf(counts, k) && (log.floor === 0 || shown.has(k) || !canBeStream(k)));
+    .filter((k) => countOf(log.sealedVector, k) !== countOf(counts, k) && told(k));
   if (wrong.length === 0) return;
   report(options, INDEX_FILE, `log/index.json: its vector is not the sealed log's (${wrong.slice(0, 3).map((k) => `${k}: ${countOf(log.sealedVector, k)}, log ${countOf(counts, k)}`)}): the log's taken`);
   for (const k of wrong) {
