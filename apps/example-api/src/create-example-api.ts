@@ -4,18 +4,21 @@ import { SyncomHttpFilter } from 'syncom-nest';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import type { ExampleConfig } from './example.config';
+import { allowedHostsOf, hostCheck } from './host-check';
 import { HttpErrorFilter } from './http-error.filter';
 import { verifyJsonDepth } from './json-depth';
 import { jsonOnlyWrites } from './json-only';
 
 /**
  * Starts the example app on config.port (0: any free port); returns the app.
- * Writes take JSON bodies only (jsonOnlyWrites; no urlencoded parser).
+ * Writes take JSON bodies only (jsonOnlyWrites; no urlencoded parser); a Host naming an unlisted DNS name is refused (hostCheck).
  * @throws Error when it cannot listen (a port taken), its storage closed first.
  */
 export async function createExampleApi(config: ExampleConfig, logger?: LoggerService | LogLevel[] | false): Promise<INestApplication> {
   // Nest's default parsers take urlencoded bodies too, which any site's HTML form can post: JSON alone here.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), { logger: logger ?? ['log', 'warn', 'error'], bodyParser: false, abortOnError: false });
+  // Before anything else: a DNS-rebinding page is same-origin, and its Host header alone tells it apart.
+  app.use(hostCheck(allowedHostsOf(config)));
   app.use(jsonOnlyWrites);
   // A note's body takes 100,000 characters (NoteDto), up to 6 bytes each as JSON text (\u escapes): 100 KB, body-parser's
   // default, refused a body of 60,000 accented characters with 413.

@@ -1,4 +1,4 @@
-import type { SyncomModuleOptions } from 'syncom-nest';
+import { allowedHostName, type SyncomModuleOptions } from 'syncom-nest';
 
 /** What the example app runs with (DESIGN: Links, apps and scripts). */
 export interface ExampleConfig {
@@ -13,6 +13,11 @@ export interface ExampleConfig {
    * which a hub whose tokens are bound to scopes holds every op to (OUT_OF_SCOPE otherwise).
    */
   scopeField?: string;
+  /**
+   * DNS names a request's Host may carry beyond IP addresses, localhost, *.localhost and HOST (ALLOWED_HOSTS: a name,
+   * or `.example.com` for it and its subdomains); '*': any. Unset: none beyond those.
+   */
+  allowedHosts?: string[] | '*';
   /** socket.io-client options of the link to the hub (tests shorten the reconnection delay). */
   io?: SyncomModuleOptions['io'];
 }
@@ -31,9 +36,24 @@ function portOf(env: NodeJS.ProcessEnv): number {
 }
 
 /**
+ * ALLOWED_HOSTS: `*` alone, or host names separated by commas (lower-cased, a trailing dot dropped); unset or empty: none.
+ * @throws Error naming ALLOWED_HOSTS and the first entry that is no host name (a port, a scheme, `*.x`).
+ */
+function allowedHostsVar(env: NodeJS.ProcessEnv): string[] | '*' {
+  const raw = env.ALLOWED_HOSTS ?? '';
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  if (entries.length === 1 && entries[0] === '*') return '*';
+  return entries.map((entry) => {
+    const host = allowedHostName(entry);
+    if (host === undefined) throw new Error(`ALLOWED_HOSTS=${JSON.stringify(raw)}: ${JSON.stringify(entry)} is no host name: expected * alone, or names (api.example, .example.com for a domain and its subdomains) separated by commas, without scheme or port`);
+    return host;
+  });
+}
+
+/**
  * From the environment: PORT (3000), HOST (0.0.0.0), SYNCOM_PATH (./data/example-api), SYNCOM_HUB, SYNCOM_TOKEN,
- * SYNCOM_SCOPE_FIELD ($type, as the hub's).
- * @throws Error naming PORT when it is no port (before anything is opened).
+ * SYNCOM_SCOPE_FIELD ($type, as the hub's), ALLOWED_HOSTS (none).
+ * @throws Error naming PORT when it is no port, or ALLOWED_HOSTS when it holds no host name (before anything is opened).
  */
 export function exampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
   return {
@@ -43,5 +63,6 @@ export function exampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Exam
     hub: env.SYNCOM_HUB || undefined,
     token: env.SYNCOM_TOKEN || undefined,
     scopeField: env.SYNCOM_SCOPE_FIELD?.trim() || undefined,
+    allowedHosts: allowedHostsVar(env),
   };
 }

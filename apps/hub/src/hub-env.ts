@@ -1,4 +1,5 @@
 import { SyncomError } from 'syncom';
+import { allowedHostName } from 'syncom-nest';
 
 /**
  * A variable of the hub's environment that does not parse: the hub exits before it opens anything.
@@ -130,9 +131,6 @@ export function originList(env: NodeJS.ProcessEnv, name = 'SYNCOM_ALLOWED_ORIGIN
 /** Host names an open hub answers for beyond IP addresses and localhost (SYNCOM_ALLOWED_HOSTS): every one, or a list. */
 export type HostList = string[] | '*';
 
-/** A host name, or a domain with a leading dot (`.example.com`: it and its subdomains); lower case, no port. */
-const HOST_NAME = /^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/;
-
 /**
  * SYNCOM_ALLOWED_HOSTS: `*`, or host names separated by commas (`hub.example`, `.example.com` for a domain and
  * its subdomains), lower-cased, a trailing dot dropped; set but empty: none beyond the defaults. Unset: undefined.
@@ -144,8 +142,8 @@ export function hostList(env: NodeJS.ProcessEnv, name = 'SYNCOM_ALLOWED_HOSTS'):
   const entries = list(raw);
   if (entries.length === 1 && entries[0] === '*') return '*';
   return entries.map((entry) => {
-    const host = entry.toLowerCase().replace(/(?<=.)\.$/, '');
-    if (!HOST_NAME.test(host)) throw badVariable(name, raw, `${JSON.stringify(entry)} is no host name: expected * alone, or names (hub.example, .example.com for a domain and its subdomains) separated by commas, without scheme or port`);
+    const host = allowedHostName(entry);
+    if (host === undefined) throw badVariable(name, raw, `${JSON.stringify(entry)} is no host name: expected * alone, or names (hub.example, .example.com for a domain and its subdomains) separated by commas, without scheme or port`);
     return host;
   });
 }

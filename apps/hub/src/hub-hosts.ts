@@ -2,36 +2,11 @@ import { Logger } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { SampledLog } from 'syncom-nest';
+import { hostAllowed, SampledLog, shownHost as shown } from 'syncom-nest';
 import type { HubConfig } from './hub.config';
 
-/**
- * The host name a Host header names (`[::1]` for an IPv6 address, lower case, a trailing dot dropped), or
- * undefined when it is no host[:port]. A browser always sends a well-formed one, so a malformed one is refused.
- */
-function hostNameOf(header: string): string | undefined {
-  const host = header.trim().toLowerCase();
-  const end = host.startsWith('[') ? host.indexOf(']') + 1 : host.includes(':') ? host.indexOf(':') : host.length;
-  if (end <= 0 || !/^(:\d*)?$/.test(host.slice(end))) return undefined;
-  const name = host.slice(0, end);
-  return name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name;
-}
-
-/**
- * Whether a request whose Host header is `header` may be answered, given the names `allowed` (entries of
- * SYNCOM_ALLOWED_HOSTS: a name, or `.domain` for it and its subdomains). A DNS-rebinding page reaches the hub
- * under a name of the attacker's, which then resolves to the hub's address: its requests carry that name.
- * IP addresses are always taken (no one can rebind them), and so are `localhost` and `*.localhost`, which
- * browsers resolve to loopback themselves. A request without Host (HTTP/1.0) is no browser's and passes.
- */
-export function hostAllowed(header: string | undefined, allowed: readonly string[]): boolean {
-  if (header === undefined) return true;
-  const name = hostNameOf(header);
-  if (name === undefined || name === '') return false;
-  if (name.startsWith('[')) return isIP(name.slice(1, -1)) === 6;
-  if (isIP(name) === 4 || name === 'localhost' || name.endsWith('.localhost')) return true;
-  return allowed.some((entry) => (entry.startsWith('.') ? name === entry.slice(1) || name.endsWith(entry) : name === entry));
-}
+/** hostAllowed (syncom-nest): whether a request's Host header names an IP address, localhost or an allowed name. */
+export { hostAllowed };
 
 /** An origin's host name, or undefined for one that does not parse (the gateway refuses such a config itself). */
 function originHost(origin: string): string | undefined {
@@ -54,11 +29,6 @@ export function allowedHosts(config: Pick<HubConfig, 'allowedHosts' | 'allowedOr
   const bound = config.host && isIP(config.host) === 0 ? [config.host] : [];
   const names = [...(listed ?? []), ...origins.map(originHost), ...bound].filter((h): h is string => !!h).map((h) => h.toLowerCase().replace(/(?<=.)\.$/, ''));
   return [...new Set(names)];
-}
-
-/** The host name of a refused request, as the answer and the log show it: only host-name characters, cut short. */
-function shown(header: string | undefined): string {
-  return (hostNameOf(header ?? '') ?? '').replace(/[^a-z0-9._[\]:-]/g, '?').slice(0, 64);
 }
 
 /** The answer to a refused request: what to set, without echoing more of the Host header than its cut name. */

@@ -20,3 +20,4 @@ export type { SocketWatch } from './storage.provider';
 export { SyncomEvents } from './events/syncom-events';
 export { SYNCOM_HTTP_STATUS, SyncomHttpFilter } from './http/syncom-http.filter';
 export { loggedMessage, loggedUrl, scrubbed, servedPeer, type ServedError } from './events/sync-logger';
+export { allowedHostName, hostAllowed, hostNameOf, shownHost } from './hosts';
