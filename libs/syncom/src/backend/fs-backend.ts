@@ -4,7 +4,7 @@ import { chmod, mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from
 import type { FileHandle } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { SyncomError } from '../errors';
+import { ioError, SyncomError } from '../errors';
 import { createAppender } from './fs-append';
 import { errorCode, readRegularFile } from './fs-errors';
 import { DIR_MODE, FILE_MODE } from './fs-modes';
@@ -101,21 +101,12 @@ export function createFsBackend(root: string): Backend {
   };
 }
 
-/**
- * An OS error where a read met what the layout does not hold (a directory in
- * a file's place or the reverse, EACCES, EIO): a code callers can match on,
- * and the path an operator can go and look at.
- */
-function readError(path: string, cause: unknown): SyncomError {
-  return new SyncomError('IO_ERROR', `${path}: ${(cause as Error)?.message ?? String(cause)}`, { path, cause });
-}
-
 async function readOrUndefined(file: string, checkSize: (bytes: number) => void): Promise<string | undefined> {
   try {
     return await readRegularFile(file, checkSize);
   } catch (e) {
-    if (e instanceof SyncomError) throw e;
-    throw readError(file, e);
+    // A read bound's refusal (a SyncomError) passes as it is; an OS error is IO_ERROR naming the path.
+    throw ioError(file, e);
   }
 }
 
@@ -301,7 +292,7 @@ async function removeLeftovers(dir: string, depth = 2): Promise<void> {
  */
 async function makeDir(dir: string, root: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: DIR_MODE }).catch((e: unknown) => {
-    throw readError(dir, e);
+    throw ioError(dir, e);
   });
   for (let d = dir; d !== root && d.startsWith(root); d = dirname(d)) await closeToOthers(d);
 }
@@ -335,13 +326,13 @@ async function listFiles(dir: string, linksListed = false): Promise<string[]> {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (e) {
     if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return [];
-    throw readError(dir, e);
+    throw ioError(dir, e);
   }
   if (linksListed) return entries.filter((d) => (d.isFile() || d.isSymbolicLink()) && !isTempName(d.name)).map((d) => d.name).sort();
   const link = entries.filter((d) => d.isSymbolicLink() && !isTempName(d.name)).sort((a, b) => (a.name < b.name ? -1 : 1))[0];
   if (link) {
     const path = join(dir, link.name);
-    throw readError(path, Object.assign(new Error(`${link.name} is a symbolic link, where the store keeps its own files: it is neither followed `
+    throw ioError(path, Object.assign(new Error(`${link.name} is a symbolic link, where the store keeps its own files: it is neither followed `
       + '(a write would land outside the store) nor skipped (its data would be left out); put the file itself there'), { code: 'ELOOP' }));
   }
   return entries.filter((d) => d.isFile() && !isTempName(d.name)).map((d) => d.name).sort();
@@ -353,6 +344,6 @@ async function existsAt(path: string): Promise<boolean> {
     return true;
   } catch (e) {
     if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return false;
-    throw readError(path, e);
+    throw ioError(path, e);
   }
 }

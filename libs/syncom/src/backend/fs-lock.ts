@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { SyncomError } from '../errors';
+import { ioError, SyncomError } from '../errors';
 import { type BackendLock, type LockHolder, lockedError } from './lock';
 import { errorCode, readRegularFile } from './fs-errors';
 import { DIR_MODE, FILE_MODE } from './fs-modes';
@@ -103,15 +103,10 @@ async function createExclusive(file: string, text: string): Promise<boolean> {
   }
 }
 
-/** An OS error met taking the lock, as IO_ERROR naming the path (the OS error its cause). */
-function ioError(path: string, e: unknown): SyncomError {
-  return new SyncomError('IO_ERROR', `${path}: ${(e as Error)?.message ?? String(e)}`, { path, cause: e });
-}
-
 /** The lock file's text; undefined when absent. Any other failure (a directory in its place) is IO_ERROR naming the path. */
 async function readOrUndefined(file: string): Promise<string | undefined> {
   return readRegularFile(file).catch((e: unknown) => {
-    throw new SyncomError('IO_ERROR', `${file}: ${(e as Error)?.message ?? String(e)}`, { path: file, cause: e });
+    throw ioError(file, e);
   });
 }
 
@@ -179,7 +174,7 @@ export async function lockDirectory(root: string): Promise<BackendLock> {
   const text = `${JSON.stringify(me)}\n`;
   // Held before the file exists: a concurrent open() in this process then sees a live holder, not a leftover.
   heldHere.add(me.token);
-  const holder = await take(file, text, 0).catch((e: unknown) => { heldHere.delete(me.token); throw e instanceof SyncomError ? e : ioError(file, e); });
+  const holder = await take(file, text, 0).catch((e: unknown) => { heldHere.delete(me.token); throw ioError(file, e); });
   if (holder) {
     heldHere.delete(me.token);
     throw lockedError(root, holder, me);

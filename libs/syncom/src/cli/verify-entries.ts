@@ -1,7 +1,7 @@
 import { formatEventId } from '../log/event-id';
 import type { EntryCipher, LogIndex } from '../log/files';
 import { FLAG_GRANTED } from '../log/flags';
-import { FLAG_SEALED, MAX_LOGGED_DEPTH, unpackEntry, unpackOp } from '../op/pack';
+import { FLAG_SEALED, FLAGS_SLOT, MAX_LOGGED_DEPTH, unpackEntry, unpackOp } from '../op/pack';
 import { keyOrigin, type Op, opStreamKey } from '../op/types';
 import type { Findings } from './findings';
 import type { ReadLogFile } from './verify-files';
@@ -32,7 +32,6 @@ export interface Decoded {
 }
 
 const SEALED_LENGTH = 19;
-const FLAGS_SLOT = 14;
 
 /** The 19-slot form the log cipher writes a sealed entry in (sealed/log-cipher.ts). */
 const isSealedForm = (p: unknown): p is unknown[] =>

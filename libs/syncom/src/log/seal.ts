@@ -1,5 +1,6 @@
 import { lowerBound } from '../crdt/sorted-map';
 import { FLAG_HELD, FLAG_SEALED, hasPayload, scrubForPurge } from '../op';
+import { ID_SLOT } from '../op/pack';
 import type { Op } from '../op/types';
 import { batchFile, chainBlock, logFileText, segmentFile, type SegmentInfo } from './files';
 import { FLAG_GRANTED } from './flags';
@@ -8,9 +9,6 @@ import type { LogEntry, OpLog } from './op-log';
 import { segmentsToDrop } from './retention';
 import { SCRUB_FILE, scrubJournalText } from './scrub-journal';
 import { advanceVector, raiseVector } from './vector';
-
-/** The slot of a packed entry holding its id, in clear in a sealed one too (op/pack.ts). */
-const ID_SLOT = 4;
 
 function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[] {
   const out: (LogEntry | undefined)[] = [];

@@ -45,7 +45,10 @@ const SLOT_FIELDS: readonly (keyof Op | undefined)[] = [
   'origin', 'seq', 'ts', 'type', 'id', 'scope', 'from', 'v', 'actor',
   'data', 'meta', 'key', 'value', 'vector', undefined, 'sig', 'digest', 'nonce',
 ];
-const FLAGS_SLOT = 14;
+/** Slots of a packed op read by name elsewhere: the id (in clear in a sealed entry too), the log's flags, and how many there are. */
+export const ID_SLOT = 4;
+export const FLAGS_SLOT = 14;
+export const PACKED_LENGTH = SLOT_FIELDS.length;
 
 /** An unpacked log entry: the op and its log flags (FLAG_HELD, FLAG_SKIPPED, FLAG_SEALED). */
 export interface UnpackedEntry {

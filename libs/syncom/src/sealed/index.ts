@@ -1,7 +1,7 @@
 import { SyncomError } from '../errors';
 import { entriesText, entryText } from '../crdt';
 import type { EntryCipher } from '../log/files';
-import { FLAG_SEALED } from '../op/pack';
+import { FLAG_SEALED, FLAGS_SLOT, ID_SLOT, PACKED_LENGTH } from '../op/pack';
 import { platform, type SealingKeys } from '../platform';
 import type { RecordCipher } from '../storage/records';
 
@@ -13,9 +13,6 @@ import type { RecordCipher } from '../storage/records';
  * sealed entries of a store made elsewhere read as unreadable.
  */
 
-const ID_SLOT = 4;
-const FLAGS_SLOT = 14;
-const PACKED_LENGTH = 18;
 
 const unsupported = () =>
   new SyncomError('UNSUPPORTED', 'sealed records need Node.js; write without { sealed: true }');

@@ -1,13 +1,11 @@
 import type { KeyObject } from 'node:crypto';
 import type { SealingKeys } from '../platform';
 import type { EntryCipher } from '../log/files';
-import { FLAG_SEALED } from '../op/pack';
+import { FLAG_SEALED, FLAGS_SLOT, PACKED_LENGTH } from '../op/pack';
 import { BoxOpener, BoxSealer } from './box';
 
 // Slots of a packed op (op/pack.ts): 0-8 the header, 9-13 the payload, 14 the log's flags, 15-17 sig, digest, nonce.
 const HEADER_SLOTS = 9;
-const FLAGS_SLOT = 14;
-const PACKED_LENGTH = 18;
 // The payload and the signature fields: with the nonce in clear, a digest could be brute-forced over a small value.
 const SECRET_SLOTS = [9, 10, 11, 12, 13, 15, 16, 17] as const;
 
