@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, createMemoryLink, open, type OpenOptions, type Storage, type SyncomError, type UnitOptions } from '../../src';
 import type { HostUnit } from '../../src/link';
 import type { MemoryLink } from '../../src/link';
@@ -109,4 +110,19 @@ export async function restoredNode() {
   await until(async () => h.s.has(lost), [h.s]);
   await d.close();
   return { h, connect, restored: createMemoryBackend({ from: older }), lost };
+}
+
+/**
+ * Change 60 of `ids` 25 times on the hub, then one record more until
+ * retention dropped a segment: a dialer's cursor from before is below the
+ * floor. Returns the hub's floor.
+ */
+export async function churnPastFloor(s: Storage, ids: readonly string[]): Promise<number> {
+  for (let r = 0; r < 25; r++) await Promise.all(ids.slice(0, 60).map((id) => s.update(id, { i: -r })));
+  await internals(s).committer.idle();
+  for (let k = 0; k < 50 && internals(s).log.floor === 0; k++) {
+    await s.update(ids[0], { i: -100 - k });
+    await internals(s).committer.idle();
+  }
+  return internals(s).log.floor;
 }
