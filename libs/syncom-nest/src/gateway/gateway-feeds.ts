@@ -101,7 +101,14 @@ export async function openFeed(peer: SocketPeer, envelope: ChangesDto, o: FeedOp
   const unitFeed = o.unit.subscribe('changes', envelope.args ?? {}, peer.context, {
     lastEventId: envelope.lastEventId,
     // Never rejects: the unit does not await every page it sends (a bootstrap notice), and an ended feed or a closed socket stops it anyway.
-    onData: (value, eventId, more) => acks.page((ack) => sendPage(peer, new PageMessage(sub, value, eventId, more === true), ack)),
+    onData: (value, eventId, more) => {
+      const sent = acks.page((ack) => sendPage(peer, new PageMessage(sub, value, eventId, more === true), ack));
+      // A page without an event id is a bootstrap notice, the feed's last: the unit's subscription is over, and a
+      // dialer opens its next feed under a new sub id without unsubscribing this one. Kept, it held a feed slot
+      // and the socket's rooms until the socket left (test/gateway/bootstrap-notice.e2e-spec.ts).
+      if (eventId === undefined && feed) peer.dropFeed(sub, feed);
+      return sent;
+    },
     onError: (error) => (opened ? signal(SYNCOM_EVENTS.feedError, { error: loggedWireError(error, sub) }) : (early ??= error)),
     onEnd: () => signal(SYNCOM_EVENTS.feedEnd, {}),
   });
