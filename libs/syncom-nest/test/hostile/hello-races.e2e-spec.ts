@@ -94,4 +94,32 @@ describe('hostile: hellos raced against each other and against the socket\'s end
     expect(greeted).toEqual([]);
     expect(unit.usage()).toMatchObject({ feeds: 0, pagings: 0, streams: 0 });
   });
+
+  it('HOST-21 LINK-5: a chunk pull waiting for a window slot when a re-hello ends the session is answered 428, never with a chunk read after', async () => {
+    const hub = await f.startHub({ options: { authorize: (_ctx, h) => h.token === 'right', pageBytes: 64, maxInFlightFrames: 1 } });
+    // Two records each above pageBytes: each page goes alone, as a stream.
+    for (let i = 0; i < 2; i++) await hub.storage.insert({ i, text: 'x'.repeat(200) });
+    const socket = await raw(hub);
+    expect(await ask(socket, 'hello', hello('right', ['*']))).toMatchObject({ ok: true });
+    const first = (await ask(socket, 'snapshot', { stream: true })).value as { token: string; next: number; stream: string };
+    const second = (await ask(socket, 'snapshot', { token: first.token, offset: first.next, stream: true })).value as { stream: string };
+    // The second stream's chunk holds the one slot of the send window until its next pull; the first stream's waits for it.
+    expect(await ask(socket, 'chunk', { stream: second.stream })).toMatchObject({ ok: true, value: { done: false } });
+    const unit = hub.gateway.unit as SyncUnit;
+    const started = new Signal();
+    let opened = 0;
+    const stream = unit.stream.bind(unit);
+    jest.spyOn(unit, 'stream').mockImplementation((id, context) => {
+      const chunks = stream(id, context);
+      opened++;
+      // The gateway asks for the first chunk as soon as it has the stream.
+      queueMicrotask(() => started.notify());
+      return chunks;
+    });
+    const pulled = ask(socket, 'chunk', { stream: first.stream });
+    await started.until(() => opened === 1 && unit.usage().streams === 0, 'the first stream\'s pull to wait for a window slot');
+    // The re-hello is refused: nothing more is read for the session it ended.
+    expect(await ask(socket, 'hello', hello('revoked', ['*']))).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
+    expect(await pulled).toMatchObject({ ok: false, error: { code: 'HELLO_REQUIRED', status: 428 } });
+  });
 });

@@ -94,9 +94,7 @@ const lengthOf = (args: unknown) => {
 const closed = () => new SyncomError('CLOSED', 'this host\'s storage is closed: it serves nothing more');
 
 /** A stream that fails at its first read. */
-async function* refused(error: Error): AsyncIterable<Uint8Array> {
-  throw error;
-}
+const refused = (error: Error): AsyncIterable<Uint8Array> => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) });
 
 /**
  * A unit's bounds from its options, each checked: what a unit is made with.
@@ -214,16 +212,17 @@ export class SyncUnit implements HostUnit {
     if (this.isClosed) return refused(closed());
     const session = this.peers.current(context);
     if (!session) return refused(session428());
-    return this.untilClosed(this.pager.stream(id, { window: this.peers.windowOf(context), owner: { context, session, identity: session.identity } }));
+    return this.untilClosed(this.pager.stream(id, { window: this.peers.windowOf(context), owner: { context, session, identity: session.identity } }), context, session);
   }
 
-  /** The stream's chunks while the unit lives; CLOSED once it ends, even while a chunk waits for the peer's acks. */
-  private async *untilClosed(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  /** The stream's chunks while the unit lives (CLOSED, even while a chunk waits for acks) and `session` stands (428: a chunk read after a re-hello is not sent). */
+  private async *untilClosed(chunks: AsyncIterable<Uint8Array>, context: object, session: Session): AsyncIterable<Uint8Array> {
     const it = chunks[Symbol.asyncIterator]();
     try {
       for (;;) {
         const next = await Promise.race([it.next(), this.ending]);
         if (next.done) return;
+        if (this.peers.current(context) !== session) throw session428();
         yield next.value;
       }
     } finally {
