@@ -42,9 +42,12 @@ export interface FileTable {
  * codes (ENOENT, EISDIR, EEXIST, ENOTDIR) go without a meaning: the words
  * are Node's, and they would weigh on the browser bundle; the fault
  * injection gives its codes theirs (memory-faults.ts).
+ * Typed without Node's `NodeJS.ErrnoException`: this module is in the
+ * browser entry's declarations, which a web app without @types/node reads
+ * (test/platform/browser-types.spec.ts).
  * @example throw fsError('ENOENT', 'open', 'log/index')
  */
-export function fsError(code: string, syscall: string, path?: string, meaning?: string): NodeJS.ErrnoException {
+export function fsError(code: string, syscall: string, path?: string, meaning?: string): Error & { code: string; syscall: string; path?: string } {
   const where = path === undefined ? syscall : `${syscall} '${path}'`;
   return Object.assign(new Error(`${code}${meaning ? `: ${meaning}` : ''}, ${where}`), { code, syscall, path });
 }
