@@ -15,7 +15,7 @@ export interface WebLockOptions {
 }
 
 function lockedInBrowser(o: WebLockOptions, why: string): SyncomError {
-  return new SyncomError('LOCKED', `the storage at ${o.path} is locked: ${why}. Close it there first, or open with { wait: true }`, {
+  return new SyncomError('LOCKED', `the storage at ${o.path} is locked: ${why}`, {
     status: 423, path: o.path, lock: o.name,
   });
 }
@@ -43,7 +43,8 @@ export function takeWebLock(locks: WebLockManager, o: WebLockOptions): Promise<B
     const options = o.wait ? { mode: 'exclusive' as const, signal: o.signal } : { mode: 'exclusive' as const, ifAvailable: true };
     const granted = (lock: unknown): Promise<void> | undefined => {
       if (lock === null) {
-        reject(lockedInBrowser(o, 'another tab or worker has it open'));
+        // `wait` is the backend's option: open() refuses an unknown option, so the hint names where it goes.
+        reject(lockedInBrowser(o, 'another tab or worker has it open. Close it there, or make the backend with { wait: true } (opfsBackend, browserBackend)'));
         return undefined;
       }
       let released = false;
@@ -61,7 +62,7 @@ export function takeWebLock(locks: WebLockManager, o: WebLockOptions): Promise<B
     const done = locks.request(o.name, options, granted);
     done.catch((e: unknown) => {
       const name = (e as { name?: unknown } | null)?.name;
-      if (name === 'AbortError') return reject(lockedInBrowser(o, 'the wait was aborted'));
+      if (name === 'AbortError') return reject(lockedInBrowser(o, 'the wait for it was aborted'));
       // The page may not take Web Locks (a sandboxed iframe: SecurityError): a code, not a raw DOMException whose `code` is a number.
       reject(new SyncomError('UNSUPPORTED', `the storage at ${o.path} cannot be locked here: Web Locks refused (${String(name ?? e)}); `
         + 'open it from a page that may use them, or pass locks: false where one owner is guaranteed', { path: o.path, lock: o.name, cause: e }));
