@@ -44,7 +44,7 @@ export function takeWebLock(locks: WebLockManager, o: WebLockOptions): Promise<B
     const granted = (lock: unknown): Promise<void> | undefined => {
       if (lock === null) {
         // `wait` is the backend's option: open() refuses an unknown option, so the hint names where it goes.
-        reject(lockedInBrowser(o, 'another tab or worker has it open. Close it there, or make the backend with { wait: true } (opfsBackend, browserBackend)'));
+        reject(lockedInBrowser(o, 'another tab, worker or open() of this page has it open. Close it there, or make the backend with { wait: true } (opfsBackend, browserBackend)'));
         return undefined;
       }
       let released = false;

@@ -14,7 +14,7 @@ describe('opfs backend: one tab owns a store (Web Locks)', () => {
     const error = await openTab(o).then(() => undefined, (e: unknown) => e);
     expect(error).toMatchObject({ ...LOCKED, path: 'notes', lock: 'syncom:opfs:notes' });
     // The hint names where `wait` goes: open() itself refuses it as an unknown option (INVALID_ARGUMENT).
-    expect((error as Error).message).toMatch(/notes is locked: another tab.*the backend with \{ wait: true \} \(opfsBackend, browserBackend\)$/);
+    expect((error as Error).message).toMatch(/notes is locked: another tab, worker or open\(\) of this page has it open.*the backend with \{ wait: true \} \(opfsBackend, browserBackend\)$/);
     expect(contents(o.fs)).toEqual(before);
     expect(o.locks.names()).toEqual(['syncom:opfs:notes']);
     await first.close();
