@@ -68,10 +68,11 @@ function decodeFile(file: ReadLogFile, epoch: string, cipher: EntryCipher | unde
     out.ops.push({ where, pos, op: e.op, flags: e.flags, file, ...(out.broken ? { afterBreak: true as const } : {}) });
     out.broken = false;
   });
-  // A hole is written only for an entry that was damaged when the file was rewritten, or one sealed for a key the
-  // process lacked whose record that rewrite purged (a sealed entry not opened is written back as it was read otherwise).
+  // A rewrite writes back as read every entry the load could not take (damaged, or sealed and not opened), so a hole
+  // is written only for such an entry whose record the rewrite purged, for a batch left out for its chain block and
+  // then sealed (docs/guarantees.md), or for a damaged entry an earlier version's rewrite dropped.
   if (holes) {
-    f.warn(file.path, `${holes} empty slot(s): entries lost to earlier damage, or sealed ones a purge erased unopened`);
+    f.warn(file.path, `${holes} empty slot(s): entries lost to earlier damage, or unreadable ones a purge of their record erased`);
     out.incomplete.add(file);
   }
 }

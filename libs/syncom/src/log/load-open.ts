@@ -1,5 +1,7 @@
 import { SyncomError } from '../errors';
 import { digestOp, FLAG_SEALED, isScrubbed, unpackEntry } from '../op';
+import { MAX_LOGGED_DEPTH } from '../op/pack';
+import { depthWithin } from '../op/shape';
 import { opStreamKey } from '../op/types';
 import { batchFile, chainBlock, type LogFile, openFileLines, opsTextOf, parseLogFile, segmentFile } from './files';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
@@ -37,22 +39,31 @@ export interface ReadOps {
   entries: LogEntry[];
   damaged: number;
   closed: number;
-  /** The sealed entries that did not open, by position, as read (OpLog.unopened). */
+  /** The entries not taken (sealed ones that did not open, damaged ones), by position, as read (OpLog.unopened). */
   unopened: [number, unknown][];
+  /** Entries not taken that nest too deep to be written back (KEPT_DEPTH): a rewrite of the file leaves them empty. */
+  deep: number;
 }
+
+/** How deep an entry not taken may nest and still be kept: past it, writing it back could run out of stack. */
+const KEPT_DEPTH = MAX_LOGGED_DEPTH + 2;
 
 /** Unpack a file's packed entries at positions from.., sealed ones opened; nothing is taken into the log yet. */
 export function readOps(log: OpLog, from: number, ops: readonly unknown[]): ReadOps {
-  const out: ReadOps = { entries: [], damaged: 0, closed: 0, unopened: [] };
+  const out: ReadOps = { entries: [], damaged: 0, closed: 0, unopened: [], deep: 0 };
   ops.forEach((packed, i) => {
     if (packed === null) return;
     const opened = log.openPacked(packed);
     const e = opened === undefined ? undefined : unpackEntry(opened);
     if (e) out.entries.push({ pos: from + i, op: e.op, flags: e.flags });
-    else if (opened === undefined) {
-      out.closed++;
-      out.unopened.push([from + i, packed]);
-    } else out.damaged++;
+    else {
+      if (opened === undefined) out.closed++;
+      else out.damaged++;
+      // Kept as read either way: a rewrite of the file writes it back, so an operator can still salvage it. Not one
+      // nested past what JSON.stringify gets through: writing it back would fail every rewrite of the file.
+      if (depthWithin(packed, KEPT_DEPTH)) out.unopened.push([from + i, packed]);
+      else out.deep++;
+    }
   });
   return out;
 }
@@ -69,7 +80,10 @@ export function take(log: OpLog, options: OpLogOptions, file: string, read: Read
     report(options, file, `log file ${file} holds ${read.closed} sealed entries that cannot be opened with keys/seal-private.pem `
       + '(the key is missing or not the one they were sealed for, or the entries are damaged): they are left out here, and kept in the log as written');
   }
-  if (read.damaged > 0) unreadable(options, file, `${read.damaged} of its entries are damaged`);
+  if (read.damaged > 0) {
+    const deep = read.deep > 0 ? `, but ${read.deep} nested too deep to be written again, which a rewrite of the file leaves empty` : '';
+    unreadable(options, file, `${read.damaged} of its entries are damaged: kept in the file as read${deep}`);
+  }
 }
 
 /** What the sealed part of the log left for the open batches after it. */

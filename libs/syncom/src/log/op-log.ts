@@ -102,11 +102,13 @@ export class OpLog {
   /** Retained entries, positions floor+1..head (a hole is undefined). */
   entries: (LogEntry | undefined)[] = [];
   /**
-   * Sealed entries the load could not open here (a platform without sealing,
-   * another key's box), by position, packed as read: holes of `entries`,
-   * but a file rewritten (a seal, a purge's scrub) writes each back as it
-   * was, so a process holding the key reads it again. Written null, the
-   * record was gone for good and nothing said so.
+   * Entries the load could not take, by position, packed as read: sealed
+   * ones it could not open here (a platform without sealing, another key's
+   * box) and damaged ones (no packed op: bit rot). They are holes of
+   * `entries`, but a file rewritten (a seal, a purge's scrub) writes each
+   * back as it was, so a process holding the key reads it again, and an
+   * operator can still salvage what rotted. Written null, the bytes were
+   * gone for good and nothing said so.
    */
   readonly unopened = new Map<number, unknown>();
   batches: OpenBatch[] = [];

@@ -16,7 +16,7 @@ function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[]
   return out;
 }
 
-// Given `from`, packText writes back the sealed entries the load could not open (OpLog.unopened), never null for them.
+// Given `from`, packText writes back the entries the load could not take (OpLog.unopened: sealed ones it could not open, damaged ones), never null for them.
 function fileText(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string, erase?: ReadonlySet<number>): string {
   return logFileText(from, log.packText(entries, from, erase), chain || undefined);
 }
@@ -122,11 +122,16 @@ function scrubs(e: LogEntry | undefined, ids: ReadonlySet<string>, sealed?: Read
 /**
  * The unopened entries (OpLog.unopened) a scrub of `ids` erases: a sealed
  * entry names its id in clear, and one boxed for a key this process lacks
- * is still the record's payload, which the purge is there to erase.
+ * is still the record's payload, which the purge is there to erase; so is a
+ * damaged entry whose id slot still reads. One whose id cannot be read is
+ * kept: nothing ties it to the purged record.
  */
 function erasedUnopened(log: OpLog, ids: ReadonlySet<string>): Set<number> {
   const out = new Set<number>();
-  for (const [pos, packed] of log.unopened) if (ids.has((packed as unknown[])[ID_SLOT] as string)) out.add(pos);
+  for (const [pos, packed] of log.unopened) {
+    const id: unknown = Array.isArray(packed) ? packed[ID_SLOT] : undefined;
+    if (typeof id === 'string' && ids.has(id)) out.add(pos);
+  }
   return out;
 }
 
