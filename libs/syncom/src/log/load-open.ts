@@ -5,6 +5,7 @@ import { depthWithin } from '../op/shape';
 import { opStreamKey } from '../op/types';
 import { batchFile, chainBlock, type LogFile, openFileLines, opsTextOf, parseLogFile, segmentFile } from './files';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
+import { salvageEntries } from './salvage';
 import { advanceVector } from './vector';
 
 /** An appended batch not sealed yet. */
@@ -250,6 +251,8 @@ function takeFile(log: OpLog, options: OpLogOptions, f: OpenFile, w: Walk): bool
     kept = true;
     if (!line || line.from < w.expect) {
       unreadable(options, path, line ? `a batch at ${line.from} overlaps the one before it` : 'torn');
+      // Appended all the same: the seqs its own ops used must not be signed again (see countSeqs).
+      if (!line && options.self !== undefined) countSeqs(log, readOps(log, 0, salvageEntries(f.texts[j], options.self)).entries, options.self);
       const end = line ? undefined : holeEnd(f, j, w);
       if (end !== undefined && end >= w.expect) hole(log, w, end, f.name);
       continue;
