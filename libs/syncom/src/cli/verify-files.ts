@@ -50,7 +50,8 @@ async function readBatches(dir: StorageDir, sealedTo: number, f: Findings): Prom
   let expect: number | undefined = sealedTo + 1;
   for (const [i, from] of froms.entries()) {
     const path = batchFile(from);
-    const lines = parseOpenFile((await dir.backend.read(path)) ?? '');
+    const text = (await dir.backend.read(path)) ?? '';
+    const lines = parseOpenFile(text);
     const sealed = (l: LogFile | undefined) => !!l && l.from + l.ops.length - 1 <= sealedTo;
     if (lines.every(sealed)) { f.warn(path, 'already sealed into a segment: a leftover that open() removes'); continue; }
     if (expect !== undefined && from > expect) f.fault(path, `positions ${expect}..${from - 1} are missing before it`);
@@ -58,7 +59,8 @@ async function readBatches(dir: StorageDir, sealedTo: number, f: Findings): Prom
     for (const [j, file] of lines.entries()) {
       if (sealed(file)) continue;
       const newest = i === froms.length - 1;
-      if (!file && j === lines.length - 1 && (newest || froms[i + 1] === expect)) {
+      // A line's newline is appended with it: the newest line that has one was written whole, and is damage, as open() reads it.
+      if (!file && j === lines.length - 1 && (newest ? !text.endsWith('\n') : froms[i + 1] === expect)) {
         // A crash mid-append tears the newest batch, whose ops were never announced (the log's end is then unknown).
         if (newest) out.push({ path, kind: 'batch', from: expect ?? from });
         f.warn(path, 'torn newest batch: a write a crash cut short, never announced; open() drops it');

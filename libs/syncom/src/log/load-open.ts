@@ -102,6 +102,8 @@ interface OpenFile {
   name: number;
   texts: string[];
   lines: (LogFile | undefined)[];
+  /** Its text ends with a newline: its last line was appended whole (a cut append never ends with one). */
+  ended: boolean;
 }
 
 /**
@@ -130,16 +132,21 @@ interface Walk {
  * failure cut short, never announced: in the newest file, or in a file whose
  * successor starts at its position (the log went on from there). Dropped.
  */
-function cutAppend(line: LogFile | undefined, w: Walk): boolean {
-  if (w.next === undefined) return line === undefined;
+function cutAppend(f: OpenFile, line: LogFile | undefined, w: Walk): boolean {
+  // A line's newline is written with it, in one append: one that has it was written whole, so it is damage.
+  if (w.next === undefined) return line === undefined && !f.ended;
   return line === undefined ? w.next === w.expect : line.from >= w.next;
 }
 
 /** Where the positions of an unreadable line end: before the next readable line, or the next file. */
-function holeEnd(f: OpenFile, j: number, w: Walk): number | undefined {
+function holeEnd(f: OpenFile, j: number, w: Walk): number {
   const after = f.lines.slice(j + 1).find((l): l is LogFile => l !== undefined);
   const end = after?.from ?? w.next;
-  return end === undefined ? undefined : end - 1;
+  if (end !== undefined) return end - 1;
+  // Nothing after it tells: each of its entries is an array, so its brackets bound how many it held. Leaving too
+  // few positions would have the next batch take some of them again, and a subscriber past them miss that batch.
+  const brackets = f.texts[j].split('[').length - 1;
+  return w.expect + Math.min(Math.max(brackets, 1), MAX_HOLE) - 1;
 }
 
 /** Positions from `w.expect` to `to` are a hole of the open part: kept as a batch of no ops, so the log's positions stay its own. */
@@ -247,10 +254,10 @@ function takeFile(log: OpLog, options: OpLogOptions, f: OpenFile, w: Walk): bool
   let kept = false;
   for (const [j, line] of f.lines.entries()) {
     if (line && line.from + line.ops.length - 1 <= w.sealed.to) { sealedLine(line, path, w); continue; }
-    if (j === f.lines.length - 1 && cutAppend(line, w)) break;
+    if (j === f.lines.length - 1 && cutAppend(f, line, w)) break;
     kept = true;
     if (!line || line.from < w.expect) {
-      unreadable(options, path, line ? `a batch at ${line.from} overlaps the one before it` : 'torn');
+      unreadable(options, path, line ? `a batch at ${line.from} overlaps the one before it` : 'a batch in it does not parse: torn or damaged');
       // Appended all the same: the seqs its own ops used must not be signed again (see countSeqs).
       if (!line && options.self !== undefined) countSeqs(log, readOps(log, 0, salvageEntries(f.texts[j], options.self)).entries, options.self);
       const end = line ? undefined : holeEnd(f, j, w);
@@ -270,7 +277,8 @@ function takeFile(log: OpLog, options: OpLogOptions, f: OpenFile, w: Walk): bool
 /**
  * Read the open files after the sealed part: batches in position order from
  * the position after it, each checked against its chain block. A torn last
- * line (an append cut short, never announced) is dropped; a torn line
+ * line (an append cut short, never announced: no newline after it) is
+ * dropped; a torn line
  * elsewhere, a batch that fails its chain check and positions no file holds
  * are damage: reported (OP_UNREADABLE) and kept as holes. A file holding
  * only sealed batches is removed. Returns the tail.
@@ -280,8 +288,9 @@ export async function loadOpen(log: OpLog, names: readonly number[], read: (path
   const w: Walk = { sealed, expect: sealed.to + 1, prev: sealed.chain, tail: [] };
   const files: OpenFile[] = [];
   for (const name of names) {
-    const texts = openFileLines((await read(batchFile(name))) ?? '');
-    files.push({ name, texts, lines: texts.map((t) => (t === '' ? undefined : parseLogFile(t))) });
+    const text = (await read(batchFile(name))) ?? '';
+    const texts = openFileLines(text);
+    files.push({ name, texts, lines: texts.map((t) => (t === '' ? undefined : parseLogFile(t))), ended: text.endsWith('\n') });
   }
   for (const [i, f] of files.entries()) {
     w.next = files[i + 1]?.name;

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { open } from '../../src';
 import type { VerifyReport } from '../../src/cli/verify';
@@ -27,5 +27,25 @@ describe('syncom verify on a store whose damaged entry a purge rewrote around', 
     const messages = report.findings.map((f) => `${f.level} ${f.where} ${f.message}`);
     expect(messages.some((m) => /^fault \S+\.1 a malformed entry/.test(m))).toBe(true);
     expect(messages.join('\n')).not.toContain('empty slot');
+  });
+
+  it('LOG-2: the newest line of an open file that ends with its newline but does not parse is a fault (damage), not a torn append', async () => {
+    const path = await tempDir();
+    const s = await open({ path, sync: { log: { rollAfter: 64, lines: true } } });
+    await s.set('a', { title: 'a' });
+    await s.set('b', { title: 'b' });
+    // Closing seals the batches: the store is copied as a crash leaves it, before the close.
+    const copy = await tempDir();
+    await cp(path, copy, { recursive: true });
+    await s.close();
+    const name = join(copy, 'log/open/1.json');
+    const lines = (await readFile(name, 'utf8')).split('\n');
+    expect(lines).toHaveLength(3);
+    lines[1] = lines[1].replace('"ops":[', '"ops":{');
+    await writeFile(name, lines.join('\n'));
+    const r = await cli('verify', copy, '--json');
+    const report = JSON.parse(r.out) as VerifyReport;
+    expect(report.findings.filter((f) => f.where === 'log/open/1.json').map((f) => f.level)).toContain('fault');
+    expect(r.code).toBe(1);
   });
 });

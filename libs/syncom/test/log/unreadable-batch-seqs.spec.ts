@@ -67,6 +67,37 @@ describe('the log: an open batch that no longer parses, not the newest', () => {
   });
 });
 
+describe('the log: the newest line of an open file, whole but no longer parsing (log.lines)', () => {
+  const lined = { now: () => T0, sync: { log: { rollAfter: 64, lines: true } } };
+
+  it('LOG-2, GUAR-6: its newline shows the append finished: it is damage, not an append cut short, and neither its seqs nor its positions are used again', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, lined);
+    await s.set('r1', { title: 'one' });
+    await s.set('r2', { title: 'two' });
+    await internals(s).committer.idle();
+    const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
+    await s.close();
+    const text = disk.files().get('log/open/1.json') as string;
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(3);
+    lines[1] = lines[1].replace('"ops":[', '"ops":{');
+    await disk.write('log/open/1.json', lines.join('\n'));
+    const errors: SyncomError[] = [];
+    const again = await openOn(disk, lined);
+    again.on('error', (e) => errors.push(e));
+    await new Promise((r) => setImmediate(r));
+    expect(errors.map((e) => [e.code, e.file])).toEqual([['OP_UNREADABLE', 'log/open/1.json']]);
+    await again.set('r3', { title: 'three' });
+    const log = internals(again).log;
+    const own = ownSeqs(again);
+    const at = log.read(0).map((e) => e.pos);
+    await again.close();
+    expect(own).toEqual([1, 3]);
+    expect(at[1]).toBeGreaterThan(2);
+  });
+});
+
 describe('salvageEntries', () => {
   it('finds the whole entries of one origin in a line that does not parse, brackets and quotes in strings skipped, a rotted one left out', () => {
     const a = ['me', 4, 1, 'write', 'x', '*', null, null, null, { t: 'a ] ["me", [' }];
