@@ -91,6 +91,40 @@ describe('sync options', () => {
     await closeAll(d, h.s);
   });
 
+  it('OPT-12: without a pageSize option a dialer pushes 500 ops a page', async () => {
+    const h = await countingHub();
+    const net = new Net();
+    net.units.set(URL, h.unit);
+    const d = await dialer(net, { sync: { autoStart: false } });
+    for (let i = 0; i < 1001; i++) await d.insert({ i });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.start();
+    await waitFor(() => internals(h.s).log.vector[d.id] === 1001, [d, h.s]);
+    expect(h.sizes).toEqual([500, 500, 1]);
+    await closeAll(d, h.s);
+  });
+
+  it('OPT-9: without a maxOutbox option 10,000 ops wait for a peer; the 10,001st drops them and marks it behind', async () => {
+    const g = gate();
+    const hold = { armed: false, wait: g.wait };
+    const h = await countingHub({}, hold);
+    const net = new Net();
+    net.units.set(URL, h.unit);
+    const d = await dialer(net);
+    const boots = record(d, 'bootstrap');
+    await d.sync.addNode({ url: URL, token: 't' });
+    await waitFor(() => boots.length === 1, [d]);
+    hold.armed = true;
+    // The first write's push is held at the host: the next ones queue.
+    for (let n = 0; n <= 10_000; n++) await d.insert({ n });
+    expect(d.sync.peers()[0]).toMatchObject({ pending: 10_000, behind: false });
+    await d.insert({ n: 10_001 });
+    expect(d.sync.peers()[0]).toMatchObject({ pending: 0, behind: true });
+    g.open();
+    await waitFor(() => internals(h.s).log.vector[d.id] === 10_002 && !d.sync.peers()[0].behind, [d, h.s]);
+    await closeAll(d, h.s);
+  });
+
   it('OPT-13: beforeConnect false declines to dial a node — connect() is never called for it', async () => {
     const net = new Net();
     const h = await hub();

@@ -28,6 +28,18 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(await ship(far.s, lax.s)).toMatchObject({ malformed: 0, applied: 1 });
   });
 
+  it('OPT-7: without a maxSkew option the bound is 24 h: a stamp 10 ms inside it applies, one 10 ms past it is SKEW', async () => {
+    const inside = await node(1_000 + 86_400_000 - 10);
+    const past = await node(1_000 + 86_400_000 + 10);
+    const b = await node(1_000);
+    await inside.s.insert({ n: 1 });
+    await past.s.insert({ n: 2 });
+    const errs = errors(b.s);
+    expect(await ship(inside.s, b.s)).toMatchObject({ malformed: 0, skew: 0, applied: 1 });
+    expect(await ship(past.s, b.s)).toMatchObject({ malformed: 1, skew: 1, applied: 0 });
+    expect(errs.map((e) => e.code)).toEqual(['SKEW']);
+  });
+
   it('SIG-1 SIG-13 SIG-16 SIG-17 SIG-18: under verify a forged op is refused, counted and reported once per page; the vector does not move', async () => {
     const a = await node();
     const b = await node();
