@@ -61,4 +61,46 @@ describe('event payloads over a link', () => {
     expect(new Set(unit.methods)).toEqual(new Set(['hello', 'push', 'changes', 'snapshot']));
     await closeAll(d, h.s);
   });
+
+  it('LIFE-9: PAGE_FAILED names the peer\'s url, the saved cursor the page comes again from and the attempt; STUCK names the url', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set(URL, h.unit);
+    const d = await dialer(net, { hooks: { beforeApply: () => { throw new Error('not now'); } } });
+    const errors = record(d, 'error');
+    await d.sync.addNode({ url: URL, token: 't' });
+    await waitFor(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].cursor !== null, [d]);
+    const cursor = d.sync.peers()[0].cursor;
+    await h.s.insert({ x: 1 });
+    await waitFor(() => errors.some((e) => e.code === 'STUCK'), [d]);
+    expect(errors.map((e) => ({ code: e.code, url: e.url, cursor: e.cursor, attempt: e.attempt }))).toEqual([
+      { code: 'PAGE_FAILED', url: URL, cursor, attempt: 1 },
+      { code: 'PAGE_FAILED', url: URL, cursor, attempt: 2 },
+      { code: 'PAGE_FAILED', url: URL, cursor, attempt: 3 },
+      { code: 'STUCK', url: URL, cursor, attempt: undefined },
+    ]);
+    await closeAll(d, h.s);
+  });
+
+  it('LIFE-20: change and apply listeners that throw, or reject, while a peer\'s page lands fail nothing: the page is taken and the cursor moves', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set(URL, h.unit);
+    const d = await dialer(net);
+    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const errors = record(d, 'error');
+    d.on('change', () => { throw new Error('listener bug'); });
+    d.on('apply', () => { throw new Error('listener bug'); });
+    d.on('apply', (async () => { throw new Error('async listener bug'); }) as never);
+    await d.sync.addNode({ url: URL, token: 't' });
+    await waitFor(() => d.sync.peers()[0]?.subscribed === true, [d]);
+    const id = await h.s.insert({ x: 1 });
+    await until(() => d.has(id), [d]);
+    await waitFor(() => d.sync.peers()[0].cursor === h.s.sync.hosted()[0]?.cursor, [d]);
+    expect(errors).toEqual([]);
+    expect(d.sync.peers()[0]).toMatchObject({ stuck: false, lastError: null });
+    expect(spy).toHaveBeenCalled();
+    spy.mockRestore();
+    await closeAll(d, h.s);
+  });
 });

@@ -61,6 +61,24 @@ describe('telemetry: counters', () => {
     await closeAll(d, h.s, p);
   });
 
+  it('HOST-19: syncom.ops.limited counts the host\'s limit refusals apart by reason: OPS_PER_PUSH, BYTES_PER_PUSH and OPS_PER_SECOND', async () => {
+    const clock = { t: Date.now() };
+    const limits = { opsPerPush: 3, bytesPerPush: 4000, opsPerSecond: 4 };
+    const h = await hub({ limits }, { telemetry: otel.telemetry, now: () => clock.t });
+    const p = await node();
+    const ctx = await greet(h.unit, p);
+    const ops = Array.from({ length: 8 }, (_, i) => craft(p, { type: 'write', id: `r${i}`, data: { i } }, '*', i + 1));
+    const big = craft(p, { type: 'write', id: 'big', data: { text: 'x'.repeat(5000) } }, '*', 1);
+    await expect(push(h.unit, ctx, ops.slice(0, 4))).rejects.toMatchObject({ code: 'OPS_PER_PUSH' });
+    await expect(push(h.unit, ctx, [big])).rejects.toMatchObject({ code: 'BYTES_PER_PUSH' });
+    await expect(push(h.unit, ctx, ops.slice(0, 3))).resolves.toMatchObject({ applied: 3 });
+    await expect(push(h.unit, ctx, ops.slice(3, 5))).rejects.toMatchObject({ code: 'OPS_PER_SECOND' });
+    await expect(push(h.unit, ctx, ops.slice(3, 5))).rejects.toMatchObject({ code: 'OPS_PER_SECOND' });
+    const points = await otel.points(METRICS.opsLimited, { [ATTRS.node]: h.s.id, [ATTRS.role]: 'host', [ATTRS.peer]: p.id });
+    expect(Object.fromEntries(points.map((pt) => [pt.attributes[ATTRS.reason], pt.value]))).toEqual({ OPS_PER_PUSH: 1, BYTES_PER_PUSH: 1, OPS_PER_SECOND: 2 });
+    await closeAll(h.s, p);
+  });
+
   it('syncom.ops.limited counts a refused push by reason at the host and at the dialer it refused', async () => {
     const net = new Net();
     const h = await hub({ limits: { opsPerPush: 1 } }, { telemetry: otel.telemetry });
