@@ -330,8 +330,6 @@ describe('lifecycle and events', () => {
     await closeAll(d, h.s);
   });
 
-  // FIXME(dialer.ts regreet): a 428 to the push after a re-greeting escapes regreet() instead of counting
-  // toward the loop, so the dialer reports HELLO_REQUIRED after two hellos. Flip to it() once fixed.
   it('LIFE-22 LIFE-9: a host answering 428 to five fresh hellos in a row is reported once as HANDSHAKE_LOOP and not greeted again until the link reconnects', async () => {
     const net = new Net();
     const h = await hub();
