@@ -1,7 +1,8 @@
 import { internals } from '../../src/testing/internals';
 import type { Op, Storage } from '../../src';
 import { FLAG_SKIPPED } from '../../src/op';
-import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
+import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
+import { craft, greet, opsOf, push } from '../sync/scenario-helpers';
 import { buildNoteClass } from '../schema/fixtures';
 
 const URL = 'memory://h';
@@ -66,5 +67,28 @@ describe('a host checks, every node decides', () => {
     expect(entryOf(alsoStrict, id)!.flags & FLAG_SKIPPED).toBe(FLAG_SKIPPED);
     expect(await alsoStrict.has(id)).toBe(false);
     await closeAll(a, loose, alsoStrict, h.s);
+  });
+
+  it('GUAR-15: a skewed, a malformed and a forged op pushed to a host stop there: not logged, not in its feed, not pushed on to the host it dials', async () => {
+    const net = new Net();
+    const up = await hub();
+    net.units.set('memory://up', up.unit);
+    const h = await hub({}, { sync: { connect: net.connect } });
+    net.units.set(URL, h.unit);
+    const upBoots: unknown[] = [];
+    h.s.sync.on('bootstrap', (e) => upBoots.push(e));
+    await h.s.sync.addNode({ url: 'memory://up', token: 't' });
+    await until(() => upBoots.length === 1, [h.s]);
+    const c = await subscribed(net);
+    const p = await node();
+    const ok = craft(p, { type: 'write', id: 'ok', data: { n: 1 } }, '*', 1);
+    const skewed = craft(p, { type: 'write', id: 'skewed', data: {}, ts: Date.now() + 3 * 86_400_000 }, '*', 2);
+    const forged = { ...craft(p, { type: 'write', id: 'forged', data: { n: 1 } }, '*', 3), data: { n: 2 } };
+    const malformed = { ...craft(p, { type: 'write', id: 'malformed', data: {} }, '*', 4), type: 'nope' } as unknown as Op;
+    const answer = await push(h.unit, await greet(h.unit, p), [ok, skewed, forged, malformed]);
+    expect(answer).toMatchObject({ applied: 1, malformed: 2, forged: 1 });
+    await until(async () => (await c.has('ok')) && (await up.s.has('ok')), [c, up.s, h.s]);
+    for (const s of [h.s, c, up.s]) expect(opsOf(s).filter((op) => op.origin === p.id).map((op) => op.id)).toEqual(['ok']);
+    await closeAll(p, c, h.s, up.s);
   });
 });
