@@ -61,9 +61,16 @@ describe('bootstrap', () => {
     let asked!: (ctx: unknown) => void;
     const seen = new Promise((resolve) => (asked = resolve));
     const d = await dialer(net, { sync: { hooks: { beforeBootstrap: (ctx) => (asked(ctx), false) } } });
+    const boots: unknown[] = [];
+    d.sync.on('bootstrap', (e) => boots.push(e));
     await d.sync.addNode({ url: 'memory://h', token: 't' });
     expect(await seen).toMatchObject({ url: 'memory://h', remote: { id: h.s.id } });
+    // Once the link is quiet a bootstrap the hook let through would have landed: none did.
+    await net.links[0].settle();
+    await internals(d).committer.idle();
+    expect(boots).toEqual([]);
     expect(await d.list()).toEqual([]);
+    expect(d.sync.peers()[0]).toMatchObject({ connected: true, subscribed: false, bootstrapping: false });
     await closeAll(d, h.s);
   });
 
