@@ -195,6 +195,19 @@ describe('the apply pipeline (one for local and peer ops)', () => {
     expect(applies).toEqual([{ peer: expect.objectContaining({ node: a.s.id }), applied: 2, skipped: 0 }]);
   });
 
+  it('LIFE-17: apply fires only once the batch is durable: when it fires, every op it counts is in the log files on the backend', async () => {
+    const a = await node();
+    const backend = createMemoryBackend();
+    const b = await open({ path: 'b', backend, now: () => 1_000_000 });
+    const ids = [await a.s.insert({ x: 1 }), await a.s.insert({ x: 2 })];
+    const logText = () => [...backend.files()].filter(([path]) => path.startsWith('log/')).map(([, text]) => text).join('\n');
+    const seen: { applied: number; onDisk: boolean[] }[] = [];
+    b.on('apply', (e) => seen.push({ applied: e.applied, onDisk: ids.map((id) => logText().includes(id)) }));
+    await ship(a.s, b);
+    expect(seen).toEqual([{ applied: 2, onDisk: [true, true] }]);
+    await b.close();
+  });
+
   it('LIFE-20: a listener that throws never fails the write it observed', async () => {
     const { s } = await node();
     const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
