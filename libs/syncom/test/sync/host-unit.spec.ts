@@ -194,6 +194,27 @@ describe('hosting: the unit', () => {
     await closeAll(...dialers, h.s);
   });
 
+  it('HOST-6: without a pageBytes option the bound is 4 MiB: a record just under it comes inline, one just over it streamed', async () => {
+    const MiB4 = 4 * 1024 * 1024;
+    const under = await hub();
+    await under.s.insert({ text: 'u'.repeat(MiB4 - 4096) });
+    const over = await hub();
+    await over.s.insert({ text: 'o'.repeat(MiB4 + 16) });
+    const nets = [under, over].map((h) => {
+      const net = new WatchedNet();
+      net.units.set(URL, h.unit);
+      return net;
+    });
+    const dialers = [await dialer(nets[0]), await dialer(nets[1])];
+    const boots = dialers.map((d) => record(d, 'bootstrap'));
+    for (const d of dialers) await d.sync.addNode({ url: URL, token: 't' });
+    await waitFor(() => boots.every((b) => b.length === 1), dialers);
+    expect(nets.map((n) => n.watches[0].streams)).toEqual([0, 1]);
+    expect(await records(dialers[0])).toEqual(await records(under.s));
+    expect(await records(dialers[1])).toEqual(await records(over.s));
+    await closeAll(...dialers, under.s, over.s);
+  });
+
   it('HOST-8: meta is copied onto the unit, for every procedure a transport hook reads', async () => {
     const h = await hub({ meta: { rateLimit: { limit: 200, windowMs: 1000 } } });
     expect(h.unit.meta).toEqual({ rateLimit: { limit: 200, windowMs: 1000 } });
