@@ -2,7 +2,7 @@ import { internals } from '../../src/testing/internals';
 import type { Op, Storage } from '../../src';
 import { FLAG_SKIPPED } from '../../src/op';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
-import { craft, greet, opsOf, push } from '../sync/scenario-helpers';
+import { craft, greet, opsOf, push, record, waitFor } from '../sync/scenario-helpers';
 import { buildNoteClass } from '../schema/fixtures';
 
 const URL = 'memory://h';
@@ -90,5 +90,33 @@ describe('a host checks, every node decides', () => {
     await until(async () => (await c.has('ok')) && (await up.s.has('ok')), [c, up.s, h.s]);
     for (const s of [h.s, c, up.s]) expect(opsOf(s).filter((op) => op.origin === p.id).map((op) => op.id)).toEqual(['ok']);
     await closeAll(p, c, h.s, up.s);
+  });
+});
+
+describe('a page the host\'s beforeApply throws on (fake timers)', () => {
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date', 'hrtime', 'performance'] }));
+  afterEach(() => jest.useRealTimers());
+
+  it('GUAR-16: a push whose page the host\'s beforeApply throws on is refused whole (PAGE_FAILED), nothing of it logged, and offered again by the dialer, backed off, until it lands', async () => {
+    const net = new Net();
+    let failing = true;
+    const h = await hub({}, { hooks: { beforeApply: () => { if (failing) throw new Error('not now'); return true; } } });
+    net.units.set(URL, h.unit);
+    const d = await dialer(net);
+    const errors = record(d, 'error');
+    const boots = record(d, 'bootstrap');
+    await d.sync.addNode({ url: URL, token: 't' });
+    await waitFor(() => boots.length === 1, [d]);
+    const ids = [await d.insert({ n: 1 }), await d.insert({ n: 2 })];
+    await waitFor(() => errors.length > 0, [d]);
+    await net.links[0].settle();
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((e) => e.code === 'PAGE_FAILED' && e.url === URL)).toBe(true);
+    expect(opsOf(h.s).filter((op) => op.origin === d.id)).toEqual([]);
+    failing = false;
+    await jest.advanceTimersByTimeAsync(1000);
+    await waitFor(async () => (await h.s.has(ids[0])) && (await h.s.has(ids[1])), [d, h.s]);
+    expect(d.sync.peers()[0]).toMatchObject({ behind: false });
+    await closeAll(d, h.s);
   });
 });
