@@ -8,6 +8,7 @@
  * beside `syncom/browser` or `syncom`.
  */
 import './host-install';
-export { SyncUnit, unitBounds } from './sync/host/unit';
+export { SyncUnit } from './sync/host/unit';
+export { unitBounds } from './sync/host/unit-bounds';
 export { endHostSessions } from './sync/host/peers';
 export { authorizeFailed, authorizeVerdict, checkLimits, limitKey, PeerBuckets, TokenBucket } from './sync/protocol/limits';

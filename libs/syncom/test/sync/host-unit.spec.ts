@@ -65,6 +65,17 @@ describe('hosting: the unit', () => {
     await closeAll(h.s, p);
   });
 
+  it('HOST-2: sync.unit() refuses an access other than session or public, and an authorize or tracked that is no function, with INVALID_ARGUMENT', async () => {
+    const h = await node();
+    // A misspelt access had made a unit that served peers without a session, as 'public' does.
+    for (const bad of [{ access: 'Session' }, { access: 'private' }, { access: '' }, { authorize: 't' }, { tracked: 5 }]) {
+      expect(() => h.sync.unit(bad as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(Object.keys(bad)[0]) }));
+    }
+    const p = await node();
+    await expect(h.sync.unit().call('hello', helloOf(p), {})).rejects.toMatchObject({ status: 401 });
+    await closeAll(h, p);
+  });
+
   it('HOST-2: access defaults to session — a hello on a connection without context.session is refused 401; with one it passes; public needs none', async () => {
     const h = await node();
     const guarded = h.sync.unit();

@@ -8,19 +8,17 @@ import type { Replica } from '../../storage/replica';
 import { ATTRS } from '../../telemetry';
 import { Feed } from './feed';
 import { trackedFeed } from './tracked';
-import {
-  DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, MAX_IN_FLIGHT_FRAMES, positiveInt,
-} from '../protocol/frames';
+import { unitBounds } from './unit-bounds';
 import { checkedHello, type Hello } from '../protocol/hello';
 import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
 import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
-import { type Authorized, checkedLimits, checkLimits, judgeHello, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
+import { type Authorized, checkLimits, judgeHello, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
-import { DEFAULT_MAX_PAGINGS, DEFAULT_MAX_PAGINGS_PER_CONNECTION, SnapshotPager } from './snapshot';
+import { SnapshotPager } from './snapshot';
 import { CAPABILITIES, chooseVersion, incompatible } from '../protocol/versions';
 
 /** storage.sync.unit()'s options (Hosting). */
@@ -95,31 +93,6 @@ const closed = () => new SyncomError('CLOSED', 'this host\'s storage is closed: 
 
 /** A stream that fails at its first read. */
 const refused = (error: Error): AsyncIterable<Uint8Array> => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) });
-
-/**
- * A unit's bounds from its options, each checked: what a unit is made with.
- * A host framework checks its options with it before it opens anything, so
- * a bound out of range fails its start holding no store.
- *
- * @throws SyncomError INVALID_ARGUMENT naming the option out of range.
- */
-export function unitBounds(o: UnitOptions) {
-  return {
-    limits: checkedLimits(o.limits),
-    pageSize: positiveInt(o.pageSize, 500, 'pageSize'),
-    pageBytes: positiveInt(o.pageBytes, DEFAULT_PAGE_BYTES, 'pageBytes'),
-    peers: {
-      maxInFlightFrames: positiveInt(o.maxInFlightFrames, DEFAULT_MAX_IN_FLIGHT_FRAMES, 'maxInFlightFrames', MAX_IN_FLIGHT_FRAMES),
-      maxInFlightBytes: positiveInt(o.maxInFlightBytes, DEFAULT_MAX_IN_FLIGHT_BYTES, 'maxInFlightBytes'),
-      maxConnectionInFlightBytes: positiveInt(o.maxConnectionInFlightBytes, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, 'maxConnectionInFlightBytes'),
-      maxFeedsPerConnection: positiveInt(o.maxFeedsPerConnection, 8, 'maxFeedsPerConnection'),
-    },
-    pagings: {
-      max: positiveInt(o.maxPagings, DEFAULT_MAX_PAGINGS, 'maxPagings'),
-      perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
-    },
-  };
-}
 
 /**
  * The unit of procedures a host mounts (HOST-1): hello, push, changes and
