@@ -6,7 +6,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   NOT_FOUND: 'update/inc/add on a record that does not exist (or is deleted), or a node that is not registered',
   PURGED: 'a write to a purged id',
   CLOSED: 'a write, or a sync call that could dial or write, after `close()` was called; a closed storage\'s host unit answers every call with it',
-  INVALID_ARGUMENT: 'a bad call: not a plain object, a `__proto__` field, a value nested deeper than 100 levels, a bad option',
+  INVALID_ARGUMENT: 'a bad call: not a plain object, a `__proto__` field, a value nested deeper than 100 levels, a bad option; on the sync `error` event, a `connect(node)` that gave no `SyncLink`',
   NOT_SEALABLE: '`{ sealed: true }` on a record that exists unsealed (a tombstone too): its values may already have replicated',
   LOCKED: '`open()` of a path another open storage holds (on node:fs the message names the holder\'s pid; on OPFS that another tab, worker or open() of this page has the store open, and `wait: true` waits for it)',
   IO_ERROR: 'a log append failed (the write was not made and is rejected; reported on `error` too), a purge scrub failed, or a file of the store could not be read at open for a reason other than absence (a directory in its place; on OPFS also a file the browser cannot read), or `open()` could not make the storage folder itself (a file at `path` or above it), or could not write what it writes before anything is open (format.json, a key file, the log\'s index, a folder: a read-only store, a full disk): the message names the path, the OS error (on OPFS an fs-like one, the DOMException its cause) is the cause',

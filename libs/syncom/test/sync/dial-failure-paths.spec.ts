@@ -224,3 +224,20 @@ describe('a push the host fails (5xx) on a quiet node', () => {
     await closeAll(d, h.s);
   });
 });
+
+describe('an app\'s connect() that gives no link', () => {
+  it('OPT-1 LINK-8: is reported at once as INVALID_ARGUMENT naming the SyncLink shape (it was a bare TypeError from inside the dialer), with no connect event', async () => {
+    for (const given of [{}, null, 42, { call: () => undefined }]) {
+      const d = await dialer(new Net(), { sync: { connect: (() => given) as never } });
+      const connects: unknown[] = [];
+      d.sync.on('connect', (e) => connects.push(e));
+      const reported = new Promise<SyncomError>((resolve) => d.sync.on('error', resolve));
+      await d.sync.addNode({ url: URL, token: 't' });
+      const error = await within(reported, 5000, 'the refusal reported');
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', url: URL, message: expect.stringContaining('SyncLink') });
+      expect(connects).toEqual([]);
+      expect(d.sync.peers()[0]).toMatchObject({ connected: false, lastError: error });
+      await closeAll(d);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { SyncomError } from '../../errors';
-import type { LinkEvent, SyncLink } from '../../link/contract';
+import { isSyncLink, type LinkEvent, type SyncLink } from '../../link/contract';
 import { urlLabel } from '../../telemetry/url-label';
 
 /**
@@ -22,8 +22,10 @@ export function closeLink(link: SyncLink, listeners: readonly [LinkEvent, () => 
  * waiting (LINK_DOWN), as the built-in links do. An app's link whose call
  * never answered had kept the dialer's stop, and with it removeNode() and
  * storage.close() (the lock held), waiting for good.
+ * @throws SyncomError INVALID_ARGUMENT when connect(node) gave something that is no SyncLink (OPT-1).
  */
 export function stoppable(link: SyncLink): SyncLink {
+  if (!isSyncLink(link)) throw new SyncomError('INVALID_ARGUMENT', 'connect(node) gave no SyncLink: call, subscribe, on, off and close must be functions (isSyncLink is the check)');
   // One rejecter per call in flight, let go as the call settles: a race with one shared promise kept a
   // reaction per call on it for the link's life (about 0.5 KB a call, the dialer's whole life).
   const pending = new Set<(e: Error) => void>();
