@@ -8,6 +8,7 @@ function fakeLink(hang = false): SyncLink & { closed: boolean } {
   const link = {
     closed: false,
     call: () => (hang ? new Promise<never>(() => undefined) : Promise.resolve('ok')),
+    subscribe: () => ({ unsubscribe: () => undefined }),
     close: () => void (link.closed = true),
     on: () => undefined,
     off: () => undefined,
@@ -69,6 +70,7 @@ describe('the dialer\'s link wrapper (stoppable)', () => {
           link.close();
           return waiting;
         },
+        subscribe: () => ({ unsubscribe: () => undefined }),
         close: () => rejectWaiting(new Error('socket closed')),
         on: () => undefined,
         off: () => undefined,

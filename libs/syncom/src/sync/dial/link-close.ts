@@ -25,7 +25,7 @@ export function closeLink(link: SyncLink, listeners: readonly [LinkEvent, () => 
  * @throws SyncomError INVALID_ARGUMENT when connect(node) gave something that is no SyncLink (OPT-1).
  */
 export function stoppable(link: SyncLink): SyncLink {
-  if (!isSyncLink(link)) throw new SyncomError('INVALID_ARGUMENT', 'connect(node) gave no SyncLink: call, subscribe, on, off and close must be functions (isSyncLink is the check)');
+  if (!isSyncLink(link)) throw new SyncomError('INVALID_ARGUMENT', 'connect(node) gave no SyncLink (see isSyncLink)');
   // One rejecter per call in flight, let go as the call settles: a race with one shared promise kept a
   // reaction per call on it for the link's life (about 0.5 KB a call, the dialer's whole life).
   const pending = new Set<(e: Error) => void>();
