@@ -113,6 +113,23 @@ describe('the packed syncom and syncom-nest in a fresh app', () => {
     }
   });
 
+  it('every relative link of the packed guides opens a file of the installed packages (the repository\'s ../libs/ and ../bench/ are not there)', () => {
+    const modules = join(work, 'links', 'node_modules');
+    for (const [name, t] of [['syncom', tarballs[0]], ['syncom-nest', tarballs[1]]]) {
+      mkdirSync(join(modules, name), { recursive: true });
+      execFileSync('tar', ['-xzf', t, '-C', join(modules, name), '--strip-components=1']);
+    }
+    const broken = ['syncom', 'syncom-nest'].flatMap((name) => {
+      const docs = join(modules, name, 'docs');
+      return readdirSync(docs).flatMap((f) => {
+        const text = readFileSync(join(docs, f), 'utf8');
+        const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1].split('#')[0]).filter((s) => s !== '' && !/^[a-z]+:/i.test(s));
+        return targets.filter((s) => !existsSync(resolve(docs, s))).map((s) => `${name}/docs/${f}: ${s}`);
+      });
+    });
+    expect(broken).toEqual([]);
+  });
+
   it('an ES module app (nodenext) hands io()\'s socket and options to the link and the module, and the READMEs\' examples compile as written (offline)', () => {
     const dir = join(work, 'esm');
     const snippets = [
