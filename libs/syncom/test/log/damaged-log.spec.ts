@@ -5,7 +5,7 @@ import { SCRUB_FILE, scrubJournalText } from '../../src/log/scrub-journal';
 import { generateSealingKeys } from '../../src/op';
 import { applyPeerOps, type Storage } from '../../src/storage';
 import { internals } from '../../src/testing/internals';
-import { freshBackend, indexJson, logFile, openBatches, openOn, segmentFiles, T0 } from './helpers';
+import { freshBackend, indexJson, logFile, openBatches, openOn, segmentFiles, T0, reopenedWithErrors } from './helpers';
 
 /**
  * A store directory damaged after it was written (bit rot, a partial copy or
@@ -52,14 +52,7 @@ async function diedAfter(b: MemoryBackend, from: number, to: number, value = (i:
 
 const copyOf = (b: MemoryBackend) => createMemoryBackend({ from: b.snapshot() });
 
-async function reopened(b: MemoryBackend): Promise<{ s: Storage; errors: SyncomError[] }> {
-  const errors: SyncomError[] = [];
-  const s = await openOn(b, unsealed);
-  s.on('error', (e) => errors.push(e));
-  // open() reports startup errors on a setImmediate it queued before returning: one turn later they are in.
-  await new Promise((r) => setImmediate(r));
-  return { s, errors };
-}
+const reopened = (b: MemoryBackend) => reopenedWithErrors(b, unsealed);
 
 /** What open() rejected with (the test fails if it resolves). */
 function refusal(b: MemoryBackend): Promise<unknown> {

@@ -1,5 +1,6 @@
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import type { Backend } from '../../src/backend/types';
+import type { SyncomError } from '../../src/errors';
 import { isHidden, readEntry, type Entry } from '../../src/crdt';
 import { unpackEntry, type Op } from '../../src/op';
 import { open } from '../../src/open';
@@ -35,6 +36,15 @@ export async function freshBackend(): Promise<MemoryBackend> {
 /** Open a storage at 'n' on `backend`. */
 export function openOn(backend: Backend, options: Omit<OpenOptions, 'path' | 'backend'> = {}): Promise<Storage> {
   return open({ path: 'n', backend, ...options });
+}
+
+/** Open `backend` again and collect what the open reports on `error` (reported on a setImmediate it queued: one turn later they are in). */
+export async function reopenedWithErrors(backend: Backend, options: Omit<OpenOptions, 'path' | 'backend'> = {}): Promise<{ s: Storage; errors: SyncomError[] }> {
+  const errors: SyncomError[] = [];
+  const s = await openOn(backend, options);
+  s.on('error', (e) => errors.push(e));
+  await new Promise((r) => setImmediate(r));
+  return { s, errors };
 }
 
 /** Names of the files under log/open/, by position (a file may hold several batches, one a line). */

@@ -3,17 +3,11 @@ import type { SyncomError } from '../../src/errors';
 import { applyPeerOps, type Storage } from '../../src/storage';
 import { salvageEntries } from '../../src/log/salvage';
 import { internals } from '../../src/testing/internals';
-import { freshBackend, openOn, T0 } from './helpers';
+import { freshBackend, openOn, T0, reopenedWithErrors } from './helpers';
 
 const unsealed = { now: () => T0, sync: { log: { rollAfter: 64 } } };
 
-async function reopened(b: MemoryBackend): Promise<{ s: Storage; errors: SyncomError[] }> {
-  const errors: SyncomError[] = [];
-  const s = await openOn(b, unsealed);
-  s.on('error', (e) => errors.push(e));
-  await new Promise((r) => setImmediate(r));
-  return { s, errors };
-}
+const reopened = (b: MemoryBackend) => reopenedWithErrors(b, unsealed);
 
 /**
  * One byte rotted in an open batch that is not the newest makes its JSON

@@ -5,19 +5,35 @@ import {
 import { checkedLimits, type Limits } from '../protocol/limits';
 import { DEFAULT_MAX_PAGINGS, DEFAULT_MAX_PAGINGS_PER_CONNECTION } from './snapshot';
 
-/** The options of storage.sync.unit() that unitBounds reads (UnitOptions has them all). */
+/** The options of storage.sync.unit() that unitBounds reads; UnitOptions extends them (and types the first three). */
 export interface UnitBoundOptions {
   access?: unknown;
   authorize?: unknown;
   tracked?: unknown;
   limits?: Limits;
+  /** Records per snapshot page, ops per changes page (default 500, HOST-5). */
   pageSize?: number;
+  /** The most a snapshot or changes page weighs, UTF-8 bytes of its JSON (default 4 MiB, HOST-6); a larger record goes alone. */
   pageBytes?: number;
+  /** Frames (changes pages, snapshot stream chunks) out to one peer unacknowledged at once (default 16; the send window). */
   maxInFlightFrames?: number;
+  /**
+   * UTF-8 bytes of frames out unacknowledged over every connection of this
+   * unit (default 64 MiB). Past it, a connection sends only while it has no
+   * frame out: one frame each, so an acknowledging peer is never starved by
+   * idle ones; the worst case is this budget plus one frame per connection.
+   */
   maxInFlightBytes?: number;
+  /** UTF-8 bytes of frames out unacknowledged to one connection, beyond its first frame (default 16 MiB). */
   maxConnectionInFlightBytes?: number;
+  /** Changes feeds one connection may hold open; one more is refused 429 TOO_MANY_FEEDS (default 8). */
   maxFeedsPerConnection?: number;
+  /**
+   * Snapshot pagings (and snapshot streams) kept open over every connection (default 64). Past it the
+   * least recently used paging goes if unused for 30 s, else a new one is refused 503 SNAPSHOT_BUSY.
+   */
   maxPagings?: number;
+  /** Snapshot pagings (and snapshot streams) one connection may keep open; past it its least recently used is dropped (default 4). */
   maxPagingsPerConnection?: number;
 }
 

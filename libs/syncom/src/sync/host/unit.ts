@@ -8,21 +8,21 @@ import type { Replica } from '../../storage/replica';
 import { ATTRS } from '../../telemetry';
 import { Feed } from './feed';
 import { trackedFeed } from './tracked';
-import { unitBounds } from './unit-bounds';
+import { unitBounds, type UnitBoundOptions } from './unit-bounds';
 import { checkedHello, type Hello } from '../protocol/hello';
 import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
 import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
-import { type Authorized, checkLimits, judgeHello, limitKey, type Limits, PeerBuckets } from '../protocol/limits';
+import { type Authorized, checkLimits, judgeHello, limitKey, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
 import { SnapshotPager } from './snapshot';
 import { CAPABILITIES, chooseVersion, incompatible } from '../protocol/versions';
 
-/** storage.sync.unit()'s options (Hosting). */
-export interface UnitOptions {
+/** storage.sync.unit()'s options (Hosting); the bounds unitBounds checks are UnitBoundOptions'. */
+export interface UnitOptions extends UnitBoundOptions {
   access?: 'session' | 'public';
   /**
    * Gates hello: `true` admits; a non-empty string admits and names the peer's identity, which its
@@ -31,30 +31,6 @@ export interface UnitOptions {
   authorize?: (context: object, hello: Hello) => Authorized | Promise<Authorized>;
   /** Shapes a subscription item; the built-in passes the page as it is, with its event id beside it. */
   tracked?: (data: unknown, eventId: string) => unknown;
-  /** Records per snapshot page, ops per changes page (default 500, HOST-5). */
-  pageSize?: number;
-  /** The most a snapshot or changes page weighs, UTF-8 bytes of its JSON (default 4 MiB, HOST-6); a larger record goes alone. */
-  pageBytes?: number;
-  /** Frames (changes pages, snapshot stream chunks) out to one peer unacknowledged at once (default 16; the send window). */
-  maxInFlightFrames?: number;
-  /**
-   * UTF-8 bytes of frames out unacknowledged over every connection of this
-   * unit (default 64 MiB). Past it, a connection sends only while it has no
-   * frame out: one frame each, so an acknowledging peer is never starved by
-   * idle ones; the worst case is this budget plus one frame per connection.
-   */
-  maxInFlightBytes?: number;
-  /** UTF-8 bytes of frames out unacknowledged to one connection, beyond its first frame (default 16 MiB). */
-  maxConnectionInFlightBytes?: number;
-  /** Changes feeds one connection may hold open; one more is refused 429 TOO_MANY_FEEDS (default 8). */
-  maxFeedsPerConnection?: number;
-  /**
-   * Snapshot pagings (and snapshot streams) kept open over every connection (default 64). Past it the
-   * least recently used paging goes if unused for 30 s, else a new one is refused 503 SNAPSHOT_BUSY.
-   */
-  maxPagings?: number;
-  /** Snapshot pagings (and snapshot streams) one connection may keep open; past it its least recently used is dropped (default 4). */
-  maxPagingsPerConnection?: number;
   /** The largest push taken, in UTF-8 bytes, told to dialers in hello so their pages fit (default limits.bytesPerPush). */
   pushBytes?: number;
   /**
@@ -64,7 +40,6 @@ export interface UnitOptions {
    * cannot reach subscribers of scopes its records are not in.
    */
   exactScopes?: boolean;
-  limits?: Limits;
   meta?: Record<string, unknown>;
   /** The largest reconcile message taken and sent, in UTF-8 bytes (default 512 KiB, RECONCILE.md). */
   reconcileFrame?: number;
