@@ -140,7 +140,8 @@ describe('several hubs as one service (e2e)', () => {
     // Relays are driven by appends, and a duplicate is never appended: a loop would show as an op
     // logged twice. Besides the writes, a log holds only the merge/advance ops of bootstraps (from set).
     const idle = () => nodes.every((s) => s.sync.peers().every((p) => p.connected && p.pending === 0 && !p.behind));
-    await until(idle, nodes);
+    // A hang guard, not a timing: relays across three hubs took past 20 s on a loaded two-core machine.
+    await until(idle, nodes, 90_000);
     for (const s of nodes) {
       const entries = s.replica.read(s.replica.floor);
       expect(new Set(entries.map((e) => `${streamKey(e.op.origin, e.op.scope, e.op.from)}#${e.op.seq}`)).size).toBe(entries.length);
@@ -151,7 +152,7 @@ describe('several hubs as one service (e2e)', () => {
       const loggedIds = new Set(entries.map((e) => e.op.id));
       expect(written.filter((id) => !loggedIds.has(id))).toEqual([]);
     }
-  });
+  }, 120_000);
 
   /** Hubs 1 and 2 each see, through Redis, their own subscribers, each other's, and hub 3's (another process). */
   async function expectClusterView(): Promise<void> {
