@@ -4,10 +4,10 @@ import { checkModuleOptions } from './module-options';
 import { DEFAULT_TRANSPORTS, UNIT_PASSED } from './syncom.constants';
 import { checkedOrigins } from './gateway/allowed-origins';
 import { isGuarded } from './gateway/syncom.gateway';
-import type { GatewayTransport, SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
+import type { GatewayTransport, SyncomGatewayEnhancers, SyncomGatewayOptions, SyncomModuleOptions } from './syncom-options.interface';
 
 /** What the module was declared to host: the namespace, and the transports when given (the gateway class's own, fixed when it is defined). */
-export interface DeclaredGateway {
+export interface DeclaredGateway extends SyncomGatewayEnhancers {
   namespace: string;
   transports?: GatewayTransport[];
 }
@@ -54,6 +54,7 @@ export function checkHosting(o: SyncomModuleOptions, declared: DeclaredGateway |
   else {
     checkDeclaredNamespace(o, declared.namespace);
     checkDeclaredTransports(o, declared);
+    checkDeclaredEnhancers(o, declared);
     checkGuarded(o, declared.namespace);
     checkGatewayBounds(givenOf(o));
   }
@@ -124,4 +125,24 @@ function checkNoGatewayAsked(o: SyncomModuleOptions): void {
     'SyncomModule.forRootAsync: the factory returned gateway options, but the module was not declared with ' +
       '`gateway: true` (or { namespace }) beside useFactory; add it there, since the socket.io namespace must be known before the factory runs',
   );
+}
+
+/**
+ * forRootAsync's factory naming guards or interceptors the module was not declared with: they are
+ * the gateway class's, decorated when the module is defined, and the factory's would not run.
+ *
+ * @throws SyncomError GATEWAY_UNDECLARED naming the option.
+ */
+function checkDeclaredEnhancers(o: SyncomModuleOptions, declared: DeclaredGateway): void {
+  const given = givenOf(o);
+  for (const key of ['guards', 'interceptors'] as const) {
+    const asked = given[key];
+    const fixed = declared[key] ?? [];
+    if (asked === undefined || (asked.length === fixed.length && asked.every((x, i) => x === fixed[i]))) continue;
+    throw new SyncomError(
+      'GATEWAY_UNDECLARED',
+      `SyncomModule.forRootAsync: the factory's gateway.${key} are not the ones the module was declared with; ` +
+        `they are the gateway class's, read when the module is defined: give them beside useFactory, as gateway: { ${key} }`,
+    );
+  }
 }

@@ -5,11 +5,11 @@ export {
   SyncomExceptionFilter, SyncomValidationPipe, OpaqueArray, toWireError, wsRefusal, HelloDto, SchemaInfoDto, PushDto,
   SnapshotDto, ChangesArgsDto, ChangesDto, ChunkDto, UnsubscribeDto, maxMessageBytes, applyMessageLimit, messageLimitOf,
   DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM, MAX_FEEDS_PER_SOCKET, MAX_STREAMS_PER_SOCKET, scopeRoom, peerOf, SocketPeer,
-  SyncomIoAdapter, SampledLog, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, originAllowed,
+  SyncomIoAdapter, SampledLog, DEFAULT_MAX_CONNECTIONS, defaultInboundBytes, originAllowed, SYNCOM_PROCEDURE, syncomProcedureOf,
 } from './gateway';
-export type { AllowedOrigins } from './gateway';
+export type { AllowedOrigins, SyncomProcedure, SyncomProcedureName } from './gateway';
 export { DEFAULT_NAMESPACE, SYNCOM_GATEWAY_OPTIONS } from './syncom.constants';
-export type { SyncomGatewayOptions, SyncomSocketContext } from './syncom-options.interface';
+export type { SyncomGatewayEnhancers, SyncomGatewayOptions, SyncomSocketContext } from './syncom-options.interface';
 export { SyncomModule } from './syncom.module';
 export { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
 export type { SyncomModuleExtras } from './syncom.module-definition';

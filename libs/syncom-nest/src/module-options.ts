@@ -13,6 +13,28 @@ const countOrZero = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 
 const ANY: OptionRule = ['', () => true];
 const taken = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, ANY]));
 
+/** A list of what @UseGuards / @UseInterceptors take: classes, or instances with the method `method`. */
+function isEnhancers(x: unknown, method: string): boolean {
+  return Array.isArray(x) && x.every((e) => isFunction(e) || (isObject(e) && isFunction((e as Record<string, unknown>)[method])));
+}
+
+const GUARDS: [string, (x: unknown) => boolean] = ['a list of guard classes or instances', (x) => isEnhancers(x, 'canActivate')];
+const INTERCEPTORS: [string, (x: unknown) => boolean] = ['a list of interceptor classes or instances', (x) => isEnhancers(x, 'intercept')];
+
+/**
+ * The app's guards and interceptors for a gateway class, checked before it is decorated with them
+ * (Nest's decorators throw an error of their own, with no code).
+ *
+ * @throws SyncomError INVALID_ARGUMENT naming the option.
+ */
+export function checkGatewayEnhancers(o: { guards?: unknown; interceptors?: unknown }): void {
+  for (const [key, [what, ok]] of [['guards', GUARDS], ['interceptors', INTERCEPTORS]] as const) {
+    if (o[key] !== undefined && !ok(o[key])) {
+      throw new SyncomError('INVALID_ARGUMENT', `SyncomGateway: gateway.${key} must be ${what}`, { option: `gateway.${key}` });
+    }
+  }
+}
+
 /** The gateway's options that the module reads itself. */
 const GATEWAY: OptionShape = {
   namespace: ['a socket.io namespace (a string)', (x) => typeof x === 'string' && x.length > 0],
@@ -26,6 +48,8 @@ const GATEWAY: OptionShape = {
   maxConnections: ['a count, 0 or more (0: no cap)', countOrZero],
   maxInboundBytes: ['a count of bytes, 0 or more (0: no bound)', countOrZero],
   allowedOrigins: ["a list of origins (['https://app.example']), or '*'", (x) => x === '*' || Array.isArray(x)],
+  guards: GUARDS,
+  interceptors: INTERCEPTORS,
   ...taken(UNIT_PASSED),
 };
 

@@ -1,3 +1,4 @@
+import type { CanActivate, NestInterceptor } from '@nestjs/common';
 import type { Authorized, Hello, Limits, OpenOptions, UnitOptions } from 'syncom';
 import type { Socket } from 'socket.io';
 import type { ManagerOptions, SocketOptions } from 'socket.io-client';
@@ -21,11 +22,24 @@ export interface SyncomSocketContext {
 }
 
 /**
+ * The app's own guards and interceptors on the gateway's messages, after its own guards (docs/nest.md,
+ * Your guards on the gateway): classes (made in SyncomModule's scope: they may inject Reflector, Storage
+ * and what global modules export) or instances. Read once, when the module is defined, like the namespace:
+ * Nest 11 applies no global guard (APP_GUARD) or interceptor to a gateway.
+ */
+export interface SyncomGatewayEnhancers {
+  /** What @UseGuards takes: guard classes or instances. */
+  guards?: (CanActivate | Function)[];
+  /** What @UseInterceptors takes: interceptor classes or instances. */
+  interceptors?: (NestInterceptor | Function)[];
+}
+
+/**
  * How the gateway hosts peers: the host unit's options, as Nest guards apply them. Page sizes,
  * the send window and byte budgets, feed and paging caps, exactScopes, meta and tracked are the
  * unit's own (UnitOptions), passed on unchanged.
  */
-export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PASSED)[number]> {
+export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PASSED)[number]>, SyncomGatewayEnhancers {
   /** The socket.io namespace (default '/syncom'). Read once, when the module is defined. */
   namespace?: string;
   /**

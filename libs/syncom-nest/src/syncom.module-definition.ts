@@ -1,14 +1,15 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { GatewayTransport, SyncomModuleOptions } from './syncom-options.interface';
+import type { GatewayTransport, SyncomGatewayEnhancers, SyncomModuleOptions } from './syncom-options.interface';
 
 /**
  * The module's static extras: `isGlobal`, and in forRootAsync whether (and on
  * which namespace) the gateway is hosted, since a socket.io namespace must be
- * known when the gateway class is decorated, before any factory ran.
+ * known when the gateway class is decorated, before any factory ran; so must
+ * the app's own guards and interceptors on it.
  */
 export interface SyncomModuleExtras {
   isGlobal?: boolean;
-  gateway?: boolean | { namespace?: string; transports?: GatewayTransport[] };
+  gateway?: boolean | ({ namespace?: string; transports?: GatewayTransport[] } & SyncomGatewayEnhancers);
 }
 
 export const {

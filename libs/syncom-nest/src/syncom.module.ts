@@ -20,9 +20,9 @@ import { storageProvider, syncLoggerProvider } from './storage.provider';
 function gatewayProviders(gateway: SyncomModuleExtras['gateway']): Provider[] {
   if (gateway === undefined || gateway === false) return [{ provide: SYNCOM_HOSTING, useValue: false }];
   const namespace = (typeof gateway === 'object' && gateway.namespace) || DEFAULT_NAMESPACE;
-  const transports = typeof gateway === 'object' ? gateway.transports : undefined;
-  const hosted = createSyncomGateway(namespace, transports);
-  const declared: DeclaredGateway = { namespace, ...(transports && { transports }) };
+  const { transports, guards, interceptors } = typeof gateway === 'object' ? gateway : {};
+  const hosted = createSyncomGateway(namespace, transports, { guards, interceptors });
+  const declared: DeclaredGateway = { namespace, ...(transports && { transports }), guards, interceptors };
   return [
     { provide: SYNCOM_HOSTING, useValue: declared },
     {

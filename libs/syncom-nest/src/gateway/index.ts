@@ -1,4 +1,5 @@
 export { createSyncomGateway, DEFAULT_ACK_TIMEOUT, SyncomGateway } from './syncom.gateway';
+export { Procedure, SYNCOM_PROCEDURE, syncomProcedureOf, type SyncomProcedure, type SyncomProcedureName } from './procedure';
 export { SyncomAckGuard } from './ack.guard';
 export { SyncomAuthorizeGuard } from './authorize.guard';
 export { SyncomLimitsGuard } from './limits.guard';

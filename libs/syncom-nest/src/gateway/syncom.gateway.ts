@@ -6,7 +6,7 @@ import type { Namespace, Socket } from 'socket.io';
 import { DEFAULT_CONNECTION_IN_FLIGHT_BYTES, type Hello, type HostUnit, Storage, SyncomError, type UnitOptions, unitBounds } from 'syncom';
 import { answerOk, type ChunkAnswer, SYNCOM_EVENTS, type SyncomAnswer } from '../link/socket-io-protocol';
 import { DEFAULT_NAMESPACE, DEFAULT_TRANSPORTS, SYNCOM_GATEWAY_OPTIONS, UNIT_PASSED } from '../syncom.constants';
-import type { GatewayTransport, SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
+import type { GatewayTransport, SyncomGatewayEnhancers, SyncomGatewayOptions, SyncomSocketContext } from '../syncom-options.interface';
 import { SyncomAckGuard } from './ack.guard';
 import { checkedOrigins, guardOrigins } from './allowed-origins';
 import { SyncomAuthorizeGuard } from './authorize.guard';
@@ -15,7 +15,7 @@ import { ChangesDto, ChunkDto, UnsubscribeDto } from './feed.dto';
 import { openFeed } from './gateway-feeds';
 import { HelloDto } from './hello.dto';
 import { SyncomLimitsGuard } from './limits.guard';
-import { checkGatewayTimers } from '../module-options';
+import { checkGatewayEnhancers, checkGatewayTimers } from '../module-options';
 import { applyMessageLimit, maxMessageBytes, reconcileFrameFor } from './message-size';
 import { withPageAcks } from './page-acks-offer';
 import { DEFAULT_READ_STALL_MS, PRE_AUTH_UNREAD_BYTES, PreAuthGate, preAuthBytesOf } from './pre-auth';
@@ -23,6 +23,7 @@ import { SampledLog } from './sampled-log';
 import { PushDto, SnapshotDto } from './push.dto';
 import { ReconcileDto, RecordsDto } from './reconcile.dto';
 import { createSessionMiddleware } from './session.middleware';
+import { Procedure } from './procedure';
 import { peerOf } from './socket-peer';
 import { SyncomExceptionFilter } from './syncom-exception.filter';
 import { SyncomValidationPipe } from './syncom-validation.pipe';
@@ -115,6 +116,7 @@ function checkedGuard(options: SyncomGatewayOptions): void {
  * time, by its validation pipe; authorize runs on the checked hello; limits
  * are a guard; every refusal is answered on the message's ack by the
  * exception filter. Wiring only: the engine's unit does the sync.
+ * Each procedure's handler names it (SYNCOM_PROCEDURE, read by syncomProcedureOf).
  * Use createSyncomGateway(namespace) to get a decorated class.
  */
 @UseGuards(SyncomAckGuard, SyncomAuthorizeGuard, SyncomLimitsGuard)
@@ -235,6 +237,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
    * knows its node id and scopes.
    */
   @SubscribeMessage(SYNCOM_EVENTS.hello)
+  @Procedure('hello')
   @UseInterceptors(SyncomUnreadInterceptor)
   async hello(@ConnectedSocket() socket: Socket, @MessageBody(helloPipe) body: HelloDto): Promise<SyncomAnswer> {
     const peer = peerOf(socket);
@@ -246,12 +249,14 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
 
   /** push: the ops the host lacks (the limits guard ran first). */
   @SubscribeMessage(SYNCOM_EVENTS.push)
+  @Procedure('push')
   async push(@ConnectedSocket() socket: Socket, @MessageBody(pushPipe) body: PushDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('push', body, peerOf(socket).context));
   }
 
   /** snapshot: one page, inline or as a stream id. */
   @SubscribeMessage(SYNCOM_EVENTS.snapshot)
+  @Procedure('snapshot')
   @UseInterceptors(SyncomUnreadInterceptor)
   async snapshot(@ConnectedSocket() socket: Socket, @MessageBody(snapshotPipe) body: SnapshotDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('snapshot', body, peerOf(socket).context));
@@ -259,6 +264,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
 
   /** reconcile: one round of a scope's set reconciliation (capability reconcile/1). */
   @SubscribeMessage(SYNCOM_EVENTS.reconcile)
+  @Procedure('reconcile')
   @UseInterceptors(SyncomUnreadInterceptor)
   async reconcile(@ConnectedSocket() socket: Socket, @MessageBody(reconcilePipe) body: ReconcileDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('reconcile', body, peerOf(socket).context));
@@ -266,6 +272,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
 
   /** records: the merge states of records a reconciliation found different. */
   @SubscribeMessage(SYNCOM_EVENTS.records)
+  @Procedure('records')
   @UseInterceptors(SyncomUnreadInterceptor)
   async records(@ConnectedSocket() socket: Socket, @MessageBody(recordsPipe) body: RecordsDto): Promise<SyncomAnswer> {
     return answerOk(await this.unit.call('records', body, peerOf(socket).context));
@@ -273,6 +280,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
 
   /** changes: opens a feed whose pages go out as acknowledged `changes:data` messages. */
   @SubscribeMessage(SYNCOM_EVENTS.changes)
+  @Procedure('changes')
   async changes(@ConnectedSocket() socket: Socket, @MessageBody(changesPipe) body: ChangesDto): Promise<SyncomAnswer> {
     await openFeed(peerOf(socket), body, { unit: this.unit, ackTimeout: this.ackTimeout, maxFeeds: this.options.maxFeedsPerConnection });
     return answerOk(null);
@@ -304,17 +312,26 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
  * The gateway class for a namespace (default '/syncom'): socket.io needs the
  * namespace when the class is decorated, before an async options factory
  * ran, hence a factory of subclasses of SyncomGateway. Provide it beside
- * `Storage` and SYNCOM_GATEWAY_OPTIONS.
+ * `Storage` and SYNCOM_GATEWAY_OPTIONS. `app`'s guards run after the
+ * gateway's own, on every message; its interceptors around every handler.
+ *
+ * @throws SyncomError INVALID_ARGUMENT for a guard or interceptor that is none.
  *
  * @example
  * providers: [{ provide: SYNCOM_GATEWAY_OPTIONS, useValue: { authorize: (ctx, hello) => tokens.has(hello.token), limits: { opsPerPush: 500 } } }, createSyncomGateway()]
  */
-export function createSyncomGateway(namespace: string = DEFAULT_NAMESPACE, transports: GatewayTransport[] = [...DEFAULT_TRANSPORTS]): Type<SyncomGateway> {
+export function createSyncomGateway(
+  namespace: string = DEFAULT_NAMESPACE, transports: GatewayTransport[] = [...DEFAULT_TRANSPORTS], app: SyncomGatewayEnhancers = {},
+): Type<SyncomGateway> {
+  checkGatewayEnhancers(app);
   // WebSocket only by default: every syncom client speaks it, and HTTP long-polling let a client without a token
   // post maxHttpBufferSize of tiny packets that engine.io decodes in one synchronous loop (seconds of a stalled
   // event loop per POST) and queue their answers for a GET that never comes. (Where the app's own gateway made
   // the socket.io server first, its options decide: docs/nest.md.)
   @WebSocketGateway({ namespace, perMessageDeflate: false, transports })
   class NamespacedSyncomGateway extends SyncomGateway {}
+  // Nest 11 applies no global guard or interceptor to a gateway: the app's are the subclass's (after SyncomGateway's guards, which it inherits).
+  if (app.guards?.length) UseGuards(...app.guards)(NamespacedSyncomGateway);
+  if (app.interceptors?.length) UseInterceptors(...app.interceptors)(NamespacedSyncomGateway);
   return NamespacedSyncomGateway;
 }
