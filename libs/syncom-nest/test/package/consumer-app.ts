@@ -1,7 +1,9 @@
 /**
  * The files of a fresh Nest app that uses the packed syncom and syncom-nest
  * as a user installs them: one entry that hosts the gateway (ROLE=host, with
- * authorize) or dials a hub (ROLE=dial), and a notes controller.
+ * authorize, meta and a guard of the app's own) or dials a hub (ROLE=dial),
+ * a notes controller, and GET /seen: what the app's gateway guard read
+ * (syncomProcedureOf) and how many gateway messages its APP_GUARD saw.
  */
 export const consumerFiles: Record<string, string> = {
   'tsconfig.json': JSON.stringify({
@@ -13,10 +15,31 @@ export const consumerFiles: Record<string, string> = {
   }),
   'src/main.ts': `
 import 'reflect-metadata';
-import { Body, Controller, Get, Module, NotFoundException, Param, Post } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Body, type CanActivate, Controller, type ExecutionContext, Get, Injectable, Module, NotFoundException, Param, Post } from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { Storage } from 'syncom';
-import { InjectStorage, SyncomModule } from 'syncom-nest';
+import { InjectStorage, SyncomModule, syncomProcedureOf, type SyncomProcedure } from 'syncom-nest';
+
+const seen = { gateway: [] as SyncomProcedure[], global: 0 };
+
+/** The app's guard on the gateway (gateway.guards): what it reads of each procedure message. */
+@Injectable()
+class ProcedureGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const call = syncomProcedureOf(context);
+    if (call) seen.gateway.push(call);
+    return true;
+  }
+}
+
+/** An app-wide guard: Nest 11 runs it on HTTP requests only, Nest 12 on gateway messages too. */
+@Injectable()
+class GlobalGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() === 'ws') seen.global++;
+    return true;
+  }
+}
 
 @Controller('notes')
 class NotesController {
@@ -25,6 +48,9 @@ class NotesController {
     return { id: await this.storage.insert({ $type: 'Note', title: note.title }) };
   }
   /** Answers once the note is here: a peer's write lands through the storage's change event. */
+  @Get('seen') seen(): typeof seen {
+    return seen;
+  }
   @Get(':id') async get(@Param('id') id: string): Promise<Record<string, unknown>> {
     const found = await this.arrival(id);
     if (!found) throw new NotFoundException(id);
@@ -43,11 +69,14 @@ class NotesController {
 }
 
 const host = process.env.ROLE === 'host';
-const gateway = host ? { authorize: (_ctx: unknown, hello: { token?: string }) => hello.token === 't' } : undefined;
+const gateway = host
+  ? { authorize: (_ctx: unknown, hello: { token?: string }) => hello.token === 't', meta: { rateLimit: 100 }, guards: [ProcedureGuard] }
+  : undefined;
 
 @Module({
   imports: [SyncomModule.forRoot({ path: process.env.DATA!, isGlobal: true, ...(gateway && { gateway }) })],
   controllers: [NotesController],
+  providers: [{ provide: APP_GUARD, useClass: GlobalGuard }],
 })
 class AppModule {}
 

@@ -178,7 +178,7 @@ describe('the packed syncom and syncom-nest in a fresh app', () => {
     expect(unresolved).toEqual([]);
   });
 
-  it.each([11, 12])('Nest %i: installs, compiles with tsc --strict, and a REST write on one instance reaches the other', async (major) => {
+  it.each([11, 12])('Nest %i: installs, compiles with tsc --strict, and a REST write on one instance reaches the other; HOST-8 the app\'s gateway.guards read the procedure and meta, its APP_GUARD reaches the gateway on Nest 12 only', async (major) => {
     const dir = join(work, `nest${major}`);
     writeFiles(dir, consumerFiles);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-nest${major}`, private: true, dependencies: dependencies(major, tarballs) }));
@@ -196,6 +196,12 @@ describe('the packed syncom and syncom-nest in a fresh app', () => {
     const { id } = (await post.json()) as { id: string };
     const arrived = await fetch(`http://127.0.0.1:${hub.port}/notes/${id}`);
     expect(await arrived.json()).toMatchObject({ $type: 'Note', title: `from nest ${major}` });
+    const seen = (await (await fetch(`http://127.0.0.1:${hub.port}/notes/seen`)).json()) as { gateway: { procedure: string }[]; global: number };
+    const meta = { rateLimit: 100 };
+    expect(seen.gateway).toEqual(expect.arrayContaining(['hello', 'push'].map((procedure) => ({ procedure, meta }))));
+    // Nest 11 gives a gateway no global guard (hence gateway.guards); Nest 12 runs them before the gateway's own (docs/nest.md).
+    if (major === 11) expect(seen.global).toBe(0);
+    else expect(seen.global).toBeGreaterThanOrEqual(seen.gateway.length);
     const stopped = [hub.child, node.child].map((c) => new Promise((resolve) => c.once('exit', resolve)));
     hub.child.kill('SIGTERM');
     node.child.kill('SIGTERM');
