@@ -12,7 +12,7 @@ export type SyncomProcedureName = 'hello' | 'push' | 'changes' | 'snapshot' | 'r
 export interface SyncomProcedure {
   /** The procedure the message calls. */
   procedure: SyncomProcedureName;
-  /** The host unit's `meta` (the gateway option), the same object for every procedure; undefined when none was given. */
+  /** The host unit's `meta` (the gateway option), as the unit keeps it, the same for every procedure; undefined when none was given. */
   meta: Record<string, unknown> | undefined;
 }
 
