@@ -157,12 +157,12 @@ export class Storage {
 
   /** The record's fields, or undefined (missing, deleted or purged). */
   async get(id: string): Promise<Record<string, unknown> | undefined> {
-    const e = this.parts.committer.committed.get(id);
+    const e = this.held(id);
     return e && !isHidden(e) ? structuredClone(this.view(e)) : undefined;
   }
 
   async has(id: string): Promise<boolean> {
-    const e = this.parts.committer.committed.get(id);
+    const e = this.held(id);
     return !!e && !isHidden(e);
   }
 
@@ -185,7 +185,7 @@ export class Storage {
 
   /** A handle on one record: data, meta, save(), inc(), add(), remove(), delete(). */
   async record(id: string): Promise<RecordHandle | undefined> {
-    const e = this.parts.committer.committed.get(id);
+    const e = this.held(id);
     return e && !isHidden(e) ? new RecordHandle(this, id, structuredClone(this.view(e)), this.metaOf(e)) : undefined;
   }
 
@@ -236,6 +236,17 @@ export class Storage {
   /** The scope the record is in (default '*'). */
   scopeOf(id: string): string {
     return this.parts.scopes.scopeOf(id);
+  }
+
+  /**
+   * The committed entry of a record id a read names, checked as a write checks
+   * it: `get(42)` had answered undefined, as for a record that is not there,
+   * hiding the caller's mistake (docs/api.md).
+   * @throws SyncomError INVALID_ARGUMENT unless `id` is a string of 1-512 characters.
+   */
+  private held(id: unknown): Entry | undefined {
+    assertId(id);
+    return this.parts.committer.committed.get(id);
   }
 
   /** The record's meta. */

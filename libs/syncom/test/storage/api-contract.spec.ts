@@ -1,0 +1,40 @@
+import { isSyncomError, type Storage } from '../../src';
+import { logOps, node } from './helpers';
+
+/**
+ * The storage API as docs/api.md states it, called wrongly as a third party
+ * might: each wrong call is a SyncomError with a stable code, never a bare
+ * TypeError, a silent answer as if nothing were wrong, or a write made of it.
+ */
+
+/** The code a call failed with (or 'resolved'), and that nothing was logged meanwhile. */
+async function codeOf(s: Storage, call: () => unknown): Promise<string> {
+  const logged = logOps(s).length;
+  const outcome = await Promise.resolve().then(call).then(() => 'resolved', (e: unknown) => (isSyncomError(e) ? e.code : `not a SyncomError: ${String(e)}`));
+  expect(logOps(s).length).toBe(logged);
+  return outcome;
+}
+
+/** Ids no record can have: what a wrong call passes where a record id goes. */
+const BAD_IDS: unknown[] = [42, null, undefined, {}, '', 'x'.repeat(10_000_000), () => 'r', new Date(0)];
+
+describe('the storage API contract under wrong calls', () => {
+  it('get(), has() and record() of something that is no record id are INVALID_ARGUMENT, as the writes answer it, not a silent miss', async () => {
+    const { s } = await node();
+    await s.set('r', { a: 1 });
+    for (const id of BAD_IDS) {
+      for (const read of [s.get, s.has, s.record, s.delete, s.inc]) {
+        expect([read.name, await codeOf(s, () => (read as (id: unknown) => unknown).call(s, id))]).toEqual([read.name, 'INVALID_ARGUMENT']);
+      }
+    }
+    // Called as documented, each answers its shape.
+    expect(await s.get('r')).toEqual({ a: 1 });
+    expect(await s.has('r')).toBe(true);
+    expect(await s.get('missing')).toBeUndefined();
+    expect(await s.has('missing')).toBe(false);
+    expect(await s.record('missing')).toBeUndefined();
+    const h = await s.record('r');
+    expect([h?.id, h?.data, Object.keys(h?.meta ?? {}).sort()]).toEqual(['r', { a: 1 }, ['scope', 'ts']]);
+    await s.close();
+  });
+});
