@@ -1,4 +1,5 @@
 import { SyncomError } from '../errors';
+import { checkOptionShape, type OptionShape } from '../open-options';
 import { type Entry, type FieldKind, isHidden, keyedGet, kindClashMessage, lazyRecord, readField, seenTags } from '../crdt';
 import { depthWithin, isSafeRecord, MAX_VALUE_DEPTH } from '../op/shape';
 import { platform } from '../platform';
@@ -112,19 +113,25 @@ function assertFieldName(key: unknown): void {
   if (FORBIDDEN.has(key)) throw new SyncomError('INVALID_ARGUMENT', `a field may not be named ${key}`, { field: key });
 }
 
+/** A write's options: the actor is checked where the op is made (make-op.ts), with open()'s. */
+const WRITE_OPTIONS: OptionShape = { actor: ['a string', () => true], sealed: ['true or false', (x) => typeof x === 'boolean'] };
+
 /**
- * A write's options, read once into a plain object. `sealed` is true or
- * false: any other value (`'true'`, 1) had written the record unsealed, in
- * clear, and replicated it; a getter that throws is the caller's
- * (asInvalid). The actor is checked where the op is made (make-op.ts).
+ * A write's options, read once into a plain object. An unknown key is
+ * refused, as open() refuses one: a misspelt `{ seald: true }` had written the
+ * record unsealed, in clear, and replicated it; so is a `sealed` that is no
+ * boolean (`'true'`, 1); a getter that throws is the caller's (asInvalid).
  * @throws SyncomError INVALID_ARGUMENT unless `o` is absent or an object of those options.
  */
 export function writeOptions(o: unknown): WriteOptions | undefined {
   if (o === undefined || o === null) return undefined;
-  if (typeof o !== 'object') throw new SyncomError('INVALID_ARGUMENT', 'a write takes options { actor?, sealed? }');
-  const { actor, sealed } = asInvalid('the write options must be readable', () => ({ actor: (o as WriteOptions).actor, sealed: (o as WriteOptions).sealed }));
-  if (sealed !== undefined && typeof sealed !== 'boolean') throw new SyncomError('INVALID_ARGUMENT', 'the write option sealed is true or false');
-  return { actor, sealed };
+  if (typeof o !== 'object' || Array.isArray(o)) throw new SyncomError('INVALID_ARGUMENT', 'a write takes options { actor?, sealed? }');
+  return asInvalid('the write options must be readable', () => {
+    checkOptionShape({ ...o }, WRITE_OPTIONS, 'a write');
+    const { actor, sealed } = o as WriteOptions;
+    if (sealed !== undefined && typeof sealed !== 'boolean') throw new SyncomError('INVALID_ARGUMENT', 'the write option sealed is true or false');
+    return { actor, sealed };
+  });
 }
 
 /** Throw unless `id` is a usable record id. */

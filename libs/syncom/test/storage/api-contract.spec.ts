@@ -37,4 +37,25 @@ describe('the storage API contract under wrong calls', () => {
     expect([h?.id, h?.data, Object.keys(h?.meta ?? {}).sort()]).toEqual(['r', { a: 1 }, ['scope', 'ts']]);
     await s.close();
   });
+
+  it("a write's options with an unknown key ({ seald: true }) or that are an array are INVALID_ARGUMENT: nothing is written, in clear or at all", async () => {
+    const { s } = await node();
+    await s.set('r', { a: 1 });
+    const replicated: string[] = [];
+    s.on('change', (op) => replicated.push(op.id));
+    const wrong: unknown[] = [{ seald: true }, { sealed: true, extra: 1 }, { Actor: 'u' }, [], ['sealed']];
+    for (const options of wrong) {
+      expect(await codeOf(s, () => s.insert({ pin: '1234' }, options as never))).toBe('INVALID_ARGUMENT');
+      expect(await codeOf(s, () => s.update('r', { a: 2 }, options as never))).toBe('INVALID_ARGUMENT');
+      expect(await codeOf(s, () => s.inc('r', 'n', 1, options as never))).toBe('INVALID_ARGUMENT');
+    }
+    expect(replicated).toEqual([]);
+    expect(await s.get('r')).toEqual({ a: 1 });
+    // The documented options, and an option set to undefined (no option), still write.
+    const id = await s.insert({ pin: '1234' }, { sealed: true, actor: 'u' });
+    expect([s.isSealed(id), (await s.record(id))?.meta.sealed]).toEqual([true, true]);
+    await s.update('r', { a: 3 }, { actor: undefined, sealed: false });
+    expect(await s.get('r')).toEqual({ a: 3 });
+    await s.close();
+  });
 });
