@@ -1,4 +1,5 @@
 import { SyncomError, syncFailure } from '../errors';
+import { checkOptionShape, type OptionShape } from '../open-options';
 import { applyOp, type Entry, isHidden, lazyRecord } from '../crdt';
 import { FLAG_SEALED } from '../op/pack';
 import { platform } from '../platform';
@@ -15,20 +16,26 @@ import type { Replica } from './replica';
 
 export type { StorageEvents, StorageParts } from './parts';
 
+const LIST_OPTIONS: OptionShape = {
+  scope: ['a string', (x) => typeof x === 'string'],
+  limit: ['a whole number, 0 or more, or Infinity', (x) => (Number.isSafeInteger(x) && (x as number) >= 0) || x === Infinity],
+  after: ['a record id', (x) => typeof x === 'string'],
+};
+
 /**
- * list()'s options, checked: null had escaped as a bare TypeError, and a
- * limit that is no number (`'10'` from a query string) answered an empty
- * page as if there were no records.
+ * list()'s options, checked as open() checks its own: null had escaped as a
+ * bare TypeError, a limit that is no number (`'10'` from a query string)
+ * answered an empty page as if there were no records, a fractional one
+ * (2.5) answered more records than it, and a misspelt key (`limt`) every record.
  * @throws SyncomError INVALID_ARGUMENT.
  */
 function listOptions(o: unknown): { scope?: string; limit?: number; after?: string } {
-  if (typeof o !== 'object' || o === null) throw new SyncomError('INVALID_ARGUMENT', 'list() takes options { scope?, limit?, after? }');
-  const x = o as { scope?: unknown; limit?: unknown; after?: unknown };
-  const { scope, limit, after } = asInvalid('the list options must be readable', () => ({ scope: x.scope, limit: x.limit, after: x.after }));
-  if (scope !== undefined && typeof scope !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'list(): scope is a string', { option: 'scope' });
-  if (after !== undefined && typeof after !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'list(): after is a record id', { option: 'after' });
-  if (limit !== undefined && !(typeof limit === 'number' && limit >= 0)) throw new SyncomError('INVALID_ARGUMENT', 'list(): limit is a number, 0 or more', { option: 'limit' });
-  return { scope, limit, after };
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new SyncomError('INVALID_ARGUMENT', 'list() takes options { scope?, limit?, after? }');
+  return asInvalid('the list options must be readable', () => {
+    const x = { ...o } as { scope?: string; limit?: number; after?: string };
+    checkOptionShape(x, LIST_OPTIONS, 'list()');
+    return { scope: x.scope, limit: x.limit, after: x.after };
+  });
 }
 
 /**

@@ -58,4 +58,19 @@ describe('the storage API contract under wrong calls', () => {
     expect(await s.get('r')).toEqual({ a: 3 });
     await s.close();
   });
+
+  it('list() answers at most `limit` records; a fractional limit, an unknown option (limt) or an array of options is INVALID_ARGUMENT, not a longer page', async () => {
+    const { s } = await node();
+    for (const id of ['a', 'b', 'c', 'd']) await s.set(id, { id });
+    const ids = async (o: Parameters<Storage['list']>[0]) => (await s.list(o)).map((r) => r.id);
+    expect(await ids({ limit: 2 })).toEqual(['a', 'b']);
+    expect(await ids({ limit: 2, after: 'b' })).toEqual(['c', 'd']);
+    expect(await ids({ limit: Infinity, scope: '*', after: undefined })).toEqual(['a', 'b', 'c', 'd']);
+    expect(await ids({ limit: 0 })).toEqual([]);
+    const [first] = await s.list({ limit: 1 });
+    expect([Object.keys(first).sort(), Object.keys(first.meta).sort()]).toEqual([['data', 'id', 'meta'], ['scope', 'ts']]);
+    const wrong: unknown[] = [{ limit: 2.5 }, { limit: 0.5 }, { limit: NaN }, { limit: -1 }, { limit: -Infinity }, { limt: 1 }, { scope: '*', page: 2 }, [], null, 5];
+    for (const o of wrong) expect([o, await codeOf(s, () => s.list(o as never))]).toEqual([o, 'INVALID_ARGUMENT']);
+    await s.close();
+  });
 });
