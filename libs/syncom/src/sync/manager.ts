@@ -8,8 +8,8 @@ import type { Replica } from '../storage/replica';
 import { type GaugeSource, type SyncTelemetry, urlLabel } from '../telemetry';
 import { SyncContext } from './context';
 import { Dialer } from './dial/dialer';
-import type { DialOptions } from './dial/options';
-import { newNodeRecord, nodeFile, type NodeRecord } from './dial/registry';
+import { type DialOptions, syncedTimeout } from './dial/options';
+import { assertNodeUrl, nodeFile, nodeToAdd, type NodeRecord } from './dial/registry';
 import type { SyncEvents } from './events';
 import { gaugeSource } from './gauge-source';
 import type { SyncUnit, UnitOptions } from './host/unit';
@@ -131,7 +131,7 @@ export class SyncManager {
    */
   async addNode(input: { url: string; token?: string; scopes?: string[] }): Promise<void> {
     this.assertOpen();
-    const fresh = newNodeRecord(input);
+    const fresh = nodeToAdd(input);
     const had = this.registry.nodes.get(fresh.url);
     const rec = had ? updateNode(had, fresh) : fresh;
     this.registry.nodes.set(rec.url, rec);
@@ -149,7 +149,9 @@ export class SyncManager {
   /** Keep a node but stop (false) or resume (true) dialing it; disabling closes its link at once (REG-3). */
   async enableNode(url: string, enabled: boolean): Promise<void> {
     this.assertOpen();
-    const rec = this.node(url);
+    // 'false' from a config file had been kept as given, and dialed (truthy).
+    if (typeof enabled !== 'boolean') throw new SyncomError('INVALID_ARGUMENT', 'enableNode(url, enabled): enabled is true or false');
+    const rec = this.node(url, 'enableNode()');
     rec.enabled = enabled;
     try {
       await this.registry.save(rec);
@@ -164,8 +166,9 @@ export class SyncManager {
   /** Unregister a node and delete its file (REG-4). */
   async removeNode(url: string): Promise<void> {
     this.assertOpen();
+    assertNodeUrl(url, 'removeNode()');
     // A node whose registry file could not be read is removed by its url too (nothing dials it): its file goes, and retention lets its ops go.
-    if (!this.registry.unreadable.has(nodeFile(url))) this.node(url);
+    if (!this.registry.unreadable.has(nodeFile(url))) this.node(url, 'removeNode()');
     await this.hangUp(url);
     await this.registry.remove(url);
     // Again once the registry let it go: a dialer an addNode() or enableNode() racing this one started meanwhile goes too.
@@ -269,7 +272,8 @@ export class SyncManager {
   async synced(url: string, o: { timeout?: number } = {}): Promise<void> {
     // After close() no 'stop' is left to end the wait: it would hang.
     this.assertOpen();
-    this.node(url);
+    this.node(url, 'synced()');
+    const ms = syncedTimeout(o);
     await new Promise<void>((resolve, reject) => {
       let unwatch: (() => void) | undefined;
       let watched: Dialer | undefined;
@@ -288,7 +292,7 @@ export class SyncManager {
       const names = ['node', 'start', 'connect', 'peer', 'sync', 'bootstrap', 'error'] as const;
       // Not unref'd: a bounded wait the caller awaits must settle. Unref'd, a script awaiting it with nothing
       // else alive (a host that never answers) ended with exit code 0 and the promise still pending.
-      const timer = o.timeout === undefined ? undefined : setTimeout(() => done(() => reject(this.notInSync(url, o.timeout as number))), o.timeout);
+      const timer = ms === undefined ? undefined : setTimeout(() => done(() => reject(this.notInSync(url, ms))), ms);
       const done = (settle: () => void) => {
         clearTimeout(timer);
         unwatch?.();
@@ -343,7 +347,8 @@ export class SyncManager {
     this.ctx.limited(reason, node);
   }
 
-  private node(url: string): NodeRecord {
+  private node(url: string, call: string): NodeRecord {
+    assertNodeUrl(url, call);
     const rec = this.registry.nodes.get(url);
     if (!rec) throw new SyncomError('NOT_FOUND', `no registered node ${urlLabel(url)}`, { url });
     return rec;

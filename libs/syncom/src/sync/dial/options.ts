@@ -1,3 +1,5 @@
+import { SyncomError } from '../../errors';
+import { checkOptionShape } from '../../open-options';
 import type { SyncLink } from '../../link/contract';
 import type { NodeRecord } from './registry';
 
@@ -29,4 +31,22 @@ export interface DialOptions {
     beforeConnect?: (node: NodeRecord) => boolean | Promise<boolean>;
     beforeBootstrap?: (ctx: { url: string; remote: NodeRecord['remote'] }) => boolean | Promise<boolean>;
   };
+}
+
+/** The longest delay a timer takes: past it setTimeout fires at once (Node warns, browsers do the same). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * synced()'s options, checked: `{ timeout }` of NaN, -1 or `'10s'` had
+ * answered SYNC_TIMEOUT at once, and one of Infinity or past 24.8 days too,
+ * as setTimeout fires a delay it cannot hold at once.
+ * @returns the ms to wait, or undefined for no bound (no timeout, or Infinity).
+ * @throws SyncomError INVALID_ARGUMENT unless `o` is `{ timeout? }` with a timeout of 0 or more ms.
+ */
+export function syncedTimeout(o: unknown): number | undefined {
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new SyncomError('INVALID_ARGUMENT', 'synced(url, options) takes options { timeout? }');
+  const x = { ...o } as { timeout?: unknown };
+  checkOptionShape(x, { timeout: ['a number of ms, 0 or more, or Infinity', (t) => typeof t === 'number' && t >= 0] }, 'synced()');
+  const t = x.timeout as number | undefined;
+  return t === undefined || t === Infinity ? undefined : Math.min(t, MAX_TIMER_MS);
 }

@@ -1,4 +1,5 @@
 import { SyncomError } from '../../errors';
+import { checkOptionShape, type OptionShape } from '../../open-options';
 import type { Backend } from '../../backend/types';
 import { platform } from '../../platform';
 import type { SchemaInfo } from '../../schema';
@@ -69,13 +70,35 @@ export function nodeFileLabel(name: string): string {
   return `${REMOTE_DIR}/<file of ${urlLabel(url)}>`;
 }
 
-/** A fresh record for addNode(); scopes default to ['*'] (REG-1). */
+/**
+ * Throw unless `url` can name a registered node: a string of 1-1024
+ * characters of well-formed text (its file is named by its percent-encoding,
+ * REG-6, which a lone surrogate has none of). Every call taking a url checks
+ * it: enableNode(42) and removeNode('\uD800') had thrown a bare TypeError or URIError.
+ * @throws SyncomError INVALID_ARGUMENT, `call` heading the message.
+ */
+export function assertNodeUrl(url: unknown, call: string): asserts url is string {
+  if (typeof url !== 'string' || url.length === 0 || url.length > 1024) throw new SyncomError('INVALID_ARGUMENT', `${call} needs a url of 1-1024 characters`);
+  if (LONE_SURROGATE.test(url)) throw new SyncomError('INVALID_ARGUMENT', `${call} needs a url of well-formed text (it holds a lone UTF-16 surrogate)`);
+}
+
+const NODE_INPUT: OptionShape = { url: ['a url', () => true], token: ['a string', () => true], scopes: ['scope names', () => true] };
+
+/**
+ * addNode()'s record of what the app gave: as newNodeRecord, and a key it
+ * does not know is refused: a misspelt `tokn` had registered the node
+ * without its token, to be refused 401 at every hello.
+ * @throws SyncomError INVALID_ARGUMENT.
+ */
+export function nodeToAdd(input: { url: unknown; token?: unknown; scopes?: unknown }): NodeRecord {
+  const rec = newNodeRecord(input);
+  checkOptionShape({ ...input }, NODE_INPUT, 'addNode()');
+  return rec;
+}
+
+/** A fresh record for addNode() (or a registry file's, checked); scopes default to ['*'] (REG-1). */
 export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: unknown }): NodeRecord {
-  if (typeof input?.url !== 'string' || input.url.length === 0 || input.url.length > 1024) {
-    throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url of 1-1024 characters');
-  }
-  // Its file is named by its percent-encoding (REG-6), which a lone surrogate has none of: it could never be saved.
-  if (LONE_SURROGATE.test(input.url)) throw new SyncomError('INVALID_ARGUMENT', 'addNode() needs a url of well-formed text (it holds a lone UTF-16 surrogate)');
+  assertNodeUrl(input?.url, 'addNode()');
   if (input.token !== undefined && typeof input.token !== 'string') throw new SyncomError('INVALID_ARGUMENT', 'a node token is a string');
   const scopes = input.scopes ?? ['*'];
   if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && s.length > 0)) {
