@@ -1,3 +1,6 @@
+import { SyncomError } from '../errors';
+import { nearest } from '../open-options';
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Listener = (...args: any[]) => void;
 
@@ -9,10 +12,26 @@ type Listener = (...args: any[]) => void;
 export class Emitter<Events extends Record<string, unknown[]>> {
   private listeners = new Map<keyof Events, Set<Listener>>();
 
-  constructor(private readonly onListenerError: (e: unknown, event: string) => void = defaultReport) {}
+  /**
+   * @param names Every event's name, for on() to check: a misspelt `'chnage'` had taken a listener that
+   * never ran, and a listener that is no function had failed only once emitted, with a TypeError.
+   */
+  constructor(
+    private readonly onListenerError: (e: unknown, event: string) => void = defaultReport,
+    private readonly names?: Readonly<Record<keyof Events, unknown>>,
+  ) {}
 
-  /** Add a listener; returns a function that removes it. */
+  /**
+   * Add a listener; returns a function that removes it.
+   * @throws SyncomError INVALID_ARGUMENT for an event this emitter has no name for, or a listener that is no function.
+   */
   on<K extends keyof Events>(event: K, listener: (...args: Events[K]) => void): () => void {
+    const known = this.names && Object.keys(this.names);
+    if (known && !known.includes(event as string)) {
+      const near = typeof event === 'string' ? nearest(event, known) : undefined;
+      throw new SyncomError('INVALID_ARGUMENT', `no event ${String(event)}${near ? ` (did you mean ${near}?)` : ''}; the events are ${known.join(', ')}`);
+    }
+    if (typeof listener !== 'function') throw new SyncomError('INVALID_ARGUMENT', `a listener of ${String(event)} is a function`);
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
     set.add(listener as Listener);

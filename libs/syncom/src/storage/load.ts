@@ -21,7 +21,7 @@ import { loadKeys } from './keys';
 import { isMadeHere } from '../op/made';
 import type { OpenOptions } from './options';
 import { lostBelow, recordFileNumbers, RECORDS_DIR, RecordStore } from './records';
-import type { StorageEvents, StorageParts } from './parts';
+import { STORAGE_EVENT_NAMES, type StorageEvents, type StorageParts } from './parts';
 import { RecordScopes } from './record-scopes';
 import { readStoreFormat, refuseNewerFormat, STORE_FORMAT, writeStoreFormat } from './store-format';
 
@@ -249,7 +249,7 @@ async function replayOntoRecords(r: Rebuild & { tail: readonly LogEntry[]; damag
  * @throws SyncomError STORE_DAMAGED for record files with no log beside them (and what loadKeys and the log refuse).
  */
 export async function loadStorage(options: OpenOptions, backend: Backend, lock: BackendLock | undefined): Promise<LoadedStorage> {
-  const events = new Emitter<StorageEvents>();
+  const events = new Emitter<StorageEvents>(undefined, STORAGE_EVENT_NAMES);
   const startup: SyncomError[] = [];
   // Until open() returns, nobody listens: errors wait in `startup`.
   const phase = { loading: true };

@@ -23,6 +23,9 @@ export type StorageEvents = {
   schema: [event: { kind: 'drift'; peer: string; version: number; hash: string; local: { version: number; hash: string } | null } | { kind: 'held-lost'; lost: number }];
 };
 
+/** Every name of StorageEvents, for storage.on() to check (the compiler keeps it whole). */
+export const STORAGE_EVENT_NAMES: Readonly<Record<keyof StorageEvents, 1>> = { change: 1, log: 1, apply: 1, error: 1, schema: 1 };
+
 /**
  * What open() wires together: the storage's internals. Only storage/ reads
  * them; the sync layer goes through the replica port (replica.ts), tests

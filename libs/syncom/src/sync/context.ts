@@ -4,7 +4,7 @@ import type { Replica } from '../storage/replica';
 import { SyncTelemetry } from '../telemetry';
 import type { DialOptions } from './dial/options';
 import { Registry } from './dial/registry';
-import type { SyncEvents } from './events';
+import { SYNC_EVENT_NAMES, type SyncEvents } from './events';
 import type { Hello } from './protocol/hello';
 import { WIRE_VERSIONS } from './protocol/versions';
 
@@ -19,7 +19,7 @@ const DRIFT_WARN_KEYS = 16;
  * manager, whose public type holds only what users call.
  */
 export class SyncContext {
-  readonly events = new Emitter<SyncEvents>();
+  readonly events = new Emitter<SyncEvents>(undefined, SYNC_EVENT_NAMES);
   readonly registry: Registry;
   /** Spans and metrics of both roles, from open({ telemetry }) (OPT-16). */
   readonly telemetry: SyncTelemetry;

@@ -18,3 +18,8 @@ export type SyncEvents = {
   incompatible: [e: { peer: string; versions: number[] }];
   hello: [e: { node: string; scopes: string[]; schema: SchemaInfo | null }];
 };
+
+/** Every name of SyncEvents, for storage.sync.on() to check (the compiler keeps it whole). */
+export const SYNC_EVENT_NAMES: Readonly<Record<keyof SyncEvents, 1>> = {
+  peer: 1, sync: 1, bootstrap: 1, progress: 1, error: 1, refused: 1, limited: 1, start: 1, stop: 1, node: 1, connect: 1, incompatible: 1, hello: 1,
+};

@@ -73,4 +73,25 @@ describe('the storage API contract under wrong calls', () => {
     for (const o of wrong) expect([o, await codeOf(s, () => s.list(o as never))]).toEqual([o, 'INVALID_ARGUMENT']);
     await s.close();
   });
+
+  it("LIFE-20: on() of an event that does not exist ('chnage') or with a listener that is no function is INVALID_ARGUMENT, for storage and storage.sync alike", async () => {
+    const { s } = await node();
+    const throws = (call: () => unknown) => codeOf(s, call);
+    for (const on of [s.on.bind(s), s.sync.on.bind(s.sync)] as ((event: unknown, listener: unknown) => unknown)[]) {
+      expect(await throws(() => on('chnage', () => undefined))).toBe('INVALID_ARGUMENT');
+      expect(await throws(() => on('toString', () => undefined))).toBe('INVALID_ARGUMENT');
+      expect(await throws(() => on(42, () => undefined))).toBe('INVALID_ARGUMENT');
+      expect(await throws(() => on('error', 'log it'))).toBe('INVALID_ARGUMENT');
+      expect(await throws(() => on('error', null))).toBe('INVALID_ARGUMENT');
+    }
+    // Every documented event takes a listener, and on() answers the function that removes it.
+    const seen: string[] = [];
+    for (const event of ['change', 'apply', 'log', 'error', 'schema'] as const) expect(typeof s.on(event, () => seen.push(event))).toBe('function');
+    for (const event of ['peer', 'sync', 'bootstrap', 'progress', 'error', 'refused', 'limited', 'start', 'stop', 'node', 'connect', 'incompatible', 'hello'] as const) {
+      expect(typeof s.sync.on(event, () => undefined)).toBe('function');
+    }
+    await s.set('r', { a: 1 });
+    expect(seen).toEqual(['change']);
+    await s.close();
+  });
 });
