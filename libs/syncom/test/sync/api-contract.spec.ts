@@ -75,4 +75,20 @@ describe('storage.sync registry calls under wrong calls', () => {
     expect(await waits).toEqual(['NOT_FOUND', 'NOT_FOUND', 'NOT_FOUND']);
     await s.close();
   });
+
+  it('HOST-1: sync.unit() of options that are no object, or with a key it does not know (a misspelt limts), throws INVALID_ARGUMENT, not a TypeError or a unit without its limits', async () => {
+    const { s } = await node();
+    const thrown = (o: unknown) => {
+      try {
+        s.sync.unit(o as never);
+        return 'made';
+      } catch (e) {
+        return isSyncomError(e) ? e.code : `not a SyncomError: ${String(e)}`;
+      }
+    };
+    for (const o of [null, 'public', 5, [], { access: 'public', limts: { opsPerSecond: 1 } }, { acess: 'public' }]) expect([o, thrown(o)]).toEqual([o, 'INVALID_ARGUMENT']);
+    expect(thrown({ access: 'public', limits: { opsPerSecond: 1 }, pageSize: 10, authorize: undefined })).toBe('made');
+    expect(thrown(undefined)).toBe('made');
+    await s.close();
+  });
 });

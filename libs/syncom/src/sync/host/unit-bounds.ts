@@ -1,4 +1,6 @@
 import { SyncomError } from '../../errors';
+import { checkOptionShape, type OptionShape } from '../../open-options';
+import type { UnitOptions } from './unit';
 import {
   DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, MAX_IN_FLIGHT_FRAMES, positiveInt,
 } from '../protocol/frames';
@@ -37,6 +39,14 @@ export interface UnitBoundOptions {
   maxPagingsPerConnection?: number;
 }
 
+/** Every option of UnitOptions (the compiler keeps the list whole); their values are checked below and where they are read. */
+const UNIT_KEYS: Readonly<Record<keyof UnitOptions, 1>> = {
+  access: 1, authorize: 1, tracked: 1, pageSize: 1, pageBytes: 1, maxInFlightFrames: 1, maxInFlightBytes: 1, maxConnectionInFlightBytes: 1,
+  maxFeedsPerConnection: 1, maxPagings: 1, maxPagingsPerConnection: 1, pushBytes: 1, exactScopes: 1, limits: 1, meta: 1, reconcileFrame: 1,
+  wireVersions: 1, proveNodes: 1,
+};
+const UNIT_SHAPE: OptionShape = Object.fromEntries(Object.keys(UNIT_KEYS).map((k) => [k, ['an option', () => true] as const]));
+
 const shown = (x: unknown) => (typeof x === 'string' ? JSON.stringify(x) : typeof x);
 
 /**
@@ -45,6 +55,9 @@ const shown = (x: unknown) => (typeof x === 'string' ? JSON.stringify(x) : typeo
  * Hosting): it is refused, as an authorize or tracked that cannot be called.
  */
 function checkChoices(o: UnitBoundOptions): void {
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new SyncomError('INVALID_ARGUMENT', 'storage.sync.unit() takes an options object');
+  // A misspelt key (`limts`) had made a unit without the limits it meant to set.
+  checkOptionShape({ ...o }, UNIT_SHAPE, 'storage.sync.unit()');
   if (o.access !== undefined && o.access !== 'session' && o.access !== 'public') {
     throw new SyncomError('INVALID_ARGUMENT', `access must be 'session' or 'public', not ${shown(o.access)}`);
   }

@@ -98,11 +98,12 @@ export class SyncUnit implements HostUnit {
   private readonly ends = new AbortController();
 
   constructor(private readonly ctx: SyncContext, private readonly o: UnitOptions = {}) {
+    // First: the options are checked before anything reads them (unit(null) had failed with a TypeError).
+    const b = unitBounds(o);
     this.replica = ctx.replica;
     this.track = sharedTrack(o.tracked);
     this.access = o.access ?? 'session';
     this.meta = o.meta;
-    const b = unitBounds(o);
     this.pageSize = b.pageSize;
     this.pageBytes = b.pageBytes;
     this.peers = new HostPeers(this, b.peers);
