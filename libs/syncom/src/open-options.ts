@@ -38,14 +38,21 @@ const SYNC: OptionShape = {
   hooks: { shape: { ...HOOKS, beforeConnect: FUNCTION, beforeBootstrap: FUNCTION } },
 };
 
+/** A Backend's methods it cannot do without: an object lacking one had failed open() with a bare TypeError. */
+const BACKEND_METHODS = ['read', 'write', 'overwrite', 'remove', 'list', 'mkdir', 'exists'] as const;
+const isBackend = (x: unknown) => isObject(x) && BACKEND_METHODS.every((m) => isFunction((x as Record<string, unknown>)[m]));
+/** Anything: the value is checked where it is read (createSchema); the shape catches a misspelt key. */
+const ANY: OptionRule = ['', () => true];
+const TELEMETRY_KEYS = ['tracerProvider', 'meterProvider'];
+
 const OPEN: OptionShape = {
   path: ['a non-empty string: open({ path: "data" })', (x) => typeof x === 'string' && x.length > 0],
-  backend: ["'fs', 'memory' or a Backend object", (x) => x === 'fs' || x === 'memory' || isObject(x)],
+  backend: [`'fs', 'memory' or a Backend object (with ${BACKEND_METHODS.join(', ')})`, (x) => x === 'fs' || x === 'memory' || isBackend(x)],
   actor: ['a string, or a function returning one', (x) => typeof x === 'string' || isFunction(x)],
-  schema: ['a schema options object', isObject],
+  schema: { shape: { version: ANY, types: ANY, typeField: ANY, ahead: ANY } },
   durable: BOOLEAN,
   hooks: { shape: HOOKS },
-  telemetry: ['false or { tracerProvider?, meterProvider? }', (x) => x === false || isObject(x)],
+  telemetry: ['false or { tracerProvider?, meterProvider? }', (x) => x === false || (isObject(x) && Object.keys(x as object).every((k) => TELEMETRY_KEYS.includes(k)))],
   sync: { shape: SYNC },
   now: FUNCTION,
 };

@@ -1,4 +1,4 @@
-import { isSyncomError, type Storage } from '../../src';
+import { createMemoryBackend, isSyncomError, open, type OpenOptions, type Storage } from '../../src';
 import { logOps, node } from './helpers';
 
 /**
@@ -93,5 +93,19 @@ describe('the storage API contract under wrong calls', () => {
     await s.set('r', { a: 1 });
     expect(seen).toEqual(['change']);
     await s.close();
+  });
+
+  it("open() refuses a backend object that lacks a Backend's methods, and a misspelt key of schema (tpyeField) or telemetry, with INVALID_ARGUMENT naming the option", async () => {
+    const refusal = (options: unknown) => open(options as OpenOptions).then(
+      async (s) => { await s.close(); return 'opened'; },
+      (e: unknown) => (isSyncomError(e, 'INVALID_ARGUMENT') ? e.option : `not INVALID_ARGUMENT: ${String(e)}`),
+    );
+    const { read, write, list } = createMemoryBackend();
+    expect(await refusal({ path: 'b', backend: {} })).toBe('backend');
+    expect(await refusal({ path: 'b', backend: { read, write, list } })).toBe('backend');
+    expect(await refusal({ path: 'b', backend: 'memory', schema: { version: 1, types: {}, tpyeField: 'kind' } })).toBe('schema.tpyeField');
+    expect(await refusal({ path: 'b', backend: 'memory', telemetry: { tracer: {} } })).toBe('telemetry');
+    // As documented, they open.
+    expect(await refusal({ path: 'b', backend: createMemoryBackend(), schema: { version: 1, types: {}, typeField: 'kind', ahead: 'apply' }, telemetry: {} })).toBe('opened');
   });
 });
