@@ -86,12 +86,26 @@ export class Storage {
   /** The first close()'s work: every later call waits for it, not only for the flag. */
   private closing?: Promise<void>;
 
+  /** Each app 'change' listener's stand-in, which hands it a copy of the op (on()). */
+  private readonly copying = new WeakMap<object, (op: Op, via: StorageEvents['change'][1]) => void>();
+
+  /**
+   * Add a listener; returns the function that removes it. A 'change'
+   * listener gets its own copy of the op: the op itself is the one logged,
+   * signed and relayed, and a listener that edited it (`delete op.data.pin`
+   * before forwarding) had changed the log and the record under the signature.
+   */
   on<K extends keyof StorageEvents>(event: K, listener: (...args: StorageEvents[K]) => void): () => void {
-    return this.parts.events.on(event, listener);
+    if (event !== 'change' || typeof listener !== 'function') return this.parts.events.on(event, listener);
+    const own = listener as (...args: StorageEvents['change']) => void;
+    let copy = this.copying.get(own);
+    if (!copy) this.copying.set(own, (copy = (op, via) => own(structuredClone(op), via && { ...via })));
+    this.parts.events.on('change', copy);
+    return () => this.off(event, listener);
   }
 
   off<K extends keyof StorageEvents>(event: K, listener: (...args: StorageEvents[K]) => void): void {
-    this.parts.events.off(event, listener);
+    this.parts.events.off(event, (this.copying.get(listener) as typeof listener | undefined) ?? listener);
   }
 
   /** A whole-record write of a new record; returns its id (OPS-3). */

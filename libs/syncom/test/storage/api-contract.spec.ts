@@ -1,4 +1,5 @@
 import { createMemoryBackend, isSyncomError, open, type OpenOptions, type Storage } from '../../src';
+import { type Op, verifyOps } from '../../src/op';
 import { logOps, node } from './helpers';
 
 /**
@@ -107,5 +108,34 @@ describe('the storage API contract under wrong calls', () => {
     expect(await refusal({ path: 'b', backend: 'memory', telemetry: { tracer: {} } })).toBe('telemetry');
     // As documented, they open.
     expect(await refusal({ path: 'b', backend: createMemoryBackend(), schema: { version: 1, types: {}, typeField: 'kind', ahead: 'apply' }, telemetry: {} })).toBe('opened');
+  });
+
+  it('LIFE-20: a change listener that edits the op it is handed changes neither the logged op, nor the record, nor what the next listener sees; off() still removes it', async () => {
+    const backend = createMemoryBackend();
+    const s = await open({ path: 'edit', backend });
+    const edit = (op: Op) => {
+      const data = op.data as Record<string, unknown> | undefined;
+      if (!data) return;
+      delete data.pin;
+      (data.nested as { y: unknown }).y = 'edited';
+    };
+    const seen: unknown[] = [];
+    s.on('change', edit);
+    const stop = s.on('change', (op) => seen.push(op.data));
+    await s.set('r', { pin: '1234', nested: { y: 1 } });
+    const want = { nested: { y: 1 }, pin: '1234' };
+    expect(seen).toEqual([want]);
+    expect(await s.get('r')).toEqual(want);
+    const [logged] = logOps(s);
+    expect(logged.data).toEqual(want);
+    expect(await verifyOps([logged])).toEqual(['ok']);
+    s.off('change', edit);
+    stop();
+    await s.set('q', { a: 1 });
+    expect(seen).toHaveLength(1);
+    await s.close();
+    const again = await open({ path: 'edit', backend });
+    expect(await again.get('r')).toEqual(want);
+    await again.close();
   });
 });
