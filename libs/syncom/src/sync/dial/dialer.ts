@@ -16,7 +16,6 @@ import { type Recoverable, Recovery } from './recovery';
 import { urlLabel } from '../../telemetry/url-label';
 import { closeLink, stoppable } from './link-close';
 
-
 /**
  * Where a dialer stands with its host: 'down' (no link yet, or it closed),
  * 'greeted' (a hello was answered on this link), 'regreeting' (the link is up
@@ -128,8 +127,9 @@ export class Dialer implements Recoverable {
 
   state() {
     const r = this.rec;
+    // The link's feed waits through a drop to resume, but no page can come until it is back: not subscribed meanwhile.
     return {
-      url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.feed.subscribed, cursor: r.cursor, lastSync: r.lastSync,
+      url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.connected && this.feed.subscribed, cursor: r.cursor, lastSync: r.lastSync,
       // An op the host cannot take for its size is not delivered there: the peer shows behind while it lacks it.
       pending: this.outbox.length, behind: this.behind || this.sizes.lagging(this.hv), stuck: this.feed.stuck, lastError: this.lastError,
       bootstrapping: this.bootstrapping, incompatible: this.shares === false, incoming: this.connected ? this.lag.incoming() : null,
