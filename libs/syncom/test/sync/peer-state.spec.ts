@@ -1,4 +1,5 @@
-import { closeAll, hostAndDialer } from './helpers';
+import type { SyncomError } from '../../src';
+import { closeAll, dialer, hub, hostAndDialer, Net, until } from './helpers';
 
 const URL = 'memory://h';
 
@@ -20,6 +21,43 @@ describe('peers() across a dropped link', () => {
     net.links[0].restore();
     await d.sync.synced(URL);
     expect(d.sync.peers()[0]).toMatchObject({ connected: true, subscribed: true });
+    await closeAll(d, h.s);
+  });
+
+  it('LIFE-4: lastError says the link is down once it drops, and an answered hello clears it', async () => {
+    const { net, h, d, errors } = await hostAndDialer(URL);
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL);
+    net.links[0].cut();
+    expect(d.sync.peers()[0]).toMatchObject({ connected: false, lastError: { code: 'LINK_DOWN', url: URL } });
+    // A lost link is no error event (docs/replication.md, the error event).
+    expect(errors).toEqual([]);
+    net.links[0].restore();
+    await d.sync.synced(URL);
+    expect(d.sync.peers()[0]).toMatchObject({ connected: true, lastError: null });
+    await closeAll(d, h.s);
+  });
+
+  it('LIFE-4: a refused hello answered later is no lastError: a host down after it does not read as refusing the token', async () => {
+    let admit = false;
+    const h = await hub({ authorize: (_c, hello) => admit && hello.token === 't' });
+    const net = new Net();
+    net.units.set(URL, h.unit);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    const errors: SyncomError[] = [];
+    d.sync.on('error', (e) => errors.push(e));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await until(() => errors.length === 1, [d]);
+    expect(d.sync.peers()[0]).toMatchObject({ connected: false, lastError: { code: 'UNAUTHORIZED', status: 401 } });
+    // The hub takes the token now (its operator fixed its list); the next connection greets.
+    admit = true;
+    net.links[0].cut();
+    net.links[0].restore();
+    await d.sync.synced(URL);
+    expect(d.sync.peers()[0]).toMatchObject({ connected: true, lastError: null });
+    net.links[0].cut();
+    expect(d.sync.peers()[0].connected).toBe(false);
+    expect(d.sync.peers()[0].lastError?.code).toBe('LINK_DOWN');
     await closeAll(d, h.s);
   });
 });

@@ -394,7 +394,7 @@ export class Dialer implements Recoverable {
   private onClose(): void {
     const was = this.connected;
     if (this.phase !== 'stopped') this.phase = 'down';
-    if (was) this.emitPeer(false, false);
+    if (was) { this.recovery.dropped(); this.emitPeer(false, false); }
     this.changed();
   }
 }

@@ -2,6 +2,7 @@ import { remoteErrorCode, SyncomError } from '../../errors';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { passes } from './feed-pace';
+import { urlLabel } from '../../telemetry/url-label';
 
 const MAX_BACKOFF = 60_000;
 /** The wait after one more failure: a second, then doubling, to a minute. */
@@ -51,6 +52,8 @@ export class Recovery {
   private queued: Promise<void> | undefined;
   private loops = 0;
   private looped = false;
+  /** The error the last failed dial or hello left in lastError: an answered hello disproves it. */
+  private unmet: SyncomError | null = null;
 
   constructor(private readonly d: Recoverable) {}
 
@@ -85,6 +88,7 @@ export class Recovery {
    * a restart or enableNode().
    */
   dialLater(dial: () => void): void {
+    this.unmet = this.d.lastError;
     if (this.d.stopped) return;
     this.dialBackoff = doubled(this.dialBackoff);
     clearTimeout(this.dialTimer);
@@ -103,6 +107,7 @@ export class Recovery {
    * doing nothing. A refusal that stands (401, 403, 426) is not retried.
    */
   greetFailed(e: unknown): void {
+    this.unmet = this.d.lastError;
     if (codeOf(e) === 'LINK_TIMEOUT' || passes(e)) this.greetLater();
   }
 
@@ -116,8 +121,18 @@ export class Recovery {
     this.helloTimer.unref?.();
   }
 
-  /** A hello was answered: a later lost one waits a second again. */
+  /**
+   * A hello was answered: a later lost one waits a second again, and
+   * lastError no longer holds what kept the host out of reach (a lost link, a
+   * failed dial or hello). Kept, a 401 answered since read as the reason a
+   * host down later was offline (apps/web shows it as a refused token), and
+   * LINK_DOWN stayed while the peer was in sync. Errors about what the host
+   * took or sent (a refused push, a page that failed) stay until the next.
+   */
   greeted(): void {
+    const last = this.d.lastError;
+    if (last && (last === this.unmet || last.code === 'LINK_DOWN' || last.code === 'LINK_TIMEOUT')) this.d.lastError = null;
+    this.unmet = null;
     this.helloBackoff = 0;
     this.dialBackoff = 0;
     clearTimeout(this.helloTimer);
@@ -182,6 +197,16 @@ export class Recovery {
     // A host that failed to handle the call (5xx: its disk full, a restart) is asked again later too: a quiet node
     // whose push it failed stayed behind until its next write or anti-entropy, three minutes on.
     if (status !== undefined && status >= 500) this.retryLater();
+  }
+
+  /**
+   * The greeted link dropped: lastError says so (LINK_DOWN, no error event, as
+   * a lost call is). A link that redials by itself (socket.io) tells the
+   * dialer nothing of its failed attempts, so a page reading peers() saw no
+   * reason for the host being offline for as long as it stayed down.
+   */
+  dropped(): void {
+    this.d.lastError = new SyncomError('LINK_DOWN', `the link to ${urlLabel(this.d.rec.url)} dropped; waiting for it to come back`, { url: this.d.rec.url });
   }
 
   /** Report a failure, but a lost link only as lastError: the reconnect greets again. */
