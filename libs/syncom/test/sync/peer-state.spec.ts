@@ -61,3 +61,27 @@ describe('peers() across a dropped link', () => {
     await closeAll(d, h.s);
   });
 });
+
+describe('peers().pending as the link drops', () => {
+  it('LIFE-4: reads 0 once the link is down, as documented, though writes queued behind a push in flight wait; the hub gets them once back', async () => {
+    // The hub holds the first push until the link is cut: the writes after it stay queued.
+    let release!: () => void;
+    const held = new Promise<boolean>((resolve) => (release = () => resolve(true)));
+    const { net, h, d } = await hostAndDialer(URL, { hub: { sync: { hooks: { beforeApply: () => held } } } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL);
+    const atDrop: number[] = [];
+    d.sync.on('peer', (e) => { if (!e.connected) atDrop.push(d.sync.peers()[0].pending); });
+    // The first write's push is in flight; the next two queue behind it.
+    const ids = [await d.insert({ a: 1 }), await d.insert({ a: 2 }), await d.insert({ a: 3 })];
+    expect(d.sync.peers()[0].pending).toBe(2);
+    net.links[0].cut();
+    expect(atDrop).toEqual([0]);
+    expect(d.sync.peers()[0]).toMatchObject({ connected: false, pending: 0 });
+    release();
+    net.links[0].restore();
+    await d.sync.synced(URL);
+    for (const id of ids) expect(await h.s.has(id)).toBe(true);
+    await closeAll(d, h.s);
+  });
+});

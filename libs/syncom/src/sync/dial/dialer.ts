@@ -333,8 +333,7 @@ export class Dialer implements Recoverable {
     if (entries.length === 0) return;
     this.outbox.push(...entries);
     if (this.outbox.length > (this.ctx.options.maxOutbox ?? 10_000)) {
-      this.outbox = [];
-      this.behind = true;
+      this.markBehind(true);
       return void this.recover(false);
     }
     void this.guarded(async () => {
@@ -394,7 +393,8 @@ export class Dialer implements Recoverable {
   private onClose(): void {
     const was = this.connected;
     if (this.phase !== 'stopped') this.phase = 'down';
-    if (was) { this.recovery.dropped(); this.emitPeer(false, false); }
+    // The queue goes with the link (peers() reads pending 0 while down): the reconnect's hello pushes what the host lacks.
+    if (was) { this.outbox = []; this.recovery.dropped(); this.emitPeer(false, false); }
     this.changed();
   }
 }
