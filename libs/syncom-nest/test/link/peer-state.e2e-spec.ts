@@ -45,4 +45,28 @@ describe('peers() over the socket.io link as a hub goes and comes back', () => {
       await held.close();
     }
   });
+
+  it('LIFE-4: a token the hub refused, then took: lastError clears at the greeting, and the hub going later reads LINK_DOWN, not a refused token', async () => {
+    let admit = false;
+    const hub = await startHub({ options: { access: 'session', authorize: (_ctx, hello) => admit && hello.token === 't' } });
+    const { storage: d } = await socketDialer({ sync: { antiEntropyInterval: 0 } });
+    const url = hub.url;
+    try {
+      const refused = new Promise<void>((resolve) => { const off = d.sync.on('error', (e) => { if (e.code === 'UNAUTHORIZED') { off(); resolve(); } }); });
+      await d.sync.addNode({ url, token: 't' });
+      await refused;
+      expect(d.sync.peers()[0]).toMatchObject({ connected: false, subscribed: false, lastError: { code: 'UNAUTHORIZED', status: 401 } });
+      // The hub's operator adds the token: the link's next attempt is taken.
+      admit = true;
+      await d.sync.synced(url);
+      expect(d.sync.peers()[0]).toMatchObject({ connected: true, subscribed: true, lastError: null });
+      const down = nextPeer(d, false);
+      await hub.close();
+      await down;
+      expect(d.sync.peers()[0]).toMatchObject({ connected: false, lastError: { code: 'LINK_DOWN' } });
+    } finally {
+      await d.close();
+      await hub.close();
+    }
+  });
 });
