@@ -192,7 +192,7 @@ export class Storage {
     const out: ListedRecord[] = [];
     const { scope, after, limit = Infinity } = listOptions(options);
     const committed = this.parts.committer.committed;
-    const ids = this.parts.listed.of(committed, (id) => this.scopeOf(id), scope);
+    const ids = this.parts.listed.of(committed, (id) => this.parts.scopes.scopeOf(id), scope);
     if (!ids) return out;
     let i = after === undefined ? 0 : ids.rank(after);
     if (after !== undefined && ids.at(i) === after) i++;
@@ -249,13 +249,21 @@ export class Storage {
     return this.parts.log.chain;
   }
 
-  /** Whether a record is sealed for this node alone. */
+  /**
+   * Whether a record is sealed for this node alone.
+   * @throws SyncomError INVALID_ARGUMENT for an id that is none (as get()): 42 had answered false.
+   */
   isSealed(id: string): boolean {
+    assertId(id);
     return this.sealed.has(id);
   }
 
-  /** The scope the record is in (default '*'). */
+  /**
+   * The scope the record is in (default '*').
+   * @throws SyncomError INVALID_ARGUMENT for an id that is none (as get()): 42 had answered '*'.
+   */
   scopeOf(id: string): string {
+    assertId(id);
     return this.parts.scopes.scopeOf(id);
   }
 

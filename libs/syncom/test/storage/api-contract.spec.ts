@@ -39,6 +39,18 @@ describe('the storage API contract under wrong calls', () => {
     await s.close();
   });
 
+  it("scopeOf() and isSealed() of something that is no record id are INVALID_ARGUMENT, not '*' and false as for an id never placed", async () => {
+    const { s } = await node();
+    await s.set('r', { a: 1 });
+    for (const id of BAD_IDS) {
+      for (const read of [s.scopeOf, s.isSealed]) {
+        expect([read.name, await codeOf(s, () => (read as (id: unknown) => unknown).call(s, id))]).toEqual([read.name, 'INVALID_ARGUMENT']);
+      }
+    }
+    expect([s.scopeOf('r'), s.isSealed('r'), s.scopeOf('never-placed')]).toEqual(['*', false, '*']);
+    await s.close();
+  });
+
   it("a write's options with an unknown key ({ seald: true }) or that are an array are INVALID_ARGUMENT: nothing is written, in clear or at all", async () => {
     const { s } = await node();
     await s.set('r', { a: 1 });
