@@ -51,6 +51,18 @@ describe('the storage API contract under wrong calls', () => {
     await s.close();
   });
 
+  it('a record handle whose data was replaced by something that is no plain object (a Date, a Map, null) saves nothing and says so: INVALID_ARGUMENT', async () => {
+    const { s } = await node();
+    await s.set('r', { a: 1 });
+    for (const data of [new Date(0), new Map([['a', 2]]), null, [1]]) {
+      const h = await s.record('r');
+      (h as { data: unknown }).data = data;
+      expect(await codeOf(s, () => h?.save())).toBe('INVALID_ARGUMENT');
+    }
+    expect(await s.get('r')).toEqual({ a: 1 });
+    await s.close();
+  });
+
   it("a write's options with an unknown key ({ seald: true }) or that are an array are INVALID_ARGUMENT: nothing is written, in clear or at all", async () => {
     const { s } = await node();
     await s.set('r', { a: 1 });
