@@ -1,3 +1,4 @@
+import { SyncomError } from '../errors';
 import type { HostUnit, LinkEvent, SubscribeOptions, Subscription, SyncLink } from './contract';
 import { LinkConnection, pullStream } from './link-connection';
 import { LinkSession } from './link-session';
@@ -50,11 +51,17 @@ const noop = () => undefined;
  * pages cross it as JSON copies; every connection gets a new context, so a cut
  * ends the host's session and the dialer must greet again.
  *
+ * @throws SyncomError INVALID_ARGUMENT when `unit` is no host unit.
  * @example
  * const link = createMemoryLink(hub.sync.unit({ access: 'public' }), { faults: { seed: 3, drop: 0.05 } });
  * link.cut(); link.restore(); await link.settle();
  */
 export function createMemoryLink(unit: HostUnit, options: MemoryLinkOptions = {}): MemoryLink {
+  // Checked here, not at the first call: a missing unit (null, a storage instead of storage.sync.unit()) failed later, as a TypeError.
+  const u = unit as Partial<Record<keyof HostUnit, unknown>> | null;
+  if (typeof u !== 'object' || u === null || !(['call', 'subscribe', 'stream', 'disconnect'] as const).every((m) => typeof u[m] === 'function')) {
+    throw new SyncomError('INVALID_ARGUMENT', 'createMemoryLink(unit) takes a host unit: storage.sync.unit()');
+  }
   return new InProcessLink(unit, options);
 }
 

@@ -1,4 +1,4 @@
-import { createMemoryBackend, isSyncomError, open, type OpenOptions, type Storage } from '../../src';
+import { createMemoryBackend, createMemoryLink, isSyncomError, open, type OpenOptions, type Storage } from '../../src';
 import { type Op, verifyOps } from '../../src/op';
 import { logOps, node } from './helpers';
 
@@ -48,6 +48,15 @@ describe('the storage API contract under wrong calls', () => {
       }
     }
     expect([s.scopeOf('r'), s.isSealed('r'), s.scopeOf('never-placed')]).toEqual(['*', false, '*']);
+    await s.close();
+  });
+
+  it('LINK-10: createMemoryLink() of something that is no host unit (null, a storage itself) is INVALID_ARGUMENT at once, not a TypeError at the first call', async () => {
+    const { s } = await node();
+    for (const unit of [null, undefined, {}, s]) {
+      expect(await codeOf(s, () => createMemoryLink(unit as never))).toBe('INVALID_ARGUMENT');
+    }
+    expect(typeof createMemoryLink(s.sync.unit({ access: 'public' })).call).toBe('function');
     await s.close();
   });
 
