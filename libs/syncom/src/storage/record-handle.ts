@@ -1,5 +1,4 @@
 import { SyncomError } from '../errors';
-import { isPlainObject } from '../op/shape';
 import { asInvalid } from './local-ops';
 import type { RecordMeta, WriteOptions } from './options';
 
@@ -33,7 +32,8 @@ export class RecordHandle {
   async save(options?: WriteOptions): Promise<void> {
     const changed: Record<string, unknown> = {};
     // `data` replaced by something that is no plain object (a Date, a Map) had no fields to compare: save() wrote nothing and resolved.
-    if (!isPlainObject(this.data)) throw new SyncomError('INVALID_ARGUMENT', 'a record handle\'s data must be a plain object of fields');
+    // Told by its tag, not its prototype: structuredClone's copies (and another realm's objects) have another Object.prototype.
+    if (Object.prototype.toString.call(this.data) !== '[object Object]') throw new SyncomError('INVALID_ARGUMENT', 'a record handle\'s data must be a plain object of fields');
     // What the caller put in `data` is read as update() reads it: a BigInt or a getter that throws is INVALID_ARGUMENT.
     asInvalid('a record handle\'s data must be JSON', () => {
       for (const [k, v] of Object.entries(this.data)) if (JSON.stringify(v) !== this.original[k]) changed[k] = v;
