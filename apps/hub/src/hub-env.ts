@@ -117,14 +117,24 @@ function originOf(entry: string): string | undefined {
  * @throws SyncomError HUB_CONFIG naming the first entry that is no http(s) origin, or a '*' among origins.
  */
 export function originList(env: NodeJS.ProcessEnv, name = 'SYNCOM_ALLOWED_ORIGINS'): OriginList | undefined {
+  return starOrEach(env, name, (entry) => (entry === '*' ? undefined : originOf(entry)),
+    'is no origin: expected * alone, or http(s)://host[:port] separated by commas');
+}
+
+/**
+ * A variable that is `*` alone, or entries separated by commas each `each` reads (undefined: refused, with
+ * `expected` after the entry in the message). Unset: undefined.
+ * @throws SyncomError HUB_CONFIG naming the first entry `each` refuses.
+ */
+function starOrEach(env: NodeJS.ProcessEnv, name: string, each: (entry: string) => string | undefined, expected: string): string[] | '*' | undefined {
   const raw = env[name];
   if (raw === undefined) return undefined;
   const entries = list(raw);
   if (entries.length === 1 && entries[0] === '*') return '*';
   return entries.map((entry) => {
-    const origin = entry === '*' ? undefined : originOf(entry);
-    if (origin === undefined) throw badVariable(name, raw, `${JSON.stringify(entry)} is no origin: expected * alone, or http(s)://host[:port] separated by commas`);
-    return origin;
+    const read = each(entry);
+    if (read === undefined) throw badVariable(name, raw, `${JSON.stringify(entry)} ${expected}`);
+    return read;
   });
 }
 
@@ -137,13 +147,6 @@ export type HostList = string[] | '*';
  * @throws SyncomError HUB_CONFIG naming the first entry that is no host name (a port, a scheme, `*.x`), or a '*' among names.
  */
 export function hostList(env: NodeJS.ProcessEnv, name = 'SYNCOM_ALLOWED_HOSTS'): HostList | undefined {
-  const raw = env[name];
-  if (raw === undefined) return undefined;
-  const entries = list(raw);
-  if (entries.length === 1 && entries[0] === '*') return '*';
-  return entries.map((entry) => {
-    const host = allowedHostName(entry);
-    if (host === undefined) throw badVariable(name, raw, `${JSON.stringify(entry)} is no host name: expected * alone, or names (hub.example, .example.com for a domain and its subdomains) separated by commas, without scheme or port`);
-    return host;
-  });
+  return starOrEach(env, name, allowedHostName,
+    'is no host name: expected * alone, or names (hub.example, .example.com for a domain and its subdomains) separated by commas, without scheme or port');
 }
