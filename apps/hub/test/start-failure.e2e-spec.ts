@@ -1,4 +1,7 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { open } from 'syncom';
+import { refusedStart } from '../../../scripts/run-main';
 import { createHub } from '../src/create-hub';
 import { TestHubs } from './test-hubs';
 
@@ -26,4 +29,15 @@ describe('apps/hub: a start that fails rejects', () => {
     const hub = await hubs.start('bad-options');
     expect((await fetch(`${hub.url}/health`)).status).toBe(200);
   });
+
+  it('main.ts on a store it cannot open (a lost private key) exits 1 with a line that names the code and what to do, not only a stack', async () => {
+    const path = join(hubs.apps.dir, 'keyless');
+    await (await open({ path })).close();
+    rmSync(join(path, 'keys', 'sign-private.pem'));
+    const { code, lines } = await refusedStart('apps/hub/src/main.ts', { PORT: '0', SYNCOM_PATH: path, SYNCOM_TOKENS: 't', NO_COLOR: '1' });
+    expect(code).toBe(1);
+    expect(lines.filter((l) => l.includes('[Hub]') && l.includes('could not start'))).toEqual([
+      expect.stringMatching(/could not start: STORE_DAMAGED: keys\/sign-private\.pem is missing: restore keys\/ from a backup/),
+    ]);
+  }, 60_000);
 });
