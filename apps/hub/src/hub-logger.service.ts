@@ -39,7 +39,10 @@ export class HubLogger implements OnModuleInit, OnApplicationShutdown {
     this.events.bootstrap$.subscribe((b) => this.logger.log(`bootstrapped ${b.records} records from ${loggedUrl(b.url)}`));
     this.events.refused$.subscribe((r) => this.rarely.write('warn', `refused ${r.reason}`, `refused ${r.count} op(s) from ${quoted(r.node)}: ${r.reason}`));
     this.events.limited$.subscribe((r) => this.rarely.write('warn', `limited ${r.reason}`, `limited ${quoted(r.node)}: ${r.reason}`));
-    this.events.error$.subscribe((e) => this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(peerScrubbed(this.storage, loggedMessage(e)))}`));
+    // SELF_DIAL is the documented full SYNCOM_PEERS list on every hub: HubPeersService warns and disables the url.
+    this.events.error$.subscribe((e) => {
+      if (e.code !== 'SELF_DIAL') this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(peerScrubbed(this.storage, loggedMessage(e)))}`);
+    });
   }
 
   /** A clean stop says so (a crash leaves no such line): Nest runs this before SyncomModule closes the storage. */
