@@ -35,7 +35,7 @@ function accessLine(config: HubConfig, url: string): string {
   const tokens = config.tokens.length === 0
     ? 'tokens NOT required (open)'
     : `tokens required (${config.tokens.length}${bound > 0 ? `, ${bound} bound to scopes` : ''})`;
-  return `data ${config.path}; peers dial ${url}/syncom; ${tokens}; signatures ${hubSignatures(config) || 'off'}; scope field ${config.scopeField ?? DEFAULT_SCOPE_FIELD}; ${originsPart(config)}${hostsPart(config)}`;
+  return `data ${config.path}${config.durable ? ' (writes fsynced)' : ''}; peers dial ${url}/syncom; ${tokens}; signatures ${hubSignatures(config) || 'off'}; scope field ${config.scopeField ?? DEFAULT_SCOPE_FIELD}; ${originsPart(config)}${hostsPart(config)}`;
 }
 
 /**

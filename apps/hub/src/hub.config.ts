@@ -90,6 +90,8 @@ export interface HubConfig {
   healthDetail?: boolean;
   /** Serve GET /metrics in the Prometheus text format (SYNCOM_METRICS=1). */
   metrics?: boolean;
+  /** Open the storage with `durable`: every write fsynced before it is acknowledged (SYNCOM_DURABLE=1; default off). */
+  durable?: boolean;
   /** Serve GET /load-probe: RSS, heap and event-loop delay, for `npm run load` (SYNCOM_LOAD_PROBE=1). */
   loadProbe?: boolean;
   /**
@@ -171,7 +173,7 @@ export const HUB_VARIABLES = [
   'SYNCOM_PATH', 'SYNCOM_TOKENS', 'SYNCOM_SIGNATURES', 'SYNCOM_OPS_PER_PUSH', 'SYNCOM_BYTES_PER_PUSH', 'SYNCOM_OPS_PER_SECOND',
   'SYNCOM_PURGES_PER_SECOND', 'SYNCOM_PAGE_SIZE', 'SYNCOM_PAGE_BYTES', 'SYNCOM_MAX_IN_FLIGHT_FRAMES', 'SYNCOM_IN_FLIGHT_BYTES',
   'SYNCOM_SOCKETS_PER_TOKEN', 'SYNCOM_FEEDS_PER_SOCKET', 'SYNCOM_MAX_CONNECTIONS', 'SYNCOM_MAX_INBOUND_BYTES', 'SYNCOM_PRE_AUTH_BYTES',
-  'SYNCOM_SCOPE_FIELD', 'SYNCOM_PROVE_NODES', 'SYNCOM_HEALTH_DETAIL', 'SYNCOM_METRICS', 'SYNCOM_ALLOWED_ORIGINS', 'SYNCOM_ALLOWED_HOSTS',
+  'SYNCOM_SCOPE_FIELD', 'SYNCOM_DURABLE', 'SYNCOM_PROVE_NODES', 'SYNCOM_HEALTH_DETAIL', 'SYNCOM_METRICS', 'SYNCOM_ALLOWED_ORIGINS', 'SYNCOM_ALLOWED_HOSTS',
   'SYNCOM_PEERS', 'SYNCOM_PEER_TOKEN', 'SYNCOM_REDIS_URL', 'SYNCOM_REDIS_TIMEOUT', 'SYNCOM_LOAD_PROBE', 'SYNCOM_LOAD_PROBE_GC', 'SYNCOM_WEB_DIR',
   'SYNCOM_LOG_FORMAT',
 ] as const;
@@ -253,7 +255,7 @@ function hostVar(env: NodeJS.ProcessEnv): string {
 /**
  * The hub's config from its environment (docs/hub-security.md lists every variable): PORT (8000),
  * HOST (0.0.0.0), SYNCOM_PATH (./data/hub), SYNCOM_TOKENS (`t1,t2:Doc+Note`), SYNCOM_SIGNATURES,
- * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_PROVE_NODES, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
+ * the limits (SYNCOM_OPS_PER_PUSH ...), SYNCOM_SCOPE_FIELD, SYNCOM_DURABLE, SYNCOM_PROVE_NODES, SYNCOM_HEALTH_DETAIL, SYNCOM_METRICS,
  * SYNCOM_ALLOWED_ORIGINS, SYNCOM_ALLOWED_HOSTS, SYNCOM_PEERS, SYNCOM_PEER_TOKEN, SYNCOM_REDIS_URL, SYNCOM_REDIS_TIMEOUT, SYNCOM_LOAD_PROBE,
  * SYNCOM_LOAD_PROBE_GC, SYNCOM_WEB_DIR, SYNCOM_LOG_FORMAT.
  * @throws SyncomError HUB_CONFIG naming the first variable that does not parse.
@@ -286,6 +288,7 @@ export function hubConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfi
     ...(flagVar(env, 'SYNCOM_PROVE_NODES') && { proveNodes: true }),
     healthDetail: flagVar(env, 'SYNCOM_HEALTH_DETAIL'),
     metrics: flagVar(env, 'SYNCOM_METRICS'),
+    durable: flagVar(env, 'SYNCOM_DURABLE'),
     ...loadProbeFromEnv(env, host),
     peers: peerList(env),
     ...(peerToken && { peerToken }),

@@ -52,6 +52,8 @@ function syncomOptions(c: ConfigService, metrics: HubMetrics | undefined): Synco
   const config = c.getOrThrow<HubConfig>('hub');
   return {
     path: config.path,
+    // A power cut keeps what the hub acknowledged only with fsync (docs/guarantees.md, Durability).
+    ...(config.durable && { durable: true }),
     scope: scopeByField(config.scopeField ?? DEFAULT_SCOPE_FIELD),
     // Segments bounded by ops as well as batches: a purge rewrites the segments holding its record (docs/security.md).
     // The default connect, its sockets watched: a peer hub out of reach is logged (logSync is off below).
