@@ -33,8 +33,16 @@ function lastErrorOf(storage: Storage, url: string): string {
   return last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${last.message.slice(0, 200)}` : '';
 }
 
+/**
+ * What to check when the hub refuses this node (401, 403): the hub's answer is the same for a wrong token
+ * and for a right one bound to scopes that pull greets beyond (docs/hub-security.md, Scopes).
+ */
+function refusedHint(scoped: boolean): string {
+  return scoped ? 'check --token and --scopes (the scopes this token may claim)' : 'check --token (a token bound to scopes pulls with --scopes naming them)';
+}
+
 /** Resolves once caught up; bootstrap progress goes to a bar on stderr. */
-function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Promise<{ bootstrapped?: number }> {
+function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number, scoped: boolean): Promise<{ bootstrapped?: number }> {
   return new Promise((resolve, reject) => {
     const seen: { bootstrapped?: number } = {};
     let bar: Progress | undefined;
@@ -48,7 +56,7 @@ function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number): Pr
     }));
     offs.push(storage.sync.on('bootstrap', (b) => { seen.bootstrapped = b.records; check(); }));
     offs.push(storage.sync.on('error', (e) => {
-      if (e.status === 401 || e.status === 403) end(new CliError(`${urlLabel(url)} refused this node: ${e.code}`, EXIT_FAULTS));
+      if (e.status === 401 || e.status === 403) end(new CliError(`${urlLabel(url)} refused this node: ${e.code}: ${refusedHint(scoped)}`, EXIT_FAULTS));
       // The dialer stops for good on these: waiting out the timeout would only hide why.
       else if (e.code === 'SELF_DIAL') end(new CliError(`${e.code}: ${e.message}`, EXIT_FAULTS));
     }));
@@ -75,7 +83,7 @@ export async function pullCommand(path: string, o: PullOptions, io: CliIo): Prom
     const known = storage.sync.listNodes().find((n) => n.url === o.hub);
     const scopes = o.scopes ?? ['*'];
     if (!known || known.token !== o.token || known.scopes.join(',') !== scopes.join(',')) await storage.sync.addNode({ url: o.hub, token: o.token, scopes });
-    const seen = await follow(storage, o.hub, io, o.timeoutMs);
+    const seen = await follow(storage, o.hub, io, o.timeoutMs, o.scopes !== undefined);
     const records = (await storage.list()).length;
     // A snapshot carries every entry, tombstones and purge markers included; list() shows live records only.
     const how = seen.bootstrapped === undefined ? 'caught up' : `bootstrapped ${seen.bootstrapped} entries (tombstones and purge markers included)`;
