@@ -41,7 +41,8 @@ export class SyncomExceptionFilter implements WsExceptionFilter {
     const pattern = String(ws.getPattern());
     const what = `${pattern} from socket ${socket?.id ?? '?'}`;
     if (error.status >= 500) this.logger.error(`failed ${what}: ${error.code}`, exception instanceof Error ? exception.stack : String(exception));
-    else this.log.warn(`${pattern} ${error.code}`, `refused ${what}: ${error.status} ${error.code}`);
+    // 428 is HOST-21's way back, not a fault: a dialer whose host restarted reopens its feeds before it greets again.
+    else this.log.write(error.status === 428 ? 'log' : 'warn', `${pattern} ${error.code}`, `refused ${what}: ${error.status} ${error.code}`);
     if (socket?.conn && unreadBytes(socket) > this.perConnection) {
       this.log.warn('unread', `closed socket ${socket.id}: it reads none of its answers (${unreadBytes(socket)} bytes unread)`);
       dropConnection(socket.conn as unknown as EngineOutput);
