@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { chmod, mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ioError, SyncomError } from '../errors';
 import { createAppender } from './fs-append';
-import { errorCode, readRegularFile } from './fs-errors';
+import { errorCode, makeFolders, readRegularFile } from './fs-errors';
 import { DIR_MODE, FILE_MODE } from './fs-modes';
 import { Recycler } from './fs-recycle';
 import { LOCK_FILE, lockDirectory } from './fs-lock';
@@ -291,9 +291,7 @@ async function removeLeftovers(dir: string, depth = 2): Promise<void> {
  * open(), keeps the mode its owner gave it.
  */
 async function makeDir(dir: string, root: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: DIR_MODE }).catch((e: unknown) => {
-    throw ioError(dir, e);
-  });
+  await makeFolders(dir, DIR_MODE);
   for (let d = dir; d !== root && d.startsWith(root); d = dirname(d)) await closeToOthers(d);
 }
 

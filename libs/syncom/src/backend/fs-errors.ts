@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { ioError } from '../errors';
 
 /** The code of a node:fs error (ENOENT, EEXIST, ...); undefined for anything else. */
 export const errorCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
@@ -30,4 +31,18 @@ export async function readRegularFile(file: string, checkSize?: (bytes: number) 
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * mkdir -p of `dir` with `mode`; a failure is IO_ERROR naming `dir`, the OS error its cause. Node 20's
+ * recursive mkdir says ENOENT on a read-only mount, of a path whose parent exists ("no such file or
+ * directory"): a plain mkdir of it then gives the cause the OS means (EROFS), unless it is ENOENT too.
+ */
+export async function makeFolders(dir: string, mode: number): Promise<void> {
+  await mkdir(dir, { recursive: true, mode }).catch(async (e: unknown) => {
+    if (errorCode(e) !== 'ENOENT') throw ioError(dir, e);
+    await mkdir(dir, { mode }).catch((plain: unknown) => {
+      throw ioError(dir, errorCode(plain) === 'ENOENT' ? e : plain);
+    });
+  });
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
+import { link, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ioError, SyncomError } from '../errors';
 import { type BackendLock, type LockHolder, lockedError } from './lock';
-import { errorCode, readRegularFile } from './fs-errors';
+import { errorCode, makeFolders, readRegularFile } from './fs-errors';
 import { DIR_MODE, FILE_MODE } from './fs-modes';
 
 /** The lock file at a storage's root. */
@@ -168,7 +168,7 @@ async function take(file: string, text: string, depth: number): Promise<LockHold
 export async function lockDirectory(root: string): Promise<BackendLock> {
   // A file where the folder belongs, or a folder that cannot be made (EEXIST, ENOTDIR, EACCES, EROFS): IO_ERROR naming
   // it, as the backend's own reads and mkdirs say it; it was the bare OS error, no code for an app (a Nest start) to tell.
-  await mkdir(root, { recursive: true, mode: DIR_MODE }).catch((e: unknown) => { throw ioError(root, e); });
+  await makeFolders(root, DIR_MODE);
   const file = join(root, LOCK_FILE);
   const me = { ...identity(), token: randomBytes(16).toString('hex') };
   const text = `${JSON.stringify(me)}\n`;
