@@ -17,7 +17,7 @@ export class AppModule {
       // Records are placed by the hub's own scope rule: a hub with tokens bound to scopes refused every write scoped '*'.
       // autoStart off: HubRegistration starts sync once the registry holds SYNCOM_HUB alone, so no hub of an earlier run is dialed.
       imports: [SyncomModule.forRoot({
-        path: config.path, io: config.io, isGlobal: true, logSync: false, scope: scopeByField(config.scopeField ?? '$type'), sync: { autoStart: false },
+        path: config.path, ...(config.durable && { durable: true }), io: config.io, isGlobal: true, logSync: false, scope: scopeByField(config.scopeField ?? '$type'), sync: { autoStart: false },
       })],
       controllers: [NotesController, SyncController],
       providers: [{ provide: EXAMPLE_CONFIG, useValue: config }, HubRegistration],

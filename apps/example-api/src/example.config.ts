@@ -18,6 +18,8 @@ export interface ExampleConfig {
    * or `.example.com` for it and its subdomains); '*': any. Unset: none beyond those.
    */
   allowedHosts?: string[] | '*';
+  /** Open the storage with `durable`: every write fsynced before it is answered (SYNCOM_DURABLE=1; default off). */
+  durable?: boolean;
   /** socket.io-client options of the link to the hub (tests shorten the reconnection delay). */
   io?: SyncomModuleOptions['io'];
 }
@@ -33,6 +35,17 @@ function portOf(env: NodeJS.ProcessEnv): number {
   const port = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
   if (!(port <= 65535)) throw new Error(`PORT=${JSON.stringify(raw)}: expected a whole number from 0 to 65535`);
   return port;
+}
+
+/**
+ * SYNCOM_DURABLE: 1 or true on; unset, empty, 0 or false off.
+ * @throws Error naming it for anything else (`yes`, `on`): a setting left silently off is worse than a refused start.
+ */
+function durableVar(env: NodeJS.ProcessEnv): boolean {
+  const raw = env.SYNCOM_DURABLE?.trim() ?? '';
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '' || raw === '0' || raw === 'false') return false;
+  throw new Error(`SYNCOM_DURABLE=${JSON.stringify(raw)}: expected 1 or true, 0 or false`);
 }
 
 /**
@@ -52,7 +65,7 @@ function allowedHostsVar(env: NodeJS.ProcessEnv): string[] | '*' {
 
 /**
  * From the environment: PORT (3000), HOST (0.0.0.0), SYNCOM_PATH (./data/example-api), SYNCOM_HUB, SYNCOM_TOKEN,
- * SYNCOM_SCOPE_FIELD ($type, as the hub's), ALLOWED_HOSTS (none).
+ * SYNCOM_SCOPE_FIELD ($type, as the hub's), SYNCOM_DURABLE (off), ALLOWED_HOSTS (none).
  * @throws Error naming PORT when it is no port, or ALLOWED_HOSTS when it holds no host name (before anything is opened).
  */
 export function exampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
@@ -64,5 +77,6 @@ export function exampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Exam
     token: env.SYNCOM_TOKEN || undefined,
     scopeField: env.SYNCOM_SCOPE_FIELD?.trim() || undefined,
     allowedHosts: allowedHostsVar(env),
+    durable: durableVar(env),
   };
 }
