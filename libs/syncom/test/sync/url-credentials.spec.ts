@@ -56,6 +56,35 @@ describe('an error about a dialed url names it without its credentials', () => {
     await closeAll(d, h.s);
   });
 
+  it('REG-5: removeNode() whose file cannot be removed fails with a code, and neither its message nor its cause names the file (the url, encoded)', async () => {
+    const backend = createMemoryBackend();
+    const s = await open({ path: 'r', backend, sync: { connect: () => { throw new Error('not dialed'); } } });
+    await s.sync.addNode({ url: SECRET_URL, token: 't' });
+    backend.failAt(1, { code: 'EACCES', persistent: true, ops: ['remove'] });
+    const e = await s.sync.removeNode(SECRET_URL).then(() => undefined, (x: SyncomError) => x);
+    expect(e).toMatchObject({ code: 'REGISTRY_UNSAVED', url: SECRET_URL, cause: { code: 'EACCES' } });
+    expect(e?.message).toContain('memory://h');
+    const cause = e?.cause as (Error & { path?: unknown }) | undefined;
+    const told = `${e?.message} ${cause?.message} ${String(cause?.path)} ${cause?.stack}`;
+    expect(SECRETS.filter((x) => told.includes(x))).toEqual([]);
+    backend.clearFaults();
+    await s.close();
+  });
+
+  it('REG-5: the cause of REGISTRY_UNSAVED names the file by its url label, not by its name', async () => {
+    const backend = createMemoryBackend();
+    const s = await open({ path: 'r', backend, sync: { connect: () => { throw new Error('not dialed'); } } });
+    backend.failAt(1, { code: 'ENOSPC', persistent: true, ops: ['write'] });
+    const e = await s.sync.addNode({ url: SECRET_URL, token: 't' }).then(() => undefined, (x: SyncomError) => x);
+    expect(e).toMatchObject({ code: 'REGISTRY_UNSAVED', url: SECRET_URL, cause: { code: 'ENOSPC' } });
+    const cause = e?.cause as (Error & { path?: unknown }) | undefined;
+    const told = `${e?.message} ${cause?.message} ${String(cause?.path)} ${cause?.stack}`;
+    expect(SECRETS.filter((x) => told.includes(x))).toEqual([]);
+    expect(cause?.message).toContain('remote/<file of memory://h>');
+    backend.clearFaults();
+    await s.close();
+  });
+
   it('OP_UNREADABLE of a torn registry file names it by its url without credentials: the file name is the url percent-encoded', async () => {
     const backend = createMemoryBackend();
     const s = await open({ path: 'r', backend, sync: { connect: () => { throw new Error('not dialed'); } } });

@@ -213,9 +213,7 @@ export class Registry {
     const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(url), text, { durable: this.durable })).then(() => {
       this.unreadable.delete(nodeFile(url));
     }, (e: unknown) => {
-      // The OS's message names the file, whose name is the url, credentials included: its code says enough for a log line.
-      const why = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : 'the write failed';
-      throw new SyncomError('REGISTRY_UNSAVED', `registry of ${urlLabel(url)} not saved (${why}); kept in memory until the next save`, { url, cause: e });
+      throw unsaved(url, e, 'not saved', 'kept in memory until the next save');
     });
     this.writes.set(rec.url, next);
     return next;
@@ -227,7 +225,9 @@ export class Registry {
     this.nodes.delete(url);
     this.writes.delete(url);
     // Durable as its saves are: a removal undone by a power cut dialed the node again, with its old cursor.
-    await this.backend.remove(nodeFile(url), { durable: this.durable });
+    await this.backend.remove(nodeFile(url), { durable: this.durable }).catch((e: unknown) => {
+      throw unsaved(url, e, 'not removed', 'the node is let go of in memory; its file is read again at the next open');
+    });
     this.unreadable.delete(nodeFile(url));
   }
 
@@ -235,4 +235,22 @@ export class Registry {
   async flush(): Promise<void> {
     await Promise.allSettled([...this.writes.values()]);
   }
+}
+
+/**
+ * REGISTRY_UNSAVED for a node file the backend refused to write or remove.
+ * The OS's error names the file, whose name is the url percent-encoded,
+ * credentials included, in its message, its `path` and its stack: the
+ * cause kept is a copy holding the code and syscall, its message naming
+ * the file by its url label (withoutNodeNames). An app that logs an error
+ * with its cause (util.inspect, a Nest logger given the error) had written
+ * a proxy's password and an api key.
+ */
+function unsaved(url: string, e: unknown, what: string, then: string): SyncomError {
+  const code = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : undefined;
+  const syscall = (e as { syscall?: unknown })?.syscall;
+  const cause = new Error(withoutNodeNames(String((e as Error)?.message ?? e)));
+  cause.stack = `${cause.name}: ${cause.message}`;
+  Object.assign(cause, code !== undefined && { code }, typeof syscall === 'string' && { syscall });
+  return new SyncomError('REGISTRY_UNSAVED', `registry of ${urlLabel(url)} ${what} (${code ?? 'the backend refused'}); ${then}`, { url, cause });
 }
