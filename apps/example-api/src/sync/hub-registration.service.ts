@@ -1,12 +1,14 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Storage } from 'syncom';
-import { InjectStorage, loggedMessage, loggedUrl, SyncomEvents } from 'syncom-nest';
+import { InjectStorage, loggedMessage, loggedUrl, scrubbed, SyncomEvents } from 'syncom-nest';
 import { EXAMPLE_CONFIG } from '../example.constants';
 import type { ExampleConfig } from '../example.config';
 
 /**
  * Registers the configured hub once (kept in <path>/remote/), disables any other hub an earlier run registered,
- * then starts sync; logs the sync events an operator watches (urls without their credentials).
+ * then starts sync; logs the sync events an operator watches (urls without their credentials). A hub words
+ * its refusals as it likes and may quote the token it was sent: an error's message is logged with each
+ * registered token as `<token>` and control characters as spaces (scrubbed), as the hub logs its own peers'.
  */
 @Injectable()
 export class HubRegistration implements OnApplicationBootstrap {
@@ -23,7 +25,8 @@ export class HubRegistration implements OnApplicationBootstrap {
     this.events.peer$.subscribe((p) => l.log(`${p.connected ? 'connected to' : 'disconnected from'} ${loggedUrl(p.url)}`));
     this.events.progress$.subscribe((p) => l.log(`bootstrapping from ${loggedUrl(p.url)}: ${p.received}${p.total === undefined ? '' : ` of ${p.total}`} records`));
     this.events.bootstrap$.subscribe((b) => l.log(`bootstrapped ${b.records} records from ${loggedUrl(b.url)}`));
-    this.events.error$.subscribe((e) => l.warn(`${e.code}: ${loggedMessage(e)}`));
+    const tokens = () => [this.config.token ?? '', ...this.storage.sync.listNodes().map((n) => n.token ?? '')];
+    this.events.error$.subscribe((e) => l.warn(`${e.code}: ${scrubbed(loggedMessage(e), tokens())}`));
     const { hub: url, token } = this.config;
     const sync = this.storage.sync;
     // SYNCOM_HUB names the one hub this node dials. The registry outlives the run: a hub registered before SYNCOM_HUB
