@@ -187,7 +187,7 @@ function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'opt
   const signs = (op: Op) => p.options.sync?.signatures !== false && isMadeHere(op) && op.origin === p.keys.id && op.sig === undefined;
   return {
     committed(batch) {
-      for (const x of batch) if (x.after) p.scopes.rescope(x.after);
+      for (const x of batch) if (x.after) p.scopes.rescope(x.after, x.op);
       // The whole batch before its first event: a listener that lists sees every record of it.
       for (const x of batch) if (x.after) p.listed.touch(x.op.id);
       for (const x of batch) if (x.after) p.events.emit('change', x.op, x.via);
@@ -287,6 +287,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);
   for (const e of committer.committed.values()) scopes.rescope(e);
+  scopes.placeRemoved(log.read(log.floor), committer.committed);
   const clock = createClock(options.now, clockSeed(log, wall, options.sync?.maxSkew ?? DEFAULT_MAX_SKEW, onError));
   phase.loading = false;
   const parts: StorageParts = { options, keys, clock, log, committer, records, schema, held, events, backend, sealed, scopes, listed, state: { closed: false }, lock };

@@ -1,6 +1,10 @@
 import { SyncomError } from '../errors';
 import { type Entry, isHidden, lazyRecord, readEntry } from '../crdt';
 import { isScopeName } from '../op/scope-name';
+import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED } from '../op/pack';
+
+/** Log flags of an op that did not place its record: skipped or held here, or sealed (never served). */
+const UNPLACING = FLAG_HELD | FLAG_SKIPPED | FLAG_SEALED;
 
 /** The scope function of open({ sync: { scope } }). */
 export type ScopeFunction = (id: string, data: Record<string, unknown>) => string;
@@ -69,16 +73,45 @@ export class RecordScopes {
     return s;
   }
 
-  /** Recompute a record's scope from its data (after an op changed it). */
-  rescope(e: Entry): void {
+  /**
+   * Recompute a record's scope from its data (after `op`, when given, changed it). A
+   * tombstone or purge marker has no field to place it by: it keeps the scope it
+   * had, or, for one this node never held live, the scope the op that made it
+   * declares (the record's as it left it, which its writer's scope function gave).
+   * Left in '*', it was served to peers of every scope (snapshot, reconciliation).
+   */
+  rescope(e: Entry, op?: { scope?: unknown }): void {
     // Without a scope function every record is '*' (scopeOf's default): nothing to keep.
-    if (!this.fn || e.purged || isHidden(e)) return;
+    if (!this.fn) return;
+    if (e.purged || isHidden(e)) {
+      // '*' is left unset: a scope unknown here, which the host's boundary tells apart (declaresHostScope).
+      if (op && !this.map.has(e.id) && op.scope !== '*' && isScopeName(op.scope)) this.map.set(e.id, op.scope);
+      return;
+    }
     try {
       // Read on demand: each op's commit rescopes its record, which may be far larger than what the function reads.
       this.map.set(e.id, this.scopeFor(e.id, lazyRecord(e)));
     } catch {
       // A scope function that throws leaves the record where it was (SCOPE-18 is the host's refusal).
     }
+  }
+
+  /**
+   * At open, the scope of each tombstone and purge marker: its record files
+   * hold no scope, and its fields are gone. Read from the retained log, in
+   * order: the last op of the record that landed (not skipped, held or
+   * sealed) declared the scope it left the record in. A record whose ops
+   * retention dropped stays in '*' (docs/security.md, What stays open).
+   */
+  placeRemoved(log: Iterable<{ op: { id: string; type: string; scope?: unknown }; flags: number }>, committed: ReadonlyMap<string, Entry>): void {
+    if (!this.fn) return;
+    const last = new Map<string, unknown>();
+    for (const { op, flags } of log) {
+      if (op.type === 'advance' || (flags & UNPLACING) !== 0) continue;
+      const e = committed.get(op.id);
+      if (e && (e.purged || isHidden(e)) && !this.map.has(op.id)) last.set(op.id, op.scope ?? '*');
+    }
+    for (const [id, scope] of last) if (scope !== '*' && isScopeName(scope)) this.map.set(id, scope);
   }
 
   /** The record's fields as read (cached per entry state; callers clone). */

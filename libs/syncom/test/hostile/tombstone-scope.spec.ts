@@ -1,0 +1,56 @@
+import type { OpenOptions } from '../../src';
+import type { HostUnit } from '../../src/link';
+import { hub, node } from '../sync/helpers';
+import { craft, greet, push, reopen } from '../sync/scenario-helpers';
+
+/**
+ * A deleted or purged record keeps the scope it was in (docs/security.md, A
+ * token holder: it cannot read beyond its scopes). Its tombstone or purge
+ * marker carries no field, so the scope function cannot place it again: the
+ * scope it had must come from what placed it. Placed in '*', it is served to
+ * a peer of every scope, its id, when it went and which node removed it.
+ */
+
+const typed = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
+const scoped: Partial<OpenOptions> = { sync: { scope: typed } };
+
+/** The ids the first snapshot page of a peer greeted for `scopes` serves, and its total. */
+async function served(unit: HostUnit, scopes: string[]): Promise<{ ids: string[]; total: number }> {
+  const peer = await node();
+  const page = (await unit.call('snapshot', { scopes }, await greet(unit, peer, scopes))) as { entries: { id: string }[]; total: number };
+  await peer.close();
+  return { ids: page.entries.map((e) => e.id), total: page.total };
+}
+
+describe('hostile: a scope A peer and scope B\'s deleted and purged records', () => {
+  it('SCOPE-20: after the host reopens, B\'s tombstone and purge marker are still B\'s: an A peer\'s snapshot holds neither, and it may not revive the tombstone', async () => {
+    const h = await hub({}, scoped);
+    const deleted = await h.s.insert({ $type: 'B', title: 'deleted' });
+    await h.s.delete(deleted);
+    const purged = await h.s.insert({ $type: 'B', title: 'purged' });
+    await h.s.purge(purged);
+    const mine = await h.s.insert({ $type: 'A', title: 'mine' });
+    expect(await served(h.unit, ['A'])).toEqual({ ids: [mine], total: 1 });
+    await h.s.close();
+
+    const again = await reopen(h.s, scoped);
+    const unit = again.sync.unit({ access: 'public', authorize: (_c, hello) => hello.token === 't' });
+    expect(await served(unit, ['A'])).toEqual({ ids: [mine], total: 1 });
+    expect((await served(unit, ['B'])).ids.sort()).toEqual([deleted, purged].sort());
+    // The boundary reads the same scope: a write of A's bringing B's deleted record back is refused.
+    const writer = await node();
+    const revive = craft(writer, { type: 'write', id: deleted, data: { $type: 'A', title: 'revived' } }, 'A', 1);
+    expect(await push(unit, await greet(unit, writer, ['A']), [revive])).toMatchObject({ applied: 0, outOfScope: 1 });
+    await Promise.all([again.close(), writer.close()]);
+  });
+
+  it('SCOPE-20: a delete of a record the host never held keeps the scope it declares: an A peer\'s snapshot does not hold its tombstone', async () => {
+    const h = await hub({}, scoped);
+    const writer = await node();
+    const gone = craft(writer, { type: 'delete', id: 'b-record-never-seen-here' }, 'B', 1);
+    expect(await push(h.unit, await greet(h.unit, writer, ['*']), [gone])).toMatchObject({ applied: 1 });
+    expect(await served(h.unit, ['A'])).toEqual({ ids: [], total: 0 });
+    expect((await served(h.unit, ['B'])).ids).toEqual(['b-record-never-seen-here']);
+    await Promise.all([h.s.close(), writer.close()]);
+  });
+});
