@@ -30,6 +30,8 @@ export class SyncContext {
   constructor(readonly replica: Replica, readonly options: DialOptions) {
     this.registry = new Registry(replica.backend, !!replica.options.durable);
     this.telemetry = new SyncTelemetry(replica.options.telemetry, replica.id);
+    // A host words its refusals as it likes: the token a dialer sent it stays out of the spans.
+    this.telemetry.hideTokensOf(() => Array.from(this.registry.nodes.values(), (n) => n.token ?? ''));
   }
 
   /** The wire versions this node speaks. */

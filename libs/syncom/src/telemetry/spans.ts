@@ -39,6 +39,8 @@ export interface SpanRun {
    * syncom a bare provider) the active context is always the root.
    */
   parent?: Span;
+  /** What a failure's message and stack go through (failSpan). */
+  hide?: (text: string) => string;
 }
 
 /** A failure's stable code: a SyncomError's `code`, else the error's name. */
@@ -48,12 +50,18 @@ export function errorCode(e: unknown): string {
   return e instanceof Error ? e.name : 'UNKNOWN';
 }
 
-/** Mark a span failed: status ERROR whose message is the code, `error.type`, and the exception. */
-export function failSpan(span: Span, e: unknown): void {
+/**
+ * Mark a span failed: status ERROR whose message is the code, `error.type`,
+ * and the exception, its message and stack passed through `hide` (the
+ * tokens this node presents, which a host's refusal may quote).
+ */
+export function failSpan(span: Span, e: unknown, hide: (text: string) => string = (t) => t): void {
   const code = errorCode(e);
   span.setAttribute(ATTRS.errorType, code);
   span.setStatus({ code: STATUS_ERROR, message: code });
-  if (e instanceof Error) span.recordException(e);
+  if (!(e instanceof Error)) return;
+  const c = (e as { code?: unknown }).code;
+  span.recordException({ name: e.name, message: hide(e.message), ...(typeof c === 'string' && { code: c }), ...(e.stack !== undefined && { stack: hide(e.stack) }) });
 }
 
 /**
@@ -72,7 +80,7 @@ export async function runSpan<T>(tracer: Tracer, run: SpanRun, fn: (span: Span) 
   try {
     return await (api && parent ? api.context.with(api.trace.setSpan(parent, span), () => fn(span)) : fn(span));
   } catch (e) {
-    failSpan(span, e);
+    failSpan(span, e, run.hide);
     throw e;
   } finally {
     span.end();

@@ -6,6 +6,7 @@ import { VERSION } from '../version';
 import { otelApi } from './otel-api';
 import { failSpan, KIND, NOOP_SPAN, runSpan } from './spans';
 import { urlLabel } from './url-label';
+import { hideTokens } from './hidden-tokens';
 
 /** What one page applied did, as the telemetry counts it (applyPeerOps' result, in short). */
 export interface PageOutcome {
@@ -55,6 +56,9 @@ export class SyncTelemetry {
   private readonly limitedOps: Counter;
   /** The peers the counters named so far (MAX_PEER_LABELS). */
   private readonly named = new Set<string>();
+  /** The tokens this node presents (its registered nodes'), kept out of a failed span's exception. */
+  private tokens: () => readonly string[] = () => [];
+  private readonly hide = (text: string) => hideTokens(text, this.tokens());
 
   constructor(options: TelemetryOptions | undefined, node: string) {
     this.base = { [ATTRS.node]: node };
@@ -101,9 +105,14 @@ export class SyncTelemetry {
     return this.span(SPANS.reconciliation, kindOf(role), { [ATTRS.role]: role, [ATTRS.peer]: peerOf(peer) }, fn);
   }
 
+  /** Where the tokens a failed span's exception must not carry come from (the registry's). */
+  hideTokensOf(tokens: () => readonly string[]): void {
+    this.tokens = tokens;
+  }
+
   /** Fail a span without a throw (a page that was refused but answered). */
   fail(span: Span, e: unknown): void {
-    failSpan(span, e);
+    failSpan(span, e, this.hide);
   }
 
   /**
@@ -143,6 +152,6 @@ export class SyncTelemetry {
 
   private span<T>(name: string, kind: SpanKind, attributes: Attributes, fn: (span: Span) => Promise<T>, parent?: Span): Promise<T> {
     if (!this.tracer) return fn(NOOP_SPAN);
-    return runSpan(this.tracer, { name, kind, attributes, parent }, fn);
+    return runSpan(this.tracer, { name, kind, attributes, parent, hide: this.hide }, fn);
   }
 }

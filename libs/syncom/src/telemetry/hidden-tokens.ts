@@ -1,0 +1,16 @@
+/**
+ * `text` with each of `tokens` that stands alone in it (not inside a longer
+ * word: a short token would otherwise eat the letters of every word) written
+ * `<token>`. A host words its refusals as it likes and may quote the token a
+ * dialer sent it; what syncom exports of such a message (a span's exception)
+ * goes wherever the application's traces go.
+ */
+export function hideTokens(text: string, tokens: readonly string[]): string {
+  let out = text;
+  for (const token of tokens) {
+    if (!token) continue;
+    const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, 'g'), '<token>');
+  }
+  return out;
+}
