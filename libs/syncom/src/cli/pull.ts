@@ -4,6 +4,7 @@ import type { SyncLink } from '../link/contract';
 import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK } from './io';
 import { createProgress, type Progress } from './progress';
 import { urlLabel } from '../telemetry/url-label';
+import { hideTokens } from '../telemetry/hidden-tokens';
 
 /** How `pull` reaches a hub: by default the engine's socket.io link (syncom/socket.io, with socket.io-client installed beside syncom). */
 export type PullConnect = (node: { url: string; token?: string }) => SyncLink | Promise<SyncLink>;
@@ -26,11 +27,12 @@ function caughtUp(storage: Storage, url: string): boolean {
 
 /**
  * What the dialer last met, for the timeout's message (as synced() names it): a hub that is down, answers
- * junk or fails every call had ended pull with only "not caught up", the reason left unsaid.
+ * junk or fails every call had ended pull with only "not caught up", the reason left unsaid. A hub words
+ * its refusals as it likes and may quote the token it was sent: written `<token>`, as the hub's log does.
  */
-function lastErrorOf(storage: Storage, url: string): string {
+function lastErrorOf(storage: Storage, url: string, token?: string): string {
   const last = storage.sync.peers().find((x) => x.url === url)?.lastError;
-  return last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${last.message.slice(0, 200)}` : '';
+  return last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${hideTokens(last.message, [token ?? '']).slice(0, 200)}` : '';
 }
 
 /**
@@ -42,13 +44,14 @@ function refusedHint(scoped: boolean): string {
 }
 
 /** Resolves once caught up; bootstrap progress goes to a bar on stderr. */
-function follow(storage: Storage, url: string, io: CliIo, timeoutMs: number, scoped: boolean): Promise<{ bootstrapped?: number }> {
+function follow(storage: Storage, url: string, io: CliIo, o: { timeoutMs: number; token?: string; scoped: boolean }): Promise<{ bootstrapped?: number }> {
+  const { timeoutMs, token, scoped } = o;
   return new Promise((resolve, reject) => {
     const seen: { bootstrapped?: number } = {};
     let bar: Progress | undefined;
     const offs: (() => void)[] = [];
     const end = (e?: Error) => { clearTimeout(timer); offs.forEach((o) => o()); bar?.finish(); e ? reject(e) : resolve(seen); };
-    const timer = setTimeout(() => end(new CliError(`not caught up with ${urlLabel(url)} within ${timeoutMs / 1000} s${lastErrorOf(storage, url)}`, EXIT_FAULTS)), timeoutMs);
+    const timer = setTimeout(() => end(new CliError(`not caught up with ${urlLabel(url)} within ${timeoutMs / 1000} s${lastErrorOf(storage, url, token)}`, EXIT_FAULTS)), timeoutMs);
     const check = () => { if (caughtUp(storage, url)) end(); };
     offs.push(storage.sync.on('progress', (p) => {
       bar ??= createProgress(io.stderr, 'bootstrap', p.total ?? p.received, { redrawMs: 50, lineMs: 1000 });
@@ -83,7 +86,7 @@ export async function pullCommand(path: string, o: PullOptions, io: CliIo): Prom
     const known = storage.sync.listNodes().find((n) => n.url === o.hub);
     const scopes = o.scopes ?? ['*'];
     if (!known || known.token !== o.token || known.scopes.join(',') !== scopes.join(',')) await storage.sync.addNode({ url: o.hub, token: o.token, scopes });
-    const seen = await follow(storage, o.hub, io, o.timeoutMs, o.scopes !== undefined);
+    const seen = await follow(storage, o.hub, io, { timeoutMs: o.timeoutMs, token: o.token, scoped: o.scopes !== undefined });
     const records = (await storage.list()).length;
     // A snapshot carries every entry, tombstones and purge markers included; list() shows live records only.
     const how = seen.bootstrapped === undefined ? 'caught up' : `bootstrapped ${seen.bootstrapped} entries (tombstones and purge markers included)`;

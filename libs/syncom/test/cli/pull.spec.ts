@@ -95,4 +95,16 @@ describe('syncom pull', () => {
     expect(await run(junk(async () => '<html>not a hub</html>'))).toEqual({ code: 1, err: 'syncom: not caught up with memory://hub within 1 s; its last error: BAD_HELLO 400: hello: node is no id\n' });
     expect(await run(junk(() => Promise.reject(new SyncomError('AUTHORIZE_FAILED', 'authorize could not judge this hello: greet again later', { status: 503 }))))).toEqual({ code: 1, err: 'syncom: not caught up with memory://hub within 1 s; its last error: AUTHORIZE_FAILED 503: authorize could not judge this hello: greet again later\n' });
   });
+
+  it('a hub whose refusal quotes the token: the timeout names its words with the token as <token>', async () => {
+    const path = await tempDir();
+    const token = 'tok-SECRET-31c0';
+    const refusing: SyncLink = {
+      call: () => Promise.reject(new SyncomError('AUTHORIZE_FAILED', `the store holding ${token} is down`, { status: 503 })),
+      subscribe: () => ({ unsubscribe: () => undefined }), on: () => undefined, off: () => undefined, close: () => undefined,
+    };
+    const stderr = collector();
+    const code = await runCli(['pull', path, '--hub', 'memory://hub', '--token', token, '--timeout', '1'], { stdout: collector(), stderr }, { connect: () => refusing });
+    expect({ code, err: stderr.text }).toEqual({ code: 1, err: 'syncom: not caught up with memory://hub within 1 s; its last error: AUTHORIZE_FAILED 503: the store holding <token> is down\n' });
+  });
 });
