@@ -39,7 +39,7 @@ describe('example-api: what a hub it dials says reaches its log without the toke
   const dir = mkdtempSync(join(tmpdir(), 'syncom-e2e-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a hello refused with a message quoting the token and holding a newline is logged as <token>, on one line', async () => {
+  it('a hello refused with a message quoting the token and holding a newline is logged as <token>, on one line, and GET /sync/peers serves it as <token>', async () => {
     const http = createServer();
     const server = new Server(http, { transports: ['websocket'] });
     server.of('/syncom').on('connection', (socket) => {
@@ -61,6 +61,13 @@ describe('example-api: what a hub it dials says reaches its log without the toke
         expect(l).not.toContain('\n');
       }
       expect(logged[0]).toContain('<token>');
+      // GET /sync/peers answers anyone who reaches the app: the peer's last error is the hub's words too.
+      const res = await fetch(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/sync/peers`);
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(text).toContain('UNAUTHORIZED');
+      expect(text).not.toContain(TOKEN);
+      expect(text).toContain('<token>');
     } finally {
       await app.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

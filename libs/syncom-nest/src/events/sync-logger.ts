@@ -24,11 +24,14 @@ export function loggedMessage(e: { message: string; url?: unknown }): string {
  * A dialed peer's state (storage.sync.peers()) fit to serve: its url and its
  * last error's as loggedUrl, the error reduced to code, status, message and
  * url. Served whole, the error's url carried the credentials the peer's own
- * url had lost.
+ * url had lost. The message is the far side's to word, and may quote the
+ * token it was sent: pass `tokens` (the registered nodes') and each is
+ * served as `<token>` (scrubbed).
  */
-export function servedPeer<P extends { url: string; lastError: SyncomError | null }>(p: P): Omit<P, 'lastError'> & { lastError: ServedError | null } {
+export function servedPeer<P extends { url: string; lastError: SyncomError | null }>(p: P, tokens: readonly string[] = []): Omit<P, 'lastError'> & { lastError: ServedError | null } {
   const e = p.lastError;
-  return { ...p, url: loggedUrl(p.url), lastError: e && { code: e.code, ...(typeof e.status === 'number' && { status: e.status }), message: loggedMessage(e), ...(typeof e.url === 'string' && { url: loggedUrl(e.url) }) } };
+  const message = (x: SyncomError) => (tokens.length > 0 ? scrubbed(loggedMessage(x), tokens) : loggedMessage(x));
+  return { ...p, url: loggedUrl(p.url), lastError: e && { code: e.code, ...(typeof e.status === 'number' && { status: e.status }), message: message(e), ...(typeof e.url === 'string' && { url: loggedUrl(e.url) }) } };
 }
 
 /** A peer's last error as servedPeer gives it. */
