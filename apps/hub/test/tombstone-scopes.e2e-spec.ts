@@ -1,3 +1,4 @@
+import { until } from '../../example-api/test/apps';
 import { RawClient } from './raw-client';
 import { TestHubs } from './test-hubs';
 
@@ -28,6 +29,26 @@ describe('apps/hub: a deleted or purged record of another scope, after a restart
     expect(await client.hello(['Doc'], 'doc')).toMatchObject({ ok: true });
     const page = (await client.call('snapshot', { scopes: ['Doc'] })) as { ok: boolean; value: { total: number; entries: { id: string }[] } };
     expect(page.ok).toBe(true);
+    expect(page.value.entries.map((e) => e.id)).toEqual([doc]);
+    expect(page.value.total).toBe(1);
+    client.close();
+  });
+
+  it('SCOPE-20 BOOT-2: a hub that joins another (SYNCOM_PEERS) and bootstraps from it serves a Doc token neither a Note tombstone nor a Note purge marker', async () => {
+    const config = { tokens: ['full', 'doc'], tokenScopes: new Map([['doc', ['Doc']]]) };
+    const first = await hubs.start('first', config);
+    const s = first.storage;
+    const deleted = await s.insert({ $type: 'Note', title: 'deleted' });
+    await s.delete(deleted);
+    const purged = await s.insert({ $type: 'Note', title: 'purged' });
+    await s.purge(purged);
+    const doc = await s.insert({ $type: 'Doc', title: 'a doc' });
+    const second = await hubs.start('second', { ...config, peers: [first.syncomUrl], peerToken: 'full' });
+    const held = (id: string) => second.storage.replica.records.get(id) !== undefined;
+    await until(() => held(deleted) && held(purged) && held(doc), [second.storage]);
+    const client = await RawClient.connect(second.syncomUrl, 'doc');
+    expect(await client.hello(['Doc'], 'doc')).toMatchObject({ ok: true });
+    const page = (await client.call('snapshot', { scopes: ['Doc'] })) as { ok: boolean; value: { total: number; entries: { id: string }[] } };
     expect(page.value.entries.map((e) => e.id)).toEqual([doc]);
     expect(page.value.total).toBe(1);
     client.close();

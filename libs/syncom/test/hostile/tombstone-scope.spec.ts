@@ -1,7 +1,8 @@
 import type { OpenOptions } from '../../src';
 import type { HostUnit } from '../../src/link';
-import { hub, node } from '../sync/helpers';
-import { craft, greet, push, reopen } from '../sync/scenario-helpers';
+import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
+import { craft, greet, push, record, reopen } from '../sync/scenario-helpers';
+import { joinPage } from '../../src/sync/dial/bootstrap';
 
 /**
  * A deleted or purged record keeps the scope it was in (docs/security.md, A
@@ -52,5 +53,40 @@ describe('hostile: a scope A peer and scope B\'s deleted and purged records', ()
     expect(await served(h.unit, ['A'])).toEqual({ ids: [], total: 0 });
     expect((await served(h.unit, ['B'])).ids).toEqual(['b-record-never-seen-here']);
     await Promise.all([h.s.close(), writer.close()]);
+  });
+
+  it('SCOPE-20 BOOT-2: a node that bootstraps from a host takes each tombstone and purge marker in the scope the host holds it in: an A peer of that node is served neither of B\'s', async () => {
+    const h = await hub({}, scoped);
+    const deleted = await h.s.insert({ $type: 'B', title: 'deleted' });
+    await h.s.delete(deleted);
+    const purged = await h.s.insert({ $type: 'B', title: 'purged' });
+    await h.s.purge(purged);
+    const mine = await h.s.insert({ $type: 'A', title: 'mine' });
+    const net = new Net();
+    net.units.set('memory://h', h.unit);
+    // A second hub joining the first (SYNCOM_PEERS): it bootstraps every scope, then serves peers of its own.
+    const second = await dialer(net, { sync: { connect: net.connect, scope: typed, antiEntropyInterval: 0 } });
+    const boots = record(second, 'bootstrap');
+    await second.sync.addNode({ url: 'memory://h', token: 't' });
+    await until(() => boots.length === 1, [second]);
+    const unit = second.sync.unit({ access: 'public', authorize: (_c, hello) => hello.token === 't' });
+    expect(await served(unit, ['A'])).toEqual({ ids: [mine], total: 1 });
+    expect((await served(unit, ['B'])).ids.sort()).toEqual([deleted, purged].sort());
+    await closeAll(second, h.s);
+  });
+
+  it('SCOPE-20 RECON: a records answer names the scope of each tombstone and purge marker it serves, and a node joining them (anti-entropy) places them there', async () => {
+    const h = await hub({}, scoped);
+    const deleted = await h.s.insert({ $type: 'B', title: 'deleted' });
+    await h.s.delete(deleted);
+    const purged = await h.s.insert({ $type: 'B', title: 'purged' });
+    await h.s.purge(purged);
+    const fetcher = await node();
+    const answer = (await h.unit.call('records', { scope: '*', ids: [deleted, purged] }, await greet(h.unit, fetcher, ['*']))) as { entries: unknown[]; removedScopes?: Record<string, string> };
+    expect(answer.removedScopes).toEqual({ [deleted]: 'B', [purged]: 'B' });
+    const joiner = await node(scoped);
+    await Promise.all(joinPage(joiner.replica, answer.entries, h.s.id, { url: 'memory://h', node: h.s.id }, { removedScopes: answer.removedScopes }));
+    expect([joiner.replica.scopeOf(deleted), joiner.replica.scopeOf(purged)]).toEqual(['B', 'B']);
+    await closeAll(h.s, fetcher, joiner);
   });
 });

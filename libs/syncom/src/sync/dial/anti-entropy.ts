@@ -5,6 +5,7 @@ import type { Vector } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import type { SyncTelemetry } from '../../telemetry';
 import { joinPage } from './bootstrap';
+import { isRemovedScopes } from '../protocol/snapshot-page';
 import { mergeScope } from './merge-scope';
 import { createReconciler, entryDigest, type Message, MIN_FRAME_LIMIT, RECONCILE_DEFAULTS } from '../../reconcile';
 import type { ReconcileAnswer } from '../protocol/reconcile-answer';
@@ -95,13 +96,15 @@ async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promi
   const via = { url: o.url, node: o.host };
   for (let i = 0; i < ids.length;) {
     const asked = ids.slice(i, i + o.pageSize);
-    const ans = (await o.link.call('records', { scope: label, ids: asked })) as { entries?: unknown; taken?: unknown; outside?: unknown };
+    const ans = (await o.link.call('records', { scope: label, ids: asked })) as { entries?: unknown; taken?: unknown; outside?: unknown; removedScopes?: unknown };
     const entries = Array.isArray(ans?.entries) ? ans.entries : [];
+    // The scopes of tombstones this node never held live, as the host holds them: '*' had them reach every scope's peers.
+    const removedScopes = isRemovedScopes(ans?.removedScopes, entries.length) ? (ans.removedScopes as Record<string, string>) : undefined;
     // A host with a smaller page takes fewer: ask the rest again (an older answer without taken took them all).
     const taken = Number.isSafeInteger(ans?.taken) ? (ans.taken as number) : asked.length;
     if (taken <= 0) throw new SyncomError('RECONCILE_MALFORMED', 'the host took none of the records asked', { url: o.url });
     i += Math.min(taken, asked.length);
-    await Promise.all(joinPage(o.replica, entries, o.host, via, got.held));
+    await Promise.all(joinPage(o.replica, entries, o.host, via, { heldIds: got.held, removedScopes }));
     for (const e of entries as Entry[]) got.digests.set(e.id, entryDigest(e));
     if (Array.isArray(ans?.outside)) for (const id of ans.outside) if (typeof id === 'string') got.outside.add(id);
   }

@@ -74,9 +74,9 @@ function signsLate(replica: Replica): boolean {
  * commit pipeline does it), and a newer schema's state waits held under
  * `ahead: 'hold'` (GUAR-26; the ids held go to `heldIds`).
  */
-export function joinPage(replica: Replica, entries: unknown[], host: string, via: Via, heldIds?: Set<string>): Promise<void>[] {
+export function joinPage(replica: Replica, entries: unknown[], host: string, via: Via, o: { heldIds?: Set<string>; removedScopes?: Record<string, string> } = {}): Promise<void>[] {
   checkPage(replica, entries, true);
-  return joinChecked(replica, entries as Entry[], { host, via, heldIds });
+  return joinChecked(replica, entries as Entry[], { host, via, ...o });
 }
 
 /**
@@ -98,8 +98,8 @@ function checkPage(replica: Replica, entries: unknown[], shapes: boolean): void 
 }
 
 /** joinPage past its checks. */
-function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via: Via; heldIds?: Set<string> }): Promise<void>[] {
-  const { host, via, heldIds } = o;
+function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via: Via; heldIds?: Set<string>; removedScopes?: Record<string, string> }): Promise<void>[] {
+  const { host, via, heldIds, removedScopes } = o;
   const out: Promise<void>[] = [];
   // One promise for the page's merges; each is queued at once all the same, as its seq follows the last queued.
   const merges = replica.submitGroup();
@@ -122,7 +122,7 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
     const joined = current ? joinEntries(current, raw) : heldEntry(raw);
     // The snapshot brings nothing new for this record (a dialer's own records, pushed before it bootstraps): no merge op.
     if (joinedUnchanged(current, joined, raw)) continue;
-    const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late }, mergeScope(replica, id, joined));
+    const op = replica.makeOp({ type: 'merge', id, from: host, data: (joined.purged ? joined : raw) as never, late }, mergeScope(replica, id, joined, removedScopes));
     // What applyOp(current, op) gives: the join again (joins are idempotent), so not computed twice.
     merges.add({ op, flags: 0, via, after: joined, late });
   }
@@ -177,7 +177,7 @@ async function takePage(o: BootstrapRun, token: string | undefined, offset: numb
   const entries = page.stream ? await readStream(o.link, page.stream, maxPageBytes(o.replica)) : (page.entries ?? []);
   // readSnapshotPage and readNdjson checked every entry's shape: checking them again cost a tenth of a join.
   checkPage(o.replica, entries, false);
-  const joins = joinChecked(o.replica, entries as Entry[], { host: o.host, via });
+  const joins = joinChecked(o.replica, entries as Entry[], { host: o.host, via, removedScopes: page.removedScopes });
   if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, page.vector, via, o.scopes));
   await Promise.all(joins);
   let fresh = 0;

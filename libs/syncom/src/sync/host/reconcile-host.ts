@@ -6,7 +6,7 @@ import { inLabel, labelGranted, labelSet } from '../../reconcile/record-sets';
 import { platform } from '../../platform';
 import { jsonBytes } from '../protocol/frames';
 import { servedVector } from '../protocol/scopes';
-import { outsideIds } from './reconcile-outside';
+import { outsideIds, removedScopesOf } from './reconcile-outside';
 import { everyItem } from '../protocol/versions';
 import type { ReconcileAnswer } from '../protocol/reconcile-answer';
 
@@ -50,7 +50,7 @@ export class ReconcileHost {
    * `taken` says how many, and the dialer asks the rest again (its own
    * pageSize may be larger).
    */
-  records(args: unknown, granted: readonly string[]): { entries: Entry[]; taken: number; outside?: string[] } {
+  records(args: unknown, granted: readonly string[]): { entries: Entry[]; taken: number; outside?: string[]; removedScopes?: Record<string, string> } {
     const a = (args ?? {}) as { scope?: unknown; ids?: unknown };
     const label = checkLabel(a.scope, granted);
     const ids = a.ids;
@@ -75,7 +75,8 @@ export class ReconcileHost {
       taken++;
     }
     const outside = outsideIds(this.replica, asked.slice(0, taken), granted);
-    return outside.length ? { entries, taken, outside } : { entries, taken };
+    const removed = removedScopesOf(this.replica, entries);
+    return { entries, taken, ...(outside.length > 0 && { outside }), ...(removed && { removedScopes: removed }) };
   }
 
   /**

@@ -1,3 +1,4 @@
+import { type Entry, isHidden } from '../../crdt';
 import type { Replica } from '../../storage/replica';
 import { allowedFor } from '../protocol/scopes';
 
@@ -21,4 +22,19 @@ export function outsideIds(replica: Replica, ids: readonly string[], granted: re
     const e = committed.get(id);
     return e !== undefined && e.purged === undefined && !replica.isSealed(id) && !allowed.has(replica.scopeOf(id));
   });
+}
+
+/**
+ * The scope of each tombstone and purge marker among `entries` held in a
+ * scope other than '*' (a snapshot page's and a records answer's
+ * removedScopes): it has no field left to place it by, and a dialer that
+ * never held it live would place it in '*', where peers of every scope read it.
+ */
+export function removedScopesOf(replica: Replica, entries: readonly Entry[]): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const e of entries) {
+    const scope = replica.scopeOf(e.id);
+    if (scope !== '*' && isHidden(e)) (out ??= {})[e.id] = scope;
+  }
+  return out;
 }

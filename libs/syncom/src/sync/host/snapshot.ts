@@ -1,5 +1,6 @@
 import { SyncomError } from '../../errors';
 import { type Entry, entryText } from '../../crdt';
+import { removedScopesOf } from './reconcile-outside';
 import { platform } from '../../platform';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
@@ -167,6 +168,8 @@ export class SnapshotPager {
     }
     if (stream !== undefined) page.stream = stream;
     else page.entries = entries;
+    const removed = removedScopesOf(this.replica, entries);
+    if (removed) page.removedScopes = removed;
     return page;
   }
 

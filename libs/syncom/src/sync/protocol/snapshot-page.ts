@@ -1,5 +1,6 @@
 import { type Entry, isEntry } from '../../crdt';
 import { isCount, isPlainObject, isVector } from '../../op/shape';
+import { isScopeName } from '../../op/scope-name';
 import type { Vector } from '../../op/types';
 
 /** One snapshot page as the host answers it (inline), or the id of its NDJSON stream. */
@@ -14,6 +15,13 @@ export interface SnapshotPage {
   /** As of the first page: what the state covers and where to resume the feed (BOOT-5, BOOT-6). */
   vector?: Vector;
   eventId?: string;
+  /**
+   * The scope of each tombstone and purge marker of the page the host holds
+   * in a scope other than '*': it has no field left to place it by, and the
+   * dialer's merge op of it declares this scope (placed in '*', it reached
+   * peers of every scope).
+   */
+  removedScopes?: Record<string, string>;
 }
 
 /** Why a host's snapshot page was not taken: code PAGE_FAILED, as the dialer reports it. */
@@ -57,16 +65,25 @@ export function readSnapshotPage(x: unknown, offset: number): PageRead {
     if (Array.isArray(x.entries) && badEntry(x.entries) >= 0) return refuse(`entry ${badEntry(x.entries)} is malformed`);
     if (x.vector !== undefined && !isVector(x.vector)) return refuse('vector is no version vector');
     if (x.eventId !== undefined && !isId(x.eventId)) return refuse('eventId is no event id');
+    if (x.removedScopes !== undefined && !isRemovedScopes(x.removedScopes, Array.isArray(x.entries) ? x.entries.length : x.count)) return refuse('removedScopes is no map of ids to scope names');
     const entries = x.entries as SnapshotPage['entries'];
     const page: SnapshotPage = { token: x.token, next: (x.next as number | undefined) ?? null, total: (x.total as number | undefined) ?? 0, count: entries?.length ?? 0 };
     if (entries) page.entries = entries;
     if (x.stream !== undefined) page.stream = x.stream as string;
     if (x.vector !== undefined) page.vector = x.vector as SnapshotPage['vector'];
     if (x.eventId !== undefined) page.eventId = x.eventId as string;
+    if (x.removedScopes !== undefined) page.removedScopes = x.removedScopes as Record<string, string>;
     return { ok: true, page };
   } catch {
     return refuse('unreadable');
   }
+}
+
+/** A page's (or a records answer's) removedScopes: no more ids than it has records, each naming a scope. */
+export function isRemovedScopes(x: unknown, records: unknown): boolean {
+  if (!isPlainObject(x)) return false;
+  const ids = Object.keys(x);
+  return ids.length <= (isCount(records, 0) ? records : 0) && ids.every((id) => isScopeName(x[id]));
 }
 
 /** What an NDJSON stream held: its entries, or why not. */
