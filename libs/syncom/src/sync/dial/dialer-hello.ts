@@ -5,7 +5,7 @@ import type { NodeRecord } from './registry';
 import { CAPABILITIES } from '../protocol/versions';
 import { isSyncomError, SyncomError } from '../../errors';
 import type { Vector } from '../../op/types';
-import { keyOrigin } from '../protocol/scopes';
+import { allowedFor, keyOrigin, keyScope } from '../protocol/scopes';
 import { isChallenge } from '../protocol/hello-proof';
 import { urlLabel } from '../../telemetry/url-label';
 
@@ -16,15 +16,19 @@ export type HelloOutcome = { ok: true; ans: HelloAnswer } | { ok: false; version
 
 /**
  * The entries of `vector` for the streams of node `id` (its own, per scope and
- * joined from elsewhere). A hello carries only these: the host reads none of
- * the dialer's vector (it pushes nothing from it; the dialer is the one that
- * compares vectors), and a whole vector grows with every origin the dialer has
- * seen, some 48 bytes each, so a node that had seen about 1,300 origins no
- * longer fit an open hub's pre-authentication bytes (docs/replication.md).
+ * joined from elsewhere) in `scopes` and the global scope. A hello carries
+ * only these: the host reads none of the dialer's vector (it pushes nothing
+ * from it; the dialer is the one that compares vectors), and a whole vector
+ * grows with every origin the dialer has seen, some 48 bytes each, so a node
+ * that had seen about 1,300 origins no longer fit an open hub's
+ * pre-authentication bytes (docs/replication.md). A host dialed for some
+ * scopes relays those alone: the names of the node's other scopes, and how
+ * much it wrote in each, went to it with every hello.
  */
-export function ownVector(vector: Vector, id: string): Vector {
+export function ownVector(vector: Vector, id: string, scopes: readonly string[] = ['*']): Vector {
   const out: Vector = {};
-  for (const k in vector) if (keyOrigin(k) === id) out[k] = vector[k];
+  const allowed = allowedFor(scopes);
+  for (const k in vector) if (keyOrigin(k) === id && (allowed === 'all' || allowed.has(keyScope(k)))) out[k] = vector[k];
   return out;
 }
 
@@ -39,7 +43,7 @@ export function ownVector(vector: Vector, id: string): Vector {
 export async function sendHello(m: SyncContext, link: SyncLink, rec: NodeRecord, base?: VectorBase): Promise<HelloOutcome> {
   const log = m.replica;
   const hello: Record<string, unknown> = {
-    node: log.id, vector: ownVector(log.vector, log.id), epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
+    node: log.id, vector: ownVector(log.vector, log.id, rec.scopes), epoch: log.epoch, schema: m.helloSchema(), scopes: rec.scopes, token: rec.token,
     versions: [...m.wireVersions], caps: [...CAPABILITIES], ...(base && { vectorSince: base.mark }),
   };
   const greet = () => m.telemetry.hello('dialer', rec.url, async () => checkHelloAnswer(await link.call('hello', hello)));
