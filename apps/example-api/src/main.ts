@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { loggedUrl } from 'syncom-nest';
+import { failedStartLine, loggedUrl } from 'syncom-nest';
 import { createExampleApi } from './create-example-api';
 import { type ExampleConfig, exampleConfigFromEnv } from './example.config';
 
@@ -20,15 +20,9 @@ async function main(): Promise<void> {
   new Logger('ExampleApi').log(`listening on ${await app.getUrl()}${config.hub ? `, syncing with ${loggedUrl(config.hub)}` : ', local only'}`);
 }
 
-/**
- * A start that failed once the environment parsed (the path LOCKED by another process, a damaged store): one
- * line with the error's code and its message, which says what to do, then the stack for a bug report. A stack
- * alone had left the operator to find the code in Nest's dump of the error object above it.
- */
+/** A start that failed once the environment parsed: one line with the code, then the stack for a bug report. */
 function startFailed(e: unknown): never {
-  const code = (e as { code?: unknown } | null)?.code;
-  const message = e instanceof Error ? e.message : String(e);
-  new Logger('ExampleApi').error(`could not start: ${typeof code === 'string' ? `${code}: ` : ''}${message}`, e instanceof Error ? e.stack : undefined);
+  new Logger('ExampleApi').error(failedStartLine(e), e instanceof Error ? e.stack : undefined);
   process.exit(1);
 }
 

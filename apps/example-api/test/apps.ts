@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Storage } from 'syncom';
@@ -60,4 +61,22 @@ export async function http(url: string, method = 'GET', body?: unknown): Promise
   const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * How many fsyncs closing `app` makes once a record was inserted: the fs
+ * backend's durable writes go through FileHandle.prototype.sync (the segment
+ * the close seals, at least).
+ */
+export async function fsyncsAtClose(app: INestApplication, dir: string): Promise<number> {
+  await app.get(Storage).insert({ $type: 'Note', title: 'kept' });
+  const handle = await open(dir, 'r');
+  await handle.close();
+  const sync = jest.spyOn(Object.getPrototypeOf(handle) as { sync: () => Promise<void> }, 'sync');
+  try {
+    await app.close();
+    return sync.mock.calls.length;
+  } finally {
+    sync.mockRestore();
+  }
 }

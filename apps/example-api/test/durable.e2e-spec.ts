@@ -1,16 +1,7 @@
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Storage } from 'syncom';
 import { createExampleApi } from '../src/create-example-api';
 import { exampleConfigFromEnv } from '../src/example.config';
-import { Apps } from './apps';
-
-/** FileHandle.prototype, where the fs backend's fsync of a durable write goes. */
-async function fileHandlePrototype(dir: string): Promise<{ sync: () => Promise<void> }> {
-  const handle = await open(dir, 'r');
-  await handle.close();
-  return Object.getPrototypeOf(handle) as { sync: () => Promise<void> };
-}
+import { Apps, fsyncsAtClose } from './apps';
 
 /**
  * SYNCOM_DURABLE=1: the app opens its storage with `durable`. A note it
@@ -32,14 +23,7 @@ describe('example-api: SYNCOM_DURABLE (e2e)', () => {
   it('a durable app fsyncs what it writes (the segment its close seals); one without it fsyncs nothing', async () => {
     const syncs = async (durable: boolean) => {
       const app = await createExampleApi({ port: 0, host: '127.0.0.1', path: join(apps.dir, `d-${durable}`), durable }, false);
-      await app.get(Storage).insert({ $type: 'Note', title: 'kept' });
-      const sync = jest.spyOn(await fileHandlePrototype(apps.dir), 'sync');
-      try {
-        await app.close();
-        return sync.mock.calls.length;
-      } finally {
-        sync.mockRestore();
-      }
+      return fsyncsAtClose(app, apps.dir);
     };
     expect(await syncs(false)).toBe(0);
     expect(await syncs(true)).toBeGreaterThan(0);

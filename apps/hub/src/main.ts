@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { failedStartLine } from 'syncom-nest';
 import { createHub } from './create-hub';
 import { type HubConfig, hubConfigFromEnv } from './hub.config';
 
@@ -13,15 +14,9 @@ function configOrExit(): HubConfig {
   }
 }
 
-/**
- * A start that failed once the environment parsed (the path LOCKED by another process, a damaged store): one
- * line with the error's code and its message, which says what to do, then the stack for a bug report. A stack
- * alone had left the operator to find the code in Nest's dump of the error object above it.
- */
+/** A start that failed once the environment parsed: one line with the code, then the stack for a bug report. */
 function startFailed(e: unknown): never {
-  const code = (e as { code?: unknown } | null)?.code;
-  const message = e instanceof Error ? e.message : String(e);
-  new Logger('Hub').error(`could not start: ${typeof code === 'string' ? `${code}: ` : ''}${message}`, e instanceof Error ? e.stack : undefined);
+  new Logger('Hub').error(failedStartLine(e), e instanceof Error ? e.stack : undefined);
   process.exit(1);
 }
 

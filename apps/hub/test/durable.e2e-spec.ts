@@ -1,17 +1,8 @@
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Storage } from 'syncom';
 import { createHub } from '../src/create-hub';
 import { hubConfigFromEnv } from '../src/hub.config';
 import { hubSummary } from '../src/hub-summary';
-import { Apps } from '../../example-api/test/apps';
-
-/** FileHandle.prototype, where the fs backend's fsync of a durable write goes. */
-async function fileHandlePrototype(dir: string): Promise<{ sync: () => Promise<void> }> {
-  const handle = await open(dir, 'r');
-  await handle.close();
-  return Object.getPrototypeOf(handle) as { sync: () => Promise<void> };
-}
+import { Apps, fsyncsAtClose } from '../../example-api/test/apps';
 
 /**
  * SYNCOM_DURABLE=1: the hub opens its storage with `durable`, so a write it
@@ -32,14 +23,7 @@ describe('apps/hub: SYNCOM_DURABLE (e2e)', () => {
   it('a durable hub fsyncs what it writes (the segment its close seals); a hub without it fsyncs nothing', async () => {
     const syncs = async (durable: boolean) => {
       const app = await createHub({ port: 0, host: '127.0.0.1', path: join(apps.dir, `d-${durable}`), tokens: ['t'], durable }, false);
-      await app.get(Storage).insert({ $type: 'Note', title: 'kept' });
-      const sync = jest.spyOn(await fileHandlePrototype(apps.dir), 'sync');
-      try {
-        await app.close();
-        return sync.mock.calls.length;
-      } finally {
-        sync.mockRestore();
-      }
+      return fsyncsAtClose(app, apps.dir);
     };
     expect(await syncs(false)).toBe(0);
     expect(await syncs(true)).toBeGreaterThan(0);

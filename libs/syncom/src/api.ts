@@ -31,7 +31,7 @@ export type { HostUnit, LinkEvent, MemoryLink, MemoryLinkOptions, LinkFaults, Su
 export { type SyncApi, SyncManager } from './sync';
 export type { DialOptions, Hello, HelloAnswer, Limits, NodeRecord, Session, SyncEvents, UnitOptions } from './sync';
 export { type Authorized, checkHello, DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, MAX_IN_FLIGHT_FRAMES } from './sync';
-export { ATTRS as TELEMETRY_ATTRS, installTelemetry, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry, urlLabel } from './telemetry';
+export { ATTRS as TELEMETRY_ATTRS, installTelemetry, METRICS as TELEMETRY_METRICS, SPANS as TELEMETRY_SPANS, SyncTelemetry, hideTokens, urlLabel } from './telemetry';
 export type { OtelApi, PageOutcome, RejectReason, Role as TelemetryRole, TelemetryOptions } from './telemetry';
 export {
   createReconciler, decodeMessage as decodeReconcileMessage, entryDigest, entryItem, MAX_FRAME_LIMIT as RECONCILE_MAX_FRAME_LIMIT,

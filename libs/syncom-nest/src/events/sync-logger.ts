@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type Storage, type SyncEvents, type SyncomError, urlLabel } from 'syncom';
+import { hideTokens, type Storage, type SyncEvents, type SyncomError, urlLabel } from 'syncom';
 import type { ClientSocket } from 'syncom/socket.io';
 
 type Level = 'log' | 'warn' | 'error';
@@ -48,13 +48,18 @@ export interface ServedError {
  * as spaces (a message may not forge a line of its own).
  */
 export function scrubbed(text: string, tokens: readonly string[]): string {
-  let out = text;
-  for (const token of tokens.filter(Boolean)) {
-    const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    // Only where it stands alone: a short token would otherwise eat the letters of every word.
-    out = out.replace(new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, 'g'), '<token>');
-  }
-  return out.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return hideTokens(text, tokens).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+}
+
+/**
+ * The line an app writes when its start failed once its environment parsed
+ * (the path LOCKED by another process, a damaged store): the error's code and
+ * its message, which says what to do. A stack alone left the operator to find
+ * the code in Nest's dump of the error object above it.
+ */
+export function failedStartLine(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  return `could not start: ${typeof code === 'string' ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
 }
 
 /** What a socket.io connect_error tells: the server's refusal `data`, the transport's failure. */

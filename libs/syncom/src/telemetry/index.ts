@@ -6,4 +6,5 @@ export type { RejectReason, Role } from './names';
 export type { GaugeSource, PeerGauge } from './gauges';
 export { installTelemetry } from './otel-api';
 export { urlLabel } from './url-label';
+export { hideTokens } from './hidden-tokens';
 export type { OtelApi } from './otel-api';
