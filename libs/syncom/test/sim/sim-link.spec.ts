@@ -134,4 +134,25 @@ describe('SimLink: the link contract over the simulated network', () => {
     await deliver('up');
     expect(unit.subs.map((s) => s.connection)).toEqual([1, 2]);
   });
+
+  it('PROTO-12 PROTO-13 LINK-9: a reopened feed whose 428 arrives after the hello was answered asks again at once, as the memory link does (no later call need come)', async () => {
+    const { link, unit, deliver } = setup();
+    link.subscribe('changes', {}, { onData: () => undefined, onError: () => { throw new Error('not for a refused resume'); } });
+    await deliver('up');
+    link.cut();
+    unit.refuseSubscriptions(true);
+    link.restore();
+    // The resume goes first and is refused (no session yet); the hello behind it is answered before that refusal lands.
+    const hello = link.call('hello', {});
+    await deliver('up');
+    await deliver('up');
+    unit.refuseSubscriptions(false);
+    await deliver('answers');
+    await hello;
+    await deliver('pages');
+    // Parked, the feed waited for a call the dialer had no reason to make (nothing to push): deaf to the host until its next write.
+    expect(link.up.queue).toHaveLength(1);
+    await deliver('up');
+    expect(unit.subs.map((s) => s.connection)).toEqual([1, 2]);
+  });
 });
