@@ -46,6 +46,13 @@ export interface SimulationOptions {
    */
   purges?: boolean;
   /**
+   * With purges on, a purge step picks a counter record half the time, so a
+   * purge races incs, updates and set adds of that record from every node
+   * (OPS-9, OPS-10); a node no longer holding it skips writes to it. Default
+   * false (the purge steps' draws stay as they were).
+   */
+  purgeCounters?: boolean;
+  /**
    * Scope moves (star only): every node scopes records by field a (1: A,
    * 2: B, else global), and the last client carries only A, reads and never
    * writes; its reconciliations run while records move out of A. Checked:
@@ -81,7 +88,7 @@ export function simSettings(o: SimulationOptions): SimSettings {
     drop: o.drop ?? 0.3, duplicate: o.duplicate ?? 0.5, maxSkew: o.maxSkew ?? 60_000,
     crashes: o.crashes ?? true, partitions: o.partitions ?? true, signatures: o.signatures ?? true,
     pageSize: o.pageSize, parallel: o.parallel ?? 3, rollAfter: o.rollAfter ?? 8, retention: o.retention,
-    purges: o.purges ?? false, scopes: o.scopes ?? false, holds: o.holds ?? false,
+    purges: o.purges ?? false, purgeCounters: o.purgeCounters ?? false, scopes: o.scopes ?? false, holds: o.holds ?? false,
     owners: o.owners ?? false,
   };
 }

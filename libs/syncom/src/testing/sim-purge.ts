@@ -15,7 +15,8 @@ export function purgeStep(sim: Simulation): void {
   const { rng, nodes } = sim;
   const node = rng.pick(nodes.filter((n) => n.index !== sim.scoped));
   const other = rng.pick(nodes);
-  const id = `r${rng.int(sim.settings.keys.records)}`;
+  const { keys, purgeCounters } = sim.settings;
+  const id = purgeCounters && rng.chance(0.5) ? `c${rng.int(keys.counters)}` : `r${rng.int(keys.records)}`;
   sim.trace.record('purge', node.index, id, other.index);
   // Not awaited: each resolves once the network carried its traffic, which later steps deliver.
   node.storage.purge(id).then(() => void sim.purged.add(id), () => undefined);

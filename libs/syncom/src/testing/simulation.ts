@@ -210,8 +210,8 @@ export class Simulation {
     const { count, edges } = edgesOf(this.settings);
     // The schedule does not depend on signatures: a signed and an unsigned run of one seed trace alike.
     // Purges, scopes, holds and owners off leave the settings' text as it was before they existed: older seeds keep their trace hashes.
-    const { purges, scopes, holds, owners } = this.settings;
-    const added = { purges: purges || undefined, scopes: scopes || undefined, holds: holds || undefined, owners: owners || undefined };
+    const { purges, purgeCounters, scopes, holds, owners } = this.settings;
+    const added = { purges: purges || undefined, purgeCounters: purgeCounters || undefined, scopes: scopes || undefined, holds: holds || undefined, owners: owners || undefined };
     this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, ...added }));
     this.scoped = scopedIndex(this.settings, count);
     this.holds = holdRoles(this.settings, count);
