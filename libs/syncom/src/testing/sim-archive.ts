@@ -1,4 +1,5 @@
 import type { LogEntry } from '../log/op-log';
+import { FLAG_SEALED } from '../op/pack';
 import { opStreamKey, type Op } from '../op/types';
 
 /**
@@ -15,15 +16,19 @@ const identity = (op: Op) => `${op.type}|${op.id}|${op.ts}|${op.sig ?? ''}`;
  */
 export class OpArchive {
   private readonly ops = new Map<string, Op>();
+  /** Sealed ops (GUAR-19), by origin and seq of the sealed stream: never replicated, so kept out of streams(). */
+  private readonly sealed = new Map<string, Op>();
   /** "stream#seq: first vs second" for each seq that named two different ops. */
   readonly reused: string[] = [];
 
   /** Take entries a log just appended. */
   add(entries: readonly LogEntry[]): void {
-    for (const { op } of entries) {
-      const key = `${opStreamKey(op)}#${op.seq}`;
-      const had = this.ops.get(key);
-      if (!had) this.ops.set(key, op);
+    for (const { op, flags } of entries) {
+      const isSealed = (flags & FLAG_SEALED) !== 0;
+      const key = isSealed ? `sealed:${op.origin}#${op.seq}` : `${opStreamKey(op)}#${op.seq}`;
+      const map = isSealed ? this.sealed : this.ops;
+      const had = map.get(key);
+      if (!had) map.set(key, op);
       else if (identity(had) !== identity(op)) this.reused.push(`${key}: ${identity(had)} vs ${identity(op)}`);
     }
   }
@@ -36,6 +41,11 @@ export class OpArchive {
   /** The op at a stream's seq. */
   at(stream: string, seq: number): Op | undefined {
     return this.ops.get(`${stream}#${seq}`);
+  }
+
+  /** The sealed op an origin logged at a seq of its sealed stream. */
+  sealedAt(origin: string, seq: number): Op | undefined {
+    return this.sealed.get(`sealed:${origin}#${seq}`);
   }
 
   /** Every op, stream by stream in seq order (streams in key order). */

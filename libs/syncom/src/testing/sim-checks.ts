@@ -19,15 +19,23 @@ export function mainVector(s: Storage): Record<string, number> {
   return Object.fromEntries(Object.entries(internals(s).log.vector).filter(([k]) => !k.includes('<')).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/** A node's records (canonical JSON of list(): data and meta) and main vector, as one text. */
+/** The sealed option's records: s<node>, each its writer's alone (GUAR-19). */
+const isSealedId = (id: string): boolean => /^s\d+$/.test(id);
+
+/** A node's records (canonical JSON of list(): data and meta, but sealed records) and main vector, as one text. */
 export async function stateOf(s: Storage): Promise<string> {
-  return canonicalJson({ records: await s.list(), vector: mainVector(s) });
+  const records = (await s.list()).filter((r) => !isSealedId(r.id));
+  return canonicalJson({ records, vector: mainVector(s) });
 }
 
-/** Every node holds the same records and vector (GUAR-1). */
+/** Every node holds the same records and vector (GUAR-1), and no sealed record but its own (GUAR-19). */
 async function agree(sim: Simulation): Promise<{ state: string; problems: string[] }> {
   const states = await Promise.all(fullNodes(sim).map((n) => stateOf(n.storage)));
   const problems = states.flatMap((st, i) => (st === states[0] ? [] : [`node ${i} differs from node 0:\n  ${st.slice(0, 1500)}\n  ${states[0].slice(0, 1500)}`]));
+  for (const n of sim.nodes) {
+    const foreign = (await n.storage.list()).filter((r) => isSealedId(r.id) && r.id !== `s${n.index}`);
+    if (foreign.length) problems.push(`node ${n.index} holds another node's sealed record ${foreign[0].id}`);
+  }
   return { state: states[0], problems };
 }
 
@@ -36,6 +44,11 @@ function acked(sim: Simulation): string[] {
   const problems: string[] = [];
   for (const n of sim.nodes) {
     for (const w of n.acked) {
+      if (w.sealed) {
+        const op = sim.archive.sealedAt(w.origin, w.seq);
+        if (!op || op.type !== w.type || op.id !== w.id) problems.push(`acknowledged sealed write lost: node ${w.node} sealed seq ${w.seq} ${w.type} ${w.id}`);
+        continue;
+      }
       const op = sim.archive.at(streamKey(w.origin, '*'), w.seq);
       if (!op || op.type !== w.type || op.id !== w.id) problems.push(`acknowledged write lost: node ${w.node} seq ${w.seq} ${w.type} ${w.id}`);
       for (const m of fullNodes(sim)) if ((internals(m.storage).log.vector[w.origin] ?? 0) < w.seq) problems.push(`node ${m.index} lacks node ${w.node}'s acknowledged seq ${w.seq}`);

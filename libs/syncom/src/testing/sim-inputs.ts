@@ -20,7 +20,8 @@ function burst(sim: Simulation, node: SimNode, left: number): number {
   const { rng, stats, trace, net, settings } = sim;
   const n = Math.min(left, rng.chance(0.3) ? rng.range(2, 3) : 1);
   for (let i = 0; i < n; i++) {
-    const w = newerWrite(sim, node, drawWrite(rng, settings.keys));
+    let w = newerWrite(sim, node, drawWrite(rng, settings.keys));
+    if (settings.sealed && w.id.startsWith('r') && rng.chance(0.25)) w = { ...w, id: `s${node.index}`, sealed: true };
     const issued = node.write(w);
     stats.writes++;
     trace.record('write', node.index, w.kind, w.id, w.field, w.value, issued.call, issued.op?.seq ?? '-');

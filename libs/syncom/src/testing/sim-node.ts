@@ -17,6 +17,8 @@ export interface AckedWrite {
   seq: number;
   type: OpType;
   id: string;
+  /** A seq of the node's sealed stream (GUAR-19). */
+  sealed?: true;
 }
 
 /** Options of a simulated node. */
@@ -127,7 +129,7 @@ export class SimNode {
     const issued = issueWrite(s, w);
     const op = issued.op;
     issued.done = issued.done.then(
-      () => void (op && this.acked.push({ node: this.o.index, origin: s.id, seq: op.seq, type: op.type, id: w.id })),
+      () => void (op && this.acked.push({ node: this.o.index, origin: s.id, seq: op.seq, type: op.type, id: w.id, ...(op.sealed && { sealed: true as const }) })),
       () => void this.rejected++,
     );
     return issued;

@@ -11,6 +11,8 @@ export interface SimWrite {
   /** A register value, a set element or an increment, from a small range so that values collide. */
   value: number;
   field: 'a' | 'b';
+  /** Written sealed (the sealed option): the node's own record s<node>. */
+  sealed?: boolean;
 }
 
 /** The key space: few records, so most writes conflict with another node's. */
@@ -46,8 +48,8 @@ export interface Issued {
    * whole would be a reset, RESET-6).
    */
   call: SimWrite['kind'] | 'skip';
-  /** The op's type and seq when the call made one (a remove of an element never seen makes none, KIND-20). */
-  op?: { type: OpType; seq: number };
+  /** The op's type and seq when the call made one (a remove of an element never seen makes none, KIND-20); sealed: a seq of the sealed stream. */
+  op?: { type: OpType; seq: number; sealed?: true };
   done: Promise<void>;
 }
 
@@ -59,7 +61,7 @@ function call(s: Storage, w: SimWrite, exists: boolean): { call: Issued['call'];
   if (w.kind === 'inc') return { call: 'inc', done: s.inc(w.id, 'n', w.value) };
   if (w.kind === 'remove') return { call: 'remove', done: s.remove(w.id, 'tags', [w.value]) };
   if (w.kind === 'delete') return { call: 'delete', done: s.delete(w.id) };
-  if (w.kind === 'set' || !exists) return { call: 'set', done: s.set(w.id, w.value % 2 ? fields : { a: w.value, b: w.value }) };
+  if (w.kind === 'set' || !exists) return { call: 'set', done: s.set(w.id, w.value % 2 ? fields : { a: w.value, b: w.value }, w.sealed ? { sealed: true } : undefined) };
   if (w.kind === 'update') return { call: 'update', done: s.update(w.id, fields) };
   return { call: 'add', done: s.add(w.id, 'tags', [w.value]) };
 }
@@ -73,10 +75,12 @@ export function issueWrite(s: Storage, w: SimWrite): Issued {
   const { committer } = internals(s);
   const entry = committer.current(w.id);
   const before = committer.pvec[s.id] ?? 0;
+  const sealedBefore = committer.sealedSeq;
   const made = call(s, w, !!entry && !isHidden(entry));
   const after = committer.pvec[s.id] ?? 0;
   const issued: Issued = { call: made.call, done: made.done };
   if (after > before) issued.op = { type: OP_TYPES[made.call], seq: after };
+  else if (committer.sealedSeq > sealedBefore) issued.op = { type: OP_TYPES[made.call], seq: committer.sealedSeq, sealed: true };
   return issued;
 }
 

@@ -53,6 +53,14 @@ export interface SimulationOptions {
    */
   purgeCounters?: boolean;
   /**
+   * Sealed records beside clear ones (GUAR-19): a quarter of a node's writes
+   * to the r records go to its own record s<node> instead, sealed; the rest
+   * run as usual. Checked: no node holds another's sealed record, the clear
+   * records converge as ever, no acknowledged sealed write is lost and no
+   * sealed seq names two ops. Default false.
+   */
+  sealed?: boolean;
+  /**
    * Scope moves (star only): every node scopes records by field a (1: A,
    * 2: B, else global), and the last client carries only A, reads and never
    * writes; its reconciliations run while records move out of A. Checked:
@@ -88,7 +96,7 @@ export function simSettings(o: SimulationOptions): SimSettings {
     drop: o.drop ?? 0.3, duplicate: o.duplicate ?? 0.5, maxSkew: o.maxSkew ?? 60_000,
     crashes: o.crashes ?? true, partitions: o.partitions ?? true, signatures: o.signatures ?? true,
     pageSize: o.pageSize, parallel: o.parallel ?? 3, rollAfter: o.rollAfter ?? 8, retention: o.retention,
-    purges: o.purges ?? false, purgeCounters: o.purgeCounters ?? false, scopes: o.scopes ?? false, holds: o.holds ?? false,
+    purges: o.purges ?? false, purgeCounters: o.purgeCounters ?? false, sealed: o.sealed ?? false, scopes: o.scopes ?? false, holds: o.holds ?? false,
     owners: o.owners ?? false,
   };
 }

@@ -55,6 +55,8 @@ export interface SimStats {
   heldMerges?: number;
   /** With owners on: the one-owner checks made at reboots. */
   ownerChecks?: number;
+  /** With sealed on: sealed writes acknowledged, all nodes. */
+  sealed?: number;
 }
 
 /**
@@ -131,6 +133,7 @@ export class Simulation {
     await upgradeHolder(this);
     this.stats.rejected = this.nodes.reduce((n, node) => n + node.rejected, 0);
     this.stats.network = { ...this.net.counts };
+    if (this.settings.sealed) this.stats.sealed = this.nodes.reduce((n, node) => n + node.acked.filter((w) => w.sealed).length, 0);
     if (this.settings.owners) this.stats.ownerChecks = this.nodes.reduce((n, node) => n + node.ownerChecks, 0);
     if (this.settings.purges) Object.assign(this.stats, { purged: this.purged.size, purgeMerges: markerMerges(this) });
     this.trace.record('end', ...this.nodes.map((n) => `${n.acked.length}/${internals(n.storage).log.head}`));
@@ -210,8 +213,8 @@ export class Simulation {
     const { count, edges } = edgesOf(this.settings);
     // The schedule does not depend on signatures: a signed and an unsigned run of one seed trace alike.
     // Purges, scopes, holds and owners off leave the settings' text as it was before they existed: older seeds keep their trace hashes.
-    const { purges, purgeCounters, scopes, holds, owners } = this.settings;
-    const added = { purges: purges || undefined, purgeCounters: purgeCounters || undefined, scopes: scopes || undefined, holds: holds || undefined, owners: owners || undefined };
+    const { purges, purgeCounters, sealed, scopes, holds, owners } = this.settings;
+    const added = { purges: purges || undefined, purgeCounters: purgeCounters || undefined, sealed: sealed || undefined, scopes: scopes || undefined, holds: holds || undefined, owners: owners || undefined };
     this.trace.record('settings', JSON.stringify({ ...this.settings, signatures: undefined, ...added }));
     this.scoped = scopedIndex(this.settings, count);
     this.holds = holdRoles(this.settings, count);
