@@ -53,7 +53,8 @@ export async function scopeProblems(sim: Simulation): Promise<string[]> {
     // A record purged at the hub is erased at the reader too, whatever scope it was purged in (its purge op may be
     // of B, which the reader never receives): reconciliation serves the purge's marker to a peer that names the id.
     if (e.purged && mine && !mine.purged) problems.push(`the A reader still holds ${id}, purged at the hub (scope ${hub.scopeOf(id)} there)`);
-    if (hub.scopeOf(id) === 'B') continue;
+    // A record sealed at the hub never leaves it (GUAR-19, the sealed option).
+    if (hub.scopeOf(id) === 'B' || hub.sealed.has(id)) continue;
     if (!mine || entryDigest(mine) !== entryDigest(e)) problems.push(`the A reader holds ${id} (scope ${hub.scopeOf(id)} at the hub) ${mine ? 'differently' : 'not at all'}`);
   }
   return problems;
