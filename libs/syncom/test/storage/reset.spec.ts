@@ -94,6 +94,35 @@ describe('whole-record writes and deletes', () => {
     expect((await b.s.get('r'))!.n).toBe(1);
   });
 
+  it('RESET-6: the same when the origin saw the reset before its second inc — ops apply in seq order per origin, not in causal order, so a node given the second inc before the reset counts the first one too', async () => {
+    const a = await node(1_000);
+    const b = await node(1_000);
+    const c = await node(1_000);
+    await a.s.set('r', {});
+    await ship(a.s, b.s);
+    await ship(a.s, c.s);
+    a.clock.t = 2_000;
+    await a.s.inc('r', 'n', 1);
+    const inc1 = logOps(a.s).at(-1)!;
+    await ship(a.s, b.s, [inc1]);
+    // b resets having seen the inc; a takes the reset before its second inc: nothing here is concurrent.
+    b.clock.t = 3_000;
+    await b.s.set('r', {});
+    const set = logOps(b.s).at(-1)!;
+    await ship(b.s, a.s, [set]);
+    a.clock.t = 4_000;
+    await a.s.inc('r', 'n', 1);
+    const inc2 = logOps(a.s).at(-1)!;
+    await ship(a.s, b.s, [inc2]);
+    // c takes a's stream before b's reset (a mesh where b's path to c is the slow one).
+    await ship(a.s, c.s, [inc1, inc2]);
+    await ship(b.s, c.s, [set]);
+    expect((await a.s.get('r'))!.n).toBe(1);
+    expect((await b.s.get('r'))!.n).toBe(1);
+    // The running total of a's slot (2, stamped after the reset) survives it at c.
+    expect((await c.s.get('r'))!.n).toBe(2);
+  });
+
   it('RESET-8 RESET-9 RESET-10: the documented kind clash — the node that saw the write first refuses the inc; the other refuses that field of the write', async () => {
     const [a, b] = await pair(1_000, 1_000);
     a.clock.t = 2_000;
