@@ -1,7 +1,7 @@
 import type { Stamp } from '../op/types';
 import type { CounterField, Field, RegisterField, SetElement, SetField } from './entry';
 import { type Keyed, keyedEntries, keyedGet, keyedOf, keyedSize, keyedValues, keyedWith, SMALL } from './keyed';
-import { elementTags, filterTags, tagCount, type Tags, TagSet, unionTags } from './tags';
+import { filterTags, tagCount, type Tags, TagSet, unionTags } from './tags';
 import { boundFrom, oldestTs } from './oldest';
 import { type Measure, SortedMap } from './sorted-map';
 import { compareStamps, isOlder, stampOfTag } from './stamp';
@@ -148,14 +148,53 @@ export function pruneField(f: Field, reset: Stamp): Field | undefined {
   return f.k === 'c' ? pruneCounter(f, reset) : pruneSet(f, reset);
 }
 
-/** The newest stamp a field holds, to settle a kind clash between two merged entries. */
+/** Stamps measured the other way round: a map's "least" by it is its newest. */
+const newerStamp = (a: Stamp, b: Stamp) => compareStamps(a, b) > 0;
+
+/** The newest of some stamps; null for none. */
+const newestOf = (stamps: Iterable<Stamp | null>): Stamp | null => {
+  let most: Stamp | null = null;
+  for (const s of stamps) if (s !== null && (most === null || newerStamp(s, most))) most = s;
+  return most;
+};
+
+/** Tag arrays' newest stamps, each array read once: entries never change an array they hold. */
+const arrayNewest = new WeakMap<readonly string[], Stamp | null>();
+
+function newestTag(tags: Tags): Stamp | null {
+  if (tags instanceof TagSet) return tags.newest();
+  let s = arrayNewest.get(tags);
+  if (s === undefined) arrayNewest.set(tags, (s = newestOf(tags.map(stampOfTag))));
+  return s;
+}
+
+const ELEMENT_NEWEST: Measure<SetElement, Stamp | null> = {
+  of: (_text, e) => newestOf([newestTag(e.add), newestTag(e.rem)]),
+  older: (a, b) => a !== null && (b === null || newerStamp(a, b)),
+  cache: new WeakMap(),
+};
+const SLOT_NEWEST: Measure<[number, number], Stamp> = { of: SLOT_STAMPS.of, older: newerStamp, cache: new WeakMap() };
+
+/** Fields' newest stamps, for a plain map (a large one only as a peer's page gave it: a change makes it sorted). */
+const fieldNewest = new WeakMap<Field, Stamp | null>();
+
+function newestIn<V, M extends Stamp | null>(m: Keyed<V>, measure: Measure<V, M>): Stamp | null {
+  return m instanceof SortedMap ? m.least(measure) : newestOf(keyedEntries(m).map(([k, v]) => measure.of(k, v)));
+}
+
+/**
+ * The newest stamp a field holds, to settle a kind clash between two merged
+ * entries. A large map's is kept in its nodes and an element's tags' in
+ * theirs, so a clash costs a few paths of the map it lands on: a walk of
+ * every tag made each merge op clashing with a set of 100,000 elements cost
+ * the set (docs/security.md; test/hostile/op-cost.spec.ts).
+ */
 export function contentStamp(f: Field): Stamp {
   if (f.k === 'r') return f.s;
-  let best: Stamp = [0, ''];
-  const consider = (s: Stamp) => { if (compareStamps(s, best) > 0) best = s; };
-  if (f.k === 'c') for (const [key, slot] of keyedEntries(f.by)) consider([slot[1], slotOrigin(key)]);
-  else for (const e of keyedValues(f.el)) for (const t of elementTags(e)) consider(stampOfTag(t));
-  return best;
+  let s = fieldNewest.get(f);
+  if (s === undefined) fieldNewest.set(f, (s = f.k === 'c' ? newestIn(f.by, SLOT_NEWEST) : newestIn(f.el, ELEMENT_NEWEST)));
+  // The floor a walk started from: no stamp below it counts (a field of nothing is [0, '']).
+  return s === null || compareStamps(s, [0, '']) <= 0 ? [0, ''] : s;
 }
 
 // A join costs the size of the smaller side, not of both: b's members are set into a, or the other way.

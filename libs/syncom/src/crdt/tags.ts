@@ -8,6 +8,9 @@ const SMALL_TAGS = 32;
 /** Tags by the stamps they name, the oldest kept per node of a TagSet. */
 const TAG_STAMPS: Measure<1, Stamp> = { of: (tag) => stampOfTag(tag), older: (a, b) => compareStamps(a, b) < 0, cache: new WeakMap() };
 
+/** The same measure turned round: its "least" is the newest stamp a tag names. */
+const TAG_NEWEST: Measure<1, Stamp> = { of: (tag) => stampOfTag(tag), older: (a, b) => compareStamps(a, b) > 0, cache: new WeakMap() };
+
 /**
  * A set element's add or remove tags past SMALL_TAGS: a persistent sorted
  * set, so that one more add of an element added 20,000 times before copies
@@ -46,6 +49,11 @@ export class TagSet {
   /** The oldest stamp a tag names (null when empty): a few paths past a set measured before. */
   oldest(): Stamp | null {
     return this.map.least(TAG_STAMPS);
+  }
+
+  /** The newest stamp a tag names (null when empty), kept in the nodes as oldest() is. */
+  newest(): Stamp | null {
+    return this.map.least(TAG_NEWEST);
   }
 
   /**

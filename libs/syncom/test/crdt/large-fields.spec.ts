@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { applyOp, type Entry, entriesText, joinEntries, keyedGet, readEntry, SortedMap } from '../../src/crdt';
+import { applyOp, compareStamps, contentStamp, type Entry, entriesText, type Field, joinEntries, keyedGet, readEntry, SortedMap, stampOfTag } from '../../src/crdt';
 import { SMALL } from '../../src/crdt/keyed';
 import { prunedFields } from '../../src/crdt/merge';
 import { deliver } from './interleave';
 import { applyAll, build, history, plain } from './large-history';
-import type { Op } from '../../src/op/types';
+import type { Op, Stamp } from '../../src/op/types';
 import { entryDigest } from '../../src/reconcile';
 
 const RUNS = Number(process.env.FC_RUNS ?? 200);
@@ -123,6 +123,30 @@ describe(`fields past ${SMALL} keys (property)`, () => {
         }
       }),
       { numRuns: RUNS },
+    );
+  });
+
+  it('RESET-10: the newest stamp a field holds, kept in a large map\'s and a tag set\'s nodes, is what a walk of its plain copy finds, at every step of a history', () => {
+    const walk = (f: Field): Stamp => {
+      const all: Stamp[] = [[0, '']];
+      if (f.k === 'r') return f.s;
+      if (f.k === 'c') for (const [key, slot] of Object.entries(f.by as Record<string, [number, number]>)) all.push([slot[1], key.split('@')[0]]);
+      else for (const e of Object.values(f.el as Record<string, { add: string[]; rem: string[] }>)) for (const t of [...e.add, ...e.rem]) all.push(stampOfTag(t));
+      return all.reduce((a, b) => (compareStamps(b, a) > 0 ? b : a));
+    };
+    fc.assert(
+      fc.property(history, order, (per, p1) => {
+        let e: Entry | undefined;
+        for (const op of deliver(build(per), p1)) {
+          e = applyOp(e, op).entry;
+          const copy = plain(e);
+          for (const name of ['tags', 'n']) {
+            const f = keyedGet(e.fields, name);
+            if (f) expect(contentStamp(f)).toEqual(walk(keyedGet(copy.fields, name) as Field));
+          }
+        }
+      }),
+      { numRuns: Math.ceil(RUNS / 4) },
     );
   });
 

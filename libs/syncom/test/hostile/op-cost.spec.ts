@@ -138,6 +138,47 @@ describe('hostile: the cost of an op on a large record', () => {
     await closeAll(h.s, writer);
   });
 
+  it('RESET-10 GUAR-3: 400 merge ops each clashing a register with a set of 100,000 elements (the set winning), between merges adding an element, touch a bounded number of entries', async () => {
+    const { h, writer, ctx } = await setup();
+    const t0 = Date.now() - 60_000;
+    const z = stream('z', t0);
+    const big = Array.from({ length: 100_000 }, (_, i) => `e${i}`);
+    expect(await push(h.unit, ctx, [z({ type: 'add', id: 'k', key: 'tags', value: big }, t0 + 1000)])).toMatchObject({ applied: 1 });
+    // Each clash is settled by the newest stamp each side holds; the set's changes between them, so no answer kept for the set as it was serves the next.
+    const merges = Array.from({ length: 400 }, (_, i) => {
+      const ts = t0 + 2000 + 2 * i;
+      const grow = z({ type: 'merge', id: 'k', data: { id: 'k', latest: [ts, 'z'], fields: { tags: { k: 's', el: { [`"m${i}"`]: { add: [`${ts}:z`], rem: [] } } } } } as never }, ts);
+      const clash = z({ type: 'merge', id: 'k', data: { id: 'k', latest: [ts + 1, 'z'], fields: { tags: { k: 'r', s: [t0 + 1, 'z'], val: i } } } as never }, ts + 1);
+      return [grow, clash];
+    }).flat();
+    // Before, each clash walked the set and every tag of it to find its newest stamp: 400 walks of 100,000.
+    const { value, touched } = await touchedBy(() => push(h.unit, ctx, merges));
+    expect(value).toMatchObject({ applied: 800 });
+    expect(touched).toBeLessThan(WALKS * 100_000);
+    expect(((await h.s.get('k'))?.tags as string[]).length).toBe(100_400);
+    await closeAll(h.s, writer);
+  });
+
+  it('RESET-10 GUAR-3: 400 merge ops each clashing a register with a counter of 20,000 slots, between incs, touch a bounded number of entries', async () => {
+    const { h, writer, ctx } = await setup();
+    const t0 = Date.now() - 60_000;
+    const incs = Array.from({ length: 20_000 }, (_, i) => stream(`o${i}`, t0)({ type: 'inc', id: 'c', key: 'n', value: 1 }, t0 + 1000));
+    expect(await push(h.unit, ctx, incs)).toMatchObject({ applied: 20_000 });
+    const z = stream('z', t0);
+    const ops = Array.from({ length: 400 }, (_, i) => {
+      const ts = t0 + 2000 + 2 * i;
+      return [
+        z({ type: 'inc', id: 'c', key: 'n', value: 1 }, ts),
+        z({ type: 'merge', id: 'c', data: { id: 'c', latest: [ts + 1, 'z'], fields: { n: { k: 'r', s: [t0 + 1, 'z'], val: i } } } as never }, ts + 1),
+      ];
+    }).flat();
+    const { value, touched } = await touchedBy(() => push(h.unit, ctx, ops));
+    expect(value).toMatchObject({ applied: 800 });
+    expect(touched).toBeLessThan(WALKS * 20_000);
+    expect(await h.s.get('c')).toEqual({ n: 20_400 });
+    await closeAll(h.s, writer);
+  });
+
   it('RESET-1 GUAR-3: 400 writes, each older than every element of a set of 100,000 (pruning none), touch a bounded number of entries', async () => {
     const { h, writer, ctx } = await setup();
     const t0 = Date.now() - 60_000;
