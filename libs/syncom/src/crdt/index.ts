@@ -9,6 +9,6 @@ export { contentStamp, joinField, pruneField } from './fields';
 export { keyedEntries, keyedGet, keyedPlain, keyedSize, keyedValues, plainEntry } from './keyed';
 export type { Keyed } from './keyed';
 export { heldEntry, joinEntries, raisesPurge } from './merge';
-export { lazyRecord, readEntry, readField, seenTags } from './read';
+export { lazyRecord, readEntry, readField, REGISTER_VALUE, seenTags } from './read';
 export { SortedMap } from './sorted-map';
 export { compareStamps, isOlder, isTag, maxStamp, stampOfTag, tagOf } from './stamp';

@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { type Entry, isHidden, lazyRecord, readEntry } from '../crdt';
+import { type Entry, isHidden, lazyRecord, readEntry, REGISTER_VALUE } from '../crdt';
 import { isScopeName } from '../op/scope-name';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED } from '../op/pack';
 
@@ -20,7 +20,9 @@ export type ScopeFunction = (id: string, data: Record<string, unknown>) => strin
  */
 export function scopeByField(field: string): ScopeFunction {
   return (_id, data) => {
-    const value = data[field];
+    // Only a register holds a string: a record's view answers its value without reading a set or counter field whole.
+    const peek = (data as { [REGISTER_VALUE]?: unknown })[REGISTER_VALUE];
+    const value = typeof peek === 'function' ? (peek as (name: string) => unknown)(field) : data[field];
     return typeof value === 'string' && value !== '' ? value : '*';
   };
 }

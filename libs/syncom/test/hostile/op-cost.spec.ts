@@ -1,4 +1,4 @@
-import type { Op, OpenOptions } from '../../src';
+import { type Op, type OpenOptions, scopeByField } from '../../src';
 import { internals } from '../../src/testing/internals';
 import { closeAll, hub, node, seeded } from '../sync/helpers';
 import { craft, greet, push } from '../sync/scenario-helpers';
@@ -270,6 +270,21 @@ describe('hostile: the cost of an op on a large record', () => {
     expect(value).toMatchObject({ applied: 400, outOfScope: 0 });
     expect(touched).toBeLessThan(WALKS * 100_000);
     expect(internals(h.s).scopes.scopeOf('d')).toBe('Doc');
+    await closeAll(h.s, writer);
+  });
+
+  it('SCOPE-12 GUAR-3: on a host scoping by a field (scopeByField), 100 ops on a record whose scope field is a set of 100,000 elements touch a bounded number of entries', async () => {
+    const { h, writer, ctx, op } = await setup({ exactScopes: true }, { sync: { scope: scopeByField('$type') } });
+    const big = Array.from({ length: 100_000 }, (_, i) => `e${i}`);
+    // A set (or a counter) is no scope name: the record is global, whatever the set holds.
+    expect(await push(h.unit, ctx, [op({ type: 'add', id: 's', key: '$type', value: big })])).toMatchObject({ applied: 1 });
+    const ops = Array.from({ length: 100 }, (_, i) => op(i % 2 ? { type: 'add', id: 's', key: '$type', value: [`x${i}`] } : { type: 'set', id: 's', data: { n: i } }));
+    // Before, each op's scope checks and rescope read the scope field whole, 100,000 elements each time: 400 such ops ran a 4 GB heap out of memory.
+    const { value, touched } = await touchedBy(() => push(h.unit, ctx, ops));
+    expect(value).toMatchObject({ applied: 100, outOfScope: 0 });
+    expect(touched).toBeLessThan(WALKS * 100_000);
+    expect(internals(h.s).scopes.scopeOf('s')).toBe('*');
+    expect(((await h.s.get('s'))?.$type as string[]).length).toBe(100_050);
     await closeAll(h.s, writer);
   });
 });

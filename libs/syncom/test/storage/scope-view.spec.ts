@@ -1,4 +1,4 @@
-import type { Op } from '../../src';
+import { type Op, scopeByField } from '../../src';
 import { internals } from '../../src/testing/internals';
 import { closeAll, hub, node } from '../sync/helpers';
 import { greet, push } from '../sync/scenario-helpers';
@@ -56,5 +56,22 @@ describe('the record a scope function is handed', () => {
     const ctx = await greet(h.unit, d, ['a']);
     expect(await push(h.unit, ctx, ops)).toMatchObject({ applied: 1, outOfScope: 0 });
     await closeAll(d, h.s);
+  });
+
+  it('SCOPE-4 SCOPE-5 SCOPE-6: scopeByField reads a register of the field (an update\'s own value first) and takes a set or a counter there for the global scope, as a read of the field whole did', async () => {
+    const s = await node({ sync: { scope: scopeByField('$type') } });
+    await s.set('r', { $type: 'Doc', n: 1 });
+    expect([internals(s).scopes.scopeOf('r'), declared(s, 'r')]).toEqual(['Doc', 'Doc']);
+    await s.update('r', { $type: 'Note' });
+    expect([internals(s).scopes.scopeOf('r'), declared(s, 'r')]).toEqual(['Note', 'Note']);
+    await s.update('r', { n: 2 });
+    expect([internals(s).scopes.scopeOf('r'), declared(s, 'r')]).toEqual(['Note', 'Note']);
+    await s.set('set', {});
+    await s.set('counter', {});
+    await s.add('set', '$type', ['Doc']);
+    await s.inc('counter', '$type', 1);
+    await s.add('set', 'tags', ['x']);
+    for (const id of ['set', 'counter']) expect([internals(s).scopes.scopeOf(id), declared(s, id)]).toEqual(['*', '*']);
+    await s.close();
   });
 });
