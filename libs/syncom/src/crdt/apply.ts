@@ -25,7 +25,7 @@ function writeRegisters(fields: Keyed<Field>, data: Record<string, unknown>, sta
     const f = keyedGet(fields, name);
     if (f && f.k !== 'r') refused.push(name);
     // An equal stamp (a peer signing two writes alike) is settled by value, as joinField settles it.
-    else if (!f || (compareStamps(f.s, stamp) || compareValues(f.val, val)) <= 0) changes.push([name, { k: 'r', s: stamp, val }]);
+    else if (!f || (compareStamps(f.s, stamp) || compareValues(f.val, val, { a: f })) <= 0) changes.push([name, { k: 'r', s: stamp, val }]);
   }
   return keyedWith(fields, changes);
 }

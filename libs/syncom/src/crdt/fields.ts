@@ -226,7 +226,7 @@ export function joinField(a: Field, b: Field): Field {
     return c > 0 || (c === 0 && a.k > b.k) ? a : b;
   }
   // An exact stamp tie (a peer signing two writes alike) goes to the greater value, whatever the argument order.
-  if (a.k === 'r') return (compareStamps(a.s, (b as RegisterField).s) || compareValues(a.val, (b as RegisterField).val)) >= 0 ? a : b;
+  if (a.k === 'r') return (compareStamps(a.s, (b as RegisterField).s) || compareValues(a.val, (b as RegisterField).val, { a, b })) >= 0 ? a : b;
   const [small, large] = keyedSize(fieldMap(a)) <= keyedSize(fieldMap(b)) ? [a, b] : [b, a];
   if (a.k === 'c') return joinCounters(large as CounterField, small as CounterField);
   return joinSets(large as SetField, small as SetField);

@@ -7,6 +7,36 @@ const textOf = (x: unknown): string => JSON.stringify(x) ?? '';
 /** The canonical text of an object or array; a scalar's JSON text is canonical already. */
 const canonicalOf = (x: unknown, text: string): string => (typeof x === 'object' && x !== null ? canonicalJson(x) : text);
 
+/**
+ * A value's JSON text and (made when first asked) its canonical text, kept
+ * per value held in a register (by its field, which never changes: a
+ * string has no identity of its own). A peer may sign any number of ops
+ * stamped as a held value and losing to it: each made the held value's
+ * texts anew, 300 KB an op for a value of 300 KB (docs/security.md).
+ */
+interface Texts { text: string; canonical?: string }
+const heldTexts = new WeakMap<object, Texts>();
+
+function textsOf(x: unknown, holder: object | undefined): Texts {
+  let t = holder && heldTexts.get(holder);
+  if (!t) {
+    t = { text: textOf(x) };
+    if (holder) heldTexts.set(holder, t);
+  }
+  return t;
+}
+
+const canonicalTextOf = (x: unknown, t: Texts): string => (t.canonical ??= canonicalOf(x, t.text));
+
+/** An object's own keys, kept: values in entries never change, and a held object of 20,000 keys was listed at each tie. */
+const keptKeys = new WeakMap<object, string[]>();
+
+function keysOf(x: object): string[] {
+  let k = keptKeys.get(x);
+  if (!k) keptKeys.set(x, (k = Object.keys(x)));
+  return k;
+}
+
 const isPlain = (x: object): boolean => {
   const proto: unknown = Object.getPrototypeOf(x);
   return proto === Object.prototype || proto === null || Array.isArray(x);
@@ -23,9 +53,10 @@ const isPlain = (x: object): boolean => {
 function isSameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || !isPlain(a) || !isPlain(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (Array.isArray(a) !== Array.isArray(b) || ka.length !== kb.length) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = keysOf(a);
+  const kb = keysOf(b);
+  if (ka.length !== kb.length) return false;
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
   for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || !isSameJson(ra[ka[i]], rb[ka[i]])) return false;
@@ -42,14 +73,17 @@ function isSameJson(a: unknown, b: unknown): boolean {
  * keys must not change which value wins.
  * @example
  * compareValues({ b: 1, a: 2 }, { a: 3 }) // -1: '{"a":2,"b":1}' < '{"a":3}'
+ * compareValues(held.val, value, { a: held }) // held: a register field, whose texts are kept
  */
-export function compareValues(a: unknown, b: unknown): number {
+export function compareValues(a: unknown, b: unknown, holders: { a?: object; b?: object } = {}): number {
   if (isSameJson(a, b)) return 0;
-  const x = textOf(a);
-  const y = textOf(b);
+  const ta = textsOf(a, holders.a);
+  const tb = textsOf(b, holders.b);
+  const x = ta.text;
+  const y = tb.text;
   if (x === y) return 0;
-  const cx = canonicalOf(a, x);
-  const cy = canonicalOf(b, y);
+  const cx = canonicalTextOf(a, ta);
+  const cy = canonicalTextOf(b, tb);
   if (cx !== cy) return cx < cy ? -1 : 1;
   return x < y ? -1 : 1;
 }

@@ -287,4 +287,35 @@ describe('hostile: the cost of an op on a large record', () => {
     expect(((await h.s.get('s'))?.$type as string[]).length).toBe(100_050);
     await closeAll(h.s, writer);
   });
+
+  it('CLK-2 GUAR-3: 200 updates stamped as the held value of a field (a tie each, the held value winning) cost their own size, not the held value\'s', async () => {
+    const { h, writer, ctx } = await setup();
+    const t0 = Date.now() - 60_000;
+    const z = stream('z', t0);
+    const wide = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
+    const long = 'z'.repeat(300_000);
+    expect(await push(h.unit, ctx, [z({ type: 'set', id: 't', data: { o: wide, s: long } }, t0 + 1000)])).toMatchObject({ applied: 1 });
+    // A stream's ts may stay put: each update ties the held stamp, and its value ('"a..."' before '"z..."' and '{...}') loses.
+    const values = [(i: number) => ({ s: `a${i}` }), (i: number) => ({ o: `a${i}` }), (i: number) => ({ o: { a: i } })];
+    const sets = Array.from({ length: 200 }, (_, i) => z({ type: 'set', id: 't', data: values[i % 3](i) }, t0 + 1000));
+    let bytes = 0;
+    const stringify = JSON.stringify;
+    const spy = jest.spyOn(JSON, 'stringify').mockImplementation((...a: Parameters<typeof stringify>) => {
+      const out = stringify(...a);
+      bytes += out?.length ?? 0;
+      return out;
+    });
+    try {
+      // Before, each tie made the held value's JSON text (and an object's canonical text) anew, some 300 KB an update, and listed its keys.
+      const { value, touched } = await touchedBy(() => push(h.unit, ctx, sets));
+      expect(value).toMatchObject({ applied: 200 });
+      expect(touched).toBeLessThan(WALKS * 20_000);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(bytes).toBeLessThan(8 * 300_000);
+    const record = await h.s.get('t');
+    expect([String(record?.s).length, Object.keys(record?.o as object).length]).toEqual([300_000, 20_000]);
+    await closeAll(h.s, writer);
+  });
 });
