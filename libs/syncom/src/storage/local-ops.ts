@@ -1,6 +1,6 @@
 import { SyncomError } from '../errors';
 import { checkOptionShape, type OptionShape } from '../open-options';
-import { type Entry, type FieldKind, isHidden, keyedGet, kindClashMessage, lazyRecord, readField, seenTags } from '../crdt';
+import { type Entry, type Field, type FieldKind, isHidden, keyedGet, kindClashMessage, lazyRecord, seenTags } from '../crdt';
 import { depthWithin, isSafeRecord, MAX_VALUE_DEPTH } from '../op/shape';
 import { platform } from '../platform';
 import type { OpType } from '../op/types';
@@ -227,8 +227,18 @@ export function mergedView(e: Entry | undefined, fields: Record<string, unknown>
 export function updateView(e: Entry | undefined, fields: Record<string, unknown>, typeField: string): Record<string, unknown> {
   if (Object.hasOwn(fields, typeField) || !e || isHidden(e)) return fields;
   const f = keyedGet(e.fields, typeField);
-  return f ? { [typeField]: readField(f), ...fields } : fields;
+  return f ? { [typeField]: typeValue(f), ...fields } : fields;
 }
+
+/** A stand-in for a type field of a set or a counter: unequal to any value, and no type name. */
+const NO_TYPE = Object.freeze({});
+
+/**
+ * The type field's value as far as a schema reads it: a register's value; a
+ * set or a counter names no class (a type is a string), and is not read: a
+ * set of 100,000 elements there was read whole at each update of the record.
+ */
+const typeValue = (f: Field): unknown => (f.k === 'r' ? f.val : NO_TYPE);
 
 /**
  * What the schema says of an update (a set op, local or a peer's): by the
@@ -243,7 +253,7 @@ export function checkUpdate(schema: Schema, e: Entry | undefined, fields: Record
   const { typeField } = schema;
   const held = e && !isHidden(e) ? e : undefined;
   const present = held ? keyedGet(held.fields, typeField) : undefined;
-  if (held && Object.hasOwn(fields, typeField) && fields[typeField] !== (present ? readField(present) : undefined)) {
+  if (held && Object.hasOwn(fields, typeField) && fields[typeField] !== (present ? typeValue(present) : undefined)) {
     const r = schema.validateWrite(mergedView(e, fields));
     return r.ok ? { ok: true, data: fields } : r;
   }

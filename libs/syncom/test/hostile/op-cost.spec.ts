@@ -318,4 +318,23 @@ describe('hostile: the cost of an op on a large record', () => {
     expect([String(record?.s).length, Object.keys(record?.o as object).length]).toEqual([300_000, 20_000]);
     await closeAll(h.s, writer);
   });
+
+  it('GUAR-12 GUAR-3: on a host with a schema, 400 updates of a record whose type field is a set of 100,000 elements touch a bounded number of entries', async () => {
+    const { IsString } = await import('class-validator');
+    class Note { title?: string }
+    IsString()(Note.prototype, 'title');
+    const { h, writer, ctx, op } = await setup({}, { schema: { version: 1, types: { Note } } });
+    const big = Array.from({ length: 100_000 }, (_, i) => `e${i}`);
+    // A set is no type name: the record has no class, and its updates pass as they did.
+    expect(await push(h.unit, ctx, [op({ type: 'add', id: 'y', key: '$type', value: big })])).toMatchObject({ applied: 1 });
+    const sets = Array.from({ length: 400 }, (_, i) => op({ type: 'set', id: 'y', data: { title: i } }));
+    // Before, each update read the type field whole to find the record's class: the set, 100,000 elements, each time.
+    const { value, touched } = await touchedBy(() => push(h.unit, ctx, sets));
+    expect(value).toMatchObject({ applied: 400 });
+    expect(touched).toBeLessThan(WALKS * 100_000);
+    expect((await h.s.get('y'))?.title).toBe(399);
+    // One that names a type is judged as a whole record of it, as before: a title that is no string is refused.
+    expect(await push(h.unit, ctx, [op({ type: 'set', id: 'y', data: { $type: 'Note', title: 1 } })])).toMatchObject({ applied: 0, skipped: 1 });
+    await closeAll(h.s, writer);
+  });
 });
