@@ -28,12 +28,17 @@ function textsOf(x: unknown, holder: object | undefined): Texts {
 
 const canonicalTextOf = (x: unknown, t: Texts): string => (t.canonical ??= canonicalOf(x, t.text));
 
-/** An object's own keys, kept: values in entries never change, and a held object of 20,000 keys was listed at each tie. */
+/** An object's own keys, kept past KEEP_KEYS: values in entries never change, and a held object of 20,000 keys was listed at each tie. */
 const keptKeys = new WeakMap<object, string[]>();
+/** Keys listed again each time: a few cost less than a kept list for every object an honest join compares. */
+const KEEP_KEYS = 64;
 
 function keysOf(x: object): string[] {
   let k = keptKeys.get(x);
-  if (!k) keptKeys.set(x, (k = Object.keys(x)));
+  if (!k) {
+    k = Object.keys(x);
+    if (k.length > KEEP_KEYS) keptKeys.set(x, k);
+  }
   return k;
 }
 
