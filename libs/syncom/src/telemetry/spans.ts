@@ -59,7 +59,8 @@ export function failSpan(span: Span, e: unknown, hide: (text: string) => string 
   const code = errorCode(e);
   span.setAttribute(ATTRS.errorType, code);
   span.setStatus({ code: STATUS_ERROR, message: code });
-  if (!(e instanceof Error)) return;
+  // A span that records nothing (no tracer, or not sampled) is not handed the texts: reading an error's stack formats it.
+  if (!(e instanceof Error) || !span.isRecording()) return;
   const c = (e as { code?: unknown }).code;
   span.recordException({ name: e.name, message: hide(e.message), ...(typeof c === 'string' && { code: c }), ...(e.stack !== undefined && { stack: hide(e.stack) }) });
 }
