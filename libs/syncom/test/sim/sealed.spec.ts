@@ -10,7 +10,7 @@ import { describeFailure, simulate, type SimReport } from 'syncom/testing';
  * acknowledged sealed write is lost and no sealed seq names two ops.
  */
 
-const SEEDS = [1, 2, 3, 4, 5, 6];
+const SEEDS = [1, 2, 3, 4];
 
 describe('simulation: sealed records beside clear ones', () => {
   it(`GUAR-19 GUAR-1 GUAR-6 OPS-10: seeds ${SEEDS.join(', ')} (odd mesh, even star; 300 writes, sealed and purges on): the clear records converge, sealed ones stay with their writer, and no acknowledged write of either is lost`, async () => {
