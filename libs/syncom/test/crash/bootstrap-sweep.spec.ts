@@ -3,6 +3,7 @@ import { type CrashDamage, IO_POINTS, type MemoryBackend } from '../../src/backe
 import { internals } from '../../src/testing/internals';
 import { stateOf } from '../../src/testing';
 import { closeAll, hub, seeded } from '../sync/helpers';
+import { reusedSeqs } from '../sync/scenario-helpers';
 
 /**
  * A dialer whose disk dies at its k-th I/O point while it bootstraps from a
@@ -24,20 +25,6 @@ async function turns(check: () => boolean | Promise<boolean>, max = 20_000): Pro
     await new Promise((r) => setImmediate(r));
   }
   return false;
-}
-
-/** (stream, seq) pairs of a log that name two different ops (GUAR-6). */
-function reusedSeqs(s: Storage): string[] {
-  const seen = new Map<string, string>();
-  const out: string[] = [];
-  for (const { op } of internals(s).log.read(0)) {
-    const key = `${op.origin}@${op.scope ?? '*'}<${op.from ?? ''}#${op.seq}`;
-    const what = `${op.type}|${op.id}|${op.ts}`;
-    const had = seen.get(key);
-    if (had === undefined) seen.set(key, what);
-    else if (had !== what) out.push(`${key}: ${had} vs ${what}`);
-  }
-  return out;
 }
 
 /** A hub holding every kind of entry: registers, a counter, a set with a removal, a tombstone, a purge marker. */

@@ -1,4 +1,4 @@
-import type { OpenOptions } from '../../src';
+import type { OpenOptions, Storage } from '../../src';
 import type { HostUnit } from '../../src/link';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
 import { craft, greet, push, record, reopen } from '../sync/scenario-helpers';
@@ -23,13 +23,19 @@ async function served(unit: HostUnit, scopes: string[]): Promise<{ ids: string[]
   return { ids: page.entries.map((e) => e.id), total: page.total };
 }
 
+/** A record of scope B deleted and another purged, on `s`. */
+async function removedOfB(s: Storage): Promise<{ deleted: string; purged: string }> {
+  const deleted = await s.insert({ $type: 'B', title: 'deleted' });
+  await s.delete(deleted);
+  const purged = await s.insert({ $type: 'B', title: 'purged' });
+  await s.purge(purged);
+  return { deleted, purged };
+}
+
 describe('hostile: a scope A peer and scope B\'s deleted and purged records', () => {
   it('SCOPE-20: after the host reopens, B\'s tombstone and purge marker are still B\'s: an A peer\'s snapshot holds neither, and it may not revive the tombstone', async () => {
     const h = await hub({}, scoped);
-    const deleted = await h.s.insert({ $type: 'B', title: 'deleted' });
-    await h.s.delete(deleted);
-    const purged = await h.s.insert({ $type: 'B', title: 'purged' });
-    await h.s.purge(purged);
+    const { deleted, purged } = await removedOfB(h.s);
     const mine = await h.s.insert({ $type: 'A', title: 'mine' });
     expect(await served(h.unit, ['A'])).toEqual({ ids: [mine], total: 1 });
     await h.s.close();
@@ -57,10 +63,7 @@ describe('hostile: a scope A peer and scope B\'s deleted and purged records', ()
 
   it('SCOPE-20 BOOT-2: a node that bootstraps from a host takes each tombstone and purge marker in the scope the host holds it in: an A peer of that node is served neither of B\'s', async () => {
     const h = await hub({}, scoped);
-    const deleted = await h.s.insert({ $type: 'B', title: 'deleted' });
-    await h.s.delete(deleted);
-    const purged = await h.s.insert({ $type: 'B', title: 'purged' });
-    await h.s.purge(purged);
+    const { deleted, purged } = await removedOfB(h.s);
     const mine = await h.s.insert({ $type: 'A', title: 'mine' });
     const net = new Net();
     net.units.set('memory://h', h.unit);
@@ -77,10 +80,7 @@ describe('hostile: a scope A peer and scope B\'s deleted and purged records', ()
 
   it('SCOPE-20 RECON: a records answer names the scope of each tombstone and purge marker it serves, and a node joining them (anti-entropy) places them there', async () => {
     const h = await hub({}, scoped);
-    const deleted = await h.s.insert({ $type: 'B', title: 'deleted' });
-    await h.s.delete(deleted);
-    const purged = await h.s.insert({ $type: 'B', title: 'purged' });
-    await h.s.purge(purged);
+    const { deleted, purged } = await removedOfB(h.s);
     const fetcher = await node();
     const answer = (await h.unit.call('records', { scope: '*', ids: [deleted, purged] }, await greet(h.unit, fetcher, ['*']))) as { entries: unknown[]; removedScopes?: Record<string, string> };
     expect(answer.removedScopes).toEqual({ [deleted]: 'B', [purged]: 'B' });

@@ -1,23 +1,9 @@
 import { internals } from '../../src/testing/internals';
 import { stateOf } from '../../src/testing';
-import type { Storage } from '../../src';
 import { churnPastFloor, closeAll, dialer, hub, Net, until } from './helpers';
+import { reusedSeqs } from './scenario-helpers';
 
 const URL = 'memory://h';
-
-/** Every log entry's (stream, seq) names one op (GUAR-6): a second op under one of them is returned. */
-function reusedSeqs(s: Storage): string[] {
-  const seen = new Map<string, string>();
-  const out: string[] = [];
-  for (const { op } of internals(s).log.read(0)) {
-    const key = `${op.origin}@${op.scope ?? '*'}<${op.from ?? ''}#${op.seq}`;
-    const what = `${op.type}|${op.id}|${op.ts}`;
-    const had = seen.get(key);
-    if (had === undefined) seen.set(key, what);
-    else if (had !== what) out.push(`${key}: ${had} vs ${what}`);
-  }
-  return out;
-}
 
 describe('a dialer cut off past the host\'s floor, writing meanwhile', () => {
   it('LOG-13 LOG-15 LOG-18 BOOT-1 GUAR-1 GUAR-6 OPS-10 KIND-4 KIND-7: its offline writes race field writes, incs, a set re-add and a purge of the same records on another dialer; after the hub\'s retention passed its cursor it catches up, and all three nodes hold the same records and vector', async () => {

@@ -197,3 +197,17 @@ export function waitFor(check: () => boolean | Promise<boolean>, storages: Stora
     test();
   });
 }
+
+/** Every log entry's (stream, seq) names one op (GUAR-6): a second op under one of them is returned. */
+export function reusedSeqs(s: Storage): string[] {
+  const seen = new Map<string, string>();
+  const out: string[] = [];
+  for (const { op } of internals(s).log.read(0)) {
+    const key = `${op.origin}@${op.scope ?? '*'}<${op.from ?? ''}#${op.seq}`;
+    const what = `${op.type}|${op.id}|${op.ts}`;
+    const had = seen.get(key);
+    if (had === undefined) seen.set(key, what);
+    else if (had !== what) out.push(`${key}: ${had} vs ${what}`);
+  }
+  return out;
+}
