@@ -95,5 +95,8 @@ describe('apps/hub: credentials in a peer url stay out of the log and of /metric
     expect(urlLabel('memory://evil')).toBe('memory://evil');
     expect(urlLabel('not a url?token=x')).toBe('not a url');
     expect(urlLabel('weird://u:p@host:1/x?y')).toBe('weird://host:1/x');
+    // No url parses it (a password with a '/' in it): its user info goes all the same.
+    expect(urlLabel('ws://user:pa/ss@host:8000/x')).toBe('ws://host:8000/x');
+    expect(urlLabel('ws://user:p?a#ss@host:8000/x?t=1')).toBe('ws://host:8000/x');
   });
 });

@@ -13,6 +13,8 @@ export function urlLabel(url: string): string {
     if (!u.username && !u.password && !u.search && !u.hash) return url;
     return `${u.protocol}//${u.host}${u.pathname}`;
   } catch {
-    return url.replace(/[?#][\s\S]*$/, '').replace(/\/\/[^/@]*@/, '//');
+    // User info first, up to the last '@' after '//': a password may hold a '/', '?' or '#' that no url parser took
+    // (an '@' of the path or query takes the host with it: a label, never a leak).
+    return url.replace(/\/\/[\s\S]*@/, '//').replace(/[?#][\s\S]*$/, '');
   }
 }
