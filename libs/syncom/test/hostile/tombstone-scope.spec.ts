@@ -1,7 +1,7 @@
 import type { OpenOptions, Storage } from '../../src';
 import type { HostUnit } from '../../src/link';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
-import { craft, greet, push, record, reopen } from '../sync/scenario-helpers';
+import { craft, greet, opsOf, push, record, reopen } from '../sync/scenario-helpers';
 import { joinPage } from '../../src/sync/dial/bootstrap';
 
 /**
@@ -88,5 +88,25 @@ describe('hostile: a scope A peer and scope B\'s deleted and purged records', ()
     await Promise.all(joinPage(joiner.replica, answer.entries, h.s.id, { url: 'memory://h', node: h.s.id }, { removedScopes: answer.removedScopes }));
     expect([joiner.replica.scopeOf(deleted), joiner.replica.scopeOf(purged)]).toEqual(['B', 'B']);
     await closeAll(h.s, fetcher, joiner);
+  });
+
+  it('SCOPE-20 SCOPE-14: a tombstone a node took in the scope its host named is taken by an exactScopes host that never held the record: the node\'s stream of that scope goes on there', async () => {
+    const h = await hub({}, scoped);
+    const { deleted } = await removedOfB(h.s);
+    const fetcher = await node();
+    const answer = (await h.unit.call('records', { scope: '*', ids: [deleted] }, await greet(h.unit, fetcher, ['*']))) as { entries: unknown[]; removedScopes?: Record<string, string> };
+    const relay = await node(scoped);
+    await Promise.all(joinPage(relay.replica, answer.entries, h.s.id, { url: 'memory://h', node: h.s.id }, { removedScopes: answer.removedScopes }));
+    const later = await relay.insert({ $type: 'B', title: 'after' });
+    // A second hub of the same list (exact scopes, as a hub with scoped tokens runs) that has not met the record yet.
+    const other = await hub({ exactScopes: true }, scoped);
+    const refused = record(other.s, 'refused');
+    const ops = opsOf(relay);
+    expect(ops.map((o) => [o.type, o.scope])).toEqual([['merge', 'B'], ['write', 'B']]);
+    expect(await push(other.unit, await greet(other.unit, relay, ['*']), ops)).toMatchObject({ applied: 2, outOfScope: 0 });
+    expect(refused).toEqual([]);
+    expect(await other.s.get(later)).toEqual({ $type: 'B', title: 'after' });
+    expect(other.s.replica.scopeOf(deleted)).toBe('B');
+    await closeAll(h.s, fetcher, relay, other.s);
   });
 });

@@ -152,10 +152,11 @@ function declaresHostScope(op: Op, entry: Entry | undefined, s: HostScoping, aft
     const declared = op.scope ?? '*';
     if (known !== undefined || declared === '*') return declared === (known ?? '*');
     // No scope here to hold it to: a purge of a record this host never held (made and purged before its first
-    // push, its write scrubbed), a delete of one, or an op meeting such a purge (logged scrubbed, a merge's
-    // marker alone). None carries a record's fields on, and refusing it would stop its writer's stream of that
-    // scope here for good.
-    return op.type === 'purge' || op.type === 'delete' || left.purged !== undefined;
+    // push, its write scrubbed), a delete of one, a merge of its tombstone (which a node that never held it live
+    // declares in the scope its host named, removedScopes), or an op meeting such a purge (logged scrubbed, a
+    // merge's marker alone). None carries a record's fields on, and refusing it would stop its writer's stream
+    // of that scope here for good.
+    return op.type === 'purge' || op.type === 'delete' || op.type === 'merge' || left.purged !== undefined;
   } catch {
     return false;
   }
