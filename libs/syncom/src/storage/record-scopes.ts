@@ -6,6 +6,10 @@ import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED } from '../op/pack';
 /** Log flags of an op that did not place its record: skipped or held here, or sealed (never served). */
 const UNPLACING = FLAG_HELD | FLAG_SKIPPED | FLAG_SEALED;
 
+/** Whether an op removes its record: a delete, a purge, or a merge whose state is a tombstone or purge marker. */
+const removes = (op: { type: string; data?: unknown }): boolean =>
+  op.type === 'delete' || op.type === 'purge' || (op.type === 'merge' && typeof op.data === 'object' && op.data !== null && isHidden(op.data as Entry));
+
 /** The scope function of open({ sync: { scope } }). */
 export type ScopeFunction = (id: string, data: Record<string, unknown>) => string;
 
@@ -101,19 +105,23 @@ export class RecordScopes {
   /**
    * At open, the scope of each tombstone and purge marker: its record files
    * hold no scope, and its fields are gone. Read from the retained log, in
-   * order: the last op of the record that landed (not skipped, held or
-   * sealed) declared the scope it left the record in. A record whose ops
-   * retention dropped stays in '*' (docs/security.md, What stays open).
+   * order: the last op that landed (not skipped, held or sealed) and removed
+   * the record — a delete, a purge, a merge bringing a tombstone or marker —
+   * declaring a scope other than '*' (which a commit leaves unset too). An op
+   * that landed on the tombstone without bringing it back (a write stamped
+   * before the delete, declared where its writer held the record) moves it
+   * no more than it did at its commit. A record whose ops retention dropped
+   * stays in '*' (docs/security.md, What stays open).
    */
-  placeRemoved(log: Iterable<{ op: { id: string; type: string; scope?: unknown }; flags: number }>, committed: ReadonlyMap<string, Entry>): void {
+  placeRemoved(log: Iterable<{ op: { id: string; type: string; scope?: unknown; data?: unknown }; flags: number }>, committed: ReadonlyMap<string, Entry>): void {
     if (!this.fn) return;
-    const last = new Map<string, unknown>();
+    const last = new Map<string, string>();
     for (const { op, flags } of log) {
-      if (op.type === 'advance' || (flags & UNPLACING) !== 0) continue;
+      if ((flags & UNPLACING) !== 0 || !removes(op) || op.scope === '*' || !isScopeName(op.scope)) continue;
       const e = committed.get(op.id);
-      if (e && (e.purged || isHidden(e)) && !this.map.has(op.id)) last.set(op.id, op.scope ?? '*');
+      if (e && (e.purged || isHidden(e)) && !this.map.has(op.id)) last.set(op.id, op.scope);
     }
-    for (const [id, scope] of last) if (scope !== '*' && isScopeName(scope)) this.map.set(id, scope);
+    for (const [id, scope] of last) this.map.set(id, scope);
   }
 
   /** The record's fields as read (cached per entry state; callers clone). */

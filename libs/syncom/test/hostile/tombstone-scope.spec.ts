@@ -109,4 +109,20 @@ describe('hostile: a scope A peer and scope B\'s deleted and purged records', ()
     expect(other.s.replica.scopeOf(deleted)).toBe('B');
     await closeAll(h.s, fetcher, relay, other.s);
   });
+
+  it('SCOPE-20: a stale write of another scope landing on a tombstone moves it neither at once nor at the next open', async () => {
+    const h = await hub({}, scoped);
+    const writer = await node();
+    const id = await h.s.insert({ $type: 'B', title: 'b' });
+    // Stamped before the delete (a write made concurrently, elsewhere, where the record was A's): it lands, the record stays deleted.
+    const stale = craft(writer, { type: 'set', id, data: { $type: 'A' }, ts: 1 }, 'A', 1);
+    await h.s.delete(id);
+    expect(await push(h.unit, await greet(h.unit, writer, ['*']), [stale])).toMatchObject({ applied: 1 });
+    expect(await h.s.get(id)).toBeUndefined();
+    expect(h.s.replica.scopeOf(id)).toBe('B');
+    await h.s.close();
+    const again = await reopen(h.s, scoped);
+    expect(again.replica.scopeOf(id)).toBe('B');
+    await Promise.all([again.close(), writer.close()]);
+  });
 });
