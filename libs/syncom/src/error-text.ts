@@ -56,7 +56,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   STUCK: 'the third failed page in a row',
   UNDELIVERABLE: 'the host lacks own ops this node\'s log no longer holds',
   REWOUND: 'the host holds more of this node\'s streams than its log: the directory was restored from an older copy',
-  REGISTRY_UNSAVED: 'a registered node\'s file could not be written (its cursor stands in memory) or removed',
+  REGISTRY_UNSAVED: 'a registered node\'s file could not be written (its cursor stands in memory) or removed (the node is no longer dialed; call `removeNode()` again, and until then every own op is kept for it)',
   SYNC_FAILED: 'a replication step failed with something that was no SyncomError (the cause is attached)',
   SYNC_TIMEOUT: 'storage.sync.synced(url, { timeout }) was not in sync with that node in time',
   FORBIDDEN: 'a guard of the host\'s gateway refused the message',

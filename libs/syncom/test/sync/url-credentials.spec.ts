@@ -71,6 +71,21 @@ describe('an error about a dialed url names it without its credentials', () => {
     await s.close();
   });
 
+  it('REG-4 REG-5: a removeNode() refused REGISTRY_UNSAVED may be called again, and its file is removed then', async () => {
+    const backend = createMemoryBackend();
+    const s = await open({ path: 'r', backend, sync: { connect: () => { throw new Error('not dialed'); } } });
+    await s.sync.addNode({ url: SECRET_URL, token: 't' });
+    backend.failAt(1, { code: 'EACCES', persistent: true, ops: ['remove'] });
+    await expect(s.sync.removeNode(SECRET_URL)).rejects.toMatchObject({ code: 'REGISTRY_UNSAVED' });
+    backend.clearFaults();
+    // The file stays until it goes: the node would come back at the next open with its cursor.
+    expect(await backend.list('remote')).toEqual([nodeFile(SECRET_URL).slice('remote/'.length)]);
+    await s.sync.removeNode(SECRET_URL);
+    expect(await backend.list('remote')).toEqual([]);
+    expect(s.sync.listNodes()).toEqual([]);
+    await s.close();
+  });
+
   it('REG-5: the cause of REGISTRY_UNSAVED names the file by its url label, not by its name', async () => {
     const backend = createMemoryBackend();
     const s = await open({ path: 'r', backend, sync: { connect: () => { throw new Error('not dialed'); } } });

@@ -226,7 +226,10 @@ export class Registry {
     this.writes.delete(url);
     // Durable as its saves are: a removal undone by a power cut dialed the node again, with its old cursor.
     await this.backend.remove(nodeFile(url), { durable: this.durable }).catch((e: unknown) => {
-      throw unsaved(url, e, 'not removed', 'the node is let go of in memory; its file is read again at the next open');
+      // Kept as an unreadable file is: removeNode() may be called again, and retention keeps every own op
+      // meanwhile (the file registers the node again at the next open, with the cursor it holds).
+      this.unreadable.add(nodeFile(url));
+      throw unsaved(url, e, 'not removed', 'the node is let go of in memory; its file is read again at the next open unless removeNode() is called again');
     });
     this.unreadable.delete(nodeFile(url));
   }
