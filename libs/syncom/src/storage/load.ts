@@ -287,7 +287,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);
   for (const e of committer.committed.values()) scopes.rescope(e);
-  scopes.placeRemoved(log.read(log.floor), committer.committed);
+  scopes.placeRemoved(log.read(log.floor), committer.committed, (e) => !!schema && !stillHeld(e, schema, held));
   const clock = createClock(options.now, clockSeed(log, wall, options.sync?.maxSkew ?? DEFAULT_MAX_SKEW, onError));
   phase.loading = false;
   const parts: StorageParts = { options, keys, clock, log, committer, records, schema, held, events, backend, sealed, scopes, listed, state: { closed: false }, lock };

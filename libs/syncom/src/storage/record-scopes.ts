@@ -3,8 +3,8 @@ import { type Entry, isHidden, lazyRecord, readEntry, REGISTER_VALUE } from '../
 import { isScopeName } from '../op/scope-name';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED } from '../op/pack';
 
-/** Log flags of an op that did not place its record: skipped or held here, or sealed (never served). */
-const UNPLACING = FLAG_HELD | FLAG_SKIPPED | FLAG_SEALED;
+/** Log flags of an op that did not place its record: skipped here, or sealed (never served); a held one, until it lands. */
+const UNPLACING = FLAG_SKIPPED | FLAG_SEALED;
 
 /** Whether an op removes its record: a delete, a purge, or a merge whose state is a tombstone or purge marker. */
 const removes = (op: { type: string; data?: unknown }): boolean =>
@@ -111,13 +111,16 @@ export class RecordScopes {
    * that landed on the tombstone without bringing it back (a write stamped
    * before the delete, declared where its writer held the record) moves it
    * no more than it did at its commit. A record whose ops retention dropped
-   * stays in '*' (docs/security.md, What stays open).
+   * stays in '*' (docs/security.md, What stays open). A held op counts once
+   * `landed` says this schema applies it (a tombstone held for a newer
+   * schema lands at the open that has it, with no commit to place it).
    */
-  placeRemoved(log: Iterable<{ op: { id: string; type: string; scope?: unknown; data?: unknown }; flags: number }>, committed: ReadonlyMap<string, Entry>): void {
+  placeRemoved<L extends { op: { id: string; type: string; scope?: unknown; data?: unknown }; flags: number }>(log: Iterable<L>, committed: ReadonlyMap<string, Entry>, landed: (held: L) => boolean = () => false): void {
     if (!this.fn) return;
     const last = new Map<string, string>();
-    for (const { op, flags } of log) {
-      if ((flags & UNPLACING) !== 0 || !removes(op) || op.scope === '*' || !isScopeName(op.scope)) continue;
+    for (const x of log) {
+      const { op, flags } = x;
+      if ((flags & UNPLACING) !== 0 || ((flags & FLAG_HELD) !== 0 && !landed(x)) || !removes(op) || op.scope === '*' || !isScopeName(op.scope)) continue;
       const e = committed.get(op.id);
       if (e && (e.purged || isHidden(e)) && !this.map.has(op.id)) last.set(op.id, op.scope);
     }

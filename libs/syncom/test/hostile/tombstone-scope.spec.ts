@@ -125,4 +125,22 @@ describe('hostile: a scope A peer and scope B\'s deleted and purged records', ()
     expect(again.replica.scopeOf(id)).toBe('B');
     await Promise.all([again.close(), writer.close()]);
   });
+
+  it('SCOPE-20 GUAR-26: a tombstone of a newer schema a node holds instead of joining is held in the scope its host names for it', async () => {
+    const h = await hub({}, { ...scoped, schema: { version: 2, types: {} } });
+    const { deleted } = await removedOfB(h.s);
+    const fetcher = await node();
+    const answer = (await h.unit.call('records', { scope: '*', ids: [deleted] }, await greet(h.unit, fetcher, ['*']))) as { entries: unknown[]; removedScopes?: Record<string, string> };
+    expect(answer.removedScopes).toEqual({ [deleted]: 'B' });
+    const older = await node({ ...scoped, schema: { version: 1, types: {} } });
+    await Promise.all(joinPage(older.replica, answer.entries, h.s.id, { url: 'memory://h', node: h.s.id }, { removedScopes: answer.removedScopes }));
+    // Held, not applied (it lands on a reopen with the newer schema): its merge declares the scope all the same.
+    expect(opsOf(older).map((o) => [o.type, o.id, o.scope])).toEqual([['merge', deleted, 'B']]);
+    await older.close();
+    // Upgraded, it lands at the open and keeps that scope.
+    const upgraded = await reopen(older, { ...scoped, schema: { version: 2, types: {} } });
+    expect(upgraded.replica.current(deleted)?.del).toBe(true);
+    expect(upgraded.replica.scopeOf(deleted)).toBe('B');
+    await closeAll(h.s, fetcher, upgraded);
+  });
 });

@@ -115,7 +115,7 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
     if (current?.purged && !raisesPurge(current, raw)) continue;
     if (held.holds(raw)) {
       heldIds?.add(id);
-      const p = held.hold(raw, host, via);
+      const p = held.hold(raw, host, via, removedScopes);
       if (p) out.push(p);
       continue;
     }

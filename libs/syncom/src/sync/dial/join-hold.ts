@@ -37,9 +37,10 @@ export class HeldJoins {
    * Log the entry as a held merge carrying the newest version it waits for
    * (what a reopen compares with its schema). The same state held already is
    * not logged again: a reconciliation finds the record differing at every
-   * run until the upgrade.
+   * run until the upgrade. A tombstone never held live here declares the
+   * scope its host named (`removedScopes`), as a joined one does.
    */
-  hold(raw: Entry, host: string, via: Via): Promise<void> | undefined {
+  hold(raw: Entry, host: string, via: Via, removedScopes?: Readonly<Record<string, string>>): Promise<void> | undefined {
     const { replica, mine } = this;
     const held = this.read();
     const digest = entryDigest(raw);
@@ -47,7 +48,7 @@ export class HeldJoins {
     const same = mine.merges.get(raw.id) ?? new Set<string>();
     if (same.has(digest)) return undefined;
     mine.merges.set(raw.id, same.add(digest));
-    const op = replica.makeOp({ type: 'merge', id: raw.id, from: host, data: raw as never }, mergeScope(replica, raw.id, raw));
+    const op = replica.makeOp({ type: 'merge', id: raw.id, from: host, data: raw as never }, mergeScope(replica, raw.id, raw, removedScopes));
     op.v = Math.max(raw.v ?? 0, held.versions.get(raw.id) ?? 0, mine.versions.get(raw.id) ?? 0);
     mine.versions.set(raw.id, op.v);
     return replica.submit({ op, flags: FLAG_HELD, via });
