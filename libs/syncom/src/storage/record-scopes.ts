@@ -86,12 +86,13 @@ export class RecordScopes {
    * declares (the record's as it left it, which its writer's scope function gave).
    * Left in '*', it was served to peers of every scope (snapshot, reconciliation).
    */
-  rescope(e: Entry, op?: { scope?: unknown }): void {
+  rescope(e: Entry, op?: { type: string; scope?: unknown; data?: unknown }): void {
     // Without a scope function every record is '*' (scopeOf's default): nothing to keep.
     if (!this.fn) return;
     if (e.purged || isHidden(e)) {
       // '*' is left unset: a scope unknown here, which the host's boundary tells apart (declaresHostScope).
-      if (op && !this.map.has(e.id) && op.scope !== '*' && isScopeName(op.scope)) this.map.set(e.id, op.scope);
+      // Only an op that removes the record places it, as placeRemoved reads it at the next open: a write stamped before the delete lands without doing so.
+      if (op && removes(op) && !this.map.has(e.id) && op.scope !== '*' && isScopeName(op.scope)) this.map.set(e.id, op.scope);
       return;
     }
     try {

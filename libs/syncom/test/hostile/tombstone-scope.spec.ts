@@ -143,4 +143,20 @@ describe('hostile: a scope A peer and scope B\'s deleted and purged records', ()
     expect(upgraded.replica.scopeOf(deleted)).toBe('B');
     await closeAll(h.s, fetcher, upgraded);
   });
+
+  it('SCOPE-20: a tombstone in no scope yet is placed by an op that removes the record, not by a stale write landing on it, at its commit as at the next open', async () => {
+    const h = await hub({}, scoped);
+    const [deleter, writer] = await Promise.all([node(), node()]);
+    // A node without a scope function deletes a record this host never held: declared '*', it is placed nowhere.
+    const gone = craft(deleter, { type: 'delete', id: 'x' }, '*', 1);
+    expect(await push(h.unit, await greet(h.unit, deleter, ['*']), [gone])).toMatchObject({ applied: 1 });
+    const stale = craft(writer, { type: 'set', id: 'x', data: { $type: 'A' }, ts: 1 }, 'A', 1);
+    expect(await push(h.unit, await greet(h.unit, writer, ['*']), [stale])).toMatchObject({ applied: 1 });
+    expect(await h.s.get('x')).toBeUndefined();
+    const before = h.s.replica.scopeOf('x');
+    await h.s.close();
+    const again = await reopen(h.s, scoped);
+    expect([before, again.replica.scopeOf('x')]).toEqual(['*', '*']);
+    await Promise.all([again.close(), deleter.close(), writer.close()]);
+  });
 });
