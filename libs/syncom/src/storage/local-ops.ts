@@ -127,10 +127,10 @@ export function writeOptions(o: unknown): WriteOptions | undefined {
   if (o === undefined || o === null) return undefined;
   if (typeof o !== 'object' || Array.isArray(o)) throw new SyncomError('INVALID_ARGUMENT', 'a write takes options { actor?, sealed? }');
   return asInvalid('the write options must be readable', () => {
-    checkOptionShape({ ...o }, WRITE_OPTIONS, 'a write');
-    const { actor, sealed } = o as WriteOptions;
-    if (sealed !== undefined && typeof sealed !== 'boolean') throw new SyncomError('INVALID_ARGUMENT', 'the write option sealed is true or false');
-    return { actor, sealed };
+    // Read once: the copy checked is the copy used.
+    const read: WriteOptions = { ...o };
+    checkOptionShape(read as Record<string, unknown>, WRITE_OPTIONS, 'a write');
+    return { actor: read.actor, sealed: read.sealed };
   });
 }
 

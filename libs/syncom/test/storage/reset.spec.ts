@@ -71,13 +71,17 @@ describe('whole-record writes and deletes', () => {
     for (const n of [a, b]) expect(await n.s.get('r')).toEqual({ back: true });
   });
 
-  it('RESET-6: documented non-convergence — a counter incremented before and after a concurrent reset may differ', async () => {
-    const a = await node(1_000);
-    const b = await node(1_000);
-    const c = await node(1_000);
+  /** Three nodes at 1,000 that all hold a's record 'r' ({}), as the counter cases start. */
+  async function trio() {
+    const [a, b, c] = [await node(1_000), await node(1_000), await node(1_000)];
     await a.s.set('r', {});
     await ship(a.s, b.s);
     await ship(a.s, c.s);
+    return [a, b, c] as const;
+  }
+
+  it('RESET-6: documented non-convergence — a counter incremented before and after a concurrent reset may differ', async () => {
+    const [a, b, c] = await trio();
     a.clock.t = 2_000;
     await a.s.inc('r', 'n', 1);
     b.clock.t = 3_000;
@@ -95,12 +99,7 @@ describe('whole-record writes and deletes', () => {
   });
 
   it('RESET-6: the same when the origin saw the reset before its second inc — ops apply in seq order per origin, not in causal order, so a node given the second inc before the reset counts the first one too', async () => {
-    const a = await node(1_000);
-    const b = await node(1_000);
-    const c = await node(1_000);
-    await a.s.set('r', {});
-    await ship(a.s, b.s);
-    await ship(a.s, c.s);
+    const [a, b, c] = await trio();
     a.clock.t = 2_000;
     await a.s.inc('r', 'n', 1);
     const inc1 = logOps(a.s).at(-1)!;
