@@ -6,7 +6,7 @@ import { inLabel, labelGranted, labelSet } from '../../reconcile/record-sets';
 import { platform } from '../../platform';
 import { jsonBytes } from '../protocol/frames';
 import { servedVector } from '../protocol/scopes';
-import { outsideIds, removedScopesOf } from './reconcile-outside';
+import { outsideIds, removedScopeBytes, removedScopesOf } from './reconcile-outside';
 import { everyItem } from '../protocol/versions';
 import type { ReconcileAnswer } from '../protocol/reconcile-answer';
 
@@ -67,7 +67,7 @@ export class ReconcileHost {
       // stamp, nothing the asker lacks, and a peer of a scope the record left before its purge still holds it.
       if (e && !this.replica.isSealed(id) && (e.purged !== undefined || inLabel(this.replica.scopeOf(id), label, granted))) {
         // entryText: a large record's text joined from its kept leaf texts, as its record file's is.
-        const n = platform().byteLength(entryText(e)) + 1;
+        const n = platform().byteLength(entryText(e)) + 1 + removedScopeBytes(this.replica, e);
         if (entries.length > 0 && bytes + n > (this.o.pageBytes ?? Infinity)) break;
         bytes += n;
         entries.push(e);

@@ -1,6 +1,7 @@
 import { type Entry, isHidden } from '../../crdt';
 import type { Replica } from '../../storage/replica';
 import { allowedFor } from '../protocol/scopes';
+import { platform } from '../../platform';
 
 /**
  * Of the ids a peer asked for, those the host holds (sealed ones aside) in a
@@ -37,4 +38,16 @@ export function removedScopesOf(replica: Replica, entries: readonly Entry[]): Re
     if (scope !== '*' && isHidden(e)) (out ??= {})[e.id] = scope;
   }
   return out;
+}
+
+/**
+ * The bytes `e` adds to a removedScopes map (`"id":"scope",`), 0 where it adds
+ * none: a page's and a records answer's pageBytes count them, since a scope
+ * name of 128 characters beside each of many small tombstones would take a
+ * page well past the bytes its host promised.
+ */
+export function removedScopeBytes(replica: Replica, e: Entry): number {
+  if (!isHidden(e)) return 0;
+  const scope = replica.scopeOf(e.id);
+  return scope === '*' ? 0 : platform().byteLength(JSON.stringify(e.id)) + platform().byteLength(JSON.stringify(scope)) + 2;
 }

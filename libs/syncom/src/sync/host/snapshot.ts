@@ -1,6 +1,6 @@
 import { SyncomError } from '../../errors';
 import { type Entry, entryText } from '../../crdt';
-import { removedScopesOf } from './reconcile-outside';
+import { removedScopeBytes, removedScopesOf } from './reconcile-outside';
 import { platform } from '../../platform';
 import type { Replica } from '../../storage/replica';
 import { frameEnds, type SendWindow } from '../protocol/frames';
@@ -291,15 +291,17 @@ export class SnapshotPager {
     for (; end < stop && entries.length < size; end++) {
       const e = this.served(ids.at(end) as string, scopes);
       if (!e) continue;
+      // A tombstone's scope rides beside it (removedScopes): its bytes count against the page's as the entry's do.
+      const named = removedScopeBytes(this.replica, e);
       if (!sizes) {
-        const bound = jsonBytesBound(e) + 1;
+        const bound = jsonBytesBound(e) + 1 + named;
         if (bytes + bound <= maxBytes) { bytes += bound; entries.push(e); continue; }
         sizes = entries.map(textBytes);
-        bytes = sizes.reduce((n, t) => n + t + 1, 1);
+        bytes = sizes.reduce((n, t, i) => n + t + 1 + removedScopeBytes(this.replica, entries[i]), 1);
       }
       const n = textBytes(e);
-      if (entries.length > 0 && bytes + n + 1 > maxBytes) break;
-      bytes += n + 1;
+      if (entries.length > 0 && bytes + n + 1 + named > maxBytes) break;
+      bytes += n + 1 + named;
       entries.push(e);
       sizes.push(n);
     }
