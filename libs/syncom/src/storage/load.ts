@@ -22,6 +22,7 @@ import { isMadeHere } from '../op/made';
 import type { OpenOptions } from './options';
 import { lostBelow, recordFileNumbers, RECORDS_DIR, RecordStore } from './records';
 import { STORAGE_EVENT_NAMES, type StorageEvents, type StorageParts } from './parts';
+import { withRemovedScopes } from './record-file';
 import { RecordScopes } from './record-scopes';
 import { readStoreFormat, refuseNewerFormat, STORE_FORMAT, writeStoreFormat } from './store-format';
 
@@ -181,6 +182,27 @@ async function applyHeld(r: Rebuild, schema: Schema): Promise<void> {
   await replayAndWrite(r, held, 'records of held ops applied at open');
 }
 
+/**
+ * Write the tombstones and purge markers placeRemoved placed from the log
+ * to a record file of their own, now carrying their scope: no record file
+ * named it (a store an earlier version wrote; a record rebuilt, or applied
+ * from a held op, at this open), and once retention drops the ops that
+ * removed them the log cannot either. Once written, later opens read it
+ * from the file and write nothing. The ids the unsealed tail touched are
+ * left to the commit pipeline, which writes them as it records the tail.
+ * A failed write leaves them to the log, as before (UNPERSISTED).
+ */
+async function recordPlaced(r: Rebuild, placed: readonly string[], tail: readonly Logged[]): Promise<void> {
+  if (placed.length === 0) return;
+  const pending = new Set(tail.map((e) => e.op.id));
+  const list = placed.filter((id) => !pending.has(id)).map((id) => r.committed.get(id)).filter((e): e is Entry => e !== undefined);
+  try {
+    await r.records.write(list, r.committed);
+  } catch (e) {
+    r.onError(new SyncomError('UNPERSISTED', `the scopes of ${list.length} removed record(s) not written to a record file (${(e as Error).message}); read from the log while it holds them`, { cause: e }));
+  }
+}
+
 /** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */
 function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'options' | 'keys' | 'log' | 'records' | 'sealed'>): CommitHooks {
   // Only an op made here: a peer's op with this node's origin is never signed, even if it got this far.
@@ -272,10 +294,11 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
     now: options.now, onEvent: (e) => events.emit('log', e), cipher: createLogCipher(keys, (id) => sealed.add(id)),
     onHeldLost: (lost) => events.emit('schema', { kind: 'held-lost', lost }), stillHeld: (e) => stillHeld(e, schema, held), onError, self: keys.id,
   });
-  const cipher = createRecordCipher(keys, (id) => sealed.has(id));
-  const { store: records, entries, sealed: sealedRecords, damaged } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles, logFloor: log.floor });
-  for (const id of sealedRecords) sealed.add(id);
   const scopes = new RecordScopes(options.sync?.scope);
+  // A tombstone's or purge marker's element carries its scope: its fields are gone, and retention drops the ops that placed it.
+  const cipher = withRemovedScopes(createRecordCipher(keys, (id) => sealed.has(id)), (e) => scopes.removedScope(e));
+  const { store: records, entries, sealed: sealedRecords, damaged, removedScopes } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles, logFloor: log.floor });
+  for (const id of sealedRecords) sealed.add(id);
   const listed = new ListedIds();
   const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records, sealed }));
   for (const [id, e] of entries) committer.committed.set(id, e);
@@ -283,11 +306,13 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const context = { schema, sealed, committed: committer.committed, held };
   await replayOntoRecords({ log, records, committed: committer.committed, context, onError, tail, damaged, entries });
   if (schema) await applyHeld({ log, records, committed: committer.committed, context, onError }, schema);
+  for (const e of committer.committed.values()) scopes.rescope(e);
+  scopes.placeFromFiles(removedScopes, committer.committed);
+  const placed = scopes.placeRemoved(log.read(log.floor), committer.committed, (e) => !!schema && !stillHeld(e, schema, held));
+  await recordPlaced({ log, records, committed: committer.committed, context, onError }, placed, tail);
   committer.adoptTail(log.batches.map((b) => b.from), tail);
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);
-  for (const e of committer.committed.values()) scopes.rescope(e);
-  scopes.placeRemoved(log.read(log.floor), committer.committed, (e) => !!schema && !stillHeld(e, schema, held));
   const clock = createClock(options.now, clockSeed(log, wall, options.sync?.maxSkew ?? DEFAULT_MAX_SKEW, onError));
   phase.loading = false;
   const parts: StorageParts = { options, keys, clock, log, committer, records, schema, held, events, backend, sealed, scopes, listed, state: { closed: false }, lock };

@@ -3,7 +3,9 @@
  * entries and parts of large ones, and how it is read back.
  */
 import type { Backend } from '../backend/types';
-import { type Entry, entriesText, entryText, heldEntry, isEntry, joinEntries } from '../crdt';
+import { compareStamps, type Entry, entriesText, entryText, heldEntry, isEntry, isHidden, joinEntries } from '../crdt';
+import { isScopeName } from '../op/scope-name';
+import type { Stamp } from '../op/types';
 
 export const RECORDS_DIR = 'records';
 
@@ -152,20 +154,83 @@ export function parseRecordFile(text: string | undefined, cipher: RecordCipher, 
 }
 
 /**
+ * The member of a tombstone's or purge marker's element naming the scope it
+ * was in (docs/guarantees.md, "A removed record's scope"): beside the
+ * entry, never part of it. heldEntry keeps only an entry's own members, so
+ * no digest, canonical text or CRDT state sees it, and a reader that knows
+ * nothing of it (an earlier version) reads the entry as if it were absent.
+ */
+export const REMOVED_SCOPE = 'scope';
+
+/** Where a removed record's element read back says its record was: the stamp of that state (the purge's, else `latest`) and the scope. */
+export interface RemovedScope {
+  stamp: Stamp;
+  scope: string;
+}
+
+/** The stamp a removed entry's scope is told apart by: its purge's, else its latest. */
+export const removedStamp = (e: Entry): Stamp => e.purged ?? e.latest;
+
+/**
+ * A cipher whose text carries, for each tombstone and purge marker, the
+ * scope `scopeOf` names for it (REMOVED_SCOPE), inside a sealed record's box
+ * as the rest of its element is. Its field is gone, so nothing else could
+ * place it again once retention dropped the ops that removed it. Only
+ * removed records are copied; every other entry is written as it was.
+ */
+export function withRemovedScopes(inner: RecordCipher, scopeOf: (e: Entry) => string | undefined): RecordCipher {
+  const mark = (entries: readonly Entry[]): readonly Entry[] => {
+    let out: Entry[] | undefined;
+    entries.forEach((e, i) => {
+      const scope = isHidden(e) ? scopeOf(e) : undefined;
+      if (scope === undefined) return;
+      (out ??= entries.slice())[i] = { ...e, [REMOVED_SCOPE]: scope } as Entry;
+    });
+    return out ?? entries;
+  };
+  return { text: (entries) => inner.text(mark(entries)), texts: (entries) => inner.texts(mark(entries)), open: (x) => inner.open(x) };
+}
+
+/**
  * Record files' entries joined per id as a load joins them: every whole
  * entry as its file is read, the parts once all are (a part joins the whole
  * entry it was cut from, the one join it is sure to meet, whatever the order
  * of the files a merge renumbered). Entries are CRDT states: file order
- * never matters otherwise.
+ * never matters otherwise. Also the scope each removed record's newest
+ * element carries (REMOVED_SCOPE).
  */
 export class RecordJoin {
   readonly entries = new Map<string, Entry>();
+  /** Per removed id, its newest element's state and the scope that element names (none: written without one). */
+  private readonly removed = new Map<string, { stamp: Stamp; scope?: string }>();
   private readonly later: Entry[] = [];
 
   /** Take one entry of a file: a whole one now, a part (marked, isPart) at finish(). */
   take(x: Entry): void {
+    if (isHidden(x)) this.noteRemoved(x);
     if (isPart(x)) this.later.push(wholeOf(x));
     else this.join(x);
+  }
+
+  /**
+   * The scope each removed record's newest element names, where it names
+   * one: an older element's (a record deleted, written again, deleted in
+   * another scope) does not count, and of elements of one state (a
+   * rebuild's write beside the first), one that names a scope wins.
+   */
+  removedScopes(): Map<string, RemovedScope> {
+    const out = new Map<string, RemovedScope>();
+    for (const [id, r] of this.removed) if (r.scope !== undefined) out.set(id, { stamp: r.stamp, scope: r.scope });
+    return out;
+  }
+
+  private noteRemoved(x: Entry): void {
+    const named = (x as { [REMOVED_SCOPE]?: unknown })[REMOVED_SCOPE];
+    const scope = isScopeName(named) ? named : undefined;
+    const stamp = removedStamp(x);
+    const was = this.removed.get(x.id);
+    const order = was ? compareStamps(stamp, was.stamp) : 1;
+    if (order > 0 || (order === 0 && scope !== undefined)) this.removed.set(x.id, { stamp, scope });
   }
 
   /** Join the parts taken; returns the entries per id. */

@@ -1,7 +1,8 @@
 import { SyncomError } from '../errors';
-import { type Entry, isHidden, lazyRecord, readEntry, REGISTER_VALUE } from '../crdt';
+import { compareStamps, type Entry, isHidden, lazyRecord, readEntry, REGISTER_VALUE } from '../crdt';
 import { isScopeName } from '../op/scope-name';
 import { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED } from '../op/pack';
+import { removedStamp, type RemovedScope } from './record-file';
 
 /** Log flags of an op that did not place its record: skipped here, or sealed (never served); a held one, until it lands. */
 const UNPLACING = FLAG_SKIPPED | FLAG_SEALED;
@@ -104,20 +105,48 @@ export class RecordScopes {
   }
 
   /**
-   * At open, the scope of each tombstone and purge marker: its record files
-   * hold no scope, and its fields are gone. Read from the retained log, in
+   * The scope a record file's element of a removed record carries
+   * (record-file.ts, withRemovedScopes): the one it is in, unless '*',
+   * which placeRemoved never places either.
+   */
+  removedScope(e: Entry): string | undefined {
+    const scope = this.fn ? this.map.get(e.id) : undefined;
+    return scope === '*' ? undefined : scope;
+  }
+
+  /**
+   * At open, the scope of each tombstone and purge marker whose newest
+   * record file element names one, when that element holds the state the
+   * record is in: a record the log's unsealed tail changed since (written
+   * again, deleted again) is left to placeRemoved. The record file outlives
+   * the ops retention drops (docs/guarantees.md, "A removed record's scope").
+   */
+  placeFromFiles(found: ReadonlyMap<string, RemovedScope>, committed: ReadonlyMap<string, Entry>): void {
+    if (!this.fn) return;
+    for (const [id, { stamp, scope }] of found) {
+      const e = committed.get(id);
+      if (e && isHidden(e) && scope !== '*' && !this.map.has(id) && compareStamps(removedStamp(e), stamp) === 0) this.map.set(id, scope);
+    }
+  }
+
+  /**
+   * At open, the scope of each tombstone and purge marker no record file
+   * named it for (placeFromFiles: a store an earlier version wrote, a record
+   * the tail removed, one rebuilt or applied at this open), and its fields
+   * are gone. Read from the retained log, in
    * order: the last op that landed (not skipped, held or sealed) and removed
    * the record — a delete, a purge, a merge bringing a tombstone or marker —
    * declaring a scope other than '*' (which a commit leaves unset too). An op
    * that landed on the tombstone without bringing it back (a write stamped
    * before the delete, declared where its writer held the record) moves it
-   * no more than it did at its commit. A record whose ops retention dropped
-   * stays in '*' (docs/security.md, What stays open). A held op counts once
+   * no more than it did at its commit. A record neither names stays in '*'
+   * (docs/security.md, What stays open). A held op counts once
    * `landed` says this schema applies it (a tombstone held for a newer
    * schema lands at the open that has it, with no commit to place it).
+   * Returns the ids it placed, whose record files do not say so yet.
    */
-  placeRemoved<L extends { op: { id: string; type: string; scope?: unknown; data?: unknown }; flags: number }>(log: Iterable<L>, committed: ReadonlyMap<string, Entry>, landed: (held: L) => boolean = () => false): void {
-    if (!this.fn) return;
+  placeRemoved<L extends { op: { id: string; type: string; scope?: unknown; data?: unknown }; flags: number }>(log: Iterable<L>, committed: ReadonlyMap<string, Entry>, landed: (held: L) => boolean = () => false): string[] {
+    if (!this.fn) return [];
     const last = new Map<string, string>();
     for (const x of log) {
       const { op, flags } = x;
@@ -126,6 +155,7 @@ export class RecordScopes {
       if (e && (e.purged || isHidden(e)) && !this.map.has(op.id)) last.set(op.id, op.scope);
     }
     for (const [id, scope] of last) this.map.set(id, scope);
+    return [...last.keys()];
   }
 
   /** The record's fields as read (cached per entry state; callers clone). */

@@ -1,7 +1,7 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import { type Entry, entryDelta, isLargeEntry } from '../crdt';
-import { asPart, fileName, isPart, lostBelow, parseRecordFile, type PartEntry, plainCipher, readRecordFile, type RecordCipher, recordFileNumbers, RecordJoin, RECORDS_DIR, roughChars, withUnopened } from './record-file';
+import { asPart, fileName, isPart, lostBelow, parseRecordFile, type PartEntry, plainCipher, readRecordFile, type RecordCipher, recordFileNumbers, RecordJoin, RECORDS_DIR, type RemovedScope, roughChars, withUnopened } from './record-file';
 import { FAN, nextMerge, type RecordFile, weightOf } from './record-merges';
 
 export { FAN, MERGE_CAP } from './record-merges';
@@ -109,9 +109,10 @@ export class RecordStore {
    * cannot, is reported (OP_UNREADABLE, saying its records are rebuilt from
    * the log) and `damaged` is set: the caller replays the whole log onto the
    * records (storage/load.ts). The file stays as it is, for whoever looks at
-   * the damage. `sealed` holds the ids whose entries were sealed (GUAR-19).
+   * the damage. `sealed` holds the ids whose entries were sealed (GUAR-19),
+   * `removedScopes` the scopes removed records' elements name (RecordJoin).
    */
-  static async load(o: RecordStoreOptions): Promise<{ store: RecordStore; entries: Map<string, Entry>; sealed: Set<string>; damaged: boolean }> {
+  static async load(o: RecordStoreOptions): Promise<{ store: RecordStore; entries: Map<string, Entry>; sealed: Set<string>; damaged: boolean; removedScopes: Map<string, RemovedScope> }> {
     const { backend } = o;
     const store = new RecordStore(o);
     await backend.mkdir(RECORDS_DIR);
@@ -146,7 +147,7 @@ export class RecordStore {
     }
     // A name list() does not show (a directory in a file's place) would fail every write made to it.
     while (await backend.exists(fileName(store.next))) store.next++;
-    return { store, entries: join.finish(), sealed, damaged };
+    return { store, entries: join.finish(), sealed, damaged, removedScopes: join.removedScopes() };
   }
 
   /**

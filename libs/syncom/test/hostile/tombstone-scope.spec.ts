@@ -51,6 +51,30 @@ describe('hostile: a scope A peer and scope B\'s deleted and purged records', ()
     await Promise.all([again.close(), writer.close()]);
   });
 
+  it('SCOPE-20: retention dropped the delete and the purge before the host reopened: B\'s tombstone and purge marker are still B\'s, in snapshots, records answers and the boundary', async () => {
+    let t = Date.UTC(2026, 0, 1);
+    const clock = { now: () => t };
+    // A segment a batch: the seal after two days drops every segment of the first day.
+    const h = await hub({}, { ...clock, sync: { scope: typed, retention: { days: 1 }, log: { rollAfter: 1 } } });
+    const { deleted, purged } = await removedOfB(h.s);
+    t += 2 * 86_400_000;
+    const mine = await h.s.insert({ $type: 'A', title: 'mine' });
+    await h.s.close();
+    const again = await reopen(h.s, scoped);
+    expect(again.replica.floor).toBeGreaterThan(0);
+    expect(opsOf(again).filter((o) => o.id === deleted || o.id === purged)).toEqual([]);
+    expect([again.replica.scopeOf(deleted), again.replica.scopeOf(purged)]).toEqual(['B', 'B']);
+    const unit = again.sync.unit({ access: 'public', authorize: (_c, hello) => hello.token === 't' });
+    expect(await served(unit, ['A'])).toEqual({ ids: [mine], total: 1 });
+    expect((await served(unit, ['B'])).ids.sort()).toEqual([deleted, purged].sort());
+    const peer = await node();
+    const answer = (await unit.call('records', { scope: '*', ids: [deleted, purged] }, await greet(unit, peer, ['*']))) as { removedScopes?: Record<string, string> };
+    expect(answer.removedScopes).toEqual({ [deleted]: 'B', [purged]: 'B' });
+    const revive = craft(peer, { type: 'write', id: deleted, data: { $type: 'A', title: 'revived' } }, 'A', 1);
+    expect(await push(unit, await greet(unit, peer, ['A']), [revive])).toMatchObject({ applied: 0, outOfScope: 1 });
+    await Promise.all([again.close(), peer.close()]);
+  });
+
   it('SCOPE-20: a delete of a record the host never held keeps the scope it declares: an A peer\'s snapshot does not hold its tombstone', async () => {
     const h = await hub({}, scoped);
     const writer = await node();
