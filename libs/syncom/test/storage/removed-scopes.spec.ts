@@ -1,8 +1,12 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { open, type OpenOptions, type Storage } from '../../src';
 import { IO_POINTS, type MemoryBackend } from '../../src/backend';
 import type { Backend } from '../../src/backend/types';
 import { entryDigest } from '../../src/reconcile/digest';
 import { internals } from '../../src/testing/internals';
+import type { VerifyReport } from '../../src/cli/verify';
+import { cleanup, cli, tempDir } from '../cli/helpers';
 import { distinctCrashes, keyedBackend } from '../crash/harness';
 import { seeded } from '../sync/helpers';
 
@@ -51,6 +55,8 @@ async function elements(backend: Backend): Promise<Map<string, Record<string, un
 const recordFiles = async (backend: Backend) => (await backend.list('records')).filter((n) => /^\d+\.json$/.test(n)).length;
 
 describe('storage: the scope of a removed record in its record file', () => {
+  afterAll(cleanup);
+
   it('SCOPE-20 GUAR-7: a tombstone\'s and a purge marker\'s elements name their scope beside the entry; nothing read back holds it, and digests are unchanged', async () => {
     const backend = await seeded();
     const s = await openOn(backend, { sync: { scope: typed } });
@@ -77,6 +83,26 @@ describe('storage: the scope of a removed record in its record file', () => {
       expect(ids.map((id) => again.replica.scopeOf(id))).toEqual(options.sync ? ['B', 'B', 'B', '*'] : ['*', '*', '*', '*']);
       await again.close();
     }
+  });
+
+  it('SCOPE-20 GUAR-7: syncom verify holds the record files of a scoped store to the log exactly, naming no fault, and export reads its tombstones', async () => {
+    const path = await tempDir();
+    const s = await open({ path, sync: { scope: typed } });
+    await s.set('gone', { $type: 'B' });
+    await s.delete('gone');
+    await s.set('erased', { $type: 'B' });
+    await s.purge('erased');
+    await s.close();
+    const texts = await Promise.all((await readdir(join(path, 'records'))).map((n) => readFile(join(path, 'records', n), 'utf8')));
+    expect(texts.filter((t) => t.includes('"scope":"B"')).length).toBeGreaterThan(0);
+    const run = await cli('verify', path, '--json');
+    const report = JSON.parse(run.out) as VerifyReport;
+    expect(report.findings.filter((x) => x.level === 'fault')).toEqual([]);
+    expect([run.code, report.records.exact, report.records.compared]).toEqual([0, true, 2]);
+    expect((await cli('export', path, '--all')).out.trim().split('\n').map((l) => JSON.parse(l) as { id: string; meta: object })).toEqual([
+      { id: 'erased', data: null, meta: { ts: expect.any(Number), purged: true } },
+      { id: 'gone', data: null, meta: { ts: expect.any(Number), deleted: true } },
+    ]);
   });
 
   it('SCOPE-20 GUAR-7: record files that name no scope (an earlier version wrote them) are placed from the log, and that open writes the scopes down once: retention then drops nothing of them', async () => {
