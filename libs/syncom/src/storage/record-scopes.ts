@@ -130,11 +130,10 @@ export class RecordScopes {
   }
 
   /**
-   * At open, the scope of each tombstone and purge marker no record file
-   * named it for (placeFromFiles: a store an earlier version wrote, a record
-   * the tail removed, one rebuilt or applied at this open), and its fields
-   * are gone. Read from the retained log, in
-   * order: the last op that landed (not skipped, held or sealed) and removed
+   * At open, the scope of each tombstone and purge marker (its fields gone)
+   * that no record file placed (placeFromFiles: a store an earlier version
+   * wrote, a record the tail removed, one rebuilt or applied at this open).
+   * Read from the retained log, in order: the last op that landed (not skipped, held or sealed) and removed
    * the record — a delete, a purge, a merge bringing a tombstone or marker —
    * declaring a scope other than '*' (which a commit leaves unset too). An op
    * that landed on the tombstone without bringing it back (a write stamped
