@@ -1,4 +1,4 @@
-import * as crypto from 'node:crypto';
+import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 import { SyncomError } from '../errors';
