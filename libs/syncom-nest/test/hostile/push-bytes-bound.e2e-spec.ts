@@ -3,6 +3,10 @@ import * as frameSize from '../../src/gateway/frame-size';
 import { rawSocket } from '../helpers/dialer';
 import { gatewayFixture } from '../helpers/fixture';
 
+// The spied module as a plain copy every importer shares: jest's transform (swc)
+// exports a module's functions as getters that jest.spyOn cannot replace.
+jest.mock('../../src/gateway/frame-size', () => ({ __esModule: true, ...jest.requireActual<object>('../../src/gateway/frame-size') }));
+
 /**
  * The limits guard skips stringifying a push whose packet text bounds its
  * bytes (frame-size.ts). The bound is not the text's length: a number can be

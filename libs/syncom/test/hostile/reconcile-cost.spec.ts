@@ -9,6 +9,11 @@ import { platform } from '../../src/platform';
 import { createReconciler, type Message } from '../../src/reconcile';
 import { closeAll, hub } from '../sync/helpers';
 
+// The spied modules as plain copies every importer shares: jest's transform (swc)
+// exports a module's functions as getters that jest.spyOn cannot replace.
+jest.mock('../../src/reconcile/digest', () => ({ __esModule: true, ...jest.requireActual<object>('../../src/reconcile/digest') }));
+jest.mock('../../src/reconcile/fingerprint', () => ({ __esModule: true, ...jest.requireActual<object>('../../src/reconcile/fingerprint') }));
+
 /**
  * Hostile catalogue, reconciliation's cost at the host. Before, any write
  * dropped the host's reconcile responder and the next reconcile digested
