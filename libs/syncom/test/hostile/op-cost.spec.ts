@@ -4,6 +4,11 @@ import { closeAll, hub, node, seeded } from '../sync/helpers';
 import { craft, greet, push } from '../sync/scenario-helpers';
 import { touchedBy } from './work-meter';
 
+// The modules work-meter.ts spies on, as plain copies every importer shares: jest's transform (swc)
+// exports a module's functions as getters that jest.spyOn cannot replace.
+jest.mock('../../src/crdt/keyed', () => ({ __esModule: true, ...jest.requireActual<object>('../../src/crdt/keyed') }));
+jest.mock('../../src/crdt/tags', () => ({ __esModule: true, ...jest.requireActual<object>('../../src/crdt/tags') }));
+
 /**
  * What a token holder's ops cost the host once a record is large
  * (docs/security.md, A token holder): each op costs the size of the op, not

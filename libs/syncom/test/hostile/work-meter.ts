@@ -10,7 +10,8 @@ import * as tags from '../../src/crdt/tags';
  * counts the entries it yields. Counting work, not timing it, keeps a cost
  * bound deterministic: an op that walks or copies the record it lands on
  * adds the record's size, so n such ops add n times it, far past the few
- * walks a bounded push makes.
+ * walks a bounded push makes. Its spies on crdt/keyed and crdt/tags need
+ * the caller to mock both as plain copies of themselves (op-cost.spec.ts).
  * @example
  * const { value, touched } = await touchedBy(() => push(unit, ctx, ops));
  */
