@@ -1,9 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from 'jest';
 
-// One config, one project per lib/app. Tests transpile only (isolated modules):
-// type checking is `npm run typecheck`, which CI runs before jest.
+// One config, one project per lib/app. Tests transpile only, with swc and the
+// options in .swcrc (tsconfig.json's emit: CommonJS, ES2022, legacy decorators
+// with their metadata, which Nest's injection reads); scripts/register-src.js
+// transpiles the child processes with the same file. Type checking is
+// `npm run typecheck`'s, which CI runs before jest.
+const swcrc = JSON.parse(readFileSync(join(__dirname, '.swcrc'), 'utf8')) as Record<string, unknown>;
 const transform: Config['transform'] = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.json' }],
+  '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }],
 };
 const moduleNameMapper = {
   '^syncom$': '<rootDir>/../../libs/syncom/src/index.ts',
