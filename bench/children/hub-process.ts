@@ -11,7 +11,7 @@ import { mainThreadCpuUs, processCpuUs } from '../lib/cpu';
  * The hub of the socket.io replication bench, in a process of its own: the
  * real apps/hub (Nest, the syncom gateway, its token check) on an ephemeral
  * port. One process serves every run of an invocation; each run starts a
- * fresh hub app on a fresh storage, so process start-up (seconds of ts-node)
+ * fresh hub app on a fresh storage, so process start-up (a second or more of transpiling and loading Nest)
  * is paid once.
  */
 let app: INestApplication | undefined;

@@ -53,7 +53,7 @@ export class BenchChild {
       hooked = true;
       process.once('exit', killChildren);
     }
-    // execArgv replaces the bench's own -r ts-node/register: the register script sets it up with the lib mapping.
+    // execArgv replaces the bench's own: the register script (as `npm run bench` loads it) with the lib mapping.
     // BENCH_CHILD_ARGS adds node flags to the children only (--cpu-prof is refused in NODE_OPTIONS).
     const extra = (process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean);
     const execArgv = ['-r', REGISTER, ...nodeArgs, ...extra];

@@ -44,7 +44,7 @@ export class HubChild {
     });
     closeSync(log);
     const hub = new HubChild(child, port, dir, token);
-    // Startup only (ts-node compiles the app first): the log is a file, so it is read until the line shows.
+    // Startup only (swc transpiles the app first): the log is a file, so it is read until the line shows.
     while (!/listening on http/.test(hub.log())) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the hub exited at start:\n${hub.log()}`);
       await sleep(100);

@@ -105,7 +105,7 @@ export class PeerProcs {
   /**
    * Forks the processes and hands each its share of `indices` (and of the writes).
    * `url` may list several hubs (a cluster test): process k dials url[k % url.length].
-   * `script`: peer-proc.ts already bundled to JavaScript, forked without ts-node (it starts in a tenth of the time).
+   * `script`: peer-proc.ts already bundled to JavaScript, forked without scripts/register-src.js (it starts in about a third of the CPU time).
    */
   static async start(n: number, indices: number[], writesOf: (i: number) => number, o: { url: string | string[]; token: string; ramp: number; seconds: number; script?: string }, delivery: Delivery): Promise<PeerProcs> {
     const procs: Proc[] = [];
