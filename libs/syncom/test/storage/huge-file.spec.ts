@@ -48,9 +48,8 @@ it('a 64 MB record file of tiny elements: open() fails or reads past it with a c
         console.log('RESULT ' + (e && e.code));
       }
     })();`;
-  const child = spawnSync(process.execPath, ['--max-old-space-size=512', '-r', 'ts-node/register/transpile-only', '-e', script], {
+  const child = spawnSync(process.execPath, ['--max-old-space-size=512', '-r', resolve(__dirname, '../../../../scripts/register-src.js'), '-e', script], {
     cwd: resolve(__dirname, '../../../..'),
-    env: { ...process.env, TS_NODE_PROJECT: resolve(__dirname, '../../../../tsconfig.json') },
     encoding: 'utf8',
     timeout: 120_000,
   });
