@@ -1,3 +1,6 @@
+/** The delimiters of the parts urlLabel strips: '@' ends user info, '?' starts a query, '#' a fragment. */
+const HAS_PART = /[@?#]/;
+
 /**
  * A url as a span attribute or a metric label carries it: scheme, host and
  * path, without user info, query or fragment, where a proxy's password or an
@@ -8,6 +11,9 @@
  * lines.
  */
 export function urlLabel(url: string): string {
+  // Parsed or not, a url without these delimiters has nothing to strip: it is its own label. Labels are made
+  // per call and page, and a host's peer (a node id) is no url: URL's parser would throw on each.
+  if (!HAS_PART.test(url)) return url;
   try {
     const u = new URL(url);
     if (!u.username && !u.password && !u.search && !u.hash) return url;
