@@ -1,4 +1,5 @@
-import { describeFailure, simulate, type SimReport } from 'syncom/testing';
+import { describeFailure, type SimReport } from 'syncom/testing';
+import { simulateAll, stopSeeds } from './tiers';
 
 /**
  * Schema holds under the simulation's faults (GUAR-26, SCHEMA-7, OPS-17):
@@ -14,13 +15,13 @@ import { describeFailure, simulate, type SimReport } from 'syncom/testing';
 const SEEDS = [1, 2, 3, 4, 5, 6];
 const WRITES = 200;
 
-async function run(topology: 'mesh' | 'star'): Promise<SimReport[]> {
-  const reports: SimReport[] = [];
-  for (const seed of SEEDS) reports.push(await simulate({ seed, writes: WRITES, holds: true, topology }));
-  return reports;
+function run(topology: 'mesh' | 'star'): Promise<SimReport[]> {
+  return simulateAll(SEEDS.map((seed) => ({ seed, writes: WRITES, holds: true, topology })));
 }
 
 describe('simulation: schema holds on every path', () => {
+  afterAll(stopSeeds);
+
   for (const topology of ['mesh', 'star'] as const) {
     it(`GUAR-26 SCHEMA-7 OPS-17 GUAR-1: ${topology} seeds ${SEEDS.join(', ')} (${WRITES} writes, holds on): the v1 node applies nothing of v2 by any path, held merges included, and converges once reopened with v2`, async () => {
       const reports = await run(topology);

@@ -1,4 +1,5 @@
-import { describeFailure, simulate, type SimReport } from 'syncom/testing';
+import { describeFailure } from 'syncom/testing';
+import { simulateAll, stopSeeds } from './tiers';
 
 /**
  * Purges under the simulation's faults (OPS-10, OPS-11): with `purges` on, a
@@ -14,11 +15,10 @@ import { describeFailure, simulate, type SimReport } from 'syncom/testing';
 const SEEDS = [1, 2, 3, 5, 7, 8, 13, 18];
 
 describe('simulation: purges arriving by every path', () => {
+  afterAll(stopSeeds);
+
   it(`OPS-10 OPS-11 GUAR-1: seeds ${SEEDS.join(', ')} (odd mesh, even star; 300 writes, purges on): the nodes converge, every purged record is purged and scrubbed everywhere, and purges reached nodes as reconciled markers`, async () => {
-    const reports: SimReport[] = [];
-    for (const seed of SEEDS) {
-      reports.push(await simulate({ seed, writes: 300, purges: true, topology: seed % 2 ? 'mesh' : 'star', keys: { records: 6 } }));
-    }
+    const reports = await simulateAll(SEEDS.map((seed) => ({ seed, writes: 300, purges: true, topology: seed % 2 ? 'mesh' : 'star', keys: { records: 6 } })));
     expect(reports.filter((r) => r.problems.length).map((r) => describeFailure(r))).toEqual([]);
     expect(reports.every((r) => (r.stats.purged ?? 0) > 0)).toBe(true);
     expect(reports.reduce((n, r) => n + (r.stats.purgeMerges ?? 0), 0)).toBeGreaterThan(20);
@@ -29,10 +29,9 @@ describe('simulation: purges arriving by every path', () => {
   const COUNTERS = [12, 13, 14, 15];
 
   it(`OPS-9 OPS-10 OPS-11 KIND-4 GUAR-1 GUAR-6: seeds ${COUNTERS.join(', ')} (odd mesh, even star; 300 writes, purges on counter records too): a purge racing incs from every node leaves each node with the same records, the purged counters gone everywhere, no acknowledged write lost and no seq reused`, async () => {
-    const reports: SimReport[] = [];
-    for (const seed of COUNTERS) {
-      reports.push(await simulate({ seed, writes: 300, purges: true, purgeCounters: true, topology: seed % 2 ? 'mesh' : 'star', keys: { records: 4, counters: 3 } }));
-    }
+    const reports = await simulateAll(
+      COUNTERS.map((seed) => ({ seed, writes: 300, purges: true, purgeCounters: true, topology: seed % 2 ? 'mesh' : 'star', keys: { records: 4, counters: 3 } })),
+    );
     expect(reports.filter((r) => r.problems.length).map((r) => describeFailure(r))).toEqual([]);
     expect(reports.every((r) => (r.stats.purged ?? 0) > 0)).toBe(true);
   }, 120_000);

@@ -1,4 +1,5 @@
-import { describeFailure, simulate, type SimReport } from 'syncom/testing';
+import { describeFailure } from 'syncom/testing';
+import { simulateAll, stopSeeds } from './tiers';
 
 /**
  * One owner per storage path under the simulation's crashes (DESIGN, second
@@ -12,9 +13,10 @@ import { describeFailure, simulate, type SimReport } from 'syncom/testing';
 const SEEDS = [3, 6, 7, 8, 13, 14];
 
 describe('simulation: one owner per storage path at every reboot', () => {
+  afterAll(stopSeeds);
+
   it(`GUAR-1: seeds ${SEEDS.join(', ')} (odd mesh, even star; 200 writes, owners on): every second open() fails with LOCKED, every closed storage lets go of its disk, the nodes converge`, async () => {
-    const reports: SimReport[] = [];
-    for (const seed of SEEDS) reports.push(await simulate({ seed, writes: 200, owners: true, topology: seed % 2 ? 'mesh' : 'star' }));
+    const reports = await simulateAll(SEEDS.map((seed) => ({ seed, writes: 200, owners: true, topology: seed % 2 ? 'mesh' : 'star' })));
     expect(reports.filter((r) => r.problems.length).map((r) => describeFailure(r))).toEqual([]);
     expect(reports.filter((r) => (r.stats.ownerChecks ?? 0) > 0).length).toBeGreaterThanOrEqual(SEEDS.length / 2);
   }, 120_000);

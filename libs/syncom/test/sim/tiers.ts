@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { SimulationOptions } from 'syncom/testing';
-import type { SeedAnswer, SeedRequest } from './seed-worker';
+import type { SimReport, SimulationOptions } from 'syncom/testing';
+import type { ReportRequest, SeedAnswer, SeedRequest } from './seed-worker';
 
 /**
  * The seeds a convergence suite runs, from the environment:
@@ -73,8 +73,8 @@ async function runHere(request: SeedRequest, report: (failure: string) => void):
   }
 }
 
-/** Run seeds on the seed thread. */
-function runThere(request: SeedRequest, report: (failure: string) => void): Promise<void> {
+/** Ask the seed thread; each answer but the last goes to `take`. */
+function askThread(request: SeedRequest | ReportRequest, take: (m: SeedAnswer) => void, what: string): Promise<void> {
   const w = seedThread();
   return new Promise((resolve, reject) => {
     const done = (e?: Error) => {
@@ -83,13 +83,18 @@ function runThere(request: SeedRequest, report: (failure: string) => void): Prom
       else resolve();
     };
     const onMessage = (m: SeedAnswer) => {
-      if (m.failure) report(m.failure);
       if (m.done) done();
+      else take(m);
     };
-    const onExit = (code: number) => done(new Error(`the seed thread exited (code ${code}) before seeds ${request.seeds.join(', ')} finished`));
+    const onExit = (code: number) => done(new Error(`the seed thread exited (code ${code}) before ${what} finished`));
     w.on('message', onMessage).on('error', done).on('exit', onExit);
     w.postMessage(request);
   });
+}
+
+/** Run seeds on the seed thread. */
+function runThere(request: SeedRequest, report: (failure: string) => void): Promise<void> {
+  return askThread(request, (m) => m.failure && report(m.failure), `seeds ${request.seeds.join(', ')}`);
 }
 
 /**
@@ -106,6 +111,24 @@ export async function runSeeds(seeds: number[], options: Omit<SimulationOptions,
   const request: SeedRequest = { seeds, options, writes: tier.writes, signEvery: tier.signEvery, replay: `SIM_SEED={seed} SIM_OPS=${tier.writes} npx jest libs/syncom/test/sim` };
   await (process.env.SIM_WORKER === '0' ? runHere(request, report) : runThere(request, report));
   return failures;
+}
+
+/**
+ * Run simulations one after another, each with its options as given, on the
+ * file's seed thread (or here with SIM_WORKER=0): their reports, in order.
+ * For a file that reads a run's stats, not only its problems (a file that
+ * uses it ends the thread in its afterAll, stopSeeds).
+ */
+export async function simulateAll(runs: SimulationOptions[]): Promise<SimReport[]> {
+  if (process.env.SIM_WORKER === '0') {
+    const { simulate } = await import('syncom/testing');
+    const here: SimReport[] = [];
+    for (const options of runs) here.push(await simulate(options));
+    return here;
+  }
+  const reports: SimReport[] = [];
+  await askThread({ runs }, (m) => m.report && reports.push(m.report), `runs of seeds ${runs.map((r) => r.seed).join(', ')}`);
+  return reports;
 }
 
 /** A test's timeout for a run of seeds: generous, since a loaded machine is slower. */
