@@ -44,9 +44,14 @@ export function stoppable(link: SyncLink): SyncLink {
       answer.catch(() => undefined);
       return Promise.reject(closed);
     }
+    // One reaction that lets go and settles (a then and a finally made four promises a call, each a cost
+    // wherever async hooks run, as under jest: test/sync/link-close.spec.ts).
     return new Promise((resolve, reject) => {
       pending.add(reject);
-      answer.then(resolve, reject).finally(() => pending.delete(reject));
+      answer.then(
+        (value) => void (pending.delete(reject), resolve(value)),
+        (e: unknown) => void (pending.delete(reject), reject(e)),
+      );
     });
   };
   return new Proxy(link, {
