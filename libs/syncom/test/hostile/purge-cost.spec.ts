@@ -44,16 +44,30 @@ function signedPages() {
   })());
 }
 
-/** A hub holding RECORDS records written in pushes of 1,000, each with its secret, and a writer greeted on it. */
+/** The hub's options: segments bounded as the hub bounds them (apps/hub, HUB_SEGMENT_OPS); record files are capped by the engine itself. */
+const BIG = { path: 'big', durable: false, sync: { log: { segmentOps: 2048 } } };
+
+/** The files of the first large store as its pushes left them (before any purge), for a second hub to open. */
+let built: Map<string, string> | undefined;
+
+/**
+ * A hub holding RECORDS records written in pushes of 1,000, each with its
+ * secret, and the writer greeted on it. The first is built by the pushes;
+ * a later one opens a copy of its files as they stood then, the same store
+ * without building it twice.
+ */
 async function bigStore() {
-  const backend = createMemoryBackend();
-  // Segments bounded as the hub bounds them (apps/hub, HUB_SEGMENT_OPS); record files are capped by the engine itself.
-  const h = await hub({}, { backend, path: 'big', durable: false, sync: { log: { segmentOps: 2048 } } });
   const { writer, pages } = await signedPages();
+  const backend = createMemoryBackend(built && { files: Object.fromEntries(built) });
+  const h = await hub({}, { backend, ...BIG });
   const ctx = await greet(h.unit, writer, ['*']);
-  // Each page read from its text, as a link delivers it: the hub holds no object the other test's hub holds.
-  for (const page of pages) expect(await h.unit.call('push', { ops: JSON.parse(page) }, ctx)).toMatchObject({ applied: 1000 });
-  await h.s.replica.idle();
+  if (!built) {
+    // Each page read from its text, as a link delivers it.
+    for (const page of pages) expect(await h.unit.call('push', { ops: JSON.parse(page) }, ctx)).toMatchObject({ applied: 1000 });
+    await h.s.replica.idle();
+    built = new Map(backend.files());
+  }
+  expect(await h.s.get(`r${RECORDS - 1}`)).toMatchObject({ secret: secretOf(RECORDS - 1) });
   let seq = RECORDS;
   const op = (body: Pick<Op, 'type' | 'id'> & Partial<Op>) => craft(writer, body, '*', ++seq);
   return { backend, h, writer, ctx, op };
