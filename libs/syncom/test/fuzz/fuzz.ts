@@ -105,13 +105,24 @@ interface Edit {
   n: number;
 }
 
+/** Each object sample's JSON, written once: every input edited from a sample starts from a fresh copy of it. */
+const sampleTexts = new WeakMap<object, string>();
+
+/** A fresh copy of a sample, as JSON round-trips it (a sample is never edited in place). */
+function copyOf(sample: unknown): unknown {
+  if (typeof sample !== 'object' || sample === null) return JSON.parse(JSON.stringify(sample)) as unknown;
+  let text = sampleTexts.get(sample);
+  if (text === undefined) sampleTexts.set(sample, (text = JSON.stringify(sample)));
+  return JSON.parse(text) as unknown;
+}
+
 /**
  * A copy of `sample` with each edit applied at a node reached by a random
  * walk from the root (stopping at each level one time in four, and at
  * leaves): every node can be hit, and a walk costs its depth, not the sample's size.
  */
 export function applyEdits(sample: unknown, edits: readonly Edit[]): unknown {
-  const holder: Record<string, unknown> = { root: JSON.parse(JSON.stringify(sample)) as unknown };
+  const holder: Record<string, unknown> = { root: copyOf(sample) };
   for (const e of edits) {
     const r = steer(e.at);
     let parent: Record<string, unknown> = holder;
