@@ -28,8 +28,8 @@ const secretOf = (n: number) => `S#${n}#S`;
 
 /**
  * The writer and its RECORDS signed writes, in pushes of 1,000, each with its
- * secret: signed once for the file. The two large-store tests each push them
- * to a hub of their own, so signing (not what they measure) is paid once.
+ * secret: signed once for the file (the large store is built once, and the
+ * purges of both large-store tests are this writer's).
  */
 let signed: Promise<{ writer: Storage; pages: string[] }> | undefined;
 function signedPages() {
@@ -70,7 +70,7 @@ async function bigStore() {
   expect(await h.s.get(`r${RECORDS - 1}`)).toMatchObject({ secret: secretOf(RECORDS - 1) });
   let seq = RECORDS;
   const op = (body: Pick<Op, 'type' | 'id'> & Partial<Op>) => craft(writer, body, '*', ++seq);
-  return { backend, h, writer, ctx, op };
+  return { backend, h, ctx, op };
 }
 
 /**
@@ -96,7 +96,7 @@ describe('hostile: purges in a large store', () => {
   });
 
   it(`GUAR-20 GUAR-3 OPS-11: purges of old records in a store of ${RECORDS.toLocaleString('en')} each rewrite a bounded size, not the store, and erase the record`, async () => {
-    const { backend, h, writer, ctx, op } = await bigStore();
+    const { backend, h, ctx, op } = await bigStore();
     const write = jest.spyOn(backend, 'write');
     const overwrite = jest.spyOn(backend, 'overwrite');
     const sizes: number[] = [];
@@ -115,7 +115,7 @@ describe('hostile: purges in a large store', () => {
   }, 120_000);
 
   it(`GUAR-20 OPS-11: a push of 300 purges spread over a store of ${RECORDS.toLocaleString('en')} rewrites each file holding them once, and erases every one`, async () => {
-    const { backend, h, writer, ctx, op } = await bigStore();
+    const { backend, h, ctx, op } = await bigStore();
     const write = jest.spyOn(backend, 'write');
     const overwrite = jest.spyOn(backend, 'overwrite');
     // Every 200th record: about five in each record file of 1,024 entries, ten in each segment of 2,048 ops.
