@@ -29,8 +29,15 @@ function isSet(el: unknown): boolean {
     && isJsonText(text));
 }
 
+/**
+ * A JSON string with nothing JSON.stringify would escape (no quote, backslash, control character or surrogate): its
+ * own canonical text. Most elements are such strings, and a record file's load checks every element of every set.
+ */
+const PLAIN_STRING = /^"[^"\\\u0000-\u001f\ud800-\udfff]*"$/;
+
 // An element's text: canonical JSON of a value no deeper than a field value may be.
 function isJsonText(text: string): boolean {
+  if (PLAIN_STRING.test(text)) return true;
   try {
     const value: unknown = JSON.parse(text);
     return depthWithin(value, MAX_VALUE_DEPTH) && JSON.stringify(value) === text;
