@@ -26,6 +26,8 @@ const project = (name: string, dir: string): Config => ({
   testEnvironment: 'node',
   transform,
   moduleNameMapper,
+  // Disables the async contexts earlier test files of a worker left enabled (see the file).
+  setupFilesAfterEnv: ['<rootDir>/../../scripts/jest-async-contexts.js'],
   testMatch: ['<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
 });
 
