@@ -7,11 +7,11 @@ import { describeError, fuzzAsync, inputsOf, type Outcome, RUNS as DECODER_RUNS 
 import { makeSamples, pieces, type Samples } from './samples';
 
 /**
- * Requests per procedure: 12k in CI, FUZZ_RUNS when set (the hunt's 10M).
+ * Requests per procedure: 20k in CI, FUZZ_RUNS when set (the hunt's 10M).
  * Each request does a procedure's real work on top of decoders fuzzed at
  * the full count elsewhere, so the CI count here is the smaller one.
  */
-const RUNS = process.env.FUZZ_RUNS === undefined ? 12_000 : DECODER_RUNS;
+const RUNS = process.env.FUZZ_RUNS === undefined ? 20_000 : DECODER_RUNS;
 
 let samples: Samples;
 let host: { s: Storage; unit: HostUnit };

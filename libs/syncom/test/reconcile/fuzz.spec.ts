@@ -2,8 +2,8 @@ import { createReconciler, decodeMessage, type Message, MODE, type Reconciler } 
 import { driftedSets, runProtocol, seeded } from './helpers';
 import { corpusOf, mutate, randomMessage, reshape } from './mutate';
 
-/** 25k in CI (every mode of the corpus mutated thousands of times), FUZZ_RUNS in the hunt. */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 25_000);
+/** 40k in CI (every mode of the corpus mutated thousands of times), FUZZ_RUNS in the hunt. */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 40_000);
 // A guard against hangs on random inputs, not a performance bound: inputs average under 0.2 ms
 // (40,000 in a few seconds), so 50 ms is hundreds of times the typical cost, the best of three tries kept.
 const SLOW_MS = 50;

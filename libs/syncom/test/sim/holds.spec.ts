@@ -12,7 +12,7 @@ import { simulateAll, stopSeeds } from './tiers';
  * other node (sim-holds.ts).
  */
 
-const SEEDS = [1, 2, 3, 4, 5, 6];
+const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
 const WRITES = 200;
 
 function run(topology: 'mesh' | 'star'): Promise<SimReport[]> {

@@ -26,7 +26,7 @@ describe('simulation: purges arriving by every path', () => {
 
   // Seed 13 (mesh) once read as a divergence: a feed the host refused with 428 after the dialer's hello was
   // answered waited for a call that never came (test/sim/sim-link.spec.ts).
-  const COUNTERS = [12, 13, 14, 15];
+  const COUNTERS = [11, 12, 13, 14, 15, 16];
 
   it(`OPS-9 OPS-10 OPS-11 KIND-4 GUAR-1 GUAR-6: seeds ${COUNTERS.join(', ')} (odd mesh, even star; 300 writes, purges on counter records too): a purge racing incs from every node leaves each node with the same records, the purged counters gone everywhere, no acknowledged write lost and no seq reused`, async () => {
     const reports = await simulateAll(
