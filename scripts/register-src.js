@@ -1,6 +1,6 @@
 // Runs the apps from TypeScript sources: swc transpiles each .ts file as it is
 // required (the options in .swcrc, jest's too), and a resolver maps the
-// workspace libs to their src/, so `npm start:dev`, the demo and the e2e
+// workspace libs to their src/, so `npm run start:dev`, the demo and the e2e
 // child processes need no build step and never run stale dist/. swc rather
 // than ts-node: ts-node loads the TypeScript compiler into every process and
 // transpiles with it, seconds of CPU before a hub listens (docs/testing.md).
