@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
-import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { ioError } from '../errors';
 
 /** The code of a node:fs error (ENOENT, EEXIST, ...); undefined for anything else. */
@@ -35,14 +36,31 @@ export async function readRegularFile(file: string, checkSize?: (bytes: number) 
 
 /**
  * mkdir -p of `dir` with `mode`; a failure is IO_ERROR naming `dir`, the OS error its cause. Node 20's
- * recursive mkdir says ENOENT on a read-only mount, of a path whose parent exists ("no such file or
- * directory"): a plain mkdir of it then gives the cause the OS means (EROFS), unless it is ENOENT too.
+ * recursive mkdir says ENOENT on a read-only mount ("no such file or directory"), however many folders
+ * are missing: a plain mkdir of the first missing one, under the deepest folder that exists, then gives
+ * the cause the OS means (EROFS), unless it is ENOENT too.
  */
 export async function makeFolders(dir: string, mode: number): Promise<void> {
   await mkdir(dir, { recursive: true, mode }).catch(async (e: unknown) => {
     if (errorCode(e) !== 'ENOENT') throw ioError(dir, e);
-    await mkdir(dir, { mode }).catch((plain: unknown) => {
-      throw ioError(dir, errorCode(plain) === 'ENOENT' ? e : plain);
+    await mkdir(await firstMissing(dir), { mode }).catch((plain: unknown) => {
+      if (errorCode(plain) !== 'EEXIST') throw ioError(dir, errorCode(plain) === 'ENOENT' ? e : plain);
+    });
+    // Made after all (another process made the folders between): the rest of the path once more.
+    await mkdir(dir, { recursive: true, mode }).catch((again: unknown) => {
+      throw ioError(dir, again);
     });
   });
+}
+
+/** The first folder of `dir`'s path that does not exist, under the deepest one that does (one a stat cannot read ends the walk). */
+async function firstMissing(dir: string): Promise<string> {
+  let p = dir;
+  for (;;) {
+    const up = dirname(p);
+    if (up === p) return p;
+    const missing = await stat(up).then(() => false, (e: unknown) => errorCode(e) === 'ENOENT');
+    if (!missing) return p;
+    p = up;
+  }
 }

@@ -2,7 +2,7 @@
 import fsp = require('node:fs/promises');
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createFsBackend } from '../../src/backend';
 
 /**
@@ -32,6 +32,17 @@ describe('fs backend: making a folder where the OS refuses it', () => {
     await expect(createFsBackend(store).mkdir('')).rejects.toMatchObject({ code: 'IO_ERROR', cause: { code: 'EROFS' }, message: expect.stringContaining('read-only file system') });
     // open() locks the folder first, which makes it: the hub's start met this one.
     await expect(createFsBackend(store).lock!(store)).rejects.toMatchObject({ code: 'IO_ERROR', cause: { code: 'EROFS' }, message: expect.stringContaining('read-only file system') });
+  });
+
+  it('a store folder several levels under the deepest folder that exists is refused with the cause the OS gives there (EROFS), not ENOENT', async () => {
+    // As a read-only mount answers: a recursive mkdir ENOENT; a plain one EROFS where the parent exists, else ENOENT.
+    jest.spyOn(fsp, 'mkdir').mockImplementation(async (p, o) => {
+      const parentThere = await fsp.stat(dirname(String(p))).then(() => true, () => false);
+      const code = typeof o === 'object' && o?.recursive ? 'ENOENT' : parentThere ? 'EROFS' : 'ENOENT';
+      throw Object.assign(new Error(`${code}: mkdir '${String(p)}'`), { code });
+    });
+    const store = join(root, 'data', 'syncom', 'store');
+    await expect(createFsBackend(store).lock!(store)).rejects.toMatchObject({ code: 'IO_ERROR', cause: { code: 'EROFS' } });
   });
 
   it('a folder whose parent is truly missing and cannot be made stays ENOENT', async () => {
