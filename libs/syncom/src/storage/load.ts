@@ -299,6 +299,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const cipher = withRemovedScopes(createRecordCipher(keys, (id) => sealed.has(id)), (e) => scopes.removedScope(e));
   const { store: records, entries, sealed: sealedRecords, damaged, removedScopes } = await RecordStore.load({ backend, durable: !!options.durable, onError, cipher, recycle: log.files.recycles, logFloor: log.floor });
   for (const id of sealedRecords) sealed.add(id);
+  scopes.readFiles(removedScopes);
   const listed = new ListedIds();
   const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records, sealed }));
   for (const [id, e] of entries) committer.committed.set(id, e);
@@ -307,7 +308,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   await replayOntoRecords({ log, records, committed: committer.committed, context, onError, tail, damaged, entries });
   if (schema) await applyHeld({ log, records, committed: committer.committed, context, onError }, schema);
   for (const e of committer.committed.values()) scopes.rescope(e);
-  scopes.placeFromFiles(removedScopes, committer.committed);
+  scopes.placeFromFiles(committer.committed);
   const placed = scopes.placeRemoved(log.read(log.floor), committer.committed, (e) => !!schema && !stillHeld(e, schema, held));
   await recordPlaced({ log, records, committed: committer.committed, context, onError }, placed, tail);
   committer.adoptTail(log.batches.map((b) => b.from), tail);

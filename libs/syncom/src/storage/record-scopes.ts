@@ -42,6 +42,8 @@ export class RecordScopes {
   /** The scope of each record a scope function placed; absent means '*'. */
   readonly map = new Map<string, string>();
   private readonly views = new WeakMap<Entry, Record<string, unknown>>();
+  /** The scopes the record files name (readFiles), from the read at open until placeFromFiles. */
+  private found: ReadonlyMap<string, RemovedScope> = new Map();
 
   constructor(private readonly fn: ScopeFunction | undefined) {}
 
@@ -110,18 +112,38 @@ export class RecordScopes {
    * which placeRemoved never places either.
    */
   removedScope(e: Entry): string | undefined {
-    const scope = this.fn ? this.map.get(e.id) : undefined;
+    if (!this.fn) return undefined;
+    const scope = this.map.get(e.id) ?? this.named(e);
     return scope === '*' ? undefined : scope;
   }
 
   /**
+   * Take the scopes the record files name (RecordJoin), before anything is
+   * written at open: a rebuild's or a held op's write there may merge older
+   * files, rewriting their entries through removedScope before placeFromFiles
+   * placed them, and a merged file that dropped the member lost the scope
+   * to the log's retention (test/storage/removed-scopes.spec.ts).
+   */
+  readFiles(found: ReadonlyMap<string, RemovedScope>): void {
+    this.found = found;
+  }
+
+  /** The scope a record file names for `e`'s removed state, until placeFromFiles placed them. */
+  private named(e: Entry): string | undefined {
+    const f = this.found.get(e.id);
+    return f && isHidden(e) && compareStamps(removedStamp(e), f.stamp) === 0 ? f.scope : undefined;
+  }
+
+  /**
    * At open, the scope of each tombstone and purge marker whose newest
-   * record file element names one, when that element holds the state the
+   * record file element names one (readFiles), when that element holds the state the
    * record is in: a record the log's unsealed tail changed since (written
    * again, deleted again) is left to placeRemoved. The record file outlives
    * the ops retention drops (docs/guarantees.md, "A removed record's scope").
    */
-  placeFromFiles(found: ReadonlyMap<string, RemovedScope>, committed: ReadonlyMap<string, Entry>): void {
+  placeFromFiles(committed: ReadonlyMap<string, Entry>): void {
+    const found = this.found;
+    this.found = new Map();
     if (!this.fn) return;
     for (const [id, { stamp, scope }] of found) {
       const e = committed.get(id);

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open, type OpenOptions, type Storage } from '../../src';
 import { IO_POINTS, type MemoryBackend } from '../../src/backend';
+import { FAN } from '../../src/storage/records';
 import type { Backend } from '../../src/backend/types';
 import { entryDigest } from '../../src/reconcile/digest';
 import { internals } from '../../src/testing/internals';
@@ -129,6 +130,36 @@ describe('storage: the scope of a removed record in its record file', () => {
     const aged = await ageOut(backend, clock);
     expect([aged.replica.scopeOf('gone'), aged.replica.scopeOf('erased')]).toEqual(['B', 'B']);
     await aged.close();
+  });
+
+  it('SCOPE-20 GUAR-7: a rebuild at open whose write merges the record files carries the scopes they name, so retention in that session drops nothing of them', async () => {
+    const backend = await seeded();
+    const clock = dayClock();
+    const s = await openOn(backend, clock.options);
+    await s.set('gone', { $type: 'B' });
+    // The tombstone shares its file with x, written again after: that file is stale, and a merge writes its entries anew.
+    await Promise.all([s.delete('gone'), s.set('x', { $type: 'A', n: 1 })]);
+    await s.set('x', { $type: 'A', n: 2 });
+    // One file a batch, each recorded before the count: FAN files of a size class would merge now, at run time.
+    for (let i = 0; (await recordFiles(backend)) < FAN - 1; i++) {
+      await s.set(`f${i}`, { $type: 'A' });
+      await internals(s).committer.idle();
+    }
+    await s.close();
+    expect(await recordFiles(backend)).toBe(FAN - 1);
+    // The newest file's element damaged: the open rebuilds its record from the log, and that write is the FANth file.
+    const newest = (await backend.list('records')).filter((n) => /^\d+\.json$/.test(n)).sort((a, b) => parseInt(a) - parseInt(b)).at(-1);
+    await backend.write(`records/${newest}`, '[{"id":"damaged"}]');
+    const rebuilt = await openOn(backend, clock.options);
+    expect(await recordFiles(backend)).toBe(1);
+    expect((await elements(backend)).get('gone')).toEqual([expect.objectContaining({ del: true, scope: 'B' })]);
+    clock.ageTwoDays();
+    await rebuilt.set('later', { $type: 'A' });
+    await rebuilt.close();
+    const again = await openOn(backend, clock.options);
+    expect(again.replica.floor).toBeGreaterThan(0);
+    expect(again.replica.scopeOf('gone')).toBe('B');
+    await again.close();
   });
 
   it('SCOPE-20 GUAR-19: a sealed tombstone names its scope inside its box, and keeps it past retention', async () => {
