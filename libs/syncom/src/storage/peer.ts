@@ -22,6 +22,8 @@ export interface ApplyCounts {
   unsigned: number;
   forged: number;
   outOfScope: number;
+  /** Logged and relayed, applied once this node's schema allows (held for a newer one, SCHEMA-7). */
+  held: number;
 }
 
 /** What applying a peer's page did. */
@@ -67,7 +69,7 @@ export function reportUnpackedOps(storage: StorageParts, page: { malformed: numb
   storage.events.emit('error', new SyncomError('OP_MALFORMED', `${page.malformed} op(s) malformed: ${page.reason ?? 'not an op'}`, { count: page.malformed, url }));
 }
 
-const zero = (): ApplyCounts => ({ applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, outOfScope: 0 });
+const zero = (): ApplyCounts => ({ applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, outOfScope: 0, held: 0 });
 
 /**
  * What is wrong with a peer's op that passed checkOp, or undefined. The
@@ -266,7 +268,7 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
   else if (keptSealed(storage, op)) { flags |= FLAG_SKIPPED; counts.skipped++; }
   // A purge is never held: it carries no data a schema could judge, and erasure must not wait for an upgrade.
   // An op behind a held one of its stream waits with it (held-streams.ts), whatever its own version.
-  else if (op.type !== 'purge' && schema && schema.ahead === 'hold' && storage.held.holds(op)) { flags |= FLAG_HELD; storage.held.note(op); }
+  else if (op.type !== 'purge' && schema && schema.ahead === 'hold' && storage.held.holds(op)) { flags |= FLAG_HELD; storage.held.note(op); counts.held++; }
   else if (!allowed || invalid) {
     flags |= FLAG_SKIPPED;
     counts.skipped++;
