@@ -52,7 +52,8 @@ describe('npm start (the compiled hub)', () => {
     const path = join(dir, signal);
     const npm = spawn('npm', ['start'], { cwd: root, env: appEnv({ PORT: String(port), SYNCOM_PATH: path, SYNCOM_TOKENS: 't' }), stdio: ['ignore', 'pipe', 'pipe'] });
     started.add(npm.pid!);
-    const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    // 'close', not 'exit': npm's exit may come before the hub's last lines (the same pipe) are read.
+    const exited = new Promise<void>((resolve) => npm.once('close', () => resolve()));
     let said = '';
     npm.stdout!.on('data', (c: Buffer) => { said += c.toString(); });
     await printed(npm, /listening on http/);
