@@ -142,13 +142,14 @@ export class RecordScopes {
    * the ops retention drops (docs/guarantees.md, "A removed record's scope").
    */
   placeFromFiles(committed: ReadonlyMap<string, Entry>): void {
-    const found = this.found;
-    this.found = new Map();
-    if (!this.fn) return;
-    for (const [id, { stamp, scope }] of found) {
-      const e = committed.get(id);
-      if (e && isHidden(e) && scope !== '*' && !this.map.has(id) && compareStamps(removedStamp(e), stamp) === 0) this.map.set(id, scope);
+    if (this.fn) {
+      for (const id of this.found.keys()) {
+        const e = committed.get(id);
+        const scope = e && !this.map.has(id) ? this.named(e) : undefined;
+        if (scope !== undefined && scope !== '*') this.map.set(id, scope);
+      }
     }
+    this.found = new Map();
   }
 
   /**
