@@ -8,6 +8,7 @@ import type { SyncApi, SyncManager } from '../sync/manager';
 import {
   addBody, asInvalid, assertId, assertRegisters, checkUpdate, copyFields, existing, incBody, mergedView, type OpBody, removeBody, sealsWrite, writeOptions,
 } from './local-ops';
+import { copyJson } from './copy-json';
 import { makeOwnOp, type OwnOpBody } from './make-op';
 import type { ListedRecord, RecordMeta, WriteOptions } from './options';
 import { bindParts, type StorageEvents, type StorageParts } from './parts';
@@ -99,7 +100,7 @@ export class Storage {
     if (event !== 'change' || typeof listener !== 'function') return this.parts.events.on(event, listener);
     const own = listener as (...args: StorageEvents['change']) => void;
     let copy = this.copying.get(own);
-    if (!copy) this.copying.set(own, (copy = (op, via) => own(structuredClone(op), via && { ...via })));
+    if (!copy) this.copying.set(own, (copy = (op, via) => own(copyJson(op), via && { ...via })));
     this.parts.events.on('change', copy);
     return () => this.off(event, listener);
   }
@@ -141,7 +142,7 @@ export class Storage {
     // Only the fields the update names are read: a record holding a set of 100,000 is not read for them.
     const view = before && !isHidden(before) ? lazyRecord(before) : undefined;
     const previous: Record<string, unknown> = {};
-    for (const k of asInvalid('fields must be JSON', () => Object.keys(fields ?? {}))) previous[k] = structuredClone(view?.[k]);
+    for (const k of asInvalid('fields must be JSON', () => Object.keys(fields ?? {}))) previous[k] = copyJson(view?.[k]);
     await this.update(id, fields, options);
     return previous;
   }
@@ -179,7 +180,7 @@ export class Storage {
   /** The record's fields, or undefined (missing, deleted or purged). */
   async get(id: string): Promise<Record<string, unknown> | undefined> {
     const e = this.held(id);
-    return e && !isHidden(e) ? structuredClone(this.view(e)) : undefined;
+    return e && !isHidden(e) ? copyJson(this.view(e)) : undefined;
   }
 
   async has(id: string): Promise<boolean> {
@@ -199,7 +200,7 @@ export class Storage {
     for (; i < ids.length && out.length < limit; i++) {
       const id = ids.at(i) as string;
       const e = committed.get(id) as Entry;
-      out.push({ id, data: structuredClone(this.view(e)), meta: this.metaOf(e) });
+      out.push({ id, data: copyJson(this.view(e)), meta: this.metaOf(e) });
     }
     return out;
   }
@@ -207,7 +208,7 @@ export class Storage {
   /** A handle on one record: data, meta, save(), inc(), add(), remove(), delete(). */
   async record(id: string): Promise<RecordHandle | undefined> {
     const e = this.held(id);
-    return e && !isHidden(e) ? new RecordHandle(this, id, structuredClone(this.view(e)), this.metaOf(e)) : undefined;
+    return e && !isHidden(e) ? new RecordHandle(this, id, copyJson(this.view(e)), this.metaOf(e)) : undefined;
   }
 
   /**
