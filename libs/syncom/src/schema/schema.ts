@@ -2,6 +2,7 @@ import { SyncomError } from '../errors';
 import { schemaHash } from './describe';
 import { loadSchemaPeers } from './peers';
 import { resolveSchemaOptions } from './options';
+import { retypeJudge } from './retype';
 import { asyncConstraint } from './sync-only';
 import type { RecordClass, Schema, SchemaOptions, Validation } from './types';
 import { validateRecord, type ValidationMode } from './validate';
@@ -54,5 +55,6 @@ export function createSchema(options: SchemaOptions): Schema {
     info: () => ({ version, hash }),
     validateWrite: (data: Record<string, unknown>) => check(data, 'write'),
     validateUpdate: (merged: Record<string, unknown>) => check(merged, 'update'),
+    judgeRetype: retypeJudge(types, typeField),
   });
 }

@@ -22,6 +22,24 @@ export interface SchemaInfo {
 /** The outcome of a validation: the data to write, or why not. */
 export type Validation = { ok: true; data: Record<string, unknown> } | { ok: false; errors: string[] };
 
+/**
+ * A record as a type change is judged on: a record's fields with an update
+ * laid over them, read field by field, so a judge reads only the fields it
+ * checks. Storage builds it from a record's merge state (storage/retype-view.ts).
+ */
+export interface RecordView {
+  /** How many fields the record has, with the update's. */
+  readonly size: number;
+  /** Every field name, in the order a read of the record lists them (the record's, then the update's new ones). */
+  names(): Iterable<string>;
+  /** Whether the record or the update has the field. */
+  has(name: string): boolean;
+  /** The field's value, as a read of the record gives it (the update's where it sets the field). */
+  read(name: string): unknown;
+  /** A short text that is the same for two reads of the field only where its value is the same. */
+  state(name: string): string;
+}
+
 /** A built schema: validates writes and describes itself by version and hash. */
 export interface Schema {
   readonly version: number;
@@ -35,4 +53,12 @@ export interface Schema {
   validateWrite(data: Record<string, unknown>): Validation;
   /** A set (update) of some fields: validate `merged` (the record with the update merged in), skipping missing properties; returns `merged` unchanged. */
   validateUpdate(merged: Record<string, unknown>): Validation;
+  /**
+   * An update that changes the record's type: `view` (the record with the
+   * update laid over it) judged as a whole record of its new type, as
+   * validateWrite judges it; the errors, or undefined when it passes. The
+   * verdict is kept for the fields' states the validator reads, so judging
+   * the same record of the same type again costs its fields, not its values.
+   */
+  judgeRetype(view: RecordView): string[] | undefined;
 }

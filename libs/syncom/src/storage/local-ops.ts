@@ -6,6 +6,7 @@ import { platform } from '../platform';
 import type { OpType } from '../op/types';
 import type { Schema, Validation } from '../schema/types';
 import type { WriteOptions } from './options';
+import { retypeView } from './retype-view';
 
 /** What a local call asks the log for, before stamping and signing. */
 export interface OpBody {
@@ -246,16 +247,18 @@ const typeValue = (f: Field): unknown => (f.k === 'r' ? f.val : NO_TYPE);
  * is judged as a whole record of the new type, the record's other fields
  * included. Judged by its own fields, a change to a type with no class, then
  * fields the old type refuses, then a change back, left a record of the old
- * type that its schema refuses. A type change costs the record's size; no
- * other update does.
+ * type that its schema refuses. A type change costs the record's size the
+ * first time the record's state is judged as that type; the schema keeps the
+ * verdict (schema/retype.ts), so flipping the type back and forth costs the
+ * record's fields. No other update reads the record.
  */
 export function checkUpdate(schema: Schema, e: Entry | undefined, fields: Record<string, unknown>): Validation {
   const { typeField } = schema;
   const held = e && !isHidden(e) ? e : undefined;
   const present = held ? keyedGet(held.fields, typeField) : undefined;
   if (held && Object.hasOwn(fields, typeField) && fields[typeField] !== (present ? typeValue(present) : undefined)) {
-    const r = schema.validateWrite(mergedView(e, fields));
-    return r.ok ? { ok: true, data: fields } : r;
+    const errors = schema.judgeRetype(retypeView(held, fields));
+    return errors ? { ok: false, errors } : { ok: true, data: fields };
   }
   return schema.validateUpdate(updateView(e, fields, typeField));
 }
