@@ -1,7 +1,7 @@
 import { platform } from '../platform';
 import { declaredOf, WIDE } from './narrow';
 import { defineField } from './plain';
-import type { RecordClass, RecordView } from './types';
+import type { JudgeBudget, RecordClass, RecordView } from './types';
 import { validateRecord } from './validate';
 
 /** How many verdicts of type changes a schema keeps, and how many characters of error messages in all. */
@@ -54,6 +54,19 @@ function fieldsRead(cls: RecordClass, view: RecordView): string[] {
   return [...view.names()];
 }
 
+/** How many values `data` holds: each array, object and other value counts one, at every depth. */
+function valuesIn(data: unknown): number {
+  let n = 0;
+  const stack = [data];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    n++;
+    if (Array.isArray(value)) for (const item of value) stack.push(item);
+    else if (typeof value === 'object' && value !== null) for (const key of Object.keys(value)) stack.push((value as Record<string, unknown>)[key]);
+  }
+  return n;
+}
+
 /**
  * How a schema judges an update that changes a record's type (checkUpdate in
  * storage/local-ops.ts): as a whole record of the new type, the record's other
@@ -64,12 +77,13 @@ function fieldsRead(cls: RecordClass, view: RecordView): string[] {
  * verdict is the validator's on the same data, taken to be a function of it
  * (constraints that read anything but the values they are given, a clock or
  * a global, are not the schema's: a write is judged so too). A record whose
- * state changed since (an element added) is judged anew; what that costs a
- * host is in docs/security.md.
+ * state changed since (an element added) is judged anew, and that costs
+ * the record's size: a host charges it to the peer's rate (`budget`,
+ * docs/security.md).
  */
-export function retypeJudge(types: ReadonlyMap<string, RecordClass>, typeField: string): (view: RecordView) => string[] | undefined {
+export function retypeJudge(types: ReadonlyMap<string, RecordClass>, typeField: string): (view: RecordView, budget?: JudgeBudget) => string[] | undefined {
   const verdicts = new Verdicts();
-  return (view) => {
+  return (view, budget) => {
     const name = view.read(typeField);
     const cls = typeof name === 'string' ? types.get(name) : undefined;
     if (cls === undefined) return undefined;
@@ -77,9 +91,11 @@ export function retypeJudge(types: ReadonlyMap<string, RecordClass>, typeField: 
     const key = platform().sha256Hex(JSON.stringify([name, ...names.map((n) => [n, view.state(n)])]));
     const kept = verdicts.get(key);
     if (kept !== undefined) return kept === null ? undefined : [...kept];
+    budget?.open();
     const data: Record<string, unknown> = {};
     for (const n of names) defineField(data, n, view.read(n));
     const r = validateRecord(cls, data, 'write');
+    budget?.charge(valuesIn(data));
     verdicts.set(key, r.ok ? null : Object.freeze([...r.errors]));
     return r.ok ? undefined : r.errors;
   };

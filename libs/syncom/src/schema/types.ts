@@ -40,6 +40,18 @@ export interface RecordView {
   state(name: string): string;
 }
 
+/**
+ * What judging type changes anew may spend (Schema.judgeRetype): a host
+ * unit charges it to the rate of the peer whose op it judges, as that many
+ * ops (docs/security.md, A token holder).
+ */
+export interface JudgeBudget {
+  /** Called before a judgement reads the record; throws (the budget's own error) when none may start now. */
+  open(): void;
+  /** What a judgement read: each value of the record's data counts one, nested ones and set elements included. */
+  charge(values: number): void;
+}
+
 /** A built schema: validates writes and describes itself by version and hash. */
 export interface Schema {
   readonly version: number;
@@ -59,6 +71,9 @@ export interface Schema {
    * validateWrite judges it; the errors, or undefined when it passes. The
    * verdict is kept for the fields' states the validator reads, so judging
    * the same record of the same type again costs its fields, not its values.
+   * A judgement anew is opened on `budget` and charged to it.
+   *
+   * @throws what `budget.open()` throws, before the record is read.
    */
-  judgeRetype(view: RecordView): string[] | undefined;
+  judgeRetype(view: RecordView, budget?: JudgeBudget): string[] | undefined;
 }

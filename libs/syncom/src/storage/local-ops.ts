@@ -4,7 +4,7 @@ import { type Entry, type Field, type FieldKind, isHidden, keyedGet, kindClashMe
 import { depthWithin, isSafeRecord, MAX_VALUE_DEPTH } from '../op/shape';
 import { platform } from '../platform';
 import type { OpType } from '../op/types';
-import type { Schema, Validation } from '../schema/types';
+import type { JudgeBudget, Schema, Validation } from '../schema/types';
 import type { WriteOptions } from './options';
 import { retypeView } from './retype-view';
 
@@ -250,14 +250,16 @@ const typeValue = (f: Field): unknown => (f.k === 'r' ? f.val : NO_TYPE);
  * type that its schema refuses. A type change costs the record's size the
  * first time the record's state is judged as that type; the schema keeps the
  * verdict (schema/retype.ts), so flipping the type back and forth costs the
- * record's fields. No other update reads the record.
+ * record's fields. No other update reads the record. `budget`: what judging
+ * a type change anew is charged to (a host's peer's rate).
+ * @throws what `budget.open()` throws.
  */
-export function checkUpdate(schema: Schema, e: Entry | undefined, fields: Record<string, unknown>): Validation {
+export function checkUpdate(schema: Schema, e: Entry | undefined, fields: Record<string, unknown>, budget?: JudgeBudget): Validation {
   const { typeField } = schema;
   const held = e && !isHidden(e) ? e : undefined;
   const present = held ? keyedGet(held.fields, typeField) : undefined;
   if (held && Object.hasOwn(fields, typeField) && fields[typeField] !== (present ? typeValue(present) : undefined)) {
-    const errors = schema.judgeRetype(retypeView(held, fields));
+    const errors = schema.judgeRetype(retypeView(held, fields), budget);
     return errors ? { ok: false, errors } : { ok: true, data: fields };
   }
   return schema.validateUpdate(updateView(e, fields, typeField));

@@ -11,6 +11,7 @@ import { partsOf, type StorageParts } from './parts';
 import type { Storage } from './storage';
 import { asInvalid, checkUpdate } from './local-ops';
 import { urlLabel } from '../telemetry/url-label';
+import type { JudgeBudget } from '../schema/types';
 
 /** The counts of one page applied (the `sync` event's fields). */
 export interface ApplyCounts {
@@ -57,6 +58,8 @@ export interface PeerApplyOptions {
    * hook is waited for as long as the node runs. Not for applyPeerOps, whose options are checked.
    */
   signal?: AbortSignal;
+  /** What judging type changes anew may spend (a host unit's peer's rate, docs/security.md): where it throws, the page is taken up to that op, then throws its error. */
+  budget?: JudgeBudget;
 }
 
 /**
@@ -191,13 +194,13 @@ function waitersOf(signal: AbortSignal): Set<() => void> {
   return set;
 }
 
-/** What the schema's validator says of a peer's op on `entry` (undefined: nothing, or no validator). */
-export function validatorSays(storage: Pick<StorageParts, 'schema'>, op: Op, entry: Entry | undefined): string[] | undefined {
+/** What the schema's validator says of a peer's op on `entry` (undefined: nothing, or no validator); @throws as `budget.open()`. */
+export function validatorSays(storage: Pick<StorageParts, 'schema'>, op: Op, entry: Entry | undefined, budget?: JudgeBudget): string[] | undefined {
   const schema = storage.schema;
   if (!schema || isScrubbed(op)) return undefined;
   if (op.type === 'write') { const r = schema.validateWrite(op.data ?? {}); return r.ok ? undefined : r.errors; }
   if (op.type === 'set') {
-    const r = checkUpdate(schema, entry, op.data ?? {});
+    const r = checkUpdate(schema, entry, op.data ?? {}, budget);
     return r.ok ? undefined : r.errors;
   }
   return undefined;
@@ -255,7 +258,7 @@ function submitOne(storage: StorageParts, op: Op, allowed: boolean, o: PeerApply
   let flags = grants(storage, op, o.feedHost) ? FLAG_GRANTED : 0;
   let after: Entry | undefined;
   let logged = op;
-  const invalid = validatorSays(storage, op, entry);
+  const invalid = validatorSays(storage, op, entry, o.budget);
   // A peer's op of an id kept sealed here is the peer's record, purged here or not: skipped, logged and relayed as it came.
   if (entry?.purged && op.type !== 'purge' && !keptSealed(storage, op)) {
     // Nothing lands on a purged record (OPS-10) but a merge's newer purge marker: the marker is then the newest
@@ -340,12 +343,17 @@ export async function applyPeerPage(storage: StorageParts, input: readonly unkno
   const touched: Vector = {};
   // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
   const commits: Promise<void>[] = [];
-  ops.forEach((op, i) => {
-    const p = submitOne(storage, op, allowed[i], o, counts, walked);
-    if (p) { commits.push(p); touched[opStreamKey(op)] = op.seq; }
-  });
+  let stopped: { error: unknown } | undefined;
+  // The budget's refusal comes before its op is queued: the ops before it stand, the rest come again.
+  for (let i = 0; i < ops.length && !stopped; i++) {
+    try {
+      const p = submitOne(storage, ops[i], allowed[i], o, counts, walked);
+      if (p) { commits.push(p); touched[opStreamKey(ops[i])] = ops[i].seq; }
+    } catch (error) { stopped = { error }; }
+  }
   await Promise.all(commits);
   if (counts.applied + counts.skipped > 0) storage.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
+  if (stopped) throw stopped.error;
   return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url, storage.keys.id) };
 }
 

@@ -14,7 +14,7 @@ import { helloProven, newChallenge, unproven } from '../protocol/hello-proof';
 import { vectorAnswer } from './vector-delta';
 import { HostPeers, type Session, session428 } from './peers';
 import { SharedReads, sharedTrack } from './shared-pages';
-import { type Authorized, checkLimits, judgeHello, limitKey, PeerBuckets } from '../protocol/limits';
+import { type Authorized, checkLimits, judgeBudget, judgeHello, limitKey, PeerBuckets } from '../protocol/limits';
 import type { SyncContext } from '../context';
 import { allowedScopes, opInScope, servedScopes } from '../protocol/scopes';
 import { ReconcileHost } from './reconcile-host';
@@ -298,10 +298,15 @@ export class SyncUnit implements HostUnit {
     // A session that may write every scope, with no exact scopes, passes every op: no boundary to walk
     // (the walk applies each op once more to judge the page's later ops, CPU on the ingest path for nothing).
     const bounded = allowed !== 'all' || exact;
+    // A type change judged anew costs the record's size: charged to the peer's rate (docs/security.md).
+    const budget = s.bucket && judgeBudget(s.bucket, this.o.limits?.opsPerSecond ?? 0);
     const res = await this.replica.applyPage(ops, {
       via: { url: s.url, node: s.node }, signal: this.ends.signal,
-      signatures: this.ctx.signatures,
+      signatures: this.ctx.signatures, ...(budget && { budget }),
       ...(bounded && { inScope: (op: Op, entry: Entry | undefined, after?: Entry) => opInScope(op, entry, allowed, scoping, exact, after) }),
+    }).catch((e: unknown) => {
+      if ((e as SyncomError)?.code === 'OPS_PER_SECOND') this.ctx.limited('OPS_PER_SECOND', s.node);
+      throw e;
     });
     if (res.refused) throw Object.assign(res.refused, { status: 503 });
     this.ctx.telemetry.pageApplied(span, { role: 'host', peer: s.node }, res, malformed);
