@@ -5,7 +5,7 @@ import type { JudgeBudget, RecordClass, RecordView } from './types';
 import { validateRecord } from './validate';
 
 /** How many verdicts of type changes a schema keeps, and how many characters of error messages in all. */
-export const RETYPE_VERDICTS = 4096;
+const RETYPE_VERDICTS = 4096;
 const RETYPE_TEXT = 4 * 1024 * 1024;
 
 /** A kept verdict: no errors (passed) or the errors it gave. */
@@ -32,6 +32,9 @@ class Verdicts {
   set(key: string, v: Kept): void {
     const weight = textOf(v);
     if (weight > RETYPE_TEXT) return;
+    const was = this.kept.get(key);
+    if (was !== undefined) this.text -= textOf(was);
+    this.kept.delete(key);
     this.kept.set(key, v);
     this.text += weight;
     for (const [k, old] of this.kept) {
@@ -73,10 +76,10 @@ function valuesIn(data: unknown): number {
  * fields included, which costs the record's size. The verdict is kept under
  * the digest of what the validator reads (each field's name and state), so a
  * token holder flipping a large record's type between two classes op after
- * op costs the host the record's fields for each flip, not its values: the
- * verdict is the validator's on the same data, taken to be a function of it
- * (constraints that read anything but the values they are given, a clock or
- * a global, are not the schema's: a write is judged so too). A record whose
+ * op costs the host the record's fields for each flip, not its values. The
+ * verdict is taken to be a function of the data the validator is handed, as
+ * it must be for nodes to agree on an op (a constraint reading a clock or a
+ * global has them disagree already). A record whose
  * state changed since (an element added) is judged anew, and that costs
  * the record's size: a host charges it to the peer's rate (`budget`,
  * docs/security.md).

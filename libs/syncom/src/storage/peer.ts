@@ -58,7 +58,7 @@ export interface PeerApplyOptions {
    * hook is waited for as long as the node runs. Not for applyPeerOps, whose options are checked.
    */
   signal?: AbortSignal;
-  /** What judging type changes anew may spend (a host unit's peer's rate, docs/security.md): where it throws, the page is taken up to that op, then throws its error. */
+  /** What judging type changes anew may spend (a host unit's peer's rate, docs/security.md): where it throws, the page is taken up to that op, then throws its error. Not for applyPeerOps. */
   budget?: JudgeBudget;
 }
 

@@ -93,4 +93,18 @@ describe('schema: a type change\'s verdict from the record\'s view', () => {
     expect(s.judgeRetype(retypeView(e, { $type: 'Strict', code: 6 }))).toEqual(['code must be a string']);
     expect(s.judgeRetype(retypeView(e, { $type: 'Strict' }))).toBeUndefined();
   });
+
+  it('a schema keeps the latest 4,096 verdicts: one pushed out by as many others is judged anew', () => {
+    const s = schema();
+    const e = entryOf([{ type: 'write', data: { $type: 'Loose' } }]);
+    const judge = (i: number) => s.judgeRetype(retypeView(e, { $type: 'Strict', kind: `k${i}` }));
+    seen.length = 0;
+    for (let i = 0; i <= 4096; i++) judge(i);
+    expect(seen).toHaveLength(4097);
+    judge(4096);
+    judge(1);
+    expect(seen).toHaveLength(4097);
+    judge(0);
+    expect(seen).toHaveLength(4098);
+  });
 });
