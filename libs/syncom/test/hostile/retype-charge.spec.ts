@@ -104,3 +104,28 @@ describe('hostile: type changes judged anew are charged to the peer\'s rate', ()
     await closeAll(h.s, writer);
   });
 });
+
+describe('hostile: a page that takes the last of the bucket', () => {
+  it('GUAR-3: a page of exactly a second\'s worth of ops, a type change judged anew in it, is judged at once: the page lands (it was refused at every retry, the bucket full each time)', async () => {
+    const rate = 3;
+    const clock = { t: Date.now() };
+    const now = () => clock.t;
+    const h = await hub({ limits: { opsPerSecond: rate } }, { now, schema: { version: 1, types: { Tagged, Labelled } } });
+    const writer = await node({ now });
+    await writer.set('r', { $type: 'Tagged' });
+    await writer.add('r', 'tags', ['a', 'b']);
+    const ctx = await greet(h.unit, writer);
+    expect(await push(h.unit, ctx, opsOf(writer))).toMatchObject({ applied: 2 });
+    await writer.add('r', 'tags', ['c']);
+    await writer.add('r', 'tags', ['d']);
+    await writer.update('r', { $type: 'Labelled' });
+    const page = opsOf(writer).slice(2);
+    expect(page).toHaveLength(rate);
+    // At a full bucket the page takes its last token, and the type change starts on an empty bucket, not one in debt:
+    // refused there, the dialer's every retry (a second or more apart, the bucket full again) was refused the same.
+    clock.t += 1000;
+    expect(await answer(h.unit, ctx, page)).toMatchObject({ applied: rate });
+    expect(await h.s.get('r')).toEqual(await writer.get('r'));
+    await closeAll(h.s, writer);
+  });
+});

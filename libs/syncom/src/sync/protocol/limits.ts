@@ -55,10 +55,15 @@ export class TokenBucket {
     this.tokens -= n;
   }
 
-  /** Whether anything is left: a charge ran it into debt and it has not refilled since. */
-  left(): boolean {
+  /**
+   * Whether a charge ran the bucket into debt and it has not refilled since.
+   * Empty is not in debt: a push that took the bucket's last token (one of a
+   * second's worth of ops, which take lets through) had its type changes
+   * refused at every retry, never judged.
+   */
+  inDebt(): boolean {
     this.refill();
-    return this.tokens > 0;
+    return this.tokens < 0;
   }
 
   /** Whether the bucket is back to a full second's worth (an idle peer's: safe to forget). */
@@ -274,7 +279,7 @@ export const VALUES_PER_OP = 32;
 export function judgeBudget(bucket: TokenBucket, rate: number): { open(): void; charge(values: number): void } {
   return {
     open: () => {
-      if (!bucket.left()) throw new SyncomError('OPS_PER_SECOND', `over opsPerSecond ${rate}: this peer's type changes of large records were charged to its rate; the rest of the push comes again later`, { status: 429 });
+      if (bucket.inDebt()) throw new SyncomError('OPS_PER_SECOND', `over opsPerSecond ${rate}: this peer's type changes of large records were charged to its rate; the rest of the push comes again later`, { status: 429 });
     },
     charge: (values) => bucket.charge(Math.ceil(values / VALUES_PER_OP)),
   };
