@@ -35,6 +35,8 @@ export interface PeerApplyResult extends ApplyCounts {
   errors: SyncomError[];
   /** A beforeApply threw: nothing of the page was taken (GUAR-16). */
   refused?: SyncomError;
+  /** What `budget` threw (PeerApplyOptions): the page was taken up to the op it refused, counted here; the rest comes again. */
+  limited?: SyncomError;
   /** Of `malformed`, the ops refused for a stamp too far ahead (SKEW): telemetry's own reason. */
   skew: number;
   /** Of `skipped`, the ops the validator failed (OP_INVALID): telemetry's own reason. */
@@ -58,7 +60,7 @@ export interface PeerApplyOptions {
    * hook is waited for as long as the node runs. Not for applyPeerOps, whose options are checked.
    */
   signal?: AbortSignal;
-  /** What judging type changes anew may spend (a host unit's peer's rate, docs/security.md): where it throws, the page is taken up to that op, then throws its error. Not for applyPeerOps. */
+  /** What judging type changes anew may spend (a host unit's peer's rate, docs/security.md): where it throws, the page is taken up to that op and answered with its error as `limited`. Not for applyPeerOps. */
   budget?: JudgeBudget;
 }
 
@@ -344,17 +346,20 @@ export async function applyPeerPage(storage: StorageParts, input: readonly unkno
   // Await every op's commit, not only the last: a failed append rejects them all, and none may go unhandled.
   const commits: Promise<void>[] = [];
   let stopped: { error: unknown } | undefined;
+  let limited: unknown;
+  const budget = o.budget;
+  const taking = budget ? { ...o, budget: { charge: (n: number) => budget.charge(n), open: () => { try { budget.open(); } catch (e) { throw (limited = e); } } } } : o;
   // The budget's refusal comes before its op is queued: the ops before it stand, the rest come again.
   for (let i = 0; i < ops.length && !stopped; i++) {
     try {
-      const p = submitOne(storage, ops[i], allowed[i], o, counts, walked);
+      const p = submitOne(storage, ops[i], allowed[i], taking, counts, walked);
       if (p) { commits.push(p); touched[opStreamKey(ops[i])] = ops[i].seq; }
     } catch (error) { stopped = { error }; }
   }
   await Promise.all(commits);
   if (counts.applied + counts.skipped > 0) storage.events.emit('apply', { peer: o.via, applied: counts.applied, skipped: counts.skipped });
-  if (stopped) throw stopped.error;
-  return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url, storage.keys.id) };
+  if (stopped && stopped.error !== limited) throw stopped.error;
+  return { ...counts, touched, errors: signatureErrors(counts, first, o.via.url, storage.keys.id), ...(stopped && { limited: stopped.error as SyncomError }) };
 }
 
 /**

@@ -1,8 +1,9 @@
+import { IsOptional, IsString } from 'class-validator';
 import { packOps, type Op, type OpenOptions } from '../../src';
 import { ATTRS, METRICS } from '../../src/telemetry';
 import { buildNoteClass } from '../schema/fixtures';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
-import { craft, greet, push, record } from '../sync/scenario-helpers';
+import { craft, greet, opsOf, push, record } from '../sync/scenario-helpers';
 import { Otel } from './otel';
 
 const URL = 'memory://hub';
@@ -97,5 +98,28 @@ describe('telemetry: counters', () => {
       [h.s.id, 'host', d.id, 1],
     ].sort());
     await closeAll(d, h.s);
+  });
+  it('OPT-16 HOST-19: a push taken up to a type change its rate cannot pay for counts what it took: the ops applied before the 429 are counted once, as its limit is', async () => {
+    class Tagged { @IsOptional() @IsString({ each: true }) tags?: string[]; }
+    class Labelled { @IsOptional() @IsString({ each: true }) tags?: string[]; }
+    const now = () => 1_000_000;
+    const h = await hub({ limits: { opsPerSecond: 10 } }, { telemetry: otel.telemetry, now, schema: { version: 1, types: { Tagged, Labelled } } });
+    const p = await node({ now });
+    await p.set('r', { $type: 'Tagged' });
+    await p.add('r', 'tags', Array.from({ length: 400 }, (_, i) => `e${i}`));
+    const ctx = await greet(h.unit, p);
+    expect(await push(h.unit, ctx, opsOf(p))).toMatchObject({ applied: 2 });
+    // Each flip after an element added is judged anew; the first, at 400 values, runs the bucket into debt.
+    for (let i = 0; i < 2; i++) {
+      await p.add('r', 'tags', [`x${i}`]);
+      await p.update('r', { $type: i === 0 ? 'Labelled' : 'Tagged' });
+    }
+    await expect(push(h.unit, ctx, opsOf(p).slice(2))).rejects.toMatchObject({ code: 'OPS_PER_SECOND', status: 429 });
+    expect((await h.s.get('r'))?.$type).toBe('Labelled');
+    const host = { [ATTRS.node]: h.s.id, [ATTRS.role]: 'host' };
+    expect(await otel.points(METRICS.opsApplied)).toEqual([{ attributes: host, value: 2 + 3 }]);
+    const limited = await otel.points(METRICS.opsLimited, { ...host, [ATTRS.peer]: p.id });
+    expect(limited.map((pt) => [pt.attributes[ATTRS.reason], pt.value])).toEqual([['OPS_PER_SECOND', 1]]);
+    await closeAll(h.s, p);
   });
 });

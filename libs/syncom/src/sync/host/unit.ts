@@ -304,16 +304,20 @@ export class SyncUnit implements HostUnit {
       via: { url: s.url, node: s.node }, signal: this.ends.signal,
       signatures: this.ctx.signatures, ...(budget && { budget }),
       ...(bounded && { inScope: (op: Op, entry: Entry | undefined, after?: Entry) => opInScope(op, entry, allowed, scoping, exact, after) }),
-    }).catch((e: unknown) => {
-      if ((e as SyncomError)?.code === 'OPS_PER_SECOND') this.ctx.limited('OPS_PER_SECOND', s.node);
-      throw e;
     });
     if (res.refused) throw Object.assign(res.refused, { status: 503 });
+    if (res.limited) {
+      // What the page took before the type change its rate could not pay for is counted once, here; what it
+      // refused comes again with the rest of the page, and is counted when that is taken.
+      this.ctx.telemetry.pageApplied(span, { role: 'host', peer: s.node }, { ...res, forged: 0, unsigned: 0, malformed: 0, skew: 0, outOfScope: 0 });
+      this.ctx.limited(res.limited.code, s.node);
+      throw res.limited;
+    }
     this.ctx.telemetry.pageApplied(span, { role: 'host', peer: s.node }, res, malformed);
     for (const [reason, count] of [['scope', res.outOfScope], ['forged', res.forged], ['unsigned', res.unsigned]] as const) {
       if (count) this.ctx.refused({ node: s.node, reason, count });
     }
-    const { touched, errors: _e, refused: _r, skew: _s, invalid: _i, ...counts } = res;
+    const { touched, errors: _e, refused: _r, limited: _l, skew: _s, invalid: _i, ...counts } = res;
     return { ...counts, malformed: counts.malformed + malformed, vector: touched as Vector };
   }
 
