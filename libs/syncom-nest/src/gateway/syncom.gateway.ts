@@ -74,9 +74,13 @@ function serverMessageBytes(namespace: Namespace, gateway: object, bytes: number
 }
 
 /**
- * The gateway's host unit. The limits stay with the guards; `authorize` is
- * the unit's, which runs it on a hello after the proof of its node id
- * (proveNodes), so that it judges a node that holds its key.
+ * The gateway's host unit. The limits stay with the guards, but for
+ * opsPerSecond, which the unit keeps too: it charges a type change its
+ * schema judges anew to the peer's bucket (docs/security.md, A token
+ * holder), which only the unit sees. Its bucket takes what the guard's
+ * does, and those charges besides, so it refuses only what they ran into
+ * debt. `authorize` is the unit's, which runs it on a hello after the proof
+ * of its node id (proveNodes), so that it judges a node that holds its key.
  */
 function hostUnitOf(storage: Storage, options: SyncomGatewayOptions): HostUnit {
   const { access = 'public', limits, authorize: judge } = options;
@@ -85,7 +89,8 @@ function hostUnitOf(storage: Storage, options: SyncomGatewayOptions): HostUnit {
   // The limits guard checks pushes; the unit only tells dialers in hello how large a push may be.
   const pushBytes = limits?.bytesPerPush === undefined ? undefined : Math.floor(limits.bytesPerPush);
   const passed: Partial<UnitOptions> = Object.fromEntries(UNIT_PASSED.map((k) => [k, options[k]]));
-  return storage.sync.unit({ ...passed, access, reconcileFrame, pushBytes, ...(authorize && { authorize }) });
+  const rate = limits?.opsPerSecond;
+  return storage.sync.unit({ ...passed, access, reconcileFrame, pushBytes, ...(authorize && { authorize }), ...(rate && { limits: { opsPerSecond: rate } }) });
 }
 
 /**

@@ -1,5 +1,6 @@
+import { IsOptional, IsString } from 'class-validator';
 import type { Socket as ClientSocket } from 'socket.io-client';
-import { type Storage, SyncomError } from 'syncom';
+import { packOps, type Storage, SyncomError } from 'syncom';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { rawSocket, socketDialer } from '../helpers/dialer';
 import { memoryStorage, type TestHub } from '../helpers/hub';
@@ -113,6 +114,30 @@ describe('refusals at the socket.io gateway', () => {
     await until(() => (h.storage.replica.vector[d.storage.id] ?? 0) === 1200, [d.storage, h.storage], 'every op at the hub');
     await d.storage.sync.synced(h.url, { timeout: 10_000 });
     expect(d.storage.sync.peers()[0]).toMatchObject({ behind: false, pending: 0 });
+  });
+
+  it('HOST-12: a type change judged anew is charged to the peer\'s opsPerSecond at the gateway too: a push of flips of a large record, each after an element added, is refused 429 past the first (docs/security.md)', async () => {
+    class Tagged { @IsOptional() @IsString({ each: true }) tags?: string[]; }
+    class Labelled { @IsOptional() @IsString({ each: true }) tags?: string[]; }
+    const now = () => 1_000_000;
+    const storage = await memoryStorage({ now, schema: { version: 1, types: { Tagged, Labelled } } });
+    storages.push(storage);
+    hub = await startHub({ storage, options: { limits: { opsPerSecond: 10 } } });
+    const p = await memoryStorage({ now });
+    storages.push(p);
+    await p.set('r', { $type: 'Tagged' });
+    await p.add('r', 'tags', Array.from({ length: 400 }, (_, i) => `e${i}`));
+    for (let i = 0; i < 2; i++) {
+      await p.add('r', 'tags', [`x${i}`]);
+      await p.update('r', { $type: i === 0 ? 'Labelled' : 'Tagged' });
+    }
+    const ops = p.replica.read(0).map((e) => e.op);
+    const socket = await raw(hub);
+    await socket.timeout(5000).emitWithAck('hello', { ...HELLO, node: p.id });
+    await expect(socket.timeout(5000).emitWithAck('push', { ops: packOps(ops.slice(0, 2)) })).resolves.toMatchObject({ ok: true, value: { applied: 2 } });
+    // The first flip is judged at 400 values, 13 ops of a bucket of 10: the second waits for the bucket to refill.
+    await expect(socket.timeout(5000).emitWithAck('push', { ops: packOps(ops.slice(2)) })).resolves.toMatchObject({ ok: false, error: { code: 'OPS_PER_SECOND', status: 429 } });
+    expect((await storage.get('r'))?.$type).toBe('Labelled');
   });
 
   it('HOST-12 HOST-13 the bucket is the peer\'s (here, without authorize, its socket\'s); a refused push leaves the socket open and the next small one passes', async () => {
