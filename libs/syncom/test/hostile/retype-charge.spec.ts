@@ -1,4 +1,5 @@
-import { IsOptional, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { IsOptional, Validate } from 'class-validator';
+import { counted, Counted } from '../schema/counted';
 import type { Op } from '../../src';
 import { VALUES_PER_OP } from '../../src/sync/protocol/limits';
 import { closeAll, hub, node } from '../sync/helpers';
@@ -16,16 +17,6 @@ import { greet, opsOf, push } from '../sync/scenario-helpers';
  * for, answered 429, and the rest lands as the bucket refills, every verdict
  * the same. Counted: the calls of a constraint that checks each element.
  */
-let visits = 0;
-
-@ValidatorConstraint({ name: 'counted' })
-class Counted implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    visits++;
-    return typeof value === 'string';
-  }
-}
-
 class Tagged { @IsOptional() @Validate(Counted, { each: true }) tags?: string[]; }
 class Labelled { @IsOptional() @Validate(Counted, { each: true }) tags?: string[]; }
 
@@ -59,10 +50,10 @@ describe('hostile: type changes judged anew are charged to the peer\'s rate', ()
   it(`GUAR-3: a page of ${PAIRS} flips, each after an element added, is judged one flip per refill: taken up to the flip the rate cannot pay for, answered 429, the rest landing later with the same verdicts`, async () => {
     const { h, writer, ctx, clock, built, flips } = await setup();
     expect(await push(h.unit, ctx, built)).toMatchObject({ applied: 2 });
-    visits = 0;
+    counted.visits = 0;
     // The first flip is judged on a full bucket and runs it into debt; the page stops at the second, after its add.
     expect(await answer(h.unit, ctx, flips)).toEqual({ code: 'OPS_PER_SECOND', status: 429 });
-    expect(visits).toBe(SIZE + 1);
+    expect(counted.visits).toBe(SIZE + 1);
     const tags = (await h.s.get('r'))?.tags as string[];
     expect((await h.s.get('r'))?.$type).toBe('Labelled');
     expect(tags).toContain('x1');
@@ -71,9 +62,9 @@ describe('hostile: type changes judged anew are charged to the peer\'s rate', ()
     for (let left = flips; left.length > 0 && seconds < 100; ) {
       clock.t += 1000;
       seconds++;
-      visits = 0;
+      counted.visits = 0;
       const res = await answer(h.unit, ctx, left);
-      expect(visits).toBeLessThanOrEqual(SIZE + PAIRS);
+      expect(counted.visits).toBeLessThanOrEqual(SIZE + PAIRS);
       if (res.status === 429) continue;
       expect(res).toMatchObject({ skipped: 0 });
       left = [];
@@ -88,7 +79,7 @@ describe('hostile: type changes judged anew are charged to the peer\'s rate', ()
   it('flips back to states judged before are not charged: a page of 40 pure flips pays for two judgements, then lands', async () => {
     const { h, writer, ctx, clock, built, flips } = await setup(40, false);
     expect(await push(h.unit, ctx, built)).toMatchObject({ applied: 2 });
-    visits = 0;
+    counted.visits = 0;
     let seconds = 0;
     let res = await answer(h.unit, ctx, flips);
     while (res.status === 429 && seconds < 100) {
@@ -98,7 +89,7 @@ describe('hostile: type changes judged anew are charged to the peer\'s rate', ()
     }
     expect(res).toMatchObject({ skipped: 0 });
     // One judgement of each class, each charged 2 s of the rate; the other 38 flips found a verdict kept.
-    expect(visits).toBe(2 * SIZE);
+    expect(counted.visits).toBe(2 * SIZE);
     expect(seconds).toBeLessThanOrEqual(6);
     expect(await h.s.get('r')).toEqual(await writer.get('r'));
     await closeAll(h.s, writer);

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsOptional, IsString, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { ArrayMaxSize, IsOptional, IsString, Validate } from 'class-validator';
+import { counted, Counted } from './counted';
 import type { Storage } from '../../src';
 import { errors, logOps, node, ship } from '../storage/helpers';
 
@@ -13,16 +14,6 @@ import { errors, logOps, node, ship } from '../storage/helpers';
  * state judged before costs the record's fields, not its elements. Counted
  * here: the calls of a constraint that checks each element.
  */
-let visits = 0;
-
-@ValidatorConstraint({ name: 'counted' })
-class Counted implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    visits++;
-    return typeof value === 'string';
-  }
-}
-
 class Tagged {
   @IsOptional() @Validate(Counted, { each: true }) tags?: string[];
 }
@@ -43,9 +34,9 @@ const elements = Array.from({ length: SIZE }, (_, i) => `e${i}`);
 
 /** The constraint calls `run` makes. */
 async function visitsOf<T>(run: () => Promise<T>): Promise<{ value: T; visits: number }> {
-  visits = 0;
+  counted.visits = 0;
   const value = await run();
-  return { value, visits };
+  return { value, visits: counted.visits };
 }
 
 /** A writer without a schema that made record `r` a Tagged holding SIZE elements, then flipped it FLIPS times. */
