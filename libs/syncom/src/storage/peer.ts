@@ -29,7 +29,7 @@ export interface ApplyCounts {
 
 /** What applying a peer's page did. */
 export interface PeerApplyResult extends ApplyCounts {
-  /** The vector keys the page touched, at their new seqs (HOST-20). */
+  /** The vector keys the page touched, at their new seqs (HOST-20), and those of its duplicates the host has committed, at theirs. */
   touched: Vector;
   /** BAD_SIGNATURE / UNSIGNED, once per page, for the sync layer to report (SIG-17). */
   errors: SyncomError[];
@@ -352,8 +352,13 @@ export async function applyPeerPage(storage: StorageParts, input: readonly unkno
   // The budget's refusal comes before its op is queued: the ops before it stand, the rest come again.
   for (let i = 0; i < ops.length && !stopped; i++) {
     try {
-      const p = submitOne(storage, ops[i], allowed[i], taking, counts, walked);
-      if (p) { commits.push(p); touched[opStreamKey(ops[i])] = ops[i].seq; }
+      const op = ops[i];
+      const p = submitOne(storage, op, allowed[i], taking, counts, walked);
+      if (p) commits.push(p);
+      // A duplicate the host has committed counts too: after a lost answer, or a page a rate stopped part-way,
+      // the ops sent again are its duplicates, and the dialer's copy of the host's vector moves by them.
+      const k = opStreamKey(op);
+      if ((p || (storage.committer.cvec[k] ?? 0) >= op.seq) && (touched[k] ?? 0) < op.seq) touched[k] = op.seq;
     } catch (error) { stopped = { error }; }
   }
   await Promise.all(commits);

@@ -120,3 +120,23 @@ describe('hostile: a page that takes the last of the bucket', () => {
     await closeAll(h.s, writer);
   });
 });
+
+describe('hostile: a page a rate stopped part-way, pushed again', () => {
+  it('HOST-20: the answer to it names the streams the stopped pass took, now its duplicates, so the dialer\'s copy of the host\'s vector does not lag at them', async () => {
+    const { h, writer, ctx, clock, built, flips } = await setup(2);
+    const other = await node();
+    await other.insert({ relayed: true });
+    expect(await push(h.unit, ctx, built)).toMatchObject({ applied: 2 });
+    // The relayed op and the first (add, flip) pair are taken; the second flip finds the bucket in debt.
+    const page = [...opsOf(other), ...flips];
+    expect(await answer(h.unit, ctx, page)).toEqual({ code: 'OPS_PER_SECOND', status: 429 });
+    let res = await answer(h.unit, ctx, page);
+    for (let seconds = 0; res.status === 429 && seconds < 100; seconds++) {
+      clock.t += 1000;
+      res = await answer(h.unit, ctx, page);
+    }
+    expect(res).toMatchObject({ applied: 1, duplicates: 4 });
+    expect(res.vector).toEqual({ [other.id]: 1, [writer.id]: flips[flips.length - 1].seq });
+    await closeAll(h.s, writer, other);
+  });
+});
