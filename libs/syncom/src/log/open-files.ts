@@ -65,7 +65,7 @@ export class OpenFiles {
     return this.run(async () => {
       const { backend } = this;
       if (!this.lined || !backend.append) {
-        await backend.write(batchFile(from), data, { durable: this.durable, inPlace: true });
+        await backend.write(batchFile(from), `${data}\n`, { durable: this.durable, inPlace: true });
         return landed(from);
       }
       const c = this.current;

@@ -188,7 +188,7 @@ export async function scrubFiles(log: OpLog, ids: readonly string[], sealed?: Re
     const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, erased);
     if (n === 0) continue;
     const texts = lines.map((l) => (f.open ? scrubbedLine : fileText)(log, l.b.from, l.next, l.b.chain, erase));
-    const text = f.open && log.files.lined ? texts.map((t) => `${t}\n`).join('') : texts.join('\n');
+    const text = f.open ? texts.map((t) => `${t}\n`).join('') : texts.join('\n');
     // Whole in the journal first, so that a crash inside the rewrite in place leaves it to be finished.
     await backend.write(SCRUB_FILE, scrubJournalText(f.path, text), { durable });
     journaled = true;

@@ -92,6 +92,48 @@ describe('the log: the newest line of an open file, whole but no longer parsing 
   });
 });
 
+describe('the log: the newest batch file (one batch a file), whole but no longer parsing', () => {
+  /** Own writes r1 and r2 (files 1 and 2); the process dies; `damage` is done to file 2's text. */
+  async function newest(damage: (text: string) => string): Promise<MemoryBackend> {
+    const b = await freshBackend();
+    const s = await openOn(b, unsealed);
+    await s.set('r1', { title: 'one' });
+    await s.set('r2', { title: 'two' });
+    await internals(s).committer.idle();
+    const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
+    await s.close();
+    await disk.write('log/open/2.json', damage(disk.files().get('log/open/2.json') as string));
+    return disk;
+  }
+
+  it('LOG-2, GUAR-6: the newline written with it shows the write finished: it is damage, not a write cut short, and neither its seqs nor its positions are used again', async () => {
+    const disk = await newest((text) => {
+      expect(text.endsWith('\n')).toBe(true);
+      return text.replace('"ops":[', '"ops":{');
+    });
+    const { s: again, errors } = await reopened(disk);
+    expect(errors.map((e) => [e.code, e.file])).toEqual([['OP_UNREADABLE', 'log/open/2.json']]);
+    await again.set('r3', { title: 'three' });
+    const own = ownSeqs(again);
+    const at = internals(again).log.read(0).map((e) => e.pos);
+    await again.close();
+    expect(own).toEqual([1, 3]);
+    expect(at[1]).toBeGreaterThan(2);
+  });
+
+  it('GUAR-6: one without its newline (cut short, or written by an earlier version) is a write cut short: dropped without a report, its position and seq written again', async () => {
+    const disk = await newest((text) => text.slice(0, text.length - 10));
+    const { s: again, errors } = await reopened(disk);
+    expect(errors).toEqual([]);
+    await again.set('r3', { title: 'three' });
+    const own = ownSeqs(again);
+    const at = internals(again).log.read(0).map((e) => e.pos);
+    await again.close();
+    expect(own).toEqual([1, 2]);
+    expect(at).toEqual([1, 2]);
+  });
+});
+
 describe('salvageEntries', () => {
   it('finds the whole entries of one origin in a line that does not parse, brackets and quotes in strings skipped, a rotted one left out', () => {
     const a = ['me', 4, 1, 'write', 'x', '*', null, null, null, { t: 'a ] ["me", [' }];
