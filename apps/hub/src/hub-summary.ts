@@ -4,10 +4,17 @@ import { allowedHosts } from './hub-hosts';
 
 const size = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`);
 
+/** Tokens shorter than this are warned about at start: a client that tries tokens, handshake after handshake, could guess a short one. */
+export const MIN_TOKEN_LENGTH = 16;
+
 /** What an operator must hear at start about choices that weaken the hub (each one a warning line). */
 export function hubWarnings(config: HubConfig): string[] {
   const out: string[] = [...(config.strayVariables ?? [])];
   if (config.tokens.length === 0) out.push('SYNCOM_TOKENS is unset: any peer may sync with this hub');
+  // Named by place, never by text (tokens are secrets); a short one falls to a client trying tokens over the network.
+  config.tokens.forEach((token, i) => {
+    if (token.length < MIN_TOKEN_LENGTH) out.push(`SYNCOM_TOKENS item ${i + 1} is ${token.length} character${token.length === 1 ? '' : 's'} long: a client trying tokens can guess one that short; use ${MIN_TOKEN_LENGTH * 2} random characters (openssl rand -hex ${MIN_TOKEN_LENGTH})`);
+  });
   const sig = hubSignatures(config);
   if (sig === 'verify') out.push("SYNCOM_SIGNATURES=verify: unsigned ops are taken, so a token holder can write in another node's name");
   if (sig === false) out.push('SYNCOM_SIGNATURES=false: signatures are neither made nor checked, so a token holder can write in any node\'s name');

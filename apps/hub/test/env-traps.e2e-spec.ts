@@ -58,6 +58,17 @@ describe('apps/hub: environment values that look set (e2e)', () => {
     expect([...named].filter((v) => !(HUB_VARIABLES as readonly string[]).includes(v))).toEqual([]);
   });
 
+  it('a token shorter than 16 characters is a warning at start naming its place in the list, never its text', () => {
+    const long = 'k'.repeat(16);
+    const warnings = hubWarnings(hubConfigFromEnv({ SYNCOM_TOKENS: `${long},dev-s3cret:Doc,${'q'.repeat(15)}` }));
+    expect(warnings).toEqual([
+      'SYNCOM_TOKENS item 2 is 10 characters long: a client trying tokens can guess one that short; use 32 random characters (openssl rand -hex 16)',
+      'SYNCOM_TOKENS item 3 is 15 characters long: a client trying tokens can guess one that short; use 32 random characters (openssl rand -hex 16)',
+    ]);
+    expect(warnings.join('\n')).not.toContain('dev-s3cret');
+    expect(hubWarnings(hubConfigFromEnv({ SYNCOM_TOKENS: long }))).toEqual([]);
+  });
+
   it('SYNCOM_PEERS items that are no hub url, and a SYNCOM_REDIS_URL that is no redis url, are refused HUB_CONFIG before anything opens (the value of the redis url, which may hold a password, unshown)', () => {
     expect(refusal({ SYNCOM_PEERS: 'notaurl' })).toBe('SYNCOM_PEERS: item 1 is no hub url (http(s)://host:port/syncom)');
     expect(refusal({ SYNCOM_PEERS: 'http://a:8000/syncom, ftp://user:secret@b' })).toBe('SYNCOM_PEERS: item 2 is no hub url (http(s)://host:port/syncom)');

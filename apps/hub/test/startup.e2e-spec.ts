@@ -41,7 +41,7 @@ describe('apps/hub: start (hostile, e2e)', () => {
 
   it('the start names the data path, the peer url, tokens, the signature mode and the limits; an open or unsigned hub is warned about', async () => {
     const [port] = await freePorts(1);
-    const secured = await spawnHub({ PORT: String(port), SYNCOM_PATH: join(dir, 'secured'), SYNCOM_TOKENS: 't,d:Doc', SYNCOM_OPS_PER_SECOND: '300' });
+    const secured = await spawnHub({ PORT: String(port), SYNCOM_PATH: join(dir, 'secured'), SYNCOM_TOKENS: `${'t'.repeat(16)},${'d'.repeat(16)}:Doc`, SYNCOM_OPS_PER_SECOND: '300' });
     try {
       await secured.printed(/limits: /);
       const out = secured.output();
