@@ -53,6 +53,17 @@ export function raiseVector(into: Vector, from: Vector): void {
   for (const k in from) if (!(into[k] >= from[k])) setVectorKey(into, k, from[k]);
 }
 
+/**
+ * Note in a push answer's `touched` the stream of a page's op: one it queued,
+ * or a duplicate `committed` holds. The duplicates count after a lost answer,
+ * or a page a rate stopped part-way: the ops sent again are its duplicates,
+ * and the dialer's copy of the host's vector moves by them.
+ */
+export function noteTouched(touched: Vector, op: Op, queued: boolean, committed: Vector): void {
+  const k = opStreamKey(op);
+  if ((queued || (committed[k] ?? 0) >= op.seq) && (touched[k] ?? 0) < op.seq) touched[k] = op.seq;
+}
+
 /** The entries of `b` that are ahead of `a`. */
 export function vectorAhead(a: Vector, b: Vector): Vector {
   const out: Vector = {};

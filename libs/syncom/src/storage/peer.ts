@@ -2,9 +2,9 @@ import { SyncomError } from '../errors';
 import { applyOp, type ApplyResult, type Entry, isEntry, isTag, newestTs, raisesPurge, stampOfTag } from '../crdt';
 import { FLAG_GRANTED } from '../log/op-log';
 import { isPurgeMarkerOp } from '../log/seal';
-import { classifyOp } from '../log/vector';
+import { classifyOp, noteTouched } from '../log/vector';
 import { checkOp, DEFAULT_MAX_SKEW, FLAG_HELD, FLAG_SKIPPED, isScrubbed, scrubForPurge, tooFarAhead, type Verdict, verifyOps } from '../op';
-import { keyOrigin, type Op, opStreamKey, type Vector } from '../op/types';
+import { keyOrigin, type Op, type Vector } from '../op/types';
 import type { Via } from './commit';
 import type { StorageHooks } from './options';
 import { partsOf, type StorageParts } from './parts';
@@ -352,13 +352,9 @@ export async function applyPeerPage(storage: StorageParts, input: readonly unkno
   // The budget's refusal comes before its op is queued: the ops before it stand, the rest come again.
   for (let i = 0; i < ops.length && !stopped; i++) {
     try {
-      const op = ops[i];
-      const p = submitOne(storage, op, allowed[i], taking, counts, walked);
+      const p = submitOne(storage, ops[i], allowed[i], taking, counts, walked);
       if (p) commits.push(p);
-      // A duplicate the host has committed counts too: after a lost answer, or a page a rate stopped part-way,
-      // the ops sent again are its duplicates, and the dialer's copy of the host's vector moves by them.
-      const k = opStreamKey(op);
-      if ((p || (storage.committer.cvec[k] ?? 0) >= op.seq) && (touched[k] ?? 0) < op.seq) touched[k] = op.seq;
+      noteTouched(touched, ops[i], p !== undefined, storage.committer.cvec);
     } catch (error) { stopped = { error }; }
   }
   await Promise.all(commits);

@@ -1,5 +1,4 @@
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
-import type { SyncomError } from '../../src/errors';
 import { applyPeerOps, type Storage } from '../../src/storage';
 import { salvageEntries } from '../../src/log/salvage';
 import { internals } from '../../src/testing/internals';
@@ -61,76 +60,63 @@ describe('the log: an open batch that no longer parses, not the newest', () => {
   });
 });
 
+type Options = Parameters<typeof reopenedWithErrors>[1];
+
+/** Own writes r1 and r2 under `options`; the process dies; `damage` is done to `file`'s text. */
+async function afterTwo(options: Options, file: string, damage: (text: string) => string): Promise<MemoryBackend> {
+  const b = await freshBackend();
+  const s = await openOn(b, options);
+  await s.set('r1', { title: 'one' });
+  await s.set('r2', { title: 'two' });
+  await internals(s).committer.idle();
+  const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
+  await s.close();
+  await disk.write(file, damage(disk.files().get(file) as string));
+  return disk;
+}
+
+/** Open `disk` again and write r3: what the open reported, and the own seqs and the positions of the log after. */
+async function writeAfter(disk: MemoryBackend, options: Options): Promise<{ errors: [string, unknown][]; own: number[]; at: number[] }> {
+  const { s, errors } = await reopenedWithErrors(disk, options);
+  await s.set('r3', { title: 'three' });
+  const own = ownSeqs(s);
+  const at = internals(s).log.read(0).map((e) => e.pos);
+  await s.close();
+  return { errors: errors.map((e) => [e.code, e.file]), own, at };
+}
+
 describe('the log: the newest line of an open file, whole but no longer parsing (log.lines)', () => {
   const lined = { now: () => T0, sync: { log: { rollAfter: 64, lines: true } } };
 
   it('LOG-2, GUAR-6: its newline shows the append finished: it is damage, not an append cut short, and neither its seqs nor its positions are used again', async () => {
-    const b = await freshBackend();
-    const s = await openOn(b, lined);
-    await s.set('r1', { title: 'one' });
-    await s.set('r2', { title: 'two' });
-    await internals(s).committer.idle();
-    const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
-    await s.close();
-    const text = disk.files().get('log/open/1.json') as string;
-    const lines = text.split('\n');
-    expect(lines).toHaveLength(3);
-    lines[1] = lines[1].replace('"ops":[', '"ops":{');
-    await disk.write('log/open/1.json', lines.join('\n'));
-    const errors: SyncomError[] = [];
-    const again = await openOn(disk, lined);
-    again.on('error', (e) => errors.push(e));
-    await new Promise((r) => setImmediate(r));
-    expect(errors.map((e) => [e.code, e.file])).toEqual([['OP_UNREADABLE', 'log/open/1.json']]);
-    await again.set('r3', { title: 'three' });
-    const log = internals(again).log;
-    const own = ownSeqs(again);
-    const at = log.read(0).map((e) => e.pos);
-    await again.close();
+    const disk = await afterTwo(lined, 'log/open/1.json', (text) => {
+      const lines = text.split('\n');
+      expect(lines).toHaveLength(3);
+      lines[1] = lines[1].replace('"ops":[', '"ops":{');
+      return lines.join('\n');
+    });
+    const { errors, own, at } = await writeAfter(disk, lined);
+    expect(errors).toEqual([['OP_UNREADABLE', 'log/open/1.json']]);
     expect(own).toEqual([1, 3]);
     expect(at[1]).toBeGreaterThan(2);
   });
 });
 
 describe('the log: the newest batch file (one batch a file), whole but no longer parsing', () => {
-  /** Own writes r1 and r2 (files 1 and 2); the process dies; `damage` is done to file 2's text. */
-  async function newest(damage: (text: string) => string): Promise<MemoryBackend> {
-    const b = await freshBackend();
-    const s = await openOn(b, unsealed);
-    await s.set('r1', { title: 'one' });
-    await s.set('r2', { title: 'two' });
-    await internals(s).committer.idle();
-    const disk = createMemoryBackend({ from: b.crash('none').snapshot() });
-    await s.close();
-    await disk.write('log/open/2.json', damage(disk.files().get('log/open/2.json') as string));
-    return disk;
-  }
-
   it('LOG-2, GUAR-6: the newline written with it shows the write finished: it is damage, not a write cut short, and neither its seqs nor its positions are used again', async () => {
-    const disk = await newest((text) => {
+    const disk = await afterTwo(unsealed, 'log/open/2.json', (text) => {
       expect(text.endsWith('\n')).toBe(true);
       return text.replace('"ops":[', '"ops":{');
     });
-    const { s: again, errors } = await reopened(disk);
-    expect(errors.map((e) => [e.code, e.file])).toEqual([['OP_UNREADABLE', 'log/open/2.json']]);
-    await again.set('r3', { title: 'three' });
-    const own = ownSeqs(again);
-    const at = internals(again).log.read(0).map((e) => e.pos);
-    await again.close();
+    const { errors, own, at } = await writeAfter(disk, unsealed);
+    expect(errors).toEqual([['OP_UNREADABLE', 'log/open/2.json']]);
     expect(own).toEqual([1, 3]);
     expect(at[1]).toBeGreaterThan(2);
   });
 
   it('GUAR-6: one without its newline (cut short, or written by an earlier version) is a write cut short: dropped without a report, its position and seq written again', async () => {
-    const disk = await newest((text) => text.slice(0, text.length - 10));
-    const { s: again, errors } = await reopened(disk);
-    expect(errors).toEqual([]);
-    await again.set('r3', { title: 'three' });
-    const own = ownSeqs(again);
-    const at = internals(again).log.read(0).map((e) => e.pos);
-    await again.close();
-    expect(own).toEqual([1, 2]);
-    expect(at).toEqual([1, 2]);
+    const disk = await afterTwo(unsealed, 'log/open/2.json', (text) => text.slice(0, text.length - 10));
+    expect(await writeAfter(disk, unsealed)).toEqual({ errors: [], own: [1, 2], at: [1, 2] });
   });
 });
 
