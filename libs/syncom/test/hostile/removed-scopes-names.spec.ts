@@ -8,7 +8,9 @@ import { greet } from '../sync/scenario-helpers';
  * answer's `removedScopes`, keyed by the record's id (docs/security.md, A
  * token holder). Any string is an id, `__proto__` included: an answer built
  * by assignment into a plain object dropped that one, and a node joining the
- * tombstone placed it in '*', where peers of every scope are served it.
+ * tombstone placed it in '*', where peers of every scope are served it. And
+ * it names only scopes the asking peer may read: a purge marker is served to
+ * any peer naming its id, and its scope had come with it.
  */
 
 const typed = (_id: string, d: Record<string, unknown>) => (typeof d.$type === 'string' ? d.$type : '*');
@@ -47,5 +49,19 @@ describe('hostile: record ids named like Object.prototype members in removedScop
     const served = (await relay.unit.call('snapshot', { scopes: ['A'] }, await greet(relay.unit, a, ['A']))) as { entries: { id: string }[] };
     expect(served.entries.map((e) => e.id)).toEqual([]);
     await closeAll(h.s, peer, relay.s, a);
+  });
+
+  it('SCOPE-20 OPS-10: a records answer serves a peer of scope A the purge marker of a Payroll record it names, without naming Payroll', async () => {
+    const h = await hub({}, scoped);
+    const mine = await h.s.insert({ $type: 'A', title: 'mine' });
+    await h.s.purge(mine);
+    const theirs = await h.s.insert({ $type: 'Payroll', title: 'salary' });
+    await h.s.purge(theirs);
+    const peer = await node();
+    const answer = (await h.unit.call('records', { scope: 'A', ids: [mine, theirs] }, await greet(h.unit, peer, ['A']))) as { entries: { id: string; purged?: unknown }[]; removedScopes?: Record<string, string> };
+    expect(answer.entries.map((e) => [e.id, e.purged !== undefined])).toEqual([[mine, true], [theirs, true]]);
+    expect(answer.removedScopes).toEqual({ [mine]: 'A' });
+    expect(JSON.stringify(answer)).not.toContain('Payroll');
+    await closeAll(h.s, peer);
   });
 });

@@ -75,7 +75,7 @@ export class ReconcileHost {
       taken++;
     }
     const outside = outsideIds(this.replica, asked.slice(0, taken), granted);
-    const removed = removedScopesOf(this.replica, entries);
+    const removed = removedScopesOf(this.replica, entries, granted);
     return { entries, taken, ...(outside.length > 0 && { outside }), ...(removed && { removedScopes: removed }) };
   }
 

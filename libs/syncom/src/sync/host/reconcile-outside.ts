@@ -30,11 +30,17 @@ export function outsideIds(replica: Replica, ids: readonly string[], granted: re
  * scope other than '*' (a snapshot page's and a records answer's
  * removedScopes): it has no field left to place it by, and a dialer that
  * never held it live would place it in '*', where peers of every scope read it.
+ * With `granted`, only scopes the peer may read are named: records() serves a
+ * purge marker of any scope to a peer naming its id (see outsideIds), and the
+ * scope's name is not the peer's to learn (a dialer that held the record
+ * places the marker where it last knew it).
  */
-export function removedScopesOf(replica: Replica, entries: readonly Entry[]): Record<string, string> | undefined {
+export function removedScopesOf(replica: Replica, entries: readonly Entry[], granted?: readonly string[]): Record<string, string> | undefined {
+  const allowed = granted === undefined ? 'all' : allowedFor(granted);
   let out: Record<string, string> | undefined;
   for (const e of entries) {
     const scope = replica.scopeOf(e.id);
+    if (allowed !== 'all' && !allowed.has(scope)) continue;
     // Defined, not assigned: any string is an id, and `out['__proto__'] = scope` sets nothing, so the
     // tombstone went without its scope and a joining node placed it in '*' (test/hostile/removed-scopes-names.spec.ts).
     if (scope !== '*' && isHidden(e)) Object.defineProperty((out ??= {}), e.id, { value: scope, enumerable: true, writable: true, configurable: true });
