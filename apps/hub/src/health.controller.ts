@@ -85,17 +85,18 @@ export class HealthController {
     const failing = this.failing;
     if (failing) res.status(503);
     const peers = s.sync.peers();
-    const hosted = s.sync.hosted();
+    // Counted, not listed: anyone may GET /health, and a list of every live feed cost each GET the hub's feeds.
+    const hosted = this.detail ? s.sync.hosted() : undefined;
     const log = s.replica;
     const brief: HubHealth = {
       ok: failing === undefined,
       ...(failing && { failing }),
       id: s.id,
       uptime: Math.round(process.uptime()),
-      counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted.length, records: log.records.size },
+      counts: { peersConnected: peers.filter((p) => p.connected).length, peers: peers.length, hosted: hosted?.length ?? s.sync.hostedCount(), records: log.records.size },
       log: { floor: log.floor, head: log.head, size: log.head - log.floor },
     };
-    return this.detail ? { ...brief, vector: log.vector, peers: peers.map((p) => this.served(p)), hosted } : brief;
+    return hosted ? { ...brief, vector: log.vector, peers: peers.map((p) => this.served(p)), hosted } : brief;
   }
 
   /** A dialed peer as served: a peer hub words its refusals as it likes, and may quote the token this hub sent it. */

@@ -124,6 +124,13 @@ export class SyncManager {
     return [...this.units].flatMap((u) => u.hosted());
   }
 
+  /** How many changes feeds are live on the hosting side: hosted().length, without listing them (an unauthenticated GET /health reads it). */
+  hostedCount(): number {
+    let n = 0;
+    for (const u of this.units) n += u.usage().feeds;
+    return n;
+  }
+
   /**
    * Register (or update) a node and dial it when sync runs (REG-1, REG-2).
    * Re-adding a url updates its token and scopes in place — the record a

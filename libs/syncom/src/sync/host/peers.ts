@@ -55,6 +55,8 @@ export class HostPeers {
   private readonly sessions = new WeakMap<object, Session>();
   private readonly feeds = new Map<object, Map<Feed, SubscribeOptions>>();
   private readonly windows = new WeakMap<object, SendWindow>();
+  /** The feeds in `feeds`, counted as they come and go: an unauthenticated GET /health reads it, and listing them cost the host every feed. */
+  private live = 0;
   readonly budget: ByteBudget;
 
   constructor(private readonly owner: SessionHolder, private readonly bounds: PeerBounds) {
@@ -86,6 +88,7 @@ export class HostPeers {
     this.sessions.delete(context);
     const feeds = this.feeds.get(context);
     this.feeds.delete(context);
+    this.live -= feeds?.size ?? 0;
     for (const [feed, sub] of feeds ?? []) {
       feed.close();
       queueMicrotask(() => sub.onError?.(session428()));
@@ -96,6 +99,7 @@ export class HostPeers {
   endAll(error: () => Error): void {
     const all = [...this.feeds.values()];
     this.feeds.clear();
+    this.live = 0;
     for (const feeds of all) {
       for (const [feed, sub] of feeds) {
         feed.close();
@@ -113,6 +117,7 @@ export class HostPeers {
     this.windows.delete(context);
     const feeds = this.feeds.get(context);
     this.feeds.delete(context);
+    this.live -= feeds?.size ?? 0;
     for (const feed of feeds?.keys() ?? []) feed.close();
   }
 
@@ -138,6 +143,7 @@ export class HostPeers {
     if (feed.closed) return;
     let map = this.feeds.get(context);
     if (!map) this.feeds.set(context, (map = new Map()));
+    if (!map.has(feed)) this.live++;
     map.set(feed, sub);
   }
 
@@ -145,8 +151,13 @@ export class HostPeers {
   forget(context: object, feed: Feed | undefined): void {
     const map = this.feeds.get(context);
     if (!map || !feed) return;
-    map.delete(feed);
+    if (map.delete(feed)) this.live--;
     if (map.size === 0) this.feeds.delete(context);
+  }
+
+  /** How many feeds are live, without listing them. */
+  get feedCount(): number {
+    return this.live;
   }
 
   /** Every live feed. */

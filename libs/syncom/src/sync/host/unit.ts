@@ -210,7 +210,7 @@ export class SyncUnit implements HostUnit {
 
   /** What this unit holds for its peers now: bytes of frames out unacknowledged, open pagings and streams, live feeds. */
   usage(): { inFlightBytes: number; pagings: number; streams: number; feeds: number } {
-    return { inFlightBytes: this.peers.budget.inFlight, ...this.pager.open, feeds: this.peers.allFeeds().length };
+    return { inFlightBytes: this.peers.budget.inFlight, ...this.pager.open, feeds: this.peers.feedCount };
   }
 
   /**
