@@ -20,18 +20,75 @@ interface Queued { bytes: number; packets: number }
 const counted = new WeakMap<object, Queued>();
 
 /**
+ * What every counted connection holds in its write buffer, a buffer several
+ * of them hold counted once: the fan-out queues one page Buffer on every
+ * connection at its position, and counting it once a connection made a burst
+ * to 5,000 subscribers read as 5,000 pages (the host's READ_BACKLOG bound).
+ */
+let queuedEverywhere = 0;
+const holders = new WeakMap<object, number>();
+
+function hold(data: unknown): void {
+  if (typeof data === 'object' && data !== null) {
+    const n = holders.get(data) ?? 0;
+    holders.set(data, n + 1);
+    if (n > 0) return;
+  }
+  queuedEverywhere += queuedSize(data);
+}
+
+function release(data: unknown): void {
+  if (typeof data === 'object' && data !== null) {
+    const n = holders.get(data) ?? 0;
+    if (n > 1) return void holders.set(data, n - 1);
+    holders.delete(data);
+  }
+  queuedEverywhere -= queuedSize(data);
+}
+
+/**
  * Count what `conn` queues from now on, as engine.io queues and flushes it,
  * so that what it holds unsent is known in O(1): the gate asks at every
  * packet a client sends, and walking the write buffer each time cost the
  * square of a burst of calls from a client that reads nothing (160,000
- * calls, 7.9 s of the hub's CPU).
+ * calls, 7.9 s of the hub's CPU). Each packet is also held in the count of
+ * every connection's (queuedEverywhere) until flushed, or its connection closes.
  */
 export function countOutput(conn: EngineOutput & { on(event: string, listener: (x?: unknown) => void): void }): void {
+  if (counted.has(conn)) return;
   const q: Queued = { bytes: 0, packets: 0 };
-  for (const p of conn.writeBuffer ?? []) { q.bytes += queuedSize(p.data); q.packets++; }
+  for (const p of conn.writeBuffer ?? []) { q.bytes += queuedSize(p.data); q.packets++; hold(p.data); }
   counted.set(conn, q);
-  conn.on('packetCreate', (p) => { q.bytes += queuedSize((p as { data?: unknown } | undefined)?.data); q.packets++; });
-  conn.on('flush', () => { q.bytes = 0; q.packets = 0; });
+  conn.on('packetCreate', (p) => {
+    const data = (p as { data?: unknown } | undefined)?.data;
+    q.bytes += queuedSize(data);
+    q.packets++;
+    hold(data);
+  });
+  const flushed = (packets: unknown) => {
+    for (const p of (packets as { data?: unknown }[] | undefined) ?? []) release(p.data);
+    q.bytes = 0;
+    q.packets = 0;
+  };
+  conn.on('flush', flushed);
+  // engine.io empties the write buffer of a closed connection a tick after its 'close', unsent.
+  conn.on('close', () => flushed(conn.writeBuffer));
+}
+
+/**
+ * What every socket of `sockets` holds for its client unsent, a buffer
+ * several connections hold counted once: what engine.io holds for every
+ * counted connection (of any namespace of the server), and each one's
+ * WebSocket buffer; a connection not counted is walked.
+ */
+export function unreadEverywhere(sockets: Iterable<Socket>): number {
+  let bytes = queuedEverywhere;
+  for (const s of sockets) {
+    const conn = s.conn as unknown as EngineOutput;
+    bytes += conn.transport?.socket?.bufferedAmount ?? 0;
+    if (!counted.has(conn)) for (const p of conn.writeBuffer ?? []) bytes += queuedSize(p.data);
+  }
+  return bytes;
 }
 
 /** What an engine.io connection holds for its client unsent, whichever namespace queued it. */

@@ -6,7 +6,7 @@ import { SYNCOM_GATEWAY_OPTIONS } from '../syncom.constants';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import { peerOf } from './socket-peer';
 import { wsRefusal } from './syncom-refusal';
-import { connectionUnread, type EngineOutput, unreadBytes } from './unread-bytes';
+import { unreadBytes, unreadEverywhere } from './unread-bytes';
 
 /** Calls whose answers may be large (a page, a vector, records) one socket may have in progress at once. */
 export const MAX_CALLS_IN_PROGRESS = 4;
@@ -63,16 +63,15 @@ export class SyncomUnreadInterceptor implements NestInterceptor {
   }
 
   /**
-   * Every socket's unread bytes in the namespace, summed at most every HOST_SUM_MS from what each connection
-   * counts as engine.io queues and flushes (connectionUnread, O(1) a connection). It walked every packet each
-   * connection held: connections that read nothing hold up to 10,000 each, and one call every 50 ms had the
-   * host walk them all (test/hostile/unread-sum-cost.spec.ts).
+   * Every socket's unread bytes in the namespace, a buffer shared by sockets counted once, summed at most every
+   * HOST_SUM_MS from the counts kept as engine.io queues and flushes (unreadEverywhere, O(1) a connection). It
+   * walked every packet each connection held: connections that read nothing hold up to 10,000 each, and one call
+   * every 50 ms had the host walk them all (test/hostile/unread-sum-cost.spec.ts).
    */
   private everySocket(socket: Socket): number {
     const now = Date.now();
     if (now - this.hostSum.at < HOST_SUM_MS) return this.hostSum.bytes;
-    let bytes = 0;
-    for (const s of socket.nsp.sockets.values()) bytes += connectionUnread(s.conn as unknown as EngineOutput);
+    const bytes = unreadEverywhere(socket.nsp.sockets.values());
     this.hostSum = { at: now, bytes };
     return bytes;
   }

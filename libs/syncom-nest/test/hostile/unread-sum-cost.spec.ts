@@ -3,7 +3,7 @@ import { lastValueFrom, of } from 'rxjs';
 import type { Socket } from 'socket.io';
 import type { Storage } from 'syncom';
 import { SyncomUnreadInterceptor } from '../../src/gateway/unread.interceptor';
-import { countOutput } from '../../src/gateway/unread-bytes';
+import { countOutput, unreadEverywhere } from '../../src/gateway/unread-bytes';
 
 /**
  * A call whose answer may be large (hello, snapshot, reconcile, records, a
@@ -60,5 +60,27 @@ describe('hostile: the host-wide sum of unread answers', () => {
     expect(refused).toBe(CALLS);
     // Each call had read every packet of every connection: CALLS * CONNECTIONS * PACKETS (20 million) reads.
     expect(reads.count).toBe(0);
+  });
+
+  it('HOST-6: a buffer queued on many connections (a fan-out page) counts once, while any of them holds it; strings count on each; a flush or a close lets go', () => {
+    type Listener = (x?: unknown) => void;
+    const conns = Array.from({ length: 5 }, () => {
+      const on = new Map<string, Listener>();
+      const conn = { writeBuffer: [] as { data?: unknown }[], transport: { socket: { bufferedAmount: 0 } }, on: (e: string, l: Listener) => void on.set(e, l) };
+      countOutput(conn);
+      const queue = (data: unknown) => { const p = { data }; on.get('packetCreate')?.(p); conn.writeBuffer.push(p); };
+      const flush = () => { const w = conn.writeBuffer; on.get('flush')?.(w); conn.writeBuffer = []; };
+      return { conn, queue, flush, close: () => on.get('close')?.() };
+    });
+    const sockets = conns.map(({ conn }) => ({ conn }) as unknown as Socket);
+    const base = unreadEverywhere(sockets);
+    const page = Buffer.alloc(10_000);
+    for (const c of conns) { c.queue(page); c.queue('{"e":1}'); }
+    expect(unreadEverywhere(sockets) - base).toBe(10_000 + 5 * 7);
+    conns[0].flush();
+    conns[1].close();
+    expect(unreadEverywhere(sockets) - base).toBe(10_000 + 3 * 7);
+    for (const c of conns.slice(2)) c.flush();
+    expect(unreadEverywhere(sockets)).toBe(base);
   });
 });
