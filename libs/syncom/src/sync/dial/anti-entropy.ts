@@ -94,8 +94,11 @@ interface Fetched {
 async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promise<Fetched> {
   const got: Fetched = { digests: new Map(), held: new Set(), outside: new Set() };
   const via = { url: o.url, node: o.host };
+  // At most twice what the host took last: one that took 1 id of every 500 asked made each of its answers cost this node
+  // (and the link) a page of ids, about 500 times the ids the run needs (test/hostile/records-taken-cost.spec.ts).
+  let ask = o.pageSize;
   for (let i = 0; i < ids.length;) {
-    const asked = ids.slice(i, i + o.pageSize);
+    const asked = ids.slice(i, i + ask);
     const ans = (await o.link.call('records', { scope: label, ids: asked })) as { entries?: unknown; taken?: unknown; outside?: unknown; removedScopes?: unknown };
     const entries = Array.isArray(ans?.entries) ? ans.entries : [];
     // The scopes of tombstones this node never held live, as the host holds them: '*' had them reach every scope's peers.
@@ -104,6 +107,7 @@ async function fetchNeeded(o: ReconcileRun, label: string, ids: string[]): Promi
     const taken = Number.isSafeInteger(ans?.taken) ? (ans.taken as number) : asked.length;
     if (taken <= 0) throw new SyncomError('RECONCILE_MALFORMED', 'the host took none of the records asked', { url: o.url });
     i += Math.min(taken, asked.length);
+    ask = Math.min(o.pageSize, 2 * taken);
     await Promise.all(joinPage(o.replica, entries, o.host, via, { heldIds: got.held, removedScopes }));
     for (const e of entries as Entry[]) got.digests.set(e.id, entryDigest(e));
     if (Array.isArray(ans?.outside)) for (const id of ans.outside) if (typeof id === 'string') got.outside.add(id);
