@@ -1,5 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../../errors';
+import { parseEventId } from '../../log/event-id';
 import { isVector } from '../../op/shape';
 import type { Replica } from '../../storage/replica';
 import { type ReconcileRun, reconcileLabel } from './anti-entropy';
@@ -40,8 +41,9 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
     records += r.need;
   }
   const vector = first?.vector;
-  // The vector is adopted as an advance op: one that is no version vector would be logged malformed.
-  if (!isVector(vector) || typeof first?.eventId !== 'string') {
+  // The vector is adopted as an advance op: one that is no version vector would be logged malformed. The event id
+  // becomes the cursor, saved with the registry and sent back at each resume: held to <epoch>.<seq> as a page's is.
+  if (!isVector(vector) || typeof first?.eventId !== 'string' || parseEventId(first.eventId) === undefined) {
     throw new SyncomError('BAD_ANSWER', 'the host\'s reconciliation named no committed point', { url: o.url });
   }
   await adopt(o.replica, o.host, vector, { url: o.url, node: o.host }, o.scopes);
