@@ -56,7 +56,7 @@ describe('hostile host: vector keys named like Object.prototype members', () => 
 
   it.each(NAMES)('PROTO-5: a push answer\'s count for %s is not taken into the host\'s vector', (key) => {
     const hv: Record<string, number> = {};
-    expect(takePushAnswer('me', hv, {}, vectorWith(key))).toEqual({ n1: 3 });
+    expect(takePushAnswer({ id: 'me', vector: {} }, hv, {}, vectorWith(key))).toEqual({ n1: 3 });
     expect(Object.keys(hv)).toEqual(['n1']);
   });
 

@@ -7,7 +7,7 @@ describe('a push answer raises the host vector a dialer holds', () => {
   it('HOST-20, LOG-17: in place, by the entries the page touched; its own streams are noted as acked', () => {
     const hv: Record<string, number> = { other: 4, me: 1 };
     const acked: Record<string, number> = { me: 1 };
-    takePushAnswer('me', hv, acked, { me: 3, 'me@A': 2, other: 2, third: 1 });
+    takePushAnswer({ id: 'me', vector: { me: 3, 'me@A': 2 } }, hv, acked, { me: 3, 'me@A': 2, other: 2, third: 1 });
     expect(hv).toEqual({ other: 4, me: 3, 'me@A': 2, third: 1 });
     expect(acked).toEqual({ me: 3, 'me@A': 2 });
   });
@@ -16,7 +16,7 @@ describe('a push answer raises the host vector a dialer holds', () => {
     const hv: Record<string, number> = { a: 1 };
     const acked: Record<string, number> = {};
     for (const touched of [null, 7, 'x', [], { a: 'nine' }, { a: -1 }, { a: 1.5 }, JSON.parse('{"__proto__": {"polluted": 9}}')]) {
-      takePushAnswer('me', hv, acked, touched);
+      takePushAnswer({ id: 'me', vector: { me: 1 } }, hv, acked, touched);
     }
     expect(hv).toEqual({ a: 1 });
     expect(Object.getPrototypeOf(hv)).toBe(Object.prototype);

@@ -207,9 +207,22 @@ export function stalledStreams(frame: readonly LogEntry[], hv: Vector): string[]
   return [...out];
 }
 
-/** Own ops the host holds, per own stream, into the record's acked (LOG-17). */
-export function ackOwn(self: string, hv: Vector, acked: Vector, keys: Vector = hv): void {
-  for (const k in keys) if (k === self || k.startsWith(`${self}@`)) acked[k] = hv[k];
+/** This node as a host's answers are read against: its id, and its log's vector (the streams it wrote). */
+export interface Mine {
+  id: string;
+  vector: Readonly<Vector>;
+}
+
+/**
+ * Own ops the host holds, per own stream, into the record's acked (LOG-17):
+ * only streams this node wrote. A host may name any key `<id>@<anything>`,
+ * and acked is kept for good and written with the registry after every page
+ * and push: new names at each answer had grown it without bound
+ * (test/hostile/acked-junk.spec.ts).
+ */
+export function ackOwn(mine: Mine, hv: Vector, acked: Vector, keys: Vector = hv): void {
+  const { id, vector } = mine;
+  for (const k in keys) if ((k === id || k.startsWith(`${id}@`)) && Object.hasOwn(vector, k)) acked[k] = hv[k];
 }
 
 /**
@@ -218,7 +231,7 @@ export function ackOwn(self: string, hv: Vector, acked: Vector, keys: Vector = h
  * per origin the host has seen (a copy of it per page cost a dialer of a host
  * of 90,000 origins milliseconds a page). Returns the entries taken.
  */
-export function takePushAnswer(self: string, hv: Vector, acked: Vector, touched: unknown): Vector {
+export function takePushAnswer(mine: Mine, hv: Vector, acked: Vector, touched: unknown): Vector {
   const taken: Vector = {};
   if (typeof touched !== 'object' || touched === null) return taken;
   for (const [k, n] of Object.entries(touched)) {
@@ -226,7 +239,7 @@ export function takePushAnswer(self: string, hv: Vector, acked: Vector, touched:
     if (!isPrototypeOrigin(k) && Number.isSafeInteger(n) && n >= 0) taken[k] = n;
   }
   raiseVector(hv, taken);
-  ackOwn(self, hv, acked, taken);
+  ackOwn(mine, hv, acked, taken);
   return taken;
 }
 

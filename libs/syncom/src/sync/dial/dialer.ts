@@ -292,7 +292,7 @@ export class Dialer implements Recoverable {
 
   /** A push answered: the host's vector, the sync event, behind; true when the host refused an op as out of its scopes. */
   private takeAnswer(frame: LogEntry[], ans: PushAnswer | undefined): boolean {
-    this.lag.moved(Object.keys(takePushAnswer(this.replica.id, this.hv, this.rec.acked, ans?.vector ?? {})));
+    this.lag.moved(Object.keys(takePushAnswer(this.replica, this.hv, this.rec.acked, ans?.vector ?? {})));
     this.recovery.answered();
     this.rec.lastSync = this.replica.now();
     const event = pushedEvent(this.rec.url, frame.length, ans);
@@ -322,7 +322,7 @@ export class Dialer implements Recoverable {
 
   /** Own ops the host holds, per own stream, saved with the registry (LOG-17). */
   private ack(): void {
-    ackOwn(this.replica.id, this.hv, this.rec.acked);
+    ackOwn(this.replica, this.hv, this.rec.acked);
   }
 
   /** New log entries: relay what the host lacks; a sign of life for a behind peer (HOST-16). */
