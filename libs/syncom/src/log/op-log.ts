@@ -293,13 +293,16 @@ export class OpLog {
   }
 
   /**
-   * Move a stream past what the log holds of it, no op of it logged (a
-   * REWOUND, LOG-23); resolves once index.json keeps the move.
-   * @throws the backend's error when index.json cannot be written (the move stands in memory).
+   * Move streams past what the log holds of them, no op of them logged (a
+   * REWOUND, LOG-23); resolves once index.json keeps the moves, written once
+   * for all of them (once each cost the square of their number).
+   * @throws the backend's error when index.json cannot be written (the moves stand in memory).
    */
-  async raise(key: string, seq: number): Promise<void> {
-    if (!(this.raised[key] >= seq)) setVectorKey(this.raised, key, seq);
-    if (!(this.vector[key] >= seq)) setVectorKey(this.vector, key, seq);
+  async raise(moves: Readonly<Vector>): Promise<void> {
+    for (const [key, seq] of Object.entries(moves)) {
+      if (!(this.raised[key] >= seq)) setVectorKey(this.raised, key, seq);
+      if (!(this.vector[key] >= seq)) setVectorKey(this.vector, key, seq);
+    }
     await this.writeIndex(this.sealedVector);
   }
 

@@ -212,13 +212,25 @@ export class Replica {
    * @throws RangeError for a seq canRaiseOwnStream refuses (the caller checks a host's claim first).
    */
   raiseOwnStream(key: string, seq: number): Promise<void> {
-    if (!this.canRaiseOwnStream(seq)) throw new RangeError(`an own stream cannot be moved to ${seq}: no seq would follow it`);
-    const kept = this.p.log.raise(key, seq).catch((e: Error) => {
+    return this.raiseOwnStreams({ [key]: seq });
+  }
+
+  /**
+   * raiseOwnStream for several streams, with one write of log/index.json: a
+   * hello naming 4,000 own streams wrote it 4,000 times, 13 s of CPU
+   * (test/hostile/rewound-cost.spec.ts).
+   * @throws RangeError for a seq canRaiseOwnStream refuses; nothing moves then.
+   */
+  raiseOwnStreams(moves: Readonly<Vector>): Promise<void> {
+    const keys = Object.keys(moves);
+    const wild = keys.find((k) => !this.canRaiseOwnStream(moves[k]));
+    if (wild !== undefined) throw new RangeError(`an own stream cannot be moved to ${moves[wild]}: no seq would follow it`);
+    const kept = this.p.log.raise(moves).catch((e: Error) => {
       this.p.events.emit('error', new SyncomError('IO_ERROR', `log/index.json was not written (${e?.message}): a restart before the next own write forgets the REWOUND's move`, { cause: e }));
     });
     this.nonce = newNonce();
     const { committer } = this.p;
-    if (!((committer.pvec[key] ?? 0) >= seq)) setVectorKey(committer.pvec, key, seq);
+    for (const k of keys) if (!((committer.pvec[k] ?? 0) >= moves[k])) setVectorKey(committer.pvec, k, moves[k]);
     return kept;
   }
 

@@ -111,7 +111,7 @@ describe("index.json's raised counts", () => {
     gate.armed = true;
     const sealing = log.maybeSeal();
     await gate.held;
-    const raising = log.raise('me', 9);
+    const raising = log.raise({ me: 9 });
     gate.release();
     await Promise.all([sealing, raising]);
     expect(indexJson(backend)).toMatchObject({ segments: [{ from: 1, to: 2 }], vector: { me: 2 }, raised: { me: 9 } });
@@ -122,7 +122,7 @@ describe("index.json's raised counts", () => {
   it('LOG-5: a raised count the sealed ops reach is no longer kept apart', async () => {
     const backend = createMemoryBackend();
     const { log } = await OpLog.open({ backend, rollAfter: 1, self: 'me' });
-    await log.raise('me', 2);
+    await log.raise({ me: 2 });
     expect(indexJson(backend).raised).toEqual({ me: 2 });
     for (const seq of [3]) log.markRecorded(await log.append([{ op: op(seq) }]));
     await log.maybeSeal();
@@ -133,7 +133,7 @@ describe("index.json's raised counts", () => {
   it('LOG-5: a raised count of another node\'s stream, or past 2^52 (rot: index.json has no checksum), is reported and left out; a count of its own is taken', async () => {
     const backend = createMemoryBackend();
     const { log } = await OpLog.open({ backend, self: 'me' });
-    await log.raise('me@a', 4);
+    await log.raise({ 'me@a': 4 });
     const index = indexJson(backend);
     await backend.write('log/index.json', JSON.stringify({ ...index, raised: { ...(index.raised as object), peer: 7, me: 2 ** 52 + 1 } }));
     const errors: Error[] = [];

@@ -66,7 +66,7 @@ async function rewind(replica: Replica, hv: Vector, url: string, own: (k: string
     errors.push(new SyncomError('BAD_ANSWER', 'the host claims more of this node\'s streams than it could have written (past 2^52 seqs): its answer is not taken, no stream moves', { url, streams: Object.fromEntries(wild) }));
     return false;
   }
-  await Promise.all(ahead.map(([k, n]) => replica.raiseOwnStream(k, n)));
+  if (ahead.length) await replica.raiseOwnStreams(Object.fromEntries(ahead));
   if (ahead.length) {
     errors.push(new SyncomError('REWOUND', `the host holds ops of this node its log lacks (restored from a copy?): bootstrapping from ${urlLabel(url)}`, { url, streams: Object.fromEntries(ahead) }));
   }
