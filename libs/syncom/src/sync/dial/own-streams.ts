@@ -66,11 +66,10 @@ async function rewind(replica: Replica, hv: Vector, url: string, own: (k: string
     errors.push(new SyncomError('BAD_ANSWER', 'the host claims more of this node\'s streams than it could have written (past 2^52 seqs): its answer is not taken, no stream moves', { url, streams: Object.fromEntries(wild) }));
     return false;
   }
-  if (ahead.length) await replica.raiseOwnStreams(Object.fromEntries(ahead));
-  if (ahead.length) {
-    errors.push(new SyncomError('REWOUND', `the host holds ops of this node its log lacks (restored from a copy?): bootstrapping from ${urlLabel(url)}`, { url, streams: Object.fromEntries(ahead) }));
-  }
-  return ahead.length > 0;
+  if (ahead.length === 0) return false;
+  await replica.raiseOwnStreams(Object.fromEntries(ahead));
+  errors.push(new SyncomError('REWOUND', `the host holds ops of this node its log lacks (restored from a copy?): bootstrapping from ${urlLabel(url)}`, { url, streams: Object.fromEntries(ahead) }));
+  return true;
 }
 
 /** How many own ops of the streams `own` picks the host lacks that the log no longer holds (retention dropped them). */
