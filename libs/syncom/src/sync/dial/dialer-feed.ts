@@ -10,6 +10,7 @@ import { catchUp } from './incremental-bootstrap';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { FeedPace, MAX_RETRY_MS, passes } from './feed-pace';
+import { adoptGranted, foreignGrants } from './feed-grants';
 
 /**
  * Pages in a row that could not land at one cursor (a gap, or a `prev` that
@@ -281,12 +282,16 @@ export class DialerFeed {
     const { ops, malformed } = unpacked;
     m.replica.reportUnpacked(unpacked, rec.url);
     this.d.hostHolds(ops);
+    const host = rec.remote.id ?? undefined;
+    const via = { url: rec.url, node: host ?? '' };
+    // The host's own advances grant as sent (BOOT-11) unless one names a stream of a scope it is not dialed for.
+    const foreign = foreignGrants(ops, host, rec.scopes, m.replica.vector);
     const res = await m.telemetry.changesPage(rec.url, ops.length + malformed, async (span) => {
-      const via = { url: rec.url, node: rec.remote.id ?? '' };
-      const r = await this.untilClosed((signal) => m.replica.applyPage(ops, { via, feedHost: rec.remote.id ?? undefined, signal }));
+      const r = await this.untilClosed((signal) => m.replica.applyPage(ops, { via, feedHost: foreign.length ? undefined : host, signal }));
       m.telemetry.pageApplied(span, { role: 'dialer', peer: rec.url }, r, malformed);
       return r;
     });
+    if (foreign.length) await adoptGranted(m.replica, foreign, { host: host as string, via, scopes: rec.scopes });
     const event = { url: rec.url, pushed: 0, received: ops.length + malformed, applied: res.applied, skipped: res.skipped, duplicates: res.duplicates, gaps: res.gaps, malformed: res.malformed + malformed, unsigned: res.unsigned, forged: res.forged };
     return { res, event };
   }

@@ -1,0 +1,33 @@
+import type { Via } from '../../storage/commit';
+import type { Replica } from '../../storage/replica';
+import { keyScope, type Op, opStreamKey, type Vector } from '../../op/types';
+import { allowedFor } from '../protocol/scopes';
+import { adopt } from './bootstrap';
+
+/**
+ * The feed host's own advances in a page, not logged here yet, when one of
+ * them names a stream of a scope the host is not dialed for; none
+ * otherwise. Granted as sent (BOOT-11), such an advance counted another
+ * host's ops of that scope as held here, and they were dropped as
+ * duplicates when that host sent them (test/hostile/grant-foreign-scopes.spec.ts).
+ * An honest host's feed of some scopes serves their advances and the global
+ * ones, each of its scope's streams; only an advance a log of an earlier
+ * version holds names every scope's (docs/security.md, What stays open).
+ */
+export function foreignGrants(ops: readonly Op[], host: string | undefined, scopes: readonly string[], logged: Readonly<Vector>): Op[] {
+  const allowed = allowedFor(scopes);
+  if (host === undefined || allowed === 'all') return [];
+  const own = ops.filter((op) => op.type === 'advance' && op.origin === host && op.vector && (logged[opStreamKey(op)] ?? 0) < op.seq);
+  return own.some((op) => Object.keys(op.vector as Vector).some((k) => !allowed.has(keyScope(k)))) ? own : [];
+}
+
+/**
+ * What `ops` (foreignGrants') name of the dialed scopes, adopted as this
+ * node's own advances, as a snapshot's vector is (BOOT-5): for each that the
+ * page logged (an op refused for its signature grants nothing).
+ */
+export async function adoptGranted(replica: Replica, ops: readonly Op[], o: { host: string; via: Via; scopes: readonly string[] }): Promise<void> {
+  for (const op of ops) {
+    if ((replica.vector[opStreamKey(op)] ?? 0) >= op.seq) await adopt(replica, o.host, op.vector as Vector, o.via, o.scopes);
+  }
+}
