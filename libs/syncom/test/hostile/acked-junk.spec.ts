@@ -1,6 +1,5 @@
-import type { SyncomError } from '../../src';
-import { closeAll, dialer, hub, Net, seeded, until } from '../sync/helpers';
-import { wrapUnit } from '../sync/scenario-helpers';
+import { closeAll, hub, until } from '../sync/helpers';
+import { CLAIMS_URL as URL, dialerOfClaims } from './vector-claims';
 
 /**
  * `acked` (listNodes(), the registry file) holds, per own stream, how much
@@ -13,28 +12,17 @@ import { wrapUnit } from '../sync/scenario-helpers';
  * written at each save).
  */
 
-const URL = 'memory://h';
 const JUNK = 2_000;
 
 describe('hostile host: own streams this node never wrote', () => {
   it('LOG-16 LOG-17: keys of own streams the node never wrote, in hello and push answers, are not taken into acked nor written with the registry', async () => {
     const h = await hub();
     let round = 0;
-    let self = '';
-    const junk = () => Object.fromEntries(Array.from({ length: JUNK }, (_, i) => [`${self}@j${round}-${i}`, 1]));
-    const unit = wrapUnit(h.unit, async (method, _args, _context, next) => {
-      const ans = (await next()) as Record<string, unknown>;
-      if (method !== 'hello' && method !== 'push') return ans;
+    const { d, net, backend, errors } = await dialerOfClaims(h, (method, self) => {
+      if (method !== 'hello' && method !== 'push') return undefined;
       round++;
-      return { ...ans, vector: { ...(ans.vector as object), ...junk() } };
+      return Object.fromEntries(Array.from({ length: JUNK }, (_, i) => [`${self}@j${round}-${i}`, 1]));
     });
-    const net = new Net();
-    net.units.set(URL, unit);
-    const backend = await seeded();
-    const d = await dialer(net, { backend, sync: { connect: net.connect, antiEntropyInterval: 0 } });
-    self = d.id;
-    const errors: SyncomError[] = [];
-    d.sync.on('error', (e) => errors.push(e));
     // Dialed for scope a: own streams of other scopes the host names are not REWOUND (which moves them, docs/security.md).
     await d.sync.addNode({ url: URL, token: 't', scopes: ['a'] });
     await until(() => d.sync.peers()[0]?.subscribed === true && d.sync.peers()[0].connected, [d]);

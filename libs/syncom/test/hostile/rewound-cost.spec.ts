@@ -1,7 +1,7 @@
 import type { SyncomError } from '../../src';
 import { internals } from '../../src/testing/internals';
-import { closeAll, dialer, hub, Net, seeded, until } from '../sync/helpers';
-import { wrapUnit } from '../sync/scenario-helpers';
+import { closeAll, hub, until } from '../sync/helpers';
+import { CLAIMS_URL as URL, dialerOfClaims } from './vector-claims';
 
 /**
  * A hello answer claiming more of this node's streams than its log holds
@@ -11,28 +11,17 @@ import { wrapUnit } from '../sync/scenario-helpers';
  * square of the answer (1,000 streams: 0.19 s of CPU; 4,000: 13 s).
  */
 
-const URL = 'memory://h';
 const STREAMS = 2_000;
 
 describe('hostile host: a hello claiming many streams of this node', () => {
   it('LOG-22 LOG-23: the streams it names move, are reported REWOUND, and log/index.json is written a bounded number of times, not once per stream', async () => {
     const h = await hub();
-    let self = '';
     let once = false;
-    const unit = wrapUnit(h.unit, async (method, _args, _context, next) => {
-      const ans = (await next()) as Record<string, unknown>;
-      if (method !== 'hello' || once) return ans;
+    const { d, backend, errors } = await dialerOfClaims(h, (method, self) => {
+      if (method !== 'hello' || once) return undefined;
       once = true;
-      const claimed = Object.fromEntries(Array.from({ length: STREAMS }, (_, i) => [`${self}@s${i}`, 1]));
-      return { ...ans, vector: { ...(ans.vector as object), ...claimed } };
+      return Object.fromEntries(Array.from({ length: STREAMS }, (_, i) => [`${self}@s${i}`, 1]));
     });
-    const net = new Net();
-    net.units.set(URL, unit);
-    const backend = await seeded();
-    const d = await dialer(net, { backend, sync: { connect: net.connect, antiEntropyInterval: 0 } });
-    self = d.id;
-    const errors: SyncomError[] = [];
-    d.sync.on('error', (e) => errors.push(e));
     const write = jest.spyOn(backend, 'write');
     await d.sync.addNode({ url: URL, token: 't' });
     await until(() => errors.length > 0, [d]);
