@@ -5,6 +5,7 @@ import { CliError, type CliIo, EXIT_FAULTS, EXIT_OK } from './io';
 import { createProgress, type Progress } from './progress';
 import { urlLabel } from '../telemetry/url-label';
 import { hideTokens } from '../telemetry/hidden-tokens';
+import { MAX_TIMER_MS } from '../sync/dial/options';
 
 /** How `pull` reaches a hub: by default the engine's socket.io link (syncom/socket.io, with socket.io-client installed beside syncom). */
 export type PullConnect = (node: { url: string; token?: string }) => SyncLink | Promise<SyncLink>;
@@ -51,7 +52,8 @@ function follow(storage: Storage, url: string, io: CliIo, o: { timeoutMs: number
     let bar: Progress | undefined;
     const offs: (() => void)[] = [];
     const end = (e?: Error) => { clearTimeout(timer); offs.forEach((o) => o()); bar?.finish(); e ? reject(e) : resolve(seen); };
-    const timer = setTimeout(() => end(new CliError(`not caught up with ${urlLabel(url)} within ${timeoutMs / 1000} s${lastErrorOf(storage, url, token)}`, EXIT_FAULTS)), timeoutMs);
+    // A longer --timeout waits the longest a timer holds (about 24.8 days), as synced() does: Node fires one past it at once.
+    const timer = setTimeout(() => end(new CliError(`not caught up with ${urlLabel(url)} within ${timeoutMs / 1000} s${lastErrorOf(storage, url, token)}`, EXIT_FAULTS)), Math.min(timeoutMs, MAX_TIMER_MS));
     const check = () => { if (caughtUp(storage, url)) end(); };
     offs.push(storage.sync.on('progress', (p) => {
       bar ??= createProgress(io.stderr, 'bootstrap', p.total ?? p.received, { redrawMs: 50, lineMs: 1000 });

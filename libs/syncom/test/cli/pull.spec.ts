@@ -107,4 +107,22 @@ describe('syncom pull', () => {
     const code = await runCli(['pull', path, '--hub', 'memory://hub', '--token', token, '--timeout', '1'], { stdout: collector(), stderr }, { connect: () => refusing });
     expect({ code, err: stderr.text }).toEqual({ code: 1, err: 'syncom: not caught up with memory://hub within 1 s; its last error: AUTHORIZE_FAILED 503: the store holding <token> is down\n' });
   });
+
+  it('a --timeout past the longest timer (2^31-1 ms, about 24.8 days) waits for the hub, as synced() does, instead of ending at once', async () => {
+    const { s: h, unit } = await hub({ access: 'public', authorize: () => true });
+    for (let i = 0; i < 3; i++) await h.insert({ i });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      // Node turns a delay past 2^31-1 ms into 1 ms: 3,000,000 s ended pull before its hello, "not caught up within 3000000 s".
+      const run = await pull(await tempDir(), unit, '--timeout', '3000000');
+      expect(run).toMatchObject({ code: 0, out: expect.stringMatching(/^bootstrapped 3 entries/) });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await h.close();
+    }
+  });
 });

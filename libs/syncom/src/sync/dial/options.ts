@@ -34,7 +34,7 @@ export interface DialOptions {
 }
 
 /** The longest delay a timer takes: past it setTimeout fires at once (Node warns, browsers do the same). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * synced()'s options, checked: `{ timeout }` of NaN, -1 or `'10s'` had
