@@ -8,6 +8,7 @@ import { allowedHostsOf, hostCheck } from './host-check';
 import { HttpErrorFilter } from './http-error.filter';
 import { verifyJsonDepth } from './json-depth';
 import { jsonOnlyWrites } from './json-only';
+import { parseQuery } from './notes/id-query';
 
 /**
  * Starts the example app on config.port (0: any free port); returns the app.
@@ -20,6 +21,8 @@ export async function createExampleApi(config: ExampleConfig, logger?: LoggerSer
   // Before anything else: a DNS-rebinding page is same-origin, and its Host header alone tells it apart.
   app.use(hostCheck(allowedHostsOf(config)));
   app.use(jsonOnlyWrites);
+  // ?after= takes back the lone surrogates X-Next-After names (idQueryText): a peer's record id is any text.
+  app.set('query parser', parseQuery);
   // A note's body takes 100,000 characters (NoteDto), up to 6 bytes each as JSON text (\u escapes): 100 KB, body-parser's
   // default, refused a body of 60,000 accented characters with 413.
   app.useBodyParser('json', { verify: verifyJsonDepth, limit: '1mb' });

@@ -145,6 +145,24 @@ describe('example-api REST answers (e2e, HTTP on loopback)', () => {
     }
   });
 
+  it('GET /notes stopped on its bound at an id holding a lone surrogate (a peer\'s; no percent-encoding carries one) names it as WTF-8 in X-Next-After, and ?after= takes it back exactly: it had answered 500', async () => {
+    const fresh = await apps.local('next-after-lone');
+    try {
+      const writes = Array.from({ length: 9_999 }, (_, i) => fresh.storage.set(`a${String(i).padStart(5, '0')}`, { $type: 'Other' }));
+      // 'b\uD800' is the 10,000th id; 'b\uD800x' and 'b\uFFFD' sort after it, and a cursor read as U+FFFD would have skipped the first.
+      await Promise.all([...writes, fresh.storage.set('b\uD800', { $type: 'Other' }), fresh.storage.set('b\uD800x', { $type: 'Note', title: 'one' }), fresh.storage.set('b\uFFFD', { $type: 'Note', title: 'two' })]);
+      const first = await fetch(`${fresh.url}/notes`);
+      expect(first.status).toBe(200);
+      expect(await first.json()).toEqual([]);
+      const next = first.headers.get('x-next-after');
+      expect(next).toBe('b%ED%A0%80');
+      const ids = (await http(`${fresh.url}/notes?after=${next}`)).body.map((n: { id: string }) => n.id);
+      expect(ids).toEqual(['b\uD800x', 'b\uFFFD']);
+    } finally {
+      await apps.stop(fresh);
+    }
+  });
+
   it('GET /sync/peers answers no credential: urls lose their user info and query, as the logs do, the last error\'s url and message too, and the token is left out', async () => {
     const hub = await apps.hub('credentials-hub', { tokens: ['t'] });
     const port = new URL(hub.url).port;

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Storage } from 'syncom';
 import { InjectStorage } from 'syncom-nest';
+import { idQueryText } from './id-query';
 import { toNoteAnswer } from './note-answer';
 import { AddTagsDto, AddViewsDto, CreateNoteDto, ListNotesDto, NOTES_PAGE, RemoveTagsDto, UpdateNoteDto } from './note.dto';
 
@@ -27,7 +28,9 @@ export class NotesController {
    * that bound with fewer notes, the header X-Next-After names the last id
    * read, to page on from, percent-encoded as the query takes it
    * (`?after=<X-Next-After>`): an id is any text, and one a header cannot
-   * carry (a character past Latin-1, a line break) had answered 500.
+   * carry (a character past Latin-1, a line break) had answered 500, and so
+   * had a lone surrogate, which percent-encoding cannot carry either
+   * (idQueryText writes it as WTF-8, which this app's query parser reads).
    */
   @Get()
   async list(@Query() q: ListNotesDto, @Res({ passthrough: true }) res: { setHeader(name: string, value: string): void }) {
@@ -46,7 +49,7 @@ export class NotesController {
         if (notes.length === limit) return notes;
       }
     }
-    if (notes.length < limit && after !== undefined) res.setHeader('X-Next-After', encodeURIComponent(after));
+    if (notes.length < limit && after !== undefined) res.setHeader('X-Next-After', idQueryText(after));
     return notes;
   }
 
