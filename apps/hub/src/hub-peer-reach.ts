@@ -29,7 +29,8 @@ export class HubPeerReach {
       this.failing.add(url);
       const transport = e.description?.error?.code;
       const code = typeof transport === 'string' && /^E[A-Z]+$/.test(transport) ? transport : 'LINK_DOWN';
-      const message = String(e.message ?? 'no answer').slice(0, 300);
+      // Scrubbed before the cut: a token the cut ends inside is no longer found, and its first characters were logged.
+      const message = scrubbed(String(e.message ?? 'no answer').slice(0, 300 + token.length), [token]).slice(0, 300);
       this.logger.warn(scrubbed(`peer hub ${loggedUrl(url)} unreachable: ${code} (${message}); retrying until it answers`, [token]));
     });
   };

@@ -7,11 +7,16 @@ import { TestHubs } from './test-hubs';
 const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
 const PEER_TOKEN = 'Pe3r-T0ken-s3cret';
 
-/** A socket.io host on /syncom that refuses every handshake, wording its refusal with the token it was sent. */
-async function wordyHost(): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * A socket.io host on /syncom that refuses every handshake, wording its refusal with the token it was sent:
+ * with a code (a refusal the dialer reports), or with `words` alone (no code: a failure to reach it).
+ */
+async function wordyHost(words?: (token: string) => string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = new Server({ transports: ['websocket'] });
   server.of('/syncom').use((socket, next) => {
-    const message = `no entry for token ${String(socket.handshake.auth.token)}`;
+    const token = String(socket.handshake.auth.token);
+    if (words) return next(new Error(words(token)));
+    const message = `no entry for token ${token}`;
     next(Object.assign(new Error(message), { data: { code: 'UNAUTHORIZED', status: 401, message } }));
   });
   const http = createHttpServer();
@@ -41,6 +46,22 @@ describe('apps/hub: a peer refusal that quotes the peer token (e2e)', () => {
       const health = (await (await fetch(`${hub.url}/health`)).json()) as { peers: { lastError: { code: string; message: string } | null }[] };
       expect(health.peers).toEqual([expect.objectContaining({ lastError: expect.objectContaining({ code: 'UNAUTHORIZED', message: expect.stringContaining('<token>') }) })]);
       expect(JSON.stringify(health)).not.toContain(PEER_TOKEN);
+    } finally {
+      await hubs.stopAll();
+      await peer.close();
+    }
+  });
+
+  it('a refusal without a code, logged as the peer out of reach, shows the token as <token> however long the words before it: cut to 300 characters first, the token had lost its last character and its other 16 were logged', async () => {
+    // 284 characters, then the token: a cut at 300 ends one character into its end.
+    const peer = await wordyHost((token) => `${'go away '.repeat(35)}at: ${token} please`);
+    try {
+      const logger = new CaptureLogger();
+      await hubs.start('wordy-long', { io, peers: [peer.url], peerToken: PEER_TOKEN }, logger);
+      await logger.signal.until(() => logger.lines.some(([, , m]) => / unreachable: /.test(m)), 'the failure logged');
+      const line = logger.lines.map(([, , m]) => m).find((m) => / unreachable: /.test(m));
+      expect(line).toContain('at: <token>');
+      expect(logger.lines.filter(([, , m]) => m.includes(PEER_TOKEN.slice(0, 8)))).toEqual([]);
     } finally {
       await hubs.stopAll();
       await peer.close();
