@@ -5,7 +5,7 @@ import { opStreamKey } from '../op/types';
 import { FLAG_SEALED } from '../op';
 import type { SchemaInfo } from '../schema';
 import type { Replica } from '../storage/replica';
-import { type GaugeSource, type SyncTelemetry, urlLabel } from '../telemetry';
+import { type GaugeSource, hideTokens, type SyncTelemetry, urlLabel } from '../telemetry';
 import { SyncContext } from './context';
 import { Dialer } from './dial/dialer';
 import { type DialOptions, syncedTimeout } from './dial/options';
@@ -315,11 +315,14 @@ export class SyncManager {
 
   /**
    * SYNC_TIMEOUT naming what the dialer last met (its `cause`): a wrong token's 401 had come back only as a
-   * timeout, the reason left in peers()' lastError.
+   * timeout, the reason left in peers()' lastError. The host words its refusals and may quote the token it
+   * was sent, and an app logs this message (syncom-nest's SyncomHttpFilter): every registered token reads
+   * `<token>`, written so before the cut, which had left a token cut short where nothing could find it.
    */
   private notInSync(url: string, ms: number): SyncomError {
     const last = this.dialers.get(url)?.lastError ?? undefined;
-    const why = last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${last.message.slice(0, 200)}` : '';
+    const tokens = Array.from(this.registry.nodes.values(), (n) => n.token ?? '');
+    const why = last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${hideTokens(last.message, tokens).slice(0, 200)}` : '';
     return new SyncomError('SYNC_TIMEOUT', `not in sync with ${urlLabel(url)} after ${ms} ms${why}`, { url, ...(last && { cause: last }) });
   }
 

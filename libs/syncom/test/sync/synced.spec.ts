@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { SyncomError } from '../../src';
+import { SyncomError } from '../../src';
+import type { SyncLink } from '../../src/link/contract';
 import { closeAll, dialer, hostAndDialer, hub, Net, until } from './helpers';
 
 const URL = 'memory://hub';
@@ -35,6 +36,24 @@ describe('storage.sync.synced(url)', () => {
     await d.sync.stop();
     await expect(waiting).rejects.toMatchObject({ code: 'CLOSED' });
     await closeAll(d, h.s);
+  });
+
+  it('SYNC_TIMEOUT names the last error with the host\'s token as <token>, scrubbed before the message is cut: the host words its refusals, and an app logs this message (SyncomHttpFilter)', async () => {
+    const token = 'tok-SECRET-31c0-8e';
+    // 190 characters, then the token: a cut at 200 ends inside it.
+    const words = `${'unwell '.repeat(26)}at ${token} sorry`;
+    const refusing: SyncLink = {
+      call: () => Promise.reject(new SyncomError('AUTHORIZE_FAILED', words, { status: 503 })),
+      subscribe: () => ({ unsubscribe: () => undefined }), on: () => undefined, off: () => undefined, close: () => undefined,
+    };
+    const d = await dialer(new Net(), { sync: { connect: () => refusing, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token });
+    await until(() => d.sync.peers()[0]?.lastError?.code === 'AUTHORIZE_FAILED', [d]);
+    const timedOut = (await d.sync.synced(URL, { timeout: 1 }).catch((e: SyncomError) => e)) as SyncomError;
+    expect(timedOut).toMatchObject({ code: 'SYNC_TIMEOUT', message: expect.stringContaining('its last error: AUTHORIZE_FAILED 503: unwell unwell') });
+    expect(timedOut.message).toContain('at <token>');
+    expect(timedOut.message).not.toContain(token.slice(0, 8));
+    await closeAll(d);
   });
 });
 
