@@ -109,7 +109,7 @@ export class SyncLogger {
     socket.on('connect_error', (error) => {
       const e = (error ?? {}) as ConnectError;
       if (typeof e.data?.code === 'string') return;
-      const message = String(e.message ?? 'no answer').slice(0, MAX_MESSAGE);
+      const message = this.said(String(e.message ?? 'no answer'), token);
       if (!socket.active) return this.note(url, 'refused', 'error', `${loggedUrl(url)} refused the connection: ${message}`, token);
       const code = e.description?.error?.code;
       const why = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? `${message} (${code})` : message;
@@ -133,7 +133,7 @@ export class SyncLogger {
     const about = e.url ? `sync with ${loggedUrl(e.url)}` : 'sync';
     // A url that is this node itself is a setting to correct, not a failure: hubs given one SYNCOM_PEERS list each dial themselves.
     const level: Level = e.code === 'SELF_DIAL' ? 'warn' : 'error';
-    this.note(e.url ?? '', `error:${e.code}`, level, `${about}: ${code}${status}: ${loggedMessage(e).slice(0, MAX_MESSAGE)}`);
+    this.note(e.url ?? '', `error:${e.code}`, level, `${about}: ${code}${status}: ${this.said(loggedMessage(e))}`);
   }
 
   private peer(p: SyncEvents['peer'][0]): void {
@@ -145,7 +145,20 @@ export class SyncLogger {
   private note(url: string, state: string, level: Level, text: string, token = ''): void {
     if (this.stopped || this.states.get(url) === state) return;
     this.states.set(url, state);
-    const tokens = (this.storage?.sync.listNodes() ?? []).map((n) => n.token ?? '');
-    this.logger[level](scrubbed(text, [token, ...tokens]));
+    this.logger[level](scrubbed(text, [token, ...this.tokens()]));
+  }
+
+  /**
+   * The far side's words as a line quotes them: scrubbed of `token` and every registered node's, then cut to
+   * MAX_MESSAGE. Cut first, a token the cut ended inside was no longer found, and all but its end was logged.
+   */
+  private said(text: string, token = ''): string {
+    const tokens = [token, ...this.tokens()];
+    const longest = Math.max(0, ...tokens.map((t) => t.length));
+    return scrubbed(text.slice(0, MAX_MESSAGE + longest), tokens).slice(0, MAX_MESSAGE);
+  }
+
+  private tokens(): string[] {
+    return (this.storage?.sync.listNodes() ?? []).map((n) => n.token ?? '');
   }
 }

@@ -143,6 +143,36 @@ describe('SyncomModule logs what its dialers meet (context Syncom)', () => {
     expect(log.lines).toEqual([['error', `sync with http://127.0.0.1:${port}/syncom: UNAUTHORIZED 401: no entry for token <token> [Nest] forged line`]]);
   });
 
+  it('a host whose words put the token across the 300-character cut, with a code or without: the line holds <token>, never the token cut short', async () => {
+    const log = syncomLines();
+    const io = new Server({ transports: ['websocket'] });
+    // 284 characters, then the token (18): cut first, its first 16 had been logged, where no scrub finds them.
+    const words = (token: string) => `${'go away '.repeat(35)}at: ${token} please`;
+    io.of('/syncom').use((socket, next) => {
+      const message = words(String(socket.handshake.auth.token));
+      const coded = socket.handshake.query.coded === '1';
+      next(Object.assign(new Error(message), coded ? { data: { code: 'UNAUTHORIZED', status: 401, message } } : {}));
+    });
+    const port = await new Promise<number>((resolve) => {
+      const http = createHttpServer();
+      io.attach(http);
+      http.listen(0, '127.0.0.1', () => resolve((http.address() as AddressInfo).port));
+    });
+    closing.push(() => io.close());
+    const { app, storage } = await dialingApp();
+    closing.push(() => app.close());
+    const errors = syncErrors(storage);
+    await storage.sync.addNode({ url: `http://127.0.0.1:${port}/syncom?coded=1`, token: TOKEN });
+    await errors.until(1);
+    await storage.sync.addNode({ url: `http://127.0.0.1:${port}/syncom?coded=0`, token: TOKEN });
+    await log.signal.until(() => log.lines.some(([, m]) => m.includes('refused the connection')), 'the refusal without a code logged');
+    expect(log.lines.map(([, m]) => m)).toEqual(expect.arrayContaining([
+      expect.stringMatching(/: UNAUTHORIZED 401: (go away )+at: <token> please$/),
+      expect.stringMatching(/refused the connection: (go away )+at: <token> please$/),
+    ]));
+    expect(log.lines.filter(([, m]) => m.includes(TOKEN.slice(0, 8)))).toEqual([]);
+  });
+
   it('logSync: false logs nothing', async () => {
     const log = syncomLines();
     const hub = await startHub({ options: { access: 'session', authorize: () => false } });
