@@ -10,6 +10,20 @@ export function peerScrubbed(storage: Storage, text: string): string {
   return scrubbed(text, storage.sync.listNodes().map((n) => n.token ?? ''));
 }
 
+/** The most of a peer's words a line quotes. */
+const MAX_WORDS = 300;
+
+/**
+ * A peer's words as a line quotes them: without the tokens of the registered peers, then cut to MAX_WORDS. A
+ * peer hub words its refusals as it likes, up to its frame's 16 MiB: each was a line of that size. Cut before
+ * the scrub, a token across the cut would not be found; so the text is cut to MAX_WORDS and the longest token,
+ * scrubbed, then cut again.
+ */
+function peerWords(storage: Storage, text: string): string {
+  const longest = Math.max(0, ...storage.sync.listNodes().map((n) => n.token?.length ?? 0));
+  return peerScrubbed(storage, text.slice(0, MAX_WORDS + longest)).slice(0, MAX_WORDS);
+}
+
 /** A hello's scopes as a line shows them: how many, and the first three. */
 function scopesOf(scopes: readonly string[]): string {
   const shown = scopes.slice(0, 3).map(quoted).join(', ');
@@ -24,7 +38,8 @@ function scopesOf(scopes: readonly string[]): string {
  * again, wrote 274 MB of log in 8 s), and a peer's words are quoted. A
  * dialed url is written without its user info and query (loggedUrl), and a
  * sync error's message without the tokens this hub presents to its peers: a
- * peer hub words its refusals as it likes, and may quote the token it was sent.
+ * peer hub words its refusals as it likes, and may quote the token it was sent
+ * (its words are cut to 300 characters: peerWords).
  */
 @Injectable()
 export class HubLogger implements OnModuleInit, OnApplicationShutdown {
@@ -41,7 +56,7 @@ export class HubLogger implements OnModuleInit, OnApplicationShutdown {
     this.events.limited$.subscribe((r) => this.rarely.write('warn', `limited ${r.reason}`, `limited ${quoted(r.node)}: ${r.reason}`));
     // SELF_DIAL is the documented full SYNCOM_PEERS list on every hub: HubPeersService warns and disables the url.
     this.events.error$.subscribe((e) => {
-      if (e.code !== 'SELF_DIAL') this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(peerScrubbed(this.storage, loggedMessage(e)))}`);
+      if (e.code !== 'SELF_DIAL') this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(peerWords(this.storage, loggedMessage(e)))}`);
     });
   }
 

@@ -11,13 +11,12 @@ const PEER_TOKEN = 'Pe3r-T0ken-s3cret';
  * A socket.io host on /syncom that refuses every handshake, wording its refusal with the token it was sent:
  * with a code (a refusal the dialer reports), or with `words` alone (no code: a failure to reach it).
  */
-async function wordyHost(words?: (token: string) => string): Promise<{ url: string; close: () => Promise<void> }> {
+async function wordyHost(words?: (token: string) => string, coded = !words): Promise<{ url: string; close: () => Promise<void> }> {
   const server = new Server({ transports: ['websocket'] });
   server.of('/syncom').use((socket, next) => {
     const token = String(socket.handshake.auth.token);
-    if (words) return next(new Error(words(token)));
-    const message = `no entry for token ${token}`;
-    next(Object.assign(new Error(message), { data: { code: 'UNAUTHORIZED', status: 401, message } }));
+    const message = words ? words(token) : `no entry for token ${token}`;
+    next(Object.assign(new Error(message), coded ? { data: { code: 'UNAUTHORIZED', status: 401, message } } : {}));
   });
   const http = createHttpServer();
   server.attach(http);
@@ -62,6 +61,22 @@ describe('apps/hub: a peer refusal that quotes the peer token (e2e)', () => {
       const line = logger.lines.map(([, , m]) => m).find((m) => / unreachable: /.test(m));
       expect(line).toContain('at: <token>');
       expect(logger.lines.filter(([, , m]) => m.includes(PEER_TOKEN.slice(0, 8)))).toEqual([]);
+    } finally {
+      await hubs.stopAll();
+      await peer.close();
+    }
+  });
+
+  it('a refusal of 1 MB is logged cut to 300 characters of its words, its token as <token>: whole, each refusal a peer hub sent was a line of its size', async () => {
+    const peer = await wordyHost((token) => `refused ${token} ${'x'.repeat(1_000_000)}`, true);
+    try {
+      const logger = new CaptureLogger();
+      await hubs.start('wordy-huge', { io, peers: [peer.url], peerToken: PEER_TOKEN }, logger);
+      await logger.signal.until(() => logger.lines.some(([, , m]) => m.startsWith('UNAUTHORIZED')), 'the refusal logged');
+      const line = logger.lines.map(([, , m]) => m).find((m) => m.startsWith('UNAUTHORIZED')) ?? '';
+      expect(line).toContain('refused <token> xxx');
+      expect(line.length).toBeLessThan(400);
+      expect(logger.lines.filter(([, , m]) => m.includes(PEER_TOKEN))).toEqual([]);
     } finally {
       await hubs.stopAll();
       await peer.close();
