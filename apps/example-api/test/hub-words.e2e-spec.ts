@@ -73,4 +73,31 @@ describe('example-api: what a hub it dials says reaches its log without the toke
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
+
+  it('a hello refused with 1 MB of words: GET /sync/peers, which answers anyone, serves 300 characters of them, the token as <token>; whole, each GET was 1 MB', async () => {
+    const http = createServer();
+    const server = new Server(http, { transports: ['websocket'] });
+    // The token across position 300: cut before its scrub, its first characters would be served.
+    const words = `${'no '.repeat(95)}${TOKEN} ${'x'.repeat(1_000_000)}`;
+    server.of('/syncom').on('connection', (socket) => {
+      socket.on('hello', (_payload: unknown, ack: (a: unknown) => void) => ack({ ok: false, error: { code: 'UNAUTHORIZED', status: 401, message: words } }));
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const hub = `http://127.0.0.1:${(http.address() as AddressInfo).port}/syncom`;
+    const lines = new Lines();
+    const io = { reconnectionDelay: 50, reconnectionDelayMax: 200 };
+    const app = await createExampleApi({ port: 0, host: '127.0.0.1', path: join(dir, 'api-huge'), hub, token: TOKEN, io }, lines);
+    try {
+      await lines.seen(/UNAUTHORIZED/);
+      const res = await fetch(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/sync/peers`);
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(text.length).toBeLessThan(2_000);
+      expect(text).toContain('no no <token> xxx');
+      expect(text).not.toContain(TOKEN.slice(0, 8));
+    } finally {
+      await app.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });

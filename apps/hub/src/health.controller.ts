@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectStorage, servedPeer } from 'syncom-nest';
 import type { Storage } from 'syncom';
-import { peerScrubbed } from './hub-logger.service';
+import { peerTokens } from './hub-logger.service';
 
 /** What GET /health answers to anyone: enough to tell the hub is up and how busy it is, no node ids. */
 export interface HubHealth {
@@ -99,10 +99,11 @@ export class HealthController {
     return hosted ? { ...brief, vector: log.vector, peers: peers.map((p) => this.served(p)), hosted } : brief;
   }
 
-  /** A dialed peer as served: a peer hub words its refusals as it likes, and may quote the token this hub sent it. */
+  /**
+   * A dialed peer as served: a peer hub words its refusals as it likes, and may quote the token this hub sent it
+   * (servedPeer scrubs the tokens, then cuts the words to 300 characters).
+   */
   private served(p: ReturnType<Storage['sync']['peers']>[number]): HubHealthDetail['peers'][number] {
-    const served = servedPeer(p);
-    const e = served.lastError;
-    return e ? { ...served, lastError: { ...e, message: peerScrubbed(this.storage, e.message) } } : served;
+    return servedPeer(p, peerTokens(this.storage));
   }
 }

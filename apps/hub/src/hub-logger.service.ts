@@ -1,27 +1,13 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Storage } from 'syncom';
-import { InjectStorage, loggedMessage, loggedUrl, SampledLog, scrubbed, SyncomEvents } from 'syncom-nest';
+import { farWords, InjectStorage, loggedMessage, loggedUrl, SampledLog, SyncomEvents } from 'syncom-nest';
 
 /** A peer's words in a log line: JSON-quoted, so no newline or escape in them forges a line or colours one. */
 const quoted = (x: unknown) => JSON.stringify(String(x));
 
-/** `text` without the token of any registered peer (`<token>` in its place), as the engine's dialer logger writes it. */
-export function peerScrubbed(storage: Storage, text: string): string {
-  return scrubbed(text, storage.sync.listNodes().map((n) => n.token ?? ''));
-}
-
-/** The most of a peer's words a line quotes. */
-const MAX_WORDS = 300;
-
-/**
- * A peer's words as a line quotes them: without the tokens of the registered peers, then cut to MAX_WORDS. A
- * peer hub words its refusals as it likes, up to its frame's 16 MiB: each was a line of that size. Cut before
- * the scrub, a token across the cut would not be found; so the text is cut to MAX_WORDS and the longest token,
- * scrubbed, then cut again.
- */
-function peerWords(storage: Storage, text: string): string {
-  const longest = Math.max(0, ...storage.sync.listNodes().map((n) => n.token?.length ?? 0));
-  return peerScrubbed(storage, text.slice(0, MAX_WORDS + longest)).slice(0, MAX_WORDS);
+/** The tokens this hub presents to the peers it dials. */
+export function peerTokens(storage: Storage): string[] {
+  return storage.sync.listNodes().map((n) => n.token ?? '');
 }
 
 /** A hello's scopes as a line shows them: how many, and the first three. */
@@ -39,7 +25,7 @@ function scopesOf(scopes: readonly string[]): string {
  * dialed url is written without its user info and query (loggedUrl), and a
  * sync error's message without the tokens this hub presents to its peers: a
  * peer hub words its refusals as it likes, and may quote the token it was sent
- * (its words are cut to 300 characters: peerWords).
+ * (its words are cut to 300 characters: farWords).
  */
 @Injectable()
 export class HubLogger implements OnModuleInit, OnApplicationShutdown {
@@ -56,7 +42,7 @@ export class HubLogger implements OnModuleInit, OnApplicationShutdown {
     this.events.limited$.subscribe((r) => this.rarely.write('warn', `limited ${r.reason}`, `limited ${quoted(r.node)}: ${r.reason}`));
     // SELF_DIAL is the documented full SYNCOM_PEERS list on every hub: HubPeersService warns and disables the url.
     this.events.error$.subscribe((e) => {
-      if (e.code !== 'SELF_DIAL') this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(peerWords(this.storage, loggedMessage(e)))}`);
+      if (e.code !== 'SELF_DIAL') this.rarely.write('error', `error ${e.code}`, `${e.code}: ${quoted(farWords(loggedMessage(e), peerTokens(this.storage)))}`);
     });
   }
 

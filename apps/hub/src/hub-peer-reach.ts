@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { loggedUrl, scrubbed, type SocketWatch } from 'syncom-nest';
+import { farWords, loggedUrl, scrubbed, type SocketWatch } from 'syncom-nest';
 
 /** What a socket.io connect_error carries: a host's refusal `data`, the transport's failure `description`. */
 type ConnectError = { message?: unknown; data?: { code?: unknown }; description?: { error?: { code?: unknown } } };
@@ -29,8 +29,8 @@ export class HubPeerReach {
       this.failing.add(url);
       const transport = e.description?.error?.code;
       const code = typeof transport === 'string' && /^E[A-Z]+$/.test(transport) ? transport : 'LINK_DOWN';
-      // Scrubbed before the cut: a token the cut ends inside is no longer found, and its first characters were logged.
-      const message = scrubbed(String(e.message ?? 'no answer').slice(0, 300 + token.length), [token]).slice(0, 300);
+      // Scrubbed before the cut (farWords): a token the cut ends inside is no longer found, and its first characters were logged.
+      const message = farWords(String(e.message ?? 'no answer'), [token]);
       this.logger.warn(scrubbed(`peer hub ${loggedUrl(url)} unreachable: ${code} (${message}); retrying until it answers`, [token]));
     });
   };

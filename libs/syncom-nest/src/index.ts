@@ -19,5 +19,5 @@ export { socketIoConnect, toOpenOptions } from './storage.provider';
 export type { SocketWatch } from './storage.provider';
 export { SyncomEvents } from './events/syncom-events';
 export { SYNCOM_HTTP_STATUS, SyncomHttpFilter } from './http/syncom-http.filter';
-export { failedStartLine, loggedMessage, loggedUrl, scrubbed, servedPeer, type ServedError } from './events/sync-logger';
+export { failedStartLine, farWords, loggedMessage, loggedUrl, scrubbed, servedPeer, type ServedError } from './events/sync-logger';
 export { allowedHostName, hostAllowed, hostNameOf, shownHost } from './hosts';

@@ -26,11 +26,12 @@ export function loggedMessage(e: { message: string; url?: unknown }): string {
  * url. Served whole, the error's url carried the credentials the peer's own
  * url had lost. The message is the far side's to word, and may quote the
  * token it was sent: pass `tokens` (the registered nodes') and each is
- * served as `<token>` (scrubbed).
+ * served as `<token>` (scrubbed); it is served cut to 300 characters
+ * (farWords: a host's refusal may weigh a frame's 16 MiB).
  */
 export function servedPeer<P extends { url: string; lastError: SyncomError | null }>(p: P, tokens: readonly string[] = []): Omit<P, 'lastError'> & { lastError: ServedError | null } {
   const e = p.lastError;
-  const message = (x: SyncomError) => (tokens.length > 0 ? scrubbed(loggedMessage(x), tokens) : loggedMessage(x));
+  const message = (x: SyncomError) => farWords(loggedMessage(x), tokens);
   return { ...p, url: loggedUrl(p.url), lastError: e && { code: e.code, ...(typeof e.status === 'number' && { status: e.status }), message: message(e), ...(typeof e.url === 'string' && { url: loggedUrl(e.url) }) } };
 }
 
@@ -49,6 +50,16 @@ export interface ServedError {
  */
 export function scrubbed(text: string, tokens: readonly string[]): string {
   return hideTokens(text, tokens).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+}
+
+/**
+ * The far side's words as a line or an answer quotes them: without `tokens` (scrubbed), cut to 300 characters.
+ * Cut before the scrub, a token the cut ended inside was no longer found and all but its end went out; so the
+ * text is cut to 300 and the longest token, scrubbed, then cut again.
+ */
+export function farWords(text: string, tokens: readonly string[] = []): string {
+  const longest = Math.max(0, ...tokens.map((t) => t.length));
+  return scrubbed(text.slice(0, MAX_MESSAGE + longest), tokens).slice(0, MAX_MESSAGE);
 }
 
 /**
@@ -153,9 +164,7 @@ export class SyncLogger {
    * MAX_MESSAGE. Cut first, a token the cut ended inside was no longer found, and all but its end was logged.
    */
   private said(text: string, token = ''): string {
-    const tokens = [token, ...this.tokens()];
-    const longest = Math.max(0, ...tokens.map((t) => t.length));
-    return scrubbed(text.slice(0, MAX_MESSAGE + longest), tokens).slice(0, MAX_MESSAGE);
+    return farWords(text, [token, ...this.tokens()]);
   }
 
   private tokens(): string[] {
