@@ -1,4 +1,5 @@
 import { isScopeName } from '../op/scope-name';
+import { urlLabel } from '../telemetry/url-label';
 import { CliError } from './io';
 
 /** The commands, each with the options it takes. */
@@ -48,6 +49,20 @@ function scopeList(value: string): string[] {
   return scopes;
 }
 
+/**
+ * --hub: a url as WHATWG URL reads it (its scheme the link's to judge). One that does not parse (a bracket left
+ * open, a port past 65535) reached no host and set no error: pull waited out --timeout and could say nothing.
+ * Named without its user info, query and fragment (urlLabel), which may hold credentials.
+ */
+function hubUrl(value: string): string {
+  try {
+    new URL(value);
+    return value;
+  } catch {
+    throw new CliError(`--hub takes a url (http://127.0.0.1:8000/syncom), not ${JSON.stringify(urlLabel(value))}`);
+  }
+}
+
 function parseLimit(value: string, name = 'limit'): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new CliError(`--${name} takes a positive integer, not ${JSON.stringify(value)}`);
@@ -66,7 +81,8 @@ function takeOption(args: CliArgs, argv: readonly string[], i: number): number {
   if (!VALUED.has(name)) throw new CliError(`unknown option ${argv[i]}`);
   const value = eq >= 0 ? argv[i].slice(eq + 1) : argv[i + 1];
   if (value === undefined || value === '') throw new CliError(`--${name} needs a value`);
-  if (name === 'from' || name === 'hub' || name === 'token') args[name] = value;
+  if (name === 'from' || name === 'token') args[name] = value;
+  else if (name === 'hub') args.hub = hubUrl(value);
   else if (name === 'scopes') args.scopes = scopeList(value);
   else if (name === 'limit') args.limit = parseLimit(value);
   else args.timeout = parseLimit(value, 'timeout');

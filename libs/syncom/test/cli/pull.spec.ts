@@ -125,4 +125,16 @@ describe('syncom pull', () => {
       await h.close();
     }
   });
+
+  it('a --hub that is no url (a bracket left open, a port past 65535) is a usage error at once, its user info left out: it had waited out --timeout with no reason given', async () => {
+    const path = await tempDir();
+    let dialed = 0;
+    for (const hub of ['http://me:pw-S3CRET@[::1/syncom', 'http://127.0.0.1:99999/syncom', 'no url']) {
+      const stderr = collector();
+      const code = await runCli(['pull', path, '--hub', hub, '--timeout', '1'], { stdout: collector(), stderr }, { connect: () => { dialed++; return createMemoryLink(undefined as never); } });
+      expect({ code, err: stderr.text }).toEqual({ code: 2, err: expect.stringMatching(/^syncom: --hub takes a url \(http:\/\/127\.0\.0\.1:8000\/syncom\), not "/) });
+      expect(stderr.text).not.toContain('S3CRET');
+    }
+    expect(dialed).toBe(0);
+  });
 });
