@@ -3,7 +3,7 @@ import { fingerprintSpan, type ItemSet, type Span, spanOf } from './item-set';
 import { compareBounds, type Key, MIN_KEY } from './keys';
 import type { Params } from './params';
 import { compareSpan } from './spans';
-import { type Message, MODE, type Range, type ReconcileRefusal, refuse } from './types';
+import { type Bound, type Message, MODE, type Range, type ReconcileRefusal, refuse } from './types';
 import { mergeWork, type Work, workFor, workRanges } from './work';
 
 /** What one reconcile call tells its caller: the message to send, if any, and the ids newly found. */
@@ -39,6 +39,17 @@ function fresh(seen: Set<string>, ids: readonly string[]): string[] {
 }
 
 /**
+ * The position of the in-flight ask that holds [lower, upper), searched from
+ * `from` (answer ranges come in key order, asks too); -1 when none does.
+ */
+function askHolding(asks: readonly Work[], from: number, lower: Key, upper: Bound): number {
+  let p = from;
+  while (p < asks.length && compareBounds(asks[p].upper, lower) <= 0) p++;
+  const w = asks[p];
+  return w && compareBounds(w.lower, lower) <= 0 && compareBounds(upper, w.upper) <= 0 ? p : -1;
+}
+
+/**
  * The side that starts a run and learns the differences. It keeps the ranges
  * it has yet to ask about (the backlog) and those awaiting an answer (in
  * flight): a frame too small for one round's work spreads it over rounds,
@@ -67,8 +78,15 @@ export class Initiator {
     const learned: Learned = { have: [], need: [] };
     const found: Work[] = [];
     let lower: Key = MIN_KEY;
+    let ask = 0;
     for (let k = 0; k < msg.ranges.length; k++) {
       const r = msg.ranges[k];
+      // An honest responder answers only inside what it was asked, and a range answered is not asked again. Items or
+      // a fingerprint over keys not asked about cost this side every item there, so a few bytes over the whole key
+      // space, sent at every round, had it compare its whole set each round (test/hostile/reconcile-answer-cost.spec.ts).
+      if (r[1] !== MODE.skip && r[1] !== MODE.defer && (ask = askHolding(this.inflight, ask, lower, r[0])) < 0) {
+        return refuse(`range ${k}: it answers keys that were not asked about`);
+      }
       const fault = this.take(r, spanOf(this.set, lower, r[0]), { lower, found, learned });
       if (fault) return refuse(`range ${k}: ${fault}`);
       if (r[0] !== null) lower = r[0];

@@ -102,7 +102,8 @@ describe('RECON fuzz: decodeMessage and reconcile refuse, never throw', () => {
     }
     expect(tally.decoded).toBeGreaterThan(RUNS / 10);
     expect(tally.answered).toBeGreaterThan(RUNS / 20);
-    expect(tally.taken).toBeGreaterThan(RUNS / 20);
+    // An answer is taken only inside the ranges in flight, which most mutations of another depth's answer leave.
+    expect(tally.taken).toBeGreaterThan(RUNS / 200);
     expect(tally.reasons.size).toBeGreaterThan(20);
   });
 
