@@ -58,6 +58,14 @@ function askHolding(asks: readonly Work[], from: number, lower: Key, upper: Boun
 export class Initiator {
   private backlog: Work[];
   private inflight: Work[] = [];
+  /**
+   * The most asks the next message puts in flight: none lower until a
+   * responder defers, then twice what it answered before its defer (at least
+   * one), doubling at each answer that defers nothing. A defer sent before
+   * any answer, a few bytes, had this side ask its whole frame again at each
+   * round (test/hostile/reconcile-answer-cost.spec.ts).
+   */
+  private room = Infinity;
   private readonly had = new Set<string>();
   private readonly needed = new Set<string>();
 
@@ -77,6 +85,7 @@ export class Initiator {
     if (this.inflight.length === 0) return refuse('no message of this run awaits an answer');
     const learned: Learned = { have: [], need: [] };
     const found: Work[] = [];
+    const sent = this.inflight.length;
     let lower: Key = MIN_KEY;
     let ask = 0;
     for (let k = 0; k < msg.ranges.length; k++) {
@@ -92,6 +101,10 @@ export class Initiator {
       if (r[0] !== null) lower = r[0];
     }
     this.backlog = mergeWork(this.backlog, found);
+    // A defer is an answer's last range: the asks from its lower bound on were put back, those before it answered.
+    const last = msg.ranges[msg.ranges.length - 1];
+    const deferred = last[1] === MODE.defer ? this.inflight.filter((w) => compareBounds(w.lower, lower) >= 0).length : -1;
+    this.room = deferred < 0 ? 2 * this.room : Math.max(1, 2 * (sent - deferred));
     this.inflight = [];
     return { ok: true, next: this.emit(), have: fresh(this.had, learned.have), need: fresh(this.needed, learned.need) };
   }
@@ -134,7 +147,7 @@ export class Initiator {
   private emit(): Message | null {
     const frame = new Frame(this.p.frameLimit);
     let k = 0;
-    for (; k < this.backlog.length; k++) {
+    for (; k < this.backlog.length && this.inflight.length < this.room; k++) {
       const w = this.backlog[k];
       const end = frame.end();
       // Overlap with what is in: only an answer that strays outside our asks makes it; drop it.

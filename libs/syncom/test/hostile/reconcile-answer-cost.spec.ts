@@ -1,6 +1,6 @@
 import type { SyncomError } from '../../src';
 import { FrozenItems } from '../../src/reconcile/item-set';
-import type { Message } from '../../src/reconcile';
+import type { Message, Range } from '../../src/reconcile';
 import { closeAll, dialer, hub, Net } from '../sync/helpers';
 import { wrapUnit } from '../sync/scenario-helpers';
 
@@ -23,6 +23,9 @@ const RECORDS = 2_000;
 const NEVER = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 type Answer = (round: number, asked: Message) => Message;
+
+/** Bytes of a message's JSON (ASCII here). */
+const bytes = (m: Message) => JSON.stringify(m).length;
 
 /** A dialer of RECORDS records registered with a hub whose reconcile answers `answer` gives once `hostile` is set. */
 async function setup(answer: Answer) {
@@ -47,14 +50,27 @@ async function setup(answer: Answer) {
   return { h, d, state, errors };
 }
 
-/** The tags read from reconciliation sets while one anti-entropy run goes, with the rounds it took and what it reported. */
-async function run(answer: Answer) {
-  const { h, d, state, errors } = await setup(answer);
-  const spy = jest.spyOn(FrozenItems.prototype, 'tag');
+/**
+ * The tags read from reconciliation sets while one anti-entropy run goes, with the rounds it took and what it
+ * reported; `late`, the bytes the dialer asked and the tags it read once the answer of round `from` was in.
+ */
+async function run(answer: Answer, from = Infinity) {
+  const late = { asked: 0, tags: 0 };
+  const { h, d, state, errors } = await setup((round, asked) => {
+    if (round > from) late.asked += bytes(asked);
+    return answer(round, asked);
+  });
+  const real = FrozenItems.prototype.tag;
+  let tags = 0;
+  const spy = jest.spyOn(FrozenItems.prototype, 'tag').mockImplementation(function (this: FrozenItems, k: number) {
+    tags++;
+    if (state.rounds > from) late.tags++;
+    return real.call(this, k);
+  });
   try {
     state.hostile = true;
     await d.sync.forceSync();
-    return { tags: spy.mock.calls.length, rounds: state.rounds, errors: errors.map((e) => e.code) };
+    return { tags, rounds: state.rounds, errors: errors.map((e) => e.code), late };
   } finally {
     spy.mockRestore();
     await closeAll(d, h.s);
@@ -63,6 +79,12 @@ async function run(answer: Answer) {
 
 /** Every round: a fingerprint that never matches before the first record (the dialer asks its tags again), then "I hold none" over the rest. */
 const rehash: Answer = () => ({ v: 1, ranges: [[[1, ''], 1, NEVER], [null, 3, []]] });
+/** Every ask answered with a fingerprint that never matches, down to lists of tags; from round DESCENT on, "my frame is full" before answering any. */
+const DESCENT = 4;
+const stall: Answer = (round, asked) => {
+  if (round >= DESCENT) return { v: 1, ranges: [[null, 5]] };
+  return { v: 1, ranges: asked.ranges.map((r): Range => (r[1] === 0 ? r : [r[0], 1, NEVER])) };
+};
 /** An honest host holding none of the dialer's records: its items, none, over the one range asked. */
 const empty: Answer = () => ({ v: 1, ranges: [[null, 3, []]] });
 
@@ -75,5 +97,14 @@ describe('hostile host: reconcile answers over ranges the dialer did not ask abo
     // Refused as soon as an answer strays outside what was asked: reported, not taken.
     expect(hostile.errors).toContain('RECONCILE_MALFORMED');
     expect(hostile.tags).toBeLessThanOrEqual(2 * honest.tags);
+  }, 60_000);
+
+  it('RECON: a host that defers what it was asked gets asked at most twice what it answered before (an answer of 14 bytes had the dialer send every tag of its set again, 64 times a run)', async () => {
+    const r = await run(stall, DESCENT);
+    expect(r.errors).toContain('RECONCILE_UNFINISHED');
+    // Before: each of the 60 rounds past the descent asked all 2,000 tags again (54 KB, 2,000 tags read a round).
+    const rounds = r.rounds - DESCENT - 1;
+    expect(r.late.tags).toBeLessThanOrEqual(RECORDS);
+    expect(r.late.asked).toBeLessThanOrEqual(rounds * 2048);
   }, 60_000);
 });
