@@ -137,6 +137,40 @@ describe('RECON reconciliation: roles and state', () => {
     expect({ have: sorted(step.have), need: sorted(step.need) }).toEqual(expectedDiff(a.slice(0, 10), b.slice(0, 10)));
   });
 
+  it('an answer range over keys not asked about is refused, one inside an ask is taken, and the run can still go on', () => {
+    const A = createReconciler({ items: Array.from({ length: 100 }, (_, k) => item(1000 + k, `r${k}`)), branching: 4, listBelow: 4 });
+    A.initiate();
+    const never = 'A'.repeat(22);
+    // The one ask covers everything: its four parts are asked next.
+    const step = A.reconcile({ v: 1, ranges: [[null, MODE.fingerprint, never]] });
+    if (!step.ok || !step.next) throw new Error('the first answer was not taken');
+    const asks = step.next.ranges.filter((r) => r[1] !== MODE.skip);
+    expect(asks.length).toBe(4);
+    // Items over the whole key space span four asks, as none of them: refused. Over the first ask alone: taken.
+    expect(A.reconcile({ v: 1, ranges: [[null, MODE.items, []]] })).toMatchObject({ ok: false, reason: expect.stringContaining('not asked about') });
+    const taken = A.reconcile({ v: 1, ranges: [[asks[0][0], MODE.items, []], [null, MODE.skip]] });
+    expect(taken).toMatchObject({ ok: true });
+    expect(taken.ok && taken.have.length).toBe(25);
+  });
+
+  it('after a defer before any answer, the next message asks one range; a full answer lets it grow again', () => {
+    const mine = Array.from({ length: 2000 }, (_, k) => item(1000 + k, `r${k}`));
+    const A = createReconciler({ items: mine, branching: 16 });
+    A.initiate();
+    const never = 'A'.repeat(22);
+    const asks = (m: Message | null) => (m ? m.ranges.filter((r) => r[1] !== MODE.skip).length : 0);
+    const first = A.reconcile({ v: 1, ranges: [[null, MODE.fingerprint, never]] });
+    if (!first.ok) throw new Error(first.reason);
+    expect(asks(first.next)).toBe(16);
+    const deferred = A.reconcile({ v: 1, ranges: [[null, MODE.defer]] });
+    if (!deferred.ok) throw new Error(deferred.reason);
+    expect(asks(deferred.next)).toBe(1);
+    // Answered whole (a match): twice as many, then twice again.
+    const full = A.reconcile({ v: 1, ranges: [[null, MODE.skip]] });
+    if (!full.ok) throw new Error(full.reason);
+    expect(asks(full.next)).toBe(2);
+  });
+
   it('have and need name each id once over a whole run', () => {
     const run = runProtocol(a, b, { frameLimit: 32 * 1024, branching: 2, listBelow: 2 });
     expect(new Set(run.have).size).toBe(run.have.length);
