@@ -59,7 +59,7 @@ export class Initiator {
   private backlog: Work[];
   private inflight: Work[] = [];
   /**
-   * The most asks the next message puts in flight: none lower until a
+   * The most asks the next message puts in flight: no bound until a
    * responder defers, then twice what it answered before its defer (at least
    * one), doubling at each answer that defers nothing. A defer sent before
    * any answer, a few bytes, had this side ask its whole frame again at each
