@@ -89,7 +89,7 @@ const stall: Answer = (round, asked) => {
 const empty: Answer = () => ({ v: 1, ranges: [[null, 3, []]] });
 
 describe('hostile host: reconcile answers over ranges the dialer did not ask about', () => {
-  it('RECON GUAR-3: a run reads each of the dialer\'s records about as often as an honest "I hold none of it" makes it (a 60-byte answer had it compare every record at each of 64 rounds)', async () => {
+  it('RECON: a run reads each of the dialer\'s records about as often as an honest "I hold none of it" makes it (a 60-byte answer had it compare every record at each of 64 rounds)', async () => {
     const honest = await run(empty);
     expect(honest.rounds).toBe(1);
     expect(honest.tags).toBeGreaterThanOrEqual(RECORDS);

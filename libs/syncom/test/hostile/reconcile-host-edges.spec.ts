@@ -71,7 +71,7 @@ describe('hostile dialer: what its reconcile messages make the host walk', () =>
     return out;
   }
 
-  it('RECON GUAR-3: a range over everything, a full list of tags and 1,900 one-item ranges read about as much of a host of 20,000 records as of one of 2,000', async () => {
+  it('RECON: a range over everything, a full list of tags and 1,900 one-item ranges read about as much of a host of 20,000 records as of one of 2,000', async () => {
     const small = await costs(2_000);
     const large = await costs(20_000);
     for (const k of Object.keys(small)) expect(large[k]).toBeLessThanOrEqual(small[k] * 1.5 + 100);
