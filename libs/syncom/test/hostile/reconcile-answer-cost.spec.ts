@@ -12,7 +12,7 @@ import { wrapUnit } from '../sync/scenario-helpers';
  * compare every record it holds; an honest host sends one only over a range
  * the dialer asked about, and a range once answered so is never asked
  * again. A host answering every round with that range behind a fingerprint
- * that never matches (about 60 bytes) had the dialer compare its whole set at
+ * that never matches (66 bytes) had the dialer compare its whole set at
  * each of the 64 rounds a run may take. Counted as the tags read from the
  * dialer's set (FrozenItems.tag), against an honest "I hold none of it" in
  * the same test, never by the clock.
@@ -89,7 +89,7 @@ const stall: Answer = (round, asked) => {
 const empty: Answer = () => ({ v: 1, ranges: [[null, 3, []]] });
 
 describe('hostile host: reconcile answers over ranges the dialer did not ask about', () => {
-  it('RECON: a run reads each of the dialer\'s records about as often as an honest "I hold none of it" makes it (a 60-byte answer had it compare every record at each of 64 rounds)', async () => {
+  it('RECON: a run reads each of the dialer\'s records about as often as an honest "I hold none of it" makes it (a 66-byte answer had it compare every record at each of 64 rounds)', async () => {
     const honest = await run(empty);
     expect(honest.rounds).toBe(1);
     expect(honest.tags).toBeGreaterThanOrEqual(RECORDS);
@@ -99,7 +99,7 @@ describe('hostile host: reconcile answers over ranges the dialer did not ask abo
     expect(hostile.tags).toBeLessThanOrEqual(2 * honest.tags);
   }, 60_000);
 
-  it('RECON: a host that defers what it was asked gets asked at most twice what it answered before (an answer of 14 bytes had the dialer send every tag of its set again, 64 times a run)', async () => {
+  it('RECON: a host that defers what it was asked gets asked at most twice what it answered before (an answer of 27 bytes had the dialer send every tag of its set again, 64 times a run)', async () => {
     const r = await run(stall, DESCENT);
     expect(r.errors).toContain('RECONCILE_UNFINISHED');
     // Before: each of the 60 rounds past the descent asked all 2,000 tags again (54 KB, 2,000 tags read a round).
