@@ -2,7 +2,7 @@ import { type INestApplication, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
-import { Server } from 'socket.io';
+import { Server, type Socket } from 'socket.io';
 import { Storage, SyncomError } from 'syncom';
 import { SyncomModule, type SyncomModuleOptions } from '../../src';
 import { loggedMessage, loggedUrl, scrubbed, servedPeer } from '../../src/events/sync-logger';
@@ -64,6 +64,20 @@ async function deadPort(): Promise<{ server: NetServer; port: number; attempts: 
 
 describe('SyncomModule logs what its dialers meet (context Syncom)', () => {
   const closing: (() => Promise<unknown>)[] = [];
+
+  /** A socket.io server on 127.0.0.1 whose /syncom namespace refuses every connection with `refusal(socket)`; its port. */
+  async function refusingHost(refusal: (socket: Socket) => Error): Promise<number> {
+    const io = new Server({ transports: ['websocket'] });
+    io.of('/syncom').use((socket, next) => next(refusal(socket)));
+    const port = await new Promise<number>((resolve) => {
+      const http = createHttpServer();
+      io.attach(http);
+      http.listen(0, '127.0.0.1', () => resolve((http.address() as AddressInfo).port));
+    });
+    closing.push(() => io.close());
+    return port;
+  }
+
   afterEach(async () => {
     for (const close of closing.splice(0).reverse()) await close();
     jest.restoreAllMocks();
@@ -124,17 +138,10 @@ describe('SyncomModule logs what its dialers meet (context Syncom)', () => {
 
   it('a host that words its refusal with the token: the line holds <token>, on one line', async () => {
     const log = syncomLines();
-    const io = new Server({ transports: ['websocket'] });
-    io.of('/syncom').use((socket, next) => {
+    const port = await refusingHost((socket) => {
       const message = `no entry for token ${String(socket.handshake.auth.token)}\n[Nest] forged line`;
-      next(Object.assign(new Error(message), { data: { code: 'UNAUTHORIZED', status: 401, message } }));
+      return Object.assign(new Error(message), { data: { code: 'UNAUTHORIZED', status: 401, message } });
     });
-    const port = await new Promise<number>((resolve) => {
-      const http = createHttpServer();
-      io.attach(http);
-      http.listen(0, '127.0.0.1', () => resolve((http.address() as AddressInfo).port));
-    });
-    closing.push(() => io.close());
     const { app, storage } = await dialingApp();
     closing.push(() => app.close());
     const errors = syncErrors(storage);
@@ -145,20 +152,13 @@ describe('SyncomModule logs what its dialers meet (context Syncom)', () => {
 
   it('a host whose words put the token across the 300-character cut, with a code or without: the line holds <token>, never the token cut short', async () => {
     const log = syncomLines();
-    const io = new Server({ transports: ['websocket'] });
     // 284 characters, then the token (18): cut first, its first 16 had been logged, where no scrub finds them.
     const words = (token: string) => `${'go away '.repeat(35)}at: ${token} please`;
-    io.of('/syncom').use((socket, next) => {
+    const port = await refusingHost((socket) => {
       const message = words(String(socket.handshake.auth.token));
       const coded = socket.handshake.query.coded === '1';
-      next(Object.assign(new Error(message), coded ? { data: { code: 'UNAUTHORIZED', status: 401, message } } : {}));
+      return Object.assign(new Error(message), coded ? { data: { code: 'UNAUTHORIZED', status: 401, message } } : {});
     });
-    const port = await new Promise<number>((resolve) => {
-      const http = createHttpServer();
-      io.attach(http);
-      http.listen(0, '127.0.0.1', () => resolve((http.address() as AddressInfo).port));
-    });
-    closing.push(() => io.close());
     const { app, storage } = await dialingApp();
     closing.push(() => app.close());
     const errors = syncErrors(storage);
