@@ -19,12 +19,12 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * verdict kept per record state), which a page that only dials
  * leaves out (about 10.6 KB: the unit, its feeds, snapshot pager, shared pages and reconcile host, and a gateway's
  * limit helpers). The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
- * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 84 KB.
+ * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 85 KB.
  */
-const BUDGET_KB = 84;
+const BUDGET_KB = 85;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api, no error-code text and no hosting side, and stays within 84 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api, no error-code text and no hosting side, and stays within 85 KB gzipped', async () => {
     const bundle = await buildBrowserBundle('src');
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
