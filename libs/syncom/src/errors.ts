@@ -73,6 +73,23 @@ export function remoteErrorCode(value: unknown, fallback: SyncomErrorCode = 'REM
   return { code: fallback, remoteCode: typeof value === 'string' ? value.slice(0, MAX_REMOTE_CODE) : undefined };
 }
 
+/** The most of a far side's message a refusal keeps (characters). */
+export const MAX_REMOTE_MESSAGE = 4096;
+
+/**
+ * A far side's message, cut to MAX_REMOTE_MESSAGE before its last whitespace
+ * there: a host may word a refusal at up to a frame's size (16 MiB), which
+ * each peer's `lastError`, the `error` event and a failed span kept whole.
+ * Cut at a space, so a token the words quote is whole or gone, never cut
+ * short where a later scrub (hideTokens) could not find it.
+ */
+function remoteWords(message: string): string {
+  if (message.length <= MAX_REMOTE_MESSAGE) return message;
+  const cut = message.slice(0, MAX_REMOTE_MESSAGE);
+  const space = cut.search(/\s\S*$/);
+  return `${space > 0 ? cut.slice(0, space) : ''} … (${message.length} characters, cut)`;
+}
+
 /**
  * The SyncomError a refusal from the far side of a link stands for: its code
  * (remoteErrorCode), status and message, and what a refusal carries for the
@@ -82,7 +99,7 @@ export function remoteErrorCode(value: unknown, fallback: SyncomErrorCode = 'REM
 export function errorFromWire(error: unknown, fallback: (code: string) => string): SyncomError {
   const src = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
   const { code, remoteCode } = remoteErrorCode(src.code);
-  const message = typeof src.message === 'string' ? src.message : fallback(remoteCode ?? code);
+  const message = typeof src.message === 'string' ? remoteWords(src.message) : fallback(remoteCode ?? code);
   const details: Record<string, unknown> = typeof src.status === 'number' ? { status: src.status, remoteCode } : { remoteCode };
   if (Array.isArray(src.versions) && src.versions.every((v) => Number.isSafeInteger(v))) details.versions = [...src.versions];
   if (typeof src.challenge === 'string' && src.challenge.length <= 128) details.challenge = src.challenge;

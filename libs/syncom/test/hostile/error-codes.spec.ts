@@ -1,4 +1,5 @@
 import { isSyncomErrorCode, MAX_REMOTE_CODE, type SyncomError } from '../../src';
+import { MAX_REMOTE_MESSAGE } from '../../src/errors';
 import type { HostUnit } from '../../src/link';
 import { closeAll, dialer, hub, Net, until } from '../sync/helpers';
 
@@ -56,5 +57,15 @@ describe('hostile host: error codes it invents', () => {
   it('a refusal with a listed code keeps it, with no remoteCode', async () => {
     const e = await refusedPush({ code: 'OPS_PER_PUSH', status: 413, message: 'too many' });
     expect({ code: e.code, status: e.status, remoteCode: e.remoteCode }).toEqual({ code: 'OPS_PER_PUSH', status: 413, remoteCode: undefined });
+  });
+
+  it('HOST-14: a refusal worded at a megabyte reaches the error event cut at a space before MAX_REMOTE_MESSAGE: a word across the cut is gone whole', async () => {
+    const secret = 'tok3n-that-crosses-the-cut';
+    const words = `${'no '.repeat((MAX_REMOTE_MESSAGE - 10) / 3)}${secret} ${'x'.repeat(1_000_000)}`;
+    const e = await refusedPush({ code: 'PAGE_FAILED', status: 400, message: words });
+    expect(e.code).toBe('PAGE_FAILED');
+    expect(e.message.length).toBeLessThan(MAX_REMOTE_MESSAGE + 64);
+    expect(e.message).toMatch(new RegExp(`^(no )+… \\(${words.length} characters, cut\\)$`));
+    expect(e.message).not.toContain(secret.slice(0, 4));
   });
 });
