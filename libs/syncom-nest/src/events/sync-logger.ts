@@ -52,14 +52,9 @@ export function scrubbed(text: string, tokens: readonly string[]): string {
   return hideTokens(text, tokens).replace(/[\u0000-\u001f\u007f]+/g, ' ');
 }
 
-/**
- * The far side's words as a line or an answer quotes them: without `tokens` (scrubbed), cut to 300 characters.
- * Cut before the scrub, a token the cut ended inside was no longer found and all but its end went out; so the
- * text is cut to 300 and the longest token, scrubbed, then cut again.
- */
+/** The far side's words as a line or an answer quotes them: without `tokens`, cut to 300 characters after they are hidden (hideTokens' `max`). */
 export function farWords(text: string, tokens: readonly string[] = []): string {
-  const longest = Math.max(0, ...tokens.map((t) => t.length));
-  return scrubbed(text.slice(0, MAX_MESSAGE + longest), tokens).slice(0, MAX_MESSAGE);
+  return scrubbed(hideTokens(text, tokens, MAX_MESSAGE), []);
 }
 
 /**

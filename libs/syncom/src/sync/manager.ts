@@ -322,7 +322,7 @@ export class SyncManager {
   private notInSync(url: string, ms: number): SyncomError {
     const last = this.dialers.get(url)?.lastError ?? undefined;
     const tokens = Array.from(this.registry.nodes.values(), (n) => n.token ?? '');
-    const why = last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${hideTokens(last.message, tokens).slice(0, 200)}` : '';
+    const why = last ? `; its last error: ${last.code}${last.status === undefined ? '' : ` ${last.status}`}: ${hideTokens(last.message, tokens, 200)}` : '';
     return new SyncomError('SYNC_TIMEOUT', `not in sync with ${urlLabel(url)} after ${ms} ms${why}`, { url, ...(last && { cause: last }) });
   }
 

@@ -3,9 +3,13 @@
  * word: a short token would otherwise eat the letters of every word) written
  * `<token>`. A host words its refusals as it likes and may quote the token a
  * dialer sent it; what syncom exports of such a message (a span's exception)
- * goes wherever the application's traces go.
+ * goes wherever the application's traces go. With `max`, the result is cut
+ * to `max` characters, hidden first: cut first, a token the cut ended inside
+ * was no longer found and all but its end went out (only `max` and the
+ * longest token's length of `text` are read).
  */
-export function hideTokens(text: string, tokens: readonly string[]): string {
+export function hideTokens(text: string, tokens: readonly string[], max?: number): string {
+  if (max !== undefined) return hideTokens(text.slice(0, max + Math.max(0, ...tokens.map((t) => t.length))), tokens).slice(0, max);
   let out = text;
   for (const token of tokens) {
     if (!token) continue;
