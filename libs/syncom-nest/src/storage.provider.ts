@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import type { OpenOptions, Storage, SyncLink } from 'syncom';
+import { type OpenOptions, type Storage, SyncomError, type SyncLink, urlLabel } from 'syncom';
 import { io, type ManagerOptions, type SocketOptions } from 'socket.io-client';
 import { type ClientSocket, createSocketIoLink } from 'syncom/socket.io';
 import { SyncLogger } from './events/sync-logger';
@@ -21,11 +21,31 @@ export function socketIoConnect(io$: SyncomModuleOptions['io'] = {}, watch?: Soc
   // SyncomIoOptions only widens the transport classes to the ESM build's too: the same classes to io().
   const given = io$ as Partial<ManagerOptions & SocketOptions>;
   return (node) => {
+    dialable(node.url);
     // A host's frame is bounded at 16 MiB (ws takes 100 MiB, eleven frames to an answer) unless the app gives its own transport options.
     const socket = io(node.url, { transports: ['websocket'], transportOptions: { websocket: { maxPayload: 16 * 2 ** 20 } }, ...given, auth: { token: node.token } });
     watch?.(node, socket);
     return createSocketIoLink(socket);
   };
+}
+
+/**
+ * Refuse a url socket.io-client would dial as nothing: it takes any string
+ * (`http://[bad` leaves the socket waiting with no error, `localhost:3000`
+ * becomes https), so the node's lastError stayed empty. Thrown from
+ * connect(node), it is the node's lastError and error event, dialed again
+ * backed off as any failed connect (docs/nest.md).
+ * @throws SyncomError INVALID_ARGUMENT.
+ */
+function dialable(url: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // Not parsed: said below.
+  }
+  if (protocol && /^(https?|wss?):$/.test(protocol)) return;
+  throw new SyncomError('INVALID_ARGUMENT', `${urlLabel(url)} is no http(s) or ws(s) url: the default connect dials socket.io hubs only (give sync.connect for another transport)`, { url });
 }
 
 /** open()'s options from the module's: `scope` folds into sync.scope, connect defaults to socket.io (its sockets told to `watch`). */
