@@ -1,3 +1,4 @@
+import { BadRequestException } from '@nestjs/common';
 import { parse, unescape } from 'node:querystring';
 
 /** A UTF-16 surrogate that is not half of a pair: text no UTF-8 (so no percent-encoding) can carry. */
@@ -27,8 +28,15 @@ function decodeComponent(text: string): string {
 
 /**
  * Express's query parser for this app: its default ('simple', node's querystring, at most 1,000 keys), but a
- * surrogate idQueryText wrote comes back as itself, not as three U+FFFD.
+ * surrogate idQueryText wrote comes back as itself, not as three U+FFFD, and a key named as one of
+ * Object.prototype's (`__proto__`, `constructor`, `toString`...) is refused 400: the ValidationPipe's copy into
+ * the query's class dropped or hid some of them, so `?__proto__=1` was answered 200 where any other unknown key
+ * is refused. Express reads the query when the route asks for it, inside Nest's handling, so the throw is a 400.
+ * @throws BadRequestException.
  */
 export function parseQuery(query: string): Record<string, unknown> {
-  return parse(query, '&', '=', { decodeURIComponent: decodeComponent });
+  const q = parse(query, '&', '=', { decodeURIComponent: decodeComponent });
+  const odd = Object.keys(q).find((key) => key === '__proto__' || key === 'prototype' || key in Object.prototype);
+  if (odd !== undefined) throw new BadRequestException(`query key ${JSON.stringify(odd.slice(0, 40))} is not one this route takes`);
+  return q;
 }
