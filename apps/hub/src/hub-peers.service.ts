@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Subscription } from 'rxjs';
 import { isSyncomError, type Storage } from 'syncom';
 import { InjectStorage, loggedUrl, SyncomEvents } from 'syncom-nest';
+import { PeerFlaps } from './peer-flaps';
 
 /**
  * The hub's peers (SYNCOM_PEERS): at start the registry is made the configured
@@ -19,6 +20,7 @@ import { InjectStorage, loggedUrl, SyncomEvents } from 'syncom-nest';
 export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Hub');
   private subscription?: Subscription;
+  private readonly flaps = new PeerFlaps();
 
   constructor(
     @InjectStorage() private readonly storage: Storage,
@@ -47,6 +49,7 @@ export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
     for (const node of sync.listNodes()) {
       if (urls.has(node.url)) continue;
       await sync.removeNode(node.url);
+      this.flaps.forget(node.url);
       this.logger.log(`peer ${loggedUrl(node.url)} is no longer in SYNCOM_PEERS: removed`);
     }
     for (const url of urls) {
@@ -58,10 +61,11 @@ export class HubPeers implements OnApplicationBootstrap, OnModuleDestroy {
     if (urls.size > 0) this.logger.log(`dialing ${urls.size} peer hub(s): ${[...urls].map(loggedUrl).join(', ')}`);
   }
 
-  /** A dialed peer greeted (node: its id) or went away (undefined). */
+  /** A dialed peer greeted (node: its id) or went away (undefined); a peer that flaps is sampled (PeerFlaps). */
   private onPeer(url: string, node: string | null | undefined): void {
-    if (node === undefined) return this.logger.log(`peer hub ${loggedUrl(url)} disconnected`);
-    this.logger.log(`peer hub ${loggedUrl(url)} connected (node ${JSON.stringify(node)})`);
+    const label = loggedUrl(url);
+    const line = node === undefined ? `peer hub ${label} disconnected` : `peer hub ${label} connected (node ${JSON.stringify(node)})`;
+    for (const l of this.flaps.lines(url, label, node !== undefined, line)) this.logger.log(l);
   }
 
   /**
