@@ -201,27 +201,44 @@ export class Feed {
         const signing = log.whenSendable(this.pos, this.o.pageSize);
         if (signing) { slot.release(); await signing; continue; }
         const read = this.read();
-        const { entries, relevant, ends } = read;
-        if (entries.length === 0) return slot.release();
-        for (let k = 0; k < ends.length; k++) {
-          slot ??= this.o.window.tryAcquire() ?? (await this.o.window.acquire());
-          if (!slot || this.closed) return slot?.release();
-          // The last frame also covers the entries stepped over after its last op.
-          const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
-          // A page counts fully in this connection's window; in the unit's budget, a page shared by several feeds counts once.
-          const page = read.page(k, this.sent);
-          slot.charge(read.bytes(k), page);
-          this.post(slot, page, last, this.more(k < ends.length - 1, last));
-          slot = undefined;
-        }
-        slot?.release();
-        this.step(entries[entries.length - 1].pos);
+        if (read.entries.length === 0) return slot.release();
+        const sent = await this.frames(read, slot);
+        if (sent === 'stop') return;
+        if (sent === 'sent') this.step(read.entries[read.entries.length - 1].pos);
       }
     } finally {
       // The head as this drain returns (a finally runs at the return, not a microtask later): pump() drains
       // again for an append it did not see.
       this.seen = log.head;
     }
+  }
+
+  /**
+   * Sends the frames of one read, the first in `first`: 'sent' when all went
+   * (the feed steps past the read), 'stop' when the feed ended or its window
+   * closed, 'again' when a purge scrubbed the log while a frame waited for
+   * its slot: the read's ops, packed and encoded once for all its frames,
+   * still hold the purged payload, so the rest is read again from the frame
+   * sent last (test/hostile/purge-feed-race.spec.ts).
+   */
+  private async frames(read: Read, first: FrameSlot): Promise<'sent' | 'stop' | 'again'> {
+    const { entries, relevant, ends } = read;
+    const scrubs = this.o.replica.scrubs;
+    let slot: FrameSlot | undefined = first;
+    for (let k = 0; k < ends.length; k++) {
+      slot ??= this.o.window.tryAcquire() ?? (await this.o.window.acquire());
+      if (!slot || this.closed) { slot?.release(); return 'stop'; }
+      if (this.o.replica.scrubs !== scrubs) { slot.release(); return 'again'; }
+      // The last frame also covers the entries stepped over after its last op.
+      const last = k === ends.length - 1 ? entries[entries.length - 1].pos : relevant[ends[k] - 1].pos;
+      // A page counts fully in this connection's window; in the unit's budget, a page shared by several feeds counts once.
+      const page = read.page(k, this.sent);
+      slot.charge(read.bytes(k), page);
+      this.post(slot, page, last, this.more(k < ends.length - 1, last));
+      slot = undefined;
+    }
+    slot?.release();
+    return 'sent';
   }
 
   /** Less than a page to send while a page is out: the ack brings the feed back, and what came meanwhile goes in one page. */
