@@ -9,6 +9,12 @@ import { closeAll, node } from '../sync/helpers';
 const SECRET = 'FEED-RACE-SECRET-5b2e';
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * A changes feed cuts every frame of one log read from the read's ops,
+ * packed and encoded once (page-text.ts, page-bytes.ts). A subscriber that
+ * holds its acks keeps the feed waiting between frames; a purge scrubbed in
+ * that wait must not reach it through the frames still to send.
+ */
 describe('hostile: a purge scrubbed while a feed has frames of one read still to send', () => {
   let stores: Storage[] = [];
   afterEach(async () => {
