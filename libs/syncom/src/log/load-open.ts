@@ -104,6 +104,8 @@ interface OpenFile {
   lines: (LogFile | undefined)[];
   /** Its text ends with a newline: its last line was appended whole (a cut append never ends with one). */
   ended: boolean;
+  /** Its last line is an append cut short or superseded (see cutAppend), dropped by the load. */
+  cut?: boolean;
 }
 
 /**
@@ -254,7 +256,10 @@ function takeFile(log: OpLog, options: OpLogOptions, f: OpenFile, w: Walk): bool
   let kept = false;
   for (const [j, line] of f.lines.entries()) {
     if (line && line.from + line.ops.length - 1 <= w.sealed.to) { sealedLine(line, path, w); continue; }
-    if (j === f.lines.length - 1 && cutAppend(f, line, w)) break;
+    if (j === f.lines.length - 1 && cutAppend(f, line, w)) {
+      f.cut = true;
+      break;
+    }
     kept = true;
     if (!line || line.from < w.expect) {
       unreadable(options, path, line ? `a batch at ${line.from} overlaps the one before it` : 'a batch in it does not parse: torn or damaged');
@@ -295,6 +300,13 @@ export async function loadOpen(log: OpLog, names: readonly number[], read: (path
   for (const [i, f] of files.entries()) {
     w.next = files[i + 1]?.name;
     if (takeFile(log, log.options, f, w)) await backend.remove(batchFile(f.name));
+    // A dropped append may hold a record's data (a write never acknowledged), which a later purge of that record
+    // would not reach: no batch holds it. Cut off here, by rewriting the file's whole lines in place: the same
+    // bytes, then the cut, so a crash inside it leaves the file as it was or without that line.
+    else if (f.cut) {
+      const whole = f.texts.slice(0, -1).map((t) => `${t}\n`).join('');
+      await backend.overwrite(batchFile(f.name), whole, { durable: log.options.durable === true });
+    }
   }
   return w.tail;
 }

@@ -107,7 +107,7 @@ describe('the log: batches appended as lines of open files', () => {
     expect(openLines(disk).get(3)?.path).toBe('log/open/3.json');
     await again.close();
     expect(errors).toEqual([]);
-    // The torn line stays behind batch 2 in file 1 (never rewritten); the file after it says it was cut.
+    // The torn line is cut off file 1 by the reopen; the file after it starts at its position.
     const third = await reopened(createMemoryBackend({ from: disk.crash('none').snapshot() }));
     expect(await third.s.get('r3')).toEqual({ i: 3 });
     await third.s.close();
