@@ -30,10 +30,7 @@ export interface Pending {
   scrub?: boolean;
   /** This op's signature being made off the main thread, started when the op was queued (shared by the ops of one chunk). */
   signing?: Promise<void>;
-  /**
-   * Logged before its signature (a merge or advance op of a joined snapshot
-   * page): flagged FLAG_TO_SIGN and signed in the background (see LateSigns).
-   */
+  /** Logged before its signature (a joined snapshot page's merge or advance op): flagged FLAG_TO_SIGN, signed later (LateSigns). */
   late?: boolean;
   resolve(): void;
   reject(e: Error): void;
@@ -111,6 +108,8 @@ export class Committer {
   private readonly unrecorded = new Map<number, string[]>();
   /** Ids purged by batches committed and not scrubbed yet: the next persist scrubs them all. */
   private readonly toScrub = new Set<string>();
+  /** Batches holding a purge, sealed only once it is scrubbed: one a crash cut short is in the tail the reopen scrubs. */
+  private readonly purging = new Set<number>();
   /** Ops signed after their append; a batch holding one is sealed once they are signed. */
   readonly late: LateSigns;
   /** Batches whose records are written and whose late ops are still signing. */
@@ -258,6 +257,7 @@ export class Committer {
     if (last) this.overlay.clear();
     this.unrecorded.set(from, ids);
     for (const p of batch) if (p.scrub) this.toScrub.add(p.op.id);
+    if (batch.some((p) => p.scrub)) this.purging.add(from);
     this.hooks.committed(batch, from);
     for (const p of batch) if (!p.afterPersist) p.resolve();
   }
@@ -287,7 +287,7 @@ export class Committer {
       for (const from of froms) {
         // A batch with ops still to sign stays open: the flag and the unsigned ops never reach a sealed segment.
         if (this.late.holds(from)) this.recordedLate.add(from);
-        else this.log.markRecorded(from);
+        else if (!this.purging.has(from)) this.log.markRecorded(from);
         this.unrecorded.delete(from);
       }
     } catch (e) {
@@ -299,6 +299,7 @@ export class Committer {
 
   private async persist(batch: Pending[]): Promise<void> {
     await this.record(false);
+    const scrubbed = [...this.purging].filter((from) => !this.unrecorded.has(from) && !this.recordedLate.has(from));
     if (this.toScrub.size > 0) {
       // Every purge committed so far, this batch's and those committed since: a file holding several is
       // rewritten once, and purges that come faster than their scrubs share the next one.
@@ -306,6 +307,8 @@ export class Committer {
       this.toScrub.clear();
       await this.scrub(purged).catch((e: SyncomError) => this.hooks.failed(e));
     }
+    for (const from of scrubbed) this.log.markRecorded(from);
+    if (scrubbed.some((from) => this.purging.delete(from))) void this.seal(false);
     for (const p of batch) if (p.afterPersist) p.resolve();
   }
 
