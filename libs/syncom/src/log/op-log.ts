@@ -92,6 +92,8 @@ export class OpLog {
   maxTs = 0;
   /** Held ops (ahead: 'hold') that retention dropped before an upgrade applied them (GUAR-27). */
   heldLost = 0;
+  /** Segments retention let go whose files are not removed yet: removed once index.json no longer lists them (see seal.ts). */
+  readonly dropped: SegmentInfo[] = [];
   /** Scrubs that replaced a logged op in place: a reader that kept entries checks that none did since (one number, not each entry). */
   scrubs = 0;
   /** The audit chain's head: one block per appended batch (GUAR-23). */

@@ -69,6 +69,7 @@ export async function sealBatches(log: OpLog, batches: OpenBatch[]): Promise<{ f
     log.segments.pop();
     throw e;
   }
+  await removeDropped(log);
   // Whole files only: one that still holds a batch not sealed now stays (files are cut where seals cut, see OpenFiles).
   const keep = new Set(log.batches.slice(batches.length).map(fileOf));
   const gone = [...new Set(batches.map(fileOf))].filter((f) => !keep.has(f));
@@ -81,7 +82,7 @@ export async function sealBatches(log: OpLog, batches: OpenBatch[]): Promise<{ f
 
 /** Drop the oldest sealed segments retention lets go; the floor moves up (LOG-13, LOG-14). */
 export async function dropSegments(log: OpLog): Promise<{ from: number; to: number }[]> {
-  const { backend, pinned } = log.options;
+  const { pinned } = log.options;
   const isPinned = pinned ? (s: SegmentInfo) => pinned(s, rangeOf(log, s.from, s.to).filter((e): e is LogEntry => !!e)) : undefined;
   const n = segmentsToDrop(log.segments, log.head, log.retention, log.now, isPinned);
   if (n === 0) return [];
@@ -91,10 +92,26 @@ export async function dropSegments(log: OpLog): Promise<{ from: number; to: numb
   const held = rangeOf(log, log.floor + 1, newFloor).filter((e) => e && waits(e)).length;
   if (held) log.heldLost += held;
   log.dropBelow(newFloor);
+  log.dropped.push(...dropped);
   await log.writeIndex(log.sealedVector);
   if (held) log.options.onHeldLost?.(held);
-  for (const s of dropped) await backend.remove(segmentFile(s.from));
+  await removeDropped(log);
   return dropped.map((s) => ({ from: s.from, to: s.to }));
+}
+
+/**
+ * Remove the files of the segments retention let go, once index.json no
+ * longer lists them (`write`: write it first). A failed write of index.json
+ * left them on disk, unlisted in memory, so no purge's scrub reached them;
+ * they used to stay until the next open.
+ */
+async function removeDropped(log: OpLog, write = false): Promise<void> {
+  if (log.dropped.length === 0) return;
+  if (write) await log.writeIndex(log.sealedVector);
+  while (log.dropped.length > 0) {
+    await log.options.backend.remove(segmentFile(log.dropped[0].from));
+    log.dropped.shift();
+  }
 }
 
 /**
@@ -173,6 +190,8 @@ export async function scrubFiles(log: OpLog, ids: readonly string[], sealed?: Re
   const scrubbing = new Set(ids);
   const erase = erasedUnopened(log, scrubbing);
   const positions = [...new Set(ids)].flatMap((id) => log.positionsOf(id)).concat([...erase]).sort((x, y) => x - y);
+  // What retention let go goes first: no scrub reaches it.
+  await removeDropped(log, true);
   if (positions.length === 0) return 0;
   // No append is in flight to a file rewritten here, and none goes to it after.
   await log.files.restart(() => log.head + 1);
