@@ -63,9 +63,24 @@ export const syncLoggerProvider: Provider<SyncLogger> = {
 };
 
 /**
+ * @throws SyncomError INVALID_ARGUMENT (option isGlobal) when more than one SyncomModule of the app is global:
+ * every module would see two Storage providers, and Nest injects one of them without saying which.
+ */
+function checkOneGlobal(app: ModulesContainer): void {
+  const global = [...app.values()].filter((m) => m.isGlobal && m.providers.has(SYNCOM_MODULE_OPTIONS)).length;
+  if (global < 2) return;
+  throw new SyncomError(
+    'INVALID_ARGUMENT',
+    `isGlobal: ${global} SyncomModules of this app are global, so @InjectStorage() would get one of their stores without saying which: make at most one global, and import each other SyncomModule in the feature module that uses its store`,
+    { option: 'isGlobal' },
+  );
+}
+
+/**
  * Opens the storage during module init (an async factory: Nest awaits it before the app listens),
- * once the hosting options are known to be sound, so a refused start holds no store. The sync
- * logger follows it from the moment open() resolves: nothing came over the network before.
+ * once the hosting options are known to be sound and the app has at most one global SyncomModule, so a
+ * refused start holds no store. The sync logger follows it from the moment open() resolves: nothing came
+ * over the network before.
  * The app's ModulesContainer (one per app) tells which app a store was opened for: a start
  * that failed left its store open, and the next start on the path closes it (openHeld).
  */
@@ -73,6 +88,7 @@ export const storageProvider: Provider<Promise<Storage>> = {
   provide: getStorageToken(),
   useFactory: async (o: SyncomModuleOptions, hosting?: DeclaredGateway | false, log?: SyncLogger, app?: ModulesContainer) => {
     checkHosting(o, hosting ?? false);
+    if (app) checkOneGlobal(app);
     const storage = await openHeld(toOpenOptions(o, log?.socket), app ?? {}, () => log?.stop());
     log?.watch(storage);
     return storage;
