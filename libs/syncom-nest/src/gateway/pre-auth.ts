@@ -29,7 +29,17 @@ interface EnginePacket { type: string; data?: unknown }
 interface EngineConn extends EngineOutput {
   readyState: string;
   on(event: 'packet', listener: (packet: EnginePacket) => void): void;
+  write(data: string): void;
   close(discard?: boolean): void;
+}
+
+/**
+ * socket.io's CONNECT_ERROR packet (type 4) for namespace `nsp`, as its server writes one for a namespace it
+ * does not know: socket.io-client turns it into a `connect_error` whose `data` is the refusal's wire form.
+ */
+function connectError(nsp: string, message: string): string {
+  const data = { message, data: { code: 'BAD_REQUEST', status: 400, message } };
+  return `4${nsp === '/' ? '' : `${nsp},`}${JSON.stringify(data)}`;
 }
 
 /** socket.io's packet types whose attachments follow as binary packets. */
@@ -196,7 +206,7 @@ export class PreAuthGate {
     if (nsp !== this.o.namespace.name) {
       if (this.served(nsp)) return;
       // A connect (socket.io packet type 0) to a namespace nobody serves reaches nothing.
-      if (data[0] === '0' && !this.dynamic()) return this.refuse(conn, socket, 'namespace', `nothing is served on namespace ${JSON.stringify(nsp.slice(0, 64))}`);
+      if (data[0] === '0' && !this.dynamic()) return this.refuseConnect(conn, socket, nsp);
     }
     if (binary) return this.refuse(conn, socket, 'binary', 'a message may have no binary attachments');
     if (greeted) return;
@@ -238,6 +248,18 @@ export class PreAuthGate {
     return n !== undefined && n.listenerCount('connection') + n.listenerCount('connect') > 0;
   }
 
+  /**
+   * A connect to a namespace nobody serves closes the connection, its client told why first: a dialer
+   * given the hub's address without the gateway's namespace, or with a trailing slash, redialed unsaid
+   * for good (test/link/wrong-namespace.e2e-spec.ts). The close waits for that one small packet to go out.
+   */
+  private refuseConnect(conn: EngineConn, socket: Socket | undefined, nsp: string): void {
+    const served = JSON.stringify(this.o.namespace.name);
+    const message = `nothing is served on namespace ${JSON.stringify(nsp.slice(0, 64))}: syncom peers are served on ${served} (a dialer's url ends with it)`;
+    conn.write(connectError(nsp.slice(0, 64), message));
+    this.refuse(conn, socket, 'namespace', message);
+  }
+
   private refuse(conn: EngineConn, socket: Socket | undefined, kind: 'unread' | 'namespace' | 'binary' | 'bytes', message: string): void {
     this.o.log.warn(`closed ${kind}`, `closed the connection of ${socket?.handshake.address ?? 'a client'}: ${message}`);
     // A client that reads nothing is told nothing more.
@@ -248,6 +270,6 @@ export class PreAuthGate {
       socket.disconnect(true);
     }
     if (kind === 'unread') dropConnection(conn);
-    else if (conn.readyState === 'open') conn.close(true);
+    else if (conn.readyState === 'open') conn.close(kind !== 'namespace');
   }
 }
