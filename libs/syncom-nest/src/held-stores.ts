@@ -32,7 +32,7 @@ const byStorage = new WeakMap<Storage, Held>();
  * one path): it is closed, and this start takes the path, or fails LOCKED
  * when the holder was its own app's. A started app's store is never touched.
  *
- * @throws SyncomError LOCKED while a started app (or another process) holds the path; what open() throws.
+ * @throws SyncomError LOCKED while a started app (or another process) holds the path, or another module of this app; what open() throws.
  */
 export async function openHeld(options: OpenOptions, app: object, quiet?: () => void): Promise<Storage> {
   // open() refuses a path that is no string (INVALID_ARGUMENT); resolve() would throw a bare TypeError first.
@@ -44,9 +44,20 @@ export async function openHeld(options: OpenOptions, app: object, quiet?: () => 
     if (!lockedHere(e) || orphans.length === 0) throw e;
     await Promise.all(orphans.map(takeOver));
     // The app this start belongs to holds the path already: it cannot start, and closed its first store above.
-    if (orphans.some((h) => h.app === app)) throw e;
+    const own = orphans.filter((h) => h.app === app).length;
+    if (own > 0) throw sharedPath(path, own + 1, e);
     return attempt(options, path, app, quiet);
   }
+}
+
+/**
+ * LOCKED for `count` SyncomModules of one app on one path (forRoot imported in a feature module and in
+ * the root, say), in words a Nest app can act on: the engine's "close that storage first" names nothing it holds.
+ */
+function sharedPath(path: string, count: number, cause: unknown): SyncomError {
+  return new SyncomError('LOCKED', `${count} SyncomModules of this app open ${path}: call SyncomModule.forRoot once for it (isGlobal: true, or in one module that exports it) and import that module where the store is used`, {
+    status: 423, path, pid: process.pid, cause,
+  });
 }
 
 /**
