@@ -28,6 +28,7 @@ import { peerOf } from './socket-peer';
 import { SyncomExceptionFilter } from './syncom-exception.filter';
 import { SyncomValidationPipe } from './syncom-validation.pipe';
 import { SyncomUnreadInterceptor } from './unread.interceptor';
+import { answerUnknownEvent } from './unknown-event';
 
 /** How long a changes page waits for the subscriber's ack by default. */
 export const DEFAULT_ACK_TIMEOUT = 30_000;
@@ -220,6 +221,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     const peer = peerOf(socket);
     peer.unit = this.unit;
     this.gate?.track(socket);
+    socket.onAny((event: unknown, ...args: unknown[]) => answerUnknownEvent(socket, event, args));
     // Every hello first ends the session (the guard): until one succeeds, frames are held to the pre-auth bound
     // again, a refused one's too, whichever check refused it (the pipe's, the unit's).
     peer.sessionEnded = () => this.gate?.lower(socket);
