@@ -53,13 +53,15 @@ const GATEWAY: OptionShape = {
   ...taken(UNIT_PASSED),
 };
 
-/** The module's own options, open()'s (which open() checks) and ConfigurableModuleBuilder's isGlobal. */
+/** The module's own options and open()'s (which open() checks); forRoot's isGlobal never reaches them (an extra). */
 const MODULE: OptionShape = {
   gateway: ['true, false or gateway options', (x) => typeof x === 'boolean' || isObject(x)],
   io: ['socket.io-client options', isObject],
   scope: ['a function (id, data) => scope', isFunction],
   logSync: ['true or false', (x) => typeof x === 'boolean'],
-  ...taken([...OPEN_OPTION_KEYS, 'isGlobal']),
+  // false, from a config object spread into the factory's answer, changes nothing.
+  isGlobal: ['set beside useFactory', (x) => x === false],
+  ...taken(OPEN_OPTION_KEYS),
 };
 
 /**
@@ -76,6 +78,10 @@ export function checkModuleOptions(o: SyncomModuleOptions): void {
     throw new SyncomError('INVALID_ARGUMENT', `SyncomModule: the options (or what useFactory returned) must be an object, not ${o === null ? 'null' : typeof o}`, { option: '' });
   }
   const options = o as unknown as Record<string, unknown>;
+  // ConfigurableModuleBuilder takes isGlobal out of forRoot's options: here it came from a factory, too late to make the module global.
+  if (options.isGlobal !== undefined && options.isGlobal !== false) {
+    throw new SyncomError('INVALID_ARGUMENT', 'SyncomModule: isGlobal in what useFactory returned makes nothing global (Nest reads it when the module is defined): give it beside the factory, forRootAsync({ isGlobal: true, useFactory })', { option: 'isGlobal' });
+  }
   checkOptionShape(options, MODULE, 'SyncomModule');
   if (isObject(o.gateway)) checkOptionShape(o.gateway as unknown as Record<string, unknown>, GATEWAY, 'SyncomModule', 'gateway.');
 }

@@ -49,4 +49,17 @@ describe('SyncomModule: isGlobal on more than one module of an app', () => {
     expect(app.get(Local).storage).not.toBe(app.get(Notes).storage);
     await app.close();
   });
+
+  // Nest reads isGlobal only beside the factory. Where a feature module injects the store, Nest's "can't resolve
+  // dependencies" comes first; where none does yet, the app had started with a module that was not global.
+  it('isGlobal in what a forRootAsync factory returns refuses the start with INVALID_ARGUMENT saying to give it beside useFactory; false passes', async () => {
+    const at = path();
+    @Module({ imports: [SyncomModule.forRootAsync({ useFactory: () => ({ path: at, isGlobal: true, logSync: false }) })] }) class App {}
+    await expect(NestFactory.create(App, { logger: false, abortOnError: false })).rejects.toMatchObject({
+      name: 'SyncomError', code: 'INVALID_ARGUMENT', option: 'isGlobal', message: expect.stringContaining('forRootAsync({ isGlobal: true, useFactory })'),
+    });
+    @Module({ imports: [SyncomModule.forRootAsync({ useFactory: () => ({ path: at, isGlobal: false, logSync: false }) })] }) class Plain {}
+    const app = await NestFactory.create(Plain, { logger: false, abortOnError: false });
+    await app.close();
+  });
 });
