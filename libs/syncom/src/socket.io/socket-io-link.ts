@@ -7,6 +7,7 @@ import { linkDown } from '../link/link-wire';
 import { SocketIoFeed, type FeedPort } from './socket-io-feed';
 import { pageAcksOf } from './held-acks';
 import { pullChunks } from './socket-io-stream';
+import { attemptFailure } from './attempt-failure';
 import { boundDecoder, boundFrames, frameRefused, frameTooLarge, messageRefused } from './frame-bound';
 import { fromWireError, SYNCOM_EVENTS, unwrapAnswer, type FeedErrorMessage, type PageAcksOffer, type PageMessage } from './socket-io-protocol';
 
@@ -333,7 +334,7 @@ class SocketLink implements SocketIoLink {
   private unreached(error: Error): void {
     if (this.session.connections > 0 || this.waiters.size === 0) return;
     this.missedFirst = true;
-    this.release(new SyncomError('LINK_DOWN', `cannot reach the host: ${String(error?.message ?? error).slice(0, 200)}; retrying`, { cause: error }));
+    this.release(new SyncomError('LINK_DOWN', `cannot reach the host: ${attemptFailure(error)}; retrying`, { cause: error }));
   }
 
   private onPage(m: PageMessage, ack: (answer: unknown) => void): void {
