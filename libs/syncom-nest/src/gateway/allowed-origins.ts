@@ -63,9 +63,34 @@ export function checkedOrigins(allowed: AllowedOrigins = []): AllowedOrigins {
   return allowed;
 }
 
-/** What engine.io's server exposes here: its options. */
+/** What engine.io's server exposes here: its options, and the middlewares every HTTP request goes through first. */
 interface Engine {
   opts: { allowRequest?: (req: { headers: OriginHeaders }, fn: (message: string | null | undefined, success: boolean) => void) => void };
+  use(fn: (req: { headers: OriginHeaders }, res: { setHeader(name: string, value: string): void }, next: () => void) => void): void;
+}
+
+/**
+ * Long-polling is held to CORS, unlike a WebSocket: a browser hands a page of
+ * another origin the answer to its XHR only when the answer names that
+ * origin. Without this, a page of an allowed origin was refused every poll
+ * by its browser (where the gateway's transports allow long-polling), and
+ * socket.io-client, which tries long-polling first by default, never
+ * connected. Credentials are allowed, as for the WebSocket a page of the
+ * origin may open with the visitor's cookies. Set before engine.io answers,
+ * its refusals included (a WebSocket-only gateway's 400 "Transport unknown",
+ * which the link reads to say what to change); a refused origin's handshake
+ * is 403 without them.
+ */
+function answerAllowedOrigins(engine: Engine, allowed: AllowedOrigins): void {
+  engine.use((req, res, next) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && originAllowed(req.headers, allowed)) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Allow-Credentials', 'true');
+      res.setHeader('Vary', 'Origin');
+    }
+    next();
+  });
 }
 
 /**
@@ -78,8 +103,9 @@ interface Engine {
  */
 export function guardOrigins(namespace: Namespace, allowed: AllowedOrigins | undefined, log: SampledLog): void {
   const list = allowed ?? [];
-  if (list === '*') return;
   const engine = namespace.server.engine as unknown as Engine;
+  answerAllowedOrigins(engine, list);
+  if (list === '*') return;
   const theirs = engine.opts.allowRequest;
   engine.opts.allowRequest = (req, fn) => {
     if (!originAllowed(req.headers, list)) {

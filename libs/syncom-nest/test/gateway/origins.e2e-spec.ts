@@ -60,6 +60,34 @@ describe('gateway: the Origin of a handshake (e2e)', () => {
     expect(await passes(session.url, undefined, { token: 't' })).toBe(true);
   });
 
+  // Long-polling is held to CORS, unlike a WebSocket: a browser hands a page of another origin the answer to its
+  // XHR only when the answer names that origin (with credentials allowed, for a cookie the page sends along).
+  it('with long-polling allowed, an allowed page\'s handshake, polls and posts are answered with Access-Control-Allow-Origin naming it; another origin gets 403 and none', async () => {
+    const h = await startHub({ transports: ['websocket', 'polling'], options: { access: 'public', allowedOrigins: ['https://app.example'] } });
+    const base = `http://127.0.0.1:${h.port}/socket.io/?EIO=4&transport=polling`;
+    const from = (origin: string, init: RequestInit = {}, query = '') => fetch(`${base}${query}`, { ...init, headers: { origin, ...init.headers } });
+    const cors = (r: Response) => [r.status, r.headers.get('access-control-allow-origin'), r.headers.get('access-control-allow-credentials')];
+
+    const open = await from('https://app.example');
+    expect(cors(open)).toEqual([200, 'https://app.example', 'true']);
+    const sid = (JSON.parse((await open.text()).slice(1)) as { sid: string }).sid;
+    const connect = await from('https://app.example', { method: 'POST', body: '40/syncom,', headers: { 'content-type': 'text/plain;charset=UTF-8' } }, `&sid=${sid}`);
+    expect(cors(connect)).toEqual([200, 'https://app.example', 'true']);
+    const poll = await from('https://app.example', {}, `&sid=${sid}`);
+    expect(cors(poll)).toEqual([200, 'https://app.example', 'true']);
+    expect(await poll.text()).toContain('40/syncom,');
+
+    const evil = await from('https://evil.example');
+    expect(cors(evil)).toEqual([403, null, null]);
+    await evil.text();
+    // A WebSocket-only gateway's refusal of long-polling reaches an allowed page too: its link says what to change.
+    const ws = await startHub({ options: { access: 'public', allowedOrigins: ['https://app.example'] } });
+    const refused = await fetch(`http://127.0.0.1:${ws.port}/socket.io/?EIO=4&transport=polling`, { headers: { origin: 'https://app.example' } });
+    expect(cors(refused)).toEqual([400, 'https://app.example', 'true']);
+    expect(await refused.text()).toContain('Transport unknown');
+    await fetch(`${base}&sid=${sid}`, { method: 'POST', body: '1' }).then((r) => r.text());
+  });
+
   it('an allowedOrigins entry that is no http(s) origin is a mistake of the app: TypeError at start', async () => {
     await expect(startHub({ options: { access: 'public', allowedOrigins: ['localhost:5173'] } })).rejects.toThrow(TypeError);
   });
