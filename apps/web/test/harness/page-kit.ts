@@ -50,9 +50,18 @@ function take(name: string): Held {
   return h;
 }
 
-/** The socket.io link to a registered node, reconnecting fast (tests stop and restart hubs). */
-const connect = (node: { url: string; token?: string }) =>
-  createSocketIoLink(io(node.url, { auth: { token: node.token }, transports: ['websocket'], reconnectionDelay: 50, reconnectionDelayMax: 200 }));
+/** Told of each failed attempt of a store's sockets to reach its host (untilLinkError). */
+const attemptFailed = new Set<() => void>();
+
+/**
+ * The socket.io link to a registered node, reconnecting fast (tests stop and restart hubs); WebSocket only
+ * unless `transports` says otherwise (undefined in the list: socket.io-client's default, long-polling first).
+ */
+const connectWith = (transports: OpenAs['transports'] = ['websocket']) => (node: { url: string; token?: string }) => {
+  const socket = io(node.url, { auth: { token: node.token }, reconnectionDelay: 50, reconnectionDelayMax: 200, ...(transports.length > 0 && { transports }) });
+  socket.on('connect_error', () => setTimeout(() => attemptFailed.forEach((f) => f()), 0));
+  return createSocketIoLink(socket);
+};
 
 /** How a test opens a store. */
 export interface OpenAs {
@@ -60,12 +69,14 @@ export interface OpenAs {
   signatures?: 'verify' | 'require' | false;
   /** Wait for the tab holding the store instead of failing with LOCKED. */
   wait?: boolean;
+  /** The socket's transports (default WebSocket only; [] for socket.io-client's own default). */
+  transports?: ('polling' | 'websocket')[];
 }
 
 /** Opens the store `name` (OPFS directory `name`), registering `hub` when given; the node id, or the error open() threw. */
 async function openStore(name: string, o: OpenAs = {}): Promise<{ id: string } | { error: PageError }> {
   try {
-    const storage = await open({ path: name, backend: opfsBackend({ dir: name, wait: o.wait }), sync: { connect, signatures: o.signatures } });
+    const storage = await open({ path: name, backend: opfsBackend({ dir: name, wait: o.wait }), sync: { connect: connectWith(o.transports), signatures: o.signatures } });
     const h: Held = { storage, bootstraps: 0, verdicts: { applied: 0, forged: 0, unsigned: 0, malformed: 0, errors: [] } };
     storage.sync.on('error', (e) => h.verdicts.errors.push(e.code));
     storage.sync.on('bootstrap', () => h.bootstraps++);
@@ -83,6 +94,21 @@ async function openStore(name: string, o: OpenAs = {}): Promise<{ id: string } |
 
 /** Resolves once store `name` holds at least `count` records (until-records.ts). */
 const untilCount = (name: string, count: number): Promise<number> => untilRecords(take(name).storage, count);
+
+/** Resolves with the first dialed peer's lastError once it has one, re-checked after each failed attempt to reach it. */
+function untilLinkError(name: string): Promise<PageError> {
+  const storage = take(name).storage;
+  return new Promise((resolve) => {
+    const check = () => {
+      const e = storage.sync.peers()[0]?.lastError;
+      if (!e) return;
+      attemptFailed.delete(check);
+      resolve(asError(e));
+    };
+    attemptFailed.add(check);
+    check();
+  });
+}
 
 /** Resolves once `name` has refused (forged, unsigned or malformed) at least `count` ops in all. */
 function untilRefused(name: string, count: number): Promise<Verdicts> {
@@ -147,6 +173,7 @@ export const kit = {
   open: openStore,
   untilCount,
   untilRefused,
+  untilLinkError,
   id: (name: string) => take(name).storage.id,
   insert: (name: string, data: Record<string, unknown>) => take(name).storage.insert(data),
   /** Resolves once the store's writes are on disk, record files included (an awaited write does not wait for those). */
