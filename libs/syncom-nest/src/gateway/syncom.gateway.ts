@@ -221,7 +221,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     const peer = peerOf(socket);
     peer.unit = this.unit;
     this.gate?.track(socket);
-    socket.onAny((event: unknown, ...args: unknown[]) => answerUnknownEvent(socket, event, args));
+    socket.onAny(answerUnknownEvent);
     // Every hello first ends the session (the guard): until one succeeds, frames are held to the pre-auth bound
     // again, a refused one's too, whichever check refused it (the pipe's, the unit's).
     peer.sessionEnded = () => this.gate?.lower(socket);
