@@ -138,9 +138,10 @@ function joinChecked(replica: Replica, entries: Entry[], o: { host: string; via:
  * global op to peers of every scope, each of which read from it the names of
  * the others and how much each origin wrote there (docs/security.md); a feed
  * serves a scope's advance to that scope's peers, who need its streams
- * granted (BOOT-11), as it serves the merges.
+ * granted (BOOT-11), as it serves the merges. Returns the streams adopted:
+ * the host held them, which the dialer's copy of its vector must say too.
  */
-export async function adopt(replica: Replica, host: string, vector: Vector, via: Via, scopes: readonly string[]): Promise<void> {
+export async function adopt(replica: Replica, host: string, vector: Vector, via: Via, scopes: readonly string[]): Promise<Vector> {
   const late = signsLate(replica);
   const byScope = new Map<string, Vector>([['*', {}]]);
   // A granted advance moves the vector it holds, own streams too: the host's word for those is not taken. Nor is it
@@ -158,6 +159,7 @@ export async function adopt(replica: Replica, host: string, vector: Vector, via:
     const op = replica.makeOp({ type: 'advance', id: host, from: host, vector: part, late }, scope);
     return replica.submit({ op, flags: FLAG_GRANTED, via, late });
   }));
+  return others;
 }
 
 /** What runBootstrap needs: the storage, the link and host, and where progress goes. */
@@ -169,7 +171,7 @@ export interface BootstrapRun {
 }
 
 /** Fetch one snapshot page and join it; the first page also adopts the host's vector. */
-async function takePage(o: BootstrapRun, token: string | undefined, offset: number, seen: Set<string>): Promise<{ page: SnapshotPage; entries: number; fresh: number }> {
+async function takePage(o: BootstrapRun, token: string | undefined, offset: number, seen: Set<string>): Promise<{ page: SnapshotPage; entries: number; fresh: number; adopted?: Vector }> {
   const via = { url: o.url, node: o.host };
   const read = readSnapshotPage(await o.link.call('snapshot', { token, offset, scopes: o.scopes, stream: !!o.link.stream }), offset);
   if (!read.ok) throw new SyncomError(read.code, read.reason);
@@ -178,11 +180,12 @@ async function takePage(o: BootstrapRun, token: string | undefined, offset: numb
   // readSnapshotPage and readNdjson checked every entry's shape: checking them again cost a tenth of a join.
   checkPage(o.replica, entries, false);
   const joins = joinChecked(o.replica, entries as Entry[], { host: o.host, via, removedScopes: page.removedScopes });
-  if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, page.vector, via, o.scopes));
+  let adopted: Vector | undefined;
+  if (token === undefined && page.vector) joins.push(adopt(o.replica, o.host, page.vector, via, o.scopes).then((v) => void (adopted = v)));
   await Promise.all(joins);
   let fresh = 0;
   for (const e of entries as Entry[]) if (!seen.has(e.id)) (seen.add(e.id), fresh++);
-  return { page, entries: entries.length, fresh };
+  return { page, entries: entries.length, fresh, adopted };
 }
 
 /** takePage inside a snapshot page span, when the bootstrap is traced. */
@@ -222,19 +225,21 @@ function endless(page: SnapshotPage, fresh: number, total: number, empty: { page
 /**
  * Bootstrap from a host (Bootstrap): page through its snapshot, join each
  * page as one batch, adopt its vector as of the first page, and return the
- * event id to re-subscribe from (BOOT-6) with the count of records joined.
+ * event id to re-subscribe from (BOOT-6) with the count of records joined
+ * and the streams adopted.
  */
-export async function runBootstrap(o: BootstrapRun): Promise<{ eventId: string; records: number }> {
+export async function runBootstrap(o: BootstrapRun): Promise<{ eventId: string; records: number; vector: Vector }> {
   let token: string | undefined;
   let offset = 0;
   let eventId = '';
+  let vector: Vector = {};
   let records = 0;
   let total: number | undefined;
   const seen = new Set<string>();
   const empty = { pages: 0 };
   for (;;) {
-    const { page, entries, fresh } = await tracedPage(o, token, offset, seen);
-    if (token === undefined) eventId = typeof page.eventId === 'string' ? page.eventId : '';
+    const { page, entries, fresh, adopted } = await tracedPage(o, token, offset, seen);
+    if (token === undefined) [eventId, vector] = [typeof page.eventId === 'string' ? page.eventId : '', adopted ?? {}];
     total ??= page.total;
     endless(page, fresh, total, empty);
     records += entries;
@@ -242,7 +247,7 @@ export async function runBootstrap(o: BootstrapRun): Promise<{ eventId: string; 
     token = page.token;
     if (page.next === null || page.next === undefined) {
       o.traced?.span.setAttribute(ATTRS.entries, records);
-      return { eventId, records };
+      return { eventId, records, vector };
     }
     offset = page.next;
   }

@@ -2,7 +2,7 @@ import { SyncomError, syncFailure } from '../../errors';
 import type { Subscription, SyncLink } from '../../link/contract';
 import { unpackOps } from '../../op';
 import { parseEventId } from '../../log/event-id';
-import type { Op } from '../../op/types';
+import type { Op, Vector } from '../../op/types';
 import type { PeerApplyResult } from '../../storage/peer';
 import type { ReconcileRun } from './anti-entropy';
 import type { SyncEvents } from '../events';
@@ -33,8 +33,8 @@ export interface FeedOwner {
   behind: boolean;
   bootstrapping: boolean;
   report(e: SyncomError): void;
-  /** The host holds every op its feed sends (markHeld). */
-  hostHolds(ops: readonly Op[]): void;
+  /** The host holds every op its feed sends, and the streams of a vector adopted from it (markHeld). */
+  hostHolds(ops: readonly Op[], vector?: Readonly<Vector>): void;
   failed(e: unknown): Promise<void>;
   /** A turn on the push chain (LIFE-21). */
   turn<T>(fn: () => Promise<T>): Promise<T>;
@@ -344,7 +344,10 @@ export class DialerFeed {
     try {
       // With data here and a host that reconciles, only what differs crosses (set reconciliation, RECONCILE.md).
       const progress = (received: number, total: number) => d.ctx.events.emit('progress', { url, received, total });
-      const { eventId, records } = await d.ctx.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell, report: (e) => d.report(e) }));
+      const { eventId, records, vector } = await d.ctx.telemetry.bootstrap(url, (span) => catchUp(d.reconcileRun(), d.caps, { progress, span, fell, report: (e) => d.report(e) }));
+      // The host held what its vector named, which may be past its hello's (it took ops between the two): else
+      // this node counted the ops it now holds of those streams as ones the host lacked, and synced() never resolved.
+      d.hostHolds([], vector);
       d.rec.cursor = eventId || null;
       d.rec.lastSync = d.ctx.replica.now();
       await d.save();

@@ -247,12 +247,18 @@ export function takePushAnswer(mine: Mine, hv: Vector, acked: Vector, touched: u
  * The host holds every op its feed sends: note them in its vector before they
  * are applied, so relaying them (which starts at their append) does not push
  * them straight back to it, to be verified a second time and dropped as duplicates.
+ * So it does the streams of a vector this node adopted from it (a snapshot's).
+ * Returns the keys noted.
  */
-export function markHeld(hv: Vector, ops: readonly Op[]): void {
-  for (const op of ops) {
-    const k = opStreamKey(op);
-    if ((hv[k] ?? 0) < op.seq) hv[k] = op.seq;
-  }
+export function markHeld(hv: Vector, ops: readonly Op[], vector: Readonly<Vector> = {}): string[] {
+  const keys: string[] = [];
+  const note = (k: string, seq: number) => {
+    keys.push(k);
+    if ((hv[k] ?? 0) < seq) hv[k] = seq;
+  };
+  for (const op of ops) note(opStreamKey(op), op.seq);
+  for (const k of Object.keys(vector)) note(k, vector[k]);
+  return keys;
 }
 
 /**

@@ -305,10 +305,9 @@ export class Dialer implements Recoverable {
     return stall.stopped;
   }
 
-  /** The host holds the ops of a page it sent (markHeld). */
-  hostHolds(ops: readonly Op[]): void {
-    markHeld(this.hv, ops);
-    this.lag.movedOps(ops);
+  /** The host holds the ops of a page it sent, and the streams of a vector adopted from it (markHeld). */
+  hostHolds(ops: readonly Op[], vector: Readonly<Vector> = {}): void {
+    this.lag.moved(markHeld(this.hv, ops, vector));
   }
 
   /** Save this node's registry file; a failure (REGISTRY_UNSAVED) is reported, and the next save writes the newer state. */

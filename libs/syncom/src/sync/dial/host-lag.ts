@@ -1,7 +1,7 @@
 import type { LogEntry } from '../../log/op-log';
 import { FLAG_GRANTED } from '../../log/flags';
 import { FLAG_SEALED } from '../../op';
-import { type Op, opStreamKey, type Vector } from '../../op/types';
+import { opStreamKey, type Vector } from '../../op/types';
 import { vectorAhead, vectorLag } from '../protocol/lag';
 
 /** What the running sums read: the log, the host's vector, the two nodes, the scopes the host is dialed for. */
@@ -117,11 +117,6 @@ export class HostLag {
   /** These keys of the host's vector may have moved (a push answer). */
   moved(keys: Iterable<string>): void {
     if (this.basis) for (const k of keys) this.update(k);
-  }
-
-  /** The host holds these ops (a page it sent, markHeld). */
-  movedOps(ops: readonly Op[]): void {
-    if (this.basis) for (const op of ops) this.update(opStreamKey(op));
   }
 
   /** Bring the sums up to what they stand on: the entries appended since, or a walk when that cannot be told. */

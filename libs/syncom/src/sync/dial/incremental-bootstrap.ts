@@ -2,6 +2,7 @@ import type { Span } from '@opentelemetry/api';
 import { SyncomError } from '../../errors';
 import { parseEventId } from '../../log/event-id';
 import { isVector } from '../../op/shape';
+import type { Vector } from '../../op/types';
 import type { Replica } from '../../storage/replica';
 import { type ReconcileRun, reconcileLabel } from './anti-entropy';
 import { adopt, type BootstrapRun, runBootstrap } from './bootstrap';
@@ -13,6 +14,8 @@ export interface CaughtUp {
   eventId: string;
   records: number;
   incremental: boolean;
+  /** The streams of the host's vector adopted (adopt): the host holds that much of each. */
+  vector: Vector;
 }
 
 /** Whether this node holds any record of the sets it reconciles with the host: else there is nothing to spare. */
@@ -46,8 +49,8 @@ export async function reconcileBootstrap(o: ReconcileRun): Promise<CaughtUp> {
   if (!isVector(vector) || typeof first?.eventId !== 'string' || parseEventId(first.eventId) === undefined) {
     throw new SyncomError('BAD_ANSWER', 'the host\'s reconciliation named no committed point', { url: o.url });
   }
-  await adopt(o.replica, o.host, vector, { url: o.url, node: o.host }, o.scopes);
-  return { eventId: first.eventId, records, incremental: true };
+  const adopted = await adopt(o.replica, o.host, vector, { url: o.url, node: o.host }, o.scopes);
+  return { eventId: first.eventId, records, incremental: true, vector: adopted };
 }
 
 /**

@@ -1,0 +1,45 @@
+import { internals } from '../../src/testing/internals';
+import { applyPeerOps, createMemoryLink, type Storage, type SyncLink } from '../../src';
+import { closeAll, hub, node } from '../sync/helpers';
+
+const URL = 'memory://h';
+const via = (s: Storage) => ({ via: { url: 'memory://x', node: s.id } });
+
+/** Engine bugs the four-node model (model-faults.spec.ts) found, each pinned by a fixed sequence on the memory link. */
+describe('found by the four-node model', () => {
+  it('BOOT-5: a dialer whose host took an op between its hello and its snapshot is in sync once the bootstrap ends (synced() resolves)', async () => {
+    const h = await hub();
+    const x = await node();
+    await x.set('a', { n: 1 });
+    await x.set('b', { n: 2 });
+    const [x1, x2] = internals(x).log.read(0).map((e) => e.op);
+    await applyPeerOps(h.s, [x1], via(x));
+    let taken = false;
+    // The host takes x's second op after answering the dialer's hello and before its snapshot: the snapshot's vector
+    // (adopted, BOOT-5) names it while the hello's did not.
+    const connect = (): SyncLink => {
+      const inner = createMemoryLink(h.unit);
+      return {
+        call: async (m, a) => {
+          if (m === 'snapshot' && !taken) {
+            taken = true;
+            await applyPeerOps(h.s, [x2], via(x));
+          }
+          return inner.call(m, a);
+        },
+        subscribe: (m, a, o) => inner.subscribe(m, a, o),
+        on: (e, l) => inner.on(e, l),
+        off: (e, l) => inner.off(e, l),
+        close: () => inner.close(),
+      };
+    };
+    const d = await node({ sync: { connect, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    // Bounded only so that a failure reports: in sync, it resolves as soon as the bootstrap's event fires.
+    await expect(d.sync.synced(URL, { timeout: 5_000 })).resolves.toBeUndefined();
+    expect(taken).toBe(true);
+    expect(await d.get('b')).toEqual({ n: 2 });
+    expect(internals(d).log.vector[x.id]).toBe(2);
+    await closeAll(d, x, h.s);
+  });
+});
