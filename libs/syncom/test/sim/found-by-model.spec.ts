@@ -1,6 +1,6 @@
 import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryLink, type Storage, type SyncLink } from '../../src';
-import { closeAll, hub, node } from '../sync/helpers';
+import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
 
 const URL = 'memory://h';
 const via = (s: Storage) => ({ via: { url: 'memory://x', node: s.id } });
@@ -41,5 +41,26 @@ describe('found by the four-node model', () => {
     expect(await d.get('b')).toEqual({ n: 2 });
     expect(internals(d).log.vector[x.id]).toBe(2);
     await closeAll(d, x, h.s);
+  });
+
+  it('BOOT-11: a dialer whose host bootstraps from another host meanwhile is in sync once it holds what the host adopted (synced() resolves)', async () => {
+    const net = new Net();
+    const g = await hub();
+    net.units.set('memory://g', g.unit);
+    await g.s.set('a', { n: 1 });
+    await g.s.set('b', { n: 2 });
+    const h = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    net.units.set(URL, h.sync.unit({ access: 'public' }));
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL, { timeout: 5_000 });
+    // h joins g's records as merges and adopts g's vector as an advance of its own, which its feed serves to d (granted, BOOT-11).
+    await h.sync.addNode({ url: 'memory://g', token: 't' });
+    await h.sync.synced('memory://g', { timeout: 5_000 });
+    await until(async () => (await d.get('b')) !== undefined, [d]);
+    expect(internals(d).log.vector[g.s.id]).toBe(2);
+    await expect(d.sync.synced(URL, { timeout: 5_000 })).resolves.toBeUndefined();
+    expect(d.sync.peers()[0]).toMatchObject({ pending: 0, behind: false, incoming: 0 });
+    await closeAll(d, h, g.s);
   });
 });

@@ -10,7 +10,7 @@ import { catchUp } from './incremental-bootstrap';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { FeedPace, MAX_RETRY_MS, passes } from './feed-pace';
-import { adoptGranted, foreignGrants } from './feed-grants';
+import { adoptGranted, foreignGrants, hostAdopted } from './feed-grants';
 
 /**
  * Pages in a row that could not land at one cursor (a gap, or a `prev` that
@@ -281,8 +281,9 @@ export class DialerFeed {
     const unpacked = unpackOps(packed);
     const { ops, malformed } = unpacked;
     m.replica.reportUnpacked(unpacked, rec.url);
-    this.d.hostHolds(ops);
     const host = rec.remote.id ?? undefined;
+    // The host holds what its own advances name (its adoptions, BOOT-11): the streams they move here are not its lag.
+    this.d.hostHolds(ops, hostAdopted(ops, host, m.replica.id));
     const via = { url: rec.url, node: host ?? '' };
     // The host's own advances grant as sent (BOOT-11) unless one names a stream of a scope it is not dialed for.
     const foreign = foreignGrants(ops, host, rec.scopes, m.replica.vector);

@@ -1,6 +1,6 @@
 import type { Via } from '../../storage/commit';
 import type { Replica } from '../../storage/replica';
-import { keyScope, type Op, opStreamKey, type Vector } from '../../op/types';
+import { keyOrigin, keyScope, type Op, opStreamKey, type Vector } from '../../op/types';
 import { allowedFor } from '../protocol/scopes';
 import { adopt } from './bootstrap';
 
@@ -30,4 +30,20 @@ export async function adoptGranted(replica: Replica, ops: readonly Op[], o: { ho
   for (const op of ops) {
     if ((replica.vector[opStreamKey(op)] ?? 0) >= op.seq) await adopt(replica, o.host, op.vector as Vector, o.via, o.scopes);
   }
+}
+
+/**
+ * The streams the feed host's own advances in a page name, but this node's:
+ * each is an adoption the host logged (a bootstrap of its own), so the host
+ * holds them. Its vector as this node knows it must say so, or the ops those
+ * streams hold here count as ones the host lacks and synced() waits for the
+ * next hello. This node's own streams are left out, as grants leave them.
+ */
+export function hostAdopted(ops: readonly Op[], host: string | undefined, self: string): Vector {
+  const out: Vector = {};
+  for (const op of ops) {
+    if (op.type !== 'advance' || op.origin !== host || !op.vector) continue;
+    for (const k of Object.keys(op.vector)) if (keyOrigin(k) !== self && !(out[k] >= op.vector[k])) out[k] = op.vector[k];
+  }
+  return out;
 }
