@@ -230,7 +230,9 @@ export class Replica {
     });
     this.nonce = newNonce();
     const { committer } = this.p;
-    for (const k of keys) if (!((committer.pvec[k] ?? 0) >= moves[k])) setVectorKey(committer.pvec, k, moves[k]);
+    // The committed vector (a snapshot's) moves too, as a reopen reads it from the log's: short of the move, a
+    // snapshot served before the next own op named the stream short of it, and its dialer took that op as a gap.
+    for (const k of keys) for (const v of [committer.pvec, committer.cvec]) if (!((v[k] ?? 0) >= moves[k])) setVectorKey(v, k, moves[k]);
     return kept;
   }
 

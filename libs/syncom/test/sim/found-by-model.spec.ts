@@ -1,5 +1,5 @@
 import { internals } from '../../src/testing/internals';
-import { applyPeerOps, createMemoryLink, type Storage, type SyncLink } from '../../src';
+import { applyPeerOps, createMemoryBackend, createMemoryLink, open, type Storage, type SyncLink, type SyncomError } from '../../src';
 import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
 
 const URL = 'memory://h';
@@ -62,5 +62,42 @@ describe('found by the four-node model', () => {
     await expect(d.sync.synced(URL, { timeout: 5_000 })).resolves.toBeUndefined();
     expect(d.sync.peers()[0]).toMatchObject({ pending: 0, behind: false, incoming: 0 });
     await closeAll(d, h, g.s);
+  });
+
+  it('LOG-23 BOOT-5: a node restored from an older copy serves its next own ops to a dialer that bootstrapped from it after the REWOUND', async () => {
+    const net = new Net();
+    const h = await hub();
+    net.units.set('memory://hub', h.unit);
+    const backend = createMemoryBackend();
+    // r dials the hub and hosts a unit of its own at URL (a dialer reaches it there).
+    const start = async (disk: typeof backend) => {
+      const s = await open({ path: 'r', backend: disk, sync: { connect: net.connect, antiEntropyInterval: 0 } });
+      net.units.set(URL, s.sync.unit({ access: 'public' }));
+      return s;
+    };
+    let r = await start(backend);
+    await r.sync.addNode({ url: 'memory://hub', token: 't' });
+    await r.set('a', { n: 1 });
+    await r.sync.synced('memory://hub', { timeout: 5_000 });
+    await r.close();
+    const older = backend.snapshot();
+    r = await start(backend);
+    await r.set('b', { n: 2 });
+    await r.sync.synced('memory://hub', { timeout: 5_000 });
+    await r.close();
+    r = await start(createMemoryBackend({ from: older }));
+    const errors: SyncomError[] = [];
+    r.sync.on('error', (e) => errors.push(e));
+    await r.sync.synced('memory://hub', { timeout: 5_000 });
+    expect(errors.map((e) => e.code)).toEqual(['REWOUND']);
+    // r's stream runs to 2 with no op of seq 2 in its log (LOG-23): a snapshot must say so.
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL, { timeout: 5_000 });
+    expect(await d.get('b')).toEqual({ n: 2 });
+    await r.set('c', { n: 3 });
+    await until(async () => (await d.get('c')) !== undefined, [d, r], 5_000);
+    expect(internals(d).log.vector[r.id]).toBe(3);
+    await closeAll(d, r, h.s);
   });
 });
