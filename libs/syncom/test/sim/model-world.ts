@@ -1,0 +1,305 @@
+import { internals } from '../../src/testing/internals';
+import { applyPeerOps, createMemoryLink, open, type Storage, type SyncomError } from '../../src';
+import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
+import { isHidden, plainEntry } from '../../src/crdt';
+import type { HostUnit, MemoryLink } from '../../src/link';
+import { canonicalJson, packOps, unpackOps } from '../../src/op';
+import { type Op, opStreamKey } from '../../src/op/types';
+import { mainVector } from '../../src/testing';
+import { mulberry32 } from '../../src/backend/memory-damage';
+import { seeded, until } from '../sync/helpers';
+
+/**
+ * A small world of four nodes on the in-process memory link, driven one
+ * command at a time by a model-based property test (model-faults.spec.ts):
+ * nodes 0 and 1 host a unit each; 1 and 2 dial 0, 3 dials 1 once it joins,
+ * and any dialer may register the other host mid-run (a bootstrap from a
+ * second host). Every link copies pages and calls (the link's duplicate
+ * fault), may lose them for a while (lossy) and may be cut; nodes are closed and reopened, backed up stopped and restored
+ * from that copy (REWOUND). Writes use a shared fake wall clock that a
+ * command moves, so stamps of different nodes tie often.
+ */
+
+export const NODES = 4;
+/** The scopes of a scoped world: null holds `$s` as no scope ('*'). */
+const SCOPES = [null, 'A', 'B'] as const;
+const scopeOf = (_id: string, data: Record<string, unknown>): string => (typeof data.$s === 'string' ? data.$s : '*');
+export const HOSTS = [0, 1] as const;
+const urlOf = (host: number) => `memory://n${host}`;
+
+/** One write a command asks of a node: fields keep one kind each (a, b registers, s a set, n a counter of c0 only). */
+export interface Write {
+  kind: 'set' | 'update' | 'delete' | 'add' | 'remove' | 'inc' | 'purge' | 'move';
+  id: 'r0' | 'r1';
+  field: 'a' | 'b';
+  value: number;
+}
+
+export type Command =
+  | { t: 'write'; node: number; w: Write }
+  | { t: 'tick'; ms: number }
+  | { t: 'cut'; node: number }
+  | { t: 'lossy'; node: number; seed: number }
+  | { t: 'settle' }
+  | { t: 'reopen'; node: number }
+  | { t: 'backup'; node: number }
+  | { t: 'rewind'; node: number }
+  | { t: 'join'; node: number; host: number }
+  | { t: 'reconcile'; node: number };
+
+interface Member {
+  index: number;
+  backend: MemoryBackend;
+  storage: Storage;
+  unit?: HostUnit;
+  /** Hosts this node dials (registered). */
+  dials: Set<number>;
+  /** A stopped copy of its directory, for rewind. */
+  backup?: MemoryBackend;
+}
+
+/** Codes no run of this world may report (each a generator slip or an engine bug); REWOUND is expected after a rewind. */
+const NEVER = new Set(['OP_REFUSED', 'OP_INVALID', 'OP_MALFORMED', 'SKEW', 'BAD_SIGNATURE', 'UNSIGNED', 'PAGE_FAILED', 'STUCK', 'UNDELIVERABLE', 'KIND_CLASH', 'OP_UNREADABLE', 'UNPERSISTED']);
+
+export class World {
+  readonly members: Member[] = [];
+  readonly links = new Map<string, MemoryLink>();
+  readonly problems: string[] = [];
+  private t = 1_000_000;
+  private linkSeed: number;
+
+  /** scoped: a record's scope is its `$s` ('A', 'B' or none: '*'), and every dialer carries A and B. */
+  constructor(readonly seed: number, readonly scoped = false) {
+    this.linkSeed = seed;
+  }
+
+  now = (): number => this.t;
+
+  static async create(seed: number, scoped = false): Promise<World> {
+    const w = new World(seed, scoped);
+    for (let i = 0; i < NODES; i++) w.members.push(await w.start(i, await seeded(), new Set()));
+    // c0 holds the counter every node increments: made once, never reset (RESET-6), before any link.
+    await w.members[0].storage.set('c0', { n0: 0 });
+    for (const [node, host] of [[1, 0], [2, 0]] as const) await w.join(node, host);
+    await w.quiesce();
+    return w;
+  }
+
+  private connectFor(i: number) {
+    return (n: { url: string }) => {
+      const host = Number(n.url.slice('memory://n'.length));
+      const unit = this.members[host]?.unit;
+      if (!unit) throw new Error(`no unit at ${n.url}`);
+      const link = createMemoryLink(unit, { faults: { seed: this.linkSeed++, duplicate: 0.2 } });
+      this.links.set(`${i}>${host}`, link);
+      return link;
+    };
+  }
+
+  private async start(i: number, backend: MemoryBackend, dials: Set<number>): Promise<Member> {
+    const sync = { connect: this.connectFor(i), antiEntropyInterval: 0, signLate: false, ...(this.scoped && { scope: scopeOf }) };
+    const storage = await open({ path: `m${i}`, backend, now: this.now, sync });
+    const report = (where: string) => (e: SyncomError) => void (NEVER.has(e.code) && this.problems.push(`node ${i} ${where}: ${e.code} ${e.message}`));
+    storage.on('error', report('storage'));
+    storage.sync.on('error', report('sync'));
+    const unit = (HOSTS as readonly number[]).includes(i) ? storage.sync.unit({ access: 'public' }) : undefined;
+    return { index: i, backend, storage, unit, dials };
+  }
+
+  async join(node: number, host: number): Promise<void> {
+    const m = this.members[node];
+    // Host 0 dials no one: host 1 dials it, and a second link between them adds no path.
+    if (node === 0 || node === host || m.dials.has(host)) return;
+    m.dials.add(host);
+    await m.storage.sync.addNode({ url: urlOf(host), token: 't', ...(this.scoped && { scopes: ['A', 'B'] }) });
+  }
+
+  async run(c: Command): Promise<void> {
+    switch (c.t) {
+      case 'write': return this.write(c.node, c.w);
+      case 'tick': this.t += c.ms; return;
+      case 'cut': return this.cut(c.node);
+      case 'lossy': for (const l of this.linksOf(c.node)) l.faults({ seed: c.seed, duplicate: 0.2, drop: 0.2 }); return;
+      case 'settle': return this.settle();
+      case 'reopen': return this.reopen(c.node, undefined);
+      case 'backup': return this.backup(c.node);
+      case 'rewind': return this.rewind(c.node);
+      case 'join': return this.join(c.node, c.host);
+      case 'reconcile': return this.members[c.node].storage.sync.forceSync().catch(() => undefined);
+    }
+  }
+
+  private async write(node: number, w: Write): Promise<void> {
+    const s = this.members[node].storage;
+    const entry = internals(s).committer.current(w.id);
+    const live = !!entry && !isHidden(entry);
+    const fields = { [w.field]: w.value };
+    const expected = (e: unknown) => {
+      const code = (e as SyncomError).code;
+      if (code !== 'PURGED' && code !== 'NOT_FOUND') this.problems.push(`node ${node} ${w.kind} ${w.id}: ${code} ${(e as Error).message}`);
+    };
+    let p: Promise<void>;
+    if (w.kind === 'inc') {
+      const c0 = internals(s).committer.current('c0');
+      if (!c0 || isHidden(c0)) return;
+      p = s.inc('c0', 'n', w.value + 1);
+    } else if (w.kind === 'move') {
+      const id = w.value === 4 ? 'c0' : w.id;
+      const e = internals(s).committer.current(id);
+      if (!e || isHidden(e)) return;
+      p = s.update(id, { $s: SCOPES[w.value % 3] });
+    } else if (w.kind === 'purge') p = s.purge(w.id);
+    else if (w.kind === 'delete') p = live ? s.delete(w.id) : Promise.resolve();
+    else if (w.kind === 'set' || !live) p = s.set(w.id, { ...(w.value % 2 ? fields : { a: w.value, b: -w.value }), ...(this.scoped && w.value > 1 && { $s: SCOPES[w.value % 3] }) });
+    else if (w.kind === 'update') p = s.update(w.id, fields);
+    else if (w.kind === 'add') p = s.add(w.id, 's', [w.value % 3]);
+    else p = s.remove(w.id, 's', [w.value % 3]);
+    await p.catch(expected);
+  }
+
+  private linksOf(node: number): MemoryLink[] {
+    return [...this.links].filter(([k]) => k.startsWith(`${node}>`) || k.endsWith(`>${node}`)).map(([, l]) => l);
+  }
+
+  /** Cut every link of the node that is up; restore them all when none is. */
+  private cut(node: number): void {
+    const links = this.linksOf(node);
+    const up = links.filter((l) => l.connected);
+    if (up.length) up.forEach((l) => l.cut());
+    else links.forEach((l) => l.restore());
+  }
+
+  private async settle(): Promise<void> {
+    await Promise.all([...this.links.values()].map((l) => l.settle()));
+  }
+
+  private async reopen(node: number, from: MemoryBackend | undefined): Promise<void> {
+    const m = this.members[node];
+    await m.storage.close();
+    for (const k of [...this.links.keys()]) if (k.startsWith(`${node}>`)) this.links.delete(k);
+    const next = await this.start(node, from ?? m.backend, m.dials);
+    next.backup = m.backup;
+    this.members[node] = next;
+    // Dialers of a host that closed dial again: their links are gone with its unit.
+    for (const d of this.members) {
+      for (const h of d.dials) {
+        if (h !== node) continue;
+        const url = urlOf(h);
+        await d.storage.sync.enableNode(url, false);
+        await d.storage.sync.enableNode(url, true);
+      }
+    }
+  }
+
+  /** A copy of the node's directory taken stopped (docs/operations.md, Backups). */
+  private async backup(node: number): Promise<void> {
+    await this.members[node].storage.close();
+    this.members[node].backup = createMemoryBackend({ from: this.members[node].backend.snapshot() });
+    await this.reopen(node, undefined);
+  }
+
+  /**
+   * The node's directory put back from its backup. Every host is made to
+   * hold all the node wrote first, so its first hello finds it REWOUND; and
+   * it writes nothing before that hello (the spec's documented loss: writes
+   * between a restore and its hello reuse seqs the host had).
+   */
+  private async rewind(node: number): Promise<void> {
+    const m = this.members[node];
+    if (!m.backup || m.dials.size === 0) return;
+    await this.quiesce();
+    const copy = createMemoryBackend({ from: m.backup.snapshot() });
+    await this.reopen(node, copy);
+    const s = this.members[node].storage;
+    await Promise.all([...m.dials].map((h) => s.sync.synced(urlOf(h), { timeout: 5_000 })));
+  }
+
+  /**
+   * Every link restored, every dialer in sync with each host it dials, and
+   * every node's main vector the same: synced() answers as far as the host's
+   * last answer tells, and an op the host took after it is still on its way.
+   */
+  async quiesce(): Promise<void> {
+    // As a healed network: no more loss, and every link opened anew, so each dialer greets and pushes again (PROTO-13).
+    // No copies either: a hello the link runs twice starts a second session at the host, and the dialer, holding
+    // the first one's answer, is refused 428 at its next call; five such hellos in a row stop it (HANDSHAKE_LOOP).
+    for (const l of this.links.values()) {
+      l.faults({ seed: this.linkSeed++ });
+      if (l.connected) l.cut();
+      l.restore();
+    }
+    for (const m of this.members) {
+      for (const h of m.dials) await m.storage.sync.synced(urlOf(h), { timeout: 5_000 });
+    }
+    const vectors = () => this.members.filter((m) => m.dials.size > 0 || m.index === 0).map((m) => JSON.stringify(mainVector(m.storage)));
+    await until(() => new Set(vectors()).size === 1, this.members.map((m) => m.storage), 5_000).catch(() => {
+      this.problems.push(`main vectors never met: ${vectors().join(' ')}`);
+    });
+    await this.settle();
+  }
+
+  /** What must be equal across nodes: listed records (data and meta), the merge states and the main vector. */
+  async stateOf(node: number): Promise<string> {
+    const s = this.members[node].storage;
+    return canonicalJson({ state: JSON.parse(await listedState(s)), vector: mainVector(s) });
+  }
+
+  /** Every op any node logged, once per stream position, in a seeded interleaving with copies, packed and unpacked as on the wire. */
+  allOps(seed: number): Op[] {
+    const byKey = new Map<string, Op[]>();
+    for (const m of this.members) {
+      for (const e of internals(m.storage).log.read(0)) {
+        const key = opStreamKey(e.op);
+        if (key.includes('<')) continue;
+        const list = byKey.get(key) ?? [];
+        list[e.op.seq] ??= e.op;
+        byKey.set(key, list);
+      }
+    }
+    const streams = [...byKey.values()].map((l) => l.filter(Boolean));
+    const rng = mulberry32(seed);
+    const out: Op[] = [];
+    const at = streams.map(() => 0);
+    for (let left = streams.reduce((n, s) => n + s.length, 0); left > 0; left--) {
+      const live = streams.map((_, i) => i).filter((i) => at[i] < streams[i].length);
+      const i = live[Math.floor(rng() * live.length)];
+      out.push(streams[i][at[i]++]);
+      if (rng() < 0.15) out.push(out[Math.floor(rng() * out.length)]);
+    }
+    return unpackOps(packOps(out)).ops;
+  }
+
+  /**
+   * A fresh node fed every op of the run through applyPeerOps, in the
+   * interleaving `seed` draws: its listed records and merge states, read
+   * once live and once more from its record files after a reopen.
+   */
+  async oracle(seed: number): Promise<{ live: string; reopened: string }> {
+    const backend = createMemoryBackend();
+    const options = { path: 'oracle', backend, now: this.now, sync: { signLate: false, ...(this.scoped && { scope: scopeOf }) } };
+    let s = await open(options);
+    await applyPeerOps(s, this.allOps(seed), { via: { url: 'memory://all', node: 'all' } });
+    const live = await listedState(s);
+    await s.close();
+    s = await open(options);
+    const reopened = await listedState(s);
+    await s.close();
+    return { live, reopened };
+  }
+
+  /** Every node closed and opened again on its directory: the state its record files and log give back. */
+  async reopenAll(): Promise<void> {
+    for (let i = 0; i < NODES; i++) await this.reopen(i, undefined);
+  }
+
+  async close(): Promise<void> {
+    for (const m of this.members) await m.storage.close().catch(() => undefined);
+  }
+}
+
+/** A node's listed records (data and meta) and merge states, by id. */
+async function listedState(s: Storage): Promise<string> {
+  const records = await s.list();
+  const entries = [...internals(s).committer.committed].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, e]) => plainEntry(e));
+  return canonicalJson({ records, entries });
+}
