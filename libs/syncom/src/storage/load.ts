@@ -209,7 +209,7 @@ function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'opt
   const signs = (op: Op) => p.options.sync?.signatures !== false && isMadeHere(op) && op.origin === p.keys.id && op.sig === undefined;
   return {
     committed(batch) {
-      for (const x of batch) if (x.after) p.scopes.rescope(x.after, x.op);
+      for (const x of batch) if (x.after) p.scopes.rescope(x.after, x.op, x.flags);
       // The whole batch before its first event: a listener that lists sees every record of it.
       for (const x of batch) if (x.after) p.listed.touch(x.op.id);
       for (const x of batch) if (x.after) p.events.emit('change', x.op, x.via);

@@ -11,6 +11,24 @@ const UNPLACING = FLAG_SKIPPED | FLAG_SEALED;
 const removes = (op: { type: string; data?: unknown }): boolean =>
   op.type === 'delete' || op.type === 'purge' || (op.type === 'merge' && typeof op.data === 'object' && op.data !== null && isHidden(op.data as Entry));
 
+/**
+ * The scope a removal declares that places its tombstone wherever it lands:
+ * a delete's (its writer held the record live, so even '*' is a scope it
+ * knew), a purge's when it names one (a purge of an id its node never held
+ * declares '*', a scope unknown). A tombstone had kept the scope its node
+ * held the record in, so a delete that won over a concurrent move left it
+ * in the moved-to scope where the move landed first and in the deleter's
+ * elsewhere, and each reconciliation between the two logged a merge
+ * (test/sim/found-by-model.spec.ts).
+ */
+function declaredRemoval(e: Entry, op: { type: string; scope?: unknown; ts?: unknown; origin?: unknown }): string | undefined {
+  if (!isScopeName(op.scope) || typeof op.ts !== 'number' || typeof op.origin !== 'string') return undefined;
+  const stamp = [op.ts, op.origin] as const;
+  if (op.type === 'delete') return !e.purged && e.del === true && e.reset !== undefined && compareStamps(e.reset, stamp) === 0 ? op.scope : undefined;
+  if (op.type === 'purge' && op.scope !== '*') return e.purged !== undefined && compareStamps(e.purged, stamp) === 0 ? op.scope : undefined;
+  return undefined;
+}
+
 /** The scope function of open({ sync: { scope } }). */
 export type ScopeFunction = (id: string, data: Record<string, unknown>) => string;
 
@@ -84,15 +102,20 @@ export class RecordScopes {
 
   /**
    * Recompute a record's scope from its data (after `op`, when given, changed it). A
-   * tombstone or purge marker has no field to place it by: it keeps the scope it
-   * had, or, for one this node never held live, the scope the op that made it
-   * declares (the record's as it left it, which its writer's scope function gave).
-   * Left in '*', it was served to peers of every scope (snapshot, reconciliation).
+   * tombstone or purge marker has no field to place it by: the delete (or a purge
+   * naming a scope) its state holds places it where it declares (declaredRemoval),
+   * on every node alike; else it keeps the scope it had, or, for one this node never
+   * held live, the scope the op that made it declares (the record's as it left it,
+   * which its writer's scope function gave). Left in '*', it was served to peers of
+   * every scope (snapshot, reconciliation). `flags`: the op's log flags.
    */
-  rescope(e: Entry, op?: { type: string; scope?: unknown; data?: unknown }): void {
+  rescope(e: Entry, op?: { type: string; scope?: unknown; data?: unknown; ts?: unknown; origin?: unknown }, flags = 0): void {
     // Without a scope function every record is '*' (scopeOf's default): nothing to keep.
     if (!this.fn) return;
     if (e.purged || isHidden(e)) {
+      // A sealed or skipped op places nothing by its declaration, as placeRemoved skips it at the next open.
+      const declared = op && (flags & UNPLACING) === 0 ? declaredRemoval(e, op) : undefined;
+      if (declared !== undefined) return void this.map.set(e.id, declared);
       // '*' is left unset: a scope unknown here, which the host's boundary tells apart (declaresHostScope).
       // Only an op that removes the record places it, as placeRemoved reads it at the next open: a write stamped before the delete lands without doing so.
       if (op && removes(op) && !this.map.has(e.id) && op.scope !== '*' && isScopeName(op.scope)) this.map.set(e.id, op.scope);
@@ -170,11 +193,16 @@ export class RecordScopes {
   placeRemoved<L extends { op: { id: string; type: string; scope?: unknown; data?: unknown }; flags: number }>(log: Iterable<L>, committed: ReadonlyMap<string, Entry>, landed: (held: L) => boolean = () => false): string[] {
     if (!this.fn) return [];
     const last = new Map<string, string>();
+    /** Ids the removal their state holds placed (declaredRemoval): an earlier removal's scope no longer counts. */
+    const fixed = new Set<string>();
     for (const x of log) {
       const { op, flags } = x;
-      if ((flags & UNPLACING) !== 0 || ((flags & FLAG_HELD) !== 0 && !landed(x)) || !removes(op) || op.scope === '*' || !isScopeName(op.scope)) continue;
+      if ((flags & UNPLACING) !== 0 || ((flags & FLAG_HELD) !== 0 && !landed(x)) || !removes(op) || !isScopeName(op.scope)) continue;
       const e = committed.get(op.id);
-      if (e && (e.purged || isHidden(e)) && !this.map.has(op.id)) last.set(op.id, op.scope);
+      if (!e || !(e.purged || isHidden(e)) || this.map.has(op.id)) continue;
+      const declared = declaredRemoval(e, op as Parameters<typeof declaredRemoval>[1]);
+      if (declared !== undefined) (last.set(op.id, declared), fixed.add(op.id));
+      else if (op.scope !== '*' && !fixed.has(op.id)) last.set(op.id, op.scope);
     }
     for (const [id, scope] of last) this.map.set(id, scope);
     return [...last.keys()];

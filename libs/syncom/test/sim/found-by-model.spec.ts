@@ -1,6 +1,6 @@
 import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryBackend, createMemoryLink, open, type Storage, type SyncLink, type SyncomError } from '../../src';
-import { closeAll, dialer, hub, Net, node, until } from '../sync/helpers';
+import { closeAll, dialer, hostAndDialer, hub, Net, node, until } from '../sync/helpers';
 
 const URL = 'memory://h';
 const via = (s: Storage) => ({ via: { url: 'memory://x', node: s.id } });
@@ -99,5 +99,31 @@ describe('found by the four-node model', () => {
     await until(async () => (await d.get('c')) !== undefined, [d, r], 5_000);
     expect(internals(d).log.vector[r.id]).toBe(3);
     await closeAll(d, r, h.s);
+  });
+
+  it('SCOPE-20: a delete that wins over a concurrent move places the tombstone where the delete declares, on both nodes; a reconciliation then logs nothing', async () => {
+    const scope = (_id: string, data: Record<string, unknown>): string => (typeof data.$s === 'string' ? data.$s : '*');
+    let hNow = 1_000_000;
+    let dNow = 1_000_000;
+    const { h, d } = await hostAndDialer(URL, { hub: { now: () => hNow, sync: { scope } }, dialer: { now: () => dNow, sync: { scope } } });
+    await d.sync.addNode({ url: URL, token: 't', scopes: ['A', 'B'] });
+    await d.set('r', { a: 0 });
+    await d.sync.synced(URL, { timeout: 5_000 });
+    // Concurrent, apart: d moves r to B; h deletes it later, where it holds it ('*'). The delete wins on both.
+    await d.sync.enableNode(URL, false);
+    [dNow, hNow] = [1_000_001, 1_000_005];
+    await d.set('r', { a: 2, $s: 'B' });
+    await h.s.delete('r');
+    await d.sync.enableNode(URL, true);
+    await d.sync.synced(URL, { timeout: 5_000 });
+    await until(() => internals(d).committer.current('r')?.del === true, [d], 5_000);
+    // The tombstone had stayed in B at d (where the move landed first) and in '*' at h.
+    expect([internals(h.s).scopes.scopeOf('r'), internals(d).scopes.scopeOf('r')]).toEqual(['*', '*']);
+    const head = internals(d).log.head;
+    await d.sync.forceSync();
+    await d.sync.synced(URL, { timeout: 5_000 });
+    // Reconciliation found the two alike: it had joined h's tombstone and logged a merge of it in B.
+    expect(internals(d).log.head).toBe(head);
+    await closeAll(d, h.s);
   });
 });
