@@ -1,21 +1,15 @@
 import { applyPeerOps, type Storage } from 'syncom';
-import { TestHubs } from '../../hub/test/test-hubs';
 import { forgedBySmallOrder, SMALL_ORDER } from '../../../libs/syncom/test/hostile/weak-keys';
 import { describeBrowser } from './harness/chromium';
-import { BrowserEnv } from './harness/kit';
+import { pageAndHubs } from './harness/page-and-hubs';
 import { nodeCount, nodeDialer, nodeRefused, OpWriter } from './node-peers';
 
 const TOKEN = 't';
 
 describeBrowser('browser peer against Node hubs', () => {
-  const env = new BrowserEnv();
-  const hubs = new TestHubs();
   const dialers: Storage[] = [];
-  beforeAll(() => env.start());
-  afterAll(async () => {
+  const { env, hubs } = pageAndHubs(async () => {
     for (const d of dialers) await d.close().catch(() => undefined);
-    await env.stop();
-    await hubs.stopAll();
   });
 
   it('SIG-28 SIG-13 SIG-16 SIG-17 SIG-18 SIG-21: a hostile host relays forged ops among 200 honest ones; the browser checks them in Web Crypto, applies the 200 and refuses the forged with the verdicts a Node peer gives', async () => {

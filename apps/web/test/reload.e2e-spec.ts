@@ -1,18 +1,11 @@
-import { TestHubs } from '../../hub/test/test-hubs';
 import { describeBrowser } from './harness/chromium';
-import { BrowserEnv } from './harness/kit';
+import { pageAndHubs } from './harness/page-and-hubs';
 
 const TOKEN = 't';
 const RECORDS = 6_000;
 
 describeBrowser('a page that goes mid-work', () => {
-  const env = new BrowserEnv();
-  const hubs = new TestHubs();
-  beforeAll(() => env.start());
-  afterAll(async () => {
-    await env.stop();
-    await hubs.stopAll();
-  });
+  const { env, hubs } = pageAndHubs();
 
   it('BOOT-1: reloaded with part of a bootstrap joined, the page opens the store again (its lock let go, not LOCKED) and ends with every record', async () => {
     const hub = await hubs.start('reload', { webDir: false });

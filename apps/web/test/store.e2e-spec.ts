@@ -1,17 +1,10 @@
-import { TestHubs } from '../../hub/test/test-hubs';
 import { describeBrowser } from './harness/chromium';
-import { BrowserEnv } from './harness/kit';
+import { pageAndHubs } from './harness/page-and-hubs';
 
 const TOKEN = 't';
 
 describeBrowser('browser store on OPFS', () => {
-  const env = new BrowserEnv();
-  const hubs = new TestHubs();
-  beforeAll(() => env.start());
-  afterAll(async () => {
-    await env.stop();
-    await hubs.stopAll();
-  });
+  const { env, hubs } = pageAndHubs();
 
   it('REG-8 REG-7: a reload keeps the records, the node id and the registry (its remote/ file), and resumes without a bootstrap', async () => {
     const hub = await hubs.start('reg', { webDir: false });
