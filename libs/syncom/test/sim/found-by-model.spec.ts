@@ -1,5 +1,5 @@
 import { internals } from '../../src/testing/internals';
-import { applyPeerOps, createMemoryBackend, createMemoryLink, open, type Storage, type SyncLink, type SyncomError } from '../../src';
+import { applyPeerOps, createMemoryBackend, createMemoryLink, type HostUnit, open, type Storage, type SyncLink, SyncomError } from '../../src';
 import { closeAll, dialer, hostAndDialer, hub, Net, node, until } from '../sync/helpers';
 
 const URL = 'memory://h';
@@ -124,6 +124,51 @@ describe('found by the four-node model', () => {
     await d.sync.synced(URL, { timeout: 5_000 });
     // Reconciliation found the two alike: it had joined h's tombstone and logged a merge of it in B.
     expect(internals(d).log.head).toBe(head);
+    await closeAll(d, h.s);
+  });
+
+  it('LIFE-21 LIFE-22: a push refused 428 while the feed is open greets once: the feed the fresh hello ended is not greeted for again after a newer one opened', async () => {
+    const h = await hub();
+    const calls: string[] = [];
+    let refuse = false;
+    // The host as the link sees it, one push answered 428 (a second hello of this node made a new session there:
+    // the model's copied hello, or a push on a new connection beside the reconnect's hello).
+    const unit: HostUnit = {
+      access: h.unit.access,
+      call: async (m, a, c) => {
+        calls.push(m);
+        if (m === 'push' && refuse) {
+          refuse = false;
+          throw new SyncomError('HELLO_REQUIRED', 'greet again', { status: 428 });
+        }
+        return h.unit.call(m, a, c);
+      },
+      subscribe: (m, a, c, o) => {
+        calls.push('subscribe');
+        return h.unit.subscribe(m, a, c, { ...o, onError: (e) => (calls.push(`feed ${(e as SyncomError).status}`), o.onError?.(e)) });
+      },
+      stream: (id, c) => h.unit.stream(id, c),
+      disconnect: (c) => h.unit.disconnect(c),
+    };
+    const link = createMemoryLink(unit);
+    const d = await node({ sync: { connect: () => link, antiEntropyInterval: 0 } });
+    const errors: string[] = [];
+    d.sync.on('error', (e) => errors.push(e.code));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL, { timeout: 5_000 });
+    calls.length = 0;
+    refuse = true;
+    await d.set('x', { n: 1 });
+    await link.settle();
+    await d.sync.synced(URL, { timeout: 5_000 });
+    await link.settle();
+    // One fresh hello ends the open feed (428) and opens another; greeting again for the ended one ended the new
+    // one in turn: the dialer greeted twice and was left unsubscribed, with no error, deaf to the host.
+    expect(calls).toEqual(['push', 'hello', 'feed 428', 'push', 'subscribe']);
+    expect(d.sync.peers()[0]).toMatchObject({ subscribed: true, lastError: null });
+    await h.s.set('y', { n: 2 });
+    await until(async () => (await d.get('y')) !== undefined, [d, h.s], 5_000);
+    expect(errors).toEqual([]);
     await closeAll(d, h.s);
   });
 });
