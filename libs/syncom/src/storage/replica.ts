@@ -12,6 +12,7 @@ import { applyPeerPage, type PeerApplyOptions, type PeerApplyResult, reportUnpac
 import { type RecordDigests, recordDigests } from './digests';
 import { platform } from '../platform';
 import { helloProofText } from '../op/sign';
+import { FLAG_HELD } from '../op/pack';
 import { SignedOut } from './signed-out';
 import { setVectorKey } from '../log/vector';
 import { SyncomError } from '../errors';
@@ -119,6 +120,11 @@ export class Replica {
   /** Held ops retention dropped before an upgrade applied them (GUAR-27). */
   get heldLost(): number {
     return this.p.log.heldLost;
+  }
+
+  /** Whether any logged op may wait for a newer schema (false: none does). */
+  get holdsAny(): boolean {
+    return this.p.held.any;
   }
 
   /** The schema version a logged entry waits for (held for it, or behind such an op of its stream), or undefined. */
@@ -258,6 +264,8 @@ export class Replica {
 
   /** Queue an op into the commit pipeline; resolves at its commit point. */
   submit(pending: ReplicaSubmit): Promise<void> {
+    // A held merge (join-hold.ts) counts for holdsAny as a peer's held op does.
+    if ((pending.flags ?? 0) & FLAG_HELD) this.p.held.note(pending.op);
     return this.p.committer.submit(pending);
   }
 

@@ -1,6 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryBackend, createMemoryLink, type HostUnit, open, type Storage, type SyncLink, SyncomError } from '../../src';
 import { closeAll, dialer, hostAndDialer, hub, Net, node, until } from '../sync/helpers';
+import { schemaAt } from './model-schema';
 
 const URL = 'memory://h';
 const via = (s: Storage) => ({ via: { url: 'memory://x', node: s.id } });
@@ -170,5 +171,29 @@ describe('found by the four-node model', () => {
     await until(async () => (await d.get('y')) !== undefined, [d, h.s], 5_000);
     expect(errors).toEqual([]);
     await closeAll(d, h.s);
+  });
+
+  it('GUAR-26 BOOT-5 BOOT-6: a dialer bootstrapping from a host that holds an op for a newer schema gets that op (its records do not hold it)', async () => {
+    const h = await hub({}, { schema: schemaAt(1) });
+    const x = await node({ schema: schemaAt(2) });
+    await x.set('r', { a: 1 });
+    await h.s.set('q', { a: 2 });
+    await applyPeerOps(h.s, internals(x).log.read(0).map((e) => e.op), via(x));
+    await h.s.set('z', { a: 3 });
+    expect(h.s.sync.schemaInfo()?.held.count).toBe(1);
+    // d knows version 2: the host's vector named x's op, which no page carried, and d took it for one it had.
+    const d = await node({ schema: schemaAt(2), sync: { connect: () => createMemoryLink(h.unit), antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL, { timeout: 5_000 });
+    await until(async () => (await d.get('r')) !== undefined, [d, h.s], 5_000);
+    expect(await d.get('r')).toEqual({ a: 1 });
+    expect(await d.get('z')).toEqual({ a: 3 });
+    expect(internals(d).log.vector[x.id]).toBe(1);
+    // A dialer still on version 1 holds it, as its host does.
+    const older = await node({ schema: schemaAt(1), sync: { connect: () => createMemoryLink(h.unit), antiEntropyInterval: 0 } });
+    await older.sync.addNode({ url: URL, token: 't' });
+    await older.sync.synced(URL, { timeout: 5_000 });
+    await until(() => older.sync.schemaInfo()?.held.count === 1, [older, h.s], 5_000);
+    await closeAll(d, x, h.s, older);
   });
 });

@@ -9,6 +9,7 @@ import { servedVector } from '../protocol/scopes';
 import { outsideIds, removedScopeBytes, removedScopesOf } from './reconcile-outside';
 import { everyItem } from '../protocol/versions';
 import type { ReconcileAnswer } from '../protocol/reconcile-answer';
+import { heldBack } from './snapshot-held';
 
 export type { ReconcileAnswer };
 
@@ -36,7 +37,7 @@ export class ReconcileHost {
     if (bytes > this.frameLimit) throw new SyncomError('RECONCILE_TOO_LARGE', `a reconcile message of ${bytes} bytes is over the frame of ${this.frameLimit}`, { status: 413 });
     const log = this.replica;
     // Taken before the set is built: the set covers at least what this vector says.
-    const at = a.start === true ? { vector: servedVector(log.committedVector, granted), eventId: log.eventId(log.committedHead) } : {};
+    const at = a.start === true ? heldBack(log, servedVector(log.committedVector, granted), log.committedHead) : {};
     const out = this.responder(label, granted).reconcile(a.msg);
     if (!out.ok) throw new SyncomError('RECONCILE_MALFORMED', out.reason, { status: 400 });
     return { msg: out.next as Message, ...at };

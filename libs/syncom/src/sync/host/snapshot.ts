@@ -7,6 +7,7 @@ import { frameEnds, type SendWindow } from '../protocol/frames';
 import { jsonBytesBound } from './json-bound';
 import { type IdList, servedIds } from './sorted-ids';
 import { inServed, servedVector } from '../protocol/scopes';
+import { heldBack } from './snapshot-held';
 import type { SnapshotPage } from '../protocol/snapshot-page';
 
 export type { SnapshotPage };
@@ -163,8 +164,9 @@ export class SnapshotPager {
     const page: SnapshotPage = { token, next, total: paging.ids.length, count: entries.length };
     if (first) {
       // The committed point, not the log's head: an append not yet applied to the records is not in them.
-      page.vector = servedVector(this.replica.committedVector, scopes);
-      page.eventId = this.replica.eventId(this.replica.committedHead);
+      const point = heldBack(this.replica, servedVector(this.replica.committedVector, scopes), this.replica.committedHead);
+      page.vector = point.vector;
+      page.eventId = point.eventId;
     }
     if (stream !== undefined) page.stream = stream;
     else page.entries = entries;
