@@ -7,6 +7,7 @@ import { canonicalJson, packOps, unpackOps } from '../../src/op';
 import { type Op, opStreamKey } from '../../src/op/types';
 import { mainVector } from '../../src/testing';
 import { mulberry32 } from '../../src/backend/memory-damage';
+import { schemaAt } from './model-schema';
 import { seeded, until } from '../sync/helpers';
 
 /**
@@ -23,6 +24,8 @@ import { seeded, until } from '../sync/helpers';
 export const NODES = 4;
 /** The scopes of a scoped world: null holds `$s` as no scope ('*'). */
 const SCOPES = [null, 'A', 'B'] as const;
+/** The schema mode's record types: one the schema validates, one it does not know. */
+const TYPES = ['Item', 'Other'] as const;
 const scopeOf = (_id: string, data: Record<string, unknown>): string => (typeof data.$s === 'string' ? data.$s : '*');
 export const HOSTS = [0, 1] as const;
 const urlOf = (host: number) => `memory://n${host}`;
@@ -45,7 +48,18 @@ export type Command =
   | { t: 'backup'; node: number }
   | { t: 'rewind'; node: number }
   | { t: 'join'; node: number; host: number }
-  | { t: 'reconcile'; node: number };
+  | { t: 'reconcile'; node: number }
+  | { t: 'upgrade'; node: number };
+
+/**
+ * What a world adds to the default one: `signed` has nodes 1 (a host) and 3
+ * run `signatures: 'require'` among nodes that sign, so every bootstrap of 3
+ * goes through a node that refuses an unsigned op; `schema` starts every
+ * node at schema version 1 and has `upgrade` move a node to version 2 (ops
+ * of version 2 wait held at the others, GUAR-26), every node upgraded
+ * before the checks.
+ */
+export type Mode = 'plain' | 'signed' | 'schema';
 
 interface Member {
   index: number;
@@ -56,6 +70,8 @@ interface Member {
   dials: Set<number>;
   /** A stopped copy of its directory, for rewind. */
   backup?: MemoryBackend;
+  /** Its schema version (schema mode). */
+  version: 1 | 2;
 }
 
 /** Codes no run of this world may report (each a generator slip or an engine bug); REWOUND is expected after a rewind. */
@@ -69,15 +85,15 @@ export class World {
   private linkSeed: number;
 
   /** scoped: a record's scope is its `$s` ('A', 'B' or none: '*'), and every dialer carries A and B. */
-  constructor(readonly seed: number, readonly scoped = false) {
+  constructor(readonly seed: number, readonly scoped = false, readonly mode: Mode = 'plain') {
     this.linkSeed = seed;
   }
 
   now = (): number => this.t;
 
-  static async create(seed: number, scoped = false): Promise<World> {
-    const w = new World(seed, scoped);
-    for (let i = 0; i < NODES; i++) w.members.push(await w.start(i, await seeded(), new Set()));
+  static async create(seed: number, scoped = false, mode: Mode = 'plain'): Promise<World> {
+    const w = new World(seed, scoped, mode);
+    for (let i = 0; i < NODES; i++) w.members.push(await w.start(i, await seeded(), new Set(), 1));
     // c0 holds the counter every node increments: made once, never reset (RESET-6), before any link.
     await w.members[0].storage.set('c0', { n0: 0 });
     for (const [node, host] of [[1, 0], [2, 0]] as const) await w.join(node, host);
@@ -96,14 +112,21 @@ export class World {
     };
   }
 
-  private async start(i: number, backend: MemoryBackend, dials: Set<number>): Promise<Member> {
-    const sync = { connect: this.connectFor(i), antiEntropyInterval: 0, signLate: false, ...(this.scoped && { scope: scopeOf }) };
-    const storage = await open({ path: `m${i}`, backend, now: this.now, sync });
+  /** The sync options of node i (the oracle's: -1) in this world's mode. */
+  private syncOf(i: number) {
+    const require = this.mode === 'signed' && (i === 1 || i === 3 || i === -1);
+    return { signLate: false, ...(this.scoped && { scope: scopeOf }), ...(require && { signatures: 'require' as const }) };
+  }
+
+  private async start(i: number, backend: MemoryBackend, dials: Set<number>, version: 1 | 2): Promise<Member> {
+    const sync = { connect: this.connectFor(i), antiEntropyInterval: 0, ...this.syncOf(i) };
+    const schema = this.mode === 'schema' ? { schema: schemaAt(version) } : {};
+    const storage = await open({ path: `m${i}`, backend, now: this.now, sync, ...schema });
     const report = (where: string) => (e: SyncomError) => void (NEVER.has(e.code) && this.problems.push(`node ${i} ${where}: ${e.code} ${e.message}`));
     storage.on('error', report('storage'));
     storage.sync.on('error', report('sync'));
     const unit = (HOSTS as readonly number[]).includes(i) ? storage.sync.unit({ access: 'public' }) : undefined;
-    return { index: i, backend, storage, unit, dials };
+    return { index: i, backend, storage, unit, dials, version };
   }
 
   async join(node: number, host: number): Promise<void> {
@@ -126,6 +149,7 @@ export class World {
       case 'rewind': return this.rewind(c.node);
       case 'join': return this.join(c.node, c.host);
       case 'reconcile': return this.members[c.node].storage.sync.forceSync().catch(() => undefined);
+      case 'upgrade': return this.mode === 'schema' && this.members[c.node].version === 1 ? this.reopen(c.node, undefined, 2) : undefined;
     }
   }
 
@@ -147,10 +171,14 @@ export class World {
       const id = w.value === 4 ? 'c0' : w.id;
       const e = internals(s).committer.current(id);
       if (!e || isHidden(e)) return;
-      p = s.update(id, { $s: SCOPES[w.value % 3] });
+      // Unscoped, the schema mode's move is a type change instead (to a type the schema knows, or one it does not).
+      p = s.update(id, this.mode === 'schema' && !this.scoped ? { $type: TYPES[w.value % 2] } : { $s: SCOPES[w.value % 3] });
     } else if (w.kind === 'purge') p = s.purge(w.id);
     else if (w.kind === 'delete') p = live ? s.delete(w.id) : Promise.resolve();
-    else if (w.kind === 'set' || !live) p = s.set(w.id, { ...(w.value % 2 ? fields : { a: w.value, b: -w.value }), ...(this.scoped && w.value > 1 && { $s: SCOPES[w.value % 3] }) });
+    else if (w.kind === 'set' || !live) {
+      const typed = this.mode === 'schema' && w.value > 2 && { $type: TYPES[0] };
+      p = s.set(w.id, { ...(w.value % 2 ? fields : { a: w.value, b: -w.value }), ...(this.scoped && w.value > 1 && { $s: SCOPES[w.value % 3] }), ...typed });
+    }
     else if (w.kind === 'update') p = s.update(w.id, fields);
     else if (w.kind === 'add') p = s.add(w.id, 's', [w.value % 3]);
     else p = s.remove(w.id, 's', [w.value % 3]);
@@ -173,11 +201,11 @@ export class World {
     await Promise.all([...this.links.values()].map((l) => l.settle()));
   }
 
-  private async reopen(node: number, from: MemoryBackend | undefined): Promise<void> {
+  private async reopen(node: number, from: MemoryBackend | undefined, version = this.members[node].version): Promise<void> {
     const m = this.members[node];
     await m.storage.close();
     for (const k of [...this.links.keys()]) if (k.startsWith(`${node}>`)) this.links.delete(k);
-    const next = await this.start(node, from ?? m.backend, m.dials);
+    const next = await this.start(node, from ?? m.backend, m.dials, version);
     next.backup = m.backup;
     this.members[node] = next;
     // Dialers of a host that closed dial again: their links are gone with its unit.
@@ -276,7 +304,8 @@ export class World {
    */
   async oracle(seed: number): Promise<{ live: string; reopened: string }> {
     const backend = createMemoryBackend();
-    const options = { path: 'oracle', backend, now: this.now, sync: { signLate: false, ...(this.scoped && { scope: scopeOf }) } };
+    const schema = this.mode === 'schema' ? { schema: schemaAt(2) } : {};
+    const options = { path: 'oracle', backend, now: this.now, sync: this.syncOf(-1), ...schema };
     let s = await open(options);
     await applyPeerOps(s, this.allOps(seed), { via: { url: 'memory://all', node: 'all' } });
     const live = await listedState(s);
@@ -290,6 +319,11 @@ export class World {
   /** Every node closed and opened again on its directory: the state its record files and log give back. */
   async reopenAll(): Promise<void> {
     for (let i = 0; i < NODES; i++) await this.reopen(i, undefined);
+  }
+
+  /** Every node still on schema version 1 upgraded (schema mode): what the guarantee waits for. */
+  async upgradeAll(): Promise<void> {
+    for (let i = 0; i < NODES; i++) await this.run({ t: 'upgrade', node: i });
   }
 
   async close(): Promise<void> {
