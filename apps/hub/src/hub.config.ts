@@ -1,5 +1,5 @@
 import { MAX_IN_FLIGHT_FRAMES, nearestName } from 'syncom';
-import type { SyncomModuleOptions } from 'syncom-nest';
+import { isHubUrl, type SyncomModuleOptions } from 'syncom-nest';
 import type { TokenScopes } from './hub-access';
 import { defaultWebDir, WEB_DIR_HOLDS_DATA, webDirServesData } from './web-app';
 import { badVariable, choiceVar, flagVar, type HostList, hostList, intVar, list, type OriginList, originList, tokenList } from './hub-env';
@@ -198,10 +198,10 @@ function isUrlOf(raw: string, protocol: RegExp): boolean {
   }
 }
 
-/** SYNCOM_PEERS: hub urls (http, https, ws or wss). A refused item is named by its place, not shown: a url may hold a password. */
+/** SYNCOM_PEERS: hub urls the default connect dials (isHubUrl: http, https, ws or wss). A refused item is named by its place, not shown: a url may hold a password. */
 function peerList(env: NodeJS.ProcessEnv): string[] {
   const peers = [...new Set(list(env.SYNCOM_PEERS))];
-  const bad = peers.findIndex((p) => !isUrlOf(p, /^(https?|wss?):$/));
+  const bad = peers.findIndex((p) => !isHubUrl(p));
   if (bad >= 0) throw badVariable('SYNCOM_PEERS', undefined, `item ${bad + 1} is no hub url (http(s)://host:port/syncom)`);
   return peers;
 }

@@ -15,7 +15,7 @@ export { SYNCOM_MODULE_OPTIONS } from './syncom.module-definition';
 export type { SyncomModuleExtras } from './syncom.module-definition';
 export type { SyncomIoOptions, SyncomModuleOptions } from './syncom-options.interface';
 export { getStorageToken, InjectStorage } from './storage.decorators';
-export { socketIoConnect, toOpenOptions } from './storage.provider';
+export { isHubUrl, socketIoConnect, toOpenOptions } from './storage.provider';
 export type { SocketWatch } from './storage.provider';
 export { SyncomEvents } from './events/syncom-events';
 export { SYNCOM_HTTP_STATUS, SyncomHttpFilter } from './http/syncom-http.filter';

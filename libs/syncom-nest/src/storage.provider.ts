@@ -30,21 +30,28 @@ export function socketIoConnect(io$: SyncomModuleOptions['io'] = {}, watch?: Soc
 }
 
 /**
- * Refuse a url socket.io-client would dial as nothing: it takes any string
+ * Whether the default connect dials `url`: it parses (WHATWG URL) and its
+ * scheme is http, https, ws or wss. socket.io-client takes any string
  * (`http://[bad` leaves the socket waiting with no error, `localhost:3000`
- * becomes https), so the node's lastError stayed empty. Thrown from
- * connect(node), it is the node's lastError and error event, dialed again
- * backed off as any failed connect (docs/nest.md).
+ * becomes https); the hub holds SYNCOM_PEERS to the same rule at start.
+ */
+export function isHubUrl(url: string): boolean {
+  try {
+    return /^(https?|wss?):$/.test(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuse a url the default connect would dial as nothing (isHubUrl), so the
+ * node's lastError says so: thrown from connect(node), it is the node's
+ * lastError and error event, dialed again backed off as any failed connect
+ * (docs/nest.md).
  * @throws SyncomError INVALID_ARGUMENT.
  */
 function dialable(url: string): void {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    // Not parsed: said below.
-  }
-  if (protocol && /^(https?|wss?):$/.test(protocol)) return;
+  if (isHubUrl(url)) return;
   throw new SyncomError('INVALID_ARGUMENT', `${urlLabel(url)} is no http(s) or ws(s) url: the default connect dials socket.io hubs only (give sync.connect for another transport)`, { url });
 }
 

@@ -29,8 +29,8 @@ export class HeldStreams {
   /** The ops that wait by their stream alone (stream key and seq), with the version they wait for. */
   private readonly behind = new Map<string, number>();
 
-  /** How many ops noted wait (none: a snapshot's point need not read the log for them, snapshot-held.ts). */
-  private waiting = 0;
+  /** Whether an op noted waited (if none did, a snapshot's point need not read the log for them, snapshot-held.ts). */
+  private noted = false;
 
   /** @param version this node's schema version (-1 without a schema: every held op waits). */
   constructor(private readonly version: number) {}
@@ -55,13 +55,13 @@ export class HeldStreams {
     if (before === undefined && own <= this.version) return false;
     if (before !== undefined && before > own) this.behind.set(`${key}\n${op.seq}`, before);
     if (ordered(op)) this.streams.set(key, Math.max(own, before ?? own));
-    this.waiting++;
+    this.noted = true;
     return true;
   }
 
   /** Whether an op noted since open waits (retention may have dropped it since). */
   get any(): boolean {
-    return this.waiting > 0;
+    return this.noted;
   }
 
   /** The version a logged entry waits for, or undefined when it waits no more (or was never held). */

@@ -59,7 +59,7 @@ export class Replica {
    * vector mark is `<nonce>.<head>`, and a later hello that names it is sent
    * only the entries changed since. A new one at every open (a directory
    * restored from a copy reuses positions) and whenever the vector moves
-   * without an entry (raiseOwnStream), so a mark never stands for another
+   * without an entry (raiseOwnStreams), so a mark never stands for another
    * history.
    */
   get vectorNonce(): string {
@@ -199,7 +199,7 @@ export class Replica {
   }
 
   /**
-   * Whether an own stream may be moved to `seq` (raiseOwnStream): at most
+   * Whether an own stream may be moved to `seq` (raiseOwnStreams): at most
    * MAX_REWIND, so that a stream moved there still has seqs for centuries of
    * writes. A claim near the safe integers' end (a host's hello vector is
    * its word alone) had left the stream two writes, then none: every later
@@ -210,22 +210,14 @@ export class Replica {
   }
 
   /**
-   * Move an own stream past what a host holds of it (REWOUND, LOG-23): nothing
-   * minted after collides with what the host has. The move is made at once;
-   * the promise resolves once log/index.json keeps it, so that a restart
-   * before the next own write does not sign the host's seqs again. A failed
-   * write of it is reported (IO_ERROR), and the promise resolves all the same.
-   * @throws RangeError for a seq canRaiseOwnStream refuses (the caller checks a host's claim first).
-   */
-  raiseOwnStream(key: string, seq: number): Promise<void> {
-    return this.raiseOwnStreams({ [key]: seq });
-  }
-
-  /**
-   * raiseOwnStream for several streams, with one write of log/index.json: a
-   * hello naming 4,000 own streams wrote it 4,000 times, 13 s of CPU
-   * (test/hostile/rewound-cost.spec.ts).
-   * @throws RangeError for a seq canRaiseOwnStream refuses; nothing moves then.
+   * Move own streams past what a host holds of them (REWOUND, LOG-23):
+   * nothing minted after collides with what the host has. The moves are made
+   * at once; the promise resolves once log/index.json keeps them, written once
+   * for all of them (once a stream, a hello naming 4,000 own streams took 13 s
+   * of CPU: test/hostile/rewound-cost.spec.ts), so that a restart before the
+   * next own write does not sign the host's seqs again. A failed write of it
+   * is reported (IO_ERROR), and the promise resolves all the same.
+   * @throws RangeError for a seq canRaiseOwnStream refuses (the caller checks a host's claim first); nothing moves then.
    */
   raiseOwnStreams(moves: Readonly<Vector>): Promise<void> {
     const keys = Object.keys(moves);
@@ -264,7 +256,8 @@ export class Replica {
 
   /** Queue an op into the commit pipeline; resolves at its commit point. */
   submit(pending: ReplicaSubmit): Promise<void> {
-    // A held merge (join-hold.ts) counts for holdsAny as a peer's held op does.
+    // A held merge (join-hold.ts) is noted as a peer's held op is (peer.ts), and as the next open notes it (HeldStreams.of):
+    // holdsAny reads it, and its stream's later ops wait behind it.
     if ((pending.flags ?? 0) & FLAG_HELD) this.p.held.note(pending.op);
     return this.p.committer.submit(pending);
   }

@@ -167,7 +167,7 @@ describe('a hostile host cannot move the streams of the node that dials it', () 
 
   it('LOG-23: the op builder refuses a seq past MAX_SAFE_INTEGER (OP_INVALID) rather than mint two ops with one seq; a raise past 2^52 throws', async () => {
     const d = await node();
-    for (const n of [MAX - 1, MAX - 2, 2 ** 52 + 1]) expect(() => d.replica.raiseOwnStream(d.id, n)).toThrow(RangeError);
+    for (const n of [MAX - 1, MAX - 2, 2 ** 52 + 1]) expect(() => d.replica.raiseOwnStreams({ [d.id]: n })).toThrow(RangeError);
     expect(d.replica.canRaiseOwnStream(2 ** 52)).toBe(true);
     // Only a log that came that far (no raise takes it there) meets the end of the seqs.
     internals(d).log.vector[d.id] = MAX - 2;

@@ -66,7 +66,7 @@ describe('hello answers the vector entries changed since the dialer last greeted
                 h = { s, unit: s.sync.unit({ access: 'public', authorize: (_c, x) => x.token === 't' }) };
               } else if (step.kind === 'raise') {
                 const k = h.s.id;
-                h.s.replica.raiseOwnStream(k, (internals(h.s).log.vector[k] ?? 0) + 2);
+                h.s.replica.raiseOwnStreams({ [k]: (internals(h.s).log.vector[k] ?? 0) + 2 });
               } else if (step.kind === 'forget') {
                 base = undefined;
               } else if (step.kind === 'hello') {
@@ -111,7 +111,7 @@ describe('hello answers the vector entries changed since the dialer last greeted
     const third = await greetWith(h.unit, p, second.base);
     expect(third.ans.vector).toEqual({});
     // An own stream raised past what the log holds (REWOUND) moves without an entry: the next answer is whole.
-    h.s.replica.raiseOwnStream(h.s.id, 7);
+    h.s.replica.raiseOwnStreams({ [h.s.id]: 7 });
     const raised = await greetWith(h.unit, p, third.base);
     expect(raised.ans.vectorSince).toBeUndefined();
     expect(raised.vector[h.s.id]).toBe(7);
