@@ -1,4 +1,4 @@
-import { batchFile, batchFromName, type LogFile, type LogIndex, LOG_DIR, OPEN_DIR, parseLogFile, parseOpenFile, segmentFile } from '../log/files';
+import { batchFile, batchFromName, type LogFile, type LogIndex, LOG_DIR, OPEN_DIR, opsHashHolds, parseLogFile, parseOpenFile, segmentFile } from '../log/files';
 import type { Findings } from './findings';
 import type { StorageDir } from './storage-dir';
 
@@ -11,6 +11,8 @@ export interface ReadLogFile {
   chain?: string;
   /** The packed entries; undefined when the file is torn or no log file. */
   ops?: unknown[];
+  /** A segment whose ops do not hash to the `scrub` its seal wrote (see sealHashFaults). */
+  rotted?: boolean;
 }
 
 /** An index to walk by when log/index.json is unreadable: no sealed part, every open batch checked. */
@@ -24,8 +26,9 @@ async function readSegments(dir: StorageDir, index: LogIndex, f: Findings): Prom
     const path = segmentFile(s.from);
     if (s.from !== expect || s.to < s.from) f.fault('log/index.json', `segment ${s.from}..${s.to} does not follow position ${expect - 1}`);
     expect = s.to + 1;
-    const file = parseLogFile(await dir.backend.read(path));
-    out.push({ path, kind: 'segment', from: s.from, chain: file?.chain, ops: file?.ops });
+    const text = await dir.backend.read(path);
+    const file = parseLogFile(text);
+    out.push({ path, kind: 'segment', from: s.from, chain: file?.chain, ops: file?.ops, rotted: !!file && !opsHashHolds(text as string, file, s.hashed) });
     if (!file) { f.fault(path, (await dir.backend.exists(path)) ? 'torn: not a log file' : 'missing, though index.json lists it'); continue; }
     if (file.from !== s.from) f.fault(path, `says it starts at ${file.from}; its name and index.json say ${s.from}`);
     if (file.ops.length !== s.to - s.from + 1) f.fault(path, `holds ${file.ops.length} entries; index.json says ${s.from}..${s.to}`);
@@ -88,4 +91,20 @@ export async function readLogFiles(dir: StorageDir, f: Findings): Promise<{ inde
   const segments = await readSegments(dir, index, f);
   const sealedTo = index.segments.length ? index.segments[index.segments.length - 1].to : index.floor;
   return { index, files: [...segments, ...(await readBatches(dir, sealedTo, f))] };
+}
+
+/**
+ * The segments whose ops do not hash to what their seal wrote, and where no
+ * check of an entry found what changed (an unsigned op without a digest, a
+ * flag, the text around them): a fault of the file. Where an entry's check
+ * did, that fault says it.
+ */
+export function sealHashFaults(files: readonly ReadLogFile[], epoch: string, f: Findings): void {
+  const faulted = new Set(f.list.filter((x) => x.level === 'fault').map((x) => x.where));
+  for (const file of files) {
+    if (!file.rotted || !file.ops) continue;
+    const n = file.ops.length;
+    if (Array.from({ length: n }, (_, i) => `${epoch}.${file.from + i}`).some((w) => faulted.has(w))) continue;
+    f.fault(file.path, 'its ops do not match the hash written at its seal, though no entry\'s check shows which changed (an unsigned op, a flag, the text between them): changed on disk after (bit rot, or an edit)');
+  }
 }

@@ -15,7 +15,7 @@ import { createProgress } from './progress';
 import { findStorage, type StorageDir } from './storage-dir';
 import { checkChain } from './verify-chain';
 import { checkIndexVector, checkSealedPart, decodeAll } from './verify-entries';
-import { readLogFiles } from './verify-files';
+import { readLogFiles, sealHashFaults } from './verify-files';
 import { checkPlaces, checkRegistry } from './verify-places';
 import { checkRecords, type RecordsCheck } from './verify-records';
 import { checkSignatures } from './verify-signatures';
@@ -91,6 +91,7 @@ export async function verifyStorage(dir: StorageDir, progressTo: CliIo['stderr']
   checkStreams(decoded.ops, ownId, f);
   const chain = checkChain(index, files, decoded, f);
   const counts = await checkSignatures(decoded.ops, createProgress(progressTo, 'verify', decoded.ops.length), f);
+  sealHashFaults(files, index.epoch, f);
   const records = holder === undefined ? await checkRecords(dir, decoded, recordCipher, f) : skipRecords(holder, f);
   const nodes = await checkRegistry(dir, f);
   await checkPlaces(dir, f);

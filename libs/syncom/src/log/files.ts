@@ -21,6 +21,8 @@ export interface SegmentInfo {
   maxTs: number;
   /** The chain head after the segment's last batch. */
   chain?: string;
+  /** Sealed with the hash of its ops (LogFile.scrub): a file that lacks it is changed, not one an earlier version wrote. */
+  hashed?: boolean;
 }
 
 /** log/index.json: { epoch, floor, vector, segments } and the newest stamp logged, for the clock. */
@@ -62,9 +64,13 @@ export interface LogFile {
   /** The audit chain's head after this batch (or the last batch of a segment). */
   chain?: string;
   /**
-   * On an open batch a purge rewrote: chainBlock(chain, its ops as rewritten).
-   * The rewrite changed the ops under the chain block, so the load checks the
-   * batch against this instead.
+   * chainBlock(chain, the file's ops as written), which the load checks: on
+   * an open batch a purge rewrote (its ops changed under its chain block),
+   * and on every sealed segment (it joins its batches without their
+   * boundaries, so their blocks cannot be re-hashed; without it, an op a
+   * flipped byte changed in a segment that stayed valid JSON loaded as
+   * written). The name is the one the purge's rewrite first gave it, which
+   * stores already hold.
    */
   scrub?: string;
   ops: unknown[];
@@ -94,6 +100,18 @@ export function logFileText(from: number, opsText: string, chain?: string, scrub
 export function opsTextOf(text: string, file: LogFile): string | undefined {
   const head = logFileText(file.from, '', file.chain, file.scrub).slice(0, -1);
   return text.startsWith(head) && text.endsWith('}') ? text.slice(head.length, -1) : undefined;
+}
+
+/** Whether a file's ops still hash to the `scrub` it carries (where it carries none, whether it need not: `hashed` says it must). */
+export function opsHashHolds(text: string, file: LogFile, hashed = false): boolean {
+  if (file.scrub === undefined) return !hashed;
+  const ops = opsTextOf(text, file);
+  return ops !== undefined && chainBlock(file.chain ?? '', ops) === file.scrub;
+}
+
+/** A log file's text carrying the hash of its ops (`scrub`): a sealed segment, an open batch a purge rewrote. */
+export function hashedFileText(from: number, opsText: string, chain?: string): string {
+  return logFileText(from, opsText, chain || undefined, chainBlock(chain ?? '', opsText));
 }
 
 /** The position a batch file name carries, or undefined for a name that is none. */
@@ -184,7 +202,7 @@ const isCounts = (x: unknown): boolean =>
 function isSegmentInfo(s: unknown): s is SegmentInfo {
   const x = s as SegmentInfo | null;
   if (typeof x !== 'object' || x === null || !Number.isSafeInteger(x.from) || !Number.isSafeInteger(x.to) || x.from > x.to) return false;
-  return optional(x.chain, 'string') && optional(x.minTs, 'number') && optional(x.maxTs, 'number');
+  return optional(x.chain, 'string') && optional(x.minTs, 'number') && optional(x.maxTs, 'number') && (x.hashed === undefined || typeof x.hashed === 'boolean');
 }
 
 /** The position a segment file's name carries (seg-<from>.json), or undefined for a name that is none. */

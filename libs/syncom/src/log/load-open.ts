@@ -3,7 +3,7 @@ import { digestOp, FLAG_SEALED, isScrubbed, unpackEntry } from '../op';
 import { MAX_LOGGED_DEPTH } from '../op/pack';
 import { depthWithin } from '../op/shape';
 import { opStreamKey } from '../op/types';
-import { batchFile, chainBlock, type LogFile, openFileLines, opsTextOf, parseLogFile, segmentFile } from './files';
+import { batchFile, chainBlock, type LogFile, openFileLines, opsHashHolds, opsTextOf, parseLogFile, segmentFile } from './files';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
 import { salvageEntries } from './salvage';
 import { advanceVector } from './vector';
@@ -187,8 +187,8 @@ function sealedLine(line: LogFile, path: string, w: Walk): void {
  */
 function chainFault(log: OpLog, f: OpenFile, j: number, w: Walk, read: ReadOps): string | undefined {
   const line = f.lines[j] as LogFile;
+  if (line.scrub !== undefined) return opsHashHolds(f.texts[j], line) ? undefined : 'does not match the hash its purge wrote';
   const ops = opsTextOf(f.texts[j], line);
-  if (line.scrub !== undefined) return ops !== undefined && chainBlock(line.chain ?? '', ops) === line.scrub ? undefined : 'does not match the hash its purge wrote';
   if (line.chain === undefined || w.prev === undefined) return undefined;
   if (ops !== undefined && chainBlock(w.prev, ops) === line.chain) return undefined;
   return rewrittenBefore(log, f, read) ? undefined : 'does not re-hash to its chain block';

@@ -1,9 +1,9 @@
 import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
-import { FLAG_SEALED } from '../op';
+import { FLAG_SEALED, hasIntactDigest, verifyOps } from '../op';
 import { isPrototypeOrigin } from '../op/shape';
 import { keyOrigin, opStreamKey, type Vector } from '../op/types';
-import { INDEX_FILE, LOG_DIR, type LogFile, type LogIndex, OPEN_DIR, parseLogFile, readIndexOf, type SegmentInfo, segmentFile, segmentFromName } from './files';
+import { INDEX_FILE, LOG_DIR, type LogFile, type LogIndex, OPEN_DIR, opsHashHolds, parseLogFile, readIndexOf, type SegmentInfo, segmentFile, segmentFromName } from './files';
 import { loadOpen, readOps, report, RESTORE, type SealedPart, take, unreadable } from './load-open';
 import type { LogEntry, OpLog, OpLogOptions } from './op-log';
 import { finishScrub, openFileNames, readThrough, SCRUB_FILE } from './scrub-journal';
@@ -77,13 +77,17 @@ async function loadSegments(log: OpLog, read: ReadFile, options: OpLogOptions): 
   const faults: { path: string; message: string }[] = [];
   for (const s of log.segments) {
     const path = segmentFile(s.from);
-    const file = parseLogFile(await read(path));
+    const text = await read(path);
+    const file = parseLogFile(text);
     const fault = file && segmentFault(file, s);
+    // Not a fault of index.json's: a store whose every segment rotted is still this store.
+    const rotted = !!file && !fault && !opsHashHolds(text as string, file, s.hashed);
     if (!file) unreadable(options, path, 'torn or missing');
     else if (fault) faults.push({ path, message: `log file ${path} is not the segment index.json lists (${s.from}..${s.to}): ${fault}. `
       + 'Another store\'s file, or changed after it was written: its entries are left out, a hole of the log' });
+    else if (rotted) await rottedSegment(log, options, path, s, file);
     else take(log, options, path, readOps(log, s.from, file.ops));
-    if (!file || fault) failed.push(s);
+    if (!file || fault || rotted) failed.push(s);
     log.head = Math.max(log.head, s.to);
   }
   if (faults.length > 0 && failed.length === log.segments.length) {
@@ -92,6 +96,34 @@ async function loadSegments(log: OpLog, read: ReadFile, options: OpLogOptions): 
   }
   for (const f of faults) report(options, f.path, f.message);
   return { to: log.head, chain: sealedChain(log, failed, options), failed };
+}
+
+/**
+ * A segment whose ops no longer hash to the `scrub` its seal wrote: an op
+ * changed on disk after (bit rot, an edit), and the hash does not tell
+ * which. Each entry is judged: one that cannot be read, or whose signature
+ * or payload digest fails, is a hole of the log, neither replayed nor
+ * served, and kept as read (a purge's scrub still erases a record's data
+ * there; an operator can salvage it); the rest are taken. An unsigned op
+ * without a digest (signatures off) cannot be checked and is taken as read.
+ * A rewrite keeps the hash they failed, so each open reports the segment.
+ */
+async function rottedSegment(log: OpLog, options: OpLogOptions, path: string, s: SegmentInfo, file: LogFile): Promise<void> {
+  const read = readOps(log, s.from, file.ops);
+  const verdicts = await verifyOps(read.entries.map((e) => e.op));
+  const intact = (e: LogEntry, i: number) => verdicts[i] === 'ok' || (verdicts[i] === 'unsigned' && (e.op.digest === undefined || hasIntactDigest(e.op)));
+  const failed = read.entries.filter((e, i) => !intact(e, i));
+  const unchecked = read.entries.filter((e, i) => verdicts[i] === 'unsigned' && e.op.digest === undefined).length;
+  read.entries = read.entries.filter(intact);
+  read.unopened.push(...failed.map((e): [number, unknown] => [e.pos, file.ops[e.pos - s.from]]));
+  // An entry that cannot be read is reported by take(), and explains the hash: the report says what it does not.
+  const explained = failed.length === 0 && read.damaged + read.closed + read.deep > 0;
+  take(log, options, path, read);
+  log.rotted.set(s.from, file.scrub ?? '');
+  if (explained) return;
+  report(options, path, `log file ${path}: its ops do not match the hash written at its seal (bit rot, or an edit): `
+    + (failed.length > 0 ? `${failed.length} entries fail their signature or digest: left out, kept in the file as read` : 'each entry\'s signature and digest holds')
+    + (unchecked > 0 ? `; ${unchecked} unsigned ones taken as read, unchecked` : ''));
 }
 
 /**

@@ -94,6 +94,8 @@ export class OpLog {
   heldLost = 0;
   /** Segments retention let go whose files are not removed yet: removed once index.json no longer lists them (see seal.ts). */
   readonly dropped: SegmentInfo[] = [];
+  /** Segments whose ops failed their hash at open (`scrub` they carry, by `from`): their entries are kept as read (seal.ts). */
+  readonly rotted = new Map<number, string>();
   /** Scrubs that replaced a logged op in place: a reader that kept entries checks that none did since (one number, not each entry). */
   scrubs = 0;
   /** The audit chain's head: one block per appended batch (GUAR-23). */

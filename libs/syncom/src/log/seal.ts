@@ -2,7 +2,7 @@ import { lowerBound } from '../crdt/sorted-map';
 import { FLAG_HELD, FLAG_SEALED, hasPayload, scrubForPurge } from '../op';
 import { ID_SLOT } from '../op/pack';
 import type { Op } from '../op/types';
-import { batchFile, chainBlock, logFileText, segmentFile, type SegmentInfo } from './files';
+import { batchFile, hashedFileText, logFileText, segmentFile, type SegmentInfo } from './files';
 import { FLAG_GRANTED } from './flags';
 import type { OpenBatch } from './load';
 import type { LogEntry, OpLog } from './op-log';
@@ -16,19 +16,20 @@ function rangeOf(log: OpLog, from: number, to: number): (LogEntry | undefined)[]
   return out;
 }
 
-// Given `from`, packText writes back the entries the load could not take (OpLog.unopened: sealed ones it could not open, damaged ones), never null for them.
-function fileText(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string, erase?: ReadonlySet<number>): string {
-  return logFileText(from, log.packText(entries, from, erase), chain || undefined);
-}
-
 /**
- * An open batch as a purge rewrites it: its ops changed under its chain
- * block, which no longer re-hashes, so the line carries the hash of its new
- * ops tied to that block (`scrub`), which the load checks instead.
+ * A log file's text as a seal or a purge's rewrite writes it, carrying the
+ * hash of its ops (LogFile.scrub): an open batch's changed under its chain
+ * block, a segment's join blocks that cannot be re-hashed. Given `from`,
+ * packText writes back the entries the load could not take (OpLog.unopened:
+ * sealed ones it could not open, damaged ones), never null for them. A
+ * segment whose ops failed their hash at open keeps the hash it failed
+ * (OpLog.rotted): hashed anew, the entries it keeps as read would pass the
+ * next open's check.
  */
-function scrubbedLine(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string, erase?: ReadonlySet<number>): string {
+function fileText(log: OpLog, from: number, entries: (LogEntry | undefined)[], chain?: string, erase?: ReadonlySet<number>): string {
   const ops = log.packText(entries, from, erase);
-  return logFileText(from, ops, chain || undefined, chainBlock(chain ?? '', ops));
+  const failed = log.rotted.get(from);
+  return failed === undefined ? hashedFileText(from, ops, chain) : logFileText(from, ops, chain || undefined, failed);
 }
 
 /** A segment's text: the batches' own JSON joined when every one has it, else packed again. */
@@ -36,7 +37,7 @@ function segmentText(log: OpLog, from: number, batches: { text?: string; chain?:
   const chain = batches[batches.length - 1].chain;
   if (!batches.every((b) => b.text !== undefined)) return fileText(log, from, entries, chain);
   const parts = batches.map((b) => (b.text as string).slice(1, -1)).filter((t) => t.length > 0);
-  return logFileText(from, `[${parts.join(',')}]`, chain || undefined);
+  return hashedFileText(from, `[${parts.join(',')}]`, chain);
 }
 
 /** The position in the name of the open file holding a batch. */
@@ -59,7 +60,7 @@ export async function sealBatches(log: OpLog, batches: OpenBatch[]): Promise<{ f
     if (!(e.flags & FLAG_SEALED)) advanceVector(log.sealedVector, e.op);
     if (e.flags & FLAG_GRANTED && e.op.vector) raiseVector(log.sealedVector, e.op.vector);
   }
-  const seg: SegmentInfo = { from, to, minTs: minTs === Infinity ? 0 : minTs, maxTs, chain: batches[batches.length - 1].chain };
+  const seg: SegmentInfo = { from, to, minTs: minTs === Infinity ? 0 : minTs, maxTs, chain: batches[batches.length - 1].chain, hashed: true };
   log.sealedChain = batches[batches.length - 1].chain ?? log.sealedChain;
   log.segments.push(seg);
   try {
@@ -87,6 +88,7 @@ export async function dropSegments(log: OpLog): Promise<{ from: number; to: numb
   const n = segmentsToDrop(log.segments, log.head, log.retention, log.now, isPinned);
   if (n === 0) return [];
   const dropped = log.segments.splice(0, n);
+  for (const s of dropped) log.rotted.delete(s.from);
   const newFloor = dropped[dropped.length - 1].to;
   const waits = log.options.stillHeld ?? ((e: LogEntry) => (e.flags & FLAG_HELD) !== 0);
   const held = rangeOf(log, log.floor + 1, newFloor).filter((e) => e && waits(e)).length;
@@ -206,7 +208,7 @@ export async function scrubFiles(log: OpLog, ids: readonly string[], sealed?: Re
     const erased = erase.size === 0 ? 0 : lines.reduce((k, l) => k + l.entries.filter((_, i) => erase.has(l.b.from + i)).length, 0);
     const n = lines.reduce((k, l) => k + l.next.filter((e, i) => e !== l.entries[i]).length, erased);
     if (n === 0) continue;
-    const texts = lines.map((l) => (f.open ? scrubbedLine : fileText)(log, l.b.from, l.next, l.b.chain, erase));
+    const texts = lines.map((l) => fileText(log, l.b.from, l.next, l.b.chain, erase));
     const text = f.open ? texts.map((t) => `${t}\n`).join('') : texts.join('\n');
     // Whole in the journal first, so that a crash inside the rewrite in place leaves it to be finished.
     await backend.write(SCRUB_FILE, scrubJournalText(f.path, text), { durable });

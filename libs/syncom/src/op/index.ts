@@ -18,5 +18,5 @@ export { addDigest, digestForSigning, digestOp, scrubForPurge, SIG_VERSION, sigH
 export { GLOBAL_SCOPE, OP_TYPES, opStreamKey, PAYLOAD_FIELDS, streamKey } from './types';
 export { isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES } from './scope-name';
 export type { Op, OpType, Stamp, Vector } from './types';
-export { verifyOps } from './verify';
+export { hasIntactDigest, verifyOps } from './verify';
 export type { Verdict, VerifyOptions } from './verify';

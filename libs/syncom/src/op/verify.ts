@@ -50,9 +50,9 @@ function verifyOne(op: Op): Promise<boolean> | Verdict {
   }
 }
 
-// The payload must match digest and nonce; a scrubbed op has neither payload nor nonce to check.
+/** Whether an op's payload matches its digest and nonce (a scrubbed op has neither to check; one without payload carries neither). */
 // hasPayload, not payloadOf: the same answer without building the payload object on every op verified.
-function hasIntactDigest(op: Op): boolean {
+export function hasIntactDigest(op: Op): boolean {
   if (isScrubbed(op)) return true;
   if (!hasPayload(op)) return op.nonce === undefined && op.digest === undefined;
   if (op.digest === undefined || op.nonce === undefined) return false;

@@ -74,6 +74,15 @@ describe('syncom verify', () => {
     expect(faults(swapped.report)).toEqual([1, 2].map((p) => `${info.epoch}.${p}: its signature does not verify against its origin`));
   });
 
+  it('finds a sealed segment whose text changed where no entry\'s check can show it: the hash its seal wrote', async () => {
+    const spaced = await verifyCopy(async (d) => {
+      const path = join(d, seg(0));
+      await writeFile(path, (await readFile(path, 'utf8')).replace('"ops":[', '"ops": ['));
+    });
+    expect(spaced.code).toBe(1);
+    expect(faults(spaced.report)).toEqual([expect.stringContaining(`${seg(0)}: its ops do not match the hash written at its seal, though no entry's check shows which changed`)]);
+  });
+
   it('finds an op logged twice: its stream repeats a seq though both signatures hold', async () => {
     const { code, report } = await verifyCopy((d) => editLogFile(d, seg(1), (f) => { f.ops[1] = f.ops[0]; }));
     expect(code).toBe(1);

