@@ -5,8 +5,8 @@ import type { OpLog } from '../log/op-log';
 import { FLAG_GRANTED } from '../log/op-log';
 import { FLAG_TO_SIGN } from '../log/flags';
 import { FLAG_SEALED, FLAG_UNSIGNED_OWN } from '../op/pack';
-import { raiseVector, setVectorKey } from '../log/vector';
-import { streamKey } from '../op/types';
+import { raiseVector } from '../log/vector';
+import { StreamKeys } from './stream-keys';
 import type { RecordStore } from './records';
 import { LateSigns } from './late-signs';
 import { type OpGroup, submitGroup } from './submit-group';
@@ -60,29 +60,6 @@ export interface CommitHooks {
 }
 
 const MAX_BATCH = 5_000;
-
-/**
- * advanceVector with the last stream key kept: a page's ops share one, and
- * making it anew for each op (a concatenation, then a lookup of a new
- * string among the property names) cost as much as the rest of the step.
- */
-class StreamKeys {
-  private origin = '';
-  private scope?: string;
-  private from?: string;
-  private key = '';
-
-  /** Move a vector (in place) past an op. */
-  advance(vector: Vector, op: Op): void {
-    if (op.origin !== this.origin || op.scope !== this.scope || op.from !== this.from || !this.key) {
-      this.origin = op.origin;
-      this.scope = op.scope;
-      this.from = op.from;
-      this.key = streamKey(op.origin, op.scope, op.from);
-    }
-    if (!(vector[this.key] >= op.seq)) setVectorKey(vector, this.key, op.seq);
-  }
-}
 
 /**
  * The one commit pipeline for local and peer ops (group commit): ops queued
@@ -297,15 +274,26 @@ export class Committer {
     else void this.seal(false);
   }
 
+  /**
+   * Write the records of what is unrecorded, then scrub every purge committed
+   * so far. A scrub that failed (an I/O error) is tried again at the next
+   * persist (the next write, close()), and its batches stay unsealed until
+   * one succeeds, so a reopen scrubs them too: sealed at once, they had left
+   * the purged data on disk for good, the purge resolved.
+   */
   private async persist(batch: Pending[]): Promise<void> {
     await this.record(false);
-    const scrubbed = [...this.purging].filter((from) => !this.unrecorded.has(from) && !this.recordedLate.has(from));
+    let scrubbed = [...this.purging].filter((from) => !this.unrecorded.has(from) && !this.recordedLate.has(from));
     if (this.toScrub.size > 0) {
       // Every purge committed so far, this batch's and those committed since: a file holding several is
       // rewritten once, and purges that come faster than their scrubs share the next one.
       const purged = [...this.toScrub];
       this.toScrub.clear();
-      await this.scrub(purged).catch((e: SyncomError) => this.hooks.failed(e));
+      await this.scrub(purged).catch((e: SyncomError) => {
+        for (const id of purged) this.toScrub.add(id);
+        scrubbed = [];
+        this.hooks.failed(e);
+      });
     }
     for (const from of scrubbed) this.log.markRecorded(from);
     if (scrubbed.some((from) => this.purging.delete(from))) void this.seal(false);
@@ -394,6 +382,8 @@ export class Committer {
     await this.idle();
     await this.late.signed();
     await this.settled();
+    // A scrub that failed is tried once more before the lock goes; failing again, the reopen finishes it.
+    if (this.toScrub.size > 0) await this.persist([]);
     await this.record(true);
   }
 }
