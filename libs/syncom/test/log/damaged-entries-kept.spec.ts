@@ -1,8 +1,7 @@
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import type { SyncomError } from '../../src/errors';
-import type { Storage } from '../../src/storage';
 import { internals } from '../../src/testing/internals';
-import { freshBackend, logFile, openOn, segmentFiles, T0 } from './helpers';
+import { freshBackend, logFile, openOn, opened, segmentFiles, T0 } from './helpers';
 
 /**
  * A log entry damaged on disk (the file still parses, the entry is no packed
@@ -31,15 +30,6 @@ async function damage(b: MemoryBackend, path: string, i: number, entry: (packed:
   if (!chain) delete file.chain;
   await b.write(path, JSON.stringify(file));
   return file.ops[i];
-}
-
-async function opened(b: MemoryBackend, options: object): Promise<{ s: Storage; errors: SyncomError[] }> {
-  const errors: SyncomError[] = [];
-  const s = await openOn(b, options);
-  s.on('error', (e) => errors.push(e));
-  // open() reports startup errors a turn after it resolved.
-  await new Promise((r) => setImmediate(r));
-  return { s, errors };
 }
 
 /** The disk once `ids` were written (one batch each, none sealed) and the process died. */

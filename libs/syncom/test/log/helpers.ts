@@ -38,6 +38,15 @@ export function openOn(backend: Backend, options: Omit<OpenOptions, 'path' | 'ba
   return open({ path: 'n', backend, ...options });
 }
 
+/** openOn, with the errors it reports: open() reports startup errors a turn after it resolved, and they are in by then. */
+export async function opened(b: Backend, options: Omit<OpenOptions, 'path' | 'backend'> = {}): Promise<{ s: Storage; errors: SyncomError[] }> {
+  const errors: SyncomError[] = [];
+  const s = await openOn(b, options);
+  s.on('error', (e) => errors.push(e));
+  await new Promise((r) => setImmediate(r));
+  return { s, errors };
+}
+
 /** Open `backend` again and collect what the open reports on `error` (reported on a setImmediate it queued: one turn later they are in). */
 export async function reopenedWithErrors(backend: Backend, options: Omit<OpenOptions, 'path' | 'backend'> = {}): Promise<{ s: Storage; errors: SyncomError[] }> {
   const errors: SyncomError[] = [];

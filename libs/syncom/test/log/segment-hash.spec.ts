@@ -1,8 +1,7 @@
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import type { SyncomError } from '../../src/errors';
-import type { Storage } from '../../src/storage';
 import { internals } from '../../src/testing/internals';
-import { freshBackend, openOn, segmentFiles, T0 } from './helpers';
+import { freshBackend, openOn, opened, segmentFiles, T0 } from './helpers';
 
 /**
  * A sealed segment carries the hash of its ops as written (its `scrub`), so a
@@ -15,15 +14,6 @@ import { freshBackend, openOn, segmentFiles, T0 } from './helpers';
 
 const sealing = { now: () => T0, sync: { log: { rollAfter: 2 } } };
 const SEG = 'log/seg-1.json';
-
-async function opened(b: MemoryBackend, options: object): Promise<{ s: Storage; errors: SyncomError[] }> {
-  const errors: SyncomError[] = [];
-  const s = await openOn(b, options);
-  s.on('error', (e) => errors.push(e));
-  // open() reports startup errors a turn after it resolved.
-  await new Promise((r) => setImmediate(r));
-  return { s, errors };
-}
 
 /** A store whose first segment holds the writes of a and b, one batch each. */
 async function sealedAB(options: object): Promise<MemoryBackend> {
