@@ -118,7 +118,7 @@ export class LinkListeners {
     this.byEvent.get(event)?.delete(listener);
   }
 
-  emit(event: LinkEvent): void {
-    for (const listener of [...(this.byEvent.get(event) ?? [])]) safely(() => listener());
+  emit(event: LinkEvent, ...args: unknown[]): void {
+    for (const listener of [...(this.byEvent.get(event) ?? [])]) safely(() => listener(...args));
   }
 }

@@ -100,12 +100,13 @@ export class LinkSession<C extends LinkConnection = LinkConnection> {
 
   /**
    * The connection dropped: feeds suspend, calls waiting on it fail with
-   * LINK_DOWN (or `reason`, the host's word for why it closed), 'close' fires.
+   * LINK_DOWN (or `reason`, the host's word for why it closed), 'close' fires
+   * with `reason` (the dialer reports a host that keeps dropping: EarlyDrop).
    * False when none was up.
    */
   dropped(reason?: unknown): boolean {
     if (!this.drop(reason)) return false;
-    this.listeners.emit('close');
+    this.listeners.emit('close', reason);
     return true;
   }
 

@@ -4,6 +4,7 @@ import type { ClientSocket } from './client-socket';
 import { LinkConnection } from '../link/link-connection';
 import { LinkSession } from '../link/link-session';
 import { linkDown } from '../link/link-wire';
+import { earlyDrop, STEADY_MS } from '../link/early-drops';
 import { SocketIoFeed, type FeedPort } from './socket-io-feed';
 import { pageAcksOf } from './held-acks';
 import { pullChunks } from './socket-io-stream';
@@ -47,7 +48,9 @@ function linkTimeout(ms: number): SyncomError {
  * event id taken. A connection the host stops answering on (a call timed
  * out), breaks the protocol on (pages past its window) or ends without a
  * disconnect (a CONNECT_ERROR packet) is dropped by the link and dialed
- * again, backed off, so the dialer greets anew. Pass `maxPayload` to `io()`
+ * again, backed off, so the dialer greets anew. A host that drops two
+ * connections in a row within STEADY_MS of their connect is dialed backed
+ * off, 2 s doubling to a minute (earlyDrop). Pass `maxPayload` to `io()`
  * (boundFrames): without it the link warns, and a host may send 100 MiB frames.
  *
  * @throws TypeError when `timeout` is not a positive number.
@@ -88,6 +91,9 @@ class SocketLink implements SocketIoLink {
    * the same frame (a record that large) would come again every second.
    */
   private oversized = 0;
+  /** When the live connection came (Date.now()), and the drops in a row that came within STEADY_MS of theirs. */
+  private connectedAt = 0;
+  private early = 0;
   /** Calls waiting for the first connection were failed by an attempt that did not reach the host (unreached). */
   private missedFirst = false;
   /** The host's offer of cumulative page acks on this connection (its hello answer). */
@@ -239,8 +245,9 @@ class SocketLink implements SocketIoLink {
    */
   private cycle(error: SyncomError): void {
     if (this.session.closed || !this.session.live) return;
-    const delay = this.redialDelay(error);
-    this.session.dropped();
+    const early = this.dropAge();
+    const delay = Math.max(this.redialDelay(error), early.error ? early.wait : 0);
+    this.session.dropped(early.error);
     // A socket socket.io-client destroyed on a CONNECT_ERROR still says connected: connect() would do nothing.
     this.socket.disconnect();
     this.redialIn(delay);
@@ -258,6 +265,7 @@ class SocketLink implements SocketIoLink {
     this.refusal = undefined;
     this.missedFirst = false;
     this.closing = undefined;
+    this.connectedAt = Date.now();
     // A new connection may reach another host: it acks every page until its hello answer says otherwise.
     this.offer = undefined;
     const waiting = this.takeWaiters();
@@ -272,18 +280,28 @@ class SocketLink implements SocketIoLink {
         : reason === 'parse error' ? frameRefused(details) : undefined;
     const closing = reason === 'io server disconnect' ? this.closing : tooLarge;
     this.closing = undefined;
+    // Ours (close(), cycle()) leave no live connection by now: only the host's or the network's drops count.
+    const early = this.session.live ? this.dropAge() : undefined;
     // The calls in the air fail with the host's reason when it gave one (MESSAGE_TOO_LARGE), not a bare LINK_DOWN.
-    this.session.dropped(closing);
+    this.session.dropped(closing ?? early?.error);
     if (this.session.closed) return;
+    const wait = early?.error ? early.wait : 0;
     // socket.io does not come back by itself after the server dropped the socket; a sync link does.
-    if (reason === 'io server disconnect') return this.redialIn(this.redialDelay(closing));
+    if (reason === 'io server disconnect') return this.redialIn(Math.max(wait, this.redialDelay(closing)));
     // A frame past maxPayload (a record that large), or one of ours past the host's bound (a hello with many
-    // streams), comes again at every connection: socket.io's own quick redial is stopped (disconnect() inside
-    // its close skips it) and the refusal backoff taken instead.
-    if (tooLarge) {
+    // streams), comes again at every connection, and so does a host that drops each soon after it came:
+    // socket.io's own quick redial (its backoff starts over at each connect) is stopped (disconnect() inside
+    // its close skips it) and the refusal backoff, or the early drops' wait, taken instead.
+    if (tooLarge || wait) {
       this.socket.disconnect();
-      this.redialIn(backedOff(this.socket.io.reconnectionDelay(), this.oversized++));
+      this.redialIn(Math.max(wait, tooLarge ? backedOff(this.socket.io.reconnectionDelay(), this.oversized++) : 0));
     }
+  }
+
+  /** One more drop of the live connection: early (within STEADY_MS of its connect) counts on, a later one starts over. */
+  private dropAge(): ReturnType<typeof earlyDrop> {
+    this.early = Date.now() - this.connectedAt < STEADY_MS ? this.early + 1 : 0;
+    return earlyDrop(this.early, this.socket.io.reconnectionDelay());
   }
 
   /**

@@ -59,7 +59,7 @@ export class Dialer implements Recoverable {
   private readonly recovery = new Recovery(this);
   private readonly runs = new ReconcileTurns(this);
   private readonly listeners: [LinkEvent, () => void][] = [
-    ['close', () => this.onClose()],
+    ['close', (why?: unknown) => this.onClose(why)],
     ['reconnect', () => void this.handshake(true)],
   ];
   private readonly onAppend = (from: number, to: number) => this.relay(from, to);
@@ -140,11 +140,11 @@ export class Dialer implements Recoverable {
    * Whether this node and the host hold each other's ops as far as the host's last answer
    * tells: greeted and subscribed (the host answered the subscription: a feed opened with no
    * cursor is answered by a bootstrap), no page being taken, no bootstrap running, nothing queued, refused or stuck,
-   * nothing of the host's missing here and nothing of ours missing there.
+   * nothing of the host's missing here and nothing of ours missing there; not while the host keeps dropping connections (Recovery.flapping).
    */
   inSync(): boolean {
     const s = this.state();
-    if (!s.connected || !s.subscribed || !this.feed.settled || s.bootstrapping || s.pending > 0 || s.behind || s.stuck || s.incoming !== 0) return false;
+    if (!s.connected || !s.subscribed || !this.feed.settled || s.bootstrapping || s.pending > 0 || s.behind || s.stuck || s.incoming !== 0 || this.recovery.flapping) return false;
     return this.hostLag() === 0;
   }
 
@@ -338,8 +338,7 @@ export class Dialer implements Recoverable {
     void this.guarded(async () => {
       // An earlier turn took what this commit added (pushes coalesce while one is out): nothing to push or save.
       if (this.outbox.length === 0) return;
-      // A push before this turn stopped a stream (a scope refusal or a gap; a limit refusal dropped the outbox):
-      // pushed alone these ops are a gap there. They are the sign of life that recovers it (HOST-16).
+      // A push before this turn stopped a stream (a scope refusal or a gap; a limit refusal dropped the outbox): pushed alone these ops are a gap there. They are the sign of life that recovers it (HOST-16).
       if (this.behind) {
         this.outbox = [];
         return void this.recover(false);
@@ -389,11 +388,12 @@ export class Dialer implements Recoverable {
     this.ctx.events.emit('error', e);
   }
 
-  private onClose(): void {
+  private onClose(why?: unknown): void {
     const was = this.connected;
     if (this.phase !== 'stopped') this.phase = 'down';
+    this.recovery.dropped(was, why);
     // The queue goes with the link (peers() reads pending 0 while down): the reconnect's hello pushes what the host lacks.
-    if (was) { this.outbox = []; this.recovery.dropped(); this.emitPeer(false, false); }
+    if (was) { this.outbox = []; this.emitPeer(false, false); }
     this.changed();
   }
 }

@@ -3,6 +3,7 @@ import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { passes } from './feed-pace';
 import { urlLabel } from '../../telemetry/url-label';
+import { isEarlyDrop, STEADY_MS } from '../../link/early-drops';
 
 const MAX_BACKOFF = 60_000;
 /** The wait after one more failure: a second, then doubling, to a minute. */
@@ -31,6 +32,8 @@ export interface Recoverable {
   /** Ops may be missing at the host: the next commit asks for a recovery (dropOutbox also forgets the queued ones). */
   markBehind(dropOutbox: boolean): void;
   report(e: SyncomError): void;
+  /** What inSync() reads may have changed. */
+  changed(): void;
 }
 
 /**
@@ -54,6 +57,9 @@ export class Recovery {
   private looped = false;
   /** The error the last failed dial or hello left in lastError: an answered hello disproves it. */
   private unmet: SyncomError | null = null;
+  /** The link's word that the host keeps dropping connections soon after they come (EarlyDrop), until one stays up. */
+  private flaps: SyncomError | null = null;
+  private steadyTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private readonly d: Recoverable) {}
 
@@ -77,7 +83,13 @@ export class Recovery {
     clearTimeout(this.timer);
     clearTimeout(this.helloTimer);
     clearTimeout(this.dialTimer);
+    clearTimeout(this.steadyTimer);
     this.helloTimer = undefined;
+  }
+
+  /** The host keeps dropping connections soon after they come: not in step, whatever the last hello said. */
+  get flapping(): boolean {
+    return this.flaps !== null;
   }
 
   /**
@@ -131,7 +143,8 @@ export class Recovery {
    */
   greeted(): void {
     const last = this.d.lastError;
-    if (last && (last === this.unmet || last.code === 'LINK_DOWN' || last.code === 'LINK_TIMEOUT')) this.d.lastError = null;
+    if (this.flaps) this.steadyLater();
+    else if (last && (last === this.unmet || last.code === 'LINK_DOWN' || last.code === 'LINK_TIMEOUT')) this.d.lastError = null;
     this.unmet = null;
     this.helloBackoff = 0;
     this.dialBackoff = 0;
@@ -200,19 +213,45 @@ export class Recovery {
   }
 
   /**
-   * The greeted link dropped: lastError says so (LINK_DOWN, no error event, as
-   * a lost call is). A link that redials by itself (socket.io) tells the
-   * dialer nothing of its failed attempts, so a page reading peers() saw no
-   * reason for the host being offline for as long as it stayed down.
+   * The link dropped, `why` its word for it. A greeted link's drop is
+   * lastError (LINK_DOWN, no error event, as a lost call is): a link that
+   * redials by itself (socket.io) tells the dialer nothing of its failed
+   * attempts, so a page reading peers() saw no reason for the host being
+   * offline for as long as it stayed down. A host that keeps dropping
+   * connections soon after they come (EarlyDrop: the link dials it backed
+   * off) is lastError until a connection stays up, and an error event when
+   * it starts: each of its short connections was greeted, so peers() and
+   * synced() read it as in step.
    */
-  dropped(): void {
-    this.d.lastError = new SyncomError('LINK_DOWN', `the link to ${urlLabel(this.d.rec.url)} dropped; waiting for it to come back`, { url: this.d.rec.url });
+  dropped(greeted: boolean, why: unknown): void {
+    clearTimeout(this.steadyTimer);
+    if (isEarlyDrop(why)) {
+      const e = new SyncomError('LINK_DOWN', `${urlLabel(this.d.rec.url)}: ${why.message}`, { url: this.d.rec.url, flaps: why.flaps, redialIn: why.redialIn });
+      if (this.flaps) this.d.lastError = e;
+      else this.d.report(e);
+      this.flaps = e;
+      return;
+    }
+    this.flaps = null;
+    if (greeted) this.d.lastError = new SyncomError('LINK_DOWN', `the link to ${urlLabel(this.d.rec.url)} dropped; waiting for it to come back`, { url: this.d.rec.url });
+  }
+
+  /** Greeted after early drops: once the connection has stayed up STEADY_MS, the host is taken as in step again. */
+  private steadyLater(): void {
+    clearTimeout(this.steadyTimer);
+    this.steadyTimer = setTimeout(() => {
+      if (isEarlyDrop(this.d.lastError)) this.d.lastError = null;
+      this.flaps = null;
+      this.d.changed();
+    }, STEADY_MS);
+    this.steadyTimer.unref?.();
   }
 
   /** Report a failure, but a lost link only as lastError: the reconnect greets again. */
   fail(e: unknown): void {
     const code = codeOf(e);
-    if (code === 'LINK_DOWN' || code === 'LINK_TIMEOUT') { this.d.lastError = e as SyncomError; return; }
+    // While the host keeps dropping connections, a call the drop failed says less than the drops do.
+    if (code === 'LINK_DOWN' || code === 'LINK_TIMEOUT') { this.d.lastError = this.flaps ?? (e as SyncomError); return; }
     this.d.report(e instanceof SyncomError ? e : new SyncomError(remoteErrorCode(code, 'SYNC_FAILED').code, (e as Error)?.message ?? String(e), { status: statusOf(e), cause: e }));
   }
 
