@@ -14,8 +14,11 @@ interface Flaps {
 /**
  * Which of a peer hub's connected and disconnected lines to log. A peer hub
  * that answers hello and drops the connection at once (a broken one, or a
- * hostile one: it is dialed again after about a second) had the hub log two
- * lines a second for as long as it went on. Each url logs its first
+ * hostile one) was dialed again after about a second, and had the hub log
+ * two lines a second for as long as it went on; the link now dials it backed
+ * off (docs/replication.md, The link contract), six times in its first
+ * minute and then about once a minute, and the sampling stays for what is
+ * left. Each url logs its first
  * FLAPS_LOGGED connects of a minute and their disconnects in full, then one
  * line saying the rest of the minute's are held back; the first line logged
  * after the minute says how many were.

@@ -9,25 +9,21 @@ import { SyncomError } from '../errors';
  */
 export const STEADY_MS = 30_000;
 
-/** The longest wait before dialing a host that keeps dropping its connections. */
-const EARLY_REDIAL_MAX_MS = 60_000;
-
-/** What a link reports for the `n`-th early drop in a row (n ≥ 2), the next dial `ms` away. */
+/** A link's word that the host keeps dropping connections soon after they come: how many in a row, and the wait before the next dial (ms). */
 export type EarlyDrop = SyncomError & { flaps: number; redialIn: number };
 
 /**
- * The wait before the next dial after `n` early drops in a row: `base` (the
- * link's own delay) after the first, then 2 s, 4 s, ... up to a minute, or
- * `base` if it is longer; and the LINK_DOWN that says so, from the second.
+ * After `n` early drops in a row, from the second: the LINK_DOWN that says
+ * so, with the wait before the next dial, 2 s, 4 s, ... up to a minute (or
+ * `base`, the link's own delay, if longer). After the first, nothing: the
+ * link's own delay, as for any drop.
  */
-export function earlyDrop(n: number, base: number): { wait: number; error?: EarlyDrop } {
-  if (n < 2) return { wait: base };
-  const wait = Math.max(base, Math.min(EARLY_REDIAL_MAX_MS, 1000 * 2 ** (n - 1)));
+export function earlyDrop(n: number, base: number): EarlyDrop | undefined {
+  if (n < 2) return undefined;
+  const wait = Math.max(base, Math.min(60_000, 1000 * 2 ** (n - 1)));
   const message = `the host dropped ${n} connections in a row within ${STEADY_MS / 1000} s of connecting; dialing again in ${wait / 1000} s`;
-  return { wait, error: new SyncomError('LINK_DOWN', message, { flaps: n, redialIn: wait }) as EarlyDrop };
+  return new SyncomError('LINK_DOWN', message, { flaps: n, redialIn: wait }) as EarlyDrop;
 }
 
 /** Whether a link's 'close' came with an early drop (earlyDrop's error). */
-export function isEarlyDrop(e: unknown): e is EarlyDrop {
-  return e instanceof SyncomError && e.code === 'LINK_DOWN' && typeof e.flaps === 'number' && typeof e.redialIn === 'number';
-}
+export const isEarlyDrop = (e: unknown): e is EarlyDrop => typeof (e as EarlyDrop | undefined)?.redialIn === 'number';

@@ -4,7 +4,7 @@ import type { ClientSocket } from './client-socket';
 import { LinkConnection } from '../link/link-connection';
 import { LinkSession } from '../link/link-session';
 import { linkDown } from '../link/link-wire';
-import { earlyDrop, STEADY_MS } from '../link/early-drops';
+import { earlyDrop, type EarlyDrop, STEADY_MS } from '../link/early-drops';
 import { SocketIoFeed, type FeedPort } from './socket-io-feed';
 import { pageAcksOf } from './held-acks';
 import { pullChunks } from './socket-io-stream';
@@ -246,8 +246,8 @@ class SocketLink implements SocketIoLink {
   private cycle(error: SyncomError): void {
     if (this.session.closed || !this.session.live) return;
     const early = this.dropAge();
-    const delay = Math.max(this.redialDelay(error), early.error ? early.wait : 0);
-    this.session.dropped(early.error);
+    const delay = Math.max(this.redialDelay(error), early?.redialIn ?? 0);
+    this.session.dropped(early);
     // A socket socket.io-client destroyed on a CONNECT_ERROR still says connected: connect() would do nothing.
     this.socket.disconnect();
     this.redialIn(delay);
@@ -283,9 +283,9 @@ class SocketLink implements SocketIoLink {
     // Ours (close(), cycle()) leave no live connection by now: only the host's or the network's drops count.
     const early = this.session.live ? this.dropAge() : undefined;
     // The calls in the air fail with the host's reason when it gave one (MESSAGE_TOO_LARGE), not a bare LINK_DOWN.
-    this.session.dropped(closing ?? early?.error);
+    this.session.dropped(closing ?? early);
     if (this.session.closed) return;
-    const wait = early?.error ? early.wait : 0;
+    const wait = early?.redialIn ?? 0;
     // socket.io does not come back by itself after the server dropped the socket; a sync link does.
     if (reason === 'io server disconnect') return this.redialIn(Math.max(wait, this.redialDelay(closing)));
     // A frame past maxPayload (a record that large), or one of ours past the host's bound (a hello with many
@@ -299,7 +299,7 @@ class SocketLink implements SocketIoLink {
   }
 
   /** One more drop of the live connection: early (within STEADY_MS of its connect) counts on, a later one starts over. */
-  private dropAge(): ReturnType<typeof earlyDrop> {
+  private dropAge(): EarlyDrop | undefined {
     this.early = Date.now() - this.connectedAt < STEADY_MS ? this.early + 1 : 0;
     return earlyDrop(this.early, this.socket.io.reconnectionDelay());
   }

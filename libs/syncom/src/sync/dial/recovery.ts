@@ -219,17 +219,15 @@ export class Recovery {
    * attempts, so a page reading peers() saw no reason for the host being
    * offline for as long as it stayed down. A host that keeps dropping
    * connections soon after they come (EarlyDrop: the link dials it backed
-   * off) is lastError until a connection stays up, and an error event when
-   * it starts: each of its short connections was greeted, so peers() and
-   * synced() read it as in step.
+   * off, and says when) stays lastError, and the dialer out of step, until
+   * a connection has stayed up STEADY_MS: each of its short connections was
+   * greeted, and lastError went with each greeting.
    */
   dropped(greeted: boolean, why: unknown): void {
     clearTimeout(this.steadyTimer);
     if (isEarlyDrop(why)) {
-      const e = new SyncomError('LINK_DOWN', `${urlLabel(this.d.rec.url)}: ${why.message}`, { url: this.d.rec.url, flaps: why.flaps, redialIn: why.redialIn });
-      if (this.flaps) this.d.lastError = e;
-      else this.d.report(e);
-      this.flaps = e;
+      why.url = this.d.rec.url;
+      this.d.lastError = this.flaps = why;
       return;
     }
     this.flaps = null;
