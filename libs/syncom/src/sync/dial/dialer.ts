@@ -58,10 +58,7 @@ export class Dialer implements Recoverable {
   private readonly feed = new DialerFeed(this);
   private readonly recovery = new Recovery(this);
   private readonly runs = new ReconcileTurns(this);
-  private readonly listeners: [LinkEvent, () => void][] = [
-    ['close', (why?: unknown) => this.onClose(why)],
-    ['reconnect', () => void this.handshake(true)],
-  ];
+  private readonly listeners: [LinkEvent, () => void][] = [['close', (why?: unknown) => this.onClose(why)], ['reconnect', () => void this.handshake(true)]];
   private readonly onAppend = (from: number, to: number) => this.relay(from, to);
   /** Who waits on inSync() (synced()): told whenever what it reads may have changed. */
   private readonly watchers = new Set<() => void>();
@@ -140,7 +137,8 @@ export class Dialer implements Recoverable {
    * Whether this node and the host hold each other's ops as far as the host's last answer
    * tells: greeted and subscribed (the host answered the subscription: a feed opened with no
    * cursor is answered by a bootstrap), no page being taken, no bootstrap running, nothing queued, refused or stuck,
-   * nothing of the host's missing here and nothing of ours missing there; not while the host keeps dropping connections (Recovery.flapping).
+   * nothing of the host's missing here and nothing of ours missing there, and not while the host keeps dropping
+   * connections soon after they come (Recovery.flapping).
    */
   inSync(): boolean {
     const s = this.state();
@@ -338,7 +336,8 @@ export class Dialer implements Recoverable {
     void this.guarded(async () => {
       // An earlier turn took what this commit added (pushes coalesce while one is out): nothing to push or save.
       if (this.outbox.length === 0) return;
-      // A push before this turn stopped a stream (a scope refusal or a gap; a limit refusal dropped the outbox): pushed alone these ops are a gap there. They are the sign of life that recovers it (HOST-16).
+      // A push before this turn stopped a stream (a scope refusal or a gap; a limit refusal dropped the outbox):
+      // pushed alone these ops are a gap there. They are the sign of life that recovers it (HOST-16).
       if (this.behind) {
         this.outbox = [];
         return void this.recover(false);
