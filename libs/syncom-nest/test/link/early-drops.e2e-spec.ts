@@ -14,6 +14,7 @@ import { Signal, until } from '../helpers/until';
 type Drop = 'namespace' | 'transport';
 
 const STEP_MS = 100;
+const frames = { websocket: { maxPayload: 16 * 2 ** 20 } };
 
 /** A gateway that, while `flapping`, drops each connection once its hello's answer went out. */
 class FlappingHub {
@@ -72,7 +73,7 @@ describe.each<Drop>(['namespace', 'transport'])('a host that drops each connecti
     // A dial under way: the link's own (socket.connect()) or socket.io's (a reconnect attempt), until it connects.
     let dialing = false;
     const connect = (node: { url: string }) => {
-      const socket = io(node.url, { transports: ['websocket'], forceNew: true, autoConnect: false, randomizationFactor: 0 });
+      const socket = io(node.url, { transports: ['websocket'], forceNew: true, autoConnect: false, randomizationFactor: 0, transportOptions: frames });
       const dial = socket.connect.bind(socket);
       socket.connect = () => ((dialing ||= !socket.connected), dial());
       socket.io.on('reconnect_attempt', () => void (dialing = true));
