@@ -38,6 +38,8 @@ describe('apps/hub: /health while the storage refuses writes', () => {
       const failed = new Promise<void>((resolve) => storage.on('error', (e) => void (e.code === 'UNPERSISTED' && resolve())));
       backend.failAt(2);
       await storage.insert({ a: 1 });
+      // Its records are written with a later batch's, or once the pipeline is asked to be idle (docs/guarantees.md).
+      await storage.replica.idle();
       await failed;
       const first = health.health(res);
       expect(first).toMatchObject({ ok: false, failing: { code: 'UNPERSISTED' } });

@@ -9,55 +9,10 @@ import { raiseVector } from '../log/vector';
 import { StreamKeys } from './stream-keys';
 import type { RecordStore } from './records';
 import { LateSigns } from './late-signs';
-import { type OpGroup, submitGroup } from './submit-group';
+import { submitGroup } from './submit-group';
+import type { CommitHooks, Pending, SubmitGroup } from './commit-types';
 
-/** The peer an op came from; null for a local write. */
-export interface Via {
-  url: string;
-  node: string;
-}
-
-/** An op waiting for its log append. */
-export interface Pending {
-  op: Op;
-  flags: number;
-  via: Via | null;
-  /** The record's entry once this op applied (absent when the op is logged, not applied). */
-  after?: Entry;
-  /** Resolve only once the batch's records are written and its purges scrubbed. */
-  afterPersist?: boolean;
-  /** This op purges its record: scrub the id once the batch's records are written (set by submit). */
-  scrub?: boolean;
-  /** This op's signature being made off the main thread, started when the op was queued (shared by the ops of one chunk). */
-  signing?: Promise<void>;
-  /** Logged before its signature (a joined snapshot page's merge or advance op): flagged FLAG_TO_SIGN, signed later (LateSigns). */
-  late?: boolean;
-  resolve(): void;
-  reject(e: Error): void;
-}
-
-/** Ops queued under one promise (Committer.group). */
-export type SubmitGroup = OpGroup<Omit<Pending, 'resolve' | 'reject'>>;
-
-/** What the committer tells the storage. */
-export interface CommitHooks {
-  /** A batch is in the log (the commit point): announce it. */
-  committed(batch: readonly Pending[], from: number): void;
-  /** A record write or a seal failed after the commit point. */
-  failed(e: SyncomError): void;
-  /** Scrub purged ids from the log and the record files, each file once (`committed`: the records as they stand). */
-  scrub(ids: readonly string[], committed: Map<string, Entry>): Promise<void>;
-  /**
-   * Start signing an op of this node's (one without a sig); undefined when
-   * nothing is to sign or it was signed at once (`lone`: nothing else is queued
-   * or appending, so its append waits on its sig alone).
-   */
-  sign(op: Op, lone?: boolean): Promise<void> | undefined;
-  /** Whether sign(op) would sign it (late ops are flagged by this before their append). */
-  signs(op: Op): boolean;
-  /** Whether an op this node made goes to the log unsigned because signatures are off (flagged FLAG_UNSIGNED_OWN). */
-  unsignedOwn?(op: Op): boolean;
-}
+export type { CommitHooks, Pending, SubmitGroup, Via } from './commit-types';
 
 const MAX_BATCH = 5_000;
 
@@ -100,6 +55,8 @@ export class Committer {
    * scrub waits for both.
    */
   private sealing: Promise<void> = Promise.resolve();
+  /** Ops of the batches whose records wait (recordsWait); 0 once a persist is queued for them. */
+  private unrecordedOps = 0;
   /** Set while a batch is appended: an op queued then waits for that append anyway. */
   private appending = false;
   private readonly keys = new StreamKeys();
@@ -157,9 +114,33 @@ export class Committer {
     froms.forEach((from, i) => this.unrecorded.set(from, i === 0 ? ids : []));
   }
 
-  /** Resolves once nothing is queued or in flight. */
+  /** Resolves once nothing is queued or in flight and the records of the batches before are written. */
   async idle(): Promise<void> {
     while (this.running) await this.running;
+    // Only the records that wait: a batch whose records write failed waits for the next write, as it did.
+    if (this.unrecordedOps === 0) return;
+    this.unrecordedOps = 0;
+    this.persisting = this.persisting.then(() => this.persist([]));
+    await this.settled();
+    while (this.running) await this.running;
+  }
+
+  /**
+   * Whether the records of `batch` wait for a later batch's persist: nothing
+   * waits on them (no purge to scrub, no afterPersist) and fewer than
+   * rollAfter batches and MAX_BATCH (or segmentOps) ops are unrecorded, so
+   * a seal is never later than it was. The log is the commit
+   * point and a reopen replays the unsealed tail onto the records, so they may
+   * lag it (docs/guarantees.md, "Record files follow the log"): written for
+   * every batch, each awaited write paid a record file of its own (its text,
+   * a file filled and renamed, the merges of small files). A batch is sealed
+   * only once its records are written; idle() and close() write what waits.
+   */
+  private recordsWait(batch: Pending[]): boolean {
+    this.unrecordedOps += batch.length;
+    if (this.unrecorded.size < this.log.rollAfter && this.unrecordedOps < Math.min(MAX_BATCH, this.log.segmentOps) && !batch.some((p) => p.scrub || p.afterPersist)) return true;
+    this.unrecordedOps = 0;
+    return false;
   }
 
   /**
@@ -190,8 +171,9 @@ export class Committer {
         this.commit(batch, from);
         // The next append does not wait for these records: an awaited write pays its own append, not the
         // last write's record file (or a seal). Persists run one after the other, each writing every batch
-        // not recorded yet, so a slow one is followed by a single larger one, not by a queue of them.
-        this.persisting = this.persisting.then(() => this.persist(batch));
+        // not recorded yet, so a slow one is followed by a single larger one, not by a queue of them. A
+        // batch nothing waits on is recorded with a later one (recordsWait).
+        if (!this.recordsWait(batch)) this.persisting = this.persisting.then(() => this.persist(batch));
       }
     } finally {
       this.running = null;

@@ -42,8 +42,9 @@ describe('I/O errors: ENOSPC and EIO at every n-th write and fsync, once and per
     const clean = await runScript(b, script, options);
     expect(clean.outcomes.filter((o) => !o.resolved)).toHaveLength(1);
     // Counted from the disk's creation: the open's few writes make a bound a little above the run's own.
+    // (180 here: record files are written once for several batches, docs/guarantees.md "Record files follow the log".)
     for (const k of Object.keys(KINDS) as (keyof typeof KINDS)[]) totals[k] = b.opCount(KINDS[k]);
-    expect(b.opCount(IO_POINTS)).toBeGreaterThan(200);
+    expect(b.opCount(IO_POINTS)).toBeGreaterThan(150);
   });
 
   for (const code of ['ENOSPC', 'EIO'] as const) {

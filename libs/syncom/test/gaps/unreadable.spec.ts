@@ -12,8 +12,11 @@ function firstError(s: Storage): Promise<SyncomError> {
 async function threeBatches(backend: MemoryBackend) {
   const s = await open({ path: 'p', backend });
   const ids: string[] = [];
-  for (let i = 0; i < 3; i++) ids.push(await s.insert({ i }));
-  await internals(s).committer.idle();
+  // idle() after each: records that would wait for a later batch's are written, a file each.
+  for (let i = 0; i < 3; i++) {
+    ids.push(await s.insert({ i }));
+    await internals(s).committer.idle();
+  }
   return { s, ids };
 }
 

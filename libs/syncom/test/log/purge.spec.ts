@@ -253,9 +253,13 @@ describe('the log: purge scrubs the id from every log file', () => {
     const b = await freshBackend();
     const opts = { now: () => T0, durable: true };
     const s = await openOn(b, opts);
+    // A record file each (idle() writes the records that wait): FAN of them are merged into one and removed.
     await s.set('x', { title: SECRET });
-    // FAN - 1 more record files: the FAN of them are merged into one and removed.
-    for (let i = 1; i < FAN; i++) await s.set(`r${i}`, { title: `r${i}` });
+    await internals(s).committer.idle();
+    for (let i = 1; i < FAN; i++) {
+      await s.set(`r${i}`, { title: `r${i}` });
+      await internals(s).committer.idle();
+    }
     await s.purge('x');
     await internals(s).committer.idle();
     expect(filesHolding(b, SECRET)).toEqual([]);

@@ -1,3 +1,4 @@
+import { internals } from '../../src/testing/internals';
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
 import type { SyncomError } from '../../src/errors';
 import { FLAG_SEALED, generateSealingKeys } from '../../src/op';
@@ -27,7 +28,12 @@ async function nodeStore(more = 0): Promise<MemoryBackend> {
   const s = await openOn(b, { now: () => T0 });
   await s.set('p', { pin: 1 }, { sealed: true });
   await s.set('q', { x: 1 });
-  for (let i = 0; i < more; i++) await s.set(`m${i}`, { i });
+  // A record file for each write (idle() writes the records that would wait for later batches'), so they merge.
+  await internals(s).committer.idle();
+  for (let i = 0; i < more; i++) {
+    await s.set(`m${i}`, { i });
+    await internals(s).committer.idle();
+  }
   await s.close();
   return b;
 }
@@ -85,6 +91,7 @@ describe('sealed entries not opened here are kept through rewrites', () => {
     const s = await openOn(b, { now: () => T0 });
     await s.set('p', { pin: 1 }, { sealed: true });
     await s.set('q', { x: 1 });
+    await internals(s).committer.idle();
     // The files as a crash leaves them: both batches recorded, none sealed.
     const crashed = createMemoryBackend({ files: Object.fromEntries(b.files()) });
     await s.close();
@@ -102,7 +109,10 @@ describe('sealed entries not opened here are kept through rewrites', () => {
     const before = recordBoxes(b);
     expect(before).toHaveLength(1);
     await inBrowser(b, async (s) => {
-      for (let i = 0; i < 40; i++) await s.set(`w${i}`, { i });
+      for (let i = 0; i < 40; i++) {
+        await s.set(`w${i}`, { i });
+        await internals(s).committer.idle();
+      }
     });
     // The file that held it was merged away.
     expect(b.files().has('records/1.json')).toBe(false);

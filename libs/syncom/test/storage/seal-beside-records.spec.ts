@@ -84,8 +84,11 @@ describe('record files a merge takes', () => {
     const removes: { path: string; recycle?: boolean }[] = [];
     const backend: Backend = { ...b, remove: async (path, options) => { removes.push({ path, recycle: options?.recycle }); await b.remove(path, options); } };
     const s = await openOn(backend, { now: () => T0, sync: { log: { lines } } });
-    for (let i = 0; i < 40; i++) await s.insert({ title: `n${i}` });
-    await internals(s).committer.idle();
+    // A record file for each write (idle() writes the records that would wait for later batches'): small files to merge.
+    for (let i = 0; i < 40; i++) {
+      await s.insert({ title: `n${i}` });
+      await internals(s).committer.idle();
+    }
     const merged = removes.filter((r) => r.path.startsWith('records/'));
     expect(merged.length).toBeGreaterThanOrEqual(16);
     expect(merged.every((r) => (r.recycle === true) === recycle)).toBe(true);
