@@ -196,4 +196,48 @@ describe('found by the four-node model', () => {
     await until(() => older.sync.schemaInfo()?.held.count === 1, [older, h.s], 5_000);
     await closeAll(d, x, h.s, older);
   });
+
+  it('LOG-14 LOG-15 BOOT-1: a dialer whose snapshot point its host\'s retention passed before it resubscribed bootstraps again, paced, and synced() resolves once that feed opens', async () => {
+    let now = 1_000_000;
+    // Sealed segments older than a second of the host's clock go at its next seal, one batch a segment.
+    const h = await hub({}, { now: () => now, sync: { retention: { days: 1 / 86_400 }, log: { rollAfter: 1 } } });
+    await h.s.set('a', { n: 1 });
+    const log = internals(h.s).log;
+    let taken = false;
+    // Between the snapshot's first page and the feed it resumes, the host logs two ops a second apart, and its
+    // retention drops every segment but the newest: the page's point is below its floor, a second bootstrap is due.
+    const connect = (): SyncLink => {
+      const inner = createMemoryLink(h.unit);
+      return {
+        call: async (m, a) => {
+          const answer = await inner.call(m, a);
+          if (m === 'snapshot' && !taken) {
+            taken = true;
+            const floor = log.head + 1;
+            const dropped = new Promise<void>((resolve) => h.s.on('log', (e) => void (e.floor >= floor && resolve())));
+            await h.s.set('b', { n: 2 });
+            now += 2_000;
+            await h.s.set('c', { n: 3 });
+            await dropped;
+          }
+          return answer;
+        },
+        subscribe: (m, a, o) => inner.subscribe(m, a, o),
+        on: (e, l) => inner.on(e, l),
+        off: (e, l) => inner.off(e, l),
+        close: () => inner.close(),
+      };
+    };
+    const d = await node({ sync: { connect, antiEntropyInterval: 0 } });
+    const boots: number[] = [];
+    d.sync.on('bootstrap', (e) => boots.push(e.records));
+    await d.sync.addNode({ url: URL, token: 't' });
+    // The second bootstrap's feed opens a second later (FeedPace) with nothing to send: no page, no event. synced()
+    // was not told, and waited for the next op either side logged. Bounded only so that a failure reports.
+    await expect(d.sync.synced(URL, { timeout: 5_000 })).resolves.toBeUndefined();
+    expect(taken).toBe(true);
+    expect(boots).toHaveLength(2);
+    expect(await d.get('c')).toEqual({ n: 3 });
+    await closeAll(d, h.s);
+  });
 });

@@ -174,6 +174,7 @@ export class DialerFeed {
       this.subscribed = false;
       this.failed(e).catch(() => undefined);
     }
+    d.changed(); // Answered from a cursor (inSync() reads it): reopened by later(), a quiet host sent no page to tell synced().
   }
 
   /** The link's changes subscription of generation `gen`, from `cursor`. */
