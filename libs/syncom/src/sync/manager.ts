@@ -380,16 +380,20 @@ export class SyncManager {
     void d.start();
   }
 
-  /** Whether retention must keep a segment: it holds an own op an enabled registered node lacks (LOG-16, LOG-21). */
+  /**
+   * Whether retention must keep a segment: it holds an own op an enabled registered node lacks (LOG-16, LOG-21), the
+   * merges joined from node F (`<id><F`) too: never sent to F, another host gets them from this node alone.
+   */
   private pinned(_s: SegmentInfo, entries: readonly LogEntry[]): boolean {
     // A sealed op is never sent (GUAR-19), so no node lacks it.
-    const own = (e: LogEntry) => e.op.origin === this.replica.id && e.op.from === undefined && !(e.flags & FLAG_SEALED);
+    const own = (e: LogEntry) => e.op.origin === this.replica.id && !(e.flags & FLAG_SEALED);
     // A registry file that could not be read names a node of unknown scopes and acks: it may lack any own op.
     if (this.registry.unreadable.size > 0) return entries.some(own);
     const nodes = [...this.registry.nodes.values()].filter((r) => r.enabled);
     if (nodes.length === 0) return false;
     return entries.some((e) => own(e) && nodes.some((r) =>
-      (r.scopes.includes('*') || r.scopes.includes(e.op.scope ?? '*') || (e.op.scope ?? '*') === '*')
+      (e.op.from === undefined || r.remote.id !== e.op.from)
+      && (r.scopes.includes('*') || r.scopes.includes(e.op.scope ?? '*') || (e.op.scope ?? '*') === '*')
       && (r.acked[opStreamKey(e.op)] ?? 0) < e.op.seq));
   }
 }

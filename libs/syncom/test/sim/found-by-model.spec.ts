@@ -1,5 +1,7 @@
 import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryBackend, createMemoryLink, type HostUnit, open, type Storage, type SyncLink, SyncomError } from '../../src';
+import type { MemoryLink } from '../../src/link';
+import { opStreamKey } from '../../src/op/types';
 import { closeAll, dialer, hostAndDialer, hub, Net, node, until } from '../sync/helpers';
 import { schemaAt } from './model-schema';
 
@@ -239,5 +241,50 @@ describe('found by the four-node model', () => {
     expect(boots).toHaveLength(2);
     expect(await d.get('c')).toEqual({ n: 3 });
     await closeAll(d, h.s);
+  });
+
+  it('LOG-16 BOOT-10: retention keeps the merges a dialer joined from one host until its other host holds them; that host then gets them and synced() resolves', async () => {
+    let now = 1_000_000;
+    const g = await hub({}, { now: () => now });
+    const h = await hub({}, { now: () => now });
+    const [G, H] = ['memory://g', 'memory://h'];
+    const links = new Map<string, MemoryLink>();
+    // h is registered from the start, its link down while d bootstraps from g.
+    const connect = (n: { url: string }) => {
+      const link = createMemoryLink(n.url === G ? g.unit : h.unit);
+      if (n.url === H) link.cut();
+      links.set(n.url, link);
+      return link;
+    };
+    // Sealed segments older than a second of d's clock go at its next seal, one batch a segment.
+    const d = await node({ now: () => now, sync: { connect, antiEntropyInterval: 0, signLate: false, retention: { days: 1 / 86_400 }, log: { rollAfter: 1 } } });
+    await g.s.set('a', { n: 1 });
+    // h holds g's ops (as hubs that sync with each other do): else it lacks what d adopted from g (BOOT-11).
+    await applyPeerOps(h.s, internals(g.s).log.read(0).map((e) => e.op), via(g.s));
+    await d.sync.addNode({ url: H, token: 't' });
+    await d.sync.addNode({ url: G, token: 't' });
+    await d.sync.synced(G, { timeout: 5_000 });
+    const joined = `${d.id}<${g.s.id}`;
+    const seqs = internals(d).log.vector[joined];
+    expect(seqs).toBeGreaterThan(0);
+    now += 2_000;
+    await d.set('x', { n: 2 });
+    await d.set('y', { n: 3 });
+    await internals(d).committer.idle();
+    // The joined merge and advance were no own ops to retention: dropped, h never got them from anyone (g never
+    // holds them), every later merge of that stream was a gap at h, and synced(H) never resolved.
+    expect(internals(d).log.read(0).filter((e) => opStreamKey(e.op) === joined)).toHaveLength(seqs);
+    (links.get(H) as MemoryLink).restore();
+    await expect(d.sync.synced(H, { timeout: 5_000 })).resolves.toBeUndefined();
+    expect(internals(h.s).log.vector[joined]).toBe(seqs);
+    expect(d.sync.listNodes().find((n) => n.url === H)?.acked[joined]).toBe(seqs);
+    now += 2_000;
+    // Retention runs as a segment seals: these seal those of h's bootstrap and of z.
+    await d.set('z', { n: 4 });
+    await d.set('w', { n: 5 });
+    await internals(d).committer.idle();
+    // Held by every host that may lack them, they go as any own op does.
+    expect(internals(d).log.read(0).filter((e) => opStreamKey(e.op) === joined)).toHaveLength(0);
+    await closeAll(d, g.s, h.s);
   });
 });

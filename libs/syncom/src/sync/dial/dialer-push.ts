@@ -215,14 +215,16 @@ export interface Mine {
 
 /**
  * Own ops the host holds, per own stream, into the record's acked (LOG-17):
- * only streams this node wrote. A host may name any key `<id>@<anything>`,
+ * only streams this node wrote, the merges it joined from other nodes
+ * (`<id><from>`) included, which retention keeps for the hosts that lack
+ * them (SyncManager.pinned). A host may name any key `<id>@<anything>`,
  * and acked is kept for good and written with the registry after every page
  * and push: new names at each answer had grown it without bound
  * (test/hostile/acked-junk.spec.ts).
  */
 export function ackOwn(mine: Mine, hv: Vector, acked: Vector, keys: Vector = hv): void {
   const { id, vector } = mine;
-  for (const k in keys) if ((k === id || k.startsWith(`${id}@`)) && Object.hasOwn(vector, k)) acked[k] = hv[k];
+  for (const k in keys) if ((k === id || k.startsWith(`${id}@`) || k.startsWith(`${id}<`)) && Object.hasOwn(vector, k)) acked[k] = hv[k];
 }
 
 /**
