@@ -287,4 +287,42 @@ describe('found by the four-node model', () => {
     expect(internals(d).log.read(0).filter((e) => opStreamKey(e.op) === joined)).toHaveLength(0);
     await closeAll(d, g.s, h.s);
   });
+
+  it('BOOT-11 HOST-20: a dialer whose own op its host adopted from another host while the dialer\'s push of it was queued there learns it from the host\'s advance; synced() resolves', async () => {
+    const g = await hub();
+    const h = await hub({}, { sync: { connect: () => createMemoryLink(g.unit), antiEntropyInterval: 0 } });
+    let held: (() => void) | undefined;
+    let first = true;
+    // h as d's link sees it: d's first push waits until h bootstrapped from g, and is answered as h answered it
+    // when its adoption of d's stream was queued and not committed yet: a duplicate, no vector entry named.
+    const unit: HostUnit = {
+      access: h.unit.access,
+      call: async (m, a, c) => {
+        if (m !== 'push' || !first) return h.unit.call(m, a, c);
+        first = false;
+        await new Promise<void>((resolve) => (held = resolve));
+        const ans = (await h.unit.call(m, a, c)) as { duplicates: number };
+        expect(ans.duplicates).toBe(1);
+        return { ...ans, vector: {} };
+      },
+      subscribe: (m, a, c, o) => h.unit.subscribe(m, a, c, o),
+      stream: (id, c) => h.unit.stream(id, c),
+      disconnect: (c) => h.unit.disconnect(c),
+    };
+    const d = await node({ sync: { connect: () => createMemoryLink(unit), antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL, { timeout: 5_000 });
+    await d.set('x', { n: 1 });
+    // g holds d's op; h bootstraps from g and adopts its vector, d's stream in it, with an advance its feed serves d.
+    await applyPeerOps(g.s, internals(d).log.read(0).map((e) => e.op), via(d));
+    await until(() => held !== undefined, [d]);
+    await h.s.sync.addNode({ url: 'memory://g', token: 't' });
+    await h.s.sync.synced('memory://g', { timeout: 5_000 });
+    (held as () => void)();
+    // The host's advance named d's stream, which d left out of its copy of the host's vector: d counted x as an op
+    // h lacked, pushed nothing more (h had answered it), and synced() waited for the next hello.
+    await expect(d.sync.synced(URL, { timeout: 5_000 })).resolves.toBeUndefined();
+    expect(internals(h.s).log.vector[d.id]).toBe(1);
+    await closeAll(d, h.s, g.s);
+  });
 });

@@ -287,7 +287,7 @@ export class DialerFeed {
     m.replica.reportUnpacked(unpacked, rec.url);
     const host = rec.remote.id ?? undefined;
     // The host holds what its own advances name (its adoptions, BOOT-11): the streams they move here are not its lag.
-    this.d.hostHolds(ops, hostAdopted(ops, host, m.replica.id));
+    this.d.hostHolds(ops, hostAdopted(ops, host, m.replica.id, m.replica.vector));
     const via = { url: rec.url, node: host ?? '' };
     // The host's own advances grant as sent (BOOT-11) unless one names a stream of a scope it is not dialed for.
     const foreign = foreignGrants(ops, host, rec.scopes, m.replica.vector);

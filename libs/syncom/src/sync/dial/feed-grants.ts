@@ -33,17 +33,26 @@ export async function adoptGranted(replica: Replica, ops: readonly Op[], o: { ho
 }
 
 /**
- * The streams the feed host's own advances in a page name, but this node's:
- * each is an adoption the host logged (a bootstrap of its own), so the host
- * holds them. Its vector as this node knows it must say so, or the ops those
- * streams hold here count as ones the host lacks and synced() waits for the
- * next hello. This node's own streams are left out, as grants leave them.
+ * The streams the feed host's own advances in a page name: each is an
+ * adoption the host logged (a bootstrap of its own), so the host holds them.
+ * Its vector as this node knows it must say so, or the ops those streams
+ * hold here count as ones the host lacks and synced() waits for the next
+ * hello. This node's own streams count as far as this node wrote them
+ * (`mine`), never past: a host that adopted them while this node's push of
+ * the same ops was on its way answered that push with duplicates it had not
+ * committed yet, which no push answer names, and the node waited for a
+ * hello that never came (found by the four-node model's retention mode,
+ * test/sim/found-by-model.spec.ts); past what it wrote, a host's word would
+ * keep its next own ops from that host.
  */
-export function hostAdopted(ops: readonly Op[], host: string | undefined, self: string): Vector {
+export function hostAdopted(ops: readonly Op[], host: string | undefined, self: string, mine: Readonly<Vector>): Vector {
   const out: Vector = {};
   for (const op of ops) {
     if (op.type !== 'advance' || op.origin !== host || !op.vector) continue;
-    for (const k of Object.keys(op.vector)) if (keyOrigin(k) !== self && !(out[k] >= op.vector[k])) out[k] = op.vector[k];
+    for (const k of Object.keys(op.vector)) {
+      const n = keyOrigin(k) === self ? Math.min(op.vector[k], mine[k] ?? 0) : op.vector[k];
+      if (n > 0 && !(out[k] >= n)) out[k] = n;
+    }
   }
   return out;
 }
