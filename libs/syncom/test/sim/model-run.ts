@@ -10,6 +10,10 @@ const write: fc.Arbitrary<Write> = fc.record({
   field: fc.constantFrom<Write['field']>('a', 'b'),
   value: fc.integer({ min: 0, max: 4 }),
 });
+/** Commands only some modes give meaning to (model-world.ts, Mode): the clock moved past retention; a node's sealed record written or purged. */
+export const age: fc.WeightedArbitrary<Command> = { arbitrary: fc.constant({ t: 'age' as const }), weight: 2 };
+export const seal: fc.WeightedArbitrary<Command> = { arbitrary: fc.record({ t: fc.constant('seal' as const), node, value: fc.integer({ min: 0, max: 4 }) }), weight: 4 };
+
 /** One command of a run; `extra` adds commands a mode of the world gives meaning to. */
 export const commandOf = (extra: fc.WeightedArbitrary<Command>[] = []): fc.Arbitrary<Command> => fc.oneof(
   { arbitrary: fc.record({ t: fc.constant('write' as const), node, w: write }), weight: 12 },
@@ -48,7 +52,9 @@ export async function runAll(commands: Command[], seed: number, scoped: boolean,
     const healed = await Promise.all(w.members.map((_, i) => w.stateOf(i)));
     healed.forEach((st, i) => st !== healed[0] && problems.push(`reconciled: node ${i} differs from node 0\n${st}\n${healed[0]}`));
     if (healed[0] !== states[0]) problems.push(`reconciliation changed converged nodes\n${healed[0]}\n${states[0]}`);
+    for (const m of w.members) problems.push(...(await w.sealedProblems(m.index)));
     await w.reopenAll();
+    for (const m of w.members) problems.push(...(await w.sealedProblems(m.index)));
     const reopened = await Promise.all(w.members.map((_, i) => w.stateOf(i)));
     reopened.forEach((st, i) => st !== healed[i] && problems.push(`reopened: node ${i} differs from itself before\n${st}\n${healed[i]}`));
     const held = canonicalJson(JSON.parse(healed[0]).state);

@@ -1,13 +1,12 @@
 import { internals } from '../../src/testing/internals';
-import { applyPeerOps, createMemoryLink, open, type Storage, type SyncomError } from '../../src';
+import { createMemoryLink, open, type Storage, type SyncomError } from '../../src';
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
-import { isHidden, plainEntry } from '../../src/crdt';
+import { isHidden } from '../../src/crdt';
 import type { HostUnit, MemoryLink } from '../../src/link';
-import { canonicalJson, packOps, unpackOps } from '../../src/op';
-import { type Op, opStreamKey } from '../../src/op/types';
+import { canonicalJson } from '../../src/op';
 import { mainVector } from '../../src/testing';
-import { mulberry32 } from '../../src/backend/memory-damage';
 import { schemaAt } from './model-schema';
+import { foreignSealed, listedState, OpArchive, oracleOf, sealedId } from './model-oracle';
 import { seeded, until } from '../sync/helpers';
 
 /**
@@ -49,7 +48,14 @@ export type Command =
   | { t: 'rewind'; node: number }
   | { t: 'join'; node: number; host: number }
   | { t: 'reconcile'; node: number }
-  | { t: 'upgrade'; node: number };
+  | { t: 'upgrade'; node: number }
+  | { t: 'age' }
+  | { t: 'seal'; node: number; value: number };
+
+/** The retention mode's window: sealed segments whose newest stamp is older than this go (retention.days, on the world's clock). */
+export const RETAIN_MS = 500;
+/** How far `age` moves the clock: past the window, so every segment sealed before it may go at the next seal. */
+const AGE_MS = 2 * RETAIN_MS;
 
 /**
  * What a world adds to the default one: `signed` has nodes 1 (a host) and 3
@@ -57,9 +63,15 @@ export type Command =
  * goes through a node that refuses an unsigned op; `schema` starts every
  * node at schema version 1 and has `upgrade` move a node to version 2 (ops
  * of version 2 wait held at the others, GUAR-26), every node upgraded
- * before the checks.
+ * before the checks; `retention` has every node seal a segment every two
+ * batches and keep only those of the last RETAIN_MS of its clock, which
+ * `age` moves past, so feeds fall below their host's floor and dialers
+ * bootstrap again, incrementally where they hold records; `sealed` has
+ * `seal` write or purge the node's own sealed record (GUAR-19) beside the
+ * shared ones; `lines` writes the logs of nodes 1 and 3 as lines of an open
+ * file (`log.lines`) beside the default layout of 0 and 2.
  */
-export type Mode = 'plain' | 'signed' | 'schema';
+export type Mode = 'plain' | 'signed' | 'schema' | 'retention' | 'sealed' | 'lines';
 
 interface Member {
   index: number;
@@ -72,6 +84,9 @@ interface Member {
   backup?: MemoryBackend;
   /** Its schema version (schema mode). */
   version: 1 | 2;
+  /** Its sealed record as its last resolved write left it (sealed mode; null: none, or purged), and as of its backup. */
+  sealed: Record<string, unknown> | null;
+  backupSealed?: Record<string, unknown> | null;
 }
 
 /** Codes no run of this world may report (each a generator slip or an engine bug); REWOUND is expected after a rewind. */
@@ -83,6 +98,10 @@ export class World {
   readonly problems: string[] = [];
   private t = 1_000_000;
   private linkSeed: number;
+  /** Every op any node logged, as it was logged (the oracle's input). */
+  readonly archive = new OpArchive();
+  /** A host was put back from its backup (rewind). */
+  private hostRewound = false;
 
   /** scoped: a record's scope is its `$s` ('A', 'B' or none: '*'), and every dialer carries A and B. */
   constructor(readonly seed: number, readonly scoped = false, readonly mode: Mode = 'plain') {
@@ -93,10 +112,13 @@ export class World {
 
   static async create(seed: number, scoped = false, mode: Mode = 'plain'): Promise<World> {
     const w = new World(seed, scoped, mode);
-    for (let i = 0; i < NODES; i++) w.members.push(await w.start(i, await seeded(), new Set(), 1));
+    for (let i = 0; i < NODES; i++) w.members.push({ ...(await w.start(i, await seeded(), new Set(), 1)), sealed: null });
     // c0 holds the counter every node increments: made once, never reset (RESET-6), before any link.
     await w.members[0].storage.set('c0', { n0: 0 });
-    for (const [node, host] of [[1, 0], [2, 0]] as const) await w.join(node, host);
+    // Under retention every dialer registers both hosts before it writes: retention waits only for registered nodes
+    // (LOG-16, LOG-19), so own ops it dropped before a later registration would be lost to that host (UNDELIVERABLE).
+    const links = mode === 'retention' ? [[1, 0], [2, 0], [2, 1], [3, 0], [3, 1]] : [[1, 0], [2, 0]];
+    for (const [node, host] of links) await w.join(node, host);
     await w.quiesce();
     return w;
   }
@@ -115,24 +137,28 @@ export class World {
   /** The sync options of node i (the oracle's: -1) in this world's mode. */
   private syncOf(i: number) {
     const require = this.mode === 'signed' && (i === 1 || i === 3 || i === -1);
-    return { signLate: false, ...(this.scoped && { scope: scopeOf }), ...(require && { signatures: 'require' as const }) };
+    const retain = this.mode === 'retention' && i >= 0 && { retention: { days: RETAIN_MS / 86_400_000 }, log: { rollAfter: 2 } };
+    const lines = this.mode === 'lines' && i % 2 === 1 && { log: { lines: true, rollAfter: 3 } };
+    return { signLate: false, ...(this.scoped && { scope: scopeOf }), ...(require && { signatures: 'require' as const }), ...retain, ...lines };
   }
 
-  private async start(i: number, backend: MemoryBackend, dials: Set<number>, version: 1 | 2): Promise<Member> {
+  private async start(i: number, backend: MemoryBackend, dials: Set<number>, version: 1 | 2): Promise<Omit<Member, 'sealed'>> {
     const sync = { connect: this.connectFor(i), antiEntropyInterval: 0, ...this.syncOf(i) };
     const schema = this.mode === 'schema' ? { schema: schemaAt(version) } : {};
     const storage = await open({ path: `m${i}`, backend, now: this.now, sync, ...schema });
-    const report = (where: string) => (e: SyncomError) => void (NEVER.has(e.code) && this.problems.push(`node ${i} ${where}: ${e.code} ${e.message}`));
+    const report = (where: string) => (e: SyncomError) => void (NEVER.has(e.code) && !this.expected(e) && this.problems.push(`node ${i} ${where}: ${e.code} ${e.message}`));
     storage.on('error', report('storage'));
     storage.sync.on('error', report('sync'));
+    this.archive.watch(storage);
     const unit = (HOSTS as readonly number[]).includes(i) ? storage.sync.unit({ access: 'public' }) : undefined;
     return { index: i, backend, storage, unit, dials, version };
   }
 
-  async join(node: number, host: number): Promise<void> {
+  /** Node dials host from now on (`again`: registered anew, which redials it). */
+  async join(node: number, host: number, again = false): Promise<void> {
     const m = this.members[node];
     // Host 0 dials no one: host 1 dials it, and a second link between them adds no path.
-    if (node === 0 || node === host || m.dials.has(host)) return;
+    if (node === 0 || node === host || (m.dials.has(host) && !again)) return;
     m.dials.add(host);
     await m.storage.sync.addNode({ url: urlOf(host), token: 't', ...(this.scoped && { scopes: ['A', 'B'] }) });
   }
@@ -150,6 +176,8 @@ export class World {
       case 'join': return this.join(c.node, c.host);
       case 'reconcile': return this.members[c.node].storage.sync.forceSync().catch(() => undefined);
       case 'upgrade': return this.mode === 'schema' && this.members[c.node].version === 1 ? this.reopen(c.node, undefined, 2) : undefined;
+      case 'age': this.t += this.mode === 'retention' ? AGE_MS : 0; return;
+      case 'seal': return this.mode === 'sealed' ? this.seal(c.node, c.value) : undefined;
     }
   }
 
@@ -185,6 +213,30 @@ export class World {
     await p.catch(expected);
   }
 
+  /** The node's own sealed record written whole, or purged (value 4) where it holds it: a purge of an id it lacks would be a clear op. */
+  private async seal(node: number, value: number): Promise<void> {
+    const m = this.members[node];
+    const id = sealedId(node);
+    const data = { a: value, k: this.t };
+    try {
+      if (value < 4) await m.storage.set(id, data, { sealed: true });
+      else if (m.storage.isSealed(id) && (await m.storage.has(id))) await m.storage.purge(id);
+      else return;
+      m.sealed = value < 4 ? data : null;
+    } catch (e) {
+      if ((e as SyncomError).code !== 'PURGED') this.problems.push(`node ${node} sealed ${value}: ${(e as SyncomError).code} ${(e as Error).message}`);
+    }
+  }
+
+  /**
+   * An error the spec calls for here: under retention, a host put back from an older copy lacks ops its dialers
+   * let go once it had acked them (LOG-16 waits for acks the restore undid), which they report (LOG-20); it gets
+   * them from the other host.
+   */
+  private expected(e: SyncomError): boolean {
+    return e.code === 'UNDELIVERABLE' && this.mode === 'retention' && this.hostRewound;
+  }
+
   private linksOf(node: number): MemoryLink[] {
     return [...this.links].filter(([k]) => k.startsWith(`${node}>`) || k.endsWith(`>${node}`)).map(([, l]) => l);
   }
@@ -206,15 +258,19 @@ export class World {
     await m.storage.close();
     for (const k of [...this.links.keys()]) if (k.startsWith(`${node}>`)) this.links.delete(k);
     const next = await this.start(node, from ?? m.backend, m.dials, version);
-    next.backup = m.backup;
-    this.members[node] = next;
-    // Dialers of a host that closed dial again: their links are gone with its unit.
+    this.members[node] = { ...next, backup: m.backup, backupSealed: m.backupSealed, sealed: from ? m.backupSealed ?? null : m.sealed };
+    // Dialers of a host that closed dial again: their links are gone with its unit. Under retention by addNode(),
+    // which redials in place: a node disabled for a moment pins nothing (LOG-16), and a seal then drops own ops
+    // that host lacks (UNDELIVERABLE at its next hello, as LOG-20 says).
     for (const d of this.members) {
       for (const h of d.dials) {
         if (h !== node) continue;
-        const url = urlOf(h);
-        await d.storage.sync.enableNode(url, false);
-        await d.storage.sync.enableNode(url, true);
+        if (this.mode === 'retention') {
+          await this.join(d.index, h, true);
+          continue;
+        }
+        await d.storage.sync.enableNode(urlOf(h), false);
+        await d.storage.sync.enableNode(urlOf(h), true);
       }
     }
   }
@@ -223,6 +279,7 @@ export class World {
   private async backup(node: number): Promise<void> {
     await this.members[node].storage.close();
     this.members[node].backup = createMemoryBackend({ from: this.members[node].backend.snapshot() });
+    this.members[node].backupSealed = this.members[node].sealed;
     await this.reopen(node, undefined);
   }
 
@@ -235,6 +292,7 @@ export class World {
   private async rewind(node: number): Promise<void> {
     const m = this.members[node];
     if (!m.backup || m.dials.size === 0) return;
+    if ((HOSTS as readonly number[]).includes(node)) this.hostRewound = true;
     await this.quiesce();
     const copy = createMemoryBackend({ from: m.backup.snapshot() });
     await this.reopen(node, copy);
@@ -272,48 +330,22 @@ export class World {
     return canonicalJson({ state: JSON.parse(await listedState(s)), vector: mainVector(s) });
   }
 
-  /** Every op any node logged, once per stream position, in a seeded interleaving with copies, packed and unpacked as on the wire. */
-  allOps(seed: number): Op[] {
-    const byKey = new Map<string, Op[]>();
-    for (const m of this.members) {
-      for (const e of internals(m.storage).log.read(0)) {
-        const key = opStreamKey(e.op);
-        if (key.includes('<')) continue;
-        const list = byKey.get(key) ?? [];
-        list[e.op.seq] ??= e.op;
-        byKey.set(key, list);
-      }
-    }
-    const streams = [...byKey.values()].map((l) => l.filter(Boolean));
-    const rng = mulberry32(seed);
-    const out: Op[] = [];
-    const at = streams.map(() => 0);
-    for (let left = streams.reduce((n, s) => n + s.length, 0); left > 0; left--) {
-      const live = streams.map((_, i) => i).filter((i) => at[i] < streams[i].length);
-      const i = live[Math.floor(rng() * live.length)];
-      out.push(streams[i][at[i]++]);
-      if (rng() < 0.15) out.push(out[Math.floor(rng() * out.length)]);
-    }
-    return unpackOps(packOps(out)).ops;
+  /**
+   * A fresh node fed every op any node logged, in the interleaving `seed`
+   * draws (model-oracle.ts): its state live and from its record files.
+   */
+  oracle(seed: number): Promise<{ live: string; reopened: string }> {
+    const schema = this.mode === 'schema' ? { schema: schemaAt(2) } : {};
+    return oracleOf(this.archive.interleaved(seed), { now: this.now, sync: this.syncOf(-1), ...schema });
   }
 
-  /**
-   * A fresh node fed every op of the run through applyPeerOps, in the
-   * interleaving `seed` draws: its listed records and merge states, read
-   * once live and once more from its record files after a reopen.
-   */
-  async oracle(seed: number): Promise<{ live: string; reopened: string }> {
-    const backend = createMemoryBackend();
-    const schema = this.mode === 'schema' ? { schema: schemaAt(2) } : {};
-    const options = { path: 'oracle', backend, now: this.now, sync: this.syncOf(-1), ...schema };
-    let s = await open(options);
-    await applyPeerOps(s, this.allOps(seed), { via: { url: 'memory://all', node: 'all' } });
-    const live = await listedState(s);
-    await s.close();
-    s = await open(options);
-    const reopened = await listedState(s);
-    await s.close();
-    return { live, reopened };
+  /** Whether node i holds or knows of another node's sealed record, and whether its own reads as its last resolved write left it. */
+  async sealedProblems(i: number): Promise<string[]> {
+    const m = this.members[i];
+    const foreign = foreignSealed(m.storage, i).map((id) => `node ${i} holds another node's sealed record ${id}`);
+    const own = (await m.storage.get(sealedId(i))) ?? null;
+    const lost = canonicalJson(own) === canonicalJson(m.sealed) ? [] : [`node ${i}'s sealed record reads ${canonicalJson(own)}, its last write left ${canonicalJson(m.sealed)}`];
+    return [...foreign, ...lost];
   }
 
   /** Every node closed and opened again on its directory: the state its record files and log give back. */
@@ -329,11 +361,4 @@ export class World {
   async close(): Promise<void> {
     for (const m of this.members) await m.storage.close().catch(() => undefined);
   }
-}
-
-/** A node's listed records (data and meta) and merge states, by id. */
-async function listedState(s: Storage): Promise<string> {
-  const records = await s.list();
-  const entries = [...internals(s).committer.committed].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, e]) => plainEntry(e));
-  return canonicalJson({ records, entries });
 }
