@@ -19,6 +19,7 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.record({ t: fc.constant('drop' as const), node: dialer }), weight: 2 },
   { arbitrary: fc.record({ t: fc.constant('restart' as const), hub: fc.constantFrom(...HUBS) }), weight: 1 },
   { arbitrary: fc.record({ t: fc.constant('pause' as const), node: dialer }), weight: 2 },
+  { arbitrary: fc.record({ t: fc.constant('stall' as const), node: dialer }), weight: 2 },
   { arbitrary: fc.record({ t: fc.constant('join' as const), node: dialer, host: fc.constantFrom(...HUBS) }), weight: 1 },
   { arbitrary: fc.record({ t: fc.constant('reconcile' as const), node: dialer }), weight: 1 },
   { arbitrary: fc.record({ t: fc.constant('synced' as const), node: dialer }), weight: 2 },
@@ -29,8 +30,8 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
  * hold the same state; then a reconciliation by every dialer, which must
  * change nothing. The problems found (none is a pass).
  */
-export async function runAll(commands: Command[]): Promise<string[]> {
-  const w = await WireWorld.create();
+export async function runAll(commands: Command[], short = false): Promise<string[]> {
+  const w = await WireWorld.create(short);
   try {
     for (const c of commands) await w.run(c);
     await w.heal();

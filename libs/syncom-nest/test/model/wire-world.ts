@@ -5,7 +5,7 @@ import { plainEntry } from '../../../syncom/src/crdt';
 import { canonicalJson } from '../../../syncom/src/op';
 import { createSocketIoLink } from '../../src/link';
 import { memoryStorage, startHub, type TestHub } from '../helpers/hub';
-import { until } from '../helpers/until';
+import { until, waitFor } from '../helpers/until';
 
 /**
  * A small world on real sockets (127.0.0.1), driven one command at a time by
@@ -44,6 +44,13 @@ export type Command =
   | { t: 'restart'; hub: number }
   /** The dialer stops reading its sockets; again, it reads on. */
   | { t: 'pause'; node: number }
+  /**
+   * Short timeouts only: the dialer stops reading, it and its hubs write, and
+   * the world awaits its link dropping the connection whose answer never
+   * came (LINK_TIMEOUT; the hub's feed has ended on its unacked page by
+   * then), then its redial; it reads on meanwhile, on the new connection.
+   */
+  | { t: 'stall'; node: number }
   | { t: 'join'; node: number; host: number }
   | { t: 'reconcile'; node: number }
   | { t: 'synced'; node: number };
@@ -81,11 +88,16 @@ export class WireWorld {
   /** The newest socket of each dialer>host edge. */
   private readonly sockets = new Map<string, ClientSocket>();
   private t = 1_000_000;
+  /** How the stalls ended: the link redialed, or nothing timed out within the bound. */
+  readonly stalls = { cycled: 0, bounded: 0 };
+
+  /** `short`: hubs end a feed whose page waits 300 ms for its ack (408) and a call waits 500 ms for its answer (LINK_TIMEOUT), so a dialer that stops reading loses its feed and redials. */
+  constructor(readonly short = false) {}
 
   now = (): number => this.t;
 
-  static async create(): Promise<WireWorld> {
-    const w = new WireWorld();
+  static async create(short = false): Promise<WireWorld> {
+    const w = new WireWorld(short);
     for (let i = 0; i < NODES; i++) w.nodes.push(await w.open(i));
     // c0 holds the counter every node increments: made once, never reset, before any link.
     await w.nodes[0].storage.set('c0', { n0: 0 });
@@ -101,7 +113,7 @@ export class WireWorld {
         transportOptions: { websocket: { maxPayload: 16 * 2 ** 20 } },
       });
       this.sockets.set(`${i}>${host}`, socket);
-      return createSocketIoLink(socket, { timeout: 10_000 });
+      return createSocketIoLink(socket, { timeout: this.short ? 500 : 10_000 });
     };
     const storage = await memoryStorage({ now: this.now, sync: { connect, antiEntropyInterval: 0 } });
     const report = (where: string) => (e: SyncomError) => {
@@ -115,7 +127,7 @@ export class WireWorld {
 
   private async startHub(i: number): Promise<void> {
     const n = this.nodes[i];
-    n.hub = await startHub({ storage: n.storage, options: PAGING, ...(n.port !== undefined && { port: n.port }) });
+    n.hub = await startHub({ storage: n.storage, options: { ...PAGING, ...(this.short && { ackTimeout: 300 }) }, ...(n.port !== undefined && { port: n.port }) });
     n.port = n.hub.port;
     n.stopped = false;
   }
@@ -142,6 +154,7 @@ export class WireWorld {
       case 'drop': return this.drop(c.node);
       case 'restart': return this.restart(c.hub);
       case 'pause': return this.pause(c.node);
+      case 'stall': return this.stall(c.node);
       case 'join': return this.join(c.node, c.host);
       case 'reconcile': return this.nodes[c.node].storage.sync.forceSync().catch(() => undefined);
       case 'synced': return this.synced(c.node);
@@ -212,6 +225,35 @@ export class WireWorld {
       tcp.pause();
       n.paused.push(tcp);
     }
+  }
+
+  private async stall(node: number): Promise<void> {
+    const n = this.nodes[node];
+    if (!this.short || n.paused || n.dials.size === 0 || [...n.dials].some((h) => this.nodes[h].stopped)) return;
+    // A link still connecting has no call in the air to time out: the stall starts once every link is up.
+    const up = () => n.storage.sync.peers().every((p) => p.connected);
+    if (!(await waitFor(up, (retest) => n.storage.sync.on('peer', retest), 'links up', 3_000).then(() => true, () => false))) return;
+    const cycled = new Promise<void>((resolve) => {
+      let dropped = false;
+      const end = (how: 'cycled' | 'bounded') => {
+        this.stalls[how]++;
+        off();
+        clearTimeout(timer);
+        resolve();
+      };
+      const off = n.storage.sync.on('peer', (e) => {
+        dropped ||= !e.connected;
+        if (dropped && e.connected) end('cycled');
+      });
+      // Bounded: a link with no call in the air has nothing to time out.
+      const timer = setTimeout(() => end('bounded'), 3_000);
+    });
+    this.pause(node);
+    const bump: Write = { kind: 'inc', id: 'r0', field: 'a', value: 0 };
+    await this.write(node, bump);
+    for (const h of n.dials) await this.write(h, bump);
+    await cycled;
+    this.resume(n);
   }
 
   private resume(n: Node): void {
