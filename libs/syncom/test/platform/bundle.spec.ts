@@ -17,8 +17,8 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * wide objects; 79.4 since the hosting side is `syncom/host`'s (79.9 with the evening's last checks, 82.2 with a removed record's scope
  * carried in pages, tokens hidden in failed spans and the costs of kind clashes and ties bounded; 83.3 with a type change's
  * verdict kept per record state; 84.9 with the hostile-host checks and the four-node model's fixes, 85.3 with a sealed segment's
- * hash checked at open, its entries judged one by one where it fails, 85.6 with a host that keeps dropping
- * its connections redialed backed off), which a page that only dials
+ * hash checked at open, its entries judged one by one where it fails, 85.7 with a host that keeps dropping
+ * its connections redialed backed off and record files written for several batches), which a page that only dials
  * leaves out (about 10.6 KB: the unit, its feeds, snapshot pager, shared pages and reconcile host, and a gateway's
  * limit helpers). The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
  * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 86 KB.
