@@ -55,13 +55,16 @@ export function raiseVector(into: Vector, from: Vector): void {
 
 /**
  * Note in a push answer's `touched` the stream of a page's op: one it queued,
- * or a duplicate `committed` holds. The duplicates count after a lost answer,
+ * or a duplicate the committed vector (`cvec`) holds. The duplicates count after a lost answer,
  * or a page a rate stopped part-way: the ops sent again are its duplicates,
- * and the dialer's copy of the host's vector moves by them.
+ * and the dialer's copy of the host's vector moves by them. Returns true for
+ * a duplicate of an op queued (`pvec`) and not logged yet: it is noted once logged.
  */
-export function noteTouched(touched: Vector, op: Op, queued: boolean, committed: Vector): void {
+export function noteTouched(touched: Vector, op: Op, queued: boolean, v: { cvec: Vector; pvec: Vector }): boolean {
   const k = opStreamKey(op);
-  if ((queued || (committed[k] ?? 0) >= op.seq) && (touched[k] ?? 0) < op.seq) touched[k] = op.seq;
+  const logged = (v.cvec[k] ?? 0) >= op.seq;
+  if ((queued || logged) && (touched[k] ?? 0) < op.seq) touched[k] = op.seq;
+  return !queued && !logged && (v.pvec[k] ?? 0) >= op.seq;
 }
 
 /** The entries of `b` that are ahead of `a`. */

@@ -62,6 +62,10 @@ export class Committer {
   private readonly keys = new StreamKeys();
   /** Set by refuse(): the storage is closing, no op is taken any more. */
   private refusing = false;
+  /** Ops queued, and ops logged or refused by a failed append, so far; who waits for the second to reach a count of the first (drained). */
+  private queuedOps = 0;
+  private endedOps = 0;
+  private drainWaits: { at: number; resolve: () => void }[] = [];
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
     this.pvec = { ...log.vector };
@@ -103,8 +107,26 @@ export class Committer {
     // A literal, not a spread of p: the drain reads these objects several times, and spread copies read slowly.
     const flags = this.hooks.unsignedOwn?.(p.op) ? p.flags | FLAG_UNSIGNED_OWN : p.flags;
     this.queue.push({ op: p.op, flags, via: p.via, after: p.after, afterPersist: p.afterPersist, scrub, signing, late: p.late, resolve, reject });
+    this.queuedOps++;
     this.wake?.();
     this.running ??= this.drain();
+  }
+
+  /**
+   * Resolves once every op queued before the call is logged, or refused by a
+   * failed append: bounded by the batches ahead, unlike idle(), which new
+   * ops keep waiting. A host's push answer waits on it for the duplicates
+   * another page had queued (applyPeerPage).
+   */
+  drained(): Promise<void> {
+    if (this.endedOps >= this.queuedOps) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaits.push({ at: this.queuedOps, resolve }));
+  }
+
+  private ended(n: number): void {
+    this.endedOps += n;
+    if (this.drainWaits.length === 0) return;
+    this.drainWaits = this.drainWaits.filter((w) => (w.at <= this.endedOps ? void w.resolve() : true));
   }
 
   /** Take the unsealed tail replayed at open: its batches are recorded at the next persist. */
@@ -219,6 +241,7 @@ export class Committer {
     if (batch.some((p) => p.scrub)) this.purging.add(from);
     this.hooks.committed(batch, from);
     for (const p of batch) if (!p.afterPersist) p.resolve();
+    this.ended(batch.length);
   }
 
   /** The records writes queued so far, and the seals they started, settled. */
@@ -318,6 +341,7 @@ export class Committer {
     await this.log.discard().catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `the failed append's batch was not discarded: ${e?.message}`, { cause: e })));
     const error = new SyncomError('IO_ERROR', `the log append failed (${(cause as Error)?.message}); the write was not made`, { cause });
     for (const p of all) p.reject(error);
+    this.ended(all.length);
     // Once per failed append, whoever made the writes: a host's pushes fail inside its unit, where nothing else tells
     // the storage's owner (a hub's /health) that its log refuses writes.
     this.hooks.failed(error);

@@ -2,7 +2,7 @@ import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryBackend, createMemoryLink, type HostUnit, open, type Storage, type SyncLink, SyncomError } from '../../src';
 import type { MemoryLink } from '../../src/link';
 import { opStreamKey } from '../../src/op/types';
-import { closeAll, dialer, hostAndDialer, hub, Net, node, until } from '../sync/helpers';
+import { closeAll, dialer, hostAndDialer, hub, Net, node, seeded, until } from '../sync/helpers';
 import { schemaAt } from './model-schema';
 
 const URL = 'memory://h';
@@ -324,5 +324,39 @@ describe('found by the four-node model', () => {
     await expect(d.sync.synced(URL, { timeout: 5_000 })).resolves.toBeUndefined();
     expect(internals(h.s).log.vector[d.id]).toBe(1);
     await closeAll(d, h.s, g.s);
+  });
+
+  it('HOST-20 PROTO-5: a page whose op another page has queued and not logged yet is answered with that op\'s stream once it is logged; the pusher does not count it missing until its next hello', async () => {
+    const x = await node();
+    await x.set('a', { n: 1 });
+    const ops = internals(x).log.read(0).map((e) => e.op);
+    const b = await seeded();
+    let release: (() => void) | undefined;
+    let arrived: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const appending = new Promise<void>((resolve) => (arrived = resolve));
+    let holding = false;
+    // The host's log appends wait at the gate while `holding`: the first page's op stays queued, not logged.
+    const backend = {
+      ...b,
+      write: async (...a: Parameters<typeof b.write>) => {
+        if (holding && a[0].startsWith('log/')) (arrived?.(), await gate);
+        return b.write(...a);
+      },
+    };
+    const h = await open({ path: 'h', backend });
+    holding = true;
+    // As a host's feed from another host and a dialer's push bring the same op at once (the four-node model, scoped retention).
+    const first = applyPeerOps(h, ops, via(x));
+    await appending;
+    // Unverified, the second page is judged within microtasks: by the next turn it found the op queued.
+    const second = applyPeerOps(h, ops, { ...via(x), signatures: false });
+    await new Promise((resolve) => setImmediate(resolve));
+    release?.();
+    const [a1, a2] = await Promise.all([first, second]);
+    expect(a1.touched).toEqual({ [x.id]: 1 });
+    // Answered while the op was queued, the second page's vector left it out: the pusher counted it as one the host lacked.
+    expect(a2).toMatchObject({ duplicates: 1, touched: { [x.id]: 1 } });
+    await closeAll(x, h);
   });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { commandOf, runAll } from './model-run';
+import { commandOf, modelParams, modelTimeout, runAll } from './model-run';
 
 const SEED = 20261207;
 const RUNS = Number(process.env.FC_RUNS ?? 12);
@@ -26,10 +26,9 @@ describe('four nodes on memory links under faults (model-based)', () => {
         fc.asyncProperty(fc.array(command, { maxLength: Number(process.env.MODEL_STEPS ?? 30) }), fc.nat(), async (commands, seed) => {
           expect(await runAll(commands, seed, scoped)).toEqual([]);
         }),
-        { seed: Number(process.env.FC_SEED ?? SEED), numRuns: RUNS },
+        modelParams(SEED, RUNS),
       );
     },
-    // About a second a run on two busy cores, and a failing run waits out its synced() bounds while it shrinks.
-    60_000 + RUNS * 5_000,
+    modelTimeout(RUNS),
   );
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { age, commandOf, runAll, seal } from './model-run';
+import { age, commandOf, modelParams, modelTimeout, runAll, seal } from './model-run';
 
 const SEED = 20261209;
 const RUNS = Number(process.env.FC_RUNS ?? 4);
@@ -38,9 +38,9 @@ describe('four nodes on memory links under faults, with retention, sealed record
         fc.asyncProperty(fc.array(commandOf([...extra]), { maxLength: steps(), size: 'max' }), fc.nat(), async (commands, seed) => {
           expect(await runAll(commands, seed, scoped, mode)).toEqual([]);
         }),
-        { seed: Number(process.env.FC_SEED ?? SEED), numRuns: RUNS },
+        modelParams(SEED, RUNS),
       );
     },
-    60_000 + RUNS * 5_000,
+    modelTimeout(RUNS),
   );
 });

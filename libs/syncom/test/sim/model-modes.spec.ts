@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { commandOf, node, runAll } from './model-run';
+import { commandOf, modelParams, modelTimeout, node, runAll } from './model-run';
 
 const SEED = 20261208;
 const RUNS = Number(process.env.FC_RUNS ?? 8);
@@ -33,9 +33,9 @@ describe('four nodes on memory links under faults, in more modes (model-based)',
         fc.asyncProperty(fc.array(commandOf([...extra]), { maxLength: steps(), size: 'max' }), fc.nat(), async (commands, seed) => {
           expect(await runAll(commands, seed, false, mode)).toEqual([]);
         }),
-        { seed: Number(process.env.FC_SEED ?? SEED), numRuns: RUNS },
+        modelParams(SEED, RUNS),
       );
     },
-    60_000 + RUNS * 5_000,
+    modelTimeout(RUNS),
   );
 });

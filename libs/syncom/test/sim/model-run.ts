@@ -29,6 +29,18 @@ export const commandOf = (extra: fc.WeightedArbitrary<Command>[] = []): fc.Arbit
   ...extra,
 );
 
+/** A model test's bound: about a second a run on two busy cores, and a failing run waits out its synced() bounds while it shrinks. */
+export const modelTimeout = (runs: number): number => 60_000 + runs * 5_000;
+
+/**
+ * A model test's fast-check parameters (FC_SEED overrides the seed): the
+ * shrinking of a failure stops before the test's bound, so the failure is
+ * reported with the smallest counterexample found so far, not as a timeout.
+ */
+export const modelParams = (seed: number, runs: number) => ({
+  seed: Number(process.env.FC_SEED ?? seed), numRuns: runs, interruptAfterTimeLimit: modelTimeout(runs) - 15_000, markInterruptAsFailure: true,
+});
+
 /**
  * One run: the commands, then node 3 joined, every node upgraded (schema
  * mode) and the network healed; the problems the checks found (none is a pass).

@@ -38,12 +38,12 @@ export async function adoptGranted(replica: Replica, ops: readonly Op[], o: { ho
  * Its vector as this node knows it must say so, or the ops those streams
  * hold here count as ones the host lacks and synced() waits for the next
  * hello. This node's own streams count as far as this node wrote them
- * (`mine`), never past: a host that adopted them while this node's push of
- * the same ops was on its way answered that push with duplicates it had not
- * committed yet, which no push answer names, and the node waited for a
- * hello that never came (found by the four-node model's retention mode,
- * test/sim/found-by-model.spec.ts); past what it wrote, a host's word would
- * keep its next own ops from that host.
+ * (`mine`), never past: a host of an earlier version that adopted them while
+ * this node's push of the same ops was on its way answered that push with
+ * duplicates it had not committed yet, which its answer did not name, and
+ * the node waited for a hello that never came (found by the four-node
+ * model's retention mode, test/sim/found-by-model.spec.ts); past what it
+ * wrote, a host's word would keep its next own ops from that host.
  */
 export function hostAdopted(ops: readonly Op[], host: string | undefined, self: string, mine: Readonly<Vector>): Vector {
   const out: Vector = {};
