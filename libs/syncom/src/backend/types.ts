@@ -94,4 +94,6 @@ export interface Backend {
    * that finds `index.json` torn takes the other.
    */
   readonly tornWrites?: boolean;
+  /** True where no write is kept (the CLI's inspection): the log then mints no epoch at open (LOG-8). */
+  readonly readOnly?: boolean;
 }

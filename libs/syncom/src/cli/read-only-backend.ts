@@ -43,6 +43,7 @@ export function readOnlyBackend(inner: Backend): ReadOnlyBackend {
   return {
     refused,
     failed,
+    readOnly: true,
     read: (path) => noting(path, undefined, () => inner.read(path)),
     list: (dir) => noting(dir, [], () => inner.list(dir)),
     exists: (path) => inner.exists(path),

@@ -1,6 +1,7 @@
 import type { Backend } from '../backend/types';
 import type { Vector } from '../op/types';
 import { platform } from '../platform';
+import { type EndedEpoch, parseEventId } from './event-id';
 
 /** Paths of the log, relative to the storage root (The log). */
 export const LOG_DIR = 'log';
@@ -28,6 +29,8 @@ export interface SegmentInfo {
 /** log/index.json: { epoch, floor, vector, segments } and the newest stamp logged, for the clock. */
 export interface LogIndex {
   epoch: string;
+  /** The epochs of earlier opens, each with the head it ended at (OpLog.epochs, LOG-8). */
+  epochs?: EndedEpoch[];
   floor: number;
   /** What the sealed part of the log covers. */
   vector: Vector;
@@ -176,6 +179,7 @@ export function readIndex(text: string | undefined): { index: LogIndex } | { fau
   if (!Array.isArray(v.segments)) return { fault: 'no segment list' };
   if (v.vector !== undefined && !isCounts(v.vector)) return { fault: 'its vector is not whole' };
   if (v.raised !== undefined && !isCounts(v.raised)) return { fault: 'its raised counts are not whole' };
+  if (v.epochs !== undefined && !(Array.isArray(v.epochs) && v.epochs.every(isEndedEpoch))) return { fault: 'its epochs are not whole' };
   if (![v.ts, v.heldLost, v.sealedSeq].every((n) => optional(n, 'number')) || !optional(v.chain, 'string')) return { fault: 'a field is not whole' };
   const bad = v.segments.findIndex((s: unknown, i) => !isSegmentInfo(s) || s.from <= (i === 0 ? v.floor : v.segments[i - 1].to));
   if (bad >= 0) return { fault: `segment entry ${bad} is not whole, or does not follow the one before it` };
@@ -195,6 +199,8 @@ export async function readIndexOf(backend: Backend): Promise<{ index: LogIndex }
   const next = readIndex(await backend.read(INDEX_NEXT_FILE));
   return 'index' in next ? next : index;
 }
+
+const isEndedEpoch = (x: unknown): boolean => Array.isArray(x) && x.length === 2 && typeof x[0] === 'string' && typeof x[1] === 'number' && parseEventId(`${x[0]}.${x[1]}`) !== undefined;
 
 const isCounts = (x: unknown): boolean =>
   typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((n) => Number.isSafeInteger(n) && (n as number) >= 0);

@@ -2,6 +2,7 @@ import type { Op, Vector } from '../op/types';
 import { FLAG_SEALED, packedJson, packOp } from '../op';
 import { type EntryCipher, INDEX_FILE, INDEX_NEXT_FILE, type LogIndex } from './files';
 import type { OpLog } from './op-log';
+import { epochsAfter, newEpoch } from './event-id';
 
 /**
  * Write log/index.json as the log stands: the vector covering the sealed
@@ -12,7 +13,7 @@ export async function writeIndexFile(log: OpLog, vector: Vector): Promise<void> 
   for (const k of Object.keys(log.raised)) if (log.sealedVector[k] >= log.raised[k]) delete log.raised[k];
   const raised = Object.keys(log.raised).length > 0 ? { ...log.raised } : undefined;
   const index: LogIndex = {
-    epoch: log.epoch, floor: log.floor, vector, segments: log.segments, ts: log.maxTs, heldLost: log.heldLost, chain: log.sealedChain,
+    epoch: log.epoch, epochs: log.epochs.length > 0 ? log.epochs : undefined, floor: log.floor, vector, segments: log.segments, ts: log.maxTs, heldLost: log.heldLost, chain: log.sealedChain,
     sealedSeq: log.sealedSeq || undefined, raised,
   };
   const text = JSON.stringify(index);
@@ -20,6 +21,19 @@ export async function writeIndexFile(log: OpLog, vector: Vector): Promise<void> 
   // Where a write may tear, a copy first: a power cut tearing index.json leaves this one whole, and the load takes it.
   if (backend.tornWrites === true) await backend.write(INDEX_NEXT_FILE, text, { durable });
   await backend.write(INDEX_FILE, text, { durable });
+}
+
+/**
+ * Mint this open's epoch (LOG-8), the one it was opened with ended at the
+ * head, and keep both in index.json before any event id of it is served; an
+ * inspection (a read-only backend) keeps the epoch it read.
+ */
+export async function openEpoch(log: OpLog): Promise<void> {
+  if (log.epoch && log.options.backend.readOnly) return;
+  const created = !log.epoch;
+  if (!created) log.epochs = epochsAfter(log.epochs, log.epoch, log.head, log.floor);
+  log.epoch = newEpoch();
+  await log.writeIndex(created ? log.vector : log.sealedVector);
 }
 
 /** The unopened entries (OpLog.unopened) among a file's holes: index in the file, and the entry as read; none at `erase`. */

@@ -17,6 +17,7 @@ type ReadFile = (path: string) => Promise<string | undefined>;
 
 function adopt(log: OpLog, index: LogIndex): void {
   log.epoch = index.epoch;
+  log.epochs = index.epochs ?? [];
   log.floor = index.floor;
   log.head = index.floor;
   log.segments = index.segments;

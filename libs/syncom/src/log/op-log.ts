@@ -1,10 +1,9 @@
 import type { Backend } from '../backend/types';
 import type { Op, Vector } from '../op/types';
 import { FLAG_SEALED } from '../op';
-import { platform } from '../platform';
-import { formatEventId, parseEventId } from './event-id';
+import { type EndedEpoch, formatEventId, ofThisLog, parseEventId } from './event-id';
 import { batchFile, chainBlock, type EntryCipher, logFileText, type SegmentInfo } from './files';
-import { fileEntriesText, unopenedIn, writeIndexFile } from './index-file';
+import { fileEntriesText, openEpoch, unopenedIn, writeIndexFile } from './index-file';
 import { loadLog, type OpenBatch } from './load';
 import { OpenFiles } from './open-files';
 import { type Retention, retentionOf } from './retention';
@@ -69,6 +68,8 @@ export type CursorCheck = { ok: true; pos: number } | { ok: false; reason: 'fore
  */
 export class OpLog {
   epoch = '';
+  /** The epochs of earlier opens, each with the head it ended at (LOG-8). */
+  epochs: EndedEpoch[] = [];
   floor = 0;
   head = 0;
   /** Everything logged: the highest seq per stream. */
@@ -137,10 +138,7 @@ export class OpLog {
   static async open(options: OpLogOptions): Promise<{ log: OpLog; tail: LogEntry[] }> {
     const log = new OpLog(options);
     const tail = await loadLog(log, options);
-    if (!log.epoch) {
-      log.epoch = platform().base64url(platform().randomBytes(6)).replace(/[-_]/g, 'x');
-      await log.writeIndex(log.vector);
-    }
+    await openEpoch(log);
     return { log, tail };
   }
 
@@ -377,7 +375,7 @@ export class OpLog {
     if (eventId === undefined || eventId === null || eventId === '') return { ok: false, reason: 'floor' };
     const id = parseEventId(eventId);
     if (!id) return { ok: false, reason: 'invalid' };
-    if (id.epoch !== this.epoch) return { ok: false, reason: 'foreign' };
+    if (!ofThisLog(id, this.epoch, this.epochs)) return { ok: false, reason: 'foreign' };
     if (id.seq < this.floor) return { ok: false, reason: 'floor' };
     if (id.seq > this.head) return { ok: false, reason: 'ahead' };
     return { ok: true, pos: id.seq };

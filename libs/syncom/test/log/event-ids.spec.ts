@@ -1,6 +1,8 @@
 import { internals } from '../../src/testing/internals';
 import { createMemoryBackend } from '../../src/backend';
 import { formatEventId, parseEventId } from '../../src/log';
+import { type EndedEpoch, epochsAfter } from '../../src/log/event-id';
+import { readIndex } from '../../src/log/files';
 import { open } from '../../src/open';
 import { applyPeerOps } from '../../src/storage';
 import { freshBackend, indexJson, openOn, T0 } from './helpers';
@@ -27,7 +29,7 @@ describe('the log: event ids and version vectors', () => {
     await s.close();
   });
 
-  it('LOG-6, LOG-8: the epoch is stable across reopen and positions continue after it', async () => {
+  it('LOG-6, LOG-8: a reopen mints a new epoch; the event ids of the one before name their positions up to the head it ended at, and positions continue', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     const epoch = internals(s).log.epoch;
@@ -37,18 +39,24 @@ describe('the log: event ids and version vectors', () => {
     expect(before).toBe(`${epoch}.2`);
     await s.close();
 
-    const s2 = await openOn(b.crash('none'), { now: () => T0 });
-    expect(internals(s2).log.epoch).toBe(epoch);
-    expect(indexJson(b.crash('none')).epoch).toBe(epoch);
-    expect(internals(s2).log.eventId()).toBe(before);
-    expect(internals(s2).log.cursor(before)).toEqual({ ok: true, pos: 2 });
+    const c = b.crash('none');
+    const s2 = await openOn(c, { now: () => T0 });
+    const { log } = internals(s2);
+    expect(log.epoch).not.toBe(epoch);
+    // Kept before any event id of it is served: a crash now reopens with it.
+    expect(indexJson(c)).toMatchObject({ epoch: log.epoch, epochs: [[epoch, 2]] });
+    expect(log.eventId()).toBe(`${log.epoch}.2`);
+    expect(log.cursor(before)).toEqual({ ok: true, pos: 2 });
+    expect(log.cursor(`${epoch}.1`)).toEqual({ ok: true, pos: 1 });
     await s2.set('b', { title: '3' });
-    expect(internals(s2).log.eventId()).toBe(`${epoch}.3`);
-    expect(internals(s2).log.read(2).map((e) => [e.pos, e.op.id, e.op.seq])).toEqual([[3, 'b', 3]]);
+    expect(log.eventId()).toBe(`${log.epoch}.3`);
+    // The epoch before ended at 2: its id of position 3 names an op this log never held there.
+    expect(log.cursor(`${epoch}.3`)).toEqual({ ok: false, reason: 'foreign' });
+    expect(log.read(2).map((e) => [e.pos, e.op.id, e.op.seq])).toEqual([[3, 'b', 3]]);
     await s2.close();
   });
 
-  it('LOG-6, LOG-8: positions continue after a reopen that replays an unsealed tail', async () => {
+  it('LOG-6, LOG-8: a reopen that replays an unsealed tail ends the epoch before at the replayed head; positions continue after it', async () => {
     const b = await freshBackend();
     const s = await openOn(b, { now: () => T0 });
     const epoch = internals(s).log.epoch;
@@ -57,11 +65,49 @@ describe('the log: event ids and version vectors', () => {
     await internals(s).committer.idle();
     // Crash without close: three positions sit in open/.
     const s2 = await openOn(b.crash('none'), { now: () => T0 });
-    expect(internals(s2).log.epoch).toBe(epoch);
-    expect(internals(s2).log.eventId()).toBe(`${epoch}.3`);
+    const { log } = internals(s2);
+    expect(log.epochs).toEqual([[epoch, 3]]);
+    expect(log.cursor(`${epoch}.3`)).toEqual({ ok: true, pos: 3 });
     await s2.set('d', { title: '4' });
-    expect(internals(s2).log.eventId()).toBe(`${epoch}.4`);
+    expect(log.eventId()).toBe(`${log.epoch}.4`);
     await s2.close();
+  });
+
+  it('LOG-8: a directory restored from a copy taken stopped takes an event id the original served after the copy as foreign, even once it has logged that far', async () => {
+    const b = await freshBackend();
+    const s = await openOn(b, { now: () => T0 });
+    await s.set('a', { title: '1' });
+    await s.close();
+    const copy = createMemoryBackend({ from: b.snapshot() });
+    // The original goes on: a dialer reads it up to position 3.
+    const s2 = await openOn(b.crash('none'), { now: () => T0 });
+    await s2.set('b', { title: '2' });
+    await s2.set('c', { title: '3' });
+    const cursor = internals(s2).log.eventId();
+    await s2.close();
+    // Restored, the copy logs other ops at positions 2 and 3: the cursor names none of them.
+    const r = await openOn(copy, { now: () => T0 });
+    await r.set('x', { title: 'other' });
+    await r.set('y', { title: 'history' });
+    expect(internals(r).log.head).toBe(3);
+    expect(internals(r).log.cursor(cursor)).toEqual({ ok: false, reason: 'foreign' });
+    // Up to where the two share their history, an id of the copy's epochs still names a position.
+    expect(internals(r).log.cursor(`${internals(s).log.epoch}.1`)).toEqual({ ok: true, pos: 1 });
+    await r.close();
+  });
+
+  it('LOG-8: the epochs kept are the last 64 and those whose head is at or above the floor; a damaged list is a damaged index', async () => {
+    expect(epochsAfter([['a', 1], ['b', 5]], 'c', 9, 4)).toEqual([['b', 5], ['c', 9]]);
+    const many = Array.from({ length: 70 }, (_, i): EndedEpoch => [`e${i}`, i]);
+    const kept = epochsAfter(many, 'last', 99, 0);
+    expect(kept).toHaveLength(64);
+    expect(kept[63]).toEqual(['last', 99]);
+    expect(kept[0]).toEqual(['e7', 7]);
+    const index = (epochs: unknown) => JSON.stringify({ epoch: 'e', floor: 0, segments: [], epochs });
+    expect(readIndex(index([['a', 3]]))).toMatchObject({ index: { epochs: [['a', 3]] } });
+    for (const bad of [[['a']], [['a', -1]], [['a.b', 1]], [[3, 1]], [['a', 1.5]], 'a', [['a', '3']]]) {
+      expect(readIndex(index(bad))).toEqual({ fault: 'its epochs are not whole' });
+    }
   });
 
   it('LOG-8: an event id of another epoch is foreign; a wiped directory gets a new epoch', async () => {

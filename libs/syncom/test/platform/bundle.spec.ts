@@ -18,15 +18,17 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * carried in pages, tokens hidden in failed spans and the costs of kind clashes and ties bounded; 83.3 with a type change's
  * verdict kept per record state; 84.9 with the hostile-host checks and the four-node model's fixes, 85.3 with a sealed segment's
  * hash checked at open, its entries judged one by one where it fails, 85.7 with a host that keeps dropping
- * its connections redialed backed off and record files written for several batches), which a page that only dials
+ * its connections redialed backed off and record files written for several batches; 86.1 with an epoch minted at
+ * each open, the earlier ones kept for their cursors, and a push answer naming the duplicates another page had queued),
+ * which a page that only dials
  * leaves out (about 10.6 KB: the unit, its feeds, snapshot pager, shared pages and reconcile host, and a gateway's
  * limit helpers). The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
- * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 86 KB.
+ * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 86.5 KB.
  */
-const BUDGET_KB = 86;
+const BUDGET_KB = 86.5;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api, no error-code text and no hosting side, and stays within 86 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api, no error-code text and no hosting side, and stays within 86.5 KB gzipped', async () => {
     const bundle = await buildBrowserBundle('src');
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);

@@ -359,4 +359,49 @@ describe('found by the four-node model', () => {
     expect(a2).toMatchObject({ duplicates: 1, touched: { [x.id]: 1 } });
     await closeAll(x, h);
   });
+
+  it('LOG-8 BOOT-1: a dialer whose cursor names a position the host logged after the copy it was restored from bootstraps from the copy, and gets the ops the copy logged at those positions', async () => {
+    const net = new Net();
+    const backend = await seeded();
+    const start = async (disk: typeof backend) => {
+      const s = await open({ path: 'h', backend: disk });
+      net.units.set(URL, s.sync.unit({ access: 'public', authorize: (_c, hello) => hello.token === 't' }));
+      return s;
+    };
+    const redial = async (...ds: Storage[]) => {
+      for (const x of ds) {
+        await x.sync.enableNode(URL, false);
+        await x.sync.enableNode(URL, true);
+        await x.sync.synced(URL, { timeout: 5_000 }).catch((err) => { throw new Error(`redial ${x === d ? 'd' : 'e'}: ${err.message} ${JSON.stringify(x.sync.peers())}`); });
+      }
+    };
+    let h = await start(backend);
+    const [d, e, f] = [await dialer(net), await dialer(net), await dialer(net)];
+    for (const x of [d, e]) await x.sync.addNode({ url: URL, token: 't' });
+    await e.set('a', { n: 1 });
+    await redial(e, d);
+    await h.close();
+    const older = backend.snapshot();
+    h = await start(backend);
+    await redial(e, d);
+    await e.set('b', { n: 2 });
+    await e.set('c', { n: 3 });
+    await redial(e, d);
+    expect(await d.get('c')).toEqual({ n: 3 });
+    await d.sync.enableNode(URL, false);
+    await e.sync.enableNode(URL, false);
+    await h.close();
+    // Restored from the copy taken before b and c; f's writes land at the positions b and c had had there.
+    h = await start(createMemoryBackend({ from: older }));
+    await f.sync.addNode({ url: URL, token: 't' });
+    await f.set('x', { n: 4 });
+    await f.set('y', { n: 5 });
+    await f.sync.synced(URL, { timeout: 5_000 });
+    expect(internals(h).log.head).toBe(3);
+    // d's cursor named position 3 of the original: taken as a position of the copy, d resumed past x and y.
+    await d.sync.enableNode(URL, true);
+    await d.sync.synced(URL, { timeout: 5_000 });
+    expect([await d.get('x'), await d.get('y')]).toEqual([{ n: 4 }, { n: 5 }]);
+    await closeAll(d, e, f, h);
+  });
 });

@@ -21,6 +21,8 @@ export interface FeedOptions {
   node: string;
   scopes: string[];
   from: number;
+  /** The event id the subscriber resumed from, the first page's `prev`: one of an earlier epoch names `from` too (LOG-8). */
+  cursor?: string;
   pageSize: number;
   /** The most a page's ops weigh, UTF-8 bytes of their JSON (a larger op goes alone). */
   pageBytes: number;
@@ -95,7 +97,7 @@ export class Feed {
   constructor(private readonly o: FeedOptions) {
     this.pos = o.from;
     this.shown = o.from;
-    this.sent = o.replica.eventId(o.from);
+    this.sent = o.cursor ?? o.replica.eventId(o.from);
     this.info = { node: o.node, scopes: o.scopes, since: o.now, cursor: o.replica.eventId(o.from) };
     void this.pump();
   }

@@ -344,7 +344,7 @@ export class SyncUnit implements HostUnit {
     this.peers.checkFeedRoom(context);
     let feed: Feed | undefined;
     feed = new Feed({
-      replica: this.replica, node: s.node, scopes, from: at.pos, pageSize: this.pageSize, pageBytes: this.pageBytes, shared: this.reads,
+      replica: this.replica, node: s.node, scopes, from: at.pos, cursor: String(options.lastEventId), pageSize: this.pageSize, pageBytes: this.pageBytes, shared: this.reads,
       window: this.peers.windowOf(context), now: this.replica.now(),
       send,
       bootstrap: () => notice('floor'),
