@@ -53,9 +53,9 @@ async function readRecords(dir: StorageDir, cipher: RecordCipher, f: Findings): 
   const out: RecordFiles = { entries: join.entries, newest: new Map(), sealed: new Set(), files: 0 };
   for (const n of await recordFileNumbers(dir.backend)) {
     out.files++;
-    const { path, parsed } = await readRecordFile(dir.backend, n, cipher, out.sealed);
+    const { path, parsed, sumFails } = await readRecordFile(dir.backend, n, cipher, out.sealed);
     if (!parsed) {
-      f.fault(path, 'not a record file (torn, or changed): open() rebuilds its records from what the log still holds');
+      f.fault(path, `${sumFails ? 'does not match its sum (changed after it was written)' : 'not a record file (torn, or changed)'}: open() rebuilds its records from what the log still holds`);
       continue;
     }
     if (parsed.unreadable > 0) f.fault(path, `${plural(parsed.unreadable, 'entry', 'entries')} cannot be read (changed, or sealed for another key): open() rebuilds their records from what the log still holds`);

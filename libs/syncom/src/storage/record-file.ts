@@ -6,6 +6,7 @@ import type { Backend } from '../backend/types';
 import { compareStamps, type Entry, entriesText, entryText, heldEntry, isEntry, isHidden, joinEntries } from '../crdt';
 import { isScopeName } from '../op/scope-name';
 import type { Stamp } from '../op/types';
+import { unsummed } from './record-sum';
 
 export const RECORDS_DIR = 'records';
 
@@ -114,10 +115,11 @@ function boxedId(x: unknown): string | undefined {
  * storage/load.ts). Undefined when the file is not a JSON array at all.
  */
 export function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): ParsedRecordFile | undefined {
-  if (text === undefined) return undefined;
+  const body = unsummed(text);
+  if (body === undefined) return undefined;
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(body);
   } catch {
     return undefined;
   }
@@ -266,10 +268,11 @@ export async function recordFileNumbers(backend: Backend): Promise<number[]> {
 }
 
 /**
- * One record file read and parsed; `parsed` undefined when it cannot be read
- * at all (not a JSON array, or a read that failed: `cause`).
+ * One record file read and parsed, `text` its elements without their sum;
+ * `parsed` undefined when it cannot be read at all (not a JSON array, a sum
+ * that fails: `sumFails`, or a read that failed: `cause`).
  */
-export async function readRecordFile(backend: Backend, n: number, cipher: RecordCipher, sealed: Set<string>): Promise<{ path: string; text?: string; parsed?: ParsedRecordFile; cause?: unknown }> {
+export async function readRecordFile(backend: Backend, n: number, cipher: RecordCipher, sealed: Set<string>): Promise<{ path: string; text?: string; parsed?: ParsedRecordFile; cause?: unknown; sumFails?: true }> {
   const path = fileName(n);
   let text: string | undefined;
   try {
@@ -277,5 +280,8 @@ export async function readRecordFile(backend: Backend, n: number, cipher: Record
   } catch (cause) {
     return { path, cause };
   }
-  return { path, text, parsed: parseRecordFile(text, cipher, sealed) };
+  // The elements, their sum taken off: what the store keeps of the file's text, and what a merge carries.
+  const body = unsummed(text);
+  if (body === undefined) return { path, text, sumFails: true };
+  return { path, text: body, parsed: parseRecordFile(body, cipher, sealed) };
 }

@@ -3,6 +3,7 @@ import type { Backend } from '../backend/types';
 import { type Entry, entryDelta, isLargeEntry } from '../crdt';
 import { asPart, fileName, isPart, lostBelow, parseRecordFile, type PartEntry, plainCipher, readRecordFile, type RecordCipher, recordFileNumbers, RecordJoin, RECORDS_DIR, type RemovedScope, roughChars, withUnopened } from './record-file';
 import { FAN, nextMerge, type RecordFile, weightOf } from './record-merges';
+import { unsummed, writeRecordFile } from './record-sum';
 
 export { FAN, MERGE_CAP } from './record-merges';
 
@@ -122,10 +123,11 @@ export class RecordStore {
     for (const n of await recordFileNumbers(backend)) {
       // A damaged file's number is never written again: a later write over it would hide what was lost.
       store.next = Math.max(store.next, n + 1);
-      const { text, parsed, cause } = await readRecordFile(backend, n, store.cipher, sealed);
+      const { text, parsed, cause, sumFails } = await readRecordFile(backend, n, store.cipher, sealed);
       if (!parsed) {
         damaged = true;
-        o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} cannot be read: its records were rebuilt from the log${lostBelow(o.logFloor)}`, { file: fileName(n), cause }));
+        const why = sumFails ? 'does not match its sum (changed after it was written)' : 'cannot be read';
+        o.onError(new SyncomError('OP_UNREADABLE', `record file ${fileName(n)} ${why}: its records were rebuilt from the log${lostBelow(o.logFloor)}`, { file: fileName(n), cause }));
         continue;
       }
       const { list, unreadable, unopened } = parsed;
@@ -175,7 +177,7 @@ export class RecordStore {
     const texts = large.length + parts.length > 0 ? this.cipher.texts([...large, ...parts]) : [];
     const rest = wholes.length > 0 ? this.cipher.text(wholes) : '[]';
     const text = texts.length === 0 ? rest : `[${[rest.slice(1, -1), ...texts].filter((t) => t !== '').join(',')}]`;
-    await this.backend.write(fileName(n), text, { durable: this.durable });
+    await writeRecordFile(this.backend, fileName(n), text, this.durable);
     large.forEach((e, i) => {
       // An entry neither large nor long any more is written whole from now on: what was kept of it goes.
       if (texts[i].length > LONG_TEXT || isLargeEntry(e)) this.written.set(e.id, { entry: e, wholeChars: texts[i].length, partChars: 0 });
@@ -286,7 +288,7 @@ export class RecordStore {
       const text = withUnopened(keptParts.length === 0 ? wholeText : `[${[wholeText.slice(1, -1), ...this.cipher.texts(keptParts)].filter((t) => t !== '').join(',')}]`, unopened);
       // The text kept goes first: a merge never takes what the purge is erasing, even if the write fails.
       f.text = undefined;
-      await this.backend.write(fileName(f.n), text, { durable: this.durable });
+      await writeRecordFile(this.backend, fileName(f.n), text, this.durable);
       f.unopened = unopened?.length ? unopened : undefined;
       f.text = kept(text);
       f.weight = weightOf(whole.length + keptParts.length, text.length);
@@ -329,7 +331,8 @@ export class RecordStore {
     /** Ids a needed part of which could not be read back: written whole (current), newest here from now on. */
     const wholeNow = new Set<string>();
     for (const f of files) {
-      const text = f.stale === 0 ? (f.text ?? (await this.backend.read(fileName(f.n)))) : undefined;
+      // Read back, a file whose sum fails is not carried: its records are written as they stand.
+      const text = f.stale === 0 ? (f.text ?? unsummed(await this.backend.read(fileName(f.n)))) : undefined;
       if (text !== undefined && text.startsWith('[') && text.endsWith(']')) {
         if (text.length > 2) parts.push(text.slice(1, -1));
         ids.push(...f.ids);
@@ -370,7 +373,7 @@ export class RecordStore {
     }
     const n = this.next++;
     const text = `[${parts.filter((p) => p !== '').join(',')}]`;
-    await this.backend.write(fileName(n), text, { durable: this.durable });
+    await writeRecordFile(this.backend, fileName(n), text, this.durable);
     this.files = this.files.filter((f) => !files.includes(f));
     // Every id taken is newest in the merged file: the merged files lead there, without a table update per id.
     const unopened = files.flatMap((f) => f.unopened ?? []);

@@ -9,9 +9,11 @@ export const FORMAT_FILE = 'format.json';
  * later version that writes files this one would misread (a record file's
  * layout, a log file's) raises it, and writes the new number before any
  * such file; this version then refuses the store rather than lose what it
- * cannot read (docs/operations.md, "Upgrades and rollbacks").
+ * cannot read (docs/operations.md, "Upgrades and rollbacks"). Format 2:
+ * every record file ends with its sum (record-sum.ts), which format 1 reads
+ * as a damaged entry.
  */
-export const STORE_FORMAT = 1;
+export const STORE_FORMAT = 2;
 
 /**
  * The format a store's format.json names; undefined when there is none (a

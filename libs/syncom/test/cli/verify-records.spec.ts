@@ -5,6 +5,7 @@ import type { VerifyReport } from '../../src/cli/verify';
 import { internals } from '../../src/testing/internals';
 import { cli, tempDir } from './helpers';
 import { usedFixture } from './fixtures';
+import { unsummed } from '../../src/storage/record-sum';
 
 const DAY = 86_400_000;
 
@@ -59,11 +60,20 @@ describe('syncom verify: records/ against the log', () => {
     expect(faults(report)).toEqual(expect.arrayContaining([`record ${fx.ids.note}: ${lost}`, `record ${fx.ids.deleted}: ${lost}`]));
   });
 
-  it('GUAR-7: a value changed in a record file, its JSON still valid: a fault naming the record and its file', async () => {
+  it('GUAR-7: a value changed in a record file, its JSON still valid: a fault naming the file, whose sum fails; in a file without one (store format 1), a fault naming the record and its file', async () => {
     let files: string[] = [];
+    const changed = await verifyCopy(async (d) => {
+      for (const f of await filesHolding(d, fx.ids.note)) {
+        const text = await readFile(join(d, f), 'utf8');
+        if (text.includes('"Final"')) files.push(f);
+        await writeFile(join(d, f), text.replace('"Final"', '"Fin4l"'));
+      }
+    });
+    expect(files).not.toEqual([]);
+    expect(changed.code).toBe(1);
+    expect(faults(changed.report)).toEqual(expect.arrayContaining(files.map((f) => `${f}: does not match its sum (changed after it was written): open() rebuilds its records from what the log still holds`)));
     const { code, report } = await verifyCopy(async (d) => {
-      files = await filesHolding(d, fx.ids.note);
-      for (const f of files) await writeFile(join(d, f), (await readFile(join(d, f), 'utf8')).replace('"Final"', '"Fin4l"'));
+      for (const f of await filesHolding(d, fx.ids.note)) await writeFile(join(d, f), (unsummed(await readFile(join(d, f), 'utf8')) as string).replace('"Final"', '"Fin4l"'));
     });
     expect(code).toBe(1);
     expect(faults(report)).toEqual([expect.stringMatching(new RegExp(`^record ${fx.ids.note}: records/\\d+\\.json holds it other than the log's ops make it`))]);
@@ -76,8 +86,9 @@ describe('syncom verify: records/ against the log', () => {
       [torn] = await filesHolding(d, fx.ids.fromHub);
       await writeFile(join(d, torn), '[{"id": "torn');
       other = (await filesHolding(d, fx.ids.tail[0]))[0];
-      const list = JSON.parse(await readFile(join(d, other), 'utf8')) as { fields: unknown }[];
+      const list = JSON.parse(unsummed(await readFile(join(d, other), 'utf8')) as string) as { fields: unknown }[];
       list[0].fields = 7;
+      // Without its sum, as store format 1 wrote it: each entry is judged alone.
       await writeFile(join(d, other), JSON.stringify(list));
     });
     expect(code).toBe(1);
@@ -135,7 +146,7 @@ describe('syncom verify: a LOCK it cannot check', () => {
       await writeFile(join(d, 'LOCK'), JSON.stringify({ pid: 1, host: 'some-other-host', token: '0'.repeat(32) }));
     });
     expect(code).toBe(1);
-    expect(faults(report)).toEqual([expect.stringMatching(new RegExp(`^record ${fx.ids.note}: records/\\d+\\.json holds it other than the log's ops make it`))]);
+    expect(faults(report)).toEqual(expect.arrayContaining([expect.stringMatching(/^records\/\d+\.json: does not match its sum/)]));
   });
 });
 

@@ -10,6 +10,7 @@ import type { VerifyReport } from '../../src/cli/verify';
 import { cleanup, cli, tempDir } from '../cli/helpers';
 import { distinctCrashes, keyedBackend } from '../crash/harness';
 import { seeded } from '../sync/helpers';
+import { unsummed } from '../../src/storage/record-sum';
 
 /**
  * A tombstone or purge marker has no field left for the scope function to
@@ -46,7 +47,7 @@ async function elements(backend: Backend): Promise<Map<string, Record<string, un
   const out = new Map<string, Record<string, unknown>[]>();
   for (const name of await backend.list('records')) {
     if (!/^\d+\.json$/.test(name)) continue;
-    for (const x of JSON.parse((await backend.read(`records/${name}`)) as string) as Record<string, unknown>[]) {
+    for (const x of JSON.parse(unsummed(await backend.read(`records/${name}`)) as string) as Record<string, unknown>[]) {
       out.set(x.id as string, [...(out.get(x.id as string) ?? []), x]);
     }
   }
@@ -116,7 +117,8 @@ describe('storage: the scope of a removed record in its record file', () => {
     await s.purge('erased');
     await s.close();
     for (const name of (await backend.list('records')).filter((n) => n.endsWith('.json'))) {
-      const list = JSON.parse((await backend.read(`records/${name}`)) as string) as Record<string, unknown>[];
+      // As an earlier version wrote them: no scope, and no sum (store format 1).
+      const list = JSON.parse(unsummed(await backend.read(`records/${name}`)) as string) as Record<string, unknown>[];
       await backend.write(`records/${name}`, JSON.stringify(list.map(({ scope: _, ...x }) => x)));
     }
     const files = await recordFiles(backend);
