@@ -404,4 +404,39 @@ describe('found by the four-node model', () => {
     expect([await d.get('x'), await d.get('y')]).toEqual([{ n: 4 }, { n: 5 }]);
     await closeAll(d, e, f, h);
   });
+
+  it('SCOPE-12 OPS-11: a dialer\'s merge of a record purged since, scrubbed in its log, is taken by a host that scopes the dialer: it carries no record state to judge, and refusing it stopped the merge stream there for good', async () => {
+    const g = await hub();
+    // h scopes each session: d is granted A and B ('*' records pass too).
+    const h = await hub({ authorize: (_c, hello) => hello.token === 't' && hello.scopes.every((x) => x === 'A' || x === 'B') });
+    const [G, H] = ['memory://g', 'memory://h'];
+    const links = new Map<string, MemoryLink>();
+    const connect = (n: { url: string }) => {
+      const link = createMemoryLink(n.url === G ? g.unit : h.unit);
+      if (n.url === H) link.cut();
+      links.set(n.url, link);
+      return link;
+    };
+    const d = await node({ sync: { connect, antiEntropyInterval: 0 } });
+    await g.s.set('r1', { n: 1 });
+    await applyPeerOps(h.s, internals(g.s).log.read(0).map((e) => e.op), via(g.s));
+    await d.sync.addNode({ url: H, token: 't', scopes: ['A', 'B'] });
+    await d.sync.addNode({ url: G, token: 't', scopes: ['A', 'B'] });
+    await d.sync.synced(G, { timeout: 5_000 });
+    // g purges r1: d scrubs the merge it joined r1 with, which h has not had yet.
+    await g.s.purge('r1');
+    await until(() => internals(d).committer.current('r1')?.purged !== undefined, [d]);
+    await internals(d).committer.idle();
+    const joined = `${d.id}<${g.s.id}`;
+    const merge = internals(d).log.read(0).find((e) => opStreamKey(e.op) === joined && e.op.type === 'merge');
+    expect(merge?.op).not.toHaveProperty('data');
+    const errors: SyncomError[] = [];
+    d.sync.on('error', (e) => void errors.push(e));
+    (links.get(H) as MemoryLink).restore();
+    // Refused as out of scope (applying it to be judged threw), the stream stopped there and synced(H) never resolved.
+    await expect(d.sync.synced(H, { timeout: 5_000 })).resolves.toBeUndefined();
+    expect(errors.map((e) => e.code)).toEqual([]);
+    expect(internals(h.s).log.vector[joined]).toBe(internals(d).log.vector[joined]);
+    await closeAll(d, g.s, h.s);
+  });
 });

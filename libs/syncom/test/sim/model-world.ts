@@ -80,8 +80,9 @@ interface Member {
   unit?: HostUnit;
   /** Hosts this node dials (registered). */
   dials: Set<number>;
-  /** A stopped copy of its directory, for rewind. */
+  /** A stopped copy of its directory, for rewind, and the hosts it dialed then (its registry's). */
   backup?: MemoryBackend;
+  backupDials?: Set<number>;
   /** Its schema version (schema mode). */
   version: 1 | 2;
   /** Its sealed record as its last resolved write left it (sealed mode; null: none, or purged), and as of its backup. */
@@ -258,7 +259,7 @@ export class World {
     await m.storage.close();
     for (const k of [...this.links.keys()]) if (k.startsWith(`${node}>`)) this.links.delete(k);
     const next = await this.start(node, from ?? m.backend, m.dials, version);
-    this.members[node] = { ...next, backup: m.backup, backupSealed: m.backupSealed, sealed: from ? m.backupSealed ?? null : m.sealed };
+    this.members[node] = { ...next, backup: m.backup, backupDials: m.backupDials, backupSealed: m.backupSealed, sealed: from ? m.backupSealed ?? null : m.sealed };
     // Dialers of a host that closed dial again: their links are gone with its unit. Under retention by addNode(),
     // which redials in place: a node disabled for a moment pins nothing (LOG-16), and a seal then drops own ops
     // that host lacks (UNDELIVERABLE at its next hello, as LOG-20 says).
@@ -280,6 +281,7 @@ export class World {
     await this.members[node].storage.close();
     this.members[node].backup = createMemoryBackend({ from: this.members[node].backend.snapshot() });
     this.members[node].backupSealed = this.members[node].sealed;
+    this.members[node].backupDials = new Set(this.members[node].dials);
     await this.reopen(node, undefined);
   }
 
@@ -291,10 +293,12 @@ export class World {
    */
   private async rewind(node: number): Promise<void> {
     const m = this.members[node];
-    if (!m.backup || m.dials.size === 0) return;
+    if (!m.backup || m.dials.size === 0 || !m.backupDials?.size) return;
     if ((HOSTS as readonly number[]).includes(node)) this.hostRewound = true;
     await this.quiesce();
     const copy = createMemoryBackend({ from: m.backup.snapshot() });
+    // The copy's registry names the hosts it dialed then: a host registered since is not dialed until joined again.
+    m.dials = new Set(m.backupDials);
     await this.reopen(node, copy);
     const s = this.members[node].storage;
     await Promise.all([...m.dials].map((h) => s.sync.synced(urlOf(h), { timeout: 5_000 })));

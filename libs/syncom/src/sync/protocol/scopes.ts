@@ -116,8 +116,8 @@ function scopeBefore(id: string, entry: Entry | undefined, s: HostScoping): stri
  * The host's scope boundary for a pushed op (SCOPE-12, SCOPE-14..18): the
  * declared scope, the record's scope before the op — a tombstone's too, so a
  * peer can neither revive nor purge a deleted record of another scope — and
- * after it must all be ones the peer may write; a scope function that throws
- * refuses the op. `after`, when given, is applyOp(entry, op).entry, which the
+ * after it must all be ones the peer may write (a scrubbed op, which carries
+ * no record state, the first two); a scope function that throws refuses the op. `after`, when given, is applyOp(entry, op).entry, which the
  * caller made already (a page's scope walk): it is not made again.
  */
 export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string> | 'all', scoping: HostScoping, exact = false, after?: Entry): boolean {
@@ -128,6 +128,9 @@ export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string>
   try {
     const before = scopeBefore(op.id, entry, scoping);
     if (before !== undefined && !allowed.has(before)) return false;
+    // A scrubbed op (its record purged where it was logged) carries no record state to place: one judged by
+    // applying it threw, and a dialer's scrubbed merge of a purged record was refused here, its stream stopped for good.
+    if (isScrubbed(op)) return true;
     const left = after ?? applyOp(entry, op).entry;
     return isHidden(left) || allowed.has(scoping.scopeOf(op.id, lazyRecord(left)));
   } catch {
