@@ -8,6 +8,19 @@ import { schemaAt } from './model-schema';
 const URL = 'memory://h';
 const via = (s: Storage) => ({ via: { url: 'memory://x', node: s.id } });
 
+/** Links to hosts g and h at G and H, made by `connect` and kept in `links`; h's starts cut (restore() brings it up). */
+function twoHosts(g: HostUnit, h: HostUnit) {
+  const [G, H] = ['memory://g', 'memory://h'];
+  const links = new Map<string, MemoryLink>();
+  const connect = (n: { url: string }) => {
+    const link = createMemoryLink(n.url === G ? g : h);
+    if (n.url === H) link.cut();
+    links.set(n.url, link);
+    return link;
+  };
+  return { G, H, links, connect };
+}
+
 /** Engine bugs the four-node model (model-faults.spec.ts) found, each pinned by a fixed sequence on the memory link. */
 describe('found by the four-node model', () => {
   it('BOOT-5: a dialer whose host took an op between its hello and its snapshot is in sync once the bootstrap ends (synced() resolves)', async () => {
@@ -247,15 +260,8 @@ describe('found by the four-node model', () => {
     let now = 1_000_000;
     const g = await hub({}, { now: () => now });
     const h = await hub({}, { now: () => now });
-    const [G, H] = ['memory://g', 'memory://h'];
-    const links = new Map<string, MemoryLink>();
     // h is registered from the start, its link down while d bootstraps from g.
-    const connect = (n: { url: string }) => {
-      const link = createMemoryLink(n.url === G ? g.unit : h.unit);
-      if (n.url === H) link.cut();
-      links.set(n.url, link);
-      return link;
-    };
+    const { G, H, links, connect } = twoHosts(g.unit, h.unit);
     // Sealed segments older than a second of d's clock go at its next seal, one batch a segment.
     const d = await node({ now: () => now, sync: { connect, antiEntropyInterval: 0, signLate: false, retention: { days: 1 / 86_400 }, log: { rollAfter: 1 } } });
     await g.s.set('a', { n: 1 });
@@ -409,14 +415,7 @@ describe('found by the four-node model', () => {
     const g = await hub();
     // h scopes each session: d is granted A and B ('*' records pass too).
     const h = await hub({ authorize: (_c, hello) => hello.token === 't' && hello.scopes.every((x) => x === 'A' || x === 'B') });
-    const [G, H] = ['memory://g', 'memory://h'];
-    const links = new Map<string, MemoryLink>();
-    const connect = (n: { url: string }) => {
-      const link = createMemoryLink(n.url === G ? g.unit : h.unit);
-      if (n.url === H) link.cut();
-      links.set(n.url, link);
-      return link;
-    };
+    const { G, H, links, connect } = twoHosts(g.unit, h.unit);
     const d = await node({ sync: { connect, antiEntropyInterval: 0 } });
     await g.s.set('r1', { n: 1 });
     await applyPeerOps(h.s, internals(g.s).log.read(0).map((e) => e.op), via(g.s));
