@@ -438,4 +438,19 @@ describe('found by the four-node model', () => {
     expect(internals(h.s).log.vector[joined]).toBe(internals(d).log.vector[joined]);
     await closeAll(d, g.s, h.s);
   });
+
+  it('RECON SCOPE-9: a records call serves a named record of any scope the session was granted, not only the label\'s: one that moved between labels while a dialer reconciled them was served under neither', async () => {
+    const h = await hub({}, { sync: { scope: (_id: string, data: Record<string, unknown>) => (typeof data.$s === 'string' ? data.$s : '*') } });
+    await h.s.set('c0', { n: 1 });
+    await h.s.set('a0', { $s: 'A', n: 2 });
+    await h.s.set('c9', { $s: 'C', n: 3 });
+    const ctx = {};
+    await h.unit.call('hello', { node: 'p', vector: {}, epoch: 'e', schema: null, scopes: ['A', 'B'], token: 't' }, ctx);
+    // The dialer holds c0 in A (a move the host has not had yet) and asks for it under A, then a0 under '*'.
+    expect(await h.unit.call('records', { scope: 'A', ids: ['c0'] }, ctx)).toMatchObject({ entries: [expect.objectContaining({ id: 'c0' })], taken: 1 });
+    expect(await h.unit.call('records', { scope: '*', ids: ['a0'] }, ctx)).toMatchObject({ entries: [expect.objectContaining({ id: 'a0' })], taken: 1 });
+    // Never one of a scope the session was not granted.
+    expect(await h.unit.call('records', { scope: 'A', ids: ['c9'] }, ctx)).toEqual({ entries: [], taken: 1, outside: ['c9'] });
+    await closeAll(h.s);
+  });
 });

@@ -2,10 +2,10 @@ import { type Entry, entryText } from '../../crdt';
 import { SyncomError } from '../../errors';
 import type { Replica } from '../../storage/replica';
 import { createReconciler, RECONCILE_DEFAULTS, type Message, type Reconciler } from '../../reconcile';
-import { inLabel, labelGranted, labelSet } from '../../reconcile/record-sets';
+import { labelGranted, labelSet } from '../../reconcile/record-sets';
 import { platform } from '../../platform';
 import { jsonBytes } from '../protocol/frames';
-import { servedVector } from '../protocol/scopes';
+import { inServed, servedVector } from '../protocol/scopes';
 import { outsideIds, removedScopeBytes, removedScopesOf } from './reconcile-outside';
 import { everyItem } from '../protocol/versions';
 import type { ReconcileAnswer } from '../protocol/reconcile-answer';
@@ -44,16 +44,21 @@ export class ReconcileHost {
   }
 
   /**
-   * Records of a label's set by id, in the order asked; missing and sealed
-   * ones left out, and a purged one served whatever its scope (see
-   * outsideIds). At most pageSize ids are taken, and no more than keep the
+   * Records by id, in the order asked, of any scope the session was granted,
+   * not only the label's: a record that moved between two labels while a
+   * dialer reconciled them one after the other was asked under the label it
+   * had left and served under neither, and the dialer adopted a vector
+   * counting ops its copy lacked for good (found by the four-node model).
+   * Missing and sealed ones are left out, and a purged one served whatever
+   * its scope (see outsideIds). At most pageSize ids are taken, and no more than keep the
    * entries' JSON within pageBytes (one larger entry alone):
    * `taken` says how many, and the dialer asks the rest again (its own
    * pageSize may be larger).
    */
   records(args: unknown, granted: readonly string[]): { entries: Entry[]; taken: number; outside?: string[]; removedScopes?: Record<string, string> } {
     const a = (args ?? {}) as { scope?: unknown; ids?: unknown };
-    const label = checkLabel(a.scope, granted);
+    // The label is still held to the grant: an ungranted one is refused, as reconcile refuses it.
+    checkLabel(a.scope, granted);
     const ids = a.ids;
     if (!Array.isArray(ids) || ids.length > MAX_IDS || !everyItem(ids, (id) => typeof id === 'string')) {
       throw new SyncomError('BAD_REQUEST', `records takes { scope, ids: [at most ${MAX_IDS} ids] }`, { status: 400 });
@@ -66,7 +71,7 @@ export class ReconcileHost {
       const e = c.get(id);
       // A purged record is served to whoever names it, whatever its scope: its entry is the id and the purge's
       // stamp, nothing the asker lacks, and a peer of a scope the record left before its purge still holds it.
-      if (e && !this.replica.isSealed(id) && (e.purged !== undefined || inLabel(this.replica.scopeOf(id), label, granted))) {
+      if (e && !this.replica.isSealed(id) && (e.purged !== undefined || inServed(this.replica.scopeOf(id), granted))) {
         // entryText: a large record's text joined from its kept leaf texts, as its record file's is.
         const n = platform().byteLength(entryText(e)) + 1 + removedScopeBytes(this.replica, e);
         if (entries.length > 0 && bytes + n > (this.o.pageBytes ?? Infinity)) break;
