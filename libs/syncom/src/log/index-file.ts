@@ -30,10 +30,9 @@ export async function writeIndexFile(log: OpLog, vector: Vector): Promise<void> 
  */
 export async function openEpoch(log: OpLog): Promise<void> {
   if (log.epoch && log.options.backend.readOnly) return;
-  const created = !log.epoch;
-  if (!created) log.epochs = epochsAfter(log.epochs, log.epoch, log.head, log.floor);
+  if (log.epoch) log.epochs = epochsAfter(log.epochs, log.epoch, log.head, log.floor);
   log.epoch = newEpoch();
-  await log.writeIndex(created ? log.vector : log.sealedVector);
+  await log.writeIndex(log.sealedVector);
 }
 
 /** The unopened entries (OpLog.unopened) among a file's holes: index in the file, and the entry as read; none at `erase`. */

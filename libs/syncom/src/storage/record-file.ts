@@ -112,14 +112,14 @@ function boxedId(x: unknown): string | undefined {
  * A record file's entries, sealed ones opened (their ids added to `sealed`),
  * and how many of its elements are no entry or cannot be opened: one bad
  * entry costs that record, not the file's others (the log rebuilds it, see
- * storage/load.ts). Undefined when the file is not a JSON array at all.
+ * storage/load.ts). `text` is the file's elements, their sum taken off
+ * (record-sum.ts, unsummed). Undefined when it is not a JSON array at all.
  */
 export function parseRecordFile(text: string | undefined, cipher: RecordCipher, sealed: Set<string>): ParsedRecordFile | undefined {
-  const body = unsummed(text);
-  if (body === undefined) return undefined;
+  if (text === undefined) return undefined;
   let raw: unknown;
   try {
-    raw = JSON.parse(body);
+    raw = JSON.parse(text);
   } catch {
     return undefined;
   }

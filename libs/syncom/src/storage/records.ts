@@ -256,7 +256,7 @@ export class RecordStore {
 
   /** The parts a record file holds, marked as parts (read back when its text is not kept); undefined when it cannot be read. */
   private async readParts(f: RecordFile): Promise<Entry[] | undefined> {
-    const parsed = parseRecordFile(f.text ?? (await this.backend.read(fileName(f.n))), this.cipher, new Set());
+    const parsed = parseRecordFile(f.text ?? unsummed(await this.backend.read(fileName(f.n))), this.cipher, new Set());
     return parsed?.list.filter(isPart);
   }
 

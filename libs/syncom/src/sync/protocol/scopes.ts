@@ -116,9 +116,10 @@ function scopeBefore(id: string, entry: Entry | undefined, s: HostScoping): stri
  * The host's scope boundary for a pushed op (SCOPE-12, SCOPE-14..18): the
  * declared scope, the record's scope before the op — a tombstone's too, so a
  * peer can neither revive nor purge a deleted record of another scope — and
- * after it must all be ones the peer may write (a scrubbed op, which carries
- * no record state, the first two); a scope function that throws refuses the op. `after`, when given, is applyOp(entry, op).entry, which the
- * caller made already (a page's scope walk): it is not made again.
+ * after it must all be ones the peer may write (of a scrubbed op, which
+ * carries no record state, the first two); a scope function that throws
+ * refuses the op. `after`, when given, is applyOp(entry, op).entry, which
+ * the caller made already (a page's scope walk): it is not made again.
  */
 export function opInScope(op: Op, entry: Entry | undefined, allowed: Set<string> | 'all', scoping: HostScoping, exact = false, after?: Entry): boolean {
   if (exact && !declaresHostScope(op, entry, scoping, after)) return false;
