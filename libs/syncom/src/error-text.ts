@@ -21,7 +21,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   OP_MALFORMED: 'a peer\'s op with a bad shape: neither applied, logged nor relayed',
   SKEW: 'a peer\'s op stamped more than `maxSkew` ahead of this node\'s clock',
   BAD_SIGNATURE: 'a peer\'s op whose signature fails',
-  UNSIGNED: 'an unsigned op under `\'require\'` (an error event, no status), or a hello a signing host refuses because the node id is no key (403)',
+  UNSIGNED: 'an unsigned op under `\'require\'` (an error event, no status), or a hello a signing host refuses because the node id is no key (403); also joined ops this node could not sign yet (an error event on the storage: they stay unsent, and are signed again)',
 
   UNAUTHORIZED: '`authorize` answered neither `true` nor a non-empty string (an identity), or threw, or access `\'session\'` without an authenticated connection',
   AUTHORIZE_FAILED: '`authorize` threw a SyncomError AUTHORIZE_FAILED (or of a 5xx status) at a hello or a session handshake: it could not judge (its token store down), and the dialer greets again, backed off',

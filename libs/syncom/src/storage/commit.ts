@@ -386,6 +386,8 @@ export class Committer {
   async close(): Promise<void> {
     this.refuse();
     await this.idle();
+    // The signings under way end first; a batch whose signing failed is not tried again here, but signed at the next open.
+    this.late.stop();
     await this.late.signed();
     await this.settled();
     // A scrub that failed is tried once more before the lock goes; failing again, the reopen finishes it.

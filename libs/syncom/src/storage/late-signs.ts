@@ -15,11 +15,18 @@ export interface LateSignHooks {
   failed(e: SyncomError): void;
 }
 
-/** A batch whose flagged entries are being signed: positions from..to, and the promise of their signing. */
+/** A batch with flagged entries not signed yet: positions from..to, signed once `signed` resolves. */
 interface Signing {
   from: number;
   to: number;
-  promise: Promise<void>;
+  /** Resolves once every flagged op of the batch is signed, however many attempts that takes; never rejects. */
+  signed: Promise<void>;
+  resolve(): void;
+  /** The attempt under way, if any. */
+  attempt?: Promise<void>;
+  /** The next attempt after a failed one, and how long it waits. */
+  timer?: ReturnType<typeof setTimeout>;
+  delay: number;
 }
 
 /** The flagged entries of a batch and their ops as taken (a purge may swap an entry's op meanwhile), index for index. */
@@ -30,6 +37,9 @@ interface Flagged {
 
 /** Ops digested per turn of the event loop: the background work leaves room for the joins it follows. */
 const SLICE = 64;
+/** The wait before a failed batch is signed again, doubled at each failure up to RETRY_MAX_MS (the next ask for its ops does not wait). */
+const RETRY_MS = 250;
+const RETRY_MAX_MS = 60_000;
 
 /**
  * The ops logged before their digest and signature (FLAG_TO_SIGN: the merge
@@ -37,22 +47,25 @@ const SLICE = 64;
  * flag cleared in memory once signed. What sends ops out awaits whenSigned() first, so none leaves
  * the node unsigned where signatures are on. Ed25519 is deterministic and
  * the signed header is fixed at the join, so signing later (or again, after
- * a crash) gives the op the sig it would have had.
+ * a crash) gives the op the sig it would have had. A batch whose signing
+ * failed stays open and is signed again, after a wait or when its ops are
+ * asked for; what waits for it keeps waiting (a feed that was handed the
+ * failure ended, and its subscriber got nothing more of this node).
  */
 export class LateSigns {
   /** Background signing waits for this first (tests and benchmarks that look at the unsigned window). */
   private hold: Promise<unknown> = Promise.resolve();
   /**
-   * Batches whose flagged entries are being signed, by first position. Kept
+   * Batches with flagged entries not signed yet, by first position. Kept
    * per batch, not per entry: a bootstrap's 100k merges, all waiting at once,
    * made two tables of 100k entries grow on the join's path.
    */
   private readonly batches = new Map<number, Signing>();
   /** The batch whereSigning() found last: a feed's page asks for runs of entries of one batch. */
   private last?: Signing;
-  /** First positions of the batches with flagged entries not signed yet (a failed one stays until they are). */
-  private readonly unsettled = new Set<number>();
   private reported = false;
+  /** Set by stop() (close): no attempt starts any more; what is unsigned is signed at the next open. */
+  private stopped = false;
 
   constructor(private readonly log: OpLog, private readonly hooks: LateSignHooks) {
     // Added before any feed or dialer listens: an append's flagged entries are known before anyone reads them.
@@ -64,7 +77,12 @@ export class LateSigns {
     this.hold = until.catch(() => undefined);
   }
 
-  /** Whether the batch at `from` still has ops to sign (it is not sealed until they are). */
+  /**
+   * Whether the batch at `from` still has ops to sign (it is not sealed
+   * until they are), being signed or after a signing that failed: sealed
+   * then, its unsigned ops were in a segment, which neither a retry nor the
+   * next open signs, and they never left the node.
+   */
   holds(from: number): boolean {
     return this.batches.has(from);
   }
@@ -81,53 +99,101 @@ export class LateSigns {
     }
   }
 
-  /** Resolves once every flagged entry among `entries` is signed; undefined when none is flagged. */
+  /** Resolves once every flagged entry among `entries` is signed; undefined when none is flagged. A failed batch is tried again now. */
   whenSigned(entries: readonly LogEntry[]): Promise<void> | undefined {
     let waits: Set<Promise<void>> | undefined;
     for (const e of entries) {
       if (!(e.flags & FLAG_TO_SIGN)) continue;
-      (waits ??= new Set()).add(this.whereSigning(e.pos)?.promise ?? this.retry(e));
+      const s = this.whereSigning(e.pos) ?? this.retake(e);
+      if (!s) return Promise.reject(new Error('an op to sign is in no open batch'));
+      if (!s.attempt) this.attempt(s);
+      (waits ??= new Set()).add(s.signed);
     }
     return waits && Promise.all(waits).then(() => undefined);
   }
 
   /** whenSigned() of the log's entries after `after`, at most `limit`; nothing to read while no op waits. */
   whenLogSigned(after: number, limit: number): Promise<void> | undefined {
-    return this.unsettled.size === 0 ? undefined : this.whenSigned(this.log.read(after, limit));
+    return this.batches.size === 0 ? undefined : this.whenSigned(this.log.read(after, limit));
   }
 
-  /** Resolves once no op is waiting for its signature. */
+  /** Resolves once no attempt is under way: every op signed, or its batch's last attempt failed (tried again later). */
   async signed(): Promise<void> {
-    while (this.batches.size > 0) await Promise.allSettled([...this.batches.values()].map((b) => b.promise));
+    for (;;) {
+      const running = [...this.batches.values()].map((b) => b.attempt).filter((a) => a !== undefined);
+      if (running.length === 0) return;
+      await Promise.all(running);
+    }
   }
 
-  /** The flagged entries of positions from..to, signed as one batch. */
+  /** Start no attempt from now on (close): what is still unsigned is signed at the next open. */
+  stop(): void {
+    this.stopped = true;
+    for (const b of this.batches.values()) if (b.timer) clearTimeout(b.timer);
+  }
+
+  /** The batch of positions from..to, if it has flagged entries: signed from now on. */
   private take(from: number, to: number): void {
+    if (this.batches.has(from)) return;
+    let resolve!: () => void;
+    const signed = new Promise<void>((r) => (resolve = r));
+    const s: Signing = { from, to, signed, resolve, delay: RETRY_MS };
+    if (this.attempt(s)) this.batches.set(from, s);
+  }
+
+  /** Sign the flagged entries of `s`, once; false when it has none. A failure schedules the next attempt. */
+  private attempt(s: Signing): boolean {
     // Two lists rather than an object per op: this runs at each append, on a bootstrap's way to readable.
     const flagged: Flagged = { entries: [], ops: [] };
-    for (let pos = from; pos <= to; pos++) {
+    for (let pos = s.from; pos <= s.to; pos++) {
       const entry = this.log.at(pos);
       if (entry && entry.flags & FLAG_TO_SIGN) {
         flagged.entries.push(entry);
         flagged.ops.push(entry.op);
       }
     }
-    if (flagged.ops.length === 0) return;
-    this.unsettled.add(from);
-    const promise = this.signAll(flagged).then(
-      () => { this.unsettled.delete(from); this.batches.delete(from); this.hooks.done(from); },
-      (e: Error) => { this.batches.delete(from); this.report(e); throw e; },
+    if (flagged.ops.length === 0) {
+      // No flagged entry is left: nothing to wait for.
+      if (this.batches.get(s.from) === s) this.settled(s);
+      return false;
+    }
+    if (this.stopped) return true;
+    if (s.timer) clearTimeout(s.timer);
+    s.timer = undefined;
+    s.attempt = this.signAll(flagged).then(
+      () => this.settled(s),
+      (e: Error) => {
+        s.attempt = undefined;
+        this.report(e);
+        if (this.stopped) return;
+        s.timer = setTimeout(() => void (s.attempt ?? this.attempt(s)), s.delay);
+        (s.timer as { unref?: () => void }).unref?.();
+        s.delay = Math.min(s.delay * 2, RETRY_MAX_MS);
+      },
     );
-    promise.catch(() => undefined);
-    this.batches.set(from, { from, to, promise });
+    return true;
   }
 
-  /** The batch being signed that holds position `pos`, if any. */
+  private settled(s: Signing): void {
+    this.batches.delete(s.from);
+    this.reported = false;
+    s.resolve();
+    this.hooks.done(s.from);
+  }
+
+  /** The unsigned batch that holds position `pos`, if any. */
   private whereSigning(pos: number): Signing | undefined {
     const l = this.last;
     if (l && l.from <= pos && pos <= l.to && this.batches.get(l.from) === l) return l;
     for (const b of this.batches.values()) if (b.from <= pos && pos <= b.to) return (this.last = b);
     return undefined;
+  }
+
+  /** A flagged entry of no batch being signed (none should be): its open batch taken again. */
+  private retake(e: LogEntry): Signing | undefined {
+    const b = this.log.batches.find((x) => x.from <= e.pos && e.pos <= x.to);
+    if (b) this.take(b.from, b.to);
+    return b && this.batches.get(b.from);
   }
 
   /** Digest (a fresh nonce: nothing outside holds the op yet) and sign, a slice per turn; then clear the flags. */
@@ -162,16 +228,9 @@ export class LateSigns {
     entry.flags &= ~FLAG_TO_SIGN;
   }
 
-  /** A flagged entry whose signing failed: sign its batch again. */
-  private retry(e: LogEntry): Promise<void> {
-    const b = this.log.batches.find((x) => x.from <= e.pos && e.pos <= x.to);
-    if (b && !this.batches.has(b.from)) this.take(b.from, b.to);
-    return (b ? this.batches.get(b.from)?.promise : undefined) ?? Promise.reject(new Error('an op to sign is in no open batch'));
-  }
-
   private report(e: Error): void {
     if (this.reported) return;
     this.reported = true;
-    this.hooks.failed(new SyncomError('UNSIGNED', `joined ops not signed (${e.message}); kept unsent, signed again when asked for or at next open`, { cause: e }));
+    this.hooks.failed(new SyncomError('UNSIGNED', `joined ops not signed (${e.message}); kept unsent, signed again soon`, { cause: e }));
   }
 }

@@ -1,7 +1,9 @@
-import { createMemoryBackend, open, type Storage } from '../../src';
+import { type Backend, createMemoryBackend, open, type Storage } from '../../src';
 import { FLAG_TO_SIGN } from '../../src/log/flags';
+import { type Platform, platform } from '../../src/platform';
 import { verifyOps } from '../../src/op/verify';
 import { internals } from '../../src/testing/internals';
+import { withPlatform } from '../platform/with-platform';
 import { closeAll, dialer, hub, Net, records, until } from './helpers';
 
 /** A promise and its release: background signing held until the test lets it go. */
@@ -127,5 +129,49 @@ describe('merge ops of a bootstrap are signed after their join', () => {
     const third = await open({ path: 'crashy', backend: crashed });
     expect(ownMerges(third).every((e) => !(e.flags & FLAG_TO_SIGN) && e.op.sig !== undefined)).toBe(true);
     await closeAll(third, h.s);
+  });
+
+  it('SIG-22 BOOT-9 GUAR-7: a signing that fails keeps its batch open and unsent; it is signed again, reaches the subscriber, and is sealed signed', async () => {
+    // The failure comes before the batch's records are written: its batch had been sealed then, unsigned,
+    // where neither a retry nor the next open signed it, and a feed handed the failure ended for good.
+    const real = platform();
+    let failing = false;
+    const failingSigner: Platform = { ...real, ed25519: { ...real.ed25519, signInto: (t, text, key) => (failing ? Promise.reject(new Error('no signer')) : real.ed25519.signInto(t, text, key)) } };
+    await withPlatform(failingSigner, async () => {
+      const net = new Net();
+      const h = await hubWith(50);
+      net.units.set('memory://h', h.unit);
+      const disk = createMemoryBackend();
+      const recordsHeld = gate();
+      const backend: Backend = { ...disk, write: async (path, ...rest) => {
+        if (path.startsWith('records')) await recordsHeld.held;
+        return disk.write(path, ...rest);
+      } };
+      // Every recorded batch is due for a seal at once.
+      const d = await open({ path: 'd', backend, sync: { connect: net.connect, log: { rollAfter: 1 } } });
+      net.units.set('memory://d', d.sync.unit({ access: 'public', authorize: (_c, hello) => hello.token === 't' }));
+      const t = await dialer(net, { sync: { connect: net.connect, signatures: 'require' } });
+      await t.sync.addNode({ url: 'memory://d', token: 't' });
+      await t.sync.synced('memory://d');
+      const unsigned = new Promise<string>((resolve) => d.on('error', (e) => resolve(e.code)));
+      failing = true;
+      await d.sync.addNode({ url: 'memory://h', token: 't' });
+      expect(await unsigned).toBe('UNSIGNED');
+      failing = false;
+      recordsHeld.release();
+      await internals(d).committer.idle();
+      const log = internals(d).log;
+      expect(log.segments).toEqual([]);
+      expect(log.batches.length).toBeGreaterThan(0);
+      await until(async () => (await records(t)).length === 50, [t]);
+      expect(await records(t)).toEqual(await records(h.s));
+      await d.close();
+      const again = await open({ path: 'd', backend: disk });
+      const merges = ownMerges(again);
+      expect(merges.length).toBe(51);
+      expect(merges.every((e) => !(e.flags & FLAG_TO_SIGN))).toBe(true);
+      expect(await verifyOps(merges.map((e) => e.op))).toEqual(merges.map(() => 'ok'));
+      await closeAll(again, t, h.s);
+    });
   });
 });
