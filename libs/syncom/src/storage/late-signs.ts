@@ -49,8 +49,7 @@ const RETRY_MAX_MS = 60_000;
  * the signed header is fixed at the join, so signing later (or again, after
  * a crash) gives the op the sig it would have had. A batch whose signing
  * failed stays open and is signed again, after a wait or when its ops are
- * asked for; what waits for it keeps waiting (a feed that was handed the
- * failure ended, and its subscriber got nothing more of this node).
+ * asked for.
  */
 export class LateSigns {
   /** Background signing waits for this first (tests and benchmarks that look at the unsigned window). */
@@ -99,30 +98,45 @@ export class LateSigns {
     }
   }
 
-  /** Resolves once every flagged entry among `entries` is signed; undefined when none is flagged. A failed batch is tried again now. */
+  /**
+   * Resolves once every flagged entry among `entries` is signed; undefined
+   * when none is flagged. Rejects when the signing under way fails (what
+   * pushes them reports it and tries again later): a batch whose last
+   * signing failed is tried again now.
+   */
   whenSigned(entries: readonly LogEntry[]): Promise<void> | undefined {
+    return this.waits(entries, (s) => s.attempt ?? this.attempt(s) ?? (this.stopped ? Promise.reject(new Error('the storage is closing')) : s.signed));
+  }
+
+  /**
+   * whenSigned() of the log's entries after `after`, at most `limit`, for a
+   * feed: it waits however many signings that takes and is never handed a
+   * failure (a feed handed one ended, and its subscriber got nothing more of
+   * this node); undefined while no op waits.
+   */
+  whenLogSigned(after: number, limit: number): Promise<void> | undefined {
+    return this.batches.size === 0 ? undefined : this.waits(this.log.read(after, limit), (s) => {
+      if (!s.attempt) this.attempt(s);
+      return s.signed;
+    });
+  }
+
+  private waits(entries: readonly LogEntry[], wait: (s: Signing) => Promise<void>): Promise<void> | undefined {
     let waits: Set<Promise<void>> | undefined;
     for (const e of entries) {
       if (!(e.flags & FLAG_TO_SIGN)) continue;
       const s = this.whereSigning(e.pos) ?? this.retake(e);
-      if (!s) return Promise.reject(new Error('an op to sign is in no open batch'));
-      if (!s.attempt) this.attempt(s);
-      (waits ??= new Set()).add(s.signed);
+      (waits ??= new Set()).add(s ? wait(s) : Promise.reject(new Error('an op to sign is in no open batch')));
     }
     return waits && Promise.all(waits).then(() => undefined);
   }
 
-  /** whenSigned() of the log's entries after `after`, at most `limit`; nothing to read while no op waits. */
-  whenLogSigned(after: number, limit: number): Promise<void> | undefined {
-    return this.batches.size === 0 ? undefined : this.whenSigned(this.log.read(after, limit));
-  }
-
-  /** Resolves once no attempt is under way: every op signed, or its batch's last attempt failed (tried again later). */
+  /** Resolves once no signing is under way: every op signed, or the last signing of its batch failed (tried again later). */
   async signed(): Promise<void> {
     for (;;) {
-      const running = [...this.batches.values()].map((b) => b.attempt).filter((a) => a !== undefined);
+      const running = [...this.batches.values()].flatMap((b) => (b.attempt ? [b.attempt] : []));
       if (running.length === 0) return;
-      await Promise.all(running);
+      await Promise.allSettled(running);
     }
   }
 
@@ -134,15 +148,26 @@ export class LateSigns {
 
   /** The batch of positions from..to, if it has flagged entries: signed from now on. */
   private take(from: number, to: number): void {
-    if (this.batches.has(from)) return;
+    if (this.batches.has(from) || !this.flagged(from, to)) return;
     let resolve!: () => void;
     const signed = new Promise<void>((r) => (resolve = r));
     const s: Signing = { from, to, signed, resolve, delay: RETRY_MS };
-    if (this.attempt(s)) this.batches.set(from, s);
+    this.batches.set(from, s);
+    // A failure is handled where the attempt starts.
+    void this.attempt(s);
   }
 
-  /** Sign the flagged entries of `s`, once; false when it has none. A failure schedules the next attempt. */
-  private attempt(s: Signing): boolean {
+  private flagged(from: number, to: number): boolean {
+    for (let pos = from; pos <= to; pos++) if ((this.log.at(pos)?.flags ?? 0) & FLAG_TO_SIGN) return true;
+    return false;
+  }
+
+  /**
+   * Sign the flagged entries of `s` once: the attempt, which rejects if it
+   * fails (the next is then due after a wait); undefined when none is
+   * flagged any more, or after stop().
+   */
+  private attempt(s: Signing): Promise<void> | undefined {
     // Two lists rather than an object per op: this runs at each append, on a bootstrap's way to readable.
     const flagged: Flagged = { entries: [], ops: [] };
     for (let pos = s.from; pos <= s.to; pos++) {
@@ -153,17 +178,19 @@ export class LateSigns {
       }
     }
     if (flagged.ops.length === 0) {
-      // No flagged entry is left: nothing to wait for.
-      if (this.batches.get(s.from) === s) this.settled(s);
-      return false;
+      // None is flagged any more: nothing to wait for.
+      this.settled(s);
+      return undefined;
     }
-    if (this.stopped) return true;
+    if (this.stopped) return undefined;
     if (s.timer) clearTimeout(s.timer);
     s.timer = undefined;
-    s.attempt = this.signAll(flagged).then(
+    const run = this.signAll(flagged);
+    s.attempt = run;
+    run.then(
       () => this.settled(s),
       (e: Error) => {
-        s.attempt = undefined;
+        if (s.attempt === run) s.attempt = undefined;
         this.report(e);
         if (this.stopped) return;
         s.timer = setTimeout(() => void (s.attempt ?? this.attempt(s)), s.delay);
@@ -171,7 +198,7 @@ export class LateSigns {
         s.delay = Math.min(s.delay * 2, RETRY_MAX_MS);
       },
     );
-    return true;
+    return run;
   }
 
   private settled(s: Signing): void {

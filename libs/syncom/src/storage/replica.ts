@@ -281,7 +281,7 @@ export class Replica {
     return this.p.committer.late.whenSigned(entries);
   }
 
-  /** Resolves once no op of this node waits for its signature (a bootstrap's merges are signed in the background). */
+  /** Resolves once no op of this node waits for its signature (a bootstrap's merges are signed in the background), or the signing of those that wait failed (UNSIGNED; tried again later). */
   signed(): Promise<void> {
     return this.p.committer.late.signed();
   }

@@ -1,6 +1,6 @@
 import { type Backend, createMemoryBackend, open, type Storage } from '../../src';
 import { FLAG_TO_SIGN } from '../../src/log/flags';
-import { type Platform, platform } from '../../src/platform';
+import { platform } from '../../src/platform';
 import { verifyOps } from '../../src/op/verify';
 import { internals } from '../../src/testing/internals';
 import { withPlatform } from '../platform/with-platform';
@@ -11,6 +11,14 @@ function gate(): { held: Promise<void>; release(): void } {
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   return { held, release };
+}
+
+/** The installed platform, its own ops' signing failing while `failing` is set (a signer that cannot sign). */
+function failingSigner() {
+  const real = platform();
+  const out = { failing: false, platform: real };
+  out.platform = { ...real, ed25519: { ...real.ed25519, signInto: (t, text, key) => (out.failing ? Promise.reject(new Error('no signer')) : real.ed25519.signInto(t, text, key)) } };
+  return out;
 }
 
 /** This node's own merge and advance entries in its log. */
@@ -134,10 +142,8 @@ describe('merge ops of a bootstrap are signed after their join', () => {
   it('SIG-22 BOOT-9 GUAR-7: a signing that fails keeps its batch open and unsent; it is signed again, reaches the subscriber, and is sealed signed', async () => {
     // The failure comes before the batch's records are written: its batch had been sealed then, unsigned,
     // where neither a retry nor the next open signed it, and a feed handed the failure ended for good.
-    const real = platform();
-    let failing = false;
-    const failingSigner: Platform = { ...real, ed25519: { ...real.ed25519, signInto: (t, text, key) => (failing ? Promise.reject(new Error('no signer')) : real.ed25519.signInto(t, text, key)) } };
-    await withPlatform(failingSigner, async () => {
+    const signer = failingSigner();
+    await withPlatform(signer.platform, async () => {
       const net = new Net();
       const h = await hubWith(50);
       net.units.set('memory://h', h.unit);
@@ -154,10 +160,10 @@ describe('merge ops of a bootstrap are signed after their join', () => {
       await t.sync.addNode({ url: 'memory://d', token: 't' });
       await t.sync.synced('memory://d');
       const unsigned = new Promise<string>((resolve) => d.on('error', (e) => resolve(e.code)));
-      failing = true;
+      signer.failing = true;
       await d.sync.addNode({ url: 'memory://h', token: 't' });
       expect(await unsigned).toBe('UNSIGNED');
-      failing = false;
+      signer.failing = false;
       recordsHeld.release();
       await internals(d).committer.idle();
       const log = internals(d).log;
@@ -172,6 +178,31 @@ describe('merge ops of a bootstrap are signed after their join', () => {
       expect(merges.every((e) => !(e.flags & FLAG_TO_SIGN))).toBe(true);
       expect(await verifyOps(merges.map((e) => e.op))).toEqual(merges.map(() => 'ok'));
       await closeAll(again, t, h.s);
+    });
+  });
+
+  it('SIG-22 LIFE-24: while its signer keeps failing a node still takes its hosts\' ops, its pushes fail with SYNC_FAILED, and close() returns', async () => {
+    const signer = failingSigner();
+    await withPlatform(signer.platform, async () => {
+      const net = new Net();
+      const h = await hubWith(50);
+      const other = await hub();
+      net.units.set('memory://h', h.unit);
+      net.units.set('memory://o', other.unit);
+      const d = await dialer(net);
+      // The empty bootstrap from o logs an advance to sign late; its signing fails.
+      const unsigned = new Promise<string>((resolve) => d.on('error', (e) => resolve(e.code)));
+      signer.failing = true;
+      await d.sync.addNode({ url: 'memory://o', token: 't' });
+      expect(await unsigned).toBe('UNSIGNED');
+      const failed: string[] = [];
+      d.sync.on('error', (e) => failed.push(e.code));
+      await d.sync.addNode({ url: 'memory://h', token: 't' });
+      await until(async () => (await records(d)).length === 50, [d]);
+      expect(failed).toContain('SYNC_FAILED');
+      await d.close();
+      signer.failing = false;
+      await closeAll(other.s, h.s);
     });
   });
 });
