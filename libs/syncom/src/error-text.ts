@@ -60,7 +60,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   SYNC_FAILED: 'a replication step failed with something that was no SyncomError (the cause is attached)',
   SYNC_TIMEOUT: 'storage.sync.synced(url, { timeout }) was not in sync with that node in time',
   FORBIDDEN: 'a guard of the host\'s gateway refused the message',
-  INTERNAL: 'the host failed to handle a message (it logs the cause; none is sent)',
+  INTERNAL: 'the host failed to handle a message (it logs the cause; none is sent), or a changes feed failed on the host\'s side, a signing of what it serves or a read (its subscriber subscribes again after a wait)',
   HTTP_ERROR: 'the host\'s gateway threw an HTTP exception other than 400 (its status is kept)',
   REMOTE_ERROR: 'the far side failed with a code this side does not list (kept as `remoteCode`) or none',
 

@@ -60,6 +60,10 @@ export class SignedOut {
         copy.sig = sig;
         this.copies.set(op, copy);
         return copy;
+      }, (e: unknown) => {
+        // Not kept: the next push or feed page that holds the op asks again (kept, every later ask failed with it).
+        this.signing.delete(op);
+        throw e;
       });
       this.signing.set(op, made);
     }

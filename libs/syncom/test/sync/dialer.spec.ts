@@ -1,6 +1,8 @@
 import { internals } from '../../src/testing/internals';
 import { applyPeerOps, createMemoryBackend, createMemoryLink, open, type Storage, type SyncomError } from '../../src';
 import { packOps } from '../../src/op';
+import { platform } from '../../src/platform';
+import { withPlatform } from '../platform/with-platform';
 import { closeAll, dialer, hub, Net, records, restoredNode, until } from './helpers';
 
 function errorsOf(s: Storage): { code: string; status?: number; count?: number }[] {
@@ -235,6 +237,45 @@ describe('the hosting side of ops made while signatures were false', () => {
     // The host's log keeps them as written.
     expect(internals(h).log.read(0).slice(0, 2).map((e) => e.op.sig)).toEqual([undefined, undefined]);
     await closeAll(d, h);
+  });
+  it('SIG-20 PROTO-12: a host whose signing of an own op logged unsigned fails tells its subscriber, which subscribes again and takes it signed; the failure is not kept', async () => {
+    // Before, the failed signing was kept for the op, and the feed ended without a word: the
+    // subscriber, its connection up, got nothing more from the host, and every later ask failed too.
+    const real = platform();
+    let failNext = false;
+    const failingOnce = { ...real, ed25519: { ...real.ed25519, sign: (key: object, text: string) => {
+      if (!failNext) return real.ed25519.sign(key, text);
+      failNext = false;
+      return Promise.reject(new Error('no signer'));
+    } } };
+    await withPlatform(failingOnce, async () => {
+      const net = new Net();
+      const hb = createMemoryBackend();
+      const unitOf = (s: Storage) => s.sync.unit({ access: 'public', authorize: (_c, x) => x.token === 't' });
+      let h = await open({ path: 'h', backend: hb, sync: { signatures: false } });
+      net.units.set('memory://h', unitOf(h));
+      const db = createMemoryBackend();
+      const dialing = { connect: net.connect, signatures: 'require' as const, antiEntropyInterval: 0 };
+      let d = await open({ path: 'd', backend: db, sync: dialing });
+      await d.sync.addNode({ url: 'memory://h', token: 't' });
+      await until(() => d.sync.peers()[0]?.subscribed === true, [d]);
+      await d.close();
+      // Written while the subscriber is away, they reach it through the feed; the host is opened again with
+      // signatures on, so its feed signs them on their way out, and the first signing fails.
+      const early = [await h.insert({ n: 1 }), await h.insert({ n: 2 })];
+      await h.close();
+      h = await open({ path: 'h', backend: hb });
+      net.units.set('memory://h', unitOf(h));
+      failNext = true;
+      d = await open({ path: 'd', backend: db, sync: dialing });
+      const errors = errorsOf(d);
+      const later = await h.insert({ n: 3 });
+      await until(async () => (await Promise.all([...early, later].map((id) => d.has(id)))).every(Boolean), [d, h]);
+      expect(failNext).toBe(false);
+      expect(errors).toContainEqual(expect.objectContaining({ code: 'INTERNAL', status: 500 }));
+      expect(internals(d).log.read(0).filter((e) => e.op.origin === h.id).map((e) => typeof e.op.sig)).toEqual(['string', 'string', 'string']);
+      await closeAll(d, h);
+    });
   });
 });
 

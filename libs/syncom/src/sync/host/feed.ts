@@ -42,6 +42,11 @@ export interface FeedOptions {
   bootstrap(): void;
   /** The feed ended — closed, below the floor, or a page its subscriber failed to take: forget it. */
   ended?(): void;
+  /**
+   * The feed failed on this side (its log's read, the signing of what it
+   * serves) and ended: the subscriber is told, so it subscribes again.
+   */
+  failed?(e: unknown): void;
   now: number;
 }
 
@@ -139,9 +144,11 @@ export class Feed {
         this.again = false;
         await this.drain();
       } while (!this.closed && (this.again || this.o.replica.head > this.seen));
-    } catch {
-      // The subscriber failed to take a page (its connection is gone): it resumes from its last event id.
+    } catch (e) {
+      // A failed send ends the feed in post(); what throws here failed on this side. Ended silently, it left a
+      // subscriber whose connection stays up waiting for pages that never came; told, it resumes from its last event id.
       this.close();
+      this.o.failed?.(e);
     } finally {
       this.pumping = false;
       this.settle();

@@ -349,6 +349,7 @@ export class SyncUnit implements HostUnit {
       send,
       bootstrap: () => notice('floor'),
       ended: () => this.peers.forget(context, feed),
+      failed: (e) => options.onError?.(new SyncomError('INTERNAL', `the changes feed failed (${(e as Error)?.message}): subscribe again`, { status: 500, cause: e })),
     });
     this.peers.addFeed(context, feed, options);
     const live = feed;
