@@ -69,3 +69,62 @@ describe('a hello that fails on a link that stays up', () => {
     expect(failed).toEqual(['push', 'hello']);
   });
 });
+
+/**
+ * A hub and a quiet node (only it writes, one record) whose one link fails
+ * its next push as `error` says; resolves once the hub holds the write.
+ * Nothing else would push it again: no later write, no page from the hub,
+ * no reconnect, anti-entropy off.
+ */
+async function quietWriteDespite(error: () => Error) {
+  const h = await hub();
+  const script: [string, () => Error][] = [];
+  const link = scripted(createMemoryLink(h.unit), script);
+  const d = await node({ sync: { connect: () => link, antiEntropyInterval: 0 } });
+  const errors: SyncomError[] = [];
+  d.sync.on('error', (e) => errors.push(e));
+  await d.sync.addNode({ url: URL, token: 't' });
+  await d.sync.synced(URL);
+  script.push(['push', error]);
+  const mine = await d.insert({ quiet: true });
+  await until(() => h.s.has(mine), [h.s]);
+  expect(link.failed).toEqual(['push']);
+  await d.sync.synced(URL);
+  await closeAll(d, h.s);
+  return errors;
+}
+
+describe('a push that fails on a link that stays up', () => {
+  it('HOST-17 PROTO-13: lost (LINK_TIMEOUT), it is sent again after a wait, and a quiet node\'s write reaches the host (it stayed behind until its next write)', async () => {
+    expect(await quietWriteDespite(lost)).toEqual([]);
+  });
+
+  it('HOST-17: failed by the host without a status (its disk\'s IO_ERROR, as the memory link carries it), it is reported and sent again', async () => {
+    const errors = await quietWriteDespite(() => new Err('IO_ERROR', 'the log append failed (ENOSPC); the write was not made'));
+    expect(errors.map((e) => e.code)).toEqual(['IO_ERROR']);
+  });
+});
+
+describe('a feed that fails on a link that stays up', () => {
+  it('PROTO-12: ended by the host with an error of no status (an app\'s tracked() that threw), it is opened again after a wait, from the cursor', async () => {
+    let boom = false;
+    const h = await hub({ tracked: (page) => {
+      if (!boom) return page;
+      boom = false;
+      throw new Error('tracked failed');
+    } });
+    const d = await node({ sync: { connect: () => createMemoryLink(h.unit), antiEntropyInterval: 0 } });
+    const errors: SyncomError[] = [];
+    d.sync.on('error', (e) => errors.push(e));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await d.sync.synced(URL);
+    boom = true;
+    const first = await h.s.insert({ n: 1 });
+    const second = await h.s.insert({ n: 2 });
+    await until(async () => (await d.has(first)) && (await d.has(second)), [d]);
+    expect(boom).toBe(false);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(d.sync.peers()[0]).toMatchObject({ connected: true, subscribed: true });
+    await closeAll(d, h.s);
+  });
+});

@@ -9,7 +9,7 @@ import type { SyncEvents } from '../events';
 import { catchUp } from './incremental-bootstrap';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
-import { FeedPace, MAX_RETRY_MS, passes } from './feed-pace';
+import { FeedPace, MAX_RETRY_MS, mayPass } from './feed-pace';
 import { adoptGranted, foreignGrants, hostAdopted } from './feed-grants';
 
 /**
@@ -194,9 +194,10 @@ export class DialerFeed {
         this.subscribed = false;
         // failed() reports and never rejects; the catch only keeps a broken promise from going unhandled.
         this.failed(e, gen).catch(() => undefined);
-        // A refusal that passes, on a link that stays up: only a reconnect's hello opened the feed again, so a
-        // host that answered one subscription 503 (or 429) left the dialer deaf to it while peers() read connected.
-        if (passes(e)) this.later(Math.max(1000, this.breaks.next()));
+        // A failure that may pass, on a link that stays up: only a reconnect's hello opened the feed again, so a
+        // host that answered one subscription 503 (or 429), or failed it without a status, left the dialer deaf to
+        // it while peers() read connected.
+        if (mayPass(e)) this.later(Math.max(1000, this.breaks.next()));
       },
       onEnd: () => { if (gen === this.gen) this.subscribed = false; },
     });

@@ -40,3 +40,20 @@ export function passes(e: unknown): boolean {
   const status = (e as { status?: unknown })?.status;
   return typeof status === 'number' && (status === 429 || status >= 500);
 }
+
+/**
+ * A failure on a link that stays up worth trying again after a wait: a
+ * refusal that passes, or a failure with no status but a dropped link's
+ * (its reconnect greets again): a call lost (LINK_TIMEOUT), a host's own
+ * failure carried without a status (its disk's IO_ERROR over the memory
+ * link or an app's link), this node's own (a signing). Only a refusal that
+ * stands (any other 4xx) is left to the next write, hello or reconnect: a
+ * quiet node whose push was lost so stayed behind, and a dialer whose feed
+ * a host's own failure ended stayed deaf to that host, for as long as the
+ * link stayed up.
+ */
+export function mayPass(e: unknown): boolean {
+  const status = (e as { status?: unknown })?.status;
+  if (typeof status === 'number') return status === 429 || status >= 500;
+  return (e as { code?: unknown })?.code !== 'LINK_DOWN';
+}

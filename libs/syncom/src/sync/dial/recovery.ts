@@ -1,7 +1,7 @@
 import { remoteErrorCode, SyncomError } from '../../errors';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
-import { passes } from './feed-pace';
+import { mayPass, passes } from './feed-pace';
 import { urlLabel } from '../../telemetry/url-label';
 import { isEarlyDrop, STEADY_MS } from '../../link/early-drops';
 
@@ -207,9 +207,9 @@ export class Recovery {
     }
     this.d.markBehind(false);
     this.fail(e);
-    // A host that failed to handle the call (5xx: its disk full, a restart) is asked again later too: a quiet node
-    // whose push it failed stayed behind until its next write or anti-entropy, three minutes on.
-    if (status !== undefined && status >= 500) this.retryLater();
+    // A host that failed to handle the call (5xx: its disk full, a restart), a lost call, a failure this node made:
+    // asked again later too. A quiet node whose push failed stayed behind until its next write or anti-entropy.
+    if (mayPass(e)) this.retryLater();
   }
 
   /**
