@@ -103,7 +103,12 @@ const halves = new WeakMap<PlatformKey, Promise<string | undefined>>();
 
 function halfOf(kind: PairKind, key: PlatformKey): Promise<string | undefined> {
   let half = halves.get(key);
-  if (!half) halves.set(key, (half = kind.publicOf(key)));
+  if (!half) {
+    const made = (half = kind.publicOf(key));
+    halves.set(key, made);
+    // A failure is not kept: the next open works it out again.
+    made.catch(() => halves.get(key) === made && halves.delete(key));
+  }
   return half;
 }
 
