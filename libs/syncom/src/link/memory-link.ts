@@ -72,6 +72,13 @@ class InProcessLink implements MemoryLink {
   private readonly session: LinkSession;
   private inflight = 0;
   private idle: Array<() => void> = [];
+  /**
+   * A call failed before the first connection came (LINK_DOWN): that
+   * connection is announced as a reconnect, so the dialer greets on it. As
+   * 'open' alone, a dialer whose first hello met the link not yet connected
+   * was never greeted.
+   */
+  private missedFirst = false;
   /** Answers leave in the order the host gave them unless reorder is on. */
   private answerGate: Promise<void> = Promise.resolve();
   private readonly core: FeedLink;
@@ -114,7 +121,10 @@ class InProcessLink implements MemoryLink {
   call(method: string, args: unknown): Promise<unknown> {
     this.counters.calls++;
     const conn = this.session.live;
-    if (!conn) return Promise.reject(linkDown());
+    if (!conn) {
+      if (this.session.connections === 0) this.missedFirst = true;
+      return Promise.reject(linkDown());
+    }
     let json: string;
     try {
       json = toWire(args);
@@ -157,7 +167,7 @@ class InProcessLink implements MemoryLink {
   }
 
   restore(): void {
-    this.session.connected(this.connection);
+    this.session.connected(this.connection, this.missedFirst);
   }
 
   faults(faults: LinkFaults): void {

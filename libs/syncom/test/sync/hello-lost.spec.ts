@@ -64,6 +64,28 @@ describe('a hello that fails on a link that stays up', () => {
     expect(errors.map((e) => e.code)).toEqual(['INTERNAL']);
   });
 
+  it('PROTO-13: failed before the link\'s first connection (LINK_DOWN), it is sent again when that connection comes, and the two nodes sync', async () => {
+    // The memory link announced its first connection as 'open' alone, which the dialer does not greet on.
+    const h = await hub();
+    const link = createMemoryLink(h.unit, { connected: false });
+    let tried!: () => void;
+    const helloFailed = new Promise<void>((resolve) => (tried = resolve));
+    const watched = Object.create(link) as SyncLink;
+    watched.call = (method: string, args: unknown) => {
+      const answer = link.call(method, args);
+      if (method === 'hello') answer.catch(() => tried());
+      return answer;
+    };
+    const d = await node({ sync: { connect: () => watched, antiEntropyInterval: 0 } });
+    await d.sync.addNode({ url: URL, token: 't' });
+    await helloFailed;
+    link.restore();
+    const theirs = await h.s.insert({ from: 'h' });
+    await until(() => d.has(theirs), [d]);
+    expect(d.sync.peers()[0]).toMatchObject({ connected: true, subscribed: true });
+    await closeAll(d, h.s);
+  });
+
   it('HOST-21, PROTO-13: a push answered 428, then the fresh hello lost: that hello is sent again, and the two nodes sync', async () => {
     const { failed } = await syncsDespite([['push', () => new Err('HELLO_REQUIRED', 'greet again', { status: 428 })], ['hello', lost]]);
     expect(failed).toEqual(['push', 'hello']);
