@@ -1,7 +1,7 @@
 import type { SyncomError } from '../../src';
 import { SyncomError as Err } from '../../src/errors';
 import type { HostUnit } from '../../src/link';
-import { closeAll, dialer, hub, Net, within } from './helpers';
+import { closeAll, dialer, hub, Net, until, within } from './helpers';
 
 const URL = 'memory://h';
 
@@ -171,6 +171,37 @@ describe('a changes feed the host ends with 428 (its session ended) while a push
     expect(await h.s.has(mine)).toBe(true);
     expect(most).toBe(1);
     expect(greeted).toBeGreaterThan(0);
+    await closeAll(d, h.s);
+  });
+});
+
+describe('a host that ends a quiet dialer\'s session again and again, serving it in between', () => {
+  it('LIFE-22: each page served breaks the run of 428s: six such ends are no HANDSHAKE_LOOP, and the dialer takes every op after each', async () => {
+    // Only an answered push started the count over, and a dialer that writes nothing pushes nothing: the fifth
+    // end on one connection was reported HANDSHAKE_LOOP, and the dialer greeted no more until a reconnect.
+    const h = await hub();
+    let context: object | undefined;
+    const watched: HostUnit = {
+      access: h.unit.access,
+      call: (m, a, c) => { context = c; return h.unit.call(m, a, c); },
+      subscribe: (m, a, c, o) => h.unit.subscribe(m, a, c, o),
+      stream: (id, c) => h.unit.stream(id, c),
+      disconnect: (c) => h.unit.disconnect(c),
+    };
+    const net = new Net();
+    net.units.set(URL, watched);
+    const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
+    const errors: string[] = [];
+    d.sync.on('error', (e) => errors.push(e.code));
+    await d.sync.addNode({ url: URL, token: 't' });
+    await within(d.sync.synced(URL), 5000, 'synced()');
+    for (let i = 0; i < 6; i++) {
+      h.unit.endSession(context as object);
+      const id = await h.s.insert({ i });
+      await until(() => d.has(id), [d]);
+    }
+    expect(errors).not.toContain('HANDSHAKE_LOOP');
+    expect(net.links).toHaveLength(1);
     await closeAll(d, h.s);
   });
 });

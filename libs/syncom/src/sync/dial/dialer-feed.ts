@@ -9,19 +9,8 @@ import type { SyncEvents } from '../events';
 import { catchUp } from './incremental-bootstrap';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
-import { FeedPace, MAX_RETRY_MS, mayPass } from './feed-pace';
+import { FeedPace, MAX_BREAKS, MAX_RETRY_MS, mayPass } from './feed-pace';
 import { adoptGranted, foreignGrants, hostAdopted } from './feed-grants';
-
-/**
- * Pages in a row that could not land at one cursor (a gap, or a `prev` that
- * is not the cursor) before the peer is stuck: about five minutes of a host
- * sending nothing else, paced (FeedPace). A lost page is an ordinary break,
- * mended by the next subscription, but a lossy link loses the page after one
- * cursor several times in a row: over 300 seeds of the simulator, whose links
- * drop up to 30% of pages, 5 in a row at most, each one more about 6.5 times
- * rarer (11,000 first ones): such a link reaches 12 about once in 80,000 such runs.
- */
-const MAX_BREAKS = 12;
 
 /** What the feed needs of its dialer. */
 export interface FeedOwner {
@@ -36,6 +25,8 @@ export interface FeedOwner {
   /** The host holds every op its feed sends, and the streams of a vector adopted from it (markHeld). */
   hostHolds(ops: readonly Op[], vector?: Readonly<Vector>): void;
   failed(e: unknown): Promise<void>;
+  /** The host served a page: a run of 428s to fresh hellos is broken (LIFE-22). */
+  served(): void;
   /** A turn on the push chain (LIFE-21). */
   turn<T>(fn: () => Promise<T>): Promise<T>;
   save(): Promise<void>;
@@ -228,6 +219,7 @@ export class DialerFeed {
     const page = value as { bootstrap?: boolean; ops?: unknown; prev?: unknown; reason?: unknown };
     if (page?.bootstrap) return this.bootstrap(gen, page.reason);
     this.answered = true;
+    d.served();
     // PROTO-18: only the page that follows the last one taken moves the cursor. A repeat of that one adds
     // nothing; one after a lost page would carry the cursor past the hole (its streams need not show a gap).
     if (eventId !== undefined && eventId === d.rec.cursor) return;

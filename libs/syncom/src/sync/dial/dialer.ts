@@ -369,10 +369,11 @@ export class Dialer implements Recoverable {
     return this.recovery.failed(e).finally(() => this.changed());
   }
 
+  /** The host served a page: a run of 428s to fresh hellos is broken (LIFE-22). */
+  served(): void { this.recovery.answered(); }
+
   /** The host asked for a fresh hello (428). */
-  regreeting(): void {
-    if (this.phase === 'greeted') this.phase = 'regreeting';
-  }
+  regreeting(): void { if (this.phase === 'greeted') this.phase = 'regreeting'; }
 
   /** Ops may be missing at the host; a limit refusal also forgets the queued ones. */
   markBehind(dropOutbox: boolean): void {

@@ -69,7 +69,7 @@ export class Recovery {
     this.loops = 0;
   }
 
-  /** The host answered a push: the count of 428s starts over. */
+  /** The host answered a push or served a page: the count of 428s starts over (a quiet dialer pushes nothing). */
   answered(): void {
     this.loops = 0;
   }
