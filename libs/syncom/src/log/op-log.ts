@@ -95,6 +95,8 @@ export class OpLog {
   heldLost = 0;
   /** Segments retention let go whose files are not removed yet: removed once index.json no longer lists them (see seal.ts). */
   readonly dropped: SegmentInfo[] = [];
+  /** Open files whose batches are all sealed and whose removal failed: tried again at the next seal (see seal.ts). */
+  readonly unremoved: number[] = [];
   /** Segments whose ops failed their hash at open (`scrub` they carry, by `from`): their entries are kept as read (seal.ts). */
   readonly rotted = new Map<number, string>();
   /** Scrubs that replaced a logged op in place: a reader that kept entries checks that none did since (one number, not each entry). */

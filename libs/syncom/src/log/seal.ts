@@ -70,15 +70,30 @@ export async function sealBatches(log: OpLog, batches: OpenBatch[]): Promise<{ f
     log.segments.pop();
     throw e;
   }
-  await removeDropped(log);
+  // Sealed: index.json lists the segment. What is left lets go of files, and a failure there must not undo it: the
+  // batches stayed open, the next seal listed the segment a second time, and every open refused the store.
   // Whole files only: one that still holds a batch not sealed now stays (files are cut where seals cut, see OpenFiles).
   const keep = new Set(log.batches.slice(batches.length).map(fileOf));
   const gone = [...new Set(batches.map(fileOf))].filter((f) => !keep.has(f));
   log.files.removed(gone);
-  // Recycled: the next batches are written into these files rather than into new ones (see the fs backend).
-  for (const f of gone) await backend.remove(batchFile(f), { recycle: log.files.recycles });
   log.batches.splice(0, batches.length);
+  log.unremoved.push(...gone);
+  await removeDropped(log);
+  await removeSealedFiles(log);
   return { from, to };
+}
+
+/**
+ * Remove the open files whose batches are sealed; one whose removal fails
+ * stays listed and is tried again at the next seal (an open removes such a
+ * file too). Recycled: the next batches are written into these files rather
+ * than into new ones (see the fs backend).
+ */
+async function removeSealedFiles(log: OpLog): Promise<void> {
+  while (log.unremoved.length > 0) {
+    await log.options.backend.remove(batchFile(log.unremoved[0]), { recycle: log.files.recycles });
+    log.unremoved.shift();
+  }
 }
 
 /** Drop the oldest sealed segments retention lets go; the floor moves up (LOG-13, LOG-14). */
