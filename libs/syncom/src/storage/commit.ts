@@ -49,10 +49,8 @@ export class Committer {
   /** The records writes and scrubs, one after the other. */
   private persisting: Promise<void> = Promise.resolve();
   /**
-   * The seals, one after the other, beside the records writes: a seal waits
-   * for its batches' records, not for the records of the batches after them
-   * (the two touch different files), so neither holds the other's turns. A
-   * scrub waits for both.
+   * The seals, one after the other, beside the records writes: a seal waits for its batches' records, not for
+   * the records of the batches after them (they touch other files), so neither holds the other's turns. A scrub waits for both.
    */
   private sealing: Promise<void> = Promise.resolve();
   /** Ops of the batches whose records wait (recordsWait); 0 once a persist is queued for them. */
@@ -165,10 +163,7 @@ export class Committer {
     return false;
   }
 
-  /**
-   * Append batches one at a time; the records are written beside the appends
-   * (different files), in the order of the batches.
-   */
+  /** Append batches one at a time; the records are written beside the appends (different files), in the order of the batches. */
   private async drain(): Promise<void> {
     await Promise.resolve();
     try {
@@ -307,15 +302,20 @@ export class Committer {
 
   /**
    * Scrub purged ids again (a purge of a purged id finishes a torn scrub,
-   * GUAR-22), in the records writes' turn and after the seals started, as a
-   * commit's scrub runs: close() waits for it before the lock goes. Run
-   * beside the pipeline, it went on rewriting log and record files after
-   * close() had resolved and released the path.
+   * GUAR-22; an open, the tail's purges), in the records writes' turn and
+   * after the seals started, as a commit's scrub runs: close() waits for it
+   * before the lock goes. One that fails is tried again at the next persist,
+   * and the batches `froms` stay unsealed until it succeeds (sealed, an open's
+   * failed scrub had left the purged data on disk for good).
    * @throws SyncomError CLOSED once close() was called; IO_ERROR when the scrub fails (the cause attached).
    */
-  rescrub(ids: readonly string[]): Promise<void> {
+  rescrub(ids: readonly string[], froms: readonly number[] = []): Promise<void> {
     if (this.refusing) return Promise.reject(new SyncomError('CLOSED', 'the storage is closed; the purge is refused'));
-    const run = this.persisting.then(() => this.scrub(ids));
+    for (const from of froms) this.purging.add(from);
+    const run = this.persisting.then(() => this.scrub(ids)).then(() => froms.forEach((from) => this.purging.delete(from)), (e: unknown) => {
+      for (const id of ids) this.toScrub.add(id);
+      throw e;
+    });
     this.persisting = run.catch(() => undefined);
     return run;
   }

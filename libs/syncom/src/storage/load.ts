@@ -314,7 +314,8 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   committer.adoptTail(log.batches.map((b) => b.from), tail);
   // A purge whose scrub a crash cut short is in the tail (its batch is sealed once scrubbed): scrubbed again.
   const purged = new Set(tail.filter((e) => committer.committed.get(e.op.id)?.purged !== undefined).map((e) => e.op.id));
-  if (purged.size > 0) await committer.rescrub([...purged]).catch(onError);
+  const holding = log.batches.filter((b) => tail.some((e) => purged.has(e.op.id) && b.from <= e.pos && e.pos <= b.to)).map((b) => b.from);
+  if (purged.size > 0) await committer.rescrub([...purged], holding).catch(onError);
   // Merge ops a crash caught between their join and their signature are signed now, in the background.
   committer.late.resume(keys.id);
   const clock = createClock(options.now, clockSeed(log, wall, options.sync?.maxSkew ?? DEFAULT_MAX_SKEW, onError));

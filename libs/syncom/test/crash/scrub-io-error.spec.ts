@@ -87,4 +87,27 @@ describe('a purge whose scrub failed on an I/O error', () => {
     expect(await again.get('r4')).toEqual({ i: 4 });
     await again.close();
   });
+
+  it('GUAR-20 GUAR-22: failing at the next open too, its batch stays unsealed through that open\'s writes and close(), and a later scrub takes the data', async () => {
+    // The open's scrub failed and was only reported: its batch was sealed at the next persist, and nothing
+    // scrubbed the data again unless the app purged the id a second time.
+    const failing = { on: false };
+    const { s, b } = await purgedWhileFailing(failing);
+    await s.close();
+    const again = await openOn(failingScrubs(b, failing), options);
+    const errors: SyncomError[] = [];
+    again.on('error', (e) => errors.push(e));
+    for (let i = 0; i < 6; i++) await again.set(`later${i}`, { i });
+    await internals(again).committer.idle();
+    await again.close();
+    expect(holding(b).length).toBeGreaterThan(0);
+    const log = internals(again).log;
+    const purge = log.read(0).find((e) => e.op.type === 'purge')?.pos as number;
+    expect(log.batches.some((x) => x.from <= purge && purge <= x.to)).toBe(true);
+    failing.on = false;
+    const third = await openOn(failingScrubs(b, failing), options);
+    await third.set('next', { n: 1 });
+    await third.close();
+    expect(holding(b)).toEqual([]);
+  });
 });
