@@ -65,9 +65,10 @@ export function parseScrubJournal(text: string | undefined): ScrubJournal | unde
  * does not match its hash, it names a file the log does not hold (a segment
  * index.json does not list, an open file not there), or its text is not that
  * file's (a segment: its `from`, op count and chain head as index.json lists
- * them; an open file: readable batches, the first at the file's position,
- * each with the chain head of the batch `current`, the file's text now,
- * holds at its position).
+ * them; an open file: readable batches, the first at the file's position
+ * or after it where the batches before are sealed (a scrub rewrites a
+ * file whose first batches a seal took without them), each with the chain head of the batch `current`, the
+ * file's text now, holds at its position).
  *
  * A journal with no hash is one an earlier version wrote: a store may hold
  * one after a crash cut a purge short, and the file it names may then be torn,
@@ -83,7 +84,10 @@ export function journalFault(j: ScrubJournal, log: LogFiles, current?: string): 
   const files = j.path.startsWith(`${OPEN_DIR}/`) ? parseOpenFile(j.text) : [parseLogFile(j.text)];
   if (j.path.startsWith(`${OPEN_DIR}/`)) {
     if (!log.open.has(pos)) return `it names ${j.path}, which the log does not hold`;
-    if (!files.every((l) => l !== undefined) || files[0]?.from !== pos || !sameChains(files as LogFile[], current)) return `its text is not that of ${j.path}`;
+    const first = files[0]?.from ?? 0;
+    // Past the file's position only over sealed batches (index.json's segments reach the one before its first).
+    const starts = first === pos || (first > pos && (log.segments[log.segments.length - 1]?.to ?? 0) >= first - 1);
+    if (!files.every((l) => l !== undefined) || !starts || !sameChains(files as LogFile[], current)) return `its text is not that of ${j.path}`;
   } else {
     const s = log.segments.find((x) => x.from === pos);
     if (!s) return `it names ${j.path}, which index.json does not list`;
