@@ -126,6 +126,16 @@ describe('an app\'s link whose subscribe() throws', () => {
   });
 });
 
+/** `unit` with its calls made through `call` (which may hand them on to it); the rest as it is. */
+function withCalls(unit: HostUnit, call: HostUnit['call']): HostUnit {
+  return {
+    access: unit.access, call,
+    subscribe: (m, a, c, o) => unit.subscribe(m, a, c, o),
+    stream: (id, c) => unit.stream(id, c),
+    disconnect: (c) => unit.disconnect(c),
+  };
+}
+
 describe('a changes feed the host ends with 428 (its session ended) while a push is out', () => {
   it('LIFE-21 HOST-21: the fresh hello and its push take their turn on the push chain: pushes to the host never overlap', async () => {
     const h = await hub();
@@ -134,23 +144,17 @@ describe('a changes feed the host ends with 428 (its session ended) while a push
     let out = 0;
     let most = 0;
     let context: object | undefined;
-    const gated: HostUnit = {
-      access: h.unit.access,
-      call: async (m, a, c) => {
-        context = c;
-        if (m !== 'push') return h.unit.call(m, a, c);
-        most = Math.max(most, ++out);
-        try {
-          if (hold) await new Promise<void>((resolve) => held.push(resolve));
-          return await h.unit.call(m, a, c);
-        } finally {
-          out--;
-        }
-      },
-      subscribe: (m, a, c, o) => h.unit.subscribe(m, a, c, o),
-      stream: (id, c) => h.unit.stream(id, c),
-      disconnect: (c) => h.unit.disconnect(c),
-    };
+    const gated = withCalls(h.unit, async (m, a, c) => {
+      context = c;
+      if (m !== 'push') return h.unit.call(m, a, c);
+      most = Math.max(most, ++out);
+      try {
+        if (hold) await new Promise<void>((resolve) => held.push(resolve));
+        return await h.unit.call(m, a, c);
+      } finally {
+        out--;
+      }
+    });
     const net = new Net();
     net.units.set(URL, gated);
     const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });
@@ -181,13 +185,10 @@ describe('a host that ends a quiet dialer\'s session again and again, serving it
     // end on one connection was reported HANDSHAKE_LOOP, and the dialer greeted no more until a reconnect.
     const h = await hub();
     let context: object | undefined;
-    const watched: HostUnit = {
-      access: h.unit.access,
-      call: (m, a, c) => { context = c; return h.unit.call(m, a, c); },
-      subscribe: (m, a, c, o) => h.unit.subscribe(m, a, c, o),
-      stream: (id, c) => h.unit.stream(id, c),
-      disconnect: (c) => h.unit.disconnect(c),
-    };
+    const watched = withCalls(h.unit, (m, a, c) => {
+      context = c;
+      return h.unit.call(m, a, c);
+    });
     const net = new Net();
     net.units.set(URL, watched);
     const d = await dialer(net, { sync: { connect: net.connect, antiEntropyInterval: 0 } });

@@ -209,28 +209,40 @@ describe('the dialing side', () => {
   });
 });
 
+/**
+ * A host whose own ops were logged while signatures were false, opened again
+ * with them on, and a subscriber under require that resumes from a cursor
+ * taken before them: they reach it through the feed, not a snapshot, signed
+ * on their way out. `reopened` runs once the host is open again, before the
+ * subscriber is. Resolves once the subscriber holds them and a later one.
+ */
+async function unsignedHostFeed(reopened: () => void = () => undefined) {
+  const net = new Net();
+  const hb = createMemoryBackend();
+  const unitOf = (s: Storage) => s.sync.unit({ access: 'public', authorize: (_c, x) => x.token === 't' });
+  let h = await open({ path: 'h', backend: hb, sync: { signatures: false } });
+  net.units.set('memory://h', unitOf(h));
+  const db = createMemoryBackend();
+  const dialing = { connect: net.connect, signatures: 'require' as const, antiEntropyInterval: 0 };
+  let d = await open({ path: 'd', backend: db, sync: dialing });
+  await d.sync.addNode({ url: 'memory://h', token: 't' });
+  await until(() => d.sync.peers()[0]?.subscribed === true, [d]);
+  await d.close();
+  const early = [await h.insert({ n: 1 }), await h.insert({ n: 2 })];
+  await h.close();
+  h = await open({ path: 'h', backend: hb });
+  net.units.set('memory://h', unitOf(h));
+  reopened();
+  d = await open({ path: 'd', backend: db, sync: dialing });
+  const errors = errorsOf(d);
+  const later = await h.insert({ n: 3 });
+  await until(async () => (await Promise.all([...early, later].map((id) => d.has(id)))).every(Boolean), [d, h]);
+  return { h, d, errors };
+}
+
 describe('the hosting side of ops made while signatures were false', () => {
   it('SIG-20 SIG-26: a host\'s own ops logged unsigned go out signed in its changes feed once signatures are on; a subscriber under require takes them and the later ones', async () => {
-    const net = new Net();
-    const hb = createMemoryBackend();
-    const unitOf = (s: Storage) => s.sync.unit({ access: 'public', authorize: (_c, x) => x.token === 't' });
-    let h = await open({ path: 'h', backend: hb, sync: { signatures: false } });
-    net.units.set('memory://h', unitOf(h));
-    const db = createMemoryBackend();
-    const dialing = { connect: net.connect, signatures: 'require' as const, antiEntropyInterval: 0 };
-    let d = await open({ path: 'd', backend: db, sync: dialing });
-    await d.sync.addNode({ url: 'memory://h', token: 't' });
-    await until(() => d.sync.peers()[0]?.subscribed === true, [d]);
-    await d.close();
-    // Written while the subscriber is away: they reach it through the feed, from its saved cursor, not a snapshot.
-    const early = [await h.insert({ n: 1 }), await h.insert({ n: 2 })];
-    await h.close();
-    h = await open({ path: 'h', backend: hb });
-    net.units.set('memory://h', unitOf(h));
-    d = await open({ path: 'd', backend: db, sync: dialing });
-    const errors = errorsOf(d);
-    const later = await h.insert({ n: 3 });
-    await until(async () => (await Promise.all([...early, later].map((id) => d.has(id)))).every(Boolean), [d, h]);
+    const { h, d, errors } = await unsignedHostFeed();
     expect(errors).toEqual([]);
     const fromH = internals(d).log.read(0).filter((e) => e.op.origin === h.id);
     expect(fromH.map((e) => [e.op.seq, typeof e.op.sig])).toEqual([[1, 'string'], [2, 'string'], [3, 'string']]);
@@ -238,6 +250,7 @@ describe('the hosting side of ops made while signatures were false', () => {
     expect(internals(h).log.read(0).slice(0, 2).map((e) => e.op.sig)).toEqual([undefined, undefined]);
     await closeAll(d, h);
   });
+
   it('SIG-20 PROTO-12: a host whose signing of an own op logged unsigned fails tells its subscriber, which subscribes again and takes it signed; the failure is not kept', async () => {
     // Before, the failed signing was kept for the op, and the feed ended without a word: the
     // subscriber, its connection up, got nothing more from the host, and every later ask failed too.
@@ -249,28 +262,8 @@ describe('the hosting side of ops made while signatures were false', () => {
       return Promise.reject(new Error('no signer'));
     } } };
     await withPlatform(failingOnce, async () => {
-      const net = new Net();
-      const hb = createMemoryBackend();
-      const unitOf = (s: Storage) => s.sync.unit({ access: 'public', authorize: (_c, x) => x.token === 't' });
-      let h = await open({ path: 'h', backend: hb, sync: { signatures: false } });
-      net.units.set('memory://h', unitOf(h));
-      const db = createMemoryBackend();
-      const dialing = { connect: net.connect, signatures: 'require' as const, antiEntropyInterval: 0 };
-      let d = await open({ path: 'd', backend: db, sync: dialing });
-      await d.sync.addNode({ url: 'memory://h', token: 't' });
-      await until(() => d.sync.peers()[0]?.subscribed === true, [d]);
-      await d.close();
-      // Written while the subscriber is away, they reach it through the feed; the host is opened again with
-      // signatures on, so its feed signs them on their way out, and the first signing fails.
-      const early = [await h.insert({ n: 1 }), await h.insert({ n: 2 })];
-      await h.close();
-      h = await open({ path: 'h', backend: hb });
-      net.units.set('memory://h', unitOf(h));
-      failNext = true;
-      d = await open({ path: 'd', backend: db, sync: dialing });
-      const errors = errorsOf(d);
-      const later = await h.insert({ n: 3 });
-      await until(async () => (await Promise.all([...early, later].map((id) => d.has(id)))).every(Boolean), [d, h]);
+      // The first signing on the host's way out fails.
+      const { h, d, errors } = await unsignedHostFeed(() => (failNext = true));
       expect(failNext).toBe(false);
       expect(errors).toContainEqual(expect.objectContaining({ code: 'INTERNAL', status: 500 }));
       expect(internals(d).log.read(0).filter((e) => e.op.origin === h.id).map((e) => typeof e.op.sig)).toEqual(['string', 'string', 'string']);
