@@ -10,6 +10,7 @@ import { StreamKeys } from './stream-keys';
 import type { RecordStore } from './records';
 import { LateSigns } from './late-signs';
 import { submitGroup } from './submit-group';
+import { DrainCount } from './drain-count';
 import type { CommitHooks, Pending, SubmitGroup } from './commit-types';
 
 export type { CommitHooks, Pending, SubmitGroup, Via } from './commit-types';
@@ -60,10 +61,9 @@ export class Committer {
   private readonly keys = new StreamKeys();
   /** Set by refuse(): the storage is closing, no op is taken any more. */
   private refusing = false;
-  /** Ops queued, and ops logged or refused by a failed append, so far; who waits for the second to reach a count of the first (drained). */
-  private queuedOps = 0;
-  private endedOps = 0;
-  private drainWaits: { at: number; resolve: () => void }[] = [];
+  private readonly counted = new DrainCount();
+  /** The position of a failed append's file the discard could not remove: removed at close() unless an append took it since. */
+  private undiscarded = 0;
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
     this.pvec = { ...log.vector };
@@ -105,7 +105,7 @@ export class Committer {
     // A literal, not a spread of p: the drain reads these objects several times, and spread copies read slowly.
     const flags = this.hooks.unsignedOwn?.(p.op) ? p.flags | FLAG_UNSIGNED_OWN : p.flags;
     this.queue.push({ op: p.op, flags, via: p.via, after: p.after, afterPersist: p.afterPersist, scrub, signing, late: p.late, resolve, reject });
-    this.queuedOps++;
+    this.counted.queue();
     this.wake?.();
     this.running ??= this.drain();
   }
@@ -117,14 +117,7 @@ export class Committer {
    * another page had queued (applyPeerPage).
    */
   drained(): Promise<void> {
-    if (this.endedOps >= this.queuedOps) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaits.push({ at: this.queuedOps, resolve }));
-  }
-
-  private ended(n: number): void {
-    this.endedOps += n;
-    if (this.drainWaits.length === 0) return;
-    this.drainWaits = this.drainWaits.filter((w) => (w.at <= this.endedOps ? void w.resolve() : true));
+    return this.counted.drained();
   }
 
   /** Take the unsealed tail replayed at open: its batches are recorded at the next persist. */
@@ -146,15 +139,12 @@ export class Committer {
   }
 
   /**
-   * Whether the records of `batch` wait for a later batch's persist: nothing
-   * waits on them (no purge to scrub, no afterPersist) and fewer than
-   * rollAfter batches and MAX_BATCH (or segmentOps) ops are unrecorded, so
-   * a seal is never later than it was. The log is the commit
-   * point and a reopen replays the unsealed tail onto the records, so they may
-   * lag it (docs/guarantees.md, "Record files follow the log"): written for
-   * every batch, each awaited write paid a record file of its own (its text,
-   * a file filled and renamed, the merges of small files). A batch is sealed
-   * only once its records are written; idle() and close() write what waits.
+   * Whether the records of `batch` wait for a later batch's persist: nothing waits on them (no purge to scrub,
+   * no afterPersist) and fewer than rollAfter batches and MAX_BATCH (or segmentOps) ops are unrecorded, so a seal
+   * is never later than it was. The log is the commit point and a reopen replays the unsealed tail onto the records,
+   * so they may lag it (docs/guarantees.md, "Record files follow the log"): written for every batch, each awaited
+   * write paid a record file of its own. A batch is sealed only once its records are written; idle() and close()
+   * write what waits.
    */
   private recordsWait(batch: Pending[]): boolean {
     this.unrecordedOps += batch.length;
@@ -236,7 +226,7 @@ export class Committer {
     if (batch.some((p) => p.scrub)) this.purging.add(from);
     this.hooks.committed(batch, from);
     for (const p of batch) if (!p.afterPersist) p.resolve();
-    this.ended(batch.length);
+    this.counted.end(batch.length);
   }
 
   /** The records writes queued so far, and the seals they started, settled. */
@@ -337,14 +327,21 @@ export class Committer {
     this.overlay.clear();
     this.pvec = { ...this.log.vector };
     this.sealedSeq = this.log.sealedSeq;
-    // The ops are refused either way; a batch file the discard could not remove is the storage's to report (the reopen reads past it).
-    await this.log.discard().catch((e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `the failed append's batch was not discarded: ${e?.message}`, { cause: e })));
+    // The ops are refused either way. A whole batch file the discard could not remove was replayed by the next open,
+    // its writes there though the app was told they were not made: it is reported, and removed again at close().
+    await this.discard(this.log.head + 1);
     const error = new SyncomError('IO_ERROR', `the log append failed (${(cause as Error)?.message}); the write was not made`, { cause });
     for (const p of all) p.reject(error);
-    this.ended(all.length);
+    this.counted.end(all.length);
     // Once per failed append, whoever made the writes: a host's pushes fail inside its unit, where nothing else tells
     // the storage's owner (a hub's /health) that its log refuses writes.
     this.hooks.failed(error);
+  }
+
+  /** Remove a failed append's file, at `at`; one that cannot be removed is reported, and tried again at close(). */
+  private async discard(at: number): Promise<void> {
+    this.undiscarded = at;
+    await this.log.discard().then(() => (this.undiscarded = 0), (e: Error) => this.hooks.failed(new SyncomError('IO_ERROR', `the failed append's batch was not discarded: ${e?.message}`, { cause: e })));
   }
 
   /**
@@ -392,6 +389,7 @@ export class Committer {
     await this.settled();
     // A scrub that failed is tried once more before the lock goes; failing again, the reopen finishes it.
     if (this.toScrub.size > 0) await this.persist([]);
+    if (this.undiscarded === this.log.head + 1) await this.discard(this.undiscarded);
     await this.record(true);
   }
 }

@@ -19,4 +19,18 @@ describe('a failed append whose batch cannot be discarded', () => {
     backend.clearFaults();
     await s.close();
   });
+
+  it('GUAR-9: the refused write stays refused after close() and a reopen: the batch file is removed at close() (it was replayed by the next open)', async () => {
+    const backend = createMemoryBackend();
+    const s = await open({ path: 'discard', backend, durable: true });
+    const kept = await s.insert({ x: 0 });
+    // The append's file is written whole, its fsync fails, and so does its removal.
+    backend.failAt(1, { code: 'EIO', persistent: true, ops: ['fsync', 'remove'] });
+    await expect(s.insert({ x: 1 })).rejects.toMatchObject({ code: 'IO_ERROR' });
+    backend.clearFaults();
+    await s.close();
+    const again = await open({ path: 'discard', backend });
+    expect((await again.list()).map((r) => r.id)).toEqual([kept]);
+    await again.close();
+  });
 });
