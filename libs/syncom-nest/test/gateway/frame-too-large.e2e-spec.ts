@@ -35,4 +35,19 @@ describe('a frame over the dialer\'s maxPayload', () => {
     await until(() => errors.filter((e) => e.code === 'FRAME_TOO_LARGE').length >= 2, [d.storage, hub.storage], 'the redial and its FRAME_TOO_LARGE');
     expect(await d.storage.get(id)).toBeUndefined();
   }, 30_000);
+
+  it('PROTO-12 HOST-6: a changes page over it, with no call in flight, is reported FRAME_TOO_LARGE too (the dialer only flapped, LINK_DOWN)', async () => {
+    // The page's drop failed only the feed's own request, whose error a new connection's feed drops:
+    // an idle dialer said nothing, and nothing named the bound to raise.
+    const hub = await startHub({ options: { authorize: (_c, h) => h.token === 't' } });
+    const d = await socketDialer({}, { transportOptions: { websocket: { maxPayload: 1024 * 1024 } } });
+    storages.push(d.storage);
+    const errors: SyncomError[] = [];
+    d.storage.sync.on('error', (e) => errors.push(e));
+    await d.storage.sync.addNode({ url: hub.url, token: 't' });
+    await d.storage.sync.synced(hub.url);
+    await hub.storage.insert({ a: 'x'.repeat(1.2 * 2 ** 20) });
+    await until(() => errors.some((e) => e.code === 'FRAME_TOO_LARGE'), [d.storage, hub.storage], 'FRAME_TOO_LARGE');
+    expect(d.storage.sync.peers()[0].lastError?.code).toBe('FRAME_TOO_LARGE');
+  }, 30_000);
 });

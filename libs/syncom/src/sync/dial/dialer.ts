@@ -383,6 +383,7 @@ export class Dialer implements Recoverable {
 
   /** Report a failure about this host: lastError, and the sync 'error' event with its url. */
   report(e: SyncomError): void {
+    if (e === this.lastError) return;
     e.url ??= this.rec.url;
     this.lastError = e;
     this.ctx.events.emit('error', e);

@@ -231,6 +231,14 @@ export class Recovery {
       return;
     }
     this.flaps = null;
+    // The link's own reason (a frame past a bound, FRAME_TOO_LARGE: it drops every connection at the same page):
+    // reported once the link has handled its drop (a call it failed reports the same error once). As LINK_DOWN,
+    // an idle dialer flapped at that page saying nothing, and nothing named the bound to raise.
+    if (why instanceof SyncomError && why.code !== 'LINK_DOWN' && why.code !== 'LINK_TIMEOUT') {
+      why.url ??= this.d.rec.url;
+      void Promise.resolve().then(() => this.d.report(why));
+      return;
+    }
     if (greeted) this.d.lastError = new SyncomError('LINK_DOWN', `the link to ${urlLabel(this.d.rec.url)} dropped; waiting for it to come back`, { url: this.d.rec.url });
   }
 
