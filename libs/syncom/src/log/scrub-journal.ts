@@ -67,8 +67,8 @@ export function parseScrubJournal(text: string | undefined): ScrubJournal | unde
  * file's (a segment: its `from`, op count and chain head as index.json lists
  * them; an open file: readable batches, the first at the file's position
  * or after it where the batches before are sealed (a scrub rewrites a
- * file whose first batches a seal took without them), each with the chain head of the batch `current`, the
- * file's text now, holds at its position).
+ * file whose first batches a seal took without them), each with the chain
+ * head of the batch `current`, the file's text now, holds at its position).
  *
  * A journal with no hash is one an earlier version wrote: a store may hold
  * one after a crash cut a purge short, and the file it names may then be torn,
