@@ -18,6 +18,8 @@ export interface Recoverable {
   /** A hello was answered on the live link (and no fresh one is due). */
   readonly greeted: boolean;
   readonly stopped: boolean;
+  /** Ops may be missing at the host (a push failed or was refused), until a recovery pushes them. */
+  readonly behind: boolean;
   lastError: SyncomError | null;
   /** Take a turn on the push chain (LIFE-21). */
   turn<T>(fn: () => Promise<T>): Promise<T>;
@@ -185,11 +187,12 @@ export class Recovery {
    * its bucket refilling within a second: a recovery is asked for after the
    * backoff (a second, doubling to a minute as recoveries fail), so a dialer
    * catching up with nothing new to write, at a quiet host, does not wait
-   * for anti-entropy (it waited 180 s with 3,000 ops unpushed).
+   * for anti-entropy (it waited 180 s with 3,000 ops unpushed). Not once a
+   * recovery meanwhile (a write's, a page's) caught up: each reads the log.
    */
   private retryLater(): void {
     if (this.timer || this.d.stopped) return;
-    this.timer = setTimeout(() => { this.timer = undefined; void this.recover(true); }, this.backoff || 1000);
+    this.timer = setTimeout(() => { this.timer = undefined; if (this.d.behind) void this.recover(true); }, this.backoff || 1000);
     this.timer.unref?.();
   }
 
