@@ -43,6 +43,7 @@ const GATEWAY: OptionShape = {
   authorize: ['a function (context, hello) => boolean', isFunction],
   limits: ['a limits object ({ opsPerPush?, bytesPerPush?, opsPerSecond?, purgesPerSecond? })', isObject],
   ackTimeout: [`a number of ms above 0, at most ${MAX_TIMER_MS} (24.8 days)`, timer],
+  authorizeTimeout: [`a number of ms above 0, at most ${MAX_TIMER_MS} (24.8 days)`, timer],
   preAuthBytes: ['a finite number of bytes above 0', positive],
   readStallTimeout: [`a number of ms above 0, at most ${MAX_TIMER_MS} (24.8 days)`, timer],
   maxConnections: ['a count, 0 or more (0: no cap)', countOrZero],
@@ -93,8 +94,8 @@ export function checkModuleOptions(o: SyncomModuleOptions): void {
  *
  * @throws SyncomError INVALID_ARGUMENT naming the option.
  */
-export function checkGatewayTimers(o: { ackTimeout?: unknown; readStallTimeout?: unknown }): void {
-  for (const key of ['ackTimeout', 'readStallTimeout'] as const) {
+export function checkGatewayTimers(o: { ackTimeout?: unknown; readStallTimeout?: unknown; authorizeTimeout?: unknown }): void {
+  for (const key of ['ackTimeout', 'readStallTimeout', 'authorizeTimeout'] as const) {
     const x = o[key];
     if (x !== undefined && !timer(x)) {
       throw new SyncomError('INVALID_ARGUMENT', `SyncomGateway: gateway.${key} must be a number of ms above 0, at most ${MAX_TIMER_MS} (24.8 days), not ${String(x)}`, { option: `gateway.${key}` });

@@ -61,6 +61,12 @@ export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PAS
   /** How long a changes page waits for the subscriber's ack, from the ack of the page before it, before the feed ends (default 30 s). */
   ackTimeout?: number;
   /**
+   * access 'session': how long `authorize` may take at a handshake before the connection is refused 503
+   * AUTHORIZE_FAILED, which the dialer dials again after, backed off (default 10 s). Unbounded, an authorize
+   * waiting on a store that never answered left the dialer waiting with nothing reported.
+   */
+  authorizeTimeout?: number;
+  /**
    * The most a message may weigh, in UTF-8 bytes, before a hello succeeds on its socket (default 64 KiB; an honest
    * hello is a few hundred bytes, more with many scopes, as it carries only the dialer's own streams); a larger one closes the connection unparsed. Keys and items: a sixteenth of it.
    */

@@ -6,6 +6,9 @@ import { peerOf } from './socket-peer';
 
 type Next = (error?: Error) => void;
 
+/** How long authorize may take at a handshake by default (authorizeTimeout). */
+const DEFAULT_AUTHORIZE_MS = 10_000;
+
 /** The hello authorize sees at the handshake: only the token is known yet (no node, no scopes). */
 function handshakeHello(token: string | undefined): Hello {
   const hello: Hello = { node: '', vector: {}, epoch: '', schema: null, scopes: [], versions: [], caps: [] };
@@ -25,8 +28,9 @@ function refusal(message: string, code = 'UNAUTHORIZED', status = 401): Error {
  * which the limits are keyed by); the unit then answers hello. An answer
  * other than true or a non-empty string, or a throw, refuses the connection
  * 401; a throw that says it could not judge (authorizeFailed) is 503
- * AUTHORIZE_FAILED. The link dials again after either, backed off. Nothing
- * here can crash the server.
+ * AUTHORIZE_FAILED, and so is one that has not answered within
+ * `authorizeTimeout` (its later answer is dropped). The link dials again
+ * after either, backed off. Nothing here can crash the server.
  * Without authorize every handshake gets a session.
  */
 export function createSessionMiddleware(options: SyncomGatewayOptions, log: SampledLog): (socket: Socket, next: Next) => void {
@@ -35,17 +39,30 @@ export function createSessionMiddleware(options: SyncomGatewayOptions, log: Samp
     const token = typeof auth?.token === 'string' ? auth.token : undefined;
     const context = peerOf(socket).context;
     const check = async () => (options.authorize ? authorizeVerdict(await options.authorize(context, handshakeHello(token))) : { ok: true });
+    let answered = false;
+    const once = (error?: Error) => {
+      if (answered) return;
+      answered = true;
+      clearTimeout(timer);
+      next(error);
+    };
+    const timer = setTimeout(() => {
+      log.warn('handshake-slow', `refused the handshake of ${socket.handshake.address}: authorize did not answer in time`);
+      once(refusal('authorize did not answer in time: try again later', 'AUTHORIZE_FAILED', 503));
+    }, options.authorizeTimeout ?? DEFAULT_AUTHORIZE_MS);
+    timer.unref?.();
     check().then(
       ({ ok, identity }) => {
+        if (answered) return;
         if (ok) context.session = { ...(token !== undefined && { token }), ...(identity !== undefined && { identity }) };
         else log.warn('handshake', `refused the handshake of ${socket.handshake.address}: authorize said no`);
-        next(ok ? undefined : refusal('authorize refused the handshake: check the token'));
+        once(ok ? undefined : refusal('authorize refused the handshake: check the token'));
       },
       (error: unknown) => {
         // Its name only: an authorize may word its error with the token it was handed.
         log.warn('handshake-threw', `refused the handshake of ${socket.handshake.address}: authorize threw ${error instanceof Error ? error.name : typeof error}`);
         // One that says it could not judge (its store down): 503. Any other throw is a no (jwt.verify's on a bad token).
-        next(authorizeFailed(error) ? refusal('authorize could not judge the handshake: try again later', 'AUTHORIZE_FAILED', 503) : refusal('authorize refused the handshake: check the token'));
+        once(authorizeFailed(error) ? refusal('authorize could not judge the handshake: try again later', 'AUTHORIZE_FAILED', 503) : refusal('authorize refused the handshake: check the token'));
       },
     );
   };

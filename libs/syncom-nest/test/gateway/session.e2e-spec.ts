@@ -74,4 +74,22 @@ describe("access 'session' at the socket.io gateway", () => {
     await expect(fine.timeout(5000).emitWithAck('hello', { node: 'n', vector: {}, epoch: 'e', schema: null })).resolves.toMatchObject({ ok: true });
     fine.disconnect();
   });
+
+  it('HOST-2 an authorize that does not answer within authorizeTimeout is refused 503 AUTHORIZE_FAILED: the dialer reports it, dials again, and greets once authorize answers', async () => {
+    // Unbounded, the handshake waited for good: socket.io sets no bound on joining a namespace, and the
+    // dialer's first hello waited with it, nothing reported.
+    let answers = false;
+    hub = await startHub({ options: { access: 'session', authorizeTimeout: 200, authorize: () => (answers ? true : new Promise<boolean>(() => undefined)) } });
+    const h = hub;
+    const d = await socketDialer();
+    storages.push(d.storage);
+    const errors: SyncomError[] = [];
+    d.storage.sync.on('error', (e) => errors.push(e));
+    await d.storage.sync.addNode({ url: h.url, token: 't' });
+    await until(() => errors.length > 0, [d.storage], 'the refusal');
+    expect(errors[0]).toMatchObject({ code: 'AUTHORIZE_FAILED', status: 503, url: h.url });
+    answers = true;
+    const id = await d.storage.insert({ ok: true });
+    await until(async () => (await h.storage.get(id)) !== undefined, [d.storage, h.storage], 'the write at the hub');
+  });
 });
