@@ -8,6 +8,17 @@ describe("access 'session' at the socket.io gateway", () => {
   let hub: TestHub | undefined;
   const { storages, startHub } = gatewayFixture();
 
+  /** A socket dialer that registered `url` with `token`, and its errors once the first (its refused handshake) came. */
+  async function refusedDialer(url: string, token: string) {
+    const d = await socketDialer();
+    storages.push(d.storage);
+    const errors: SyncomError[] = [];
+    d.storage.sync.on('error', (e) => errors.push(e));
+    await d.storage.sync.addNode({ url, token });
+    await until(() => errors.length > 0, [d.storage], 'the refusal');
+    return { d, errors };
+  }
+
   it('HOST-2 the handshake runs authorize with auth.token: a wrong one is refused with 401 data, a right one greets', async () => {
     const seen: Array<{ node: string; token?: string; session: unknown }> = [];
     hub = await startHub({
@@ -26,12 +37,7 @@ describe("access 'session' at the socket.io gateway", () => {
   it('HOST-2 HOST-3 a dialer with a wrong token reports the refused handshake (401); one with the right token replicates', async () => {
     hub = await startHub({ options: { access: 'session', authorize: (_ctx, hello) => hello.token === 't' } });
     const h = hub;
-    const wrong = await socketDialer();
-    storages.push(wrong.storage);
-    const errors: SyncomError[] = [];
-    wrong.storage.sync.on('error', (e) => errors.push(e));
-    await wrong.storage.sync.addNode({ url: h.url, token: 'nope' });
-    await until(() => errors.length > 0, [wrong.storage], 'the refusal');
+    const { errors } = await refusedDialer(h.url, 'nope');
     expect(errors[0]).toMatchObject({ code: 'UNAUTHORIZED', status: 401, url: h.url });
     const right = await socketDialer();
     storages.push(right.storage);
@@ -81,12 +87,7 @@ describe("access 'session' at the socket.io gateway", () => {
     let answers = false;
     hub = await startHub({ options: { access: 'session', authorizeTimeout: 200, authorize: () => (answers ? true : new Promise<boolean>(() => undefined)) } });
     const h = hub;
-    const d = await socketDialer();
-    storages.push(d.storage);
-    const errors: SyncomError[] = [];
-    d.storage.sync.on('error', (e) => errors.push(e));
-    await d.storage.sync.addNode({ url: h.url, token: 't' });
-    await until(() => errors.length > 0, [d.storage], 'the refusal');
+    const { d, errors } = await refusedDialer(h.url, 't');
     expect(errors[0]).toMatchObject({ code: 'AUTHORIZE_FAILED', status: 503, url: h.url });
     answers = true;
     const id = await d.storage.insert({ ok: true });

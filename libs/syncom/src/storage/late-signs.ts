@@ -148,35 +148,37 @@ export class LateSigns {
 
   /** The batch of positions from..to, if it has flagged entries: signed from now on. */
   private take(from: number, to: number): void {
-    if (this.batches.has(from) || !this.flagged(from, to)) return;
+    if (this.batches.has(from)) return;
+    const flagged = this.flaggedOf(from, to);
+    if (flagged.ops.length === 0) return;
     let resolve!: () => void;
     const signed = new Promise<void>((r) => (resolve = r));
     const s: Signing = { from, to, signed, resolve, delay: RETRY_MS };
     this.batches.set(from, s);
     // A failure is handled where the attempt starts.
-    void this.attempt(s);
+    void this.attempt(s, flagged);
   }
 
-  private flagged(from: number, to: number): boolean {
-    for (let pos = from; pos <= to; pos++) if ((this.log.at(pos)?.flags ?? 0) & FLAG_TO_SIGN) return true;
-    return false;
-  }
-
-  /**
-   * Sign the flagged entries of `s` once: the attempt, which rejects if it
-   * fails (the next is then due after a wait); undefined when none is
-   * flagged any more, or after stop().
-   */
-  private attempt(s: Signing): Promise<void> | undefined {
+  /** The flagged entries of positions from..to. */
+  private flaggedOf(from: number, to: number): Flagged {
     // Two lists rather than an object per op: this runs at each append, on a bootstrap's way to readable.
     const flagged: Flagged = { entries: [], ops: [] };
-    for (let pos = s.from; pos <= s.to; pos++) {
+    for (let pos = from; pos <= to; pos++) {
       const entry = this.log.at(pos);
       if (entry && entry.flags & FLAG_TO_SIGN) {
         flagged.entries.push(entry);
         flagged.ops.push(entry.op);
       }
     }
+    return flagged;
+  }
+
+  /**
+   * Sign the flagged entries of `s` once (`flagged`, read again by a retry):
+   * the attempt, which rejects if it fails (the next is then due after a
+   * wait); undefined when none is flagged any more, or after stop().
+   */
+  private attempt(s: Signing, flagged = this.flaggedOf(s.from, s.to)): Promise<void> | undefined {
     if (flagged.ops.length === 0) {
       // None is flagged any more: nothing to wait for.
       this.settled(s);
