@@ -2,6 +2,7 @@ import { SyncomError } from '../errors';
 import type { Backend } from '../backend/types';
 import { type Entry, entryDelta, isLargeEntry } from '../crdt';
 import { asPart, fileName, isPart, lostBelow, parseRecordFile, type PartEntry, plainCipher, readRecordFile, type RecordCipher, recordFileNumbers, RecordJoin, RECORDS_DIR, type RemovedScope, roughChars, withUnopened } from './record-file';
+import { RecordLeftovers } from './record-leftovers';
 import { FAN, nextMerge, type RecordFile, weightOf } from './record-merges';
 import { unsummed, writeRecordFile } from './record-sum';
 
@@ -96,13 +97,13 @@ export class RecordStore {
   private readonly backend: Backend;
   private readonly durable: boolean;
   private readonly cipher: RecordCipher;
-  private readonly recycle: boolean;
+  private readonly leftovers: RecordLeftovers;
 
   private constructor(o: RecordStoreOptions) {
     this.backend = o.backend;
     this.durable = o.durable;
     this.cipher = o.cipher ?? plainCipher;
-    this.recycle = o.recycle === true;
+    this.leftovers = new RecordLeftovers(o.backend, o.recycle === true, o.onError);
   }
 
   /**
@@ -275,6 +276,7 @@ export class RecordStore {
    */
   async scrub(ids: readonly string[], current: ReadonlyMap<string, Entry>): Promise<void> {
     const purged = new Set(ids);
+    await this.leftovers.scrub(purged);
     const holding = this.files.filter((f) => ids.some((id) => this.idsOf(f).has(id) || f.unopened?.some((u) => u.id === id)));
     for (const f of holding) {
       const asParts = new Set([...(f.parts?.keys() ?? [])].filter((id) => !purged.has(id) && this.newestFile(id) !== f));
@@ -378,6 +380,7 @@ export class RecordStore {
     // Every id taken is newest in the merged file: the merged files lead there, without a table update per id.
     const unopened = files.flatMap((f) => f.unopened ?? []);
     const merged: RecordFile = { n, ids, weight: weightOf(ids.length, text.length), stale: 0, text: kept(text), ...(partsKept.size > 0 && { parts: partsKept }), ...(unopened.length > 0 && { unopened }) };
+    this.leftovers.take(files);
     for (const f of files) {
       f.into = merged;
       f.ids = [];
@@ -391,6 +394,6 @@ export class RecordStore {
     for (const id of loose.keys()) if (this.wholeAt.has(id)) this.wholeWritten(id, n);
     this.files.push(merged);
     // Recycled: the next record files are written into these rather than into new ones (see the fs backend).
-    for (const f of files) await this.backend.remove(fileName(f.n), { recycle: this.recycle });
+    await this.leftovers.retry();
   }
 }
