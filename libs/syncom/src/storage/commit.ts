@@ -3,12 +3,11 @@ import type { Entry } from '../crdt';
 import type { Op, Vector } from '../op/types';
 import type { OpLog } from '../log/op-log';
 import { FLAG_GRANTED } from '../log/op-log';
-import { FLAG_TO_SIGN } from '../log/flags';
 import { FLAG_SEALED, FLAG_UNSIGNED_OWN } from '../op/pack';
 import { raiseVector } from '../log/vector';
 import { StreamKeys } from './stream-keys';
 import type { RecordStore } from './records';
-import { LateSigns } from './late-signs';
+import { awaitSigning, LateSigns } from './late-signs';
 import { submitGroup } from './submit-group';
 import { DrainCount } from './drain-count';
 import type { CommitHooks, Pending, SubmitGroup } from './commit-types';
@@ -64,6 +63,8 @@ export class Committer {
   private readonly counted = new DrainCount();
   /** The position of a failed append's file the discard could not remove: removed at close() unless an append took it since. */
   private undiscarded = 0;
+  /** Records an open wrote from the log and could not write (writeLater): in the next records write. */
+  private readonly unwritten = new Set<string>();
 
   constructor(private readonly log: OpLog, private readonly records: RecordStore, private readonly hooks: CommitHooks) {
     this.pvec = { ...log.vector };
@@ -120,6 +121,16 @@ export class Committer {
     return this.counted.drained();
   }
 
+  /**
+   * Write the records of `ids` with the next records write (idle() and close() included): an open's rebuild
+   * or held ops whose record file failed. Until it succeeds no batch is recorded, so none is sealed and
+   * retention drops no segment holding their ops: kept in memory alone, they were lost to a later open once it had.
+   */
+  writeLater(ids: readonly string[]): void {
+    for (const id of ids) this.unwritten.add(id);
+    this.unrecordedOps += ids.length;
+  }
+
   /** Take the unsealed tail replayed at open: its batches are recorded at the next persist. */
   adoptTail(froms: number[], tail: readonly { op: Op }[]): void {
     if (froms.length === 0) return;
@@ -165,7 +176,7 @@ export class Committer {
         const batch = this.queue.splice(0, MAX_BATCH);
         let from: number;
         try {
-          await this.awaitSigning(batch);
+          await awaitSigning(batch, (op) => this.hooks.signs(op));
           this.appending = true;
           from = await this.log.append(batch);
         } catch (e) {
@@ -246,11 +257,12 @@ export class Committer {
   private async record(all: boolean): Promise<void> {
     // Only the batches committed so far: one appended meanwhile is recorded by its own persist.
     const froms = [...this.unrecorded.keys()];
-    if (froms.length === 0 && !all) return;
-    const ids = new Set(froms.flatMap((f) => this.unrecorded.get(f) ?? []));
+    if (froms.length === 0 && !all && this.unwritten.size === 0) return;
+    const ids = new Set([...froms.flatMap((f) => this.unrecorded.get(f) ?? []), ...this.unwritten]);
     try {
       const entries = [...ids].map((id) => this.committed.get(id)).filter((e): e is Entry => !!e);
       await this.records.write(entries, this.committed);
+      this.unwritten.clear();
       for (const from of froms) {
         // A batch with ops still to sign stays open: the flag and the unsigned ops never reach a sealed segment.
         if (this.late.holds(from)) this.recordedLate.add(from);
@@ -356,19 +368,6 @@ export class Committer {
     this.log.markRecorded(from);
     // In the records writes' order (after a scrub queued before it), without waiting for the seal.
     this.persisting = this.persisting.then(() => void this.seal(false));
-  }
-
-  /**
-   * Wait for the sigs of a batch's ops before its append; late ops to sign are
-   * logged flagged instead. Ops signed in one chunk share its promise: each chunk is awaited once.
-   */
-  private async awaitSigning(batch: Pending[]): Promise<void> {
-    let signing: Promise<void> | undefined;
-    for (const p of batch) {
-      if (p.late) {
-        if (this.hooks.signs(p.op)) p.flags |= FLAG_TO_SIGN;
-      } else if (p.signing && p.signing !== signing) await (signing = p.signing);
-    }
   }
 
   /**

@@ -5,6 +5,7 @@ import { addDigest } from '../op/sign';
 import type { Op } from '../op/types';
 import { platform } from '../platform';
 import { markMade } from '../op/made';
+import type { Pending } from './commit-types';
 
 /** What LateSigns is told and asks of the committer. */
 export interface LateSignHooks {
@@ -261,5 +262,19 @@ export class LateSigns {
     if (this.reported) return;
     this.reported = true;
     this.hooks.failed(new SyncomError('UNSIGNED', `joined ops not signed (${e.message}); kept unsent, signed again soon`, { cause: e }));
+  }
+}
+
+/**
+ * Wait for the sigs of a batch's ops before its append; late ops to sign
+ * (`signs`) are logged flagged instead. Ops signed in one chunk share its
+ * promise: each chunk is awaited once.
+ */
+export async function awaitSigning(batch: Pending[], signs: (op: Op) => boolean): Promise<void> {
+  let signing: Promise<void> | undefined;
+  for (const p of batch) {
+    if (p.late) {
+      if (signs(p.op)) p.flags |= FLAG_TO_SIGN;
+    } else if (p.signing && p.signing !== signing) await (signing = p.signing);
   }
 }

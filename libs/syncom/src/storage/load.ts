@@ -128,6 +128,8 @@ interface Rebuild {
   committed: Map<string, Entry>;
   context: ReplayContext & { sealed: Set<string> };
   onError: (e: Error) => void;
+  /** Records whose write failed: the commit pipeline writes them with its next records write (Committer.writeLater). */
+  writeLater: (ids: readonly string[]) => void;
 }
 
 /**
@@ -135,8 +137,8 @@ interface Rebuild {
  * merges included) onto the records, after damage to the record files: the
  * unsealed tail alone would leave out what the lost files held. The records
  * the replay changed are written to a record file of their own, so they
- * outlive the segments retention drops; a failed write keeps them in memory
- * (UNPERSISTED), as for any batch.
+ * outlive the segments retention drops; a failed write is reported
+ * (UNPERSISTED) and made again with the commit pipeline's next records write.
  */
 async function rebuildRecords(r: Rebuild): Promise<void> {
   await replayAndWrite(r, r.log.read(r.log.floor), 'records rebuilt from the log');
@@ -146,7 +148,7 @@ async function rebuildRecords(r: Rebuild): Promise<void> {
  * Replay `entries` onto the records and write those whose text they changed
  * to a record file of their own (by text, not identity: applying an op the
  * record holds makes a new entry, and each open would write a file again).
- * A failed write keeps them in memory (UNPERSISTED), as for any batch.
+ * A failed write is made again with the commit pipeline's next (writeOrLater).
  */
 async function replayAndWrite(r: Rebuild, entries: readonly Logged[], what: string): Promise<void> {
   const ids = new Set(entries.map((e) => e.op.id));
@@ -156,10 +158,16 @@ async function replayAndWrite(r: Rebuild, entries: readonly Logged[], what: stri
     const was = e && before.get(e.id);
     return e !== undefined && e !== was && (!was || entryText(was) !== entryText(e));
   });
+  await writeOrLater(r, changed, (e) => `${what} not written (${e.message}); held in memory and written with the next records write, the log keeping their ops until then`);
+}
+
+/** Write `list` to a record file of its own; failing, hand it to the commit pipeline's next records write, and report it (UNPERSISTED). */
+async function writeOrLater(r: Rebuild, list: Entry[], message: (e: Error) => string): Promise<void> {
   try {
-    await r.records.write(changed, r.committed);
+    await r.records.write(list, r.committed);
   } catch (e) {
-    r.onError(new SyncomError('UNPERSISTED', `${what} not written (${(e as Error).message}); held in memory`, { cause: e }));
+    r.writeLater(list.map((x) => x.id));
+    r.onError(new SyncomError('UNPERSISTED', message(e as Error), { cause: e }));
   }
 }
 
@@ -190,17 +198,13 @@ async function applyHeld(r: Rebuild, schema: Schema): Promise<void> {
  * removed them the log cannot either. Once written, later opens read it
  * from the file and write nothing. The ids the unsealed tail touched are
  * left to the commit pipeline, which writes them as it records the tail.
- * A failed write leaves them to the log, as before (UNPERSISTED).
+ * A failed write is made again with the commit pipeline's next (writeOrLater).
  */
 async function recordPlaced(r: Rebuild, placed: readonly string[], tail: readonly Logged[]): Promise<void> {
   if (placed.length === 0) return;
   const pending = new Set(tail.map((e) => e.op.id));
   const list = placed.filter((id) => !pending.has(id)).map((id) => r.committed.get(id)).filter((e): e is Entry => e !== undefined);
-  try {
-    await r.records.write(list, r.committed);
-  } catch (e) {
-    r.onError(new SyncomError('UNPERSISTED', `the scopes of ${list.length} removed record(s) not written to a record file (${(e as Error).message}); read from the log while it holds them`, { cause: e }));
-  }
+  await writeOrLater(r, list, (e) => `the scopes of ${list.length} removed record(s) not written to a record file (${e.message}); written with the next records write, the log keeping their ops until then`);
 }
 
 /** What the commit pipeline tells the rest of the storage; built before the committer, from what it needs. */
@@ -305,12 +309,13 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   for (const [id, e] of entries) committer.committed.set(id, e);
   held = HeldStreams.of(log.read(log.floor), schema?.version ?? -1);
   const context = { schema, sealed, committed: committer.committed, held };
-  await replayOntoRecords({ log, records, committed: committer.committed, context, onError, tail, damaged, entries });
-  if (schema) await applyHeld({ log, records, committed: committer.committed, context, onError }, schema);
+  const writeLater = (ids: readonly string[]) => committer.writeLater(ids);
+  await replayOntoRecords({ log, records, committed: committer.committed, context, onError, writeLater, tail, damaged, entries });
+  if (schema) await applyHeld({ log, records, committed: committer.committed, context, onError, writeLater }, schema);
   for (const e of committer.committed.values()) scopes.rescope(e);
   scopes.placeFromFiles(committer.committed);
   const placed = scopes.placeRemoved(log.read(log.floor), committer.committed, (e) => !!schema && !stillHeld(e, schema, held));
-  await recordPlaced({ log, records, committed: committer.committed, context, onError }, placed, tail);
+  await recordPlaced({ log, records, committed: committer.committed, context, onError, writeLater }, placed, tail);
   committer.adoptTail(log.batches.map((b) => b.from), tail);
   // A purge whose scrub a crash cut short is in the tail (its batch is sealed once scrubbed): scrubbed again.
   const purged = new Set(tail.filter((e) => committer.committed.get(e.op.id)?.purged !== undefined).map((e) => e.op.id));
