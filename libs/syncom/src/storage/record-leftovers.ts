@@ -28,12 +28,18 @@ export class RecordLeftovers {
     for (const f of files) this.held.set(fileName(f.n), f.unopened ? [...f.ids, ...f.unopened.map((u) => u.id)] : f.ids);
   }
 
-  /** Remove every file taken; what fails is reported and kept, for the next merge. */
+  /** Remove every file taken; what fails is kept, for the next merge, and reported once (the first failure named). */
   async retry(): Promise<void> {
+    let failed: { file: string; e: Error } | undefined;
+    let count = 0;
     for (const file of [...this.held.keys()]) {
       const e = await this.remove(file);
-      if (e) this.onError(new SyncomError('IO_ERROR', `record file ${file}, merged into a newer one, not removed (${e.message}); tried again at the next merge`, { file, cause: e }));
+      if (e && count++ === 0) failed = { file, e };
     }
+    if (!failed) return;
+    const { file, e } = failed;
+    const more = count > 1 ? ` and ${count - 1} more` : '';
+    this.onError(new SyncomError('IO_ERROR', `record file ${file}${more}, merged into a newer one, not removed (${e.message}); tried again at the next merge`, { file, count, cause: e }));
   }
 
   /**
