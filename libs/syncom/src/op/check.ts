@@ -43,20 +43,26 @@ type Rule = readonly [field: keyof Op, required: boolean, test: (value: unknown)
 const isType = (value: unknown): boolean => OP_TYPES.includes(value as OpType);
 const isString = (value: unknown): boolean => typeof value === 'string';
 
-// Field shapes (GUAR-3). actor and from are claims: carried as they are, strings only.
+const ORIGIN_SHAPE = "a string of 1-128 characters without '@' or '<', not a name of Object.prototype";
+const isOrigin = (x: unknown): boolean => isText(x, 128) && !/[@<]/.test(x) && !isPrototypeOrigin(x);
+
+// Field shapes (GUAR-3). actor is a claim: carried as it is, a string only.
 const RULES: readonly Rule[] = [
   // An origin keys version vectors (plain objects): one named like a member of Object.prototype
   // (__proto__, constructor, toString) would read as that member, so it is no origin. Nor may it
   // hold '@' or '<', which end an origin in a stream key (`origin@scope`, `key<from`): the origin
   // 'n@a' of a global op would run in node n's stream of scope a and take its seqs.
-  ['origin', true, (x) => isText(x, 128) && !/[@<]/.test(x as string) && !isPrototypeOrigin(x as string), "a string of 1-128 characters without '@' or '<', not a name of Object.prototype"],
+  ['origin', true, isOrigin, ORIGIN_SHAPE],
   ['seq', true, (x) => isCount(x, 1), 'a positive safe integer'],
   ['ts', true, (x) => isCount(x, 0), 'a non-negative safe integer'],
   ['type', true, isType, `one of ${OP_TYPES.join(', ')}`],
   ['id', true, (x) => isText(x, 512), 'a string of 1-512 characters'],
   // '<' starts a stream key's `<from` part: a scope holding one would read back as a shorter one (op/scope-name.ts).
   ['scope', false, isScopeName, "a string of 1-128 characters without '<' or control characters"],
-  ['from', false, isString, 'a string'],
+  // A node's id, as an origin is: it ends the op's stream key (`key<from`), kept in every vector for good.
+  // Any length, one push of 500 ops with 8,000-character ones put 4 MB of keys in the vectors every peer
+  // is greeted with (test/hostile/from-shape.spec.ts).
+  ['from', false, isOrigin, ORIGIN_SHAPE],
   ['v', false, (x) => isCount(x, 0), 'a non-negative safe integer'],
   ['actor', false, isString, 'a string'],
   ['data', false, isSafeRecord, 'a plain object without __proto__, constructor or prototype'],

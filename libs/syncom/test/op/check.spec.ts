@@ -35,7 +35,7 @@ describe('checkOp', () => {
     ['scope', write, [{ scope: '' }, { scope: 'x'.repeat(129) }, { scope: null }, { scope: ['a'] }]],
     ['v', write, [{ v: -1 }, { v: 1.5 }, { v: '2' }, { v: null }]],
     ['actor', write, [{ actor: 5 }, { actor: { user: 'x' } }, { actor: null }]],
-    ['from', merge, [{ from: 5 }, { from: ['h'] }]],
+    ['from', merge, [{ from: 5 }, { from: ['h'] }, { from: '' }, { from: 'x'.repeat(129) }, { from: 'h@a' }, { from: 'h<g' }]],
     ['sig', signed, [{ sig: 'x' }, { sig: signed.sig + 'A' }, { sig: signed.sig!.slice(1) + '=' }, { sig: 1 }]],
     ['digest', signed, [{ digest: 'abc' }, { digest: signed.digest!.slice(1) + '+' }, { digest: 2 }]],
     ['nonce', signed, [{ nonce: 'short' }, { nonce: signed.nonce!.slice(1) + '/' }, { nonce: 3 }]],
@@ -66,8 +66,8 @@ describe('checkOp', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('GUAR-3: actor and from are carried as they are', () => {
-    expect(checkWith(write, { actor: '', from: '' })).toMatchObject({ ok: true, op: { actor: '', from: '' } });
+  it('GUAR-3: actor is carried as it is, and from when it names a node (test/hostile/from-shape.spec.ts)', () => {
+    expect(checkWith(write, { actor: '', from: 'elsewhere' })).toMatchObject({ ok: true, op: { actor: '', from: 'elsewhere' } });
   });
 
   it('SIG-11: a scrubbed op is well-formed for any type', () => {

@@ -41,14 +41,16 @@ const text = (max: number): fc.Arbitrary<string> => fc.string({ minLength: 1, ma
 const base64url = (bytes: number): fc.Arbitrary<string> =>
   fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('base64url'));
 const safeInt = (min: number): fc.Arbitrary<number> => fc.integer({ min, max: Number.MAX_SAFE_INTEGER });
+/** An origin's shape, which `from` has too (a node's id). */
+const nodeName = text(128).filter((o) => !/[@<]/.test(o) && !(o in Object.prototype));
 
 /** A plain JSON record with no forbidden top-level names. */
 export const recordArb = fc.dictionary(fieldName, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
 
 const headerArb = fc.record(
   {
-    origin: text(128).filter((o) => !/[@<]/.test(o) && !(o in Object.prototype)), seq: safeInt(1), ts: safeInt(0), id: text(40), scope: text(10).filter((s) => !s.includes('<')),
-    from: fc.string(), v: safeInt(0), actor: fc.string(), meta: recordArb,
+    origin: nodeName, seq: safeInt(1), ts: safeInt(0), id: text(40), scope: text(10).filter((s) => !s.includes('<')),
+    from: nodeName, v: safeInt(0), actor: fc.string(), meta: recordArb,
     sig: base64url(64), digest: base64url(32), nonce: base64url(16),
   },
   { requiredKeys: ['origin', 'seq', 'ts', 'id'] },
