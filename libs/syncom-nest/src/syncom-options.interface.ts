@@ -61,9 +61,9 @@ export interface SyncomGatewayOptions extends Pick<UnitOptions, (typeof UNIT_PAS
   /** How long a changes page waits for the subscriber's ack, from the ack of the page before it, before the feed ends (default 30 s). */
   ackTimeout?: number;
   /**
-   * access 'session': how long `authorize` may take at a handshake before the connection is refused 503
-   * AUTHORIZE_FAILED, which the dialer dials again after, backed off (default 10 s). Unbounded, an authorize
-   * waiting on a store that never answered left the dialer waiting with nothing reported.
+   * How long `authorize` may take at a hello, and at a handshake (access 'session'), before it is refused 503
+   * AUTHORIZE_FAILED, which the dialer greets or dials again after, backed off (default 10 s). Unbounded, an
+   * authorize waiting on a store that never answered left the dialer waiting with nothing reported.
    */
   authorizeTimeout?: number;
   /**

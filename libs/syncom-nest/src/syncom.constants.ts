@@ -12,7 +12,7 @@ export const SYNCOM_HOSTING = Symbol('SYNCOM_HOSTING');
 /** The host unit's options the gateway passes on as they are (UnitOptions documents each). */
 export const UNIT_PASSED = [
   'pageSize', 'pageBytes', 'maxInFlightFrames', 'maxInFlightBytes', 'maxConnectionInFlightBytes', 'maxFeedsPerConnection',
-  'maxPagings', 'maxPagingsPerConnection', 'exactScopes', 'proveNodes', 'meta', 'tracked',
+  'maxPagings', 'maxPagingsPerConnection', 'exactScopes', 'proveNodes', 'meta', 'tracked', 'authorizeTimeout',
 ] as const satisfies readonly (keyof UnitOptions)[];
 
 /** The gateway's socket.io transports unless the module declares others: WebSocket only. */

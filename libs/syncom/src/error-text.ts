@@ -24,7 +24,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   UNSIGNED: 'an unsigned op under `\'require\'` (an error event, no status), or a hello a signing host refuses because the node id is no key (403); also joined ops this node could not sign yet (an error event on the storage: they stay unsent, and are signed again)',
 
   UNAUTHORIZED: '`authorize` answered neither `true` nor a non-empty string (an identity), or threw, or access `\'session\'` without an authenticated connection',
-  AUTHORIZE_FAILED: '`authorize` threw a SyncomError AUTHORIZE_FAILED (or of a 5xx status) at a hello or a session handshake: it could not judge (its token store down), and the dialer greets again, backed off',
+  AUTHORIZE_FAILED: '`authorize` threw a SyncomError AUTHORIZE_FAILED (or of a 5xx status) at a hello or a session handshake: it could not judge (its token store down), or did not answer within the unit\'s `authorizeTimeout` (10 s); the dialer greets again, backed off',
   UNPROVEN: 'a host that asks peers to prove their node id (`proveNodes`) refused a hello without a valid signature of its challenge, which the refusal carries (`challenge`)',
   BAD_HELLO: 'a hello of the wrong shape',
   BAD_REQUEST: 'a request of the wrong shape',

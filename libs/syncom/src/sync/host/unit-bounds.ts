@@ -4,7 +4,8 @@ import type { UnitOptions } from './unit';
 import {
   DEFAULT_CONNECTION_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_FRAMES, DEFAULT_PAGE_BYTES, MAX_IN_FLIGHT_FRAMES, positiveInt,
 } from '../protocol/frames';
-import { checkedLimits, type Limits } from '../protocol/limits';
+import { checkedLimits, DEFAULT_AUTHORIZE_MS, type Limits } from '../protocol/limits';
+import { MAX_TIMER_MS } from '../dial/options';
 import { DEFAULT_MAX_PAGINGS, DEFAULT_MAX_PAGINGS_PER_CONNECTION } from './snapshot';
 
 /** The options of storage.sync.unit() that unitBounds reads; UnitOptions extends them (and types the first three). */
@@ -37,13 +38,19 @@ export interface UnitBoundOptions {
   maxPagings?: number;
   /** Snapshot pagings (and snapshot streams) one connection may keep open; past it its least recently used is dropped (default 4). */
   maxPagingsPerConnection?: number;
+  /**
+   * How long `authorize` may take at a hello, in ms (default 10 s): past it the hello is refused 503
+   * AUTHORIZE_FAILED (its later answer dropped), which a dialer greets again after, backed off. A lookup
+   * that never answered held each hello, and its connection's context, for good.
+   */
+  authorizeTimeout?: number;
 }
 
 /** Every option of UnitOptions (the compiler keeps the list whole); their values are checked below and where they are read. */
 const UNIT_KEYS: Readonly<Record<keyof UnitOptions, 1>> = {
   access: 1, authorize: 1, tracked: 1, pageSize: 1, pageBytes: 1, maxInFlightFrames: 1, maxInFlightBytes: 1, maxConnectionInFlightBytes: 1,
   maxFeedsPerConnection: 1, maxPagings: 1, maxPagingsPerConnection: 1, pushBytes: 1, exactScopes: 1, limits: 1, meta: 1, reconcileFrame: 1,
-  wireVersions: 1, proveNodes: 1,
+  wireVersions: 1, proveNodes: 1, authorizeTimeout: 1,
 };
 const UNIT_SHAPE: OptionShape = Object.fromEntries(Object.keys(UNIT_KEYS).map((k) => [k, ['an option', () => true] as const]));
 
@@ -89,5 +96,6 @@ export function unitBounds(o: UnitBoundOptions) {
       max: positiveInt(o.maxPagings, DEFAULT_MAX_PAGINGS, 'maxPagings'),
       perConnection: positiveInt(o.maxPagingsPerConnection, DEFAULT_MAX_PAGINGS_PER_CONNECTION, 'maxPagingsPerConnection'),
     },
+    authorizeTimeout: positiveInt(o.authorizeTimeout, DEFAULT_AUTHORIZE_MS, 'authorizeTimeout', MAX_TIMER_MS),
   };
 }

@@ -80,6 +80,7 @@ export class SyncUnit implements HostUnit {
   private readonly pager: SnapshotPager;
   private readonly pageSize: number;
   private readonly pageBytes: number;
+  private readonly authorizeTimeout: number;
   private readonly buckets: PeerBuckets;
   private readonly purgeBuckets: PeerBuckets;
   private readonly recon: ReconcileHost;
@@ -106,6 +107,7 @@ export class SyncUnit implements HostUnit {
     this.meta = o.meta;
     this.pageSize = b.pageSize;
     this.pageBytes = b.pageBytes;
+    this.authorizeTimeout = b.authorizeTimeout;
     this.peers = new HostPeers(this, b.peers);
     this.pager = new SnapshotPager(this.replica, () => this.replica.now(), b.pagings);
     this.buckets = new PeerBuckets(o.limits?.opsPerSecond, () => this.replica.now());
@@ -235,7 +237,7 @@ export class SyncUnit implements HostUnit {
       throw new SyncomError('UNSIGNED', 'this host requires signatures and the node id is no key', { status: 403 });
     }
     if (this.o.proveNodes) await this.proven(hello, context);
-    const verdict = await judgeHello(this.o.authorize, context, hello);
+    const verdict = await judgeHello(this.o.authorize, context, hello, this.authorizeTimeout);
     // What changed while authorize judged: a session granted now would outlive its storage, its connection or a later hello.
     if (this.isClosed) throw closed();
     if (this.turns.get(context) !== turn) throw session428();

@@ -126,19 +126,34 @@ export function authorizeVerdict(answer: unknown): { ok: boolean; identity?: str
   return { ok: false };
 }
 
+/** How long authorize may take at a hello by default (UnitOptions.authorizeTimeout). */
+export const DEFAULT_AUTHORIZE_MS = 10_000;
+
 /**
  * A hello judged by a unit's authorize, read fail-closed (authorizeVerdict); a throw refuses, as
  * jwt.verify's on a bad token. One that says it could not judge (authorizeFailed: its token store
- * down) is 503, which a dialer greets again after, backed off, where a 401 stands.
+ * down), or that has not answered within `timeoutMs`, is 503, which a dialer greets again after,
+ * backed off, where a 401 stands.
  * @throws SyncomError AUTHORIZE_FAILED 503.
  */
-export async function judgeHello<H>(authorize: ((context: object, hello: H) => Authorized | Promise<Authorized>) | undefined, context: object, hello: H): Promise<{ ok: boolean; identity?: string }> {
+export async function judgeHello<H>(authorize: ((context: object, hello: H) => Authorized | Promise<Authorized>) | undefined, context: object, hello: H, timeoutMs = DEFAULT_AUTHORIZE_MS): Promise<{ ok: boolean; identity?: string }> {
   if (!authorize) return { ok: true };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let late: SyncomError | undefined;
   try {
-    return authorizeVerdict(await authorize(context, hello));
+    const answer = authorize(context, hello);
+    // An answer in hand (a sync authorize) sets no timer.
+    const verdict = typeof (answer as { then?: unknown } | null)?.then === 'function' ? await Promise.race([answer, new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject((late = new SyncomError('AUTHORIZE_FAILED', `authorize did not answer this hello within ${timeoutMs} ms: greet again later`, { status: 503 }))), timeoutMs);
+      (timer as { unref?: () => void }).unref?.();
+    })]) : answer;
+    return authorizeVerdict(verdict);
   } catch (e) {
+    if (e === late) throw e;
     if (authorizeFailed(e)) throw new SyncomError('AUTHORIZE_FAILED', 'authorize could not judge this hello: greet again later', { status: 503, cause: e });
     return { ok: false };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
