@@ -14,9 +14,9 @@ export interface WebLockOptions {
   signal?: AbortSignal;
 }
 
-function lockedInBrowser(o: WebLockOptions, why: string): SyncomError {
+function lockedInBrowser(o: WebLockOptions, why: string, cause?: unknown): SyncomError {
   return new SyncomError('LOCKED', `the storage at ${o.path} is locked: ${why}`, {
-    status: 423, path: o.path, lock: o.name,
+    status: 423, path: o.path, lock: o.name, ...(cause !== undefined && { cause }),
   });
 }
 
@@ -62,7 +62,9 @@ export function takeWebLock(locks: WebLockManager, o: WebLockOptions): Promise<B
     const done = locks.request(o.name, options, granted);
     done.catch((e: unknown) => {
       const name = (e as { name?: unknown } | null)?.name;
-      if (name === 'AbortError') return reject(lockedInBrowser(o, 'the wait for it was aborted'));
+      // An aborted request rejects with the signal's reason (a TimeoutError from AbortSignal.timeout(), the app's own
+      // error), not always an AbortError: read as no Web Locks, a store only busy was UNSUPPORTED, advising locks: false.
+      if (name === 'AbortError' || (o.wait && o.signal?.aborted)) return reject(lockedInBrowser(o, 'the wait for it was aborted', e));
       // The page may not take Web Locks (a sandboxed iframe: SecurityError): a code, not a raw DOMException whose `code` is a number.
       reject(new SyncomError('UNSUPPORTED', `the storage at ${o.path} cannot be locked here: Web Locks refused (${String(name ?? e)}); `
         + 'open it from a page that may use them, or pass locks: false where one owner is guaranteed', { path: o.path, lock: o.name, cause: e }));

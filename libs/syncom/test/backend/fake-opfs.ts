@@ -311,7 +311,9 @@ export class FakeLocks implements WebLockManager {
     const mode = options.mode ?? 'exclusive';
     const queue = this.queues.get(name) ?? [];
     this.queues.set(name, queue);
-    if (options.signal?.aborted) return Promise.reject(dom('AbortError', 'The request was aborted.'));
+    // As browsers do: an aborted request rejects with the signal's reason (an AbortError only when abort() was given none).
+    const aborted = (signal: AbortSignal) => (signal.reason !== undefined ? signal.reason : dom('AbortError', 'The request was aborted.'));
+    if (options.signal?.aborted) return Promise.reject(aborted(options.signal));
     const free = !this.held.has(name) && queue.length === 0;
     if (!free && options.ifAvailable) return Promise.resolve().then(() => callback(null));
     return new Promise<T>((resolve, reject) => {
@@ -320,7 +322,7 @@ export class FakeLocks implements WebLockManager {
       queue.push(waiter);
       options.signal?.addEventListener('abort', () => {
         const i = queue.indexOf(waiter);
-        if (i >= 0) { queue.splice(i, 1); reject(dom('AbortError', 'The request was aborted.')); }
+        if (i >= 0) { queue.splice(i, 1); reject(aborted(options.signal as AbortSignal)); }
       });
     });
   }

@@ -64,6 +64,19 @@ describe('opfs backend: one tab owns a store (Web Locks)', () => {
     await first.close();
   });
 
+  it.each([['a TimeoutError (AbortSignal.timeout())', new DOMException('The operation timed out.', 'TimeoutError')], ['the app\'s own error', new Error('the user left the page')]])('a wait aborted with %s fails with LOCKED too, the reason its cause (browsers reject with it, not with an AbortError)', async (_what, reason) => {
+    const o = await origin();
+    const first = await openTab(o);
+    const controller = new AbortController();
+    const waiting = openTab(o, { wait: true, signal: controller.signal });
+    await new Promise((r) => setImmediate(r));
+    controller.abort(reason);
+    const error = await waiting.then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ ...LOCKED, message: expect.stringContaining('aborted'), cause: reason });
+    expect(o.locks.waiting('syncom:opfs:notes')).toBe(0);
+    await first.close();
+  });
+
   it('without navigator.locks, open() refuses with LOCKED rather than risk a second writer; locks: false opts out', async () => {
     const o = await origin();
     const refused = opfsBackend({ root: o.fs.root(), dir: 'notes' });
