@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { hideTokens, type Storage, type SyncEvents, type SyncomError, urlLabel } from 'syncom';
 import type { ClientSocket } from 'syncom/socket.io';
+import { thrownText } from '../thrown-text';
 
 type Level = 'log' | 'warn' | 'error';
 
@@ -65,7 +66,7 @@ export function farWords(text: string, tokens: readonly string[] = []): string {
  */
 export function failedStartLine(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;
-  return `could not start: ${typeof code === 'string' ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
+  return `could not start: ${typeof code === 'string' ? `${code}: ` : ''}${e instanceof Error ? e.message : thrownText(e)}`;
 }
 
 /** What a socket.io connect_error tells: the server's refusal `data`, the transport's failure. */

@@ -6,6 +6,7 @@ import { type AwaitedCount, PageAcks } from './page-acks';
 import { emitWithId, forgetAck, PageMessage } from './page-message';
 import type { SocketPeer } from './socket-peer';
 import { toWireError } from './syncom-refusal';
+import { thrownText } from '../thrown-text';
 
 const feedLogger = new Logger('SyncomGateway');
 
@@ -15,7 +16,7 @@ const feedLogger = new Logger('SyncomGateway');
  */
 function loggedWireError(error: unknown, sub: string) {
   const wire = toWireError(error);
-  if (wire.status >= 500) feedLogger.error(`feed ${JSON.stringify(sub)} failed: ${wire.code}`, error instanceof Error ? error.stack : String(error));
+  if (wire.status >= 500) feedLogger.error(`feed ${JSON.stringify(sub)} failed: ${wire.code}`, thrownText(error));
   return wire;
 }
 

@@ -7,6 +7,7 @@ import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import { SampledLog } from './sampled-log';
 import { toWireError } from './syncom-refusal';
 import { dropConnection, type EngineOutput, unreadBytes } from './unread-bytes';
+import { thrownText } from '../thrown-text';
 
 /**
  * The gateway's one exception filter: a SyncomError, a guard's or the pipe's
@@ -35,12 +36,21 @@ export class SyncomExceptionFilter implements WsExceptionFilter {
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {
+    try {
+      this.answer(exception, host);
+    } catch (e) {
+      // Thrown here, an error reaches no handler under Nest's IoAdapter and ends the process.
+      this.logger.error('the exception filter failed', thrownText(e));
+    }
+  }
+
+  private answer(exception: unknown, host: ArgumentsHost): void {
     const error = toWireError(exception);
     const ws = host.switchToWs();
     const socket = ws.getClient<Socket | undefined>();
     const pattern = String(ws.getPattern());
     const what = `${pattern} from socket ${socket?.id ?? '?'}`;
-    if (error.status >= 500) this.logger.error(`failed ${what}: ${error.code}`, exception instanceof Error ? exception.stack : String(exception));
+    if (error.status >= 500) this.logger.error(`failed ${what}: ${error.code}`, thrownText(exception));
     // 428 is HOST-21's way back, not a fault: a dialer whose host restarted reopens its feeds before it greets again.
     else this.log.write(error.status === 428 ? 'log' : 'warn', `${pattern} ${error.code}`, `refused ${what}: ${error.status} ${error.code}`);
     if (socket?.conn && unreadBytes(socket) > this.perConnection) {
@@ -54,7 +64,7 @@ export class SyncomExceptionFilter implements WsExceptionFilter {
       if (ack) ack(answer);
       else socket?.emit(SYNCOM_EVENTS.exception, answer);
     } catch (e) {
-      this.logger.error(`could not answer ${what}`, e instanceof Error ? e.stack : String(e));
+      this.logger.error(`could not answer ${what}`, thrownText(e));
     }
   }
 }

@@ -29,6 +29,7 @@ import { SyncomExceptionFilter } from './syncom-exception.filter';
 import { SyncomValidationPipe } from './syncom-validation.pipe';
 import { SyncomUnreadInterceptor } from './unread.interceptor';
 import { answerUnknownEvent } from './unknown-event';
+import { thrownText } from '../thrown-text';
 
 /** How long a changes page waits for the subscriber's ack by default. */
 export const DEFAULT_ACK_TIMEOUT = 30_000;
@@ -231,7 +232,7 @@ export class SyncomGateway implements OnGatewayInit, OnGatewayConnection, OnModu
         peer.close(this.unit);
       } catch (error) {
         // A listener that throws would take the server down with it.
-        this.logger.error(`closing socket ${socket.id} failed`, error instanceof Error ? error.stack : String(error));
+        this.logger.error(`closing socket ${socket.id} failed`, thrownText(error));
       }
       const node = peer.context.node ? ` node ${loggedNode(peer.context.node)}` : '';
       this.log.write('log', 'peer disconnected', `peer disconnected: socket ${socket.id}${node} (${reason})`);

@@ -99,6 +99,13 @@ describe("the app's own guards and interceptors on the hosted gateway (HOST-8)",
     expect(seen).toEqual([]);
   });
 
+  it.each([['an object with no prototype', () => Object.create(null) as unknown], ['an object whose toString throws', () => ({ toString() { throw new Error('no text'); } })]])('HOST-8 a guard that throws %s is answered 500 INTERNAL, under Nest\'s IoAdapter too; the process goes on', async (_what, thrown) => {
+    const throwing: CanActivate = { canActivate() { throw thrown(); } };
+    const s = await host(SyncomModule.forRoot({ path: 'guarded', backend: 'memory', gateway: { access: 'public', guards: [throwing] } }));
+    // String() of such a value throws: in the filter's log line that error reached no handler and ended the process.
+    expect(await s.timeout(5000).emitWithAck('hello', HELLO)).toEqual({ ok: false, error: expect.objectContaining({ code: 'INTERNAL', status: 500 }) });
+  });
+
   it('HOST-8 a guard or interceptor that is none is refused when the module is defined (INVALID_ARGUMENT naming it), not left to Nest\'s decorator', () => {
     const bad = (gateway: object) => () => SyncomModule.forRoot({ path: 'bad', backend: 'memory', gateway: { access: 'public', ...gateway } });
     expect(bad({ guards: ['RateGuard'] })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', option: 'gateway.guards' }));
