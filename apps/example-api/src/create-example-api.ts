@@ -9,6 +9,7 @@ import { HttpErrorFilter } from './http-error.filter';
 import { verifyJsonDepth } from './json-depth';
 import { jsonOnlyWrites } from './json-only';
 import { parseQuery } from './notes/id-query';
+import { refusePrototypeKeys } from './prototype-keys';
 
 /**
  * Starts the example app on config.port (0: any free port); returns the app.
@@ -26,6 +27,7 @@ export async function createExampleApi(config: ExampleConfig, logger?: LoggerSer
   // A note's body takes 100,000 characters (NoteDto), up to 6 bytes each as JSON text (\u escapes): 100 KB, body-parser's
   // default, refused a body of 60,000 accented characters with 413.
   app.useBodyParser('json', { verify: verifyJsonDepth, limit: '1mb' });
+  app.use(refusePrototypeKeys);
   app.enableShutdownHooks();
   // Bad bodies get 400 with class-validator's messages; unknown fields are refused, not stored.
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true }));

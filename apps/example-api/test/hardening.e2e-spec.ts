@@ -50,6 +50,18 @@ describe('example-api: what a web page or the environment can make of it (e2e)',
     expect((await http(`${url}/notes/${id}`)).body).toMatchObject({ title: 'mine' });
   });
 
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'prototype'])('a write body with a top-level key %s is refused 400 as any unknown field is, and writes nothing', async (key) => {
+    const before = (await http(`${url}/notes`)).body.length;
+    const refusal = { status: 400, body: { statusCode: 400, error: 'Bad Request', message: [`property ${key} should not exist`] } };
+    expect(await raw(`${url}/notes`, 'POST', `{"title":"x",${JSON.stringify(key)}:{"a":1}}`, 'application/json')).toEqual(refusal);
+    const id = (await http(`${url}/notes`, 'POST', { title: 'mine' })).body.id as string;
+    expect(await raw(`${url}/notes/${id}`, 'PATCH', `{${JSON.stringify(key)}:"evil"}`, 'application/json')).toEqual(refusal);
+    expect((await http(`${url}/notes/${id}`)).body).toMatchObject({ title: 'mine' });
+    expect((await http(`${url}/notes`)).body.length).toBe(before + 1);
+    // Nested in a field, the same names are that field's business (the DTO refuses a title that is no string).
+    expect((await raw(`${url}/notes`, 'POST', `{"title":{${JSON.stringify(key)}:1}}`, 'application/json')).status).toBe(400);
+  });
+
   it('JSON writes pass, with a charset too, and a write with no body at all (POST views) still counts', async () => {
     const id = (await raw(`${url}/notes`, 'POST', '{"title":"json"}', 'application/json; charset=utf-8')).body.id as string;
     expect(typeof id).toBe('string');

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { parse, unescape } from 'node:querystring';
+import { isPrototypeName } from '../prototype-keys';
 
 /** A UTF-16 surrogate that is not half of a pair: text no UTF-8 (so no percent-encoding) can carry. */
 const LONE_SURROGATE = /([\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/;
@@ -36,7 +37,7 @@ function decodeComponent(text: string): string {
  */
 export function parseQuery(query: string): Record<string, unknown> {
   const q = parse(query, '&', '=', { decodeURIComponent: decodeComponent });
-  const odd = Object.keys(q).find((key) => key === '__proto__' || key === 'prototype' || key in Object.prototype);
+  const odd = Object.keys(q).find(isPrototypeName);
   if (odd !== undefined) throw new BadRequestException(`query key ${JSON.stringify(odd.slice(0, 40))} is not one this route takes`);
   return q;
 }
