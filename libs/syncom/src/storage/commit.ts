@@ -257,12 +257,13 @@ export class Committer {
   private async record(all: boolean): Promise<void> {
     // Only the batches committed so far: one appended meanwhile is recorded by its own persist.
     const froms = [...this.unrecorded.keys()];
-    if (froms.length === 0 && !all && this.unwritten.size === 0) return;
-    const ids = new Set([...froms.flatMap((f) => this.unrecorded.get(f) ?? []), ...this.unwritten]);
+    const later = [...this.unwritten];
+    if (froms.length === 0 && !all && later.length === 0) return;
+    const ids = new Set([...froms.flatMap((f) => this.unrecorded.get(f) ?? []), ...later]);
     try {
       const entries = [...ids].map((id) => this.committed.get(id)).filter((e): e is Entry => !!e);
       await this.records.write(entries, this.committed);
-      this.unwritten.clear();
+      for (const id of later) this.unwritten.delete(id);
       for (const from of froms) {
         // A batch with ops still to sign stays open: the flag and the unsigned ops never reach a sealed segment.
         if (this.late.holds(from)) this.recordedLate.add(from);
