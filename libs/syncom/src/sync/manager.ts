@@ -9,21 +9,13 @@ import { type GaugeSource, hideTokens, type SyncTelemetry, urlLabel } from '../t
 import { SyncContext } from './context';
 import { Dialer } from './dial/dialer';
 import { type DialOptions, syncedTimeout } from './dial/options';
-import { assertNodeUrl, nodeFile, nodeToAdd, type NodeRecord } from './dial/registry';
+import { assertNodeUrl, nodeFile, nodeToAdd, type NodeRecord, updateNode } from './dial/registry';
 import type { SyncEvents } from './events';
 import { gaugeSource } from './gauge-source';
 import type { SyncUnit, UnitOptions } from './host/unit';
 import { makeUnit } from './host-slot';
 
 export type { DialOptions };
-
-/** A registered node's record with a re-added node's token and scopes, changed in place. */
-function updateNode(had: NodeRecord, fresh: NodeRecord): NodeRecord {
-  had.scopes = fresh.scopes;
-  if (fresh.token === undefined) delete had.token;
-  else had.token = fresh.token;
-  return had;
-}
 
 /**
  * `storage.sync` as an app sees it: the manager without what open() and
@@ -51,6 +43,8 @@ export class SyncManager {
   private turns: Promise<void> = Promise.resolve();
   /** Set by close(): sync is over for good, with the storage. */
   private closed = false;
+  /** Aborted by close(): a synced() wait ends CLOSED though no 'stop' comes (sync never started, or was stopped). */
+  private readonly ending = new AbortController();
   /** Held here for as long as the storage lives: the meter holds it only weakly. */
   private readonly gauges: GaugeSource;
 
@@ -218,6 +212,9 @@ export class SyncManager {
     for (const u of this.units) u.close();
     this.units.clear();
     await this.inTurn(() => this.stopDialers());
+    this.ending.abort();
+    // No addNode(), enableNode() or removeNode() under way writes from here on: the lock goes once the storage is closed.
+    await this.registry.close();
   }
 
   private async stopDialers(): Promise<void> {
@@ -305,10 +302,12 @@ export class SyncManager {
         unwatch?.();
         for (const n of names) this.events.off(n, check);
         this.events.off('stop', stopped);
+        this.ending.signal.removeEventListener('abort', stopped);
         settle();
       };
       for (const n of names) this.events.on(n, check);
       this.events.on('stop', stopped);
+      this.ending.signal.addEventListener('abort', stopped);
       check();
     });
   }
@@ -331,7 +330,7 @@ export class SyncManager {
     return [...this.dialers.values()].map((d) => d.state());
   }
 
-  /** Wait for pending registry writes (close). */
+  /** Wait for the registry writes under way. */
   async flush(): Promise<void> {
     await this.registry.flush();
   }

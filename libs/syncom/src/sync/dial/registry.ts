@@ -96,6 +96,14 @@ export function nodeToAdd(input: { url: unknown; token?: unknown; scopes?: unkno
   return rec;
 }
 
+/** A registered node's record with a re-added node's token and scopes, changed in place. */
+export function updateNode(had: NodeRecord, fresh: NodeRecord): NodeRecord {
+  had.scopes = fresh.scopes;
+  if (fresh.token === undefined) delete had.token;
+  else had.token = fresh.token;
+  return had;
+}
+
 /** A fresh record for addNode() (or a registry file's, checked); scopes default to ['*'] (REG-1). */
 export function newNodeRecord(input: { url: unknown; token?: unknown; scopes?: unknown }): NodeRecord {
   assertNodeUrl(input?.url, 'addNode()');
@@ -155,7 +163,10 @@ function knownFields(rec: NodeRecord): NodeRecord {
 /** The registry: one file per node under <path>/remote/ (The registry). */
 export class Registry {
   readonly nodes = new Map<string, NodeRecord>();
-  private writes = new Map<string, Promise<void>>();
+  /** Per url, the last save or removal of its file (chain). */
+  private readonly writes = new Map<string, Promise<void>>();
+  /** Set by close(): nothing is written from then on. */
+  private closed = false;
   /**
    * Registry files that could not be read at load: a node of unknown scopes
    * and acks. Retention keeps every own op while one is left (see
@@ -200,44 +211,67 @@ export class Registry {
   }
 
   /**
-   * Save a node's file; saves of one node are chained, never overlapping.
-   * @throws SyncomError REGISTRY_UNSAVED (with url and cause) when the file cannot be written.
+   * Save a node's file; the saves and removals of one node are chained, in call order, never overlapping.
+   * @throws SyncomError REGISTRY_UNSAVED (with url and cause) when the file cannot be written; CLOSED once close() was called.
    */
   save(rec: NodeRecord): Promise<void> {
+    if (this.closed) return Promise.reject(registryClosed());
     // A record removeNode() let go of (or replaced) is not written back: its file would register it again at the next open.
     if (this.nodes.get(rec.url) !== rec) return Promise.resolve();
     const text = JSON.stringify(rec);
-    const { url } = rec;
-    const prev = this.writes.get(url) ?? Promise.resolve();
     // The save before this one reported its own failure to its caller; this one writes the newer state regardless.
-    const next = prev.catch(() => undefined).then(() => this.backend.write(nodeFile(url), text, { durable: this.durable })).then(() => {
-      this.unreadable.delete(nodeFile(url));
-    }, (e: unknown) => {
-      throw unsaved(url, e, 'not saved', 'kept in memory until the next save');
-    });
-    this.writes.set(rec.url, next);
-    return next;
+    return this.chain(rec.url, () => this.backend.write(nodeFile(rec.url), text, { durable: this.durable }), (e) => unsaved(rec.url, e, 'not saved', 'kept in memory until the next save'));
   }
 
-  async remove(url: string): Promise<void> {
-    // A pending save's failure went to its caller; the file is removed either way.
-    await (this.writes.get(url) ?? Promise.resolve()).catch(() => undefined);
+  /**
+   * Let go of a node and remove its file, after the saves called before (a save called after finds no
+   * record and writes nothing). Taken before those saves, a removal ran beside a save queued meanwhile,
+   * which wrote the file back: the node gone in memory came back at the next open.
+   * @throws SyncomError REGISTRY_UNSAVED when the file cannot be removed; CLOSED once close() was called.
+   */
+  remove(url: string): Promise<void> {
+    if (this.closed) return Promise.reject(registryClosed());
     this.nodes.delete(url);
-    this.writes.delete(url);
     // Durable as its saves are: a removal undone by a power cut dialed the node again, with its old cursor.
-    await this.backend.remove(nodeFile(url), { durable: this.durable }).catch((e: unknown) => {
+    return this.chain(url, () => this.backend.remove(nodeFile(url), { durable: this.durable }), (e) => {
       // Kept as an unreadable file is: removeNode() may be called again, and retention keeps every own op
       // meanwhile (the file registers the node again at the next open, with the cursor it holds).
       this.unreadable.add(nodeFile(url));
-      throw unsaved(url, e, 'not removed', 'the node is let go of in memory; its file is read again at the next open unless removeNode() is called again');
+      return unsaved(url, e, 'not removed', 'the node is let go of in memory; its file is read again at the next open unless removeNode() is called again');
     });
-    this.unreadable.delete(nodeFile(url));
   }
 
-  /** Wait for every pending save. */
+  /** Run `step` on `url`'s file once the steps before it settled; a settled last step leaves the map. */
+  private chain(url: string, step: () => Promise<void>, failure: (e: unknown) => SyncomError): Promise<void> {
+    const next = (this.writes.get(url) ?? Promise.resolve()).catch(() => undefined).then(step).then(() => {
+      this.unreadable.delete(nodeFile(url));
+    }, (e: unknown) => {
+      throw failure(e);
+    });
+    this.writes.set(url, next);
+    const settled = () => void (this.writes.get(url) === next && this.writes.delete(url));
+    next.then(settled, settled);
+    return next;
+  }
+
+  /**
+   * Refuse every later save and removal (CLOSED), and wait for those under way: once the storage's close()
+   * resolves nothing more is written. An addNode() or removeNode() that met close() while it hung up a
+   * dialer had written the node's file after the lock was let go, undoing what the next open wrote.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  /** Wait for every save and removal under way. */
   async flush(): Promise<void> {
     await Promise.allSettled([...this.writes.values()]);
   }
+}
+
+function registryClosed(): SyncomError {
+  return new SyncomError('CLOSED', 'the storage is closed; the node registry is not changed');
 }
 
 /**
