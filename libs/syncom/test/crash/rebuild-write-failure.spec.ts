@@ -1,7 +1,7 @@
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
-import type { Backend } from '../../src/backend/types';
 import { internals } from '../../src/testing/internals';
 import { nodeKeys, openOn, opened, T0 } from '../log/helpers';
+import { failingPaths } from './failing-paths';
 
 /**
  * An open that finds a record file damaged rebuilds its records from the log
@@ -15,15 +15,7 @@ import { nodeKeys, openOn, opened, T0 } from '../log/helpers';
 const DAY = 86_400_000;
 
 /** `b`, whose writes of record files fail with EIO while `failing.on`. */
-function failingRecordWrites(b: MemoryBackend, failing: { on: boolean }): Backend {
-  return new Proxy(b, {
-    get: (t, k) => (k === 'write'
-      ? (path: string, text: string, o?: object) => (failing.on && path.startsWith('records/')
-        ? Promise.reject(Object.assign(new Error(`EIO: i/o error, open '${path}'`), { code: 'EIO' }))
-        : t.write(path, text, o))
-      : Reflect.get(t, k)),
-  });
-}
+const failingRecordWrites = (b: MemoryBackend, failing: { on: boolean }) => failingPaths(b, failing, 'write', (path) => path.startsWith('records/'));
 
 describe('records an open rebuilt from the log and could not write', () => {
   it('GUAR-9 LOG-2 LOG-13: are written with the next records write, before retention may drop the ops they came from', async () => {

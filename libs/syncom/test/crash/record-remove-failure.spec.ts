@@ -1,9 +1,9 @@
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
-import type { Backend } from '../../src/backend/types';
 import type { SyncomError } from '../../src';
 import type { Storage } from '../../src/storage';
 import { internals } from '../../src/testing/internals';
 import { nodeKeys, openOn, T0 } from '../log/helpers';
+import { failingPaths, holding, scrubbedAtNextWrite, SECRET } from './failing-paths';
 
 /**
  * A merge of record files writes the merged file, then removes the files it
@@ -14,21 +14,10 @@ import { nodeKeys, openOn, T0 } from '../log/helpers';
  * again at its next merge, and a scrub removes it first or fails (so the
  * purge's batch stays unsealed and the scrub is tried again).
  */
-const SECRET = 'SECRET-OF-X';
 const options = { now: () => T0, sync: { log: { lines: true } } };
 
-const holding = (b: MemoryBackend) => [...b.files()].filter(([, t]) => t.includes(SECRET)).map(([p]) => p);
-
-/** `b`, whose removals of record files fail with EIO while `failing.on`. */
-function failingRemoves(b: MemoryBackend, failing: { on: boolean }): Backend {
-  return new Proxy(b, {
-    get: (t, k) => (k === 'remove'
-      ? (path: string, o?: object) => (failing.on && path.startsWith('records/')
-        ? Promise.reject(Object.assign(new Error(`EBUSY: resource busy or locked, unlink '${path}'`), { code: 'EBUSY' }))
-        : t.remove(path, o))
-      : Reflect.get(t, k)),
-  });
-}
+/** `b`, whose removals of record files fail with EBUSY while `failing.on`. */
+const failingRemoves = (b: MemoryBackend, failing: { on: boolean }) => failingPaths(b, failing, 'remove', (path) => path.startsWith('records/'), 'EBUSY');
 
 /** A store holding x among 20 records, a record file each, its record files merged while their removals failed. */
 async function mergedWhileFailing(failing: { on: boolean }): Promise<{ s: Storage; b: MemoryBackend; errors: SyncomError[] }> {
@@ -56,12 +45,7 @@ describe('record files a merge could not remove', () => {
     await internals(s).committer.idle();
     expect(errors.map((e) => e.message)).toContainEqual(expect.stringContaining('purge scrub failed: EBUSY'));
     expect(holding(b).length).toBeGreaterThan(0);
-    failing.on = false;
-    await s.set('next', { n: 1 });
-    await internals(s).committer.idle();
-    expect(holding(b)).toEqual([]);
-    await s.close();
-    expect(holding(b)).toEqual([]);
+    await scrubbedAtNextWrite(s, b, failing);
   });
 
   it('GUAR-7 GUAR-20: are removed at a later merge, or by the purge that needs them gone; the store reopens with every record', async () => {

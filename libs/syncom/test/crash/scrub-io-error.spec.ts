@@ -1,9 +1,9 @@
 import { createMemoryBackend, type MemoryBackend } from '../../src/backend';
-import type { Backend } from '../../src/backend/types';
 import type { SyncomError } from '../../src';
 import type { Storage } from '../../src/storage';
 import { internals } from '../../src/testing/internals';
 import { nodeKeys, openOn, T0 } from '../log/helpers';
+import { failingPaths, holding, scrubbedAtNextWrite, SECRET } from './failing-paths';
 
 /**
  * A purge's scrub that fails on an I/O error (a full disk, EIO) leaves the
@@ -14,21 +14,10 @@ import { nodeKeys, openOn, T0 } from '../log/helpers';
  * once, as it was, nothing scrubbed the data again unless the app purged the
  * id a second time.
  */
-const SECRET = 'SECRET-OF-X';
 const options = { now: () => T0, sync: { log: { rollAfter: 2 } } };
 
-const holding = (b: MemoryBackend) => [...b.files()].filter(([, t]) => t.includes(SECRET)).map(([p]) => p);
-
 /** `b`, whose writes of the scrub's journal fail with EIO while `failing.on`. */
-function failingScrubs(b: MemoryBackend, failing: { on: boolean }): Backend {
-  return new Proxy(b, {
-    get: (t, k) => (k === 'write'
-      ? (path: string, text: string, o?: object) => (failing.on && path === 'log/scrub.json'
-        ? Promise.reject(Object.assign(new Error(`EIO: i/o error, open '${path}'`), { code: 'EIO' }))
-        : t.write(path, text, o))
-      : Reflect.get(t, k)),
-  });
-}
+const failingScrubs = (b: MemoryBackend, failing: { on: boolean }) => failingPaths(b, failing, 'write', (path) => path === 'log/scrub.json');
 
 /** A store holding x and a few records beside it, x purged while its scrub fails: the storage, its errors and the disk. */
 async function purgedWhileFailing(failing: { on: boolean }): Promise<{ s: Storage; b: MemoryBackend; errors: SyncomError[] }> {
@@ -59,12 +48,7 @@ describe('a purge whose scrub failed on an I/O error', () => {
     const log = internals(s).log;
     const purge = log.read(0).find((e) => e.op.type === 'purge')?.pos as number;
     expect(log.batches.some((x) => x.from <= purge && purge <= x.to)).toBe(true);
-    failing.on = false;
-    await s.set('next', { n: 1 });
-    await internals(s).committer.idle();
-    expect(holding(b)).toEqual([]);
-    await s.close();
-    expect(holding(b)).toEqual([]);
+    await scrubbedAtNextWrite(s, b, failing);
   });
 
   it('GUAR-20: is scrubbed at close() once the disk takes writes again', async () => {
