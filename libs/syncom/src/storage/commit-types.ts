@@ -37,6 +37,8 @@ export interface CommitHooks {
   committed(batch: readonly Pending[], from: number): void;
   /** A record write or a seal failed after the commit point. */
   failed(e: SyncomError): void;
+  /** Ops refused after they were queued (a failed append): undo what their queueing marked (`committed`: the records as they stand). */
+  refused(ops: readonly Pick<Pending, 'op' | 'flags'>[], committed: ReadonlyMap<string, Entry>): void;
   /** Scrub purged ids from the log and the record files, each file once (`committed`: the records as they stand). */
   scrub(ids: readonly string[], committed: Map<string, Entry>): Promise<void>;
   /**

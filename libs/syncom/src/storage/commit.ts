@@ -344,6 +344,7 @@ export class Committer {
     // its writes there though the app was told they were not made: it is reported, and removed again at close().
     await this.discard(this.log.head + 1);
     const error = new SyncomError('IO_ERROR', `the log append failed (${(cause as Error)?.message}); the write was not made`, { cause });
+    this.hooks.refused(all, this.committed);
     for (const p of all) p.reject(error);
     this.counted.end(all.length);
     // Once per failed append, whoever made the writes: a host's pushes fail inside its unit, where nothing else tells

@@ -221,6 +221,11 @@ function commitHooks(p: Pick<StorageParts, 'events' | 'scopes' | 'listed' | 'opt
     failed(e) {
       p.events.emit('error', e);
     },
+    refused(ops, committed) {
+      // A sealed write marks its id sealed as it is queued, for the writes queued after it; refused, and no record
+      // committed, it is not sealed: kept so, the peers' ops of the id were skipped for good and later writes sealed.
+      for (const x of ops) if (x.flags & FLAG_SEALED && !committed.has(x.op.id)) p.sealed.delete(x.op.id);
+    },
     sign(op, lone) {
       if (!signs(op)) return undefined;
       // A lone op (an awaited write) is signed here: tens of microseconds, less than a round trip to a signing thread.

@@ -171,8 +171,10 @@ export class Storage {
   async purge(id: string, options?: WriteOptions): Promise<void> {
     if (!this.closed && this.parts.committer.current(id)?.purged) {
       await this.parts.committer.idle();
-      // As the commit's scrub does (of an id kept sealed here, this node's sealed ops only), in its turn.
-      return this.parts.committer.rescrub([id]);
+      // As the commit's scrub does (of an id kept sealed here, this node's sealed ops only), in its turn; only of a
+      // record the log holds purged: a queued purge whose append failed left it live, and scrubbing its ops then
+      // erased a live record's data from the log (a peer fed that log read nothing), the call answering ok.
+      if (this.parts.committer.committed.get(id)?.purged) return this.parts.committer.rescrub([id]);
     }
     return this.local(id, () => ({ type: 'purge', id }), options, true);
   }
