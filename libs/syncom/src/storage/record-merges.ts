@@ -72,7 +72,9 @@ export function nextMerge(files: readonly RecordFile[]): RecordFile[] | undefine
   const byLevel = new Map<number, RecordFile[]>();
   for (const f of files) {
     const l = levelOf(f.weight);
-    byLevel.set(l, [...(byLevel.get(l) ?? []), f]);
+    const level = byLevel.get(l);
+    if (level) level.push(f);
+    else byLevel.set(l, [f]);
   }
   for (const fs of byLevel.values()) {
     if (fs.length < FAN) continue;

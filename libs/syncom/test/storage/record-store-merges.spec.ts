@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { createMemoryBackend } from '../../src';
 import { type Entry, keyedGet } from '../../src/crdt';
 import { RecordStore } from '../../src/storage/records';
+import { MERGE_CAP, nextMerge } from '../../src/storage/record-merges';
 
 const runs = (base: number) => ({ numRuns: Number(process.env.FC_RUNS ?? base) });
 const entry = (id: string, n: number): Entry => ({ id, latest: [n, 'w'], fields: { n: { k: 'r', s: [n, 'w'], val: n } } });
@@ -73,5 +74,22 @@ describe('record files: what a merge reads and lets go of', () => {
     expect(texts[0]).not.toContain('secret');
     const again = await RecordStore.load({ backend, durable: false, onError });
     expect(val(again.entries.get('r3') as Entry)).toBe('scrubbed');
+  });
+});
+
+describe('record files: choosing the next merge', () => {
+  it('GUAR-7: among 20,000 files of one size class (a copied or old store) copies no list per file', () => {
+    const files = Array.from({ length: 20_000 }, (_, i) => ({ n: i, ids: ['x'], weight: 1, stale: 0 }));
+    // Each file's class list was copied to add it: quadratic, 18 s to open such a store read-only (syncom info).
+    let copied = 0;
+    const original = Map.prototype.set;
+    const set = jest.spyOn(Map.prototype, 'set').mockImplementation(function (this: Map<unknown, unknown>, k: unknown, v: unknown) {
+      if (Array.isArray(v)) copied += v.length;
+      return original.call(this, k, v);
+    });
+    const due = nextMerge(files);
+    set.mockRestore();
+    expect(due?.length).toBe(MERGE_CAP);
+    expect(copied).toBeLessThan(files.length);
   });
 });
