@@ -82,6 +82,21 @@ export function holderAlive(h: LockHolder): boolean {
 }
 
 /**
+ * Whether the holder is for sure a live process of this machine: its pid
+ * alive with the start time (and boot) its LOCK names, where /proc tells
+ * them. holderAlive counts a LOCK without a start time as alive, to never
+ * take a lock from a writer; `syncom verify` must not let such a LOCK, one
+ * written by hand naming pid 1, switch its records check off. Without /proc
+ * (macOS, Windows) a live pid of this host is all there is to go by.
+ */
+export function holderProven(h: LockHolder): boolean {
+  const me = identity();
+  if (h.host !== me.host || !pidAlive(h.pid)) return false;
+  if (me.start === undefined) return true;
+  return h.start !== undefined && processStart(h.pid) === h.start && (h.boot === undefined || h.boot === me.boot);
+}
+
+/**
  * Create `file` holding `text`, only if it does not exist: the text goes to a
  * temp file linked into place, so no reader ever sees a half-written lock.
  * A filesystem without hard links gets an exclusive create ('wx') instead.

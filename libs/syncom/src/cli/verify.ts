@@ -1,5 +1,4 @@
-import { hostname } from 'node:os';
-import { lockHolder } from '../backend/fs-lock';
+import { holderProven, lockHolder } from '../backend/fs-lock';
 import { isSyncomError } from '../errors';
 import { SCRUB_FILE } from '../log/scrub-journal';
 import { KEYS_DIR, loadKeys } from '../storage/keys';
@@ -137,9 +136,9 @@ export async function verifyCommand(path: string, json: boolean, io: CliIo): Pro
   const dir = await findStorage(path);
   const holder = await lockHolder(dir.root).catch(() => undefined);
   // The records are left uncompared only for a writer alive on this machine (its records may run ahead of what
-  // was read): a LOCK naming another host cannot be checked, and one written by hand (or come with a backup)
-  // had switched the records check off, a tampered record value passing with exit 0.
-  const live = holder && holder.host === hostname() ? holder.pid : undefined;
+  // was read): a LOCK naming another host cannot be checked, and one written by hand (or come with a backup),
+  // even naming a live pid with no start time, had switched the records check off, a tampered record passing.
+  const live = holder && holderProven(holder) ? holder.pid : undefined;
   const report = await verifyStorage(dir, io.stderr, live);
   await writeOut(io.stdout, json ? JSON.stringify(report, null, 2) + '\n' : formatVerify(report));
   return report.faults ? EXIT_FAULTS : EXIT_OK;

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from '../../src';
@@ -144,6 +145,15 @@ describe('syncom verify: a LOCK it cannot check', () => {
     const { code, report } = await verifyCopy(async (d) => {
       for (const f of await filesHolding(d, fx.ids.note)) await writeFile(join(d, f), (await readFile(join(d, f), 'utf8')).replace('"Final"', '"Fin4l"'));
       await writeFile(join(d, 'LOCK'), JSON.stringify({ pid: 1, host: 'some-other-host', token: '0'.repeat(32) }));
+    });
+    expect(code).toBe(1);
+    expect(faults(report)).toEqual(expect.arrayContaining([expect.stringMatching(/^records\/\d+\.json: does not match its sum/)]));
+  });
+
+  it('GUAR-7: nor does one naming this host and a live pid (1) with no start time: only a process that took the lock, as its start time shows, is a writer', async () => {
+    const { code, report } = await verifyCopy(async (d) => {
+      for (const f of await filesHolding(d, fx.ids.note)) await writeFile(join(d, f), (await readFile(join(d, f), 'utf8')).replace('"Final"', '"Fin4l"'));
+      await writeFile(join(d, 'LOCK'), JSON.stringify({ pid: 1, host: hostname(), token: '0'.repeat(32) }));
     });
     expect(code).toBe(1);
     expect(faults(report)).toEqual(expect.arrayContaining([expect.stringMatching(/^records\/\d+\.json: does not match its sum/)]));
