@@ -1,6 +1,6 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { nodeFileLabel, REMOTE_DIR } from '../sync/dial/registry';
+import { nodeFileLabel, readNodeFile, REMOTE_DIR } from '../sync/dial/registry';
 import type { Findings } from './findings';
 import type { StorageDir } from './storage-dir';
 
@@ -20,6 +20,9 @@ const FOLDERS: readonly [string, RegExp][] = [
  * one of the folders should be (`log/open`, `remote`), which verify passed.
  */
 export async function checkPlaces(dir: StorageDir, f: Findings): Promise<void> {
+  // A directory or FIFO at LOCK passed verify, and open() then failed (IO_ERROR: EISDIR, or not a regular file).
+  const lock = await lstat(join(dir.root, 'LOCK')).catch(() => undefined);
+  if (lock && !lock.isFile()) f.fault('LOCK', 'not a plain file: open() fails (IO_ERROR) on it');
   for (const [folder, name] of FOLDERS) {
     // A file where the folder should be: the listings read it as an empty folder, while open() fails (IO_ERROR) making it.
     const st = await stat(join(dir.root, folder)).catch(() => undefined);
@@ -31,7 +34,10 @@ export async function checkPlaces(dir: StorageDir, f: Findings): Promise<void> {
     for (const e of entries) {
       // A registry file's name is its node's url: named as the other registry findings name it, credentials left out.
       const where = folder === REMOTE_DIR ? nodeFileLabel(e.name) : `${folder}/${e.name}`;
-      if (e.isDirectory() && name.test(e.name)) f.fault(where, 'a directory where a file should be: open() cannot read it, or write over it');
+      if (!name.test(e.name)) continue;
+      if (e.isDirectory()) f.fault(where, 'a directory where a file should be: open() cannot read it, or write over it');
+      // A FIFO, socket or device: the listings show plain files only, so open() passes it by (a node left unregistered, a record file's records missing).
+      else if (!e.isFile() && !e.isSymbolicLink()) f.fault(where, 'neither a file nor a folder (a FIFO, socket or device) where a file should be: open() passes it by as absent');
     }
   }
 }
@@ -46,13 +52,14 @@ export async function checkRegistry(dir: StorageDir, f: Findings): Promise<numbe
   const names = (await dir.backend.list(REMOTE_DIR)).filter((n) => n.endsWith('.json'));
   for (const name of names) {
     const path = `${REMOTE_DIR}/${name}`;
-    let url: unknown;
+    let read = true;
     try {
-      url = (JSON.parse((await dir.backend.read(path)) ?? '') as { url?: unknown } | null)?.url;
+      // As open() reads it: a file it refuses (an `enabled` of "yes", scopes that are no names) had passed here.
+      readNodeFile((await dir.backend.read(path)) ?? '');
     } catch {
-      url = undefined;
+      read = false;
     }
-    if (typeof url !== 'string') f.fault(nodeFileLabel(name), 'not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again');
+    if (!read) f.fault(nodeFileLabel(name), 'not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again');
   }
   return names.length;
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -211,5 +212,31 @@ describe('syncom verify: files it cannot read', () => {
     });
     expect(code).toBe(1);
     expect(faults(report)).toEqual([`remote/<file of memory://hub>: not a registry file (torn, or changed): open() forgets this registered node, its cursor and the own ops kept for it, until addNode() registers it again`]);
+  });
+
+  it.each([['an enabled of "yes"', { enabled: 'yes' }], ['scopes that are no names', { scopes: [['*']] }]])('REG-5: a registry file open() refuses for %s is a fault too (only its url was checked)', async (_what, change) => {
+    const { code, report } = await verifyCopy(async (d) => {
+      const file = join(d, 'remote', (await readdir(join(d, 'remote')))[0]);
+      await writeFile(file, JSON.stringify({ ...(JSON.parse(await readFile(file, 'utf8')) as object), ...change }));
+    });
+    expect(code).toBe(1);
+    expect(faults(report)).toEqual([expect.stringMatching(/^remote\/<file of memory:\/\/hub>: not a registry file/)]);
+  });
+
+  it('REG-5 GUAR-7: a FIFO where a registry file is, and a LOCK or format.json that is no plain file, are faults (open() passes the FIFO by, and fails on the others)', async () => {
+    const { code, report } = await verifyCopy(async (d) => {
+      const file = join(d, 'remote', (await readdir(join(d, 'remote')))[0]);
+      await rm(file);
+      execFileSync('mkfifo', [file]);
+      await mkdir(join(d, 'LOCK'));
+      await rm(join(d, 'format.json'));
+      execFileSync('mkfifo', [join(d, 'format.json')]);
+    });
+    expect(code).toBe(1);
+    expect(faults(report)).toEqual(expect.arrayContaining([
+      'remote/<file of memory://hub>: neither a file nor a folder (a FIFO, socket or device) where a file should be: open() passes it by as absent',
+      'LOCK: not a plain file: open() fails (IO_ERROR) on it',
+      expect.stringMatching(/^format\.json: cannot be read \(ENOTREG/),
+    ]));
   });
 });

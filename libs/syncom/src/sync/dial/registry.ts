@@ -148,6 +148,18 @@ function recordFault(rec: Partial<Record<keyof NodeRecord, unknown>>): string | 
  * listNodes() and written again at every save of the node (after each
  * changes page).
  */
+/**
+ * A registry file's text as the record it holds, as open() reads it (syncom verify too).
+ * @throws Error (or SyncomError INVALID_ARGUMENT) saying why it is none.
+ */
+export function readNodeFile(text: string): NodeRecord {
+  const rec = JSON.parse(text) as NodeRecord;
+  if (typeof rec?.url !== 'string') throw new Error('no url');
+  const fault = recordFault(rec);
+  if (fault) throw new Error(fault);
+  return knownFields(rec);
+}
+
 function knownFields(rec: NodeRecord): NodeRecord {
   const out = newNodeRecord(rec);
   if (rec.enabled !== undefined) out.enabled = rec.enabled;
@@ -185,11 +197,8 @@ export class Registry {
     for (const name of await this.listed()) {
       if (!name.endsWith('.json')) continue;
       try {
-        const rec = JSON.parse((await this.backend.read(`${REMOTE_DIR}/${name}`)) ?? '') as NodeRecord;
-        if (typeof rec?.url !== 'string') throw new Error('no url');
-        const fault = recordFault(rec);
-        if (fault) throw new Error(fault);
-        this.nodes.set(rec.url, knownFields(rec));
+        const rec = readNodeFile((await this.backend.read(`${REMOTE_DIR}/${name}`)) ?? '');
+        this.nodes.set(rec.url, rec);
       } catch (e) {
         const file = `${REMOTE_DIR}/${name}`;
         this.unreadable.add(file);
