@@ -46,7 +46,8 @@ export function readOnlyBackend(inner: Backend): ReadOnlyBackend {
     readOnly: true,
     read: (path) => noting(path, undefined, () => inner.read(path)),
     list: (dir) => noting(dir, [], () => inner.list(dir)),
-    exists: (path) => inner.exists(path),
+    // As read and list: a symbolic link loop at log/ (ELOOP) ended verify with one line and no report.
+    exists: (path) => noting(path, false, () => inner.exists(path)),
     write: (path) => refuse(path),
     overwrite: (path) => refuse(path),
     remove: (path) => refuse(path),

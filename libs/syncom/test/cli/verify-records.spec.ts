@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from '../../src';
 import type { VerifyReport } from '../../src/cli/verify';
@@ -221,6 +221,15 @@ describe('syncom verify: files it cannot read', () => {
     });
     expect(code).toBe(1);
     expect(faults(report)).toEqual([expect.stringMatching(/^remote\/<file of memory:\/\/hub>: not a registry file/)]);
+  });
+
+  it('GUAR-7: a log/ that is a symbolic link loop is a fault of the report (exit 1), not one line of error', async () => {
+    const { code, report } = await verifyCopy(async (d) => {
+      await rm(join(d, 'log'), { recursive: true, force: true });
+      await symlink('log', join(d, 'log'));
+    });
+    expect(code).toBe(1);
+    expect(faults(report).join('\n')).toMatch(/ELOOP/);
   });
 
   it('REG-5 GUAR-7: a FIFO where a registry file is, and a LOCK or format.json that is no plain file, are faults (open() passes the FIFO by, and fails on the others)', async () => {
