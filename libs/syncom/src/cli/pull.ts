@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { open } from '../open';
 import type { Storage } from '../storage/storage';
 import type { SyncLink } from '../link/contract';
@@ -51,7 +52,7 @@ function follow(storage: Storage, url: string, io: CliIo, o: { timeoutMs: number
     const seen: { bootstrapped?: number } = {};
     let bar: Progress | undefined;
     const offs: (() => void)[] = [];
-    const end = (e?: Error) => { clearTimeout(timer); offs.forEach((o) => o()); bar?.finish(); e ? reject(e) : resolve(seen); };
+    const end = (e?: Error) => { clearTimeout(timer); clearInterval(poll); offs.forEach((o) => o()); bar?.finish(); e ? reject(e) : resolve(seen); };
     // A longer --timeout waits the longest a timer holds (about 24.8 days), as synced() does: Node fires one past it at once.
     const timer = setTimeout(() => end(new CliError(`not caught up with ${urlLabel(url)} within ${timeoutMs / 1000} s${lastErrorOf(storage, url, token)}`, EXIT_FAULTS)), Math.min(timeoutMs, MAX_TIMER_MS));
     const check = () => { if (caughtUp(storage, url)) end(); };
@@ -70,7 +71,30 @@ function follow(storage: Storage, url: string, io: CliIo, o: { timeoutMs: number
     }));
     for (const ev of ['sync', 'peer'] as const) offs.push(storage.sync.on(ev, check));
     offs.push(storage.on('change', check));
+    // Caught up with no event to tell it (a store that pulled before, nothing new since: the dialer's state settles
+    // with no event past the ones above), a second pull waited out its timeout and exited 1: looked at twice a second too.
+    const poll = setInterval(check, 500);
+    check();
   });
+}
+
+/**
+ * The target is new, empty, or a store that pulled from `hub` before (the
+ * refresh of a backup); a directory holding anything else was written
+ * into, and another node's store got the hub's records and its token.
+ * @throws CliError (usage, exit 2) naming what is there.
+ */
+async function checkTarget(path: string): Promise<boolean> {
+  let names: string[];
+  try {
+    names = await readdir(path);
+  } catch (e) {
+    if ((e as { code?: unknown }).code === 'ENOENT') return false;
+    if ((e as { code?: unknown }).code === 'ENOTDIR') throw new CliError(`${path} is a file: pull into a new or empty directory`);
+    throw e;
+  }
+  if (names.length > 0 && !names.includes('format.json') && !names.includes('log')) throw new CliError(`${path} is not empty and holds no store: pull into a new or empty directory`);
+  return names.length > 0;
 }
 
 /**
@@ -83,12 +107,17 @@ export async function pullCommand(path: string, o: PullOptions, io: CliIo): Prom
   // The engine names no transport (LINK-1): the launcher (bin/syncom.js) hands pull the socket.io link.
   const connect = o.connect;
   if (!connect) throw new CliError('pull dials a hub over socket.io: install socket.io-client beside syncom (npm install socket.io-client)');
+  const existed = await checkTarget(path);
   const storage = await open({ path, sync: { connect } });
   try {
     const known = storage.sync.listNodes().find((n) => n.url === o.hub);
+    if (existed && !known) throw new CliError(`${path} holds a store that never pulled from ${urlLabel(o.hub)}: pull into a new or empty directory`);
     const scopes = o.scopes ?? ['*'];
     if (!known || known.token !== o.token || known.scopes.join(',') !== scopes.join(',')) await storage.sync.addNode({ url: o.hub, token: o.token, scopes });
     const seen = await follow(storage, o.hub, io, { timeoutMs: o.timeoutMs, token: o.token, scoped: o.scopes !== undefined });
+    // One reconciliation with the hub before saying caught up: a snapshot that ended before its total (a hub that
+    // broke, or lied) had been taken for the hub's whole state, exit 0, and a later pull found nothing to fetch.
+    await storage.sync.forceSync();
     const records = (await storage.list()).length;
     // A snapshot carries every entry, tombstones and purge markers included; list() shows live records only.
     const how = seen.bootstrapped === undefined ? 'caught up' : `bootstrapped ${seen.bootstrapped} entries (tombstones and purge markers included)`;

@@ -1,7 +1,8 @@
-import { cp } from 'node:fs/promises';
+import { cp, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createMemoryLink, open, SyncomError } from '../../src';
 import type { SyncLink } from '../../src/link/contract';
+import type { HostUnit } from '../../src/link';
 import { runCli } from '../../src/cli/main';
 import { hub } from '../sync/helpers';
 import { cleanup, collector, tempDir } from './helpers';
@@ -136,5 +137,55 @@ describe('syncom pull', () => {
       expect(stderr.text).not.toContain('S3CRET');
     }
     expect(dialed).toBe(0);
+  });
+
+  it('BOOT-1: a pull into a store that pulled everything before, nothing new since, exits 0 at once (it waited out its timeout and exited 1)', async () => {
+    const { s: h, unit } = await hub({ access: 'public', authorize: () => true });
+    for (let i = 0; i < 5; i++) await h.insert({ i });
+    const path = await tempDir();
+    expect((await pull(path, unit)).code).toBe(0);
+    expect(await pull(path, unit, '--timeout', '600')).toMatchObject({ code: 0, out: `caught up from memory://hub; 5 live records in ${path}\n` });
+    await h.close();
+  });
+
+  it('BOOT-1 BOOT-3: a snapshot that ends before its total (a hub that broke, or lied) is completed by a reconciliation before pull says caught up', async () => {
+    const { s: h, unit } = await hub({ access: 'public', pageSize: 7, authorize: () => true });
+    for (let i = 0; i < 30; i++) await h.insert({ i });
+    // The first page says 30 records and that it is the last.
+    const cut: HostUnit = {
+      access: unit.access,
+      call: async (m, a, c) => {
+        const answer = await unit.call(m, a, c);
+        return m === 'snapshot' ? { ...(answer as object), next: null } : answer;
+      },
+      subscribe: (m, a, c, o) => unit.subscribe(m, a, c, o),
+      stream: (id, c) => unit.stream(id, c),
+      disconnect: (c) => unit.disconnect(c),
+    };
+    const path = await tempDir();
+    const got = await pull(path, cut);
+    expect(got.code).toBe(0);
+    expect(got.out).toMatch(/; 30 live records in /);
+    await h.close();
+  });
+
+  it('BOOT-1: a directory holding anything but a store, or a store that never pulled from this hub, is refused (usage, exit 2) and left as it was', async () => {
+    const { s: h, unit } = await hub({ access: 'public', authorize: () => true });
+    await h.insert({ n: 1 });
+    const notes = await tempDir();
+    await writeFile(join(notes, 'thesis.txt'), 'mine');
+    const refused = await pull(notes, unit);
+    expect(refused).toMatchObject({ code: 2, err: expect.stringContaining('is not empty and holds no store: pull into a new or empty directory') });
+    expect(await readdir(notes)).toEqual(['thesis.txt']);
+    const other = await tempDir();
+    const o = await open({ path: other });
+    await o.insert({ mine: true });
+    await o.close();
+    expect(await pull(other, unit)).toMatchObject({ code: 2, err: expect.stringContaining('holds a store that never pulled from memory://hub') });
+    const again = await open({ path: other });
+    expect((await again.list()).map((r) => r.data)).toEqual([{ mine: true }]);
+    expect(again.sync.listNodes()).toEqual([]);
+    await again.close();
+    await h.close();
   });
 });
