@@ -142,13 +142,6 @@ function recordFault(rec: Partial<Record<keyof NodeRecord, unknown>>): string | 
 }
 
 /**
- * A registry file's record (recordFault passed) as this node writes one: its
- * known fields only. Spread as it came, whatever else the file held (5 MB of
- * a field no version writes, a remote schema of any size) was kept, shown by
- * listNodes() and written again at every save of the node (after each
- * changes page).
- */
-/**
  * A registry file's text as the record it holds, as open() reads it (syncom verify too).
  * @throws Error (or SyncomError INVALID_ARGUMENT) saying why it is none.
  */
@@ -160,6 +153,13 @@ export function readNodeFile(text: string): NodeRecord {
   return knownFields(rec);
 }
 
+/**
+ * A registry file's record (recordFault passed) as this node writes one: its
+ * known fields only. Spread as it came, whatever else the file held (5 MB of
+ * a field no version writes, a remote schema of any size) was kept, shown by
+ * listNodes() and written again at every save of the node (after each
+ * changes page).
+ */
 function knownFields(rec: NodeRecord): NodeRecord {
   const out = newNodeRecord(rec);
   if (rec.enabled !== undefined) out.enabled = rec.enabled;
