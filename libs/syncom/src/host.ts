@@ -11,4 +11,4 @@ import './host-install';
 export { SyncUnit } from './sync/host/unit';
 export { unitBounds } from './sync/host/unit-bounds';
 export { endHostSessions } from './sync/host/peers';
-export { authorizeFailed, authorizeVerdict, checkLimits, limitKey, PeerBuckets, TokenBucket } from './sync/protocol/limits';
+export { authorizeFailed, authorizeVerdict, checkLimits, DEFAULT_AUTHORIZE_MS, limitKey, PeerBuckets, TokenBucket } from './sync/protocol/limits';

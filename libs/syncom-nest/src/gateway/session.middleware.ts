@@ -1,13 +1,10 @@
 import type { Socket } from 'socket.io';
-import { authorizeFailed, authorizeVerdict, type Hello } from 'syncom';
+import { authorizeFailed, authorizeVerdict, DEFAULT_AUTHORIZE_MS, type Hello } from 'syncom';
 import type { SyncomGatewayOptions } from '../syncom-options.interface';
 import type { SampledLog } from './sampled-log';
 import { peerOf } from './socket-peer';
 
 type Next = (error?: Error) => void;
-
-/** How long authorize may take at a handshake by default (authorizeTimeout). */
-const DEFAULT_AUTHORIZE_MS = 10_000;
 
 /** The hello authorize sees at the handshake: only the token is known yet (no node, no scopes). */
 function handshakeHello(token: string | undefined): Hello {
