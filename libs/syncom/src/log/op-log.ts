@@ -61,9 +61,8 @@ export interface OpLogOptions {
 export type CursorCheck = { ok: true; pos: number } | { ok: false; reason: 'foreign' | 'floor' | 'ahead' | 'invalid' };
 
 /**
- * The op log (The log): appended batches under log/open/ (one a line of the
- * newest open file, or one file each; see OpenFiles), sealed every rollAfter
- * batches into log/seg-<from>.json, with log/index.json.
+ * The op log (The log): appended batches under log/open/ (one a line of the newest open file,
+ * or one file each; see OpenFiles), sealed every rollAfter batches into log/seg-<from>.json, with log/index.json.
  * Appends must not overlap: the storage's commit pipeline calls one at a time.
  */
 export class OpLog {
@@ -101,6 +100,8 @@ export class OpLog {
   readonly rotted = new Map<number, string>();
   /** Scrubs that replaced a logged op in place: a reader that kept entries checks that none did since (one number, not each entry). */
   scrubs = 0;
+  /** Called after a scrub replaced logged ops (seal.ts), for those who keep copies of entries to drop them. */
+  readonly scrubbed = new Set<() => void>();
   /** The audit chain's head: one block per appended batch (GUAR-23). */
   chain = '';
   /** The chain as of the sealed part (index.json). */

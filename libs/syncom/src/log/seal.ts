@@ -241,5 +241,6 @@ export async function scrubFiles(log: OpLog, ids: readonly string[], sealed?: Re
   }
   if (journaled) await backend.remove(SCRUB_FILE);
   for (const id of scrubbing) log.forget(id);
+  if (scrubbed > 0) for (const listener of log.scrubbed) listener();
   return scrubbed;
 }

@@ -173,6 +173,12 @@ export class Replica {
     return () => this.offAppend(listener);
   }
 
+  /** Call `listener` after each purge scrub that replaced logged ops; returns the unsubscribe. */
+  onScrub(listener: () => void): () => void {
+    this.p.log.scrubbed.add(listener);
+    return () => void this.p.log.scrubbed.delete(listener);
+  }
+
   /** Stop calling a listener onAppend() added. */
   offAppend(listener: (from: number, to: number) => void): void {
     this.p.log.appended.delete(listener);

@@ -181,6 +181,15 @@ export class SharedReads {
     return shared.view();
   }
 
+  /**
+   * Let go of every read a scrub made stale: it holds the purged ops' payloads,
+   * which no feed is sent again, but which stayed in memory until a feed asked
+   * for the same position again (on a quiet hub, never).
+   */
+  dropStale(): void {
+    for (const [key, kept] of this.reads) if (!kept.read.current()) this.drop(key, kept);
+  }
+
   /** Reads kept now (for tests). */
   get size(): number {
     return this.reads.size;

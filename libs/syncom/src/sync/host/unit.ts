@@ -87,6 +87,8 @@ export class SyncUnit implements HostUnit {
   private readonly replica: Replica;
   /** Feeds at one position of one scope set read the log once and send the same pages (the fan-out encoded once). */
   private readonly reads = new SharedReads();
+  /** Stops the scrub listener that lets go of the reads a purge made stale. */
+  private readonly unscrub: () => void;
   /** The challenge each connection was last sent (proveNodes), used once. */
   private readonly challenges = new WeakMap<object, string>();
   /** Each connection's turn, moved by every hello, session end and disconnect: a hello judged after it moved on grants nothing. */
@@ -115,6 +117,7 @@ export class SyncUnit implements HostUnit {
     this.recon = new ReconcileHost(this.replica, { pageSize: this.pageSize, pageBytes: this.pageBytes, frameLimit: o.reconcileFrame });
     this.ending = new Promise<never>((_, reject) => this.ends.signal.addEventListener('abort', () => reject(closed())));
     this.ending.catch(() => undefined);
+    this.unscrub = this.replica.onScrub(() => this.reads.dropStale());
   }
 
   /** Whether the unit ended (its storage closed): every call, subscription and stream is answered CLOSED. */
@@ -133,6 +136,7 @@ export class SyncUnit implements HostUnit {
     this.ended = true;
     this.peers.endAll(closed);
     this.pager.clear();
+    this.unscrub();
     this.ends.abort();
   }
 
