@@ -1,6 +1,6 @@
 import { parseEventId } from '../log';
 import type { Replica } from '../storage/replica';
-import { type GaugeSource, type PeerGauge, urlLabel } from '../telemetry';
+import type { GaugeSource, PeerGauge } from '../telemetry';
 import type { Dialer } from './dial/dialer';
 import { vectorLag } from './protocol/lag';
 import { allowedScopes } from './protocol/scopes';
@@ -24,13 +24,14 @@ function hostedGauges(hosted: readonly HostedFeed[], log: Replica): PeerGauge[] 
 
 /**
  * One gauge per dialed host; its lag is known while it is connected, by the vector it last answered.
- * Labelled by its url without credentials: whoever scrapes the metrics must not read them.
+ * Its peer is the registered url, as the counters are given it: the telemetry labels both alike,
+ * without the url's credentials (whoever scrapes the metrics must not read them).
  */
 function dialerGauges(dialers: Iterable<Dialer>, log: Replica): PeerGauge[] {
   return [...dialers].map((d) => {
     const host = d.rec.remote.id;
     const lag = d.connected && host ? vectorLag(log.vector, d.hv, { host, allowed: allowedScopes(d.rec.scopes) }) : undefined;
-    return { peer: urlLabel(d.rec.url), role: 'dialer', connected: d.connected, lag };
+    return { peer: d.rec.url, role: 'dialer', connected: d.connected, lag };
   });
 }
 

@@ -31,7 +31,7 @@ export const METRICS = {
   logOps: 'syncom.log.ops',
   /** Gauge: the log's floor, the position below which ops were dropped by retention. */
   logFloor: 'syncom.log.floor',
-  /** Gauge: ops a peer is behind this node, by role and peer. */
+  /** Gauge: ops a peer is behind this node, by role and peer (the counters' named peers; the rest as '(other)', the largest lag of them; 0 once not live). */
   syncLag: 'syncom.sync.lag',
 } as const;
 

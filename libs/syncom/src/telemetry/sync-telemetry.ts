@@ -26,13 +26,14 @@ const kindOf = (role: Role): SpanKind => (role === 'dialer' ? KIND.CLIENT : KIND
 const peerOf = (peer: string): string => urlLabel(peer);
 
 /**
- * Peers the counters name, at most: a host's peer is the node id its hello
- * claims, which anyone who may greet picks afresh at each hello, and every
- * label value a counter was given stays a series for good (in the SDK and at
- * every scrape). Past it a peer is counted as '(other)'; those named first
- * keep their series. 256 peers by the six reasons of syncom.ops.rejected stay
- * within the SDK's default 2,000 series a metric, so its overflow series,
- * which names no peer at all, is never reached.
+ * Peers the counters and the sync.lag gauge name, at most: a host's peer is
+ * the node id its hello claims, which anyone who may greet picks afresh at
+ * each hello, and every label value a metric was given stays a series for
+ * good (in the SDK and at every scrape, with cumulative temporality). Past it
+ * a peer is counted as '(other)'; those named first keep their series. 256
+ * peers by the six reasons of syncom.ops.rejected, or by the two roles of the
+ * gauge, stay within the SDK's default 2,000 series a metric, so its overflow
+ * series, which names no peer at all, is never reached.
  */
 export const MAX_PEER_LABELS = 256;
 
@@ -54,7 +55,7 @@ export class SyncTelemetry {
   private readonly applied: Counter;
   private readonly rejected: Counter;
   private readonly limitedOps: Counter;
-  /** The peers the counters named so far (MAX_PEER_LABELS). */
+  /** The peer labels the counters and the lag gauge named so far (MAX_PEER_LABELS). */
   private readonly named = new Set<string>();
   /** The tokens this node presents (its registered nodes'), kept out of a failed span's exception. */
   private tokens: () => readonly string[] = () => [];
@@ -139,15 +140,19 @@ export class SyncTelemetry {
     this.limitedOps.add(1, { ...this.base, [ATTRS.role]: role, [ATTRS.peer]: this.label(peer), [ATTRS.reason]: reason });
   }
 
-  /** A counter's peer label: the peer while fewer than MAX_PEER_LABELS were named, else '(other)'. */
+  /**
+   * A counter's or the lag gauge's peer label: the peer's while fewer than MAX_PEER_LABELS were named, else
+   * '(other)'. Named by label, so two urls that differ only in what the label strips take one place.
+   */
   private label(peer: string): string {
+    const label = peerOf(peer);
     const named = this.named;
-    return named.has(peer) || (named.size < MAX_PEER_LABELS && named.add(peer)) ? peerOf(peer) : '(other)';
+    return named.has(label) || (named.size < MAX_PEER_LABELS && named.add(label)) ? label : '(other)';
   }
 
-  /** Register the gauges over a storage's state (read at collection only). */
+  /** Register the gauges over a storage's state (read at collection only); the lag names the counters' peers. */
   observe(source: GaugeSource): void {
-    if (this.meter) observeGauges(this.meter, this.base, source);
+    if (this.meter) observeGauges(this.meter, this.base, source, (peer) => this.label(peer));
   }
 
   private span<T>(name: string, kind: SpanKind, attributes: Attributes, fn: (span: Span) => Promise<T>, parent?: Span): Promise<T> {
