@@ -7,8 +7,18 @@ export interface ResolvedSchemaOptions {
   version: number;
   typeField: string;
   ahead: 'hold' | 'apply';
+  maxAhead: number;
   types: ReadonlyMap<string, RecordClass>;
 }
+
+/**
+ * How far past its own version a node holds a version for, by default. The
+ * version is the writer's claim (any token holder's op may name 2^53 - 1, and
+ * a hub without a schema keeps it as the record's meta.v): held for it, a
+ * record stayed hidden from every node with a schema, whatever it upgraded
+ * to. Past this, a version is taken as the node's own.
+ */
+export const DEFAULT_MAX_AHEAD = 1000;
 
 function invalid(message: string): SyncomError {
   return new SyncomError('INVALID_ARGUMENT', `schema: ${message}`);
@@ -35,11 +45,14 @@ function resolveTypes(types: unknown): Map<string, RecordClass> {
  */
 export function resolveSchemaOptions(options: SchemaOptions): ResolvedSchemaOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
-  const { version, typeField = '$type', ahead = 'hold' } = options;
+  const { version, typeField = '$type', ahead = 'hold', maxAhead = DEFAULT_MAX_AHEAD } = options;
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
     throw invalid(`version must be a non-negative integer, got ${String(version)}`);
   }
   if (typeof typeField !== 'string' || typeField === '') throw invalid('typeField must be a non-empty string');
   if (ahead !== 'hold' && ahead !== 'apply') throw invalid(`ahead must be 'hold' or 'apply', got ${String(ahead)}`);
-  return { version, typeField, ahead, types: resolveTypes(options.types) };
+  if (typeof maxAhead !== 'number' || !(Number.isSafeInteger(maxAhead) || maxAhead === Infinity) || maxAhead < 0) {
+    throw invalid(`maxAhead must be a non-negative integer or Infinity, got ${String(maxAhead)}`);
+  }
+  return { version, typeField, ahead, maxAhead, types: resolveTypes(options.types) };
 }

@@ -30,7 +30,7 @@ function classOf(
  * schema.validateWrite({ $type: 'Note', title: 'x' }); // { ok: true, data: { $type: 'Note', title: 'x', tags: [] } }
  */
 export function createSchema(options: SchemaOptions): Schema {
-  const { version, typeField, ahead, types } = resolveSchemaOptions(options);
+  const { version, typeField, ahead, maxAhead, types } = resolveSchemaOptions(options);
   loadSchemaPeers();
   for (const [name, cls] of types) {
     const found = asyncConstraint(cls);
@@ -51,6 +51,7 @@ export function createSchema(options: SchemaOptions): Schema {
     version,
     hash,
     ahead,
+    maxAhead,
     typeField,
     info: () => ({ version, hash }),
     validateWrite: (data: Record<string, unknown>) => check(data, 'write'),

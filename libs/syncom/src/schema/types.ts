@@ -11,6 +11,12 @@ export interface SchemaOptions {
   typeField?: string;
   /** What a peer op with `v > version` does: wait in the log (`'hold'`, the default) or apply. */
   ahead?: 'hold' | 'apply';
+  /**
+   * How far past `version` a version is held for, at most (default 1000): an op or a joined
+   * state claiming a version further ahead is taken as this version's (validated, applied).
+   * `Infinity` holds any version. Raise it where versions jump (a date as the version).
+   */
+  maxAhead?: number;
 }
 
 /** What a node says about its schema in hello: its version and hash (Schemas). */
@@ -58,6 +64,8 @@ export interface Schema {
   /** Hex SHA-256 of the schema's canonical description. */
   readonly hash: string;
   readonly ahead: 'hold' | 'apply';
+  /** How far past `version` a version is held for (SchemaOptions.maxAhead); absent: DEFAULT_MAX_AHEAD. */
+  readonly maxAhead?: number;
   readonly typeField: string;
   /** `{ version, hash }`, as hello carries it. */
   info(): SchemaInfo;

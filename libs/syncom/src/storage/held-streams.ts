@@ -1,6 +1,6 @@
 import { FLAG_HELD } from '../op';
 import { opStreamKey, type Op } from '../op/types';
-import { heldVersion } from './held-version';
+import { claimedVersion, heldVersion } from './held-version';
 
 /** A logged op as the hold reads it: the op and its log flags. */
 type Flagged = { op: Op; flags: number };
@@ -32,25 +32,28 @@ export class HeldStreams {
   /** Whether an op noted waited (if none did, a snapshot's point need not read the log for them, snapshot-held.ts). */
   private noted = false;
 
-  /** @param version this node's schema version (-1 without a schema: every held op waits). */
-  constructor(private readonly version: number) {}
+  /**
+   * @param version this node's schema version (-1 without a schema: every held op waits).
+   * @param maxAhead how far past it a claimed version is held for (claimedVersion).
+   */
+  constructor(private readonly version: number, private readonly maxAhead?: number) {}
 
   /** The holds of a log read in order (log.read(log.floor)). */
-  static of(entries: readonly Flagged[], version: number): HeldStreams {
-    const held = new HeldStreams(version);
+  static of(entries: readonly Flagged[], version: number, maxAhead?: number): HeldStreams {
+    const held = new HeldStreams(version, maxAhead);
     for (const e of entries) if (e.flags & FLAG_HELD) held.note(e.op);
     return held;
   }
 
   /** Whether a peer's op coming now must wait: a newer version than this node's, or its stream waits. */
   holds(op: Op): boolean {
-    return heldVersion(op) > this.version || (ordered(op) && this.streams.has(opStreamKey(op)));
+    return this.versionOf(op) > this.version || (ordered(op) && this.streams.has(opStreamKey(op)));
   }
 
   /** Take a held op in (in log order); answers whether it waits. */
   note(op: Op): boolean {
     const key = opStreamKey(op);
-    const own = heldVersion(op);
+    const own = this.versionOf(op);
     const before = ordered(op) ? this.streams.get(key) : undefined;
     if (before === undefined && own <= this.version) return false;
     if (before !== undefined && before > own) this.behind.set(`${key}\n${op.seq}`, before);
@@ -67,8 +70,13 @@ export class HeldStreams {
   /** The version a logged entry waits for, or undefined when it waits no more (or was never held). */
   waitsFor(e: Flagged): number | undefined {
     if (!(e.flags & FLAG_HELD)) return undefined;
-    const v = Math.max(heldVersion(e.op), this.behind.get(`${opStreamKey(e.op)}\n${e.op.seq}`) ?? -1);
+    const v = Math.max(this.versionOf(e.op), this.behind.get(`${opStreamKey(e.op)}\n${e.op.seq}`) ?? -1);
     return v > this.version ? v : undefined;
+  }
+
+  /** The version an op is held for here: its claim, taken only so far past this node's. */
+  private versionOf(op: Op): number {
+    return claimedVersion(heldVersion(op), this.version, this.maxAhead);
   }
 
   /** Whether a logged entry waits still: held, for a version newer than this node's or behind an op that waits. */

@@ -50,7 +50,7 @@ function applies(e: Logged, c: ReplayContext): boolean {
 
 /** Whether a held entry waits still: no schema, one older than the op's, or an op before it in its stream waits. An applied one is state like any other. */
 export function stillHeld(e: Logged, schema: Schema | undefined, held?: HeldStreams): boolean {
-  return (held ?? new HeldStreams(schema?.version ?? -1)).waits(e);
+  return (held ?? new HeldStreams(schema?.version ?? -1, schema?.maxAhead)).waits(e);
 }
 
 /**
@@ -312,7 +312,7 @@ export async function loadStorage(options: OpenOptions, backend: Backend, lock: 
   const listed = new ListedIds();
   const committer = new Committer(log, records, commitHooks({ events, scopes, listed, options, keys, log, records, sealed }));
   for (const [id, e] of entries) committer.committed.set(id, e);
-  held = HeldStreams.of(log.read(log.floor), schema?.version ?? -1);
+  held = HeldStreams.of(log.read(log.floor), schema?.version ?? -1, schema?.maxAhead);
   const context = { schema, sealed, committed: committer.committed, held };
   const writeLater = (ids: readonly string[]) => committer.writeLater(ids);
   await replayOntoRecords({ log, records, committed: committer.committed, context, onError, writeLater, tail, damaged, entries });

@@ -3,6 +3,7 @@ import { FLAG_HELD } from '../../op';
 import type { Via } from '../../storage/commit';
 import type { Replica } from '../../storage/replica';
 import { mergeScope } from './merge-scope';
+import { claimedVersion } from '../../storage/held-version';
 import { entryDigest } from '../../reconcile';
 
 /** What the log holds for a newer schema: the ids with held ops (and their newest version), the held merges' states. */
@@ -30,7 +31,7 @@ export class HeldJoins {
   holds(e: Entry): boolean {
     const schema = this.replica.schema;
     if (!schema || schema.ahead !== 'hold' || e.purged) return false;
-    return (e.v ?? 0) > schema.version || this.read().versions.has(e.id) || this.mine.versions.has(e.id);
+    return claimedVersion(e.v ?? 0, schema.version, schema.maxAhead) > schema.version || this.read().versions.has(e.id) || this.mine.versions.has(e.id);
   }
 
   /**
