@@ -9,7 +9,7 @@ const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const timer = (x: unknown) => positive(x) && (x as number) <= MAX_TIMER_MS;
 const countOrZero = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
-/** A key taken as it is here: open() checks its own options, the host unit its (UNIT_PASSED). */
+/** A key taken as it is here: open() checks its own options, the host unit its (UNIT_PASSED, but for the ones typed below). */
 const ANY: OptionRule = ['', () => true];
 const taken = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, ANY]));
 
@@ -52,6 +52,10 @@ const GATEWAY: OptionShape = {
   guards: GUARDS,
   interceptors: INTERCEPTORS,
   ...taken(UNIT_PASSED),
+  // The unit reads these flags `=== true`: `exactScopes: config.get('EXACT_SCOPES')` (the string 'true') had started without exact scopes.
+  exactScopes: ['true or false', (x) => typeof x === 'boolean'],
+  proveNodes: ['true or false', (x) => typeof x === 'boolean'],
+  meta: ['an object (read by your guards and interceptors)', isObject],
 };
 
 /** The module's own options and open()'s (which open() checks); forRoot's isGlobal never reaches them (an extra). */

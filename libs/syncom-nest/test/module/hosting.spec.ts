@@ -114,7 +114,7 @@ describe('SyncomModule hosting: no silent open door', () => {
     await storage.close();
   });
 
-  it('a gateway hosted without the module is held to the module\'s rules for its limits, timers and allowedOrigins; rates of 0 or null and per-push bounds of Infinity mean none', async () => {
+  it('a gateway hosted without the module is held to the module\'s rules for its limits, timers, allowedOrigins, exactScopes and proveNodes; rates of 0 or null and per-push bounds of Infinity mean none', async () => {
     const storage = await open({ path: path(), backend: 'memory' });
     const start = (options: object) => Test.createTestingModule({
       providers: [{ provide: Storage, useValue: storage }, { provide: SYNCOM_GATEWAY_OPTIONS, useValue: { access: 'public', ...options } }, createSyncomGateway()],
@@ -122,6 +122,8 @@ describe('SyncomModule hosting: no silent open door', () => {
     await expect(start({ limits: { opsPerSec: 5 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option: 'limits.opsPerSec' });
     await expect(start({ ackTimeout: Infinity })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option: 'gateway.ackTimeout' });
     await expect(start({ readStallTimeout: 2 ** 31 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option: 'gateway.readStallTimeout' });
+    await expect(start({ exactScopes: 'true' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option: 'exactScopes' });
+    await expect(start({ proveNodes: 'false' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', option: 'proveNodes' });
     await expect(start({ allowedOrigins: 'https://app.example' })).rejects.toThrow(/a list of origins \(\['https:\/\/app\.example'\]\), or '\*' alone, not "https:\/\/app\.example"/);
     await (await start({ limits: { opsPerSecond: 0, purgesPerSecond: null, opsPerPush: Infinity, bytesPerPush: 1 << 20 } })).close();
     await storage.close();
@@ -177,6 +179,11 @@ describe('SyncomModule hosting: no silent open door', () => {
     ['an ackTimeout of Infinity', { gateway: { access: 'public', ackTimeout: Infinity } }, 'gateway.ackTimeout', /at most 2147483647/],
     ['a readStallTimeout past 2^31 ms', { gateway: { access: 'public', readStallTimeout: 2 ** 31 } }, 'gateway.readStallTimeout', /at most 2147483647/],
     ['allowedOrigins as one string', { gateway: { access: 'public', allowedOrigins: 'https://app.example' } }, 'gateway.allowedOrigins', /a list of origins \(\['https:\/\/app\.example'\]\), or '\*'/],
+    // The unit reads these flags `=== true`: exactScopes: config.get('EXACT_SCOPES') had started without exact scopes.
+    ['exactScopes as a string, as read from .env', { gateway: { access: 'public', exactScopes: 'true' } }, 'gateway.exactScopes', /gateway\.exactScopes must be true or false, not the string "true"/],
+    ['exactScopes as 1', { gateway: { access: 'public', exactScopes: 1 } }, 'gateway.exactScopes', /gateway\.exactScopes must be true or false/],
+    ['proveNodes as a string', { gateway: { access: 'public', proveNodes: 'false' } }, 'gateway.proveNodes', /gateway\.proveNodes must be true or false/],
+    ['meta that is no object', { gateway: { access: 'public', meta: 'readOnly' } }, 'gateway.meta', /gateway\.meta must be an object/],
     ['durable as a string (open()\'s own check)', { durable: 'true' }, 'durable', /open\(\): durable must be true or false/],
   ])('%s refuses to start with INVALID_ARGUMENT naming the option, before the storage opens', async (_t, extra, option, says) => {
     const at = path();

@@ -76,6 +76,19 @@ describe('hosting: the unit', () => {
     await closeAll(h, p);
   });
 
+  it('HOST-2 SCOPE-12: sync.unit() refuses an exactScopes or proveNodes that is no boolean with INVALID_ARGUMENT naming it, rather than reading it its own way', async () => {
+    const h = await node();
+    // exactScopes was read `=== true` (a 'true' from an env file left it off, a scope boundary gone), proveNodes truthy ('false' was on).
+    for (const bad of [{ exactScopes: 'true' }, { exactScopes: 1 }, { exactScopes: null }, { proveNodes: 'false' }, { proveNodes: 0 }]) {
+      const option = Object.keys(bad)[0];
+      expect(() => h.sync.unit({ access: 'public', ...bad } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', option, message: expect.stringContaining(`${option} must be true or false`) }));
+    }
+    for (const good of [{ exactScopes: true, proveNodes: true }, { exactScopes: false, proveNodes: false }, { exactScopes: undefined, proveNodes: undefined }]) {
+      expect(() => h.sync.unit({ access: 'public', ...good })).not.toThrow();
+    }
+    await closeAll(h);
+  });
+
   it('HOST-2: access defaults to session — a hello on a connection without context.session is refused 401; with one it passes; public needs none', async () => {
     const h = await node();
     const guarded = h.sync.unit();

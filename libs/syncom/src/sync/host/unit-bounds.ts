@@ -44,6 +44,8 @@ export interface UnitBoundOptions {
    * that never answered held each hello, and its connection's context, for good.
    */
   authorizeTimeout?: number;
+  exactScopes?: unknown;
+  proveNodes?: unknown;
 }
 
 /** Every option of UnitOptions (the compiler keeps the list whole); their values are checked below and where they are read. */
@@ -58,8 +60,10 @@ const shown = (x: unknown) => (typeof x === 'string' ? JSON.stringify(x) : typeo
 
 /**
  * The unit's choices checked. A unit reads any access but 'session' as
- * public, so a misspelt one would serve peers without a session (docs/api.md,
- * Hosting): it is refused, as an authorize or tracked that cannot be called.
+ * public, so a misspelt one would serve peers without a session (docs/replication.md,
+ * Frames and backpressure): it is refused, as an authorize or tracked that cannot be called,
+ * and an exactScopes or proveNodes that is no boolean (a 'true' read from an env file had left
+ * exactScopes off, a 'false' turned proveNodes on).
  */
 function checkChoices(o: UnitBoundOptions): void {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new SyncomError('INVALID_ARGUMENT', 'storage.sync.unit() takes an options object');
@@ -71,6 +75,11 @@ function checkChoices(o: UnitBoundOptions): void {
   for (const name of ['authorize', 'tracked'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'function') throw new SyncomError('INVALID_ARGUMENT', `${name} must be a function, not ${shown(o[name])}`);
   }
+  for (const name of ['exactScopes', 'proveNodes'] as const) {
+    if (o[name] !== undefined && typeof o[name] !== 'boolean') {
+      throw new SyncomError('INVALID_ARGUMENT', `${name} must be true or false, not ${shown(o[name])}`, { option: name });
+    }
+  }
 }
 
 /**
@@ -78,7 +87,7 @@ function checkChoices(o: UnitBoundOptions): void {
  * A host framework checks its options with it before it opens anything, so
  * a bound out of range fails its start holding no store.
  *
- * @throws SyncomError INVALID_ARGUMENT naming the option out of range, or an access, authorize or tracked of the wrong kind.
+ * @throws SyncomError INVALID_ARGUMENT naming the option out of range, or an access, authorize, tracked, exactScopes or proveNodes of the wrong kind.
  */
 export function unitBounds(o: UnitBoundOptions) {
   checkChoices(o);

@@ -240,7 +240,8 @@ export class SyncUnit implements HostUnit {
     if (this.ctx.signatures === 'require' && !publicKeyOf(hello.node)) {
       throw new SyncomError('UNSIGNED', 'this host requires signatures and the node id is no key', { status: 403 });
     }
-    if (this.o.proveNodes) await this.proven(hello, context);
+    // Only true turns it on, as exactScopes is read: unitBounds refused any value but a boolean.
+    if (this.o.proveNodes === true) await this.proven(hello, context);
     const verdict = await judgeHello(this.o.authorize, context, hello, this.authorizeTimeout);
     // What changed while authorize judged: a session granted now would outlive its storage, its connection or a later hello.
     if (this.isClosed) throw closed();
