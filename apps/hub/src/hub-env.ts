@@ -1,4 +1,4 @@
-import { SyncomError } from 'syncom';
+import { isScopeName, MAX_SCOPE_NAME, SyncomError } from 'syncom';
 import { allowedHostName } from 'syncom-nest';
 
 /**
@@ -76,7 +76,7 @@ function tokenItem(item: string): { token: string; scopes: string[] } {
  * global records, which reach everyone). An item is split at its last ':'
  * (tokenItem). Unset: no tokens (an open hub).
  * @throws SyncomError HUB_CONFIG for a variable set but holding no token (the operator meant a
- * closed hub), an empty scope list or a token listed twice.
+ * closed hub), an empty scope list, a scope that is no scope name (isScopeName) or a token listed twice.
  */
 export function tokenList(env: NodeJS.ProcessEnv, name = 'SYNCOM_TOKENS'): TokenList {
   const out: TokenList = { tokens: [], tokenScopes: new Map() };
@@ -89,6 +89,12 @@ export function tokenList(env: NodeJS.ProcessEnv, name = 'SYNCOM_TOKENS'): Token
     const at = `item ${out.tokens.length + 1}`;
     if (token === '') throw badVariable(name, undefined, `${at} has no token before ':'`);
     if (scopes.length === 0) throw badVariable(name, undefined, `${at} has ':' but no scopes (write t:Doc+Note, or the token alone for every scope)`);
+    // A scope no hello can name ('<', a control character, past 128 characters) left a token that could never greet
+    // (every hello 400): refused here, by position only, since text after a ':' may be part of a token.
+    const unnamed = scopes.findIndex((s) => !isScopeName(s));
+    if (unnamed >= 0) {
+      throw badVariable(name, undefined, `${at} binds a scope (its scope ${unnamed + 1}) that no hello can name: a scope name is 1-${MAX_SCOPE_NAME} characters without '<' or control characters`);
+    }
     if (out.tokens.includes(token)) throw badVariable(name, undefined, `${at} repeats a token listed before`);
     out.tokens.push(token);
     if (!scopes.includes('*')) out.tokenScopes.set(token, scopes);

@@ -36,6 +36,18 @@ describe('apps/hub: tokens bound to scopes (hostile, e2e)', () => {
     }
   });
 
+  it('SCOPE-26: a token bound to a scope no hello can name (a "<", a control character, past 128 characters) is refused HUB_CONFIG naming the item\'s place: that token could never greet (every hello 400)', () => {
+    const bad = [['secret-one:Doc<x', 1, 1], [`full,secret-one:Doc+${'x'.repeat(129)}`, 2, 2], ['full,other,secret-one:No\u0001te', 3, 1]] as const;
+    for (const [tokens, item, scope] of bad) {
+      const thrown = (() => { try { hubConfigFromEnv({ SYNCOM_TOKENS: tokens }); } catch (e) { return e as Error & { code?: string; variable?: string }; } })();
+      expect(thrown).toMatchObject({ code: 'HUB_CONFIG', variable: 'SYNCOM_TOKENS' });
+      expect(thrown?.message).toBe(`SYNCOM_TOKENS: item ${item} binds a scope (its scope ${scope}) that no hello can name: a scope name is 1-128 characters without '<' or control characters`);
+      expect(thrown?.message).not.toContain('secret-one');
+    }
+    // What a hello can name passes: '@' (an e-mail address), 128 characters.
+    expect(hubConfigFromEnv({ SYNCOM_TOKENS: `t:team@example.com+${'x'.repeat(128)}` }).tokenScopes).toEqual(new Map([['t', ['team@example.com', 'x'.repeat(128)]]]));
+  });
+
   it('SYNCOM_SCOPE_FIELD: a record\'s scope is data[field] when a non-empty string, else \'*\' (default field $type)', () => {
     const scope = scopeByField('$type');
     expect([scope('a', { $type: 'Doc' }), scope('b', { $type: '' }), scope('c', { $type: 3 }), scope('d', {})]).toEqual(['Doc', '*', '*', '*']);
