@@ -183,10 +183,26 @@ export const HUB_VARIABLES = [
  * misspelt tokens variable (the singular) had started an open hub with only the generic warning about tokens.
  */
 function strayVariables(env: NodeJS.ProcessEnv): string[] {
-  return Object.keys(env).filter((k) => k.startsWith('SYNCOM_') && !(HUB_VARIABLES as readonly string[]).includes(k)).sort().map((k) => {
+  const stray = Object.keys(env).filter((k) => k.startsWith('SYNCOM_') && !(HUB_VARIABLES as readonly string[]).includes(k)).sort();
+  checkTokensMeant(env, stray);
+  return stray.map((k) => {
     const near = nearestName(k, HUB_VARIABLES);
     return `${k} is set but the hub reads no such variable${near ? ` (did you mean ${near}?)` : ''}`;
   });
+}
+
+/**
+ * A stray variable named as SYNCOM_TOKENS begins, but for its last letter (the singular, or the tokens variable
+ * with _FILE after it, the Docker secrets habit), with SYNCOM_TOKENS unset: the operator meant tokens, and a
+ * warning beside an open hub had left it open to any peer. The names are not written out here: a variable the
+ * sources name is taken as one the hub reads (test/env-traps.e2e-spec.ts).
+ * @throws SyncomError HUB_CONFIG naming the stray variable (never its value, which may be a token).
+ */
+function checkTokensMeant(env: NodeJS.ProcessEnv, stray: readonly string[]): void {
+  const meant = stray.find((k) => k.startsWith('SYNCOM_TOKENS'.slice(0, -1)));
+  if (meant === undefined || env.SYNCOM_TOKENS !== undefined) return;
+  throw badVariable(meant, undefined, `is set but the hub reads no such variable, and SYNCOM_TOKENS is unset: the hub would start open to any peer. `
+    + `Give the tokens in SYNCOM_TOKENS (from a secret file: SYNCOM_TOKENS="$(cat /run/secrets/tokens)"), or unset ${meant} to run an open hub`);
 }
 
 /** Whether `raw` parses as a url whose protocol `protocol` matches. */

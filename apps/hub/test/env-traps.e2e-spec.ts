@@ -58,6 +58,29 @@ describe('apps/hub: environment values that look set (e2e)', () => {
     expect([...named].filter((v) => !(HUB_VARIABLES as readonly string[]).includes(v))).toEqual([]);
   });
 
+  it('a stray SYNCOM_TOKEN* variable with SYNCOM_TOKENS unset (SYNCOM_TOKENS_FILE, the Docker secrets habit) is refused HUB_CONFIG naming it: it had started an open hub, warned only', () => {
+    const says = (name: string) => `${name}: is set but the hub reads no such variable, and SYNCOM_TOKENS is unset: the hub would start open to any peer. `
+      + `Give the tokens in SYNCOM_TOKENS (from a secret file: SYNCOM_TOKENS="$(cat /run/secrets/tokens)"), or unset ${name} to run an open hub`;
+    expect(() => hubConfigFromEnv({ SYNCOM_TOKENS_FILE: '/run/secrets/tokens' })).toThrow(expect.objectContaining({ code: 'HUB_CONFIG', variable: 'SYNCOM_TOKENS_FILE' }));
+    expect(refusal({ SYNCOM_TOKENS_FILE: '/run/secrets/tokens' })).toBe(says('SYNCOM_TOKENS_FILE'));
+    // A token in the singular is named, never shown.
+    expect(refusal({ SYNCOM_TOKEN: 's3cret-token', SYNCOM_PEER: 'x' })).toBe(says('SYNCOM_TOKEN'));
+    expect(refusal({ SYNCOM_TOKEN_FILE: '/run/secrets/t' })).toBe(says('SYNCOM_TOKEN_FILE'));
+    // With SYNCOM_TOKENS set the stray one stays a warning; another stray variable beside an open hub too.
+    expect(hubWarnings(hubConfigFromEnv({ SYNCOM_TOKENS_FILE: '/run/secrets/tokens', SYNCOM_TOKENS: 'k'.repeat(16) }))).toEqual(['SYNCOM_TOKENS_FILE is set but the hub reads no such variable']);
+    expect(hubWarnings(hubConfigFromEnv({ SYNCOM_PEER: 'x' }))).toEqual([
+      'SYNCOM_PEER is set but the hub reads no such variable (did you mean SYNCOM_PEERS?)',
+      'SYNCOM_TOKENS is unset: any peer may sync with this hub',
+    ]);
+  });
+
+  it('SYNCOM_TOKENS_FILE alone stops main.ts with one line and exit 1, before the data directory is made', async () => {
+    const path = join(dir, 'never-open');
+    const { lines, ...rest } = await refused({ SYNCOM_TOKENS_FILE: '/run/secrets/tokens', SYNCOM_PATH: path });
+    expect(rest).toEqual({ code: 1, made: false });
+    expect(lines).toEqual([expect.stringMatching(/^hub: SYNCOM_TOKENS_FILE: is set but the hub reads no such variable, and SYNCOM_TOKENS is unset/)]);
+  }, 60_000);
+
   it('a token shorter than 16 characters is a warning at start naming its place in the list, never its text', () => {
     const long = 'k'.repeat(16);
     const warnings = hubWarnings(hubConfigFromEnv({ SYNCOM_TOKENS: `${long},dev-s3cret:Doc,${'q'.repeat(15)}` }));
