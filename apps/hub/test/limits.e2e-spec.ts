@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Socket } from 'socket.io';
+import { io } from 'socket.io-client';
 import { formatEventId, open } from 'syncom';
 import { SyncomGateway, socketIoConnect } from 'syncom-nest';
 import { until } from '../../example-api/test/apps';
@@ -85,6 +86,51 @@ describe('apps/hub: limits (hostile, e2e)', () => {
     expect(await hub.storage.get('d')).toMatchObject({ id: 'd' });
   });
 
+  it('HOST-10 HOST-21: a push sent right behind its hello, before hello\'s answer, is refused and never applied; sent again once greeted it is held to opsPerPush (413)', async () => {
+    const hub = await hubs.start('pipelined', { limits: { opsPerPush: 5 } });
+    const client = await RawClient.connect(hub.syncomUrl, 't');
+    const ops = Array.from({ length: 50 }, (_, i) => client.signed({ seq: i + 1, ts: Date.now(), type: 'write', id: `p-${i}`, data: { n: i } }));
+    // The limits guard reads the socket's node, set only once the unit's hello resolved: the push must not slip past it meanwhile.
+    const hello = client.hello(['*'], 't');
+    const push = client.push(ops);
+    expect(await hello).toMatchObject({ ok: true });
+    expect(await push).toMatchObject({ ok: false, error: { status: expect.any(Number) } });
+    expect(await client.push(ops)).toMatchObject({ ok: false, error: { code: 'OPS_PER_PUSH', status: 413 } });
+    client.close();
+    expect(hub.storage.replica.vector[client.node] ?? 0).toBe(0);
+    expect(await hub.storage.get('p-0')).toBeUndefined();
+  });
+
+  it('HOST-12 SYNCOM_PURGES_PER_SECOND: the purge bucket is the token\'s, not the session\'s: a hello before each purge push does not fill it again', async () => {
+    const hub = await hubs.start('rehello-purges', { limits: { purgesPerSecond: 1, opsPerSecond: 0 } });
+    const client = await RawClient.connect(hub.syncomUrl, 't');
+    const started = Date.now();
+    expect(await client.hello(['*'], 't')).toMatchObject({ ok: true });
+    let seq = 0;
+    const ids = Array.from({ length: 20 }, (_, i) => `r-${i}`);
+    expect(await client.push(ids.map((id) => client.signed({ seq: ++seq, ts: Date.now(), type: 'write', id, data: { id } })))).toMatchObject({ ok: true, value: { applied: 20 } });
+    let applied = 0;
+    const refusals = new Set<string>();
+    for (const id of ids) {
+      expect(await client.hello(['*'], 't')).toMatchObject({ ok: true });
+      const a = await client.push([client.signed({ seq: ++seq, ts: Date.now(), type: 'purge', id })]);
+      if (a.ok) {
+        applied += (a.value as { applied: number }).applied;
+      } else {
+        refusals.add(a.error.code);
+        // Nothing of a refused push is taken: its seq is free again.
+        seq--;
+      }
+    }
+    client.close();
+    // A bucket of one purge, refilled one a second from the first hello: whatever this run's pace, at most that many passed.
+    const allowed = 1 + Math.ceil((Date.now() - started) / 1000);
+    expect(applied).toBeGreaterThanOrEqual(1);
+    expect(applied).toBeLessThanOrEqual(Math.min(allowed, ids.length));
+    if (applied < ids.length) expect([...refusals]).toEqual(['PURGES_PER_SECOND']);
+    expect((await Promise.all(ids.map((id) => hub.storage.get(id)))).filter((r) => r === undefined)).toHaveLength(applied);
+  });
+
   it('SYNCOM_SOCKETS_PER_TOKEN: the socket over the cap is refused at the handshake (429 SOCKETS_PER_TOKEN); other tokens are not affected; a freed slot is taken again', async () => {
     const hub = await hubs.start('sockets', { tokens: ['t', 'u'], limits: { socketsPerToken: 2 } });
     const held = [await RawClient.connect(hub.syncomUrl, 't'), await RawClient.connect(hub.syncomUrl, 't')];
@@ -125,10 +171,17 @@ describe('apps/hub: limits (hostile, e2e)', () => {
     client.close();
   });
 
-  it('with tokens, a socket whose handshake carries no token, or a wrong one, never connects (401 UNAUTHORIZED)', async () => {
-    const hub = await hubs.start('no-token');
-    for (const token of [undefined, 'wrong']) {
+  it('with tokens, a socket whose handshake carries no token, a wrong one, one padded or in another case, or one in the query string rather than auth, never connects (401 UNAUTHORIZED)', async () => {
+    const hub = await hubs.start('no-token', { tokens: ['secret-token'] });
+    for (const token of [undefined, 'wrong', ' secret-token', 'SECRET-TOKEN', 'constructor', '__proto__']) {
       expect((await refusalOf(hub.syncomUrl, token))?.data).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
     }
+    const inQuery = await new Promise<{ data?: { code?: string } }>((resolve) => {
+      const s = io(hub.syncomUrl, { transports: ['websocket'], forceNew: true, reconnection: false, query: { token: 'secret-token' } });
+      s.once('connect', () => { s.close(); resolve({}); });
+      s.once('connect_error', (e) => { s.close(); resolve(e as never); });
+    });
+    expect(inQuery).toMatchObject({ data: { code: 'UNAUTHORIZED' } });
+    expect(await refusalOf(hub.syncomUrl, 'secret-token')).toBeUndefined();
   });
 });

@@ -29,6 +29,9 @@ describe('apps/hub: tokens bound to scopes (hostile, e2e)', () => {
   it('SYNCOM_TOKENS binds a token to scopes with `:` and `+`; a token alone (or `:*`) may claim any; a bad list names the variable, never a token', () => {
     expect(hubConfigFromEnv({ SYNCOM_TOKENS: 't1, t2:Doc+Note ,t3:*' })).toMatchObject({ tokens: ['t1', 't2', 't3'], tokenScopes: new Map([['t2', ['Doc', 'Note']]]) });
     expect(hubConfigFromEnv({ SYNCOM_TOKENS: 't1' })).not.toHaveProperty('tokenScopes');
+    // Items and scopes are trimmed, empty scopes dropped, case kept; '*' among scopes unbinds the token.
+    expect(hubConfigFromEnv({ SYNCOM_TOKENS: ' a , b : Doc ++note' })).toMatchObject({ tokens: ['a', 'b'], tokenScopes: new Map([['b', ['Doc', 'note']]]) });
+    expect(hubConfigFromEnv({ SYNCOM_TOKENS: 'b:Doc+*' })).not.toHaveProperty('tokenScopes');
     for (const bad of ['secret-one:', 'secret-one,secret-one:Doc', ':Doc']) {
       const thrown = (() => { try { hubConfigFromEnv({ SYNCOM_TOKENS: bad }); } catch (e) { return e as Error; } })();
       expect(thrown?.message).toMatch(/^SYNCOM_TOKENS: item \d/);
@@ -65,12 +68,17 @@ describe('apps/hub: tokens bound to scopes (hostile, e2e)', () => {
     expect(hub.storage.scopes.get(body.id as string)).toBe('Note');
   });
 
-  it('SCOPE-26, HOST-3: a hello claiming more than its token\'s scopes is refused 401; within them it passes; a socket cannot greet with another token', async () => {
+  it('SCOPE-26, HOST-3: a hello claiming more than its token\'s scopes, or other ones spelt alike, is refused; within them it passes; a socket cannot greet with another token', async () => {
     const client = await RawClient.connect(hub.syncomUrl, 'doc');
     for (const scopes of [['*'], ['Doc', 'Note'], ['Note']]) {
       expect(await client.hello(scopes, 'doc')).toEqual({ ok: false, error: expect.objectContaining({ code: 'UNAUTHORIZED', status: 401 }) });
     }
     expect(await client.hello(['*'], 'full')).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
+    // Claims are held to the token's scopes exactly: another case, a padded name, a lookalike (Cyrillic о), none, a missing list.
+    for (const scopes of [['doc'], ['Doc '], ['D\u043ec'], []]) {
+      expect([scopes, await client.hello(scopes, 'doc')]).toEqual([scopes, expect.objectContaining({ ok: false, error: expect.objectContaining({ status: expect.any(Number) }) })]);
+    }
+    expect(await client.call('hello', { node: client.node, vector: {}, epoch: 'raw', schema: null, token: 'doc' })).toMatchObject({ ok: false });
     expect(await client.hello(['Doc'], 'doc')).toMatchObject({ ok: true });
     client.close();
     const full = await RawClient.connect(hub.syncomUrl, 'full');

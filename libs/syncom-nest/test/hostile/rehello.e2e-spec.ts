@@ -51,6 +51,20 @@ describe('hostile: a refused re-hello leaves the socket without a session', () =
     });
   }
 
+  it('HOST-21: reconcile and records get 428 before a hello and after a refused re-hello, as push, snapshot and changes do', async () => {
+    const socket = await rawSocket(hub.url);
+    f.sockets.push(socket);
+    const calls: [string, unknown][] = [['reconcile', { scope: '*', msg: {}, start: true }], ['records', { scope: '*', ids: ['a'] }]];
+    const refusedAll = async () => {
+      for (const [event, body] of calls) expect([event, await ask(socket, event, body)]).toMatchObject([event, noSession]);
+    };
+    await refusedAll();
+    expect(await ask(socket, 'hello', HELLO)).toMatchObject({ ok: true });
+    expect(await ask(socket, 'records', { scope: '*', ids: ['a'] })).toMatchObject({ ok: true });
+    expect(await ask(socket, 'hello', { ...HELLO, token: 'revoked' })).toMatchObject({ ok: false, error: { status: 401 } });
+    await refusedAll();
+  });
+
   it('HOST-21 PROTO-6: an open changes feed ends with 428 on the refused re-hello, and the room is left', async () => {
     const socket = await greeted();
     // From the log's head: a live feed (one without an event id ends at its bootstrap notice).
