@@ -49,7 +49,7 @@ const OPEN: OptionShape = {
   path: ['a non-empty string: open({ path: "data" })', (x) => typeof x === 'string' && x.length > 0],
   backend: [`'fs', 'memory' or a Backend object (with ${BACKEND_METHODS.join(', ')})`, (x) => x === 'fs' || x === 'memory' || isBackend(x)],
   actor: ['a string, or a function returning one', (x) => typeof x === 'string' || isFunction(x)],
-  schema: { shape: { version: ANY, types: ANY, typeField: ANY, ahead: ANY } },
+  schema: { shape: { version: ANY, types: ANY, typeField: ANY, ahead: ANY, maxAhead: ANY } },
   durable: BOOLEAN,
   hooks: { shape: HOOKS },
   telemetry: ['false or { tracerProvider?, meterProvider? }', (x) => x === false || (isObject(x) && Object.keys(x as object).every((k) => TELEMETRY_KEYS.includes(k)))],

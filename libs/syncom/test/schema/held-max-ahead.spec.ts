@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { internals } from '../../src/testing/internals';
-import type { Storage } from '../../src';
+import { open, type Storage } from '../../src';
 import { buildNoteClass } from '../schema/fixtures';
 import { FLAG_HELD } from '../../src/op';
 import { createSchema } from '../../src/schema';
@@ -95,5 +95,15 @@ describe('GUAR-26: schema.maxAhead', () => {
     for (const maxAhead of [-1, 1.5, NaN, '10']) {
       expect(() => createSchema({ version: 1, types: { Note }, maxAhead: maxAhead as number })).toThrow(/maxAhead must be/);
     }
+  });
+});
+
+describe('GUAR-26: open({ schema: { maxAhead } })', () => {
+  it('takes maxAhead as open()\'s schema option, and refuses a bad one there', async () => {
+    for (const maxAhead of [5000, Infinity]) {
+      const s = await open({ path: 'm', backend: 'memory', schema: { version: 1, types: { Note }, maxAhead } });
+      await s.close();
+    }
+    await expect(open({ path: 'm', backend: 'memory', schema: { version: 1, types: { Note }, maxAhead: -1 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });
