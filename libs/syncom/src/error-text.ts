@@ -26,7 +26,7 @@ const ERROR_TEXT: { readonly [K in SyncomErrorCode]: string } = {
   UNAUTHORIZED: '`authorize` answered neither `true` nor a non-empty string (an identity), or threw, or access `\'session\'` without an authenticated connection',
   AUTHORIZE_FAILED: '`authorize` threw a SyncomError AUTHORIZE_FAILED (or of a 5xx status) at a hello or a session handshake: it could not judge (its token store down), or did not answer within the unit\'s `authorizeTimeout` (10 s); the dialer greets again, backed off',
   UNPROVEN: 'a host that asks peers to prove their node id (`proveNodes`) refused a hello without a valid signature of its challenge, which the refusal carries (`challenge`)',
-  BAD_HELLO: 'a hello of the wrong shape',
+  BAD_HELLO: 'a hello of the wrong shape, or a host\'s answer to one (the dialer reports it and does not greet that host again until the link reconnects): its `node` no node id an op may carry (no `@` nor `<`), say',
   BAD_REQUEST: 'a request of the wrong shape',
   SCOPES: 'a hello or a call naming scopes that were not granted',
   OUT_OF_SCOPE: 'a host refused ops as out of scope (a record outside the scopes this node was granted, or one the host\'s scope rule places in another scope than the op declared: give the node the host\'s rule, `sync.scope`): that stream stops there',

@@ -44,7 +44,8 @@ const isType = (value: unknown): boolean => OP_TYPES.includes(value as OpType);
 const isString = (value: unknown): boolean => typeof value === 'string';
 
 const ORIGIN_SHAPE = "a string of 1-128 characters without '@' or '<', not a name of Object.prototype";
-const isOrigin = (x: unknown): boolean => isText(x, 128) && !/[@<]/.test(x) && !isPrototypeOrigin(x);
+/** Whether `x` may be an op's origin or `from`: a node id as its ops carry it (ORIGIN_SHAPE). */
+export const isOrigin = (x: unknown): x is string => isText(x, 128) && !/[@<]/.test(x) && !isPrototypeOrigin(x);
 
 // Field shapes (GUAR-3). actor is a claim: carried as it is, a string only.
 const RULES: readonly Rule[] = [

@@ -1,4 +1,5 @@
 import { isSyncomError, SyncomError } from '../../errors';
+import { isOrigin } from '../../op/check';
 import { isPrototypeOrigin } from '../../op/shape';
 import type { Vector } from '../../op/types';
 import type { SchemaInfo } from '../../schema';
@@ -120,11 +121,18 @@ function readHello(x: unknown): Hello {
   return hello;
 }
 
-/** Check the host's answer to hello. */
+/**
+ * Check the host's answer to hello. Its `node` is held to an origin's shape
+ * (isOrigin: no '@' nor '<'): the dialer signs the merges and advances of a
+ * bootstrap from that host with it as their `from`, and an id that is no
+ * origin made them malformed at every honest peer, refused there in silence
+ * (test/hostile/host-node-id-shape.spec.ts).
+ */
 export function checkHelloAnswer(x: unknown): HelloAnswer {
   let copy: Record<string, unknown> = {};
   try { copy = { ...(isObj(x) ? x : {}) }; } catch { throw bad('unreadable'); }
   const h = checkHello({ ...copy, scopes: ['*'], versions: undefined });
+  if (!isOrigin(h.node)) throw bad("node is no node id (1-128 characters, no '@' nor '<')");
   const { floor, version, reconcileFrame, pushBytes, vectorMark } = copy as { floor?: unknown; version?: unknown; reconcileFrame?: unknown; pushBytes?: unknown; vectorMark?: unknown };
   const ans: HelloAnswer = {
     node: h.node, vector: h.vector, epoch: h.epoch, schema: h.schema, floor: Number.isSafeInteger(floor) ? (floor as number) : 0,
