@@ -1,4 +1,5 @@
 import type { HostUnit, SubscribeOptions } from '../../src/link';
+import { unpackOps } from '../../src/op';
 
 /**
  * A hub's unit whose changes subscriptions `feed` answers instead; counts
@@ -45,4 +46,33 @@ export async function bigStringifies(min: number, fn: () => Promise<void>): Prom
     spy.mockRestore();
   }
   return big;
+}
+
+/**
+ * A hub's unit that takes no pushed op: each push is answered `refusal` (by
+ * default one op refused as unsigned, no stream named), and counted (`pushes`,
+ * `ops`). Its changes feeds send nothing; `feed` is the last one's options,
+ * for a test to hand it pages.
+ */
+export function refusingUnit(inner: HostUnit, refusal: Record<string, unknown> = { unsigned: 1 }) {
+  const unit = {
+    pushes: 0,
+    ops: 0,
+    feed: undefined as SubscribeOptions | undefined,
+    access: inner.access,
+    meta: inner.meta,
+    async call(m: string, a: unknown, c: object): Promise<unknown> {
+      if (m !== 'push') return inner.call(m, a, c);
+      unit.pushes++;
+      unit.ops += unpackOps((a as { ops: unknown }).ops).ops.length;
+      return { applied: 0, skipped: 0, duplicates: 0, gaps: 0, malformed: 0, unsigned: 0, forged: 0, vector: {}, ...refusal };
+    },
+    subscribe: (_m: string, _a: unknown, _c: object, o: SubscribeOptions) => {
+      unit.feed = o;
+      return { unsubscribe() {} };
+    },
+    stream: (id: string, c: object) => inner.stream(id, c),
+    disconnect: (c: object) => inner.disconnect(c),
+  };
+  return unit;
 }

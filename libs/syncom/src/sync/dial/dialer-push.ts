@@ -69,18 +69,18 @@ export function pushedEvent(url: string, pushed: number, ans: PushAnswer | undef
  * signatures (SignatureRefusals).
  */
 export class PushRefusals {
-  private readonly seen = new Set<string>();
+  private readonly seen = new Reported();
   private readonly signatures = new SignatureRefusals();
 
   /** Whether the answer stopped a stream (out of scope, or refused for its signature), and the errors to report that are news. */
   judge(frame: readonly LogEntry[], hv: Vector, ans: PushAnswer | undefined, url: string): { stopped: boolean; errors: SyncomError[] } {
     const signature = this.signatures.judge(frame, ans, url);
-    const out = { stopped: signature !== undefined, errors: signature ? [signature] : [] };
+    // Stopped whether or not the refusal is news: a recovery pushing the same ops again is refused again.
+    const out = { stopped: (ans?.unsigned ?? 0) + (ans?.forged ?? 0) > 0, errors: signature ? [signature] : [] };
     const count = ans?.outOfScope ?? 0;
     if (count === 0) return out;
     const streams = stalledStreams(frame, hv);
-    const news = streams.filter((k) => !this.seen.has(`${k}:${hv[k] ?? 0}`));
-    for (const k of news) this.seen.add(`${k}:${hv[k] ?? 0}`);
+    const news = streams.filter((k) => this.seen.first(`${k}:${hv[k] ?? 0}`));
     const message = `the host refused ${count} op(s) as out of scope (a record outside the scopes this node was granted, or one its scope rule places in another scope than the op declared: give this node the host's rule, sync.scope); later ops of ${news.join(', ')} stop there`;
     if (news.length) out.errors.unshift(new SyncomError('OUT_OF_SCOPE', message, { status: 403, url, count, streams: news }));
     return { stopped: out.stopped || streams.length > 0, errors: out.errors };
@@ -264,20 +264,39 @@ export function markHeld(hv: Vector, ops: readonly Op[], vector: Readonly<Vector
 }
 
 /**
+ * Keys of refusals reported already, the oldest let go past `max`: a host
+ * names what it refuses (its counts, its vector) as it likes, and a key per
+ * answer kept for good grew with every push.
+ */
+export class Reported {
+  private readonly keys = new Set<string>();
+
+  constructor(private readonly max = 1024) {}
+
+  /** Whether `key` is news (then noted). */
+  first(key: string): boolean {
+    if (this.keys.has(key)) return false;
+    if (this.keys.size >= this.max) this.keys.delete(this.keys.values().next().value as string);
+    this.keys.add(key);
+    return true;
+  }
+}
+
+/**
  * A host refused pushed ops for their signatures (it requires them, or one
  * did not check): the streams stop there, each later op a gap, so it is an
  * error of the dialer's, not counts in a sync event alone. Reported once per
- * frame start and counts, not at every recovery that pushes them again.
+ * frame start and counts, not at every recovery that pushes them again: a
+ * recovery of more than one frame (over pageSize ops) reported every frame
+ * again at every push while only the last frame's key was kept.
  */
 export class SignatureRefusals {
-  private last = '';
+  private readonly seen = new Reported();
 
   judge(frame: readonly LogEntry[], ans: PushAnswer | undefined, url: string): SyncomError | undefined {
     const { unsigned = 0, forged = 0 } = ans ?? {};
     if (unsigned + forged === 0 || frame.length === 0) return undefined;
-    const key = `${opStreamKey(frame[0].op)}:${frame[0].op.seq}:${unsigned}:${forged}`;
-    if (key === this.last) return undefined;
-    this.last = key;
+    if (!this.seen.first(`${opStreamKey(frame[0].op)}:${frame[0].op.seq}:${unsigned}:${forged}`)) return undefined;
     const message = `the host refused ${unsigned} op(s) as unsigned and ${forged} as forged; the later ops of their streams are gaps there until it takes them`;
     return new SyncomError(unsigned > 0 ? 'UNSIGNED' : 'BAD_SIGNATURE', message, { url, count: unsigned + forged });
   }
