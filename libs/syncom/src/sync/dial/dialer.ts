@@ -1,8 +1,8 @@
 import { SyncomError } from '../../errors';
 import type { LinkEvent, SyncLink } from '../../link/contract';
-import type { LogEntry } from '../../log/op-log';
 import type { Op, Vector } from '../../op/types';
-import { ackOwn, hostLacks, markHeld, type PushAnswer, pushedEvent, pushFrames, pushPage, PushRefusals, SizeStalls, takePushAnswer } from './dialer-push';
+import { ackOwn } from './dialer-push';
+import { Outbound } from './outbound';
 import { DialerFeed } from './dialer-feed';
 import { baseFor, dialedSelf, sendHello, type VectorBase, wholeVector } from './dialer-hello';
 import type { SyncContext } from '../context';
@@ -46,20 +46,15 @@ export class Dialer implements Recoverable {
   /** What the host's hello said it takes: the largest reconcile message and push, in bytes (absent: it did not say). */
   private takes: { frame?: number; pushBytes?: number } = {};
   private chain: Promise<unknown> = Promise.resolve();
-  private outbox: LogEntry[] = [];
   private antiEntropy?: NodeJS.Timeout;
-  private readonly stalls = new PushRefusals();
   /** The merges anti-entropy logged for this host (LoggedHaves). */
   private readonly haves: LoggedHaves = new Map();
-  private readonly sizes = new SizeStalls({
-    send: (frame) => pushPage(this.link as SyncLink, this.ctx.telemetry, this.rec.url, frame), hv: () => this.hv, limit: () => this.takes.pushBytes,
-    url: () => this.rec.url, refused: () => this.ctx.telemetry.limited('dialer', this.rec.url, 'BYTES_PER_PUSH'), report: (e) => this.report(e),
-  });
+  private readonly out = new Outbound(this);
   private readonly feed = new DialerFeed(this);
-  private readonly recovery = new Recovery(this);
+  readonly recovery = new Recovery(this);
   private readonly runs = new ReconcileTurns(this);
   private readonly listeners: [LinkEvent, () => void][] = [['close', (why?: unknown) => this.onClose(why)], ['reconnect', () => void this.handshake(true)]];
-  private readonly onAppend = (from: number, to: number) => this.relay(from, to);
+  private readonly onAppend = (from: number, to: number) => this.out.relay(from, to);
   /** Who waits on inSync() (synced()): told whenever what it reads may have changed. */
   private readonly watchers = new Set<() => void>();
   /** incoming and the lag, kept as the keys they read move: they are read after every page. */
@@ -87,6 +82,7 @@ export class Dialer implements Recoverable {
 
   private get replica() { return this.ctx.replica; }
   private get pageSize() { return this.ctx.options.pageSize ?? 500; }
+  get pushBytes() { return this.takes.pushBytes; }
 
   /** Connect, greet, subscribe (PROTO-2). */
   async start(): Promise<void> {
@@ -128,7 +124,7 @@ export class Dialer implements Recoverable {
     return {
       url: r.url, node: r.remote.id, connected: this.connected, subscribed: this.connected && this.feed.subscribed, cursor: r.cursor, lastSync: r.lastSync,
       // An op the host cannot take for its size is not delivered there: the peer shows behind while it lacks it.
-      pending: this.outbox.length, behind: this.behind || this.sizes.lagging(this.hv), stuck: this.feed.stuck, lastError: this.lastError,
+      pending: this.out.pending, behind: this.behind || this.out.lagging(), stuck: this.feed.stuck, lastError: this.lastError,
       bootstrapping: this.bootstrapping, incompatible: this.shares === false, incoming: this.connected ? this.lag.incoming() : null,
     };
   }
@@ -169,7 +165,7 @@ export class Dialer implements Recoverable {
   }
 
   /** A turn on the push chain whose failure goes to failed(). */
-  private guarded(fn: () => Promise<void>): Promise<void> {
+  guarded(fn: () => Promise<void>): Promise<void> {
     return this.turn(() => fn().catch((e: unknown) => this.failed(e)));
   }
 
@@ -219,7 +215,7 @@ export class Dialer implements Recoverable {
     if (self) return this.selfDialed(self);
     this.shares = true;
     [this.caps, this.takes] = [ans.caps, { frame: ans.reconcileFrame, pushBytes: ans.pushBytes }];
-    this.sizes.clear();
+    this.out.greeted();
     this.antiEntropy ??= antiEntropyTimer(this.ctx.options.antiEntropyInterval, () => void this.reconcile());
     this.hv = { ...whole.vector };
     this.lag.reset();
@@ -256,56 +252,23 @@ export class Dialer implements Recoverable {
   }
 
   /** The scopes this node was registered with, as a set (recomputed when addNode changes them). */
-  private allowed(): ReturnType<typeof allowedScopes> {
+  allowed(): ReturnType<typeof allowedScopes> {
     return allowedFor(this.rec.scopes);
   }
 
-  /** Whether an op should go to this host, and the host lacks it by its vector. */
-  private lacks(e: LogEntry): boolean {
-    return hostLacks(e, this.rec.remote.id, this.allowed(), this.hv) && !this.sizes.holds(e, this.hv);
+  /** These keys of the host's vector may have moved: its lag is summed again there (HostLag). */
+  moved(keys: Iterable<string>): void {
+    this.lag.moved(keys);
   }
 
-  /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
-  async pushLacking(): Promise<void> {
-    this.outbox = [];
-    const log = this.replica;
-    // A stream the host refused stays behind: its next ops are gaps there until the refused op is taken.
-    this.behind = await this.pushEntries(log.read(log.floor).filter((e) => this.lacks(e)));
-    this.recovery.caughtUp();
+  /** Push every op the host lacks by its vector, from the whole retained log (Outbound). */
+  pushLacking(): Promise<void> {
+    return this.out.pushLacking();
   }
 
-  /** Push entries in frames; true when the host refused an op as out of its scopes (the stream stops there). */
-  private async pushEntries(entries: LogEntry[]): Promise<boolean> {
-    let refused = false;
-    const take = (frame: LogEntry[], ans: PushAnswer) => void (refused = this.takeAnswer(frame, ans) || refused);
-    // None is sized or pushed before its sig: a snapshot's merges signed after their join, old unsigned own ops signed now.
-    entries = await this.replica.outgoing(entries);
-    // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
-    for (const frame of pushFrames(entries, (e) => this.lacks(e), { ...this.takes, pageSize: this.pageSize, pageBytes: this.ctx.options.pageBytes })) {
-      await this.sizes.push(frame, take);
-    }
-    await this.save();
-    return refused;
-  }
-
-  /** A push answered: the host's vector, the sync event, behind; true when the host refused an op as out of its scopes. */
-  private takeAnswer(frame: LogEntry[], ans: PushAnswer | undefined): boolean {
-    this.lag.moved(Object.keys(takePushAnswer(this.replica, this.hv, this.rec.acked, ans?.vector ?? {})));
-    this.recovery.answered();
-    this.rec.lastSync = this.replica.now();
-    const event = pushedEvent(this.rec.url, frame.length, ans);
-    this.ctx.events.emit('sync', event);
-    if (event.gaps > 0) this.behind = true;
-    const stall = this.stalls.judge(frame, this.hv, ans, this.rec.url);
-    // Behind before the report: an op committed from here on (a listener may write at once) goes to recovery, not to a plain push the host takes as a gap.
-    if (stall.stopped) this.behind = true;
-    for (const e of stall.errors) this.report(e);
-    return stall.stopped;
-  }
-
-  /** The host holds the ops of a page it sent, and the streams of a vector adopted from it (markHeld). */
+  /** The host holds the ops of a page it sent, and the streams of a vector adopted from it (Outbound). */
   hostHolds(ops: readonly Op[], vector: Readonly<Vector> = {}): void {
-    this.lag.moved(markHeld(this.hv, ops, vector));
+    this.out.hostHolds(ops, vector);
   }
 
   /** Save this node's registry file; a failure (REGISTRY_UNSAVED) is reported, and the next save writes the newer state. */
@@ -320,30 +283,6 @@ export class Dialer implements Recoverable {
   /** Own ops the host holds, per own stream, saved with the registry (LOG-17). */
   private ack(): void {
     ackOwn(this.replica, this.hv, this.rec.acked);
-  }
-
-  /** New log entries: relay what the host lacks; a sign of life for a behind peer (HOST-16). */
-  private relay(from: number, to: number): void {
-    if (!this.greeted) return;
-    if (this.behind) return void this.recover(false);
-    const entries = this.replica.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
-    if (entries.length === 0) return;
-    this.outbox.push(...entries);
-    if (this.outbox.length > (this.ctx.options.maxOutbox ?? 10_000)) {
-      this.markBehind(true);
-      return void this.recover(false);
-    }
-    void this.guarded(async () => {
-      // An earlier turn took what this commit added (pushes coalesce while one is out): nothing to push or save.
-      if (this.outbox.length === 0) return;
-      // A push before this turn stopped a stream (a scope refusal or a gap; a limit refusal dropped the outbox):
-      // pushed alone these ops are a gap there. They are the sign of life that recovers it (HOST-16).
-      if (this.behind) {
-        this.outbox = [];
-        return void this.recover(false);
-      }
-      if (await this.pushEntries(this.outbox.splice(0))) this.behind = true;
-    });
   }
 
   /** Reconcile every granted scope with the host on the push chain, then push what it lacks (ReconcileTurns, RECONCILE.md). */
@@ -377,7 +316,7 @@ export class Dialer implements Recoverable {
 
   /** Ops may be missing at the host; a limit refusal also forgets the queued ones. */
   markBehind(dropOutbox: boolean): void {
-    if (dropOutbox) this.outbox = [];
+    if (dropOutbox) this.out.drop();
     this.behind = true;
   }
 
@@ -394,7 +333,7 @@ export class Dialer implements Recoverable {
     if (this.phase !== 'stopped') this.phase = 'down';
     this.recovery.dropped(was, why);
     // The queue goes with the link (peers() reads pending 0 while down): the reconnect's hello pushes what the host lacks.
-    if (was) { this.outbox = []; this.emitPeer(false, false); }
+    if (was) { this.out.drop(); this.emitPeer(false, false); }
     this.changed();
   }
 }

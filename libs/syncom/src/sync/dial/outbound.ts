@@ -1,0 +1,150 @@
+import type { SyncomError } from '../../errors';
+import type { SyncLink } from '../../link/contract';
+import type { LogEntry } from '../../log/op-log';
+import type { Op, Vector } from '../../op/types';
+import type { SyncContext } from '../context';
+import type { NodeRecord } from './registry';
+import { hostLacks, markHeld, type PushAnswer, pushedEvent, pushFrames, pushPage, PushRefusals, SizeStalls, takePushAnswer } from './dialer-push';
+
+/** What the push side needs of its dialer. */
+export interface OutboundOwner {
+  readonly ctx: SyncContext;
+  readonly rec: NodeRecord;
+  readonly link?: SyncLink;
+  /** A hello was answered on the live link (and no fresh one is due). */
+  readonly greeted: boolean;
+  /** Ops may be missing at the host (a push failed or was refused), until a recovery pushes them. */
+  behind: boolean;
+  /** The host's vector as this dialer knows it, raised in place by answers and pages (a new object at each hello). */
+  readonly hv: Vector;
+  /** The largest push the host takes, in bytes, when its hello said (bounded frames). */
+  readonly pushBytes: number | undefined;
+  /** The scopes the host is dialed for, as a set. */
+  allowed(): Set<string> | 'all';
+  /** These keys of the host's vector may have moved (HostLag). */
+  moved(keys: Iterable<string>): void;
+  readonly recovery: { answered(): void; caughtUp(): void };
+  /** A turn on the push chain whose failure goes to failed(). */
+  guarded(fn: () => Promise<void>): Promise<void>;
+  recover(now: boolean): Promise<void>;
+  report(e: SyncomError): void;
+  save(): Promise<void>;
+}
+
+/**
+ * The push side of one dialer (Protocol, push): what the host lacks by its
+ * vector, relayed as it is written or pushed from the whole log by a
+ * recovery, in bounded frames on the dialer's push chain (LIFE-21); the
+ * answers' vectors, counts and refusals.
+ */
+export class Outbound {
+  private outbox: LogEntry[] = [];
+  private readonly stalls = new PushRefusals();
+  private readonly sizes: SizeStalls;
+
+  constructor(private readonly d: OutboundOwner) {
+    this.sizes = new SizeStalls({
+      send: (frame) => pushPage(d.link as SyncLink, d.ctx.telemetry, d.rec.url, frame), hv: () => d.hv, limit: () => d.pushBytes,
+      url: () => d.rec.url, refused: () => d.ctx.telemetry.limited('dialer', d.rec.url, 'BYTES_PER_PUSH'), report: (e) => d.report(e),
+    });
+  }
+
+  private get replica() { return this.d.ctx.replica; }
+  private get pageSize() { return this.d.ctx.options.pageSize ?? 500; }
+
+  /** Ops queued on the live link for the next push (peers()[i].pending). */
+  get pending(): number {
+    return this.outbox.length;
+  }
+
+  /** Whether the host lacks an op held back here (peers() shows it behind: the op is not delivered there). */
+  lagging(): boolean {
+    return this.sizes.lagging(this.d.hv);
+  }
+
+  /** A new hello: the host may take more now. */
+  greeted(): void {
+    this.sizes.clear();
+  }
+
+  /** Forget the queued ops (a limit refusal, a lost link): a recovery or the reconnect's hello pushes what the host lacks. */
+  drop(): void {
+    this.outbox = [];
+  }
+
+  /** Whether an op should go to this host, and the host lacks it by its vector. */
+  private lacks(e: LogEntry): boolean {
+    const { d } = this;
+    return hostLacks(e, d.rec.remote.id, d.allowed(), d.hv) && !this.sizes.holds(e, d.hv);
+  }
+
+  /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
+  async pushLacking(): Promise<void> {
+    this.outbox = [];
+    const log = this.replica;
+    // A stream the host refused stays behind: its next ops are gaps there until the refused op is taken.
+    this.d.behind = await this.pushEntries(log.read(log.floor).filter((e) => this.lacks(e)));
+    this.d.recovery.caughtUp();
+  }
+
+  /** Push entries in frames; true when the host refused an op as out of its scopes (the stream stops there). */
+  private async pushEntries(entries: LogEntry[]): Promise<boolean> {
+    let refused = false;
+    const take = (frame: LogEntry[], ans: PushAnswer) => void (refused = this.takeAnswer(frame, ans) || refused);
+    // None is sized or pushed before its sig: a snapshot's merges signed after their join, old unsigned own ops signed now.
+    entries = await this.replica.outgoing(entries);
+    // Pushes never overlap: each waits for the answer to the one before (LIFE-21).
+    for (const frame of pushFrames(entries, (e) => this.lacks(e), { pushBytes: this.d.pushBytes, pageSize: this.pageSize, pageBytes: this.d.ctx.options.pageBytes })) {
+      await this.sizes.push(frame, take);
+    }
+    await this.d.save();
+    return refused;
+  }
+
+  /** A push answered: the host's vector, the sync event, behind; true when the host refused an op as out of its scopes. */
+  private takeAnswer(frame: LogEntry[], ans: PushAnswer | undefined): boolean {
+    const { d } = this;
+    d.moved(Object.keys(takePushAnswer(this.replica, d.hv, d.rec.acked, ans?.vector ?? {})));
+    d.recovery.answered();
+    d.rec.lastSync = this.replica.now();
+    const event = pushedEvent(d.rec.url, frame.length, ans);
+    d.ctx.events.emit('sync', event);
+    if (event.gaps > 0) d.behind = true;
+    const stall = this.stalls.judge(frame, d.hv, ans, d.rec.url);
+    // Behind before the report: an op committed from here on (a listener may write at once) goes to recovery, not to a plain push the host takes as a gap.
+    if (stall.stopped) d.behind = true;
+    for (const e of stall.errors) d.report(e);
+    return stall.stopped;
+  }
+
+  /** The host holds the ops of a page it sent, and the streams of a vector adopted from it (markHeld). */
+  hostHolds(ops: readonly Op[], vector: Readonly<Vector> = {}): void {
+    this.d.moved(markHeld(this.d.hv, ops, vector));
+  }
+
+  /** New log entries: relay what the host lacks; a sign of life for a behind peer (HOST-16). */
+  relay(from: number, to: number): void {
+    const { d } = this;
+    if (!d.greeted) return;
+    if (d.behind) return void d.recover(false);
+    const entries = this.replica.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
+    if (entries.length === 0) return;
+    this.outbox.push(...entries);
+    if (this.outbox.length > (d.ctx.options.maxOutbox ?? 10_000)) {
+      this.outbox = [];
+      d.behind = true;
+      return void d.recover(false);
+    }
+    void d.guarded(async () => {
+      // An earlier turn took what this commit added (pushes coalesce while one is out): nothing to push or save.
+      if (this.outbox.length === 0) return;
+      // A push before this turn stopped a stream (a scope refusal or a gap; a limit refusal dropped the outbox):
+      // pushed alone these ops are a gap there. They are the sign of life that recovers it (HOST-16).
+      if (d.behind) {
+        this.outbox = [];
+        return void d.recover(false);
+      }
+      if (await this.pushEntries(this.outbox.splice(0))) d.behind = true;
+    });
+  }
+}
