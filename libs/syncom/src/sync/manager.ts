@@ -239,12 +239,12 @@ export class SyncManager {
   }
 
   /**
-   * Push what each peer lacks right now (LIFE-3).
+   * Push what each peer lacks right now (LIFE-3), the ops of streams a refusal held too (RefusedStreams).
    * @throws SyncomError CLOSED once the storage's close() was called.
    */
   async sync(): Promise<void> {
     this.assertOpen();
-    await Promise.all([...this.dialers.values()].map((d) => d.recover(true)));
+    await Promise.all([...this.dialers.values()].map((d) => d.recover(true, true)));
   }
 
   /**

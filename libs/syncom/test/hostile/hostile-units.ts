@@ -52,13 +52,16 @@ export async function bigStringifies(min: number, fn: () => Promise<void>): Prom
  * A hub's unit that takes no pushed op: each push is answered `refusal` (by
  * default one op refused as unsigned, no stream named), and counted (`pushes`,
  * `ops`). Its changes feeds send nothing; `feed` is the last one's options,
- * for a test to hand it pages.
+ * for a test to hand it pages, and `subscribed` resolves at the first.
  */
 export function refusingUnit(inner: HostUnit, refusal: Record<string, unknown> = { unsigned: 1 }) {
+  let opened!: () => void;
   const unit = {
     pushes: 0,
     ops: 0,
     feed: undefined as SubscribeOptions | undefined,
+    /** Resolves once a feed was opened (the dialer greeted and pushed first). */
+    subscribed: new Promise<void>((resolve) => (opened = resolve)),
     access: inner.access,
     meta: inner.meta,
     async call(m: string, a: unknown, c: object): Promise<unknown> {
@@ -69,6 +72,7 @@ export function refusingUnit(inner: HostUnit, refusal: Record<string, unknown> =
     },
     subscribe: (_m: string, _a: unknown, _c: object, o: SubscribeOptions) => {
       unit.feed = o;
+      opened();
       return { unsubscribe() {} };
     },
     stream: (id: string, c: object) => inner.stream(id, c),

@@ -30,7 +30,8 @@ export interface FeedOwner {
   /** A turn on the push chain (LIFE-21). */
   turn<T>(fn: () => Promise<T>): Promise<T>;
   save(): Promise<void>;
-  recover(now: boolean): Promise<void>;
+  /** A page from the host is a sign of life: what the host lacks goes, paced (HOST-16). */
+  signOfLife(): void;
   reconcileRun(): ReconcileRun;
   /** A page was taken (or dropped, or failed): what inSync() reads may have changed. */
   changed(): void;
@@ -241,7 +242,7 @@ export class DialerFeed {
     d.ctx.events.emit('sync', event);
     if (res.gaps > 0) this.broke(`it shows ${res.gaps} gap(s)`);
     else if (moves) await d.save();
-    if (d.behind) void d.recover(false);
+    d.signOfLife();
   }
 
   /**

@@ -197,6 +197,11 @@ function aloneBytes(e: LogEntry): number {
   return packedBytes(e.op) + 2;
 }
 
+/** Whether the host's vector, after its answer to `frame`, holds some op of it: the push got somewhere. */
+export function gained(frame: readonly LogEntry[], hv: Vector): boolean {
+  return frame.some((e) => (hv[opStreamKey(e.op)] ?? 0) >= e.op.seq);
+}
+
 /** The stream keys of a pushed frame the host still lacks an op of after its answer: where a refusal stopped them. */
 export function stalledStreams(frame: readonly LogEntry[], hv: Vector): string[] {
   const out = new Set<string>();

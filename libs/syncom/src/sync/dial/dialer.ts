@@ -261,9 +261,14 @@ export class Dialer implements Recoverable {
     this.lag.moved(keys);
   }
 
-  /** Push every op the host lacks by its vector, from the whole retained log (Outbound). */
-  pushLacking(): Promise<void> {
-    return this.out.pushLacking();
+  /** Push every op the host lacks by its vector, from the whole retained log; `all`: the held ones too (Outbound). */
+  pushLacking(all = false): Promise<void> {
+    return this.out.pushLacking(all);
+  }
+
+  /** A page from the host or an op to relay: what the host lacks goes, paced (Outbound.signOfLife). */
+  signOfLife(): void {
+    this.out.signOfLife();
   }
 
   /** The host holds the ops of a page it sent, and the streams of a vector adopted from it (Outbound). */
@@ -298,9 +303,9 @@ export class Dialer implements Recoverable {
     return { replica, link: this.link as SyncLink, host: remote.id ?? '', url, scopes, pageSize, telemetry, frame: this.takes.frame, have };
   }
 
-  /** Push what the host lacks from its vector, backed off after a failed recovery (see Recovery). */
-  recover(now: boolean): Promise<void> {
-    return this.recovery.recover(now);
+  /** Push what the host lacks from its vector, backed off after a failed recovery (see Recovery); `all` (sync()): the held ops too. */
+  recover(now: boolean, all = false): Promise<void> {
+    return this.recovery.recover(now, all);
   }
 
   /** A call failed (see Recovery.failed). */

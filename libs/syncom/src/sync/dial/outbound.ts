@@ -4,7 +4,9 @@ import type { LogEntry } from '../../log/op-log';
 import type { Op, Vector } from '../../op/types';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
-import { hostLacks, markHeld, type PushAnswer, pushedEvent, pushFrames, pushPage, PushRefusals, SizeStalls, takePushAnswer } from './dialer-push';
+import { gained, hostLacks, markHeld, type PushAnswer, pushedEvent, pushFrames, pushPage, PushRefusals, SizeStalls, takePushAnswer } from './dialer-push';
+import { RefusedStreams } from './refused-streams';
+import type { Recovery } from './recovery';
 
 /** What the push side needs of its dialer. */
 export interface OutboundOwner {
@@ -23,9 +25,10 @@ export interface OutboundOwner {
   allowed(): Set<string> | 'all';
   /** These keys of the host's vector may have moved (HostLag). */
   moved(keys: Iterable<string>): void;
-  readonly recovery: { answered(): void; caughtUp(): void };
+  readonly recovery: Pick<Recovery, 'pushAnswered' | 'mark' | 'settled'>;
   /** A turn on the push chain whose failure goes to failed(). */
   guarded(fn: () => Promise<void>): Promise<void>;
+  /** Push what the host lacks from its vector, backed off after a recovery that failed (Recovery.recover). */
   recover(now: boolean): Promise<void>;
   report(e: SyncomError): void;
   save(): Promise<void>;
@@ -41,8 +44,10 @@ export class Outbound {
   private outbox: LogEntry[] = [];
   private readonly stalls = new PushRefusals();
   private readonly sizes: SizeStalls;
+  private readonly refused: RefusedStreams;
 
   constructor(private readonly d: OutboundOwner) {
+    this.refused = new RefusedStreams(() => d.ctx.replica.now());
     this.sizes = new SizeStalls({
       send: (frame) => pushPage(d.link as SyncLink, d.ctx.telemetry, d.rec.url, frame), hv: () => d.hv, limit: () => d.pushBytes,
       url: () => d.rec.url, refused: () => d.ctx.telemetry.limited('dialer', d.rec.url, 'BYTES_PER_PUSH'), report: (e) => d.report(e),
@@ -59,12 +64,13 @@ export class Outbound {
 
   /** Whether the host lacks an op held back here (peers() shows it behind: the op is not delivered there). */
   lagging(): boolean {
-    return this.sizes.lagging(this.d.hv);
+    return this.sizes.lagging(this.d.hv) || this.refused.any;
   }
 
-  /** A new hello: the host may take more now. */
+  /** A new hello: the host may take more now, and a refusal may no longer stand (RefusedStreams). */
   greeted(): void {
     this.sizes.clear();
+    this.refused.clear();
   }
 
   /** Forget the queued ops (a limit refusal, a lost link): a recovery or the reconnect's hello pushes what the host lacks. */
@@ -75,19 +81,26 @@ export class Outbound {
   /** Whether an op should go to this host, and the host lacks it by its vector. */
   private lacks(e: LogEntry): boolean {
     const { d } = this;
-    return hostLacks(e, d.rec.remote.id, d.allowed(), d.hv) && !this.sizes.holds(e, d.hv);
+    return hostLacks(e, d.rec.remote.id, d.allowed(), d.hv) && !this.sizes.holds(e, d.hv) && !this.refused.holds(e, d.hv);
   }
 
-  /** Push every op the host lacks by its vector, from the whole retained log (OPT-10). */
-  async pushLacking(): Promise<void> {
+  /**
+   * Push every op the host lacks by its vector, from the whole retained log
+   * (OPT-10), but those of streams a refusal that stands holds (RefusedStreams);
+   * `all` (sync()) pushes those too. A recovery whose pushes the host took
+   * none of failed: the next is backed off (Recovery.settled).
+   */
+  async pushLacking(all = false): Promise<void> {
     this.outbox = [];
+    if (all) this.refused.clear();
     const log = this.replica;
-    // A stream the host refused stays behind: its next ops are gaps there until the refused op is taken.
+    const mark = this.d.recovery.mark();
+    // A stream stopped after a hole there, or a hold let go, leaves the peer behind: the next sign of life recovers.
     this.d.behind = await this.pushEntries(log.read(log.floor).filter((e) => this.lacks(e)));
-    this.d.recovery.caughtUp();
+    this.d.recovery.settled(mark);
   }
 
-  /** Push entries in frames; true when the host refused an op as out of its scopes (the stream stops there). */
+  /** Push entries in frames; true when a stream stopped unheld, or a held one was let go (a recovery is due). */
   private async pushEntries(entries: LogEntry[]): Promise<boolean> {
     let refused = false;
     const take = (frame: LogEntry[], ans: PushAnswer) => void (refused = this.takeAnswer(frame, ans) || refused);
@@ -101,32 +114,40 @@ export class Outbound {
     return refused;
   }
 
-  /** A push answered: the host's vector, the sync event, behind; true when the host refused an op as out of its scopes. */
+  /**
+   * A push answered: the host's vector, the sync event, behind; true when a
+   * stream stopped unheld (after a hole there), or a hold was let go.
+   */
   private takeAnswer(frame: LogEntry[], ans: PushAnswer | undefined): boolean {
     const { d } = this;
-    d.moved(Object.keys(takePushAnswer(this.replica, d.hv, d.rec.acked, ans?.vector ?? {})));
-    d.recovery.answered();
+    const keys = Object.keys(takePushAnswer(this.replica, d.hv, d.rec.acked, ans?.vector ?? {}));
+    d.moved(keys);
+    const freed = this.refused.moved(keys, d.hv);
+    d.recovery.pushAnswered(gained(frame, d.hv));
     d.rec.lastSync = this.replica.now();
     const event = pushedEvent(d.rec.url, frame.length, ans);
     d.ctx.events.emit('sync', event);
-    if (event.gaps > 0) d.behind = true;
     const stall = this.stalls.judge(frame, d.hv, ans, d.rec.url);
-    // Behind before the report: an op committed from here on (a listener may write at once) goes to recovery, not to a plain push the host takes as a gap.
-    if (stall.stopped) d.behind = true;
+    // Held before the report (peers() reads behind): an op committed from here on (a listener may write at once)
+    // waits with its stream, never pushed alone as a gap the host drops. The gaps after a held op are its stream's.
+    const stopped = stall.stopped && !this.refused.hold(frame, d.hv);
+    if (stopped || (event.gaps > 0 && !stall.stopped)) d.behind = true;
     for (const e of stall.errors) d.report(e);
-    return stall.stopped;
+    return stopped || freed;
   }
 
-  /** The host holds the ops of a page it sent, and the streams of a vector adopted from it (markHeld). */
+  /** The host holds the ops of a page it sent, and the streams of a vector adopted from it (markHeld); a hold it passed goes. */
   hostHolds(ops: readonly Op[], vector: Readonly<Vector> = {}): void {
-    this.d.moved(markHeld(this.d.hv, ops, vector));
+    const keys = markHeld(this.d.hv, ops, vector);
+    this.d.moved(keys);
+    if (this.refused.moved(keys, this.d.hv)) this.d.behind = true;
   }
 
-  /** New log entries: relay what the host lacks; a sign of life for a behind peer (HOST-16). */
+  /** New log entries: relay what the host lacks; a sign of life (HOST-16). */
   relay(from: number, to: number): void {
     const { d } = this;
-    if (!d.greeted) return;
-    if (d.behind) return void d.recover(false);
+    this.signOfLife();
+    if (!d.greeted || d.behind) return;
     const entries = this.replica.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
     if (entries.length === 0) return;
     this.outbox.push(...entries);
@@ -144,7 +165,33 @@ export class Outbound {
         this.outbox = [];
         return void d.recover(false);
       }
+      // Queued before a refusal held their stream, they are a sign of life for it too (push-races-scope-refusal.spec.ts).
+      this.signOfLife();
       if (await this.pushEntries(this.outbox.splice(0))) d.behind = true;
+    });
+  }
+
+  /**
+   * A page from the host or an op to relay (HOST-16): a behind peer is
+   * recovered (backed off after a recovery that failed), and the op each
+   * stream a refusal holds stopped at goes again when due (RefusedStreams);
+   * one the host takes now, a recovery pushes what follows. While the
+   * refusal stands, a sign of life reads nothing of the log.
+   */
+  signOfLife(): void {
+    const { d } = this;
+    if (!d.greeted) return;
+    if (d.behind) return void d.recover(false);
+    if (!this.refused.due) return;
+    this.refused.queue();
+    void d.guarded(async () => {
+      const again = this.refused.retry((pos) => this.replica.read(pos - 1, 1)[0]);
+      try {
+        if (await this.pushEntries(again)) d.behind = true;
+      } finally {
+        if (this.refused.retried()) d.behind = true;
+      }
+      if (d.behind) await this.pushLacking();
     });
   }
 }
