@@ -234,13 +234,14 @@ export class DialerFeed {
     // New ops are what a lost page's resubscription is for; an empty page or a repeat costs a host nothing.
     if (res.applied > 0) this.breaks.reset();
     // The cursor moves before the sync event: a listener reading peers() or listNodes() there sees the page taken.
-    const moves = res.gaps === 0 && eventId !== undefined;
+    // An op refused as SKEW is sound, early for this node's clock: past it, it never came again from this feed.
+    const moves = res.gaps === 0 && res.skew === 0 && eventId !== undefined;
     if (moves) {
       d.rec.cursor = eventId;
       d.rec.lastSync = d.ctx.replica.now();
     }
     d.ctx.events.emit('sync', event);
-    if (res.gaps > 0) this.broke(`it shows ${res.gaps} gap(s)`);
+    if (res.gaps > 0 || res.skew > 0) this.broke(res.gaps > 0 ? `it shows ${res.gaps} gap(s)` : `${res.skew} op(s) stamped past maxSkew`);
     else if (moves) await d.save();
     d.signOfLife();
   }

@@ -233,6 +233,18 @@ export function ackOwn(mine: Mine, hv: Vector, acked: Vector, keys: Vector = hv)
 }
 
 /**
+ * ackOwn at hello, whose vector is the host's whole (of the dialed scopes): a
+ * stream acked before that it does not name, it holds none of. Kept, the
+ * mark of the host before (a url now answered by another node, or the hub
+ * restored from a copy older than this node's first op there) let retention
+ * drop ops this host never had (test/sync/acked-host-changed.spec.ts).
+ */
+export function ackHello(mine: Mine, hv: Vector, acked: Vector): void {
+  for (const k of Object.keys(acked)) if (!Object.hasOwn(hv, k)) acked[k] = 0;
+  ackOwn(mine, hv, acked);
+}
+
+/**
  * Raise `hv` (in place) to a push answer's entries, and note the own ones as
  * acked: what the page touched, not the whole vector, which holds an entry
  * per origin the host has seen (a copy of it per page cost a dialer of a host

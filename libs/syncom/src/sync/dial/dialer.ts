@@ -1,7 +1,7 @@
 import { SyncomError } from '../../errors';
 import type { LinkEvent, SyncLink } from '../../link/contract';
 import type { Op, Vector } from '../../op/types';
-import { ackOwn } from './dialer-push';
+import { ackHello } from './dialer-push';
 import { Outbound } from './outbound';
 import { DialerFeed } from './dialer-feed';
 import { baseFor, dialedSelf, sendHello, type VectorBase, wholeVector } from './dialer-hello';
@@ -285,9 +285,9 @@ export class Dialer implements Recoverable {
     }
   }
 
-  /** Own ops the host holds, per own stream, saved with the registry (LOG-17). */
+  /** Own ops the host holds, per own stream, saved with the registry (LOG-17): hello's vector is whole (ackHello). */
   private ack(): void {
-    ackOwn(this.replica, this.hv, this.rec.acked);
+    ackHello(this.replica, this.hv, this.rec.acked);
   }
 
   /** Reconcile every granted scope with the host on the push chain, then push what it lacks (ReconcileTurns, RECONCILE.md). */
