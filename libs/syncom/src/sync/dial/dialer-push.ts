@@ -15,12 +15,16 @@ export type PushAnswer = Partial<PeerApplyResult> & { vector?: Vector };
 
 /**
  * Whether an op should go to a host, and the host lacks it by its vector:
- * never sealed ops, the host's own, ops joined from it, or scopes the node
- * was not registered with (OPT-10, GUAR-19).
+ * never sealed ops, ops joined from it, or scopes the node was not
+ * registered with (OPT-10, GUAR-19). The host's own ops go only where its
+ * vector lacks them: a host restored from a copy older than ops it made
+ * and served, whose next writes would take seqs its peers hold (and drop
+ * as duplicates); taking them back, signed by its key, it writes past them,
+ * as a dialer does with REWOUND (test/sync/host-restored-own-ops.spec.ts).
  */
 export function hostLacks(e: LogEntry, host: string | null, allowed: Set<string> | 'all', hv: Vector): boolean {
   const op = e.op;
-  if (e.flags & FLAG_SEALED || op.origin === host || joinedFrom(op) === host) return false;
+  if (e.flags & FLAG_SEALED || joinedFrom(op) === host) return false;
   if (allowed !== 'all' && !allowed.has(op.scope ?? '*')) return false;
   return (hv[opStreamKey(op)] ?? 0) < op.seq;
 }
