@@ -21,10 +21,13 @@ export type PushAnswer = Partial<PeerApplyResult> & { vector?: Vector };
  * and served, whose next writes would take seqs its peers hold (and drop
  * as duplicates); taking them back, signed by its key, it writes past them,
  * as a dialer does with REWOUND (test/sync/host-restored-own-ops.spec.ts).
+ * Only with `ownBack` (a push from the vector: after hello, a recovery): a
+ * live relay of an op of the host's that another host served first would
+ * only send it back where it came from.
  */
-export function hostLacks(e: LogEntry, host: string | null, allowed: Set<string> | 'all', hv: Vector): boolean {
+export function hostLacks(e: LogEntry, host: string | null, allowed: Set<string> | 'all', hv: Vector, ownBack = true): boolean {
   const op = e.op;
-  if (e.flags & FLAG_SEALED || joinedFrom(op) === host) return false;
+  if (e.flags & FLAG_SEALED || joinedFrom(op) === host || (!ownBack && op.origin === host)) return false;
   if (allowed !== 'all' && !allowed.has(op.scope ?? '*')) return false;
   return (hv[opStreamKey(op)] ?? 0) < op.seq;
 }

@@ -79,9 +79,9 @@ export class Outbound {
   }
 
   /** Whether an op should go to this host, and the host lacks it by its vector. */
-  private lacks(e: LogEntry): boolean {
+  private lacks(e: LogEntry, ownBack = true): boolean {
     const { d } = this;
-    return hostLacks(e, d.rec.remote.id, d.allowed(), d.hv) && !this.sizes.holds(e, d.hv) && !this.refused.holds(e, d.hv);
+    return hostLacks(e, d.rec.remote.id, d.allowed(), d.hv, ownBack) && !this.sizes.holds(e, d.hv) && !this.refused.holds(e, d.hv);
   }
 
   /**
@@ -148,7 +148,7 @@ export class Outbound {
     const { d } = this;
     this.signOfLife();
     if (!d.greeted || d.behind) return;
-    const entries = this.replica.read(from - 1, to - from + 1).filter((e) => this.lacks(e));
+    const entries = this.replica.read(from - 1, to - from + 1).filter((e) => this.lacks(e, false));
     if (entries.length === 0) return;
     this.outbox.push(...entries);
     if (this.outbox.length > (d.ctx.options.maxOutbox ?? 10_000)) {
