@@ -23,16 +23,19 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * record files' sums; 86.6 with a failed late signing kept open and tried again, feeds waiting for it; 86.9 with
  * the failure paths of that evening's audits: failed pushes and feeds tried again, a seal kept whole, and more;
  * 87.5 with the next session's: a registry that writes nothing after close and runs one node's saves and removals
- * in order, record files a merge could not remove tracked, a failed append's sealed mark undone, and more),
+ * in order, record files a merge could not remove tracked, a failed append's sealed mark undone, and more; 88.9 with
+ * the audits after it: streams a refusal stopped held instead of pushed again at every page, a hello that lowers the
+ * acked marks, a page with an op refused as SKEW kept, a host's own ops pushed back to it, set elements digested as
+ * written, a schema's maxAhead),
  * which a page that only dials
  * leaves out (about 10.6 KB: the unit, its feeds, snapshot pager, shared pages and reconcile host, and a gateway's
  * limit helpers). The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made
- * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 88 KB.
+ * it grow is in docs/benchmarks.md ("The browser bundle, change by change"). This guard stops growth beyond 89 KB.
  */
-const BUDGET_KB = 88;
+const BUDGET_KB = 89;
 
 describe('the browser bundle (syncom/browser + syncom/socket.io, esbuild, minified)', () => {
-  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api, no error-code text and no hosting side, and stays within 88 KB gzipped', async () => {
+  it('holds no node: import, no Node-only module, no class-validator, no @opentelemetry/api, no error-code text and no hosting side, and stays within 89 KB gzipped', async () => {
     const bundle = await buildBrowserBundle('src');
     const kb = bundle.gzipBytes / 1024;
     process.stdout.write(`browser bundle: ${kb.toFixed(1)} KB gzipped (${(bundle.bytes / 1024).toFixed(1)} KB minified)\n`);
