@@ -1,11 +1,10 @@
 import type { SyncomError } from '../../src';
-import type { HostUnit } from '../../src/link';
 import type { LogEntry } from '../../src/log/op-log';
 import { packOps, unpackOps } from '../../src/op';
 import { RefusedStreams } from '../../src/sync/dial/refused-streams';
 import { internals } from '../../src/testing/internals';
 import { closeAll, hub, Net, node, until } from '../sync/helpers';
-import { dialerOf } from '../sync/scenario-helpers';
+import { dialerOf, wrapUnit } from '../sync/scenario-helpers';
 import { refusingUnit, turns } from './hostile-units';
 
 /**
@@ -154,16 +153,10 @@ describe('an honest host\'s scope refusal (SCOPE-19)', () => {
     const clock = { t: Date.now() };
     const h = await hub({}, { sync: { scope: typed } });
     let opsPushed = 0;
-    const counting: HostUnit = {
-      access: h.unit.access,
-      call(m, args, ctx) {
-        if (m === 'push') opsPushed += unpackOps((args as { ops: unknown }).ops).ops.length;
-        return h.unit.call(m, args, ctx);
-      },
-      subscribe: (m, a, c, o) => h.unit.subscribe(m, a, c, o),
-      stream: (id, c) => h.unit.stream(id, c),
-      disconnect: (c) => h.unit.disconnect(c),
-    };
+    const counting = wrapUnit(h.unit, (m, args, _ctx, next) => {
+      if (m === 'push') opsPushed += unpackOps((args as { ops: unknown }).ops).ops.length;
+      return next();
+    });
     const net = new Net();
     net.units.set(URL, counting);
     const n = await node({ now: () => clock.t, sync: { connect: net.connect, scope: typed, antiEntropyInterval: 0 } });
