@@ -1,6 +1,6 @@
 import { publicKeyOf } from '../op/keys';
 import { hasPayload, isScrubbed } from '../op/payload';
-import { digestMatch } from '../op/sign';
+import { digestOp } from '../op/sign';
 import type { Op } from '../op/types';
 import { verifyOps } from '../op/verify';
 import type { Findings } from './findings';
@@ -26,7 +26,7 @@ export function digestFault(op: Op): string | undefined {
   if (op.nonce === undefined) return op.digest === undefined ? undefined : 'a digest without its nonce, and a payload';
   if (!hasPayload(op)) return 'a nonce but no payload';
   if (op.digest === undefined) return 'a nonce without a digest';
-  return digestMatch(op, op.nonce, op.digest) !== false ? undefined : 'its payload does not match its digest: changed after it was signed';
+  return digestOp(op, op.nonce) === op.digest ? undefined : 'its payload does not match its digest: changed after it was signed';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { SyncomError } from '../errors';
-import { digestMatch, FLAG_SEALED, isScrubbed, unpackEntry } from '../op';
+import { digestOp, FLAG_SEALED, isScrubbed, unpackEntry } from '../op';
 import { MAX_LOGGED_DEPTH } from '../op/pack';
 import { depthWithin } from '../op/shape';
 import { opStreamKey } from '../op/types';
@@ -203,7 +203,7 @@ function chainFault(log: OpLog, f: OpenFile, j: number, w: Walk, read: ReadOps):
  */
 function rewrittenBefore(log: OpLog, f: OpenFile, read: ReadOps): boolean {
   if (read.damaged > 0 || read.closed > 0) return false;
-  if (!read.entries.every((e) => e.op.nonce === undefined || digestMatch(e.op, e.op.nonce, e.op.digest ?? '') !== false)) return false;
+  if (!read.entries.every((e) => e.op.nonce === undefined || e.op.digest === digestOp(e.op, e.op.nonce))) return false;
   return f.lines.some((l) => l !== undefined && readOps(log, l.from, l.ops).entries.some((e) => isScrubbed(e.op)));
 }
 

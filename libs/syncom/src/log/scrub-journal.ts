@@ -1,5 +1,5 @@
 import type { Backend } from '../backend/types';
-import { digestMatch, unpackEntry } from '../op';
+import { digestOp, unpackEntry } from '../op';
 import { platform } from '../platform';
 import { batchFromName, INDEX_FILE, INDEX_NEXT_FILE, LOG_DIR, type LogFile, OPEN_DIR, parseIndex, parseLogFile, parseOpenFile, type SegmentInfo } from './files';
 
@@ -113,7 +113,7 @@ function sameChains(lines: readonly LogFile[], current: string | undefined): boo
 /** Whether a packed entry's payload matches its digest; true where there is nothing to check (no nonce, or not readable here). */
 function payloadHolds(packed: unknown): boolean {
   const e = packed === null || packed === undefined ? undefined : unpackEntry(packed);
-  return e?.op.nonce === undefined || digestMatch(e.op, e.op.nonce, e.op.digest ?? '') !== false;
+  return e?.op.nonce === undefined || e.op.digest === digestOp(e.op, e.op.nonce);
 }
 
 /** The positions of the open files (log/open/<from>.json). */

@@ -20,12 +20,9 @@ export function canonicalJson(value: unknown): string {
  * canonicalJson of an object holding `source`'s members named in `sorted`
  * (names already in code-unit order) that are not undefined, without making
  * that object: an op's payload is digested on every op signed or verified.
- * The member named `asWritten`, if any, is its JSON.stringify text instead:
- * its objects' keys in their own order (an add's or remove's set elements,
- * told apart by that text: see digestOp).
  */
-export function canonicalPick(source: object, sorted: readonly string[], asWritten?: string): string {
-  return encodeMembers(source, sorted, [], asWritten);
+export function canonicalPick(source: object, sorted: readonly string[]): string {
+  return encodeMembers(source, sorted, []);
 }
 
 /** The text of one value, or undefined where JSON.stringify would omit it. */
@@ -70,11 +67,11 @@ function encodeArray(items: unknown[], ancestors: object[]): string {
 }
 
 /** The members named in `keys` (in that order) whose values have a JSON form. */
-function encodeMembers(value: object, keys: readonly string[], ancestors: object[], asWritten?: string): string {
+function encodeMembers(value: object, keys: readonly string[], ancestors: object[]): string {
   const record = value as Record<string, unknown>;
   let out = '{';
   for (const key of keys) {
-    const text = key === asWritten ? (JSON.stringify(record[key]) as string | undefined) : encodeValue(record[key], ancestors);
+    const text = encodeValue(record[key], ancestors);
     if (text === undefined) continue;
     out += (out.length === 1 ? '' : ',') + quotedKey(key) + ':' + text;
   }

@@ -14,7 +14,7 @@ export { FLAG_HELD, FLAG_SEALED, FLAG_SKIPPED, FLAG_UNSIGNED_OWN, packedBytes, p
 export type { PackedOp, UnpackedEntry, UnpackedOps } from './pack';
 export { hasPayload, isScrubbed, payloadOf, scrubOp } from './payload';
 export type { Payload } from './payload';
-export { addDigest, digestForSigning, digestMatch, digestOp, scrubForPurge, sortedElements, SIG_VERSION, sigHeader, signOp, helloProofText, signOpAsync } from './sign';
+export { addDigest, digestForSigning, digestOp, scrubForPurge, SIG_VERSION, sigHeader, signOp, helloProofText, signOpAsync } from './sign';
 export { GLOBAL_SCOPE, OP_TYPES, opStreamKey, PAYLOAD_FIELDS, streamKey } from './types';
 export { isScopeName, MAX_SCOPE_NAME, MAX_SCOPE_NAMES } from './scope-name';
 export type { Op, OpType, Stamp, Vector } from './types';

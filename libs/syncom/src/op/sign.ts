@@ -1,6 +1,6 @@
 import { SyncomError } from '../errors';
 import { platform, type PlatformKey } from '../platform';
-import { canonicalJson, canonicalPick } from './canonical';
+import { canonicalPick } from './canonical';
 import { payloadOf, scrubOp } from './payload';
 import { Op, PAYLOAD_FIELDS } from './types';
 
@@ -48,39 +48,10 @@ export function helloProofText(challenge: string, node: string): string {
 /**
  * The digest of an op's payload (SIG-6): base64url SHA-256 of
  * `nonce + "\n" + canonicalJson(payload)`; an op with no payload digests `{}`.
- * An add's or remove's `value` (its set elements) is digested in its
- * JSON.stringify text, keys in their own order: a set tells elements apart
- * by that text, `{ a: 1, b: 2 }` and `{ b: 2, a: 1 }` being two (KIND-19), so
- * a digest that sorted their keys let a relay reorder them under a valid
- * signature and add or remove another element than the writer did. Where no
- * element holds an object with keys out of order (nearly always) the text
- * is the fully sorted one, unchanged from earlier versions.
  */
 export function digestOp(op: Op, nonce: string): string {
-  return platform().sha256(nonce + '\n' + canonicalPick(op, SORTED_PAYLOAD_FIELDS, elementsMember(op)));
+  return platform().sha256(nonce + '\n' + canonicalPick(op, SORTED_PAYLOAD_FIELDS));
 }
-
-/** The payload member holding set elements, digested as written (see digestOp). */
-const elementsMember = (op: Op): string | undefined => (op.type === 'add' || op.type === 'remove' ? 'value' : undefined);
-
-/**
- * Whether an op's digest stands for its payload and nonce: 'intact', or
- * 'sorted' for an add or remove digested with its elements' keys sorted, as
- * versions before digestOp kept their order did. Such an op's elements may
- * have come in any key order (the digest does not tell), so they are taken
- * with their keys sorted ({@link sortedElements}): what a relay reorders then
- * lands as the same element wherever it lands. False when neither matches.
- */
-export function digestMatch(op: Op, nonce: string, digest: string): 'intact' | 'sorted' | false {
-  if (digestOp(op, nonce) === digest) return 'intact';
-  if (elementsMember(op) === undefined || op.value === undefined) return false;
-  const sorted = canonicalPick(op, SORTED_PAYLOAD_FIELDS);
-  const written = canonicalPick(op, SORTED_PAYLOAD_FIELDS, 'value');
-  return sorted !== written && platform().sha256(nonce + '\n' + sorted) === digest ? 'sorted' : false;
-}
-
-/** An add's or remove's value with every object's keys sorted, at every depth (a 'sorted' digestMatch). */
-export const sortedElements = (value: unknown): unknown => JSON.parse(canonicalJson(value));
 
 /** The payload fields in code-unit order: canonicalPick of them is canonicalJson(payloadOf(op) ?? {}). */
 export const SORTED_PAYLOAD_FIELDS: readonly string[] = [...PAYLOAD_FIELDS].sort();

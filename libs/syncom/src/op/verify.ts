@@ -3,7 +3,7 @@ import { runLimited } from '../platform/batch';
 import { publicKeyOf, readLittleEndian } from './keys';
 import { isBase64url } from './shape';
 import { hasPayload, isScrubbed } from './payload';
-import { digestMatch, sigHeader, sortedElements } from './sign';
+import { digestOp, sigHeader } from './sign';
 import { Op } from './types';
 
 /** What verification made of one op: intact, refused as forged, or carrying no sig. */
@@ -22,9 +22,7 @@ export interface VerifyOptions {
  * time, so the main thread stays free (SIG-27, SIG-28). An op
  * without sig is 'unsigned'; one whose origin is no key, whose digest does not
  * match its payload and nonce, or whose sig does not check is 'forged'. A
- * scrubbed op verifies on its header alone (SIG-11). An add or remove signed
- * by an earlier version with its elements' keys sorted in the digest gets
- * them sorted in its `value`, in place (see digestMatch). Never rejects.
+ * scrubbed op verifies on its header alone (SIG-11). Never rejects.
  *
  * @example
  * const verdicts = await verifyOps(ops);
@@ -42,10 +40,7 @@ function verifyOne(op: Op): Promise<boolean> | Verdict {
   try {
     if (op.sig === undefined) return 'unsigned';
     const key = publicKeyOf(op.origin);
-    const digest = digestState(op);
-    if (key === undefined || digest === false) return 'forged';
-    // An add or remove of an earlier version, digested with its elements' keys sorted, is taken so (digestMatch).
-    if (digest === 'sorted') op.value = sortedElements(op.value);
+    if (key === undefined || !hasIntactDigest(op)) return 'forged';
     const p = platform();
     const sig = p.fromBase64url(op.sig);
     if (!isCanonicalSig(op.sig, sig)) return 'forged';
@@ -58,14 +53,10 @@ function verifyOne(op: Op): Promise<boolean> | Verdict {
 /** Whether an op's payload matches its digest and nonce (a scrubbed op has neither to check; one without payload carries neither). */
 // hasPayload, not payloadOf: the same answer without building the payload object on every op verified.
 export function hasIntactDigest(op: Op): boolean {
-  return digestState(op) !== false;
-}
-
-function digestState(op: Op): 'intact' | 'sorted' | false {
-  if (isScrubbed(op)) return 'intact';
-  if (!hasPayload(op)) return op.nonce === undefined && op.digest === undefined && 'intact';
+  if (isScrubbed(op)) return true;
+  if (!hasPayload(op)) return op.nonce === undefined && op.digest === undefined;
   if (op.digest === undefined || op.nonce === undefined) return false;
-  return digestMatch(op, op.nonce, op.digest);
+  return digestOp(op, op.nonce) === op.digest;
 }
 
 /** The order of Ed25519's base point, L = 2^252 + 27742317777372353535851937790883648493. */
