@@ -146,6 +146,10 @@ export class Outbound {
   /** New log entries: relay what the host lacks; a sign of life (HOST-16). */
   relay(from: number, to: number): void {
     const { d } = this;
+    // Behind, a write of this node's goes with a recovery at once, not after its backoff: the backoff follows pushes
+    // the host could not take (another origin's gap it cannot fill), and had held this node's writes up to a minute.
+    const { replica } = this;
+    if (d.greeted && d.behind && replica.read(from - 1, to - from + 1).some((e) => e.op.origin === replica.id)) return void d.recover(true);
     this.signOfLife();
     if (!d.greeted || d.behind) return;
     const entries = this.replica.read(from - 1, to - from + 1).filter((e) => this.lacks(e, false));
