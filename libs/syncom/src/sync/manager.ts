@@ -9,7 +9,7 @@ import { type GaugeSource, hideTokens, type SyncTelemetry, urlLabel } from '../t
 import { SyncContext } from './context';
 import { Dialer } from './dial/dialer';
 import { type DialOptions, syncedTimeout } from './dial/options';
-import { assertNodeUrl, nodeFile, nodeToAdd, type NodeRecord, updateNode } from './dial/registry';
+import { assertNodeUrl, nodeFile, nodeToAdd, type NodeRecord, scopesGrow, updateNode } from './dial/registry';
 import type { SyncEvents } from './events';
 import { gaugeSource } from './gauge-source';
 import type { SyncUnit, UnitOptions } from './host/unit';
@@ -126,17 +126,19 @@ export class SyncManager {
   }
 
   /**
-   * Register (or update) a node and dial it when sync runs (REG-1, REG-2).
-   * Re-adding a url updates its token and scopes in place — the record a
-   * running dialer holds and saves — and redials so hello carries them.
+   * Register (or update) a node and dial it when sync runs (REG-1, REG-2). Re-adding a url updates its token and
+   * scopes in place — the record a running dialer holds and saves — and redials so hello carries them; scopes that
+   * grow drop its cursor after the hang-up (a page the old feed was committing meanwhile wrote it back).
    */
   async addNode(input: { url: string; token?: string; scopes?: string[] }): Promise<void> {
     this.assertOpen();
     const fresh = nodeToAdd(input);
     const had = this.registry.nodes.get(fresh.url);
+    const grows = had !== undefined && scopesGrow(had.scopes, fresh.scopes);
     const rec = had ? updateNode(had, fresh) : fresh;
     this.registry.nodes.set(rec.url, rec);
     if (had) await this.hangUp(rec.url);
+    if (grows) rec.cursor = null;
     try {
       await this.registry.save(rec);
       this.events.emit('node', { url: rec.url, action: 'add' });

@@ -25,8 +25,8 @@ import { buildBrowserBundle } from '../../../../bench/suites/browser-bundle';
  * 87.5 with the next session's: a registry that writes nothing after close and runs one node's saves and removals
  * in order, record files a merge could not remove tracked, a failed append's sealed mark undone, and more; 88.9 with
  * the audits after it: streams a refusal stopped held instead of pushed again at every page, a hello that lowers the
- * acked marks, a page with an op refused as SKEW kept, a host's own ops pushed back to it, set elements digested as
- * written, a schema's maxAhead),
+ * acked marks, a page with an op refused as SKEW kept, a host's own ops pushed back to it, a stream's next op
+ * pushed at once while the peer is behind, a schema's maxAhead),
  * which a page that only dials
  * leaves out (about 10.6 KB: the unit, its feeds, snapshot pager, shared pages and reconcile host, and a gateway's
  * limit helpers). The published target (README, `npm run bench:targets`) is 60 KB, reported not met; what made

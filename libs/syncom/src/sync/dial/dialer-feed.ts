@@ -228,8 +228,6 @@ export class DialerFeed {
     if (eventId !== undefined && parseEventId(eventId) === undefined) return this.broke('its event id is no event id');
     if (typeof page?.prev === 'string' && d.rec.cursor !== null && page.prev !== d.rec.cursor) return this.broke('its prev is not the cursor');
     const { res, event } = await this.apply(page?.ops);
-    // Stopped meanwhile (a hang-up: a re-added node's, whose grown scopes dropped the cursor): the page comes again to the next feed.
-    if (gen !== this.gen || d.stopped) return;
     if (res.refused) return this.pageFailed(res.refused);
     for (const e of res.errors) d.report(e);
     this.failures = 0;
@@ -350,7 +348,6 @@ export class DialerFeed {
       // The host held what its vector named, which may be past its hello's (it took ops between the two): else
       // this node counted the ops it now holds of those streams as ones the host lacked, and synced() never resolved.
       d.hostHolds([], vector);
-      if (d.stopped) return;
       d.rec.cursor = eventId || null;
       d.rec.lastSync = d.ctx.replica.now();
       await d.save();

@@ -1,7 +1,7 @@
 import type { SyncomError } from '../../errors';
 import type { SyncLink } from '../../link/contract';
 import type { LogEntry } from '../../log/op-log';
-import type { Op, Vector } from '../../op/types';
+import { type Op, opStreamKey, type Vector } from '../../op/types';
 import type { SyncContext } from '../context';
 import type { NodeRecord } from './registry';
 import { gained, hostLacks, markHeld, type PushAnswer, pushedEvent, pushFrames, pushPage, PushRefusals, SizeStalls, takePushAnswer } from './dialer-push';
@@ -146,10 +146,10 @@ export class Outbound {
   /** New log entries: relay what the host lacks; a sign of life (HOST-16). */
   relay(from: number, to: number): void {
     const { d } = this;
-    // Behind, a write of this node's goes with a recovery at once, not after its backoff: the backoff follows pushes
-    // the host could not take (another origin's gap it cannot fill), and had held this node's writes up to a minute.
-    const { replica } = this;
-    if (d.greeted && d.behind && replica.read(from - 1, to - from + 1).some((e) => e.op.origin === replica.id)) return void d.recover(true);
+    // Behind, what the host can take now (the next op of its stream there: a write of this node's, while another
+    // origin's gap it cannot fill holds the peer behind) goes at once; it had waited for a recovery's backoff, up to
+    // a minute. Only these entries are read: a write does not read the whole log.
+    if (d.greeted && d.behind) this.pushNext(this.replica.read(from - 1, to - from + 1));
     this.signOfLife();
     if (!d.greeted || d.behind) return;
     const entries = this.replica.read(from - 1, to - from + 1).filter((e) => this.lacks(e, false));
@@ -173,6 +173,18 @@ export class Outbound {
       this.signOfLife();
       if (await this.pushEntries(this.outbox.splice(0))) d.behind = true;
     });
+  }
+
+  /** Push the entries that follow on what the host holds of their streams, in order (none after a gap). */
+  private pushNext(entries: LogEntry[]): void {
+    const { d } = this;
+    const at: Vector = {};
+    const next = entries.filter((e) => {
+      const k = opStreamKey(e.op);
+      if (!this.lacks(e, false) || (at[k] ?? d.hv[k] ?? 0) !== e.op.seq - 1) return false;
+      return (at[k] = e.op.seq) > 0;
+    });
+    if (next.length > 0) void d.guarded(async () => void (await this.pushEntries(next)));
   }
 
   /**

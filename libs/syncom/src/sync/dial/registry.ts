@@ -97,15 +97,18 @@ export function nodeToAdd(input: { url: unknown; token?: unknown; scopes?: unkno
 }
 
 /**
- * A registered node's record with a re-added node's token and scopes, changed
- * in place. Scopes that grow drop the cursor, so the next subscription
- * bootstraps: a scoped feed's cursor moved past other scopes' ops, and
- * resumed with a scope added it served only what came after, the records
- * of that scope written before never (test/sync/scopes-widen.spec.ts).
+ * Whether a re-added node's scopes grow: its cursor is then dropped, so the
+ * next subscription bootstraps. A scoped feed's cursor moved past other
+ * scopes' ops, and resumed with a scope added it served only what came
+ * after, the records of that scope written before never
+ * (test/sync/scopes-widen.spec.ts).
  */
+export function scopesGrow(had: readonly string[], fresh: readonly string[]): boolean {
+  return !had.includes('*') && fresh.some((s) => !had.includes(s));
+}
+
+/** A registered node's record with a re-added node's token and scopes, changed in place. */
 export function updateNode(had: NodeRecord, fresh: NodeRecord): NodeRecord {
-  const covered = (s: string) => had.scopes.includes('*') || had.scopes.includes(s);
-  if (!fresh.scopes.every(covered)) had.cursor = null;
   had.scopes = fresh.scopes;
   if (fresh.token === undefined) delete had.token;
   else had.token = fresh.token;
