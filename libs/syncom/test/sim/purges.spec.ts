@@ -21,7 +21,11 @@ describe('simulation: purges arriving by every path', () => {
     const reports = await simulateAll(SEEDS.map((seed) => ({ seed, writes: 300, purges: true, topology: seed % 2 ? 'mesh' : 'star', keys: { records: 6 } })));
     expect(reports.filter((r) => r.problems.length).map((r) => describeFailure(r))).toEqual([]);
     expect(reports.every((r) => (r.stats.purged ?? 0) > 0)).toBe(true);
-    expect(reports.reduce((n, r) => n + (r.stats.purgeMerges ?? 0), 0)).toBeGreaterThan(20);
+    // How many purges reconciliation delivers first depends on how soon their ops travel: 21 of these seeds' before
+    // a node's next op went at once while its peer was behind (seed 1's 10 now come by op), 11 since. The path is
+    // what counts here: it must be taken, in more than one seed.
+    expect(reports.reduce((n, r) => n + (r.stats.purgeMerges ?? 0), 0)).toBeGreaterThan(5);
+    expect(reports.filter((r) => (r.stats.purgeMerges ?? 0) > 0).length).toBeGreaterThan(1);
   }, 300_000);
 
   // Seed 13 (mesh) once read as a divergence: a feed the host refused with 428 after the dialer's hello was
