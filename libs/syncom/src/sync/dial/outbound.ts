@@ -182,7 +182,8 @@ export class Outbound {
     const next = entries.filter((e) => {
       const k = opStreamKey(e.op);
       if (!this.lacks(e, false) || (at[k] ?? d.hv[k] ?? 0) !== e.op.seq - 1) return false;
-      return (at[k] = e.op.seq) > 0;
+      at[k] = e.op.seq;
+      return true;
     });
     if (next.length > 0) void d.guarded(async () => void (await this.pushEntries(next)));
   }
